@@ -1,0 +1,58 @@
+"""Exit codes and the expected-failure exceptions of the doctor.
+
+Every failure the user can cause or fix (a bad option, an invalid knowledge-base file, a
+``--python`` that is not a usable interpreter, an output path that cannot be written) is a
+``DoctorError`` subclass carrying its exit code. The CLI turns it into one line on stderr and
+that exit code, never a traceback. Anything else escaping the core is the doctor's own bug and
+exits with ``ExitCode.INTERNAL_ERROR``.
+"""
+
+from __future__ import annotations
+
+import enum
+
+
+@enum.unique
+class ExitCode(enum.IntEnum):
+    """All exit codes of ``ipex-doctor``; documented in the README."""
+
+    OK = 0
+    """No finding at or above the fail threshold."""
+    FINDINGS = 1
+    """At least one finding at or above the fail threshold (or `explain` matched nothing)."""
+    USAGE = 2
+    """Bad option, invalid knowledge-base or policy file, unusable ``--python``, unwritable output."""
+    INTERNAL_ERROR = 3
+    """A bug in the doctor itself."""
+    INTERRUPTED = 130
+    """Interrupted by the user (SIGINT)."""
+
+
+class DoctorError(Exception):
+    """An expected failure, reported to the user as one line plus an optional tip.
+
+    Subsystems subclass this to name the failure (``KnowledgeBaseError``,
+    ``InterpreterError``, ...). ``exit_code`` says how the process ends.
+    """
+
+    exit_code: ExitCode = ExitCode.USAGE
+
+    def __init__(self, message: str, *, tip: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.tip = tip
+
+    def __str__(self) -> str:
+        return self.message if self.tip is None else f"{self.message}\nTip: {self.tip}"
+
+
+class KnowledgeBaseError(DoctorError):
+    """A knowledge-base file is unreadable or invalid; the message names the file and line."""
+
+
+class InterpreterError(DoctorError):
+    """The interpreter given with ``--python`` cannot be used to examine an environment."""
+
+
+class OutputError(DoctorError):
+    """A report could not be written where the user asked."""
