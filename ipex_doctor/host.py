@@ -1,0 +1,87 @@
+"""Facts about the machine, read without importing torch: OS, CPU ISA, memory, GPU nodes."""
+
+from __future__ import annotations
+
+import glob
+import os
+import platform
+
+import psutil
+
+from ipex_doctor.environment import Host
+
+# NOTE: the ISA flags PyTorch and IPEX dispatch on (IPEX isa_dynamic_dispatch.md: AVX2,
+# AVX2_VNNI, AVX512, AVX512_VNNI, AVX512_BF16, AMX, AVX512_FP16) plus the ones the BF16
+# weight prepack asserts on (avx512bw/vl/dq, avx_ne_convert). Names as in /proc/cpuinfo.
+ISA_FLAGS = (
+    "sse4_2",
+    "avx",
+    "avx2",
+    "fma",
+    "f16c",
+    "avx_vnni",
+    "avx_ne_convert",
+    "avx512f",
+    "avx512bw",
+    "avx512vl",
+    "avx512dq",
+    "avx512_vnni",
+    "avx512_bf16",
+    "avx512_fp16",
+    "amx_tile",
+    "amx_bf16",
+    "amx_int8",
+    "amx_fp16",
+)
+
+
+def _cpuinfo() -> tuple[str, set[str]]:
+    model, flags = "", set[str]()
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                key, _, value = line.partition(":")
+                key = key.strip()
+                if key == "model name" and not model:
+                    model = value.strip()
+                elif key == "flags" and not flags:
+                    flags = set(value.split())
+                if model and flags:
+                    break
+    except OSError:
+        pass
+    return model or platform.processor(), flags
+
+
+def _os_release() -> str:
+    try:
+        info = platform.freedesktop_os_release()
+    except OSError:
+        return f"{platform.system()} {platform.release()}"
+    return info.get("PRETTY_NAME") or info.get("NAME", platform.system())
+
+
+def _render_nodes() -> tuple[dict[str, object], ...]:
+    nodes = [
+        {"path": node, "readable": os.access(node, os.R_OK), "writable": os.access(node, os.W_OK)}
+        for node in sorted(glob.glob("/dev/dri/renderD*"))
+    ]
+    return tuple(nodes)
+
+
+def probe_host() -> Host:
+    """Collect the host facts; never raises for a missing /proc or /dev/dri."""
+    model, flags = _cpuinfo()
+    memory = psutil.virtual_memory()
+    return Host(
+        system=platform.system(),
+        os_release=_os_release(),
+        kernel=platform.release(),
+        machine=platform.machine(),
+        cpu_model=model,
+        logical_cpus=os.cpu_count() or 0,
+        cpu_flags=tuple(flag for flag in ISA_FLAGS if flag in flags),
+        memory_total_bytes=int(memory.total),
+        memory_available_bytes=int(memory.available),
+        render_nodes=_render_nodes(),
+    )

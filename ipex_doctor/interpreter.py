@@ -1,0 +1,207 @@
+"""Identify the interpreter to examine (``--python``) and read its installed packages.
+
+The doctor never imports torch. It asks the target interpreter only for ``sys`` facts (a tiny
+handshake script that also runs on Python 2, so an old interpreter gets a clear message), then
+reads package metadata from the target's ``sys.path`` in its own process with
+``importlib.metadata``: this works even when torch in the target is broken beyond importing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
+
+from ipex_doctor import spawn
+from ipex_doctor.environment import Interpreter, Package
+from ipex_doctor.errors import InterpreterError
+from ipex_doctor.versions import build_variant
+
+HANDSHAKE_TIMEOUT_S = 30.0
+MIN_TARGET_PYTHON = (3, 8)
+
+# NOTE: written for Python 2.7 and 3.x alike: an old interpreter must still be able to say
+# what it is, so the doctor can refuse it by name instead of failing on a syntax error.
+_HANDSHAKE = r"""
+import json, sys, platform
+out = {
+  "nonce": sys.argv[1],
+  "executable": sys.executable,
+  "version": list(sys.version_info[:3]),
+  "version_text": sys.version.split()[0],
+  "implementation": platform.python_implementation(),
+  "prefix": sys.prefix,
+  "base_prefix": getattr(sys, "base_prefix", getattr(sys, "real_prefix", sys.prefix)),
+  "path": [p for p in sys.path if p],
+}
+sys.stdout.write("IPEX-DOCTOR-HANDSHAKE " + json.dumps(out) + "\n")
+"""
+
+PACKAGES_OF_INTEREST = frozenset(
+    {
+        "torch",
+        "torchvision",
+        "torchaudio",
+        "intel-extension-for-pytorch",
+        "oneccl-bind-pt",
+        "triton",
+        "pytorch-triton-xpu",
+        "intel-sycl-rt",
+        "intel-cmplr-lib-rt",
+        "intel-cmplr-lib-ur",
+        "intel-cmplr-lic-rt",
+        "intel-opencl-rt",
+        "intel-openmp",
+        "intel-pti",
+        "dpcpp-cpp-rt",
+        "mkl",
+        "mkl-dpcpp",
+        "tbb",
+        "tcmlib",
+        "umf",
+        "impi-rt",
+        "oneccl",
+        "oneccl-devel",
+        "numpy",
+    }
+)
+_PREFIXES_OF_INTEREST = ("onemkl-", "intel-", "oneccl", "mkl-")
+
+
+@dataclass(frozen=True)
+class Target:
+    """An interpreter that answered the handshake, and where it looks for packages."""
+
+    interpreter: Interpreter
+    sys_path: tuple[str, ...]
+    version_info: tuple[int, int, int]
+
+
+def normalize_name(name: str) -> str:
+    """PEP 503 normalised distribution name."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _describe(python: str) -> str:
+    return f"--python {python}"
+
+
+def inspect(python: str, *, env: dict[str, str] | None = None) -> Target:
+    """Run the handshake in ``python``; raise ``InterpreterError`` when it is not usable."""
+    label = _describe(python)
+    resolved = Path(python)
+    if os.sep not in python:
+        from shutil import which
+
+        found = which(python)
+        if found is None:
+            raise InterpreterError(f"{label}: not found on PATH", tip="give the full path")
+        resolved = Path(found)
+    if not resolved.exists():
+        raise InterpreterError(
+            f"{label}: no such file", tip="point --python at an interpreter, e.g. .venv/bin/python"
+        )
+    if resolved.is_dir():
+        raise InterpreterError(
+            f"{label}: is a directory",
+            tip=f"did you mean {resolved / 'bin' / 'python'}?",
+        )
+    if not os.access(resolved, os.X_OK):
+        raise InterpreterError(f"{label}: is not executable")
+    nonce = secrets.token_hex(8)
+    try:
+        done = spawn.run(
+            [str(resolved), "-c", _HANDSHAKE, nonce], timeout=HANDSHAKE_TIMEOUT_S, env=env
+        )
+    except OSError as exc:
+        raise InterpreterError(f"{label}: could not be started: {exc.strerror}") from None
+    if done.timed_out:
+        raise InterpreterError(
+            f"{label}: did not answer within {HANDSHAKE_TIMEOUT_S:.0f} s",
+            tip="is it a Python interpreter? try running it by hand",
+        )
+    answer = None
+    for line in done.stdout.splitlines():
+        if line.startswith("IPEX-DOCTOR-HANDSHAKE "):
+            try:
+                answer = json.loads(line.split(" ", 1)[1])
+            except ValueError:
+                answer = None
+    if not isinstance(answer, dict) or answer.get("nonce") != nonce:
+        stderr = done.stderr.strip().splitlines()
+        said = f" (it said: {stderr[-1][:200]})" if stderr else ""
+        raise InterpreterError(
+            f"{label}: is not a usable Python interpreter: it did not answer the handshake{said}",
+            tip="point --python at the python of the environment to examine",
+        )
+    version = tuple(int(x) for x in answer["version"])
+    if version < MIN_TARGET_PYTHON:
+        wanted = ".".join(map(str, MIN_TARGET_PYTHON))
+        raise InterpreterError(
+            f"{label}: is Python {answer['version_text']}; ipex-doctor examines Python {wanted} "
+            "or newer (no PyTorch release supports older ones)"
+        )
+    interpreter = Interpreter(
+        executable=str(answer["executable"] or resolved),
+        version=str(answer["version_text"]),
+        implementation=str(answer["implementation"]),
+        prefix=str(answer["prefix"]),
+        virtualenv=answer["prefix"] != answer["base_prefix"],
+    )
+    return Target(
+        interpreter=interpreter,
+        sys_path=tuple(str(p) for p in answer["path"]),
+        version_info=(version[0], version[1], version[2]),
+    )
+
+
+def _of_interest(name: str) -> bool:
+    return name in PACKAGES_OF_INTEREST or name.startswith(_PREFIXES_OF_INTEREST)
+
+
+def installed_packages(sys_path: tuple[str, ...]) -> tuple[Package, ...]:
+    """The distributions of interest on ``sys_path``; the first of a name wins, as for imports."""
+    found: dict[str, Package] = {}
+    for dist in metadata.distributions(path=list(sys_path)):
+        try:
+            raw_name = dist.metadata["Name"]
+            version = dist.version
+        except (KeyError, OSError, ValueError):
+            continue  # NOTE: a half-removed package has a dist-info without METADATA
+        if not raw_name or not version:
+            continue
+        name = normalize_name(raw_name)
+        if name in found or not _of_interest(name):
+            continue
+        location = str(getattr(dist, "_path", "")) or ""
+        site = str(Path(location).parent) if location else ""
+        labelled = version
+        if name == "intel-extension-for-pytorch" and site:
+            labelled = _ipex_labelled_version(Path(site)) or version
+        found[name] = Package(
+            name=name, version=version, variant=build_variant(labelled), location=site
+        )
+    return tuple(sorted(found.values(), key=lambda p: p.name))
+
+
+_IPEX_VERSION_LINE = re.compile(r"^__version__\s*=\s*[\"']([^\"']+)[\"']", re.MULTILINE)
+
+
+def _ipex_labelled_version(site: Path) -> str | None:
+    """IPEX's own version with its build label (``2.8.0+cpu``), read from ``_version.py``.
+
+    PyPI forbids local labels, so the metadata of a PyPI IPEX says ``2.8.0``; the generated
+    ``_version.py`` says ``2.8.0+cpu``. Reading it as text avoids importing IPEX (and torch).
+    """
+    try:
+        text = (site / "intel_extension_for_pytorch" / "_version.py").read_text(
+            encoding="utf-8", errors="replace"
+        )
+    except OSError:
+        return None
+    match = _IPEX_VERSION_LINE.search(text)
+    return match.group(1) if match else None
