@@ -1,0 +1,315 @@
+"""The knowledge base: loading, validating and overlaying ``known_issues.yaml`` files.
+
+A knowledge-base file is data, never code: it is read with PyYAML's safe loader, YAML aliases
+are refused (an alias bomb could otherwise blow up validation), it is validated against
+``schemas/known_issues.schema.json`` and then checked semantically (versions parse, regexes
+compile, rules and ids exist). Every error names the file, the line and the issue id.
+
+Overlays (``--kb FILE``) are applied in order: an entry whose id already exists replaces it,
+a new id is added. This is how a site keeps its own known issues next to the shipped ones.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+from packaging.version import InvalidVersion, Version
+
+from ipex_doctor import __version__, resources
+from ipex_doctor.errors import KnowledgeBaseError
+from ipex_doctor.model import FindingKind, Reference, Severity
+from ipex_doctor.versions import VersionRange
+
+MAX_FILE_BYTES = 1024 * 1024
+"""A knowledge base larger than this is refused: the shipped one is about 30 KiB."""
+
+MAX_SYMPTOM_CHARS = 1000
+
+
+@dataclass(frozen=True)
+class AffectedRange:
+    """Versions of one package (and build variant) affected by an issue."""
+
+    package: str
+    variant: str
+    """``xpu``, ``cpu``, ``cuda``, ``rocm`` or ``any``."""
+    range: VersionRange
+    note: str = ""
+
+    def describe(self) -> str:
+        """E.g. ``intel-extension-for-pytorch >=2.1.20, <2.1.30 (xpu)``."""
+        variant = "" if self.variant == "any" else f" ({self.variant})"
+        return f"{self.package} {self.range.describe()}{variant}"
+
+
+@dataclass(frozen=True)
+class KnownIssue:
+    """One knowledge-base entry: what goes wrong, for which versions, and what to do."""
+
+    id: str
+    title: str
+    kind: FindingKind
+    severity: Severity
+    summary: str
+    """Why it happens, in a few sentences."""
+    remediation: str
+    workaround: str
+    devices: tuple[str, ...]
+    affected: tuple[AffectedRange, ...]
+    rule: str | None
+    """The built-in detector that judges this entry against an environment (``rules.py``)."""
+    repro: str | None
+    """The check script that reproduces it (``checks/``)."""
+    symptoms: tuple[re.Pattern[str], ...]
+    references: tuple[Reference, ...]
+    source: str
+    """``file:line`` the entry was loaded from."""
+
+
+@dataclass(frozen=True)
+class KnowledgeBase:
+    """The merged knowledge base: the shipped file plus overlays, in id order of first appearance."""
+
+    issues: tuple[KnownIssue, ...]
+    sources: tuple[str, ...]
+
+    def get(self, issue_id: str) -> KnownIssue | None:
+        """The entry with ``issue_id``, or ``None``."""
+        for issue in self.issues:
+            if issue.id == issue_id:
+                return issue
+        return None
+
+
+@functools.cache
+def _schema() -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(resources.read_text("schemas/known_issues.schema.json"))
+    return data
+
+
+def _yaml_loader() -> type[yaml.SafeLoader]:
+    # NOTE: the C loader is 5-10x faster; light commands (`kb list`) load the KB on every run.
+    loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return loader
+
+
+def _line_of(text: str, path: Sequence[str | int]) -> int | None:
+    """The 1-based line of the YAML node at ``path`` (keys and indexes), best effort."""
+    try:
+        node: yaml.Node | None = yaml.compose(text, Loader=_yaml_loader())
+    except yaml.YAMLError:
+        return None
+    line = None if node is None else node.start_mark.line + 1
+    for step in path:
+        if isinstance(node, yaml.MappingNode) and isinstance(step, str):
+            match = next((v for k, v in node.value if getattr(k, "value", None) == step), None)
+            if match is None:
+                break
+            node = match
+        elif isinstance(node, yaml.SequenceNode) and isinstance(step, int):
+            if step >= len(node.value):
+                break
+            node = node.value[step]
+        else:
+            break
+        line = node.start_mark.line + 1
+    return line
+
+
+def _issue_id(data: Any, path: Sequence[str | int]) -> str | None:
+    if len(path) >= 2 and path[0] == "issues" and isinstance(path[1], int):
+        issues = data.get("issues") if isinstance(data, dict) else None
+        if isinstance(issues, list) and path[1] < len(issues):
+            entry = issues[path[1]]
+            if isinstance(entry, dict) and isinstance(entry.get("id"), str):
+                return str(entry["id"])
+    return None
+
+
+class _Located:
+    """Builds errors that name the file, line and issue id of a path in one document."""
+
+    def __init__(self, name: str, text: str, data: Any) -> None:
+        self.name, self.text, self.data = name, text, data
+
+    def error(self, path: Sequence[str | int], message: str) -> KnowledgeBaseError:
+        line = _line_of(self.text, path)
+        where = self.name if line is None else f"{self.name}:{line}"
+        issue = _issue_id(self.data, path)
+        field = ".".join(str(p) for p in path[2:]) if issue is not None else ""
+        subject = f"issue '{issue}'" if issue is not None else "knowledge base"
+        if field:
+            subject += f", field '{field}'"
+        return KnowledgeBaseError(
+            f"{where}: {subject}: {message}",
+            tip="run 'ipex-doctor kb validate FILE' after fixing it; the format is in docs/knowledge-base.md",
+        )
+
+
+def _parse_yaml(name: str, text: str) -> Any:
+    loader = _yaml_loader()
+    try:
+        for event in yaml.parse(text, Loader=loader):
+            if isinstance(event, yaml.AliasEvent):
+                line = event.start_mark.line + 1 if event.start_mark else "?"
+                raise KnowledgeBaseError(
+                    f"{name}:{line}: YAML aliases are not allowed in a knowledge base",
+                    tip="write the value out in full",
+                )
+        return yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader, see _yaml_loader
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = f":{mark.line + 1}" if mark is not None else ""
+        problem = exc.problem or exc.context or "invalid YAML"
+        raise KnowledgeBaseError(
+            f"{name}{line}: malformed YAML: {problem}",
+            tip="check the indentation and quoting around that line",
+        ) from None
+    except yaml.YAMLError as exc:
+        raise KnowledgeBaseError(f"{name}: malformed YAML: {exc}") from None
+
+
+def _version(loc: _Located, path: Sequence[str | int], text: str) -> Version:
+    try:
+        return Version(text)
+    except InvalidVersion:
+        raise loc.error(path, f"'{text}' is not a PEP 440 version") from None
+
+
+def _build_issue(loc: _Located, index: int, raw: Mapping[str, Any]) -> KnownIssue:
+    base: list[str | int] = ["issues", index]
+    ranges = []
+    for i, item in enumerate(raw.get("affected") or ()):
+        path = [*base, "affected", i]
+        rng = VersionRange(
+            introduced=_version(loc, [*path, "introduced"], item["introduced"])
+            if "introduced" in item
+            else None,
+            fixed=_version(loc, [*path, "fixed"], item["fixed"]) if "fixed" in item else None,
+            last_affected=_version(loc, [*path, "last_affected"], item["last_affected"])
+            if "last_affected" in item
+            else None,
+        )
+        ranges.append(
+            AffectedRange(
+                package=item["package"],
+                variant=item.get("variant", "any"),
+                range=rng,
+                note=item.get("note", ""),
+            )
+        )
+    symptoms = []
+    for i, pattern in enumerate(raw.get("symptoms") or ()):
+        try:
+            symptoms.append(re.compile(pattern, re.IGNORECASE))
+        except re.error as exc:
+            raise loc.error([*base, "symptoms", i], f"invalid regular expression: {exc}") from None
+    rule = raw.get("rule")
+    if rule is not None:
+        from ipex_doctor.rules import RULES  # NOTE: rules import this module's types
+
+        if rule not in RULES:
+            known = ", ".join(sorted(RULES))
+            raise loc.error([*base, "rule"], f"unknown rule '{rule}' (known rules: {known})")
+    line = _line_of(loc.text, base)
+    return KnownIssue(
+        id=raw["id"],
+        title=raw["title"],
+        kind=FindingKind(raw["kind"]),
+        severity=Severity(raw["severity"]),
+        summary=raw["summary"].strip(),
+        remediation=raw["remediation"].strip(),
+        workaround=raw.get("workaround", "").strip(),
+        devices=tuple(raw.get("devices") or ()),
+        affected=tuple(ranges),
+        rule=rule,
+        repro=raw.get("repro"),
+        symptoms=tuple(symptoms),
+        references=tuple(
+            Reference(url=r["url"], title=r.get("title", "")) for r in raw["references"]
+        ),
+        source=loc.name if line is None else f"{loc.name}:{line}",
+    )
+
+
+def parse_document(name: str, text: str) -> tuple[KnownIssue, ...]:
+    """Parse and validate one knowledge-base document; raises ``KnowledgeBaseError``."""
+    if len(text.encode("utf-8", "surrogatepass")) > MAX_FILE_BYTES:
+        raise KnowledgeBaseError(
+            f"{name}: larger than {MAX_FILE_BYTES // 1024} KiB; a knowledge base is a small text file"
+        )
+    data = _parse_yaml(name, text)
+    loc = _Located(name, text, data)
+    if not isinstance(data, dict):
+        raise loc.error([], "the top level must be a mapping with 'schema_version' and 'issues'")
+    # NOTE: the version gate comes first, so a file written for a newer doctor says so
+    # instead of failing on a field this doctor does not know.
+    min_version = data.get("min_doctor_version")
+    if isinstance(min_version, str):
+        wanted = _version(loc, ["min_doctor_version"], min_version)
+        if Version(__version__) < wanted:
+            raise loc.error(
+                ["min_doctor_version"],
+                f"needs ipex-doctor >= {wanted}, this is {__version__}; upgrade ipex-doctor",
+            )
+    from jsonschema import Draft202012Validator  # NOTE: lazy; ~90 ms of import time
+
+    validator = Draft202012Validator(_schema())
+    errors = sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
+    if errors:
+        first = errors[0]
+        raise loc.error(list(first.absolute_path), first.message)
+    seen: dict[str, int] = {}
+    issues = []
+    for index, raw in enumerate(data["issues"]):
+        if raw["id"] in seen:
+            raise loc.error(
+                ["issues", index, "id"],
+                f"duplicate id (first defined as issues[{seen[raw['id']]}])",
+            )
+        seen[raw["id"]] = index
+        issues.append(_build_issue(loc, index, raw))
+    return tuple(issues)
+
+
+def read_document(path: Path) -> tuple[KnownIssue, ...]:
+    """Read and validate the knowledge-base file at ``path``."""
+    try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            raise KnowledgeBaseError(
+                f"{path}: larger than {MAX_FILE_BYTES // 1024} KiB; a knowledge base is a small text file"
+            )
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise KnowledgeBaseError(f"{path}: no such knowledge-base file") from None
+    except IsADirectoryError:
+        raise KnowledgeBaseError(f"{path}: is a directory, not a knowledge-base file") from None
+    except UnicodeDecodeError as exc:
+        raise KnowledgeBaseError(f"{path}: not UTF-8 text ({exc.reason})") from None
+    except OSError as exc:
+        raise KnowledgeBaseError(f"{path}: cannot read: {exc.strerror}") from None
+    return parse_document(str(path), text)
+
+
+def shipped_path() -> Path:
+    """Where the knowledge base shipped with the doctor lives."""
+    return resources.path("known_issues.yaml")
+
+
+def load(overlays: Iterable[Path] = (), *, include_shipped: bool = True) -> KnowledgeBase:
+    """The shipped knowledge base with ``overlays`` applied in order (same id replaces)."""
+    merged: dict[str, KnownIssue] = {}
+    sources = []
+    paths = ([shipped_path()] if include_shipped else []) + list(overlays)
+    for path in paths:
+        for issue in read_document(path):
+            merged[issue.id] = issue
+        sources.append(str(path))
+    return KnowledgeBase(issues=tuple(merged.values()), sources=tuple(sources))

@@ -1,0 +1,520 @@
+"""Built-in detectors that judge environment entries of the knowledge base.
+
+The knowledge base is data: it names a rule (``rule: torch-ipex-mismatch``) and carries the
+versions, texts and references. A rule is the small piece of logic a version range cannot
+express (a relation between two packages, a CPU flag, a device property, what an import did).
+Rules read the ``Environment`` only; they never run anything.
+
+Each rule returns an ``Observation``: a verdict, a sentence of evidence, the data behind it and,
+where the fix depends on this environment, a specific remediation to put before the KB's one.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ipex_doctor.environment import Environment, ImportOutcome, Package
+from ipex_doctor.model import Verdict
+from ipex_doctor.versions import major_minor, parse
+
+if TYPE_CHECKING:
+    from ipex_doctor.kb import KnownIssue
+
+IPEX = "intel-extension-for-pytorch"
+IPEX_MODULE = "intel_extension_for_pytorch"
+LAST_IPEX_MAJOR_MINOR = "2.8"
+"""IPEX's last releases are 2.8.0+cpu and 2.8.10+xpu (IPEX #867): no IPEX for newer torch."""
+
+
+@dataclass(frozen=True)
+class Observation:
+    """What a rule concluded about one entry in one environment."""
+
+    verdict: Verdict
+    evidence: str
+    data: Mapping[str, Any] = field(default_factory=dict)
+    remediation: str = ""
+    """A remediation specific to this environment, shown before the entry's general one."""
+
+
+RuleFn = Callable[[Environment, "KnownIssue", bool | None], Observation]
+"""A rule gets the environment, the entry and whether a version is in its affected ranges."""
+
+
+def _na(reason: str) -> Observation:
+    return Observation(Verdict.NOT_APPLICABLE, reason)
+
+
+def _import(env: Environment, module: str) -> ImportOutcome | None:
+    return env.runtime.import_of(module)
+
+
+def _failure_text(outcome: ImportOutcome) -> str:
+    text = f"{outcome.error_type}: {outcome.error}" if outcome.error_type else str(outcome.error)
+    if outcome.missing_library:
+        text += f" (missing shared library: {outcome.missing_library})"
+    return text
+
+
+def _import_data(outcome: ImportOutcome | None) -> dict[str, Any]:
+    return {} if outcome is None else {"import": outcome.to_dict()}
+
+
+def torch_version(env: Environment) -> str | None:
+    """The torch version: what the import said, else the package metadata."""
+    runtime = env.runtime.torch.get("version")
+    if isinstance(runtime, str) and runtime:
+        return runtime
+    package = env.package("torch")
+    return None if package is None else package.version
+
+
+def ipex_version(env: Environment) -> str | None:
+    """The IPEX version: what the import said, else the package metadata (with its label)."""
+    runtime = env.runtime.ipex.get("version")
+    if isinstance(runtime, str) and runtime:
+        return runtime
+    package = env.package(IPEX)
+    if package is None:
+        return None
+    local = package.variant.local
+    return (
+        package.version if local is None or "+" in package.version else f"{package.version}+{local}"
+    )
+
+
+def effective_variant(env: Environment, package: Package) -> str | None:
+    """The build variant of ``package`` from its label, else from what the runtime probe saw."""
+    if package.variant.accelerator is not None:
+        return package.variant.accelerator
+    if package.name == "torch" and env.runtime.torch:
+        facts = env.runtime.torch
+        if facts.get("xpu_compiled"):
+            return "xpu"
+        if facts.get("cuda"):
+            return "cuda"
+        if facts.get("hip"):
+            return "rocm"
+        return "cpu"
+    if package.name == IPEX:
+        # NOTE: PyPI only ever hosted IPEX CPU wheels, whose metadata version has no label
+        # ("2.8.0" while ipex.__version__ says "2.8.0+cpu"); XPU wheels carry "+xpu".
+        return "cpu"
+    return None
+
+
+def torch_missing(env: Environment, issue: KnownIssue, in_range: bool | None) -> Observation:
+    """torch is not installed in the examined interpreter."""
+    if env.package("torch") is not None:
+        torch = env.package("torch")
+        assert torch is not None
+        return Observation(Verdict.NOT_AFFECTED, f"torch {torch.version} is installed")
+    return Observation(
+        Verdict.AFFECTED,
+        f"torch is not installed in {env.interpreter.executable} "
+        f"(Python {env.interpreter.version}, prefix {env.interpreter.prefix})",
+        {"python": env.interpreter.executable},
+    )
+
+
+def torch_import_failed(env: Environment, issue: KnownIssue, in_range: bool | None) -> Observation:
+    """torch is installed but ``import torch`` fails (or the probe could not run)."""
+    if env.package("torch") is None:
+        return _na("torch is not installed")
+    if not env.runtime.ran:
+        return Observation(
+            Verdict.AFFECTED, f"the runtime probe could not run: {env.runtime.skip_reason}"
+        )
+    outcome = _import(env, "torch")
+    if outcome is None:
+        return Observation(
+            Verdict.AFFECTED,
+            f"the interpreter ended before importing torch ({env.runtime.unfinished_stage})",
+            {"output_tail": env.runtime.output_tail},
+        )
+    if outcome.ok:
+        return Observation(
+            Verdict.NOT_AFFECTED,
+            f"import torch {outcome.version} succeeded in {outcome.seconds or 0:.1f} s",
+            _import_data(outcome),
+        )
+    return Observation(
+        Verdict.AFFECTED, f"import torch failed: {_failure_text(outcome)}", _import_data(outcome)
+    )
+
+
+def torch_ipex_mismatch(env: Environment, issue: KnownIssue, in_range: bool | None) -> Observation:
+    """IPEX X.Y needs torch X.Y: its ``__init__`` refuses any other major.minor."""
+    torch_v, ipex_v = torch_version(env), ipex_version(env)
+    if torch_v is None or ipex_v is None:
+        return _na("needs both torch and IPEX installed")
+    torch_mm, ipex_mm = major_minor(torch_v), major_minor(ipex_v)
+    data: dict[str, Any] = {"torch": torch_v, "ipex": ipex_v}
+    if torch_mm == ipex_mm:
+        return Observation(
+            Verdict.NOT_AFFECTED, f"torch {torch_v} matches IPEX {ipex_v} ({torch_mm}.*)", data
+        )
+    outcome = _import(env, IPEX_MODULE)
+    observed = ""
+    if outcome is not None and not outcome.ok:
+        printed = next(
+            (line.strip() for line in outcome.output.splitlines() if "ERROR!" in line), ""
+        )
+        observed = (
+            f"; importing IPEX printed {printed!r} and failed: "
+            if printed
+            else ("; importing IPEX failed: ")
+        )
+        observed += _failure_text(outcome)
+        data.update(_import_data(outcome))
+    fix = f'install the torch IPEX {ipex_v} was built for: pip install "torch=={ipex_mm}.*"'
+    torch_release, last_release = parse(f"{torch_mm}.0"), parse(f"{LAST_IPEX_MAJOR_MINOR}.0")
+    if torch_release is not None and last_release is not None and torch_release > last_release:
+        fix += (
+            f". No IPEX exists for torch {torch_mm}: IPEX was retired after "
+            f"{LAST_IPEX_MAJOR_MINOR}; to stay on torch {torch_mm}, uninstall IPEX and use "
+            "upstream PyTorch (torch.xpu, torch.amp) instead"
+        )
+    return Observation(
+        Verdict.AFFECTED,
+        f"IPEX {ipex_v} needs torch {ipex_mm}.*, but torch {torch_v} is installed{observed}",
+        data,
+        remediation=fix[0].upper() + fix[1:] + ".",
+    )
+
+
+def ipex_os_exit(env: Environment, issue: KnownIssue, in_range: bool | None) -> Observation:
+    """Some IPEX releases call ``os.exit`` (which does not exist) after the mismatch message."""
+    if env.package(IPEX) is None:
+        return _na("IPEX is not installed")
+    if not in_range:
+        return Observation(Verdict.NOT_AFFECTED, f"IPEX {ipex_version(env)} exits cleanly")
+    mismatch = torch_ipex_mismatch(env, issue, in_range).verdict is Verdict.AFFECTED
+    outcome = _import(env, IPEX_MODULE)
+    seen = outcome is not None and "has no attribute 'exit'" in (outcome.error or "")
+    if mismatch or seen:
+        return Observation(
+            Verdict.AFFECTED,
+            f"IPEX {ipex_version(env)} printed its version-mismatch error and then failed with "
+            "\"AttributeError: module 'os' has no attribute 'exit'\""
+            if seen
+            else f"IPEX {ipex_version(env)} will fail with an AttributeError after its mismatch error",
+            _import_data(outcome),
+        )
+    return Observation(
+        Verdict.LATENT,
+        f"IPEX {ipex_version(env)} has the os.exit bug, but it only shows on a torch mismatch",
+    )
+
+
+_TORCHVISION_OFFSET = 15  # NOTE: torchvision 0.(N+15) pairs with torch 2.N since 2.0/0.15
+
+
+def torchvision_broken(env: Environment, issue: KnownIssue, in_range: bool | None) -> Observation:
+    """torchvision does not import, or was built for another torch."""
+    tv, torch = env.package("torchvision"), env.package("torch")
+    if tv is None or torch is None:
+        return _na("needs both torch and torchvision installed")
+    data: dict[str, Any] = {"torchvision": tv.version, "torch": torch_version(env)}
+    problems = []
+    outcome = _import(env, "torchvision")
+    if outcome is not None and not outcome.ok:
+        problems.append(f"import torchvision failed: {_failure_text(outcome)}")
+        data.update(_import_data(outcome))
+    tv_v, torch_v = parse(tv.version), parse(torch_version(env) or torch.version)
+    expected = None
+    if tv_v is not None and torch_v is not None and torch_v.major == 2 and tv_v.major == 0:
+        expected = f"0.{torch_v.minor + _TORCHVISION_OFFSET}"
+        if tv_v.minor != torch_v.minor + _TORCHVISION_OFFSET:
+            problems.append(
+                f"torchvision {tv.version} is built for torch 2.{tv_v.minor - _TORCHVISION_OFFSET}, "
+                f"not {torch_v}"
+            )
+    tv_variant, torch_variant = tv.variant.accelerator, effective_variant(env, torch)
+    missing = "" if outcome is None else (outcome.missing_library or "")
+    if tv_variant is None and "cuda" in missing:
+        tv_variant = "cuda"  # NOTE: its extension links libc10_cuda.so: a CUDA build
+    if tv_variant and torch_variant and tv_variant != torch_variant:
+        problems.append(
+            f"torchvision {tv.version} is a {tv_variant} build but torch {torch_version(env)} "
+            f"is a {torch_variant} build"
+        )
+    if not problems:
+        ok = "imports" if outcome is not None else "is installed"
+        return Observation(
+            Verdict.NOT_AFFECTED, f"torchvision {tv.version} {ok} and matches torch", data
+        )
+    remedy = ""
+    if expected is not None:
+        remedy = (
+            f'Install the torchvision built for this torch: pip install "torchvision=={expected}.*" '
+            "from the same index as torch (for a +cpu torch: --index-url "
+            "https://download.pytorch.org/whl/cpu)."
+        )
+    return Observation(Verdict.AFFECTED, "; ".join(problems), data, remediation=remedy)
+
+
+def ipex_import_failed(env: Environment, issue: KnownIssue, in_range: bool | None) -> Observation:
+    """IPEX is installed but does not import, for a reason no more specific entry explains."""
+    if env.package(IPEX) is None:
+        return _na("IPEX is not installed")
+    outcome = _import(env, IPEX_MODULE)
+    if outcome is None:
+        torch_import = _import(env, "torch")
+        if torch_import is not None and not torch_import.ok:
+            return _na("torch itself does not import")
+        return _na("the runtime probe did not reach the IPEX import")
+    if outcome.ok:
+        return Observation(
+            Verdict.NOT_AFFECTED,
+            f"import intel_extension_for_pytorch {outcome.version} succeeded in "
+            f"{outcome.seconds or 0:.1f} s",
+            _import_data(outcome),
+        )
+    explained = [
+        name
+        for name, rule in (
+            ("torch-ipex-mismatch", torch_ipex_mismatch),
+            ("torchvision-broken", torchvision_broken),
+            ("oneapi-runtime-libs", oneapi_runtime_libs),
+        )
+        if rule(env, issue, None).verdict is Verdict.AFFECTED
+    ]
+    if explained:
+        return Observation(
+            Verdict.NOT_AFFECTED,
+            f"import of IPEX failed, explained by {', '.join(explained)}: {_failure_text(outcome)}",
+            {**_import_data(outcome), "explained_by": explained},
+        )
+    return Observation(
+        Verdict.AFFECTED,
+        f"import intel_extension_for_pytorch failed: {_failure_text(outcome)}",
+        _import_data(outcome),
+    )
+
+
+_ONEAPI_LIBRARY = re.compile(
+    r"lib(mkl_\w+|sycl|ze_loader|OpenCL|svml|imf|intlc|irng|ur_\w+|umf|tbb|iomp5|ccl|pti\w*)"
+    r"\.so",
+)
+_ONEAPI_SYMBOL = re.compile(r"undefined symbol: (iJIT_NotifyEvent|\w*sycl\w*)")
+
+
+def oneapi_runtime_libs(env: Environment, issue: KnownIssue, in_range: bool | None) -> Observation:
+    """An import failed on a missing or mismatched oneAPI runtime library."""
+    failed = [o for o in env.runtime.imports if not o.ok]
+    if not env.runtime.ran or not env.runtime.imports:
+        return _na("nothing was imported")
+    for outcome in failed:
+        text = f"{outcome.error}\n{outcome.missing_library or ''}\n{outcome.output}"
+        library = _ONEAPI_LIBRARY.search(text)
+        symbol = _ONEAPI_SYMBOL.search(text)
+        if library or symbol:
+            what = (
+                f"library {library.group(0)}" if library else f"symbol {symbol.group(1)}"  # type: ignore[union-attr]
+            )
+            oneapi = [p.name + " " + p.version for p in env.packages if _is_oneapi_wheel(p.name)]
+            return Observation(
+                Verdict.AFFECTED,
+                f"import {outcome.module} failed on the oneAPI runtime {what}: "
+                f"{_failure_text(outcome)}",
+                {**_import_data(outcome), "oneapi_wheels": oneapi},
+            )
+    return Observation(Verdict.NOT_AFFECTED, "no import failed on a oneAPI runtime library")
+
+
+def _is_oneapi_wheel(name: str) -> bool:
+    return name.startswith(("intel-", "onemkl-", "oneccl", "mkl", "dpcpp", "umf", "tbb", "impi"))
+
+
+def _cpu_without(env: Environment, *alternatives: tuple[str, ...]) -> bool:
+    """True when the CPU has none of the flag groups (each group needs all of its flags)."""
+    return not any(all(env.host.has_flag(f) for f in group) for group in alternatives)
+
+
+def cpu_no_avx2(env: Environment, issue: KnownIssue, in_range: bool | None) -> Observation:
+    """IPEX CPU >= 2.1 refuses to run on CPUs without AVX2."""
+    if env.package(IPEX) is None:
+        return _na("IPEX is not installed")
+    if not env.host.cpu_flags:
+        return _na("the CPU flags could not be read")
+    if env.host.has_flag("avx2"):
+        return Observation(Verdict.NOT_AFFECTED, f"{env.host.cpu_model} has AVX2")
+    if not in_range:
+        return Observation(
+            Verdict.NOT_AFFECTED, f"IPEX {ipex_version(env)} predates the AVX2 check"
+        )
+    return Observation(
+        Verdict.AFFECTED,
+        f"{env.host.cpu_model} has no AVX2 (flags: {' '.join(env.host.cpu_flags)})",
+    )
+
+
+def bf16_prepack_isa(env: Environment, issue: KnownIssue, in_range: bool | None) -> Observation:
+    """``ipex.optimize(dtype=torch.bfloat16)`` weight prepack needs AVX-512 BW/VL/DQ or AVX-NE-CONVERT."""
+    if env.package(IPEX) is None:
+        return _na("IPEX is not installed")
+    if not env.host.cpu_flags:
+        return _na("the CPU flags could not be read")
+    if _cpu_without(env, ("avx_ne_convert",), ("avx512bw", "avx512vl", "avx512dq")):
+        return Observation(
+            Verdict.AFFECTED,
+            f"{env.host.cpu_model} has neither avx_ne_convert nor avx512bw+avx512vl+avx512dq",
+            {"cpu_flags": list(env.host.cpu_flags)},
+        )
+    return Observation(Verdict.NOT_AFFECTED, f"{env.host.cpu_model} supports BF16 weight prepack")
+
+
+def bf16_no_native_isa(env: Environment, issue: KnownIssue, in_range: bool | None) -> Observation:
+    """Without AVX512-BF16 or AMX, BF16 math on the CPU is emulated and slow."""
+    if env.package("torch") is None:
+        return _na("torch is not installed")
+    if not env.host.cpu_flags:
+        return _na("the CPU flags could not be read")
+    native = [f for f in ("amx_bf16", "avx512_bf16") if env.host.has_flag(f)]
+    if native:
+        return Observation(
+            Verdict.NOT_AFFECTED,
+            f"{env.host.cpu_model} has native BF16 ({', '.join(native)})",
+            {"native_bf16": native},
+        )
+    return Observation(
+        Verdict.AFFECTED,
+        f"{env.host.cpu_model} has no AVX512-BF16 or AMX: BF16 runs emulated on this CPU",
+        {"cpu_flags": list(env.host.cpu_flags)},
+    )
+
+
+def _xpu_devices(env: Environment) -> list[Mapping[str, Any]]:
+    return [d for d in env.runtime.devices if d.get("type") == "xpu"]
+
+
+def xpu_no_fp64(env: Environment, issue: KnownIssue, in_range: bool | None) -> Observation:
+    """XPU devices without native FP64 (Arc A-series, Flex) fail on float64 kernels."""
+    devices = _xpu_devices(env)
+    if not devices:
+        return _na("no XPU device is visible")
+    without = [
+        f"xpu:{d.get('index')} {d.get('name', '?')}" for d in devices if d.get("has_fp64") is False
+    ]
+    if without:
+        return Observation(
+            Verdict.AFFECTED,
+            f"no native FP64 on {', '.join(without)}",
+            {"devices": [dict(d) for d in devices]},
+        )
+    return Observation(Verdict.NOT_AFFECTED, f"all {len(devices)} XPU device(s) have FP64")
+
+
+def xpu_not_visible(env: Environment, issue: KnownIssue, in_range: bool | None) -> Observation:
+    """torch is built with XPU support but sees no XPU device."""
+    if not env.runtime.torch.get("xpu_compiled"):
+        return _na("torch is not built with XPU support")
+    if _xpu_devices(env):
+        return Observation(Verdict.NOT_AFFECTED, f"{len(_xpu_devices(env))} XPU device(s) visible")
+    accel = env.runtime.torch.get("accelerators", {}).get("xpu", {})
+    messages = [str(m) for m in accel.get("messages", ())]
+    nodes = env.host.render_nodes
+    if not nodes:
+        where = "no /dev/dri/renderD* node exists (no GPU driver loaded, or not passed into the container)"
+        remedy = "Install the Intel GPU driver (or pass /dev/dri into the container)."
+    elif not any(n.get("readable") and n.get("writable") for n in nodes):
+        where = (
+            f"{', '.join(str(n['path']) for n in nodes)} exist(s) but this user cannot open them"
+        )
+        remedy = (
+            "Add the user to the 'render' group (sudo usermod -aG render $USER) and log in again."
+        )
+    else:
+        where = (
+            f"render nodes are present and accessible ({', '.join(str(n['path']) for n in nodes)})"
+        )
+        remedy = ""
+    said = f"; torch said: {messages[0]}" if messages else ""
+    return Observation(
+        Verdict.AFFECTED,
+        f"torch {torch_version(env)} is built with XPU but sees no XPU device: {where}{said}",
+        {"render_nodes": [dict(n) for n in nodes], "messages": messages},
+        remediation=remedy,
+    )
+
+
+def torch_without_xpu(env: Environment, issue: KnownIssue, in_range: bool | None) -> Observation:
+    """An XPU build of IPEX sits next to a torch built without XPU."""
+    ipex = env.package(IPEX)
+    if ipex is None or effective_variant(env, ipex) != "xpu":
+        return _na("no XPU build of IPEX is installed")
+    if not env.runtime.torch:
+        return _na("torch did not import, so its build could not be checked")
+    if env.runtime.torch.get("xpu_compiled"):
+        return Observation(Verdict.NOT_AFFECTED, "torch is built with XPU")
+    return Observation(
+        Verdict.AFFECTED,
+        f"IPEX {ipex.version} is an XPU build but torch {torch_version(env)} is not built with XPU "
+        "(torch.xpu._is_compiled() is False)",
+    )
+
+
+_AFFINITY_OK = re.compile(r"^\s*\d+\s*(,\s*\d+\s*)*$")
+
+
+def ze_affinity_mask(env: Environment, issue: KnownIssue, in_range: bool | None) -> Observation:
+    """``ZE_AFFINITY_MASK`` in a tile (COMPOSITE) format that upstream torch cannot parse."""
+    mask = env.env_vars.get("ZE_AFFINITY_MASK")
+    if mask is None:
+        return _na("ZE_AFFINITY_MASK is not set")
+    if _AFFINITY_OK.match(mask):
+        return Observation(
+            Verdict.NOT_AFFECTED, f"ZE_AFFINITY_MASK={mask} is a list of device indices"
+        )
+    return Observation(
+        Verdict.AFFECTED,
+        f"ZE_AFFINITY_MASK={mask!r} is not a comma-separated list of device indices",
+        {
+            "ZE_AFFINITY_MASK": mask,
+            "ZE_FLAT_DEVICE_HIERARCHY": env.env_vars.get("ZE_FLAT_DEVICE_HIERARCHY"),
+        },
+    )
+
+
+def ipex_xpu_abi(env: Environment, issue: KnownIssue, in_range: bool | None) -> Observation:
+    """IPEX XPU before 2.6.10 needs Intel's CXX11-ABI torch build, not a stock wheel."""
+    ipex, torch = env.package(IPEX), env.package("torch")
+    if ipex is None or torch is None or effective_variant(env, ipex) != "xpu":
+        return _na("no XPU build of IPEX with torch is installed")
+    if not in_range:
+        return Observation(
+            Verdict.NOT_AFFECTED, f"IPEX {ipex.version} works with official torch builds"
+        )
+    abi = env.runtime.torch.get("cxx11_abi")
+    intel_build = torch.variant.cxx11_abi or torch.variant.prerelease or abi is True
+    if intel_build:
+        return Observation(Verdict.NOT_AFFECTED, f"torch {torch.version} is a CXX11-ABI build")
+    return Observation(
+        Verdict.AFFECTED,
+        f"IPEX {ipex.version} needs Intel's CXX11-ABI torch build, but torch {torch.version} is a "
+        "stock build" + ("" if abi is None else f" (torch.compiled_with_cxx11_abi() = {abi})"),
+    )
+
+
+RULES: dict[str, RuleFn] = {
+    "torch-missing": torch_missing,
+    "torch-import-failed": torch_import_failed,
+    "torch-ipex-mismatch": torch_ipex_mismatch,
+    "ipex-os-exit": ipex_os_exit,
+    "torchvision-broken": torchvision_broken,
+    "ipex-import-failed": ipex_import_failed,
+    "oneapi-runtime-libs": oneapi_runtime_libs,
+    "cpu-no-avx2": cpu_no_avx2,
+    "bf16-prepack-isa": bf16_prepack_isa,
+    "bf16-no-native-isa": bf16_no_native_isa,
+    "xpu-no-fp64": xpu_no_fp64,
+    "xpu-not-visible": xpu_not_visible,
+    "torch-without-xpu": torch_without_xpu,
+    "ze-affinity-mask": ze_affinity_mask,
+    "ipex-xpu-abi": ipex_xpu_abi,
+}
+"""Every rule the knowledge base may name, by name (the names are part of the KB format)."""
