@@ -1,0 +1,328 @@
+"""The command line: parse options, call the core, render, write, return an exit code.
+
+Only Click is imported at module level: ``--help`` and the ``kb`` commands must answer in well
+under 0.3 s, so rich, the knowledge-base loader (PyYAML, jsonschema) and the probe are imported
+inside the commands that use them. Nothing here, or anywhere in the doctor's process, imports
+torch: the environment is examined by spawned interpreters.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import sys
+import traceback
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, NoReturn
+
+import click
+
+from ipex_doctor import __version__
+from ipex_doctor.errors import DoctorError, ExitCode
+
+if TYPE_CHECKING:
+    from ipex_doctor.kb import KnowledgeBase, KnownIssue
+    from ipex_doctor.model import FindingKind, Report
+
+_PYTHON_HELP = "Interpreter of the environment to examine (default: the one running the doctor)."
+_JSON_HELP = "Write the JSON report to PATH ('-' for stdout; human output then goes to stderr)."
+_KB_HELP = "Knowledge-base overlay; an entry with an existing id replaces it. Repeatable."
+
+
+def _load_kb(overlays: Sequence[str]) -> KnowledgeBase:
+    from ipex_doctor import kb
+
+    return kb.load([Path(p) for p in overlays])
+
+
+def _exit_code_of(report: Report) -> ExitCode:
+    from ipex_doctor.model import Status
+
+    problems = (Status.FAIL, Status.ERROR)
+    return ExitCode.FINDINGS if any(f.status in problems for f in report.findings) else ExitCode.OK
+
+
+def _run_diagnosis(
+    *,
+    command: str,
+    python: str | None,
+    json_path: str | None,
+    kb_files: Sequence[str],
+    verbose: int,
+    timeout: float,
+    kinds: tuple[FindingKind, ...] | None,
+) -> int:
+    from rich.console import Console
+
+    from ipex_doctor import output
+    from ipex_doctor.diagnose import ProbeOptions, diagnose
+    from ipex_doctor.formats.console import render_console
+    from ipex_doctor.formats.json_format import render_json
+
+    knowledge = _load_kb(kb_files)
+    human = Console(stderr=json_path == output.STDOUT, highlight=False, soft_wrap=False)
+    options = ProbeOptions(python=python or sys.executable, timeout_s=timeout)
+    with human.status("examining the environment", spinner="dots") as status:
+        report = diagnose(
+            options,
+            knowledge,
+            command=command,
+            kinds=kinds,
+            progress=lambda message: status.update(message),
+        )
+    human.print(render_console(report, verbosity=verbose))
+    if json_path is not None:
+        output.write_text(json_path, render_json(report))
+    return _exit_code_of(report)
+
+
+def _diagnosis_options(func: click.decorators.FC) -> click.decorators.FC:
+    for decorator in reversed(
+        (
+            click.option("--python", "python", metavar="PATH", help=_PYTHON_HELP),
+            click.option("--json", "json_path", metavar="PATH", help=_JSON_HELP),
+            click.option("--kb", "kb_files", metavar="FILE", multiple=True, help=_KB_HELP),
+            click.option(
+                "--timeout",
+                type=click.FloatRange(min=1.0),
+                default=180.0,
+                show_default=True,
+                metavar="SECONDS",
+                help="Limit for the spawned interpreter that imports torch and IPEX.",
+            ),
+            click.option(
+                "-v", "--verbose", count=True, help="Also show passes, skips and evidence."
+            ),
+        )
+    ):
+        func = decorator(func)
+    return func
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="ipex-doctor")
+def cli() -> None:
+    """Diagnose PyTorch environments on Intel hardware (IPEX, PyTorch XPU).
+
+    \b
+    Exit codes: 0 healthy, 1 findings at or above the fail threshold,
+    2 usage or configuration error, 3 internal error, 130 interrupted.
+    """
+
+
+@cli.command()
+@_diagnosis_options
+def check(
+    python: str | None,
+    json_path: str | None,
+    kb_files: tuple[str, ...],
+    timeout: float,
+    verbose: int,
+) -> None:
+    """Full diagnosis: probe the environment and judge every known issue."""
+    sys.exit(
+        _run_diagnosis(
+            command="check",
+            python=python,
+            json_path=json_path,
+            kb_files=kb_files,
+            verbose=verbose,
+            timeout=timeout,
+            kinds=None,
+        )
+    )
+
+
+@cli.command()
+@_diagnosis_options
+def env(
+    python: str | None,
+    json_path: str | None,
+    kb_files: tuple[str, ...],
+    timeout: float,
+    verbose: int,
+) -> None:
+    """Probe the environment alone: versions, builds, CPU, devices and what breaks them."""
+    from ipex_doctor.model import FindingKind
+
+    sys.exit(
+        _run_diagnosis(
+            command="env",
+            python=python,
+            json_path=json_path,
+            kb_files=kb_files,
+            verbose=verbose,
+            timeout=timeout,
+            kinds=(FindingKind.ENVIRONMENT,),
+        )
+    )
+
+
+@cli.group()
+def kb() -> None:
+    """Inspect and validate the knowledge base."""
+
+
+@kb.command("list")
+@click.option("--kb", "kb_files", metavar="FILE", multiple=True, help=_KB_HELP)
+@click.option("--json", "as_json", is_flag=True, help="Print the entries as JSON.")
+def kb_list(kb_files: tuple[str, ...], as_json: bool) -> None:
+    """List the known issues the doctor can judge."""
+    knowledge = _load_kb(kb_files)
+    if as_json:
+        click.echo(json.dumps([_issue_dict(i) for i in knowledge.issues], indent=2))
+        return
+    width = max(len(issue.id) for issue in knowledge.issues)
+    for issue in knowledge.issues:
+        click.echo(
+            f"{issue.id:<{width}}  {issue.kind.value:<11}  {issue.severity.value:<7}  {issue.title}"
+        )
+
+
+def _issue_dict(issue: KnownIssue) -> dict[str, object]:
+    return {
+        "id": issue.id,
+        "title": issue.title,
+        "kind": issue.kind.value,
+        "severity": issue.severity.value,
+        "summary": issue.summary,
+        "devices": list(issue.devices),
+        "affected": [
+            {
+                "package": a.package,
+                "variant": a.variant,
+                "range": a.range.describe(),
+                "fixed": None if a.range.fixed is None else str(a.range.fixed),
+                "note": a.note,
+            }
+            for a in issue.affected
+        ],
+        "rule": issue.rule,
+        "repro": issue.repro,
+        "symptoms": [p.pattern for p in issue.symptoms],
+        "remediation": issue.remediation,
+        "workaround": issue.workaround,
+        "references": [r.to_dict() for r in issue.references],
+        "source": issue.source,
+    }
+
+
+@kb.command("show")
+@click.argument("issue_id", metavar="ID")
+@click.option("--kb", "kb_files", metavar="FILE", multiple=True, help=_KB_HELP)
+@click.option("--json", "as_json", is_flag=True, help="Print the entry as JSON.")
+def kb_show(issue_id: str, kb_files: tuple[str, ...], as_json: bool) -> None:
+    """Show everything the knowledge base says about one issue."""
+    knowledge = _load_kb(kb_files)
+    issue = knowledge.get(issue_id)
+    if issue is None:
+        ids = [i.id for i in knowledge.issues]
+        close = difflib.get_close_matches(issue_id, ids, n=3)
+        raise DoctorError(
+            f"no knowledge-base entry '{issue_id}'",
+            tip=f"did you mean {', '.join(close)}?"
+            if close
+            else "'ipex-doctor kb list' lists them",
+        )
+    if as_json:
+        click.echo(json.dumps(_issue_dict(issue), indent=2))
+        return
+    click.echo(f"{issue.id}: {issue.title}")
+    click.echo(
+        f"  kind {issue.kind.value} · severity {issue.severity.value}"
+        + (f" · devices {', '.join(issue.devices)}" if issue.devices else "")
+    )
+    click.echo(f"\n  {issue.summary}\n")
+    for affected in issue.affected:
+        fixed = f" · fixed in {affected.range.fixed}" if affected.range.fixed else " · no fix"
+        note = f" ({affected.note})" if affected.note else ""
+        click.echo(f"  affected: {affected.describe()}{fixed}{note}")
+    if issue.rule:
+        click.echo(f"  judged by rule: {issue.rule}")
+    if issue.repro:
+        click.echo(f"  reproduction: {issue.repro}")
+    click.echo(f"\n  fix: {issue.remediation}")
+    if issue.workaround:
+        click.echo(f"  workaround: {issue.workaround}")
+    for pattern in issue.symptoms:
+        click.echo(f"  symptom: /{pattern.pattern}/")
+    for ref in issue.references:
+        click.echo(f"  ref: {ref.url}" + (f"  {ref.title}" if ref.title else ""))
+    click.echo(f"  source: {issue.source}")
+
+
+@kb.command("validate")
+@click.argument("files", nargs=-1, metavar="[FILE]...")
+def kb_validate(files: tuple[str, ...]) -> None:
+    """Validate knowledge-base files (default: the shipped one). Exit 2 on the first invalid."""
+    from ipex_doctor import kb as kb_module
+
+    paths = [Path(f) for f in files] or [kb_module.shipped_path()]
+    failed = 0
+    for path in paths:
+        try:
+            issues = kb_module.read_document(path)
+        except DoctorError as exc:
+            failed += 1
+            click.echo(f"ipex-doctor: error: {exc}", err=True)
+            continue
+        click.echo(f"ok: {path} ({len(issues)} entries)")
+    if failed:
+        sys.exit(ExitCode.USAGE)
+
+
+def _fail(message: str, code: ExitCode) -> NoReturn:
+    click.echo(f"ipex-doctor: error: {message}", err=True)
+    sys.exit(code)
+
+
+def _crash_log(exc: BaseException) -> str | None:
+    """Write the traceback of an internal error where the user can attach it to a bug."""
+    import os
+    import platform
+    import tempfile
+
+    text = (
+        f"### version information\n\nipex-doctor {__version__}\nPython {sys.version}\n"
+        f"{platform.platform()}\nargv: {sys.argv}\n\n### error information\n\n```\n"
+        f"{''.join(traceback.format_exception(exc))}```\n"
+    )
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    for directory in (os.path.join(base, "ipex-doctor"), tempfile.gettempdir()):
+        try:
+            os.makedirs(directory, exist_ok=True)
+            path = os.path.join(directory, "ipex-doctor-crash.md")
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            return path
+        except OSError:
+            continue
+    return None
+
+
+def main(argv: Sequence[str] | None = None) -> NoReturn:
+    """Console-script entry point: run the CLI and map every outcome to a documented exit code."""
+    try:
+        cli.main(args=list(argv) if argv is not None else None, standalone_mode=False)
+    except DoctorError as exc:
+        _fail(str(exc).replace("\nTip:", "\n  tip:"), exc.exit_code)
+    except click.exceptions.Abort:
+        _fail("interrupted", ExitCode.INTERRUPTED)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(ExitCode.USAGE if isinstance(exc, click.UsageError) else exc.exit_code)
+    except KeyboardInterrupt:
+        _fail("interrupted", ExitCode.INTERRUPTED)
+    except BrokenPipeError:
+        sys.exit(ExitCode.OK)
+    except SystemExit:
+        raise
+    except Exception as exc:  # noqa: BLE001 - the last line of defence: no traceback for users
+        where = _crash_log(exc)
+        hint = f"; details in {where}" if where else ""
+        _fail(
+            f"internal error ({type(exc).__name__}: {exc}); this is a bug in ipex-doctor{hint}",
+            ExitCode.INTERNAL_ERROR,
+        )
+    sys.exit(ExitCode.OK)

@@ -1,0 +1,1 @@
+"""Pure formatters: each turns a ``Report`` into text or renderables and never prints."""

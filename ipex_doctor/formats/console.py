@@ -1,0 +1,202 @@
+"""The human report for a terminal, as rich renderables (the CLI prints them to a console).
+
+Findings are grouped by kind with a mark per status; problems carry their evidence, the fix and
+the workaround. Verbosity 0 shows problems and notes; 1 (``-v``) adds passes, skips and the
+evidence of each. Every piece of report text goes in as ``rich.text.Text``, never as markup, so
+an error message containing ``[brackets]`` prints as it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from rich.console import Group, RenderableType
+from rich.text import Text
+
+from ipex_doctor.environment import Environment
+from ipex_doctor.model import Finding, FindingKind, Report, Severity, Status, Verdict
+
+MARKS: dict[Status, tuple[str, str]] = {
+    Status.PASS: ("✓", "green"),
+    Status.SKIP: ("-", "dim"),
+    Status.WARN: ("!", "yellow"),
+    Status.FAIL: ("✗", "bold red"),
+    Status.ERROR: ("☠", "bold magenta"),
+}
+_NOTE_MARK = ("i", "cyan")
+_KIND_TITLES = {
+    FindingKind.ENVIRONMENT: "Environment",
+    FindingKind.KNOWN_ISSUE: "Known issues",
+    FindingKind.SANITY: "Sanity run",
+}
+_GIB = 1024**3
+
+
+def _is_note(finding: Finding) -> bool:
+    return (
+        finding.status is Status.PASS
+        and finding.severity is Severity.INFO
+        and finding.verdict is Verdict.AFFECTED
+    )
+
+
+def _packages_line(env: Environment) -> Text:
+    names = ("torch", "torchvision", "torchaudio", "intel-extension-for-pytorch", "triton")
+    parts = []
+    for name in names:
+        package = env.package(name)
+        if package is None:
+            continue
+        shown = package.version
+        outcome = env.runtime.import_of(name.replace("-", "_"))
+        if outcome is not None and outcome.version:
+            shown = outcome.version
+        label = "IPEX" if name == "intel-extension-for-pytorch" else name
+        parts.append(f"{label} {shown}")
+    text = Text("  packages  ", style="bold")
+    text.append(" · ".join(parts) if parts else "no torch, torchvision or IPEX installed")
+    return text
+
+
+def _devices_line(env: Environment) -> Text:
+    text = Text("  devices   ", style="bold")
+    devices = [
+        f"{d.get('type')}:{d.get('index')} {d.get('name', '')}".strip() for d in env.runtime.devices
+    ]
+    accel = env.runtime.torch.get("accelerators", {}) if env.runtime.torch else {}
+    if devices:
+        text.append(", ".join(devices))
+    elif not env.runtime.ran:
+        text.append(f"not probed ({env.runtime.skip_reason})")
+    else:
+        xpu = (
+            "built with XPU"
+            if env.runtime.torch.get("xpu_compiled")
+            else "no XPU in this torch build"
+        )
+        said = accel.get("xpu", {}).get("messages") or []
+        text.append(f"cpu only ({xpu}{'; ' + said[0] if said else ''})")
+    nodes = env.host.render_nodes
+    text.append(f" · /dev/dri: {len(nodes)} render node(s)" if nodes else " · /dev/dri: none")
+    return text
+
+
+def render_environment(env: Environment, *, verbose: bool = False) -> list[RenderableType]:
+    """A short summary of the examined environment."""
+    interp = env.interpreter
+    host = env.host
+    lines: list[RenderableType] = [Text("Environment", style="bold underline")]
+    line = Text("  python    ", style="bold")
+    line.append(
+        f"{interp.executable} ({interp.implementation} {interp.version}"
+        f"{', venv' if interp.virtualenv else ''})"
+    )
+    lines.append(line)
+    lines.append(_packages_line(env))
+    cpu = Text("  cpu       ", style="bold")
+    flags = " ".join(host.cpu_flags) or "unknown"
+    cpu.append(f"{host.cpu_model} · {host.logical_cpus} logical · {flags}")
+    lines.append(cpu)
+    memory = Text("  system    ", style="bold")
+    memory.append(
+        f"{host.os_release} · kernel {host.kernel} · "
+        f"{host.memory_total_bytes / _GIB:.1f} GiB RAM ({host.memory_available_bytes / _GIB:.1f} free)"
+    )
+    lines.append(memory)
+    lines.append(_devices_line(env))
+    if env.runtime.ran and env.runtime.torch:
+        facts = env.runtime.torch
+        build = Text("  torch     ", style="bold")
+        bits = [
+            f"cuda {facts['cuda']}" if facts.get("cuda") else None,
+            f"xpu {facts['xpu']}" if facts.get("xpu") else None,
+            f"oneDNN {facts['onednn_version']}" if facts.get("onednn_version") else None,
+            f"cxx11 ABI {facts.get('cxx11_abi')}" if "cxx11_abi" in facts else None,
+            f"CPU capability {facts['cpu_capability']}" if facts.get("cpu_capability") else None,
+        ]
+        build.append(" · ".join(b for b in bits if b) or "no build facts")
+        lines.append(build)
+    if env.runtime.ipex:
+        ipex = Text("  ipex      ", style="bold")
+        facts = env.runtime.ipex
+        ipex.append(
+            f"{facts.get('version')} · build {facts.get('build_type', '?')} · "
+            f"ISA {facts.get('get_current_isa_level', '?')}"
+        )
+        lines.append(ipex)
+    if verbose and env.env_vars:
+        lines.append(Text("  variables ", style="bold"))
+        for name, value in env.env_vars.items():
+            lines.append(Text(f"    {name}={value}"))
+    if verbose:
+        lines.extend(
+            Text(f"  import {o.module}: ok in {o.seconds or 0:.1f} s", style="dim")
+            for o in env.runtime.imports
+            if o.ok
+        )
+    return lines
+
+
+def _finding(finding: Finding, *, verbose: bool) -> list[RenderableType]:
+    mark, style = _NOTE_MARK if _is_note(finding) else MARKS[finding.status]
+    head = Text("  ")
+    head.append(f"{mark} ", style=style)
+    head.append(finding.title, style="bold" if finding.is_problem else "")
+    head.append(f"  [{finding.id}", style="dim")
+    if finding.verdict is not None:
+        head.append(f" · {finding.verdict}", style="dim")
+    head.append("]", style="dim")
+    out: list[RenderableType] = [head]
+    show_detail = finding.is_problem or _is_note(finding) or verbose
+    if show_detail and finding.evidence.summary:
+        out.append(Text(f"      {finding.evidence.summary}"))
+    if finding.remediation and (finding.is_problem or _is_note(finding)):
+        fix = Text("      → ", style="cyan")
+        fix.append(finding.remediation)
+        out.append(fix)
+    if finding.workaround and finding.is_problem:
+        workaround = Text("      workaround: ", style="cyan")
+        workaround.append(finding.workaround)
+        out.append(workaround)
+    if finding.is_problem and finding.references:
+        out.append(Text(f"      see {finding.references[0].url}", style="dim"))
+    return out
+
+
+def _summary_line(report: Report) -> Text:
+    counts = report.summary.counts
+    order = (Status.FAIL, Status.ERROR, Status.WARN, Status.PASS, Status.SKIP)
+    parts = [f"{counts[s]} {s}" for s in order if counts[s]]
+    text = Text("Summary: ", style="bold")
+    text.append(", ".join(parts) or "no findings")
+    if not report.complete:
+        text.append(" (incomplete: the run was interrupted)", style="bold red")
+    return text
+
+
+def render_console(report: Report, *, verbosity: int = 0) -> RenderableType:
+    """The human report; ``verbosity`` 0 shows problems and notes, 1 everything."""
+    verbose = verbosity > 0
+    parts: list[RenderableType] = render_environment(report.environment, verbose=verbose)
+    for kind in FindingKind:
+        group = [f for f in report.findings if f.kind is kind]
+        shown = [f for f in group if verbose or f.is_problem or _is_note(f)]
+        if not group:
+            continue
+        parts.append(Text(""))
+        title = Text(_KIND_TITLES[kind], style="bold underline")
+        hidden = len(group) - len(shown)
+        if hidden:
+            title.append(f"  ({hidden} passed or not applicable; -v shows them)", style="dim")
+        parts.append(title)
+        if not shown:
+            parts.append(Text("  ✓ nothing to report", style="green"))
+        for finding in _sorted(shown):
+            parts.extend(_finding(finding, verbose=verbose))
+    parts.append(Text(""))
+    parts.append(_summary_line(report))
+    return Group(*parts)
+
+
+def _sorted(findings: Iterable[Finding]) -> list[Finding]:
+    return sorted(findings, key=lambda f: (-f.status.rank, _is_note(f) is False))
