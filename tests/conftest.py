@@ -1,0 +1,113 @@
+"""Shared helpers: run the doctor as a real process, and build real (small) environments.
+
+Two kinds of environments are examined through ``--python``:
+- the real ones of ``tests/testenvs.py`` (torch 2.8 + IPEX 2.8, torch 2.13 + IPEX 2.8, ...),
+  built by ``make test`` before pytest runs (marker ``envs``);
+- tiny fake ones made here: a venv without pip whose site-packages hold a stand-in ``torch``
+  (with real dist-info metadata) that misbehaves on import, e.g. segfaults or hangs. They let
+  the failure paths run for real in a second.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import venv
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+REPO = TESTS.parent
+sys.path.insert(0, str(TESTS))
+
+import testenvs  # noqa: E402
+
+
+def doctor_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment the doctor runs with in tests: wide, colourless output."""
+    env = dict(os.environ)
+    env.update({"COLUMNS": "200", "NO_COLOR": "1", "TERM": "dumb"})
+    env.pop("PYTHONPATH", None)
+    if extra:
+        env.update(extra)
+    return env
+
+
+def run_doctor(
+    *args: str,
+    extra_env: Mapping[str, str] | None = None,
+    timeout: float = 600,
+    cwd: Path | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m ipex_doctor ARGS`` as a real process and return its outcome."""
+    return subprocess.run(
+        [sys.executable, "-m", "ipex_doctor", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=doctor_env(extra_env),
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+
+
+@pytest.fixture
+def doctor() -> Callable[..., subprocess.CompletedProcess[str]]:
+    """The ``run_doctor`` helper as a fixture."""
+    return run_doctor
+
+
+def real_env(name: str) -> str:
+    """The interpreter of real test environment ``name``; fails (never skips) if it is missing."""
+    if not testenvs.is_built(name):
+        pytest.fail(
+            f"test environment '{name}' is not built: run 'python tests/testenvs.py {name}' "
+            "(make test does this first)"
+        )
+    return str(testenvs.python_of(name))
+
+
+def _site_packages(root: Path) -> Path:
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    return root / "lib" / version / "site-packages"
+
+
+def make_fake_env(root: Path, packages: Mapping[str, tuple[str, str]]) -> str:
+    """A venv (no pip) with fake packages: ``{import_name: (version, __init__ source)}``.
+
+    Each package gets real dist-info metadata so the static probe sees it as installed.
+    Returns the venv's interpreter.
+    """
+    venv.EnvBuilder(with_pip=False, symlinks=True).create(root)
+    site = _site_packages(root)
+    for module, (version, source) in packages.items():
+        dist = "intel_extension_for_pytorch" if module == "intel_extension_for_pytorch" else module
+        pkg = site / module
+        pkg.mkdir(parents=True, exist_ok=True)
+        (pkg / "__init__.py").write_text(textwrap.dedent(source))
+        info = site / f"{dist}-{version}.dist-info"
+        info.mkdir(exist_ok=True)
+        name = "intel-extension-for-pytorch" if module == "intel_extension_for_pytorch" else module
+        (info / "METADATA").write_text(
+            f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+        )
+        (info / "RECORD").write_text("")
+    return str(root / "bin" / "python")
+
+
+FAKE_TORCH_OK = """
+__version__ = "2.8.0+cpu"
+class version:
+    cuda = None
+    hip = None
+    xpu = None
+    git_version = "fake"
+    debug = False
+def get_num_threads():
+    return 1
+"""

@@ -1,0 +1,185 @@
+"""The command line as a user meets it: real processes, exit codes, one-line errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import REPO, doctor_env, make_fake_env, run_doctor
+
+HEAVY = ("torch", "intel_extension_for_pytorch", "torchvision")
+
+
+@pytest.mark.parametrize("args", [["--help"], ["kb", "list"], ["kb", "show", "dot-half"], ["kb", "validate"]])
+def test_light_commands_never_import_torch(args: list[str]) -> None:
+    """--help and kb commands import no torch, IPEX or torchvision (checked with -X importtime)."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "ipex_doctor", *args],
+        capture_output=True,
+        text=True,
+        env=doctor_env(),
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if "|" in line}
+    assert imported.isdisjoint(HEAVY)
+    assert "ipex_doctor.cli" in imported
+
+
+def test_version() -> None:
+    """--version prints the version."""
+    from ipex_doctor import __version__
+
+    done = run_doctor("--version")
+    assert done.returncode == 0 and __version__ in done.stdout
+
+
+def test_unknown_option_is_usage_error() -> None:
+    """A bad option exits 2 with Click's usage message."""
+    done = run_doctor("check", "--no-such-option")
+    assert done.returncode == 2 and "No such option" in done.stderr
+
+
+def test_kb_show_unknown_id_suggests() -> None:
+    """An unknown id exits 2 with a one-line error and close matches."""
+    done = run_doctor("kb", "show", "dot-hlaf")
+    assert done.returncode == 2
+    assert done.stderr.startswith("ipex-doctor: error: no knowledge-base entry 'dot-hlaf'")
+    assert "dot-half" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_kb_show_prints_versions_and_references() -> None:
+    """kb show gives the range, the fix version, the workaround and the references."""
+    done = run_doctor("kb", "show", "dot-half")
+    assert done.returncode == 0
+    assert "fixed in 2.3.110" in done.stdout and "issues/673" in done.stdout
+    assert "autocast" in done.stdout
+
+
+def test_kb_list_json() -> None:
+    """kb list --json is machine-readable."""
+    done = run_doctor("kb", "list", "--json")
+    entries = json.loads(done.stdout)
+    assert {"dot-half", "bf16-linear"} <= {e["id"] for e in entries}
+
+
+def test_kb_validate_malformed_file(tmp_path: Path) -> None:
+    """kb validate on a malformed file exits 2 and names the file and line."""
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("schema_version: 1\nissues:\n  - id: x-y\n    title: [unclosed\n")
+    done = run_doctor("kb", "validate", str(bad))
+    assert done.returncode == 2
+    assert f"{bad}:" in done.stderr and "malformed YAML" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_kb_validate_reports_every_file(tmp_path: Path) -> None:
+    """Valid files say ok, invalid ones an error, and the exit code is 2 if any failed."""
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("schema_version: 2\nissues: []\n")
+    good = REPO / "known_issues.yaml"
+    done = run_doctor("kb", "validate", str(good), str(bad))
+    assert done.returncode == 2
+    assert f"ok: {good}" in done.stdout and "bad.yaml" in done.stderr
+
+
+def test_check_with_invalid_overlay_is_config_error(tmp_path: Path) -> None:
+    """check --kb with an invalid overlay exits 2 before probing anything."""
+    bad = tmp_path / "site.yaml"
+    bad.write_text("schema_version: 1\nissues:\n  - id: Bad_Id\n")
+    done = run_doctor("check", "--kb", str(bad))
+    assert done.returncode == 2 and "site.yaml:3" in done.stderr
+
+
+def test_python_missing(tmp_path: Path) -> None:
+    """--python that does not exist: exit 2, one line."""
+    done = run_doctor("env", "--python", str(tmp_path / "nope" / "python"))
+    assert done.returncode == 2
+    assert "no such file" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_python_is_directory(tmp_path: Path) -> None:
+    """--python pointing at a venv directory suggests its bin/python."""
+    done = run_doctor("env", "--python", str(tmp_path))
+    assert done.returncode == 2 and "is a directory" in done.stderr and "bin/python" in done.stderr
+
+
+def test_python_not_executable(tmp_path: Path) -> None:
+    """--python pointing at a plain file: exit 2."""
+    path = tmp_path / "python"
+    path.write_text("")
+    done = run_doctor("env", "--python", str(path))
+    assert done.returncode == 2 and "not executable" in done.stderr
+
+
+def _script(tmp_path: Path, body: str) -> str:
+    path = tmp_path / "python"
+    path.write_text("#!/bin/sh\n" + body)
+    path.chmod(path.stat().st_mode | stat.S_IXUSR)
+    return str(path)
+
+
+def test_python_that_is_not_python(tmp_path: Path) -> None:
+    """A shell script that prints fake JSON does not pass the handshake."""
+    fake = _script(tmp_path, 'echo \'IPEX-DOCTOR-HANDSHAKE {"nonce": "x", "version": [3, 11, 0]}\'\n')
+    done = run_doctor("env", "--python", fake)
+    assert done.returncode == 2 and "not a usable Python interpreter" in done.stderr
+
+
+def test_python2_is_refused_by_name(tmp_path: Path) -> None:
+    """An interpreter that says it is Python 2.7 is refused with its version."""
+    fake = _script(
+        tmp_path,
+        'echo "IPEX-DOCTOR-HANDSHAKE {\\"nonce\\": \\"$3\\", \\"version\\": [2, 7, 18], '
+        '\\"version_text\\": \\"2.7.18\\", \\"executable\\": \\"/usr/bin/python2\\", '
+        '\\"implementation\\": \\"CPython\\", \\"prefix\\": \\"/usr\\", \\"base_prefix\\": \\"/usr\\", '
+        '\\"path\\": []}"\n',
+    )
+    done = run_doctor("env", "--python", fake)
+    assert done.returncode == 2 and "is Python 2.7.18" in done.stderr
+
+
+def test_bare_environment(tmp_path: Path) -> None:
+    """A venv without torch: finding torch-missing, exit 1, human text on stderr with --json -."""
+    python = make_fake_env(tmp_path / "bare", {})
+    done = run_doctor("check", "--python", python, "--json", "-")
+    assert done.returncode == 1
+    report = json.loads(done.stdout)
+    finding = next(f for f in report["findings"] if f["id"] == "torch-missing")
+    assert finding["status"] == "fail" and finding["remediation"]
+    assert "PyTorch is not installed" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_unwritable_json_path(tmp_path: Path) -> None:
+    """An output path in a missing directory: exit 2, one line, nothing half-written."""
+    python = make_fake_env(tmp_path / "bare", {})
+    done = run_doctor("env", "--python", python, "--json", str(tmp_path / "no" / "r.json"))
+    assert done.returncode == 2 and "does not exist" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_json_write_is_atomic_and_replaces(tmp_path: Path) -> None:
+    """The report replaces an earlier one whole; no temporary files are left behind."""
+    python = make_fake_env(tmp_path / "bare", {})
+    target = tmp_path / "out" / "report.json"
+    target.parent.mkdir()
+    target.write_text("previous report")
+    done = run_doctor("env", "--python", python, "--json", str(target))
+    assert done.returncode == 1
+    assert json.loads(target.read_text())["command"] == "env"
+    assert os.listdir(target.parent) == ["report.json"]
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_full_disk_is_a_clear_error(tmp_path: Path) -> None:
+    """Writing the report to /dev/full fails with one line, exit 2."""
+    python = make_fake_env(tmp_path / "bare", {})
+    done = run_doctor("env", "--python", python, "--json", "/dev/full")
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr and "cannot write report" in done.stderr

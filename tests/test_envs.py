@@ -1,0 +1,141 @@
+"""The doctor against the real environments of tests/testenvs.py (built by ``make test``).
+
+These are the judged scenarios of the foundation issue: the reference stack, a bare venv, torch
+2.13 with IPEX 2.8 (a real mismatch) and torch 2.13 with PyPI torchvision 0.28 (a real broken
+torchvision). Each runs the doctor as a user would, through ``--python``.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+from conftest import REPO, real_env, run_doctor
+
+pytestmark = pytest.mark.envs
+
+SECRETS = {
+    "HF_TOKEN": "hf_plantedsecretvalue0123456789abcd",
+    "CCL_SECRET_KEY": "planted-ccl-secret-42",
+    "IPEX_MIRROR": "https://planted-user:planted-pass@mirror.example.org/simple",
+    "GITHUB_TOKEN": "ghp_" + "Z" * 36,
+}
+PLANTED = ("plantedsecretvalue", "planted-ccl-secret", "planted-pass", "Z" * 36)
+
+
+@cache
+def _run(env_name: str, command: str) -> tuple[int, str, str, dict[str, Any]]:
+    done = run_doctor(command, "--python", real_env(env_name), "--json", "-", extra_env=SECRETS)
+    return done.returncode, done.stdout, done.stderr, json.loads(done.stdout or "{}")
+
+
+def _findings(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {f["id"]: f for f in report["findings"]}
+
+
+SCHEMA = json.loads((REPO / "docs" / "report.schema.json").read_text())
+
+ALL = [
+    ("reference", "check"),
+    ("reference", "env"),
+    ("bare", "check"),
+    ("torch213-ipex28", "check"),
+    ("torch213-tv028", "env"),
+]
+
+
+@pytest.mark.parametrize(("env_name", "command"), ALL)
+def test_report_matches_schema_and_leaks_nothing(env_name: str, command: str) -> None:
+    """Every report validates against the published schema; no planted secret appears."""
+    _code, stdout, stderr, report = _run(env_name, command)
+    jsonschema.validate(report, SCHEMA, format_checker=jsonschema.FormatChecker())
+    for secret in PLANTED:
+        assert secret not in stdout and secret not in stderr, secret
+    assert "Traceback" not in stderr
+
+
+def test_reference_stack_is_healthy_with_bf16_warning() -> None:
+    """torch 2.8 + IPEX 2.8 (CPU): exit 0, imports fine, bf16-linear warned, IPEX retired noted."""
+    code, _out, stderr, report = _run("reference", "check")
+    assert code == 0, stderr
+    findings = _findings(report)
+    assert findings["torch-ipex-mismatch"]["status"] == "pass"
+    assert findings["torch-import-failed"]["status"] == "pass"
+    assert findings["ipex-import-failed"]["status"] == "pass"
+    assert findings["torchvision-broken"]["status"] == "pass"
+    assert findings["bf16-linear"]["status"] == "warn"
+    assert findings["bf16-linear"]["verdict"] == "predicted"
+    assert findings["ipex-retired"]["verdict"] == "affected"
+    for seed in ("dot-half", "grad-mode-divergence", "qconv-op-name"):
+        assert findings[seed]["verdict"] == "not-applicable", seed
+    runtime = report["environment"]["runtime"]
+    assert runtime["torch"]["version"].startswith("2.8.0")
+    assert runtime["ipex"]["version"] == "2.8.0+cpu"
+    assert runtime["torch"]["xpu_compiled"] is False
+    packages = {p["name"]: p for p in report["environment"]["packages"]}
+    assert packages["intel-extension-for-pytorch"]["variant"]["accelerator"] == "cpu"
+
+
+def test_env_command_judges_environment_only() -> None:
+    """env reports environment findings only."""
+    _code, _out, _err, report = _run("reference", "env")
+    assert {f["kind"] for f in report["findings"]} == {"environment"}
+
+
+def test_bare_venv() -> None:
+    """No torch: torch-missing fails, exit 1, no runtime probe."""
+    code, _out, stderr, report = _run("bare", "check")
+    assert code == 1
+    assert _findings(report)["torch-missing"]["status"] == "fail"
+    assert report["environment"]["runtime"]["ran"] is False
+    assert "PyTorch is not installed" in stderr
+
+
+def test_torch213_with_ipex28_mismatch() -> None:
+    """torch 2.13.0+cpu + IPEX 2.8.0: the mismatch with both versions and the fix, exit 1."""
+    code, _out, stderr, report = _run("torch213-ipex28", "check")
+    assert code == 1
+    mismatch = _findings(report)["torch-ipex-mismatch"]
+    assert mismatch["status"] == "fail"
+    evidence = mismatch["evidence"]["summary"]
+    assert "IPEX 2.8.0+cpu needs torch 2.8.*" in evidence and "2.13.0+cpu" in evidence
+    assert "needs to work with PyTorch 2.8.*" in evidence  # what IPEX itself printed
+    assert 'pip install "torch==2.8.*"' in mismatch["remediation"]
+    assert "upstream PyTorch" in mismatch["remediation"]
+    os_exit = _findings(report)["ipex-os-exit"]
+    assert os_exit["verdict"] == "affected" and "has no attribute 'exit'" in os_exit["evidence"]["summary"]
+    # the generic import failure is explained, not reported twice
+    assert _findings(report)["ipex-import-failed"]["status"] == "pass"
+    assert "IPEX and torch major.minor versions differ" in stderr
+
+
+def test_torch213_with_pypi_torchvision028() -> None:
+    """torch 2.13.0+cpu + PyPI torchvision 0.28.0 (a CUDA build): broken torchvision, why, exit 1."""
+    code, _out, _err, report = _run("torch213-tv028", "env")
+    assert code == 1
+    finding = _findings(report)["torchvision-broken"]
+    assert finding["status"] == "fail"
+    summary = finding["evidence"]["summary"]
+    assert "operator torchvision::nms does not exist" in summary
+    assert "libc10_cuda.so" in summary and "cuda build" in summary
+    assert "torchvision==0.28.*" in finding["remediation"]
+
+
+def test_overlay_entry_is_judged(tmp_path: Path) -> None:
+    """A site's own KB entry (--kb) is judged like a shipped one."""
+    overlay = tmp_path / "site.yaml"
+    overlay.write_text(
+        "schema_version: 1\nissues:\n  - id: site-torch-28\n    title: Our site forbids torch 2.8\n"
+        "    kind: environment\n    severity: error\n    summary: Site policy.\n"
+        "    remediation: Use the approved image.\n    affected:\n      - package: torch\n"
+        '        introduced: "2.8.0"\n        fixed: "2.9.0"\n'
+        "    references:\n      - url: https://example.org/policy\n"
+    )
+    done = run_doctor("env", "--python", real_env("reference"), "--kb", str(overlay), "--json", "-")
+    assert done.returncode == 1
+    finding = _findings(json.loads(done.stdout))["site-torch-28"]
+    assert (finding["verdict"], finding["status"]) == ("affected", "fail")

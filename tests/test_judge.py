@@ -1,0 +1,209 @@
+"""Verdicts on environments described from published issue data (no Intel GPU exists here).
+
+These environments are constructed, not recorded: versions, labels and device properties are
+those reported in the upstream issues the knowledge base cites. They exercise the XPU branches
+of the judgement that the real CPU environments cannot reach.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ipex_doctor import kb
+from ipex_doctor.environment import (
+    Environment,
+    Host,
+    ImportOutcome,
+    Interpreter,
+    Package,
+    RuntimeProbe,
+)
+from ipex_doctor.judge import judge, status_for
+from ipex_doctor.model import Severity, Status, Verdict
+from ipex_doctor.versions import build_variant
+
+KB = kb.load()
+FLAGS = ("avx2", "avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512_bf16", "amx_bf16")
+
+
+def make_env(
+    packages: dict[str, str],
+    *,
+    devices: tuple[dict[str, Any], ...] = (),
+    torch_facts: dict[str, Any] | None = None,
+    flags: tuple[str, ...] = FLAGS,
+    env_vars: dict[str, str] | None = None,
+    imports: tuple[ImportOutcome, ...] = (),
+) -> Environment:
+    return Environment(
+        interpreter=Interpreter("/x/bin/python", "3.10.12", "CPython", "/x", True),
+        host=Host("Linux", "Ubuntu 22.04", "6.5.0", "x86_64", "Intel Xeon", 8, flags, 2**34, 2**33),
+        packages=tuple(
+            Package(name, version, build_variant(version)) for name, version in packages.items()
+        ),
+        env_vars=env_vars or {},
+        runtime=RuntimeProbe(ran=True, torch=torch_facts or {}, devices=devices, imports=imports),
+    )
+
+
+def verdicts(env: Environment) -> dict[str, Verdict | None]:
+    return {f.id: f.verdict for f in judge(env, KB)}
+
+
+ARC = {"type": "xpu", "index": 0, "name": "Intel(R) Arc(TM) A770 Graphics", "has_fp64": False}
+MAX = {"type": "xpu", "index": 0, "name": "Intel(R) Data Center GPU Max 1550", "has_fp64": True}
+XPU_TORCH = {"version": "2.1.0.post0+cxx11.abi", "xpu_compiled": True, "cxx11_abi": True}
+
+
+def test_ipex_2_1_20_on_arc() -> None:
+    """IPEX #597's setup: grad-mode divergence and dot-half predicted, Arc without FP64."""
+    env = make_env(
+        {"torch": "2.1.0.post0+cxx11.abi", "intel-extension-for-pytorch": "2.1.20+xpu"},
+        devices=(ARC,),
+        torch_facts=XPU_TORCH,
+    )
+    found = verdicts(env)
+    assert found["grad-mode-divergence"] is Verdict.PREDICTED
+    assert found["dot-half"] is Verdict.PREDICTED
+    assert found["xpu-no-fp64"] is Verdict.AFFECTED
+    assert found["ipex-xpu-abi"] is Verdict.NOT_AFFECTED  # Intel's cxx11.abi torch
+    assert found["torch-ipex-mismatch"] is Verdict.NOT_AFFECTED
+    assert found["bf16-linear"] is Verdict.PREDICTED
+
+
+def test_ipex_2_1_30_fixed_grad_mode_but_not_dot() -> None:
+    """2.1.30+xpu: grad-mode fixed; dot-half still predicted until 2.3.110."""
+    env = make_env(
+        {"torch": "2.1.0.post2+cxx11.abi", "intel-extension-for-pytorch": "2.1.30+xpu"},
+        devices=(MAX,),
+        torch_facts=XPU_TORCH,
+    )
+    found = verdicts(env)
+    assert found["grad-mode-divergence"] is Verdict.NOT_AFFECTED
+    assert found["dot-half"] is Verdict.PREDICTED
+    assert found["xpu-no-fp64"] is Verdict.NOT_AFFECTED
+
+
+def test_dot_half_fixed_in_2_3_110() -> None:
+    """2.3.110+xpu is outside dot-half's range."""
+    env = make_env(
+        {"torch": "2.3.1+cxx11.abi", "intel-extension-for-pytorch": "2.3.110+xpu"},
+        devices=(MAX,),
+        torch_facts={"version": "2.3.1+cxx11.abi", "xpu_compiled": True},
+    )
+    assert verdicts(env)["dot-half"] is Verdict.NOT_AFFECTED
+
+
+def test_stock_torch_with_old_ipex_xpu() -> None:
+    """IPEX 2.1.40+xpu next to a stock torch 2.1.0: the ABI problem."""
+    env = make_env(
+        {"torch": "2.1.0", "intel-extension-for-pytorch": "2.1.40+xpu"},
+        torch_facts={"version": "2.1.0", "xpu_compiled": False, "cxx11_abi": False},
+    )
+    found = verdicts(env)
+    assert found["ipex-xpu-abi"] is Verdict.AFFECTED
+    assert found["torch-without-xpu"] is Verdict.AFFECTED
+
+
+def test_dot_half_without_device_is_predicted() -> None:
+    """In range but no XPU visible: predicted (by version), evidence says no device."""
+    env = make_env(
+        {"torch": "2.1.0.post3+cxx11.abi", "intel-extension-for-pytorch": "2.1.40+xpu"},
+        torch_facts=XPU_TORCH,
+    )
+    finding = next(f for f in judge(env, KB) if f.id == "dot-half")
+    assert finding.verdict is Verdict.PREDICTED and finding.status is Status.FAIL
+    assert "no xpu device" in finding.evidence.summary
+    assert finding.versions[0].fixed_in == "2.3.110" and finding.versions[0].in_range is True
+
+
+def test_upstream_xpu_torch_without_devices() -> None:
+    """torch 2.8.0+xpu sees no device: warned, with the render-node diagnosis."""
+    env = make_env(
+        {"torch": "2.8.0+xpu"},
+        torch_facts={
+            "version": "2.8.0+xpu",
+            "xpu_compiled": True,
+            "accelerators": {"xpu": {"available": False, "count": 0, "messages": ["Failed to initialize XPU devices."]}},
+        },
+    )
+    finding = next(f for f in judge(env, KB) if f.id == "xpu-not-visible")
+    assert finding.status is Status.WARN
+    assert "no /dev/dri/renderD* node" in finding.evidence.summary
+    assert "Failed to initialize XPU devices" in finding.evidence.summary
+
+
+def test_qconv_nightly_window() -> None:
+    """A torch XPU nightly between #150751 and #151092 is predicted affected."""
+    env = make_env(
+        {"torch": "2.8.0.dev20250410+xpu"},
+        devices=(MAX,),
+        torch_facts={"version": "2.8.0.dev20250410+xpu", "xpu_compiled": True},
+    )
+    assert verdicts(env)["qconv-op-name"] is Verdict.PREDICTED
+    released = make_env({"torch": "2.8.0+xpu"}, devices=(MAX,), torch_facts={"xpu_compiled": True})
+    assert verdicts(released)["qconv-op-name"] is Verdict.NOT_AFFECTED
+
+
+def test_cpu_isa_rules() -> None:
+    """No AVX2 with IPEX CPU: error; no AVX-512/NE-convert: prepack warning; no BF16: note."""
+    env = make_env({"torch": "2.8.0", "intel-extension-for-pytorch": "2.8.0"}, flags=("avx",))
+    found = verdicts(env)
+    assert found["cpu-no-avx2"] is Verdict.AFFECTED
+    assert found["bf16-prepack-isa"] is Verdict.AFFECTED
+    assert found["bf16-no-native-isa"] is Verdict.AFFECTED
+    modern = verdicts(make_env({"torch": "2.8.0", "intel-extension-for-pytorch": "2.8.0"}))
+    assert modern["cpu-no-avx2"] is modern["bf16-prepack-isa"] is Verdict.NOT_AFFECTED
+
+
+def test_affinity_mask_format() -> None:
+    """A COMPOSITE-style ZE_AFFINITY_MASK is flagged; a list of indices is fine."""
+    tiles = make_env({"torch": "2.8.0+xpu"}, env_vars={"ZE_AFFINITY_MASK": "0.0,0.1"})
+    assert verdicts(tiles)["ze-affinity-mask"] is Verdict.AFFECTED
+    cards = make_env({"torch": "2.8.0+xpu"}, env_vars={"ZE_AFFINITY_MASK": "0,1"})
+    assert verdicts(cards)["ze-affinity-mask"] is Verdict.NOT_AFFECTED
+
+
+def test_windows_style_import_failure_is_still_explained() -> None:
+    """An IPEX import failure that no specific entry explains is its own finding."""
+    failed = ImportOutcome(
+        module="intel_extension_for_pytorch",
+        ok=False,
+        error_type="OSError",
+        error=r"[WinError 126] Error loading C:\x\intel-ext-pt-gpu.dll or one of its dependencies.",
+    )
+    env = make_env(
+        {"torch": "2.8.0+xpu", "intel-extension-for-pytorch": "2.8.10+xpu"},
+        torch_facts={"version": "2.8.0+xpu", "xpu_compiled": True},
+        imports=(ImportOutcome(module="torch", ok=True, version="2.8.0+xpu"), failed),
+    )
+    finding = next(f for f in judge(env, KB) if f.id == "ipex-import-failed")
+    assert finding.status is Status.FAIL and "WinError 126" in finding.evidence.summary
+
+
+@pytest.mark.parametrize(
+    ("verdict", "severity", "status"),
+    [
+        (Verdict.AFFECTED, Severity.ERROR, Status.FAIL),
+        (Verdict.AFFECTED, Severity.WARNING, Status.WARN),
+        (Verdict.AFFECTED, Severity.INFO, Status.PASS),
+        (Verdict.REGRESSION, Severity.ERROR, Status.FAIL),
+        (Verdict.PREDICTED, Severity.WARNING, Status.WARN),
+        (Verdict.LATENT, Severity.ERROR, Status.WARN),
+        (Verdict.LATENT, Severity.WARNING, Status.PASS),
+        (Verdict.NOT_AFFECTED, Severity.ERROR, Status.PASS),
+        (Verdict.NOT_APPLICABLE, Severity.ERROR, Status.SKIP),
+    ],
+)
+def test_status_for(verdict: Verdict, severity: Severity, status: Status) -> None:
+    """The verdict x severity table the gate relies on."""
+    assert status_for(verdict, severity) is status
+
+
+def test_every_verdict_has_a_status() -> None:
+    """status_for is total over both enums."""
+    for verdict in Verdict:
+        for severity in Severity:
+            assert isinstance(status_for(verdict, severity), Status)

@@ -1,0 +1,99 @@
+"""The runtime probe in real spawned interpreters whose torch misbehaves on import.
+
+The stand-in packages are tiny, but everything around them is real: the venv, the package
+metadata the static probe reads, the spawned interpreter, its death and the doctor's report.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import FAKE_TORCH_OK, make_fake_env, run_doctor
+
+from ipex_doctor import runtime
+
+
+def findings_of(stdout: str) -> dict[str, dict[str, object]]:
+    report = json.loads(stdout)
+    return {f["id"]: f for f in report["findings"]}
+
+
+@pytest.mark.parametrize(
+    ("source", "error_type", "said"),
+    [
+        ("import ctypes\nctypes.string_at(0)\n", "died", "killed by SIGSEGV"),
+        ("import os\nprint('bye', flush=True)\nos._exit(3)\n", "died", "exit code 3"),
+        ("raise ImportError('libmkl_sycl.so.3: cannot open shared object file: No such file or directory')\n",
+         "ImportError", "libmkl_sycl.so.3"),
+        ("import sys\nsys.exit(127)\n", "SystemExit", "exit(127)"),
+    ],
+)
+def test_broken_torch_import_is_a_finding(tmp_path: Path, source: str, error_type: str, said: str) -> None:
+    """Segfault, os._exit, a missing library or exit() at import: a finding, exit 1, no traceback."""
+    python = make_fake_env(tmp_path / "env", {"torch": ("2.8.0", source)})
+    done = run_doctor("env", "--python", python, "--json", "-", "--timeout", "60")
+    assert done.returncode == 1, done.stderr
+    assert "Traceback" not in done.stderr
+    finding = findings_of(done.stdout)["torch-import-failed"]
+    assert finding["status"] == "fail"
+    assert said in str(finding["evidence"]), finding["evidence"]
+    imports = json.loads(done.stdout)["environment"]["runtime"]["imports"]
+    assert imports[0]["error_type"] == error_type
+
+
+def test_missing_oneapi_library_is_named(tmp_path: Path) -> None:
+    """An ImportError naming a oneAPI soname is also judged as a oneAPI runtime problem."""
+    source = "raise ImportError('libsycl.so.7: cannot open shared object file: No such file or directory')\n"
+    python = make_fake_env(tmp_path / "env", {"torch": ("2.8.0", source)})
+    done = run_doctor("env", "--python", python, "--json", "-", "--timeout", "60")
+    finding = findings_of(done.stdout)["oneapi-runtime-libs"]
+    assert finding["status"] == "fail" and "libsycl.so" in str(finding["evidence"])
+
+
+def test_hanging_import_times_out(tmp_path: Path) -> None:
+    """An import that hangs is killed at --timeout and reported with the stage it hung in."""
+    python = make_fake_env(tmp_path / "env", {"torch": ("2.8.0", "import time\ntime.sleep(600)\n")})
+    done = run_doctor("env", "--python", python, "--json", "-", "--timeout", "3")
+    assert done.returncode == 1
+    report = json.loads(done.stdout)
+    assert report["environment"]["runtime"]["timed_out"] is True
+    evidence = str(findings_of(done.stdout)["torch-import-failed"]["evidence"])
+    assert "timed out after" in evidence and "importing torch" in evidence
+
+
+def test_ipex_hard_exit_after_mismatch(tmp_path: Path) -> None:
+    """A fake IPEX 2.5 that prints the mismatch and os._exit(127)s, next to torch 2.8."""
+    ipex = (
+        "import os, torch\n"
+        "print('ERROR! Intel® Extension for PyTorch* needs to work with PyTorch 2.5.*, '\n"
+        "      'but PyTorch 2.8.0+cpu is found. Please switch to the matching version and run again.')\n"
+        "os._exit(127)\n"
+    )
+    python = make_fake_env(
+        tmp_path / "env",
+        {"torch": ("2.8.0", FAKE_TORCH_OK), "intel_extension_for_pytorch": ("2.5.0", ipex)},
+    )
+    done = run_doctor("env", "--python", python, "--json", "-", "--timeout", "60")
+    assert done.returncode == 1, done.stderr
+    findings = findings_of(done.stdout)
+    mismatch = findings["torch-ipex-mismatch"]
+    assert mismatch["status"] == "fail"
+    evidence = str(mismatch["evidence"])
+    assert "IPEX 2.5.0 needs torch 2.5.*" in evidence and "2.8.0+cpu" in evidence
+    assert "torch==2.5.*" in str(mismatch["remediation"])
+    runtime_facts = json.loads(done.stdout)["environment"]["runtime"]
+    assert runtime_facts["unfinished_stage"] == "import intel_extension_for_pytorch"
+    assert runtime_facts["returncode"] == 127
+    # the message printed right before os._exit survived
+    assert "needs to work with PyTorch 2.5" in json.dumps(runtime_facts)
+    assert findings["torch-import-failed"]["status"] == "pass"
+
+
+def test_garbage_in_the_result_channel_is_ignored(tmp_path: Path) -> None:
+    """Lines that are not JSON records are counted and skipped, never fatal."""
+    result = tmp_path / "records.jsonl"
+    result.write_text('{"event": "hello"}\nnot json\n[1, 2]\n{"event": "done"}\n')
+    records, garbage = runtime.read_records(result)
+    assert [r["event"] for r in records] == ["hello", "done"] and garbage == 2

@@ -1,0 +1,87 @@
+"""The one subprocess wrapper: timeouts, signals, output tails and no stray processes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import time
+from pathlib import Path
+
+from ipex_doctor import spawn
+
+
+def test_normal_exit_and_output() -> None:
+    """Exit status and both streams come back."""
+    done = spawn.run(
+        [sys.executable, "-c", "import sys; print('out'); print('err', file=sys.stderr); sys.exit(4)"],
+        timeout=30,
+    )
+    assert (done.returncode, done.stdout.strip(), done.stderr.strip()) == (4, "out", "err")
+    assert done.describe_end() == "exit code 4"
+
+
+def test_signal_is_named() -> None:
+    """A child killed by a signal is reported by the signal's name."""
+    done = spawn.run([sys.executable, "-c", "import os; os.abort()"], timeout=30)
+    assert done.signal_name == "SIGABRT"
+    assert done.describe_end() == "killed by SIGABRT"
+
+
+def test_timeout_kills_the_whole_group(tmp_path: Path) -> None:
+    """A hung child and the grandchild it started are both gone after a timeout."""
+    pidfile = tmp_path / "grandchild.pid"
+    code = (
+        "import subprocess, sys, time\n"
+        f"p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'])\n"
+        f"open({str(pidfile)!r}, 'w').write(str(p.pid))\n"
+        "time.sleep(600)\n"
+    )
+    started = time.monotonic()
+    done = spawn.run([sys.executable, "-c", code], timeout=2)
+    assert done.timed_out and time.monotonic() - started < 30
+    assert "timed out after" in done.describe_end()
+    grandchild = int(pidfile.read_text())
+    time.sleep(0.2)
+    assert not _alive(grandchild)
+
+
+def test_grandchildren_are_reaped_after_normal_exit(tmp_path: Path) -> None:
+    """A child that exits leaving a daemon behind does not leave it running."""
+    pidfile = tmp_path / "daemon.pid"
+    code = (
+        "import subprocess, sys\n"
+        "p = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(600)'],"
+        " stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)\n"
+        f"open({str(pidfile)!r}, 'w').write(str(p.pid))\n"
+    )
+    done = spawn.run([sys.executable, "-c", code], timeout=30)
+    assert done.returncode == 0
+    time.sleep(0.2)
+    assert not _alive(int(pidfile.read_text()))
+
+
+def test_output_is_capped_to_its_tail() -> None:
+    """Megabytes of output keep only the tail, and say how much was dropped."""
+    code = "import sys\nfor i in range(200000): sys.stdout.write('line %d\\n' % i)\n"
+    done = spawn.run([sys.executable, "-c", code], timeout=60, output_limit=4096)
+    assert done.stdout.startswith("[... ") and "line 199999" in done.stdout
+    assert len(done.stdout) < 4096 + 100
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # NOTE: a zombie still "exists" for kill(0); it is dead for our purpose.
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().split()[2] != "Z"
+    except OSError:
+        return False
+
+
+def test_signal_module_is_posix() -> None:
+    """The wrapper relies on process groups (POSIX)."""
+    assert hasattr(os, "killpg") and hasattr(signal, "SIGKILL")
