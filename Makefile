@@ -1,0 +1,33 @@
+# Developer entry points. `make test` is the README's test command and what CI runs.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+
+.PHONY: test lint envs unit reference bench clean
+
+test: lint envs ## everything CI runs: lint, type check, the real environments, the whole suite
+	$(BIN)/python -m pytest -ra
+
+$(BIN)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -qq --upgrade pip
+	$(BIN)/python -m pip install -qq -e '.[test]'
+	touch $@
+
+lint: $(BIN)/.installed ## ruff (lint + format) and mypy --strict on the package
+	$(BIN)/ruff check ipex_doctor tests benchmarks checks
+	$(BIN)/ruff format --check ipex_doctor tests benchmarks checks
+	$(BIN)/mypy
+
+envs: $(BIN)/.installed ## build (or reuse) the real test environments, see tests/testenvs.py
+	$(BIN)/python tests/testenvs.py
+
+unit: $(BIN)/.installed ## the tests that need no real environment (seconds)
+	$(BIN)/python -m pytest -ra -m "not envs and not slow"
+
+bench: envs ## the benchmarks of benchmarks/, against their floors
+	$(BIN)/python benchmarks/light_commands.py
+	$(BIN)/python benchmarks/probe_overhead.py
+
+clean:
+	rm -rf $(VENV) build dist .mypy_cache .ruff_cache .pytest_cache
