@@ -18,7 +18,13 @@ def time_commands(
     for round_no in range(warmup + repeat):
         for name, argv in commands.items():
             started = time.perf_counter()
-            subprocess.run(list(argv), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=False)
+            subprocess.run(
+                list(argv),
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                env=env,
+                check=False,
+            )
             elapsed = time.perf_counter() - started
             if round_no >= warmup:
                 samples[name].append(elapsed)
@@ -31,5 +37,7 @@ def table(samples: dict[str, list[float]], floor: str) -> str:
     rows = [f"{'command':<44} {'median s':>9} {'min s':>7} {'max s':>7} {'x floor':>8}"]
     for name, values in samples.items():
         med = statistics.median(values)
-        rows.append(f"{name:<44} {med:9.3f} {min(values):7.3f} {max(values):7.3f} {med / base:8.2f}")
+        rows.append(
+            f"{name:<44} {med:9.3f} {min(values):7.3f} {max(values):7.3f} {med / base:8.2f}"
+        )
     return "\n".join(rows)

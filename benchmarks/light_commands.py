@@ -32,7 +32,9 @@ def main() -> int:
     }
     samples = time_commands(commands, repeat=args.repeat)
     print(table(samples, "floor: python -c pass"))
-    over = [n for n, v in samples.items() if n.startswith("ipex") and statistics.median(v) > BUDGET_S]
+    over = [
+        n for n, v in samples.items() if n.startswith("ipex") and statistics.median(v) > BUDGET_S
+    ]
     print(f"budget {BUDGET_S} s: " + ("all within" if not over else f"OVER: {', '.join(over)}"))
     return 1 if over else 0
 

@@ -24,7 +24,9 @@ def main() -> int:
     """Run the benchmark and print the table."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--python", default=None, help="examined interpreter (default: reference env)")
+    parser.add_argument(
+        "--python", default=None, help="examined interpreter (default: reference env)"
+    )
     args = parser.parse_args()
     python = args.python or str(testenvs.build("reference"))
     doctor = [sys.executable, "-m", "ipex_doctor"]

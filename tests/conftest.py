@@ -93,9 +93,7 @@ def make_fake_env(root: Path, packages: Mapping[str, tuple[str, str]]) -> str:
         info = site / f"{dist}-{version}.dist-info"
         info.mkdir(exist_ok=True)
         name = "intel-extension-for-pytorch" if module == "intel_extension_for_pytorch" else module
-        (info / "METADATA").write_text(
-            f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
-        )
+        (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n")
         (info / "RECORD").write_text("")
     return str(root / "bin" / "python")
 

@@ -15,7 +15,9 @@ from conftest import REPO, doctor_env, make_fake_env, run_doctor
 HEAVY = ("torch", "intel_extension_for_pytorch", "torchvision")
 
 
-@pytest.mark.parametrize("args", [["--help"], ["kb", "list"], ["kb", "show", "dot-half"], ["kb", "validate"]])
+@pytest.mark.parametrize(
+    "args", [["--help"], ["kb", "list"], ["kb", "show", "dot-half"], ["kb", "validate"]]
+)
 def test_light_commands_never_import_torch(args: list[str]) -> None:
     """--help and kb commands import no torch, IPEX or torchvision (checked with -X importtime)."""
     done = subprocess.run(
@@ -126,7 +128,9 @@ def _script(tmp_path: Path, body: str) -> str:
 
 def test_python_that_is_not_python(tmp_path: Path) -> None:
     """A shell script that prints fake JSON does not pass the handshake."""
-    fake = _script(tmp_path, 'echo \'IPEX-DOCTOR-HANDSHAKE {"nonce": "x", "version": [3, 11, 0]}\'\n')
+    fake = _script(
+        tmp_path, 'echo \'IPEX-DOCTOR-HANDSHAKE {"nonce": "x", "version": [3, 11, 0]}\'\n'
+    )
     done = run_doctor("env", "--python", fake)
     assert done.returncode == 2 and "not a usable Python interpreter" in done.stderr
 

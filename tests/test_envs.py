@@ -107,7 +107,10 @@ def test_torch213_with_ipex28_mismatch() -> None:
     assert 'pip install "torch==2.8.*"' in mismatch["remediation"]
     assert "upstream PyTorch" in mismatch["remediation"]
     os_exit = _findings(report)["ipex-os-exit"]
-    assert os_exit["verdict"] == "affected" and "has no attribute 'exit'" in os_exit["evidence"]["summary"]
+    assert (
+        os_exit["verdict"] == "affected"
+        and "has no attribute 'exit'" in os_exit["evidence"]["summary"]
+    )
     # the generic import failure is explained, not reported twice
     assert _findings(report)["ipex-import-failed"]["status"] == "pass"
     assert "IPEX and torch major.minor versions differ" in stderr

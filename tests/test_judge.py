@@ -126,7 +126,13 @@ def test_upstream_xpu_torch_without_devices() -> None:
         torch_facts={
             "version": "2.8.0+xpu",
             "xpu_compiled": True,
-            "accelerators": {"xpu": {"available": False, "count": 0, "messages": ["Failed to initialize XPU devices."]}},
+            "accelerators": {
+                "xpu": {
+                    "available": False,
+                    "count": 0,
+                    "messages": ["Failed to initialize XPU devices."],
+                }
+            },
         },
     )
     finding = next(f for f in judge(env, KB) if f.id == "xpu-not-visible")

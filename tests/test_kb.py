@@ -128,14 +128,18 @@ def test_invalid_version_is_named(tmp_path: Path) -> None:
 
 def test_invalid_regex_is_named(tmp_path: Path) -> None:
     """A symptom that is not a regular expression is refused with its line."""
-    text = MINIMAL.replace("    references:", '    symptoms:\n      - "unbalanced ("\n    references:')
+    text = MINIMAL.replace(
+        "    references:", '    symptoms:\n      - "unbalanced ("\n    references:'
+    )
     message = error_of(tmp_path, text)
     assert "kb.yaml:13" in message and "invalid regular expression" in message
 
 
 def test_unknown_rule_is_named(tmp_path: Path) -> None:
     """A rule the doctor does not have is refused, listing the known ones."""
-    message = error_of(tmp_path, MINIMAL.replace("    affected:", "    rule: no-such-rule\n    affected:"))
+    message = error_of(
+        tmp_path, MINIMAL.replace("    affected:", "    rule: no-such-rule\n    affected:")
+    )
     assert "unknown rule 'no-such-rule'" in message and "torch-ipex-mismatch" in message
 
 

@@ -25,12 +25,17 @@ def findings_of(stdout: str) -> dict[str, dict[str, object]]:
     [
         ("import ctypes\nctypes.string_at(0)\n", "died", "killed by SIGSEGV"),
         ("import os\nprint('bye', flush=True)\nos._exit(3)\n", "died", "exit code 3"),
-        ("raise ImportError('libmkl_sycl.so.3: cannot open shared object file: No such file or directory')\n",
-         "ImportError", "libmkl_sycl.so.3"),
+        (
+            "raise ImportError('libmkl_sycl.so.3: cannot open shared object file: No such file or directory')\n",
+            "ImportError",
+            "libmkl_sycl.so.3",
+        ),
         ("import sys\nsys.exit(127)\n", "SystemExit", "exit(127)"),
     ],
 )
-def test_broken_torch_import_is_a_finding(tmp_path: Path, source: str, error_type: str, said: str) -> None:
+def test_broken_torch_import_is_a_finding(
+    tmp_path: Path, source: str, error_type: str, said: str
+) -> None:
     """Segfault, os._exit, a missing library or exit() at import: a finding, exit 1, no traceback."""
     python = make_fake_env(tmp_path / "env", {"torch": ("2.8.0", source)})
     done = run_doctor("env", "--python", python, "--json", "-", "--timeout", "60")

@@ -14,7 +14,11 @@ from ipex_doctor import spawn
 def test_normal_exit_and_output() -> None:
     """Exit status and both streams come back."""
     done = spawn.run(
-        [sys.executable, "-c", "import sys; print('out'); print('err', file=sys.stderr); sys.exit(4)"],
+        [
+            sys.executable,
+            "-c",
+            "import sys; print('out'); print('err', file=sys.stderr); sys.exit(4)",
+        ],
         timeout=30,
     )
     assert (done.returncode, done.stdout.strip(), done.stderr.strip()) == (4, "out", "err")

@@ -53,7 +53,9 @@ def test_matching_key(text: str, key: str) -> None:
     assert matching_key(Version(text)) == Version(key)
 
 
-def _range(introduced: str | None = None, fixed: str | None = None, last: str | None = None) -> VersionRange:
+def _range(
+    introduced: str | None = None, fixed: str | None = None, last: str | None = None
+) -> VersionRange:
     return VersionRange(
         introduced=None if introduced is None else Version(introduced),
         fixed=None if fixed is None else Version(fixed),

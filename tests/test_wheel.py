@@ -20,14 +20,26 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """(wheel, venv) after building the wheel and installing it into a fresh venv."""
     base = tmp_path_factory.mktemp("wheel")
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "-qq", "--no-deps", "--no-build-isolation",
-         "-w", str(base / "dist"), str(REPO)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "-qq",
+            "--no-deps",
+            "--no-build-isolation",
+            "-w",
+            str(base / "dist"),
+            str(REPO),
+        ],
         check=True,
     )
     wheel = next((base / "dist").glob("ipex_doctor-*.whl"))
     target = base / "venv"
     venv.EnvBuilder(with_pip=True, symlinks=True).create(target)
-    subprocess.run([str(target / "bin" / "python"), "-m", "pip", "install", "-qq", str(wheel)], check=True)
+    subprocess.run(
+        [str(target / "bin" / "python"), "-m", "pip", "install", "-qq", str(wheel)], check=True
+    )
     return wheel, target
 
 
@@ -45,23 +57,35 @@ def test_installing_does_not_pull_torch(installed: tuple[Path, Path]) -> None:
     """The doctor's dependencies never bring (or replace) torch."""
     listing = subprocess.run(
         [str(installed[1] / "bin" / "python"), "-m", "pip", "list", "--format=json"],
-        capture_output=True, text=True, check=True,
+        capture_output=True,
+        text=True,
+        check=True,
     )
     names = {p["name"].lower() for p in json.loads(listing.stdout)}
     assert "ipex-doctor" in names and "torch" not in names
 
 
-def test_installed_doctor_runs_outside_the_repo(installed: tuple[Path, Path], tmp_path: Path) -> None:
+def test_installed_doctor_runs_outside_the_repo(
+    installed: tuple[Path, Path], tmp_path: Path
+) -> None:
     """From another directory: kb validate, kb list and env --python on a bare venv."""
     exe = str(installed[1] / "bin" / "ipex-doctor")
     env = doctor_env()
-    validate = subprocess.run([exe, "kb", "validate"], capture_output=True, text=True, cwd=tmp_path, env=env)
+    validate = subprocess.run(
+        [exe, "kb", "validate"], capture_output=True, text=True, cwd=tmp_path, env=env
+    )
     assert validate.returncode == 0 and "_data/known_issues.yaml" in validate.stdout
-    listing = subprocess.run([exe, "kb", "list"], capture_output=True, text=True, cwd=tmp_path, env=env)
+    listing = subprocess.run(
+        [exe, "kb", "list"], capture_output=True, text=True, cwd=tmp_path, env=env
+    )
     assert "dot-half" in listing.stdout
     bare = make_fake_env(tmp_path / "bare", {})
     done = subprocess.run(
-        [exe, "env", "--python", bare, "--json", "-"], capture_output=True, text=True, cwd=tmp_path, env=env
+        [exe, "env", "--python", bare, "--json", "-"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
     )
     assert done.returncode == 1, done.stderr
     ids = {f["id"]: f["status"] for f in json.loads(done.stdout)["findings"]}
