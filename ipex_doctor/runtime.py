@@ -1,53 +1,31 @@
-"""Run the runtime probe in a spawned interpreter and turn its records into a ``RuntimeProbe``.
+"""The spawned worker session: the runtime probe, then check scripts, in one interpreter.
 
-The probe script (``_probes/runtime_probe.py``) reports stage by stage through a result file.
-This module reads whatever arrived, even from a process that died half-way, and attributes the
+A ``Session`` starts ``_probes/worker.py`` in the examined interpreter. The worker imports
+torch, torchvision and IPEX once (that import is the floor of every diagnosis: about 6 s for
+torch + IPEX on this project's machines), reports the probe, then runs check scripts on demand.
+This module reads whatever arrived, even from a worker that died half-way, and attributes the
 death (exit code, signal, timeout, the last lines it printed) to the stage that was running.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import tempfile
+import time
 from collections.abc import Mapping
-from pathlib import Path
+from dataclasses import dataclass, field
 from typing import Any
 
 from ipex_doctor import resources, spawn
 from ipex_doctor.environment import ImportOutcome, RuntimeProbe
 
 DEFAULT_TIMEOUT_S = 180.0
-"""Default limit for the runtime probe: ``import torch, intel_extension_for_pytorch`` takes
-about 6.4 s on this project's 2-core machines; a hung driver must still end the probe."""
+"""Default limit for the probe (the imports): a hung driver must still end the probe."""
 
 _TAIL_LINES = 25
 
 
 def _tail(text: str, lines: int = _TAIL_LINES) -> str:
     return "\n".join(text.strip().splitlines()[-lines:])
-
-
-def read_records(path: Path) -> tuple[list[dict[str, Any]], int]:
-    """The JSON records in ``path`` and the number of lines that were not valid records."""
-    records, garbage = [], 0
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return [], 0
-    for line in text.splitlines():
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except ValueError:
-            garbage += 1
-            continue
-        if isinstance(record, dict):
-            records.append(record)
-        else:
-            garbage += 1
-    return records, garbage
 
 
 def _import_outcome(data: Mapping[str, Any]) -> ImportOutcome:
@@ -67,8 +45,8 @@ def _import_outcome(data: Mapping[str, Any]) -> ImportOutcome:
     )
 
 
-def assemble(records: list[dict[str, Any]], run: spawn.Completed | None) -> RuntimeProbe:
-    """Build the ``RuntimeProbe`` from the probe's records and how its process ended."""
+def assemble(records: list[dict[str, Any]], run: spawn.Completed) -> RuntimeProbe:
+    """Build the ``RuntimeProbe`` from the worker's records and how its process stood."""
     imports: list[ImportOutcome] = []
     torch: dict[str, Any] = {}
     ipex: dict[str, Any] = {}
@@ -96,16 +74,15 @@ def assemble(records: list[dict[str, Any]], run: spawn.Completed | None) -> Runt
         elif event == "done":
             done = True
     unfinished = open_stages[-1] if open_stages else None
-    output = "" if run is None else _tail(run.stdout + "\n" + run.stderr)
-    if unfinished is not None and unfinished.startswith("import ") and run is not None:
+    output = _tail(run.stdout + "\n" + run.stderr)
+    if not done and unfinished is not None and unfinished.startswith("import "):
         module = unfinished.removeprefix("import ")
-        how = run.describe_end()
         imports.append(
             ImportOutcome(
                 module=module,
                 ok=False,
                 error_type="timeout" if run.timed_out else "died",
-                error=f"the interpreter ended while importing {module}: {how}",
+                error=f"the interpreter ended while importing {module}: {run.describe_end()}",
                 output=output,
             )
         )
@@ -122,35 +99,164 @@ def assemble(records: list[dict[str, Any]], run: spawn.Completed | None) -> Runt
         torch = {**torch, "accelerators": availability}
     return RuntimeProbe(
         ran=True,
-        duration_s=0.0 if run is None else round(run.duration_s, 3),
-        returncode=None if run is None else run.returncode,
-        signal=None if run is None or run.timed_out else run.signal_name,
-        timed_out=bool(run and run.timed_out),
+        duration_s=round(run.duration_s, 3),
+        returncode=run.returncode,
+        signal=None if run.timed_out else run.signal_name,
+        timed_out=run.timed_out,
         unfinished_stage=None if done else (unfinished or "start-up"),
         imports=tuple(imports),
         torch=torch,
         ipex=ipex,
         devices=tuple(devices),
-        output_tail=output,
+        output_tail="" if done else output,
     )
 
 
-def probe(python: str, *, timeout: float = DEFAULT_TIMEOUT_S) -> RuntimeProbe:
-    """Run the runtime probe in ``python``; every failure of the probe becomes data."""
-    script = resources.path("_probes/runtime_probe.py")
-    with tempfile.TemporaryDirectory(prefix="ipex-doctor-") as scratch:
-        result = Path(scratch) / "records.jsonl"
-        result.touch()
-        env = dict(os.environ)
-        # NOTE: -u and PYTHONUNBUFFERED: what an import prints right before os._exit must reach
-        # the pipe; the probe never writes .pyc files into the examined environment.
+@dataclass(frozen=True)
+class CheckRun:
+    """How one check script went on one device."""
+
+    check_id: str
+    device: str
+    outcome: str
+    """``ok`` (it returned a result), ``exception``, ``crashed``, ``timeout``,
+    ``device-broken`` (it ran but left the device unusable) or ``not-run``."""
+    result: Mapping[str, Any] = field(default_factory=dict)
+    error: str = ""
+    output: str = ""
+    seconds: float = 0.0
+
+    @property
+    def reproduced(self) -> bool | None:
+        """The script's verdict: True, False, or None when it could not tell."""
+        value = self.result.get("reproduced") if self.outcome == "ok" else None
+        return value if isinstance(value, bool) else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON shape (inside a finding's evidence data)."""
+        return {
+            "check": self.check_id,
+            "device": self.device,
+            "outcome": self.outcome,
+            "reproduced": self.reproduced,
+            "result": dict(self.result),
+            "error": self.error,
+            "output": self.output,
+            "seconds": self.seconds,
+        }
+
+
+class Session:
+    """One worker process in the examined interpreter."""
+
+    def __init__(
+        self, python: str, *, probe: bool = True, environ: Mapping[str, str] | None = None
+    ) -> None:
+        """Start the worker; raises ``OSError`` when ``python`` cannot be started."""
+        script = str(resources.path("_probes/worker.py"))
+        env = dict(os.environ if environ is None else environ)
+        # NOTE: unbuffered, so what an import prints right before os._exit reaches the pipe;
+        # and no .pyc files written into the examined environment.
         env["PYTHONUNBUFFERED"] = "1"
         env["PYTHONDONTWRITEBYTECODE"] = "1"
-        try:
-            run = spawn.run(
-                [python, "-u", str(script), str(result)], timeout=timeout, env=env, cwd=scratch
+        extra = [] if probe else ["--no-probe"]
+        self.worker = spawn.Worker(lambda fd: [python, "-u", script, str(fd), *extra], env=env)
+        self.records: list[dict[str, Any]] = []
+        self.ready = False
+
+    def _pending(self) -> spawn.Completed:
+        elapsed = time.monotonic() - self.worker.started
+        return spawn.Completed(self.worker.argv, None, False, elapsed, "", "")
+
+    def start_up(self, timeout: float) -> RuntimeProbe:
+        """Wait for the probe (or, with ``probe=False``, the imports) to finish."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                record = self.worker.next_record(deadline - time.monotonic())
+            except spawn.WorkerTimeout:
+                return assemble(self.records, self.worker.close(timed_out=True))
+            if record is None:
+                return assemble(self.records, self.worker.close())
+            self.records.append(record)
+            if record.get("event") == "done":
+                self.ready = self.worker.alive()
+                probe = assemble(self.records, self._pending())
+                if not self.ready:
+                    self.worker.close()
+                return probe
+
+    def run_check(self, check_id: str, path: str, device: str, timeout: float) -> CheckRun:
+        """Run one check; a crash, hang or broken device ends this session (``ready`` False)."""
+        key = f"{check_id}@{device}"
+        started = time.monotonic()
+        if not self.ready or not self.worker.send({"id": check_id, "path": path, "device": device}):
+            self.ready = False
+            return CheckRun(check_id, device, "not-run", error="the worker was not running")
+        deadline = started + timeout
+        while True:
+            try:
+                record = self.worker.next_record(deadline - time.monotonic())
+            except spawn.WorkerTimeout:
+                end = self.worker.close(timed_out=True)
+                self.ready = False
+                return CheckRun(
+                    check_id,
+                    device,
+                    "timeout",
+                    error=f"did not finish within {timeout:.0f} s; the worker was killed",
+                    output=_tail(end.stdout + "\n" + end.stderr, 10),
+                    seconds=round(time.monotonic() - started, 3),
+                )
+            if record is None:
+                end = self.worker.close()
+                self.ready = False
+                return CheckRun(
+                    check_id,
+                    device,
+                    "crashed",
+                    error=f"the worker died running it: {end.describe_end()}",
+                    output=_tail(end.stdout + "\n" + end.stderr, 10),
+                    seconds=round(time.monotonic() - started, 3),
+                )
+            if record.get("event") == "end" and record.get("task") == key:
+                return self._finished(check_id, device, record)
+
+    def _finished(self, check_id: str, device: str, record: Mapping[str, Any]) -> CheckRun:
+        seconds = float(record.get("seconds") or 0.0)
+        output = str(record.get("output") or "")
+        if record.get("device_error"):
+            self.close()
+            return CheckRun(
+                check_id,
+                device,
+                "device-broken",
+                result=dict(record.get("result") or {}),
+                error=f"{device} no longer works after the check: {record['device_error']}",
+                output=output,
+                seconds=seconds,
             )
-        except OSError as exc:
-            return RuntimeProbe(ran=False, skip_reason=f"could not start {python}: {exc.strerror}")
-        records, _garbage = read_records(result)
-    return assemble(records, run)
+        if not record.get("ok"):
+            error = f"{record.get('error_type')}: {record.get('error')}"
+            trace = str(record.get("traceback") or "")
+            return CheckRun(
+                check_id,
+                device,
+                "exception",
+                error=error,
+                output=_tail(trace or output, 12),
+                seconds=seconds,
+            )
+        return CheckRun(
+            check_id,
+            device,
+            "ok",
+            result=dict(record.get("result") or {}),
+            output=output,
+            seconds=seconds,
+        )
+
+    def close(self) -> None:
+        """End the worker (its whole process group)."""
+        self.ready = False
+        self.worker.close()

@@ -10,15 +10,18 @@ on a full pipe.
 from __future__ import annotations
 
 import collections
+import contextlib
 import io
+import json
 import os
+import queue
 import signal
 import subprocess
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 DEFAULT_OUTPUT_LIMIT = 256 * 1024
 """Bytes of stdout and of stderr kept per child (the tail)."""
@@ -147,3 +150,138 @@ def run(
         stdout=readers[0].text(),
         stderr=readers[1].text(),
     )
+
+
+class WorkerTimeout(Exception):
+    """No record arrived from a worker within the time allowed."""
+
+
+class Worker:
+    """A long-lived child: tasks go in on its stdin, JSON records come back on a private pipe.
+
+    The record pipe is separate from stdout/stderr, so whatever the examined code prints can
+    never be mistaken for a result; lines on it that are not JSON objects come back as
+    ``{"event": "garbage"}`` records. At end of file (the child died or closed it) the next
+    record is ``None``. The child runs in its own session; ``close`` kills its whole group.
+    """
+
+    def __init__(
+        self,
+        build_argv: Callable[[int], Sequence[str]],
+        *,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        output_limit: int = DEFAULT_OUTPUT_LIMIT,
+    ) -> None:
+        """Start the child; ``build_argv`` gets the file descriptor the child must write to."""
+        read_fd, write_fd = os.pipe()
+        self.started = time.monotonic()
+        try:
+            self.argv = tuple(build_argv(write_fd))
+            self.process = subprocess.Popen(
+                list(self.argv),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=None if env is None else dict(env),
+                cwd=cwd,
+                pass_fds=(write_fd,),
+                start_new_session=True,
+            )
+        except BaseException:
+            os.close(read_fd)
+            raise
+        finally:
+            os.close(write_fd)
+        out = cast(io.BufferedReader, self.process.stdout)
+        err = cast(io.BufferedReader, self.process.stderr)
+        self._readers = [_TailReader(out, output_limit), _TailReader(err, output_limit)]
+        for reader in self._readers:
+            reader.start()
+        self._records: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        self._record_thread = threading.Thread(
+            target=self._read_records, args=(read_fd,), daemon=True
+        )
+        self._record_thread.start()
+        self._eof = False
+        self.timed_out = False
+        self._completed: Completed | None = None
+
+    def _read_records(self, fd: int) -> None:
+        with open(fd, "rb") as stream:
+            for raw in stream:
+                line = raw.decode("utf-8", "replace").strip()
+                if not line:
+                    continue
+                try:
+                    record = json.loads(line)
+                except ValueError:
+                    record = None
+                if not isinstance(record, dict):
+                    record = {"event": "garbage", "line": line[:200]}
+                self._records.put(record)
+        self._records.put(None)
+
+    def next_record(self, timeout: float) -> dict[str, Any] | None:
+        """The next record; ``None`` once the channel closed; ``WorkerTimeout`` after ``timeout``."""
+        if self._eof:
+            return None
+        try:
+            record = self._records.get(timeout=max(timeout, 0.0))
+        except queue.Empty:
+            raise WorkerTimeout from None
+        if record is None:
+            self._eof = True
+        return record
+
+    def send(self, message: Mapping[str, Any]) -> bool:
+        """Write one JSON line to the child's stdin; False when the child is gone."""
+        stdin = self.process.stdin
+        if stdin is None or stdin.closed:
+            return False
+        try:
+            stdin.write((json.dumps(dict(message)) + "\n").encode("utf-8"))
+            stdin.flush()
+        except (BrokenPipeError, OSError, ValueError):
+            return False
+        return True
+
+    def output_tail(self, lines: int = 25) -> str:
+        """The last lines the child printed on stdout and stderr so far."""
+        text = self._readers[0].text() + "\n" + self._readers[1].text()
+        return "\n".join(text.strip().splitlines()[-lines:])
+
+    def close(self, *, grace: float = 5.0, timed_out: bool = False) -> Completed:
+        """Close stdin, give the child ``grace`` seconds to exit, then kill its group."""
+        if self._completed is not None:
+            return self._completed
+        self.timed_out = self.timed_out or timed_out
+        stdin = self.process.stdin
+        if stdin is not None:
+            with contextlib.suppress(OSError, ValueError):
+                stdin.close()
+        if not self.timed_out:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=grace)
+        _kill_group(self.process)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.process.wait(timeout=10)
+        for reader in self._readers:
+            reader.join(timeout=5)
+        self._record_thread.join(timeout=5)
+        for stream in (self.process.stdout, self.process.stderr):
+            if stream is not None:
+                stream.close()
+        self._completed = Completed(
+            argv=self.argv,
+            returncode=self.process.returncode,
+            timed_out=self.timed_out,
+            duration_s=time.monotonic() - self.started,
+            stdout=self._readers[0].text(),
+            stderr=self._readers[1].text(),
+        )
+        return self._completed
+
+    def alive(self) -> bool:
+        """Whether the child process is still running."""
+        return self.process.poll() is None

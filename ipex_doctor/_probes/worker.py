@@ -1,18 +1,23 @@
-"""Runtime probe: runs *inside the examined interpreter*, never in the doctor's process.
+"""The worker: runs *inside the examined interpreter*, never in the doctor's process.
 
-    python runtime_probe.py RESULT_FILE
+    python worker.py RESULT_FD [--no-probe]
 
-Imports torch, torchvision and IPEX one at a time and reports build facts and devices. It uses
-only the standard library until it imports torch and must run on any Python >= 3.8.
+It imports torch, torchvision and IPEX once, reports build facts and devices (the runtime
+probe; ``--no-probe`` only imports, for a replacement worker), then serves tasks read from
+stdin, one JSON object per line, until stdin closes: each task names a check script, a device
+and an id; the worker runs the script's ``run(device)``, resets torch's global state and checks
+that the device still works. It uses only the standard library until it imports torch and must
+run on any Python >= 3.8.
 
-Protocol: one JSON object per line, appended to RESULT_FILE and flushed at once.
+Protocol: one JSON object per line on the inherited file descriptor RESULT_FD, flushed at once.
 ``{"event": "begin", "stage": S}`` is written before each stage that may kill the process
-(IPEX calls ``os._exit`` on a torch mismatch in some releases; a driver may segfault), and
-``{"event": "end", "stage": S, ...}`` after it. A ``begin`` without its ``end`` tells the doctor
-where the process died. Output printed during an import is both captured (for the record) and
-passed through unbuffered (so it survives an ``os._exit``).
+(IPEX calls ``os._exit`` on a torch mismatch in some releases; a driver or a check may
+segfault), and ``{"event": "end", "stage": S, ...}`` after it. A ``begin`` without its ``end``
+tells the doctor where the process died. Output printed meanwhile is both captured (for the
+record) and passed through unbuffered (so it survives an ``os._exit``).
 """
 
+import contextlib
 import importlib
 import importlib.util
 import io
@@ -90,6 +95,23 @@ def _explain_extension(module: str) -> Optional[str]:
     return None
 
 
+@contextlib.contextmanager
+def captured(capture: io.StringIO) -> Any:
+    """Tee stdout, stderr and warnings into ``capture`` while the block runs."""
+    saved = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = _Tee(saved[0], capture), _Tee(saved[1], capture)
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                yield
+            finally:
+                for warning in caught:
+                    capture.write("%s: %s\n" % (warning.category.__name__, warning.message))
+    finally:
+        sys.stdout, sys.stderr = saved
+
+
 def guarded_import(module: str) -> Any:
     """Import ``module``, recording time, output, warnings and any failure; return it or None."""
     stage = "import " + module
@@ -97,29 +119,21 @@ def guarded_import(module: str) -> Any:
     capture = io.StringIO()
     outcome: Dict[str, Any] = {"module": module, "ok": False}
     started = time.perf_counter()
-    saved = sys.stdout, sys.stderr
-    sys.stdout, sys.stderr = _Tee(saved[0], capture), _Tee(saved[1], capture)
     loaded = None
-    try:
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            try:
-                loaded = importlib.import_module(module)
-                outcome["ok"] = True
-                outcome["version"] = str(getattr(loaded, "__version__", "") or "") or None
-            except SystemExit as exc:
-                outcome["error_type"] = "SystemExit"
-                outcome["error"] = "the import called exit(%r)" % (exc.code,)
-            except KeyboardInterrupt:
-                raise
-            except BaseException as exc:  # noqa: BLE001 - the probe reports every failure
-                outcome["error_type"] = type(exc).__name__
-                outcome["error"] = str(exc)
-                outcome["traceback"] = _trim("".join(traceback.format_exc()))
-            for warning in caught:
-                capture.write("%s: %s\n" % (warning.category.__name__, warning.message))
-    finally:
-        sys.stdout, sys.stderr = saved
+    with captured(capture):
+        try:
+            loaded = importlib.import_module(module)
+            outcome["ok"] = True
+            outcome["version"] = str(getattr(loaded, "__version__", "") or "") or None
+        except SystemExit as exc:
+            outcome["error_type"] = "SystemExit"
+            outcome["error"] = "the import called exit(%r)" % (exc.code,)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - the probe reports every failure
+            outcome["error_type"] = type(exc).__name__
+            outcome["error"] = str(exc)
+            outcome["traceback"] = _trim("".join(traceback.format_exc()))
     outcome["seconds"] = round(time.perf_counter() - started, 3)
     outcome["output"] = _trim(capture.getvalue())
     if not outcome["ok"]:
@@ -234,32 +248,8 @@ def ipex_facts(ipex: Any) -> Dict[str, Any]:
     return facts
 
 
-def main(argv: List[str]) -> int:
-    """Run every stage; the process exits 0 even when an import fails (that is a finding)."""
-    global _RESULT
-    _RESULT = open(argv[1], "a", encoding="utf-8")
-    emit({"event": "hello", "python": sys.version.split()[0], "pid": os.getpid()})
-    if importlib.util.find_spec("torch") is None:
-        emit(
-            {
-                "event": "end",
-                "stage": "import torch",
-                "import": {
-                    "module": "torch",
-                    "ok": False,
-                    "error_type": "ModuleNotFoundError",
-                    "error": "No module named 'torch'",
-                    "output": "",
-                    "seconds": 0.0,
-                },
-            }
-        )
-        emit({"event": "done"})
-        return 0
-    torch = guarded_import("torch")
-    if torch is None:
-        emit({"event": "done"})
-        return 0
+def probe(torch: Any) -> None:
+    """The runtime probe's stages after ``import torch``: facts, devices, torchvision, IPEX."""
     emit({"event": "begin", "stage": "torch facts"})
     emit({"event": "end", "stage": "torch facts", "torch": torch_facts(torch)})
     emit({"event": "begin", "stage": "devices"})
@@ -283,7 +273,150 @@ def main(argv: List[str]) -> int:
                         "devices": [_devices_of(torch, "xpu")],
                     }
                 )
+
+
+def _import_quietly(module: str) -> None:
+    """Import ``module`` if installed, for a replacement worker (the probe already reported)."""
+    if importlib.util.find_spec(module) is None:
+        return
+    with captured(io.StringIO()):
+        try:
+            importlib.import_module(module)
+        except Exception:  # noqa: BLE001 - the probe reported it; checks will see it too
+            pass
+
+
+_DEFAULTS: Dict[str, Any] = {}
+
+
+def _remember_defaults(torch: Any) -> None:
+    _DEFAULTS.update(
+        dtype=torch.get_default_dtype(),
+        threads=torch.get_num_threads(),
+        deterministic=torch.are_deterministic_algorithms_enabled(),
+    )
+
+
+def reset_state(torch: Any) -> None:
+    """Undo what a check may have changed in torch's global state."""
+    torch.set_grad_enabled(True)
+    if "dtype" in _DEFAULTS:
+        torch.set_default_dtype(_DEFAULTS["dtype"])
+        torch.set_num_threads(_DEFAULTS["threads"])
+        torch.use_deterministic_algorithms(_DEFAULTS["deterministic"])
+    clear = getattr(torch, "clear_autocast_cache", None)
+    if callable(clear):
+        clear()
+    dynamo = sys.modules.get("torch._dynamo")
+    if dynamo is not None:
+        _safe(dynamo.reset)
+    torch.manual_seed(0)
+
+
+def device_health(torch: Any, device: str) -> Optional[str]:
+    """None when ``device`` still computes correctly, else what went wrong."""
+    try:
+        kind = device.split(":")[0]
+        backend = getattr(torch, kind, None)
+        value = (torch.arange(4, device=device, dtype=torch.float32) * 2).sum().item()
+        if kind != "cpu" and backend is not None and hasattr(backend, "synchronize"):
+            backend.synchronize()
+        if value != 12.0:
+            return "a test computation returned %r instead of 12.0" % (value,)
+    except Exception as exc:  # noqa: BLE001
+        return "%s: %s" % (type(exc).__name__, exc)
+    return None
+
+
+def _load_check(task_id: str, path: str) -> Any:
+    spec = importlib.util.spec_from_file_location(
+        "ipex_doctor_check_" + task_id.replace("-", "_"), path
+    )
+    if spec is None or spec.loader is None:
+        raise ImportError("cannot load check script %s" % path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    if not callable(getattr(module, "run", None)):
+        raise TypeError("check script %s defines no run(device) function" % path)
+    return module
+
+
+def run_task(torch: Any, task: Dict[str, Any]) -> None:
+    """Run one check on one device and report its result, output and the device's health."""
+    key = "%s@%s" % (task["id"], task["device"])
+    emit({"event": "begin", "stage": "check " + key, "task": key})
+    capture = io.StringIO()
+    record: Dict[str, Any] = {"event": "end", "stage": "check " + key, "task": key, "ok": False}
+    started = time.perf_counter()
+    with captured(capture):
+        try:
+            result = _load_check(task["id"], task["path"]).run(task["device"])
+            if not isinstance(result, dict):
+                raise TypeError("run() returned %s, not a dict" % type(result).__name__)
+            record["result"] = json.loads(json.dumps(result, default=repr))
+            record["ok"] = True
+        except SystemExit as exc:
+            record["error_type"] = "SystemExit"
+            record["error"] = "the check called exit(%r)" % (exc.code,)
+        except KeyboardInterrupt:
+            raise
+        except BaseException as exc:  # noqa: BLE001 - a failing check is a finding
+            record["error_type"] = type(exc).__name__
+            record["error"] = str(exc)
+            record["traceback"] = _trim(traceback.format_exc())
+    record["seconds"] = round(time.perf_counter() - started, 3)
+    record["output"] = _trim(capture.getvalue())
+    reset_state(torch)
+    record["device_error"] = device_health(torch, task["device"])
+    emit(record)
+
+
+def serve(torch: Any) -> None:
+    """Run tasks from stdin until it closes."""
+    _remember_defaults(torch)
+    emit({"event": "ready"})
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        run_task(torch, json.loads(line))
+
+
+def main(argv: List[str]) -> int:
+    """Probe (unless --no-probe), then serve tasks; an import failure is data, never an exit."""
+    global _RESULT
+    _RESULT = os.fdopen(int(argv[1]), "w", encoding="utf-8")
+    do_probe = "--no-probe" not in argv[2:]
+    emit({"event": "hello", "python": sys.version.split()[0], "pid": os.getpid()})
+    if importlib.util.find_spec("torch") is None:
+        emit(
+            {
+                "event": "end",
+                "stage": "import torch",
+                "import": {
+                    "module": "torch",
+                    "ok": False,
+                    "error_type": "ModuleNotFoundError",
+                    "error": "No module named 'torch'",
+                    "output": "",
+                    "seconds": 0.0,
+                },
+            }
+        )
+        emit({"event": "done"})
+        return 0
+    if do_probe:
+        torch = guarded_import("torch")
+        if torch is None:
+            emit({"event": "done"})
+            return 0
+        probe(torch)
+    else:
+        # NOTE: a replacement worker: the probe already judged the imports.
+        torch = importlib.import_module("torch")
+        for module in ("torchvision", "intel_extension_for_pytorch"):
+            _import_quietly(module)
     emit({"event": "done"})
+    serve(torch)
     return 0
 
 
