@@ -22,6 +22,7 @@ from ipex_doctor import __version__
 from ipex_doctor.errors import DoctorError, ExitCode
 
 if TYPE_CHECKING:
+    from ipex_doctor.diagnose import CheckOptions
     from ipex_doctor.kb import KnowledgeBase, KnownIssue
     from ipex_doctor.model import FindingKind, Report
 
@@ -52,6 +53,7 @@ def _run_diagnosis(
     verbose: int,
     timeout: float,
     kinds: tuple[FindingKind, ...] | None,
+    checks: CheckOptions | None = None,
 ) -> int:
     from rich.console import Console
 
@@ -69,12 +71,43 @@ def _run_diagnosis(
             knowledge,
             command=command,
             kinds=kinds,
+            checks=checks,
             progress=lambda message: status.update(message),
         )
     human.print(render_console(report, verbosity=verbose))
     if json_path is not None:
         output.write_text(json_path, render_json(report))
     return _exit_code_of(report)
+
+
+def _check_options(
+    only: tuple[str, ...] | None,
+    device: str,
+    timeout: float,
+    isolation: str,
+    checks_dirs: tuple[str, ...],
+) -> CheckOptions:
+    from ipex_doctor.checks import catalog
+    from ipex_doctor.diagnose import CheckOptions
+    from ipex_doctor.repro import parse_device_spec
+
+    scripts = catalog(tuple(Path(d) for d in checks_dirs))
+    for name in only or ():
+        if name not in scripts:
+            close = difflib.get_close_matches(name, list(scripts), n=3)
+            raise DoctorError(
+                f"no check named '{name}'",
+                tip=f"did you mean {', '.join(close)}?"
+                if close
+                else "'ipex-doctor repro --list' lists them",
+            )
+    return CheckOptions(
+        catalog=scripts,
+        only=only,
+        device=parse_device_spec(device),
+        timeout_s=timeout,
+        isolation=isolation,
+    )
 
 
 def _diagnosis_options(func: click.decorators.FC) -> click.decorators.FC:
@@ -89,10 +122,41 @@ def _diagnosis_options(func: click.decorators.FC) -> click.decorators.FC:
                 default=180.0,
                 show_default=True,
                 metavar="SECONDS",
-                help="Limit for the spawned interpreter that imports torch and IPEX.",
+                help="Limit for each step in the spawned interpreter: the imports, and each check.",
             ),
             click.option(
                 "-v", "--verbose", count=True, help="Also show passes, skips and evidence."
+            ),
+        )
+    ):
+        func = decorator(func)
+    return func
+
+
+def _check_run_options(func: click.decorators.FC) -> click.decorators.FC:
+    for decorator in reversed(
+        (
+            click.option(
+                "--device",
+                default="auto",
+                show_default=True,
+                help="Where to run the checks: auto (cpu and every accelerator), all, cpu, "
+                "xpu, xpu:N, cuda, cuda:N.",
+            ),
+            click.option(
+                "--isolation",
+                type=click.Choice(["worker", "process"]),
+                default="worker",
+                show_default=True,
+                help="worker: one interpreter runs every check (replaced if one breaks it); "
+                "process: a fresh interpreter per check.",
+            ),
+            click.option(
+                "--checks-dir",
+                "checks_dirs",
+                metavar="DIR",
+                multiple=True,
+                help="Directory of your own check scripts (a --kb entry can name them). Repeatable.",
             ),
         )
     ):
@@ -113,14 +177,19 @@ def cli() -> None:
 
 @cli.command()
 @_diagnosis_options
+@_check_run_options
 def check(
     python: str | None,
     json_path: str | None,
     kb_files: tuple[str, ...],
     timeout: float,
     verbose: int,
+    device: str,
+    isolation: str,
+    checks_dirs: tuple[str, ...],
 ) -> None:
-    """Full diagnosis: probe the environment and judge every known issue."""
+    """Full diagnosis: probe, run every applicable reproduction, judge every known issue."""
+    options = _check_options(None, device, timeout, isolation, checks_dirs)
     sys.exit(
         _run_diagnosis(
             command="check",
@@ -130,6 +199,54 @@ def check(
             verbose=verbose,
             timeout=timeout,
             kinds=None,
+            checks=options,
+        )
+    )
+
+
+@cli.command()
+@click.argument("names", nargs=-1, metavar="[NAME]... | all")
+@click.option("--list", "list_only", is_flag=True, help="List the check scripts and exit.")
+@_diagnosis_options
+@_check_run_options
+def repro(
+    names: tuple[str, ...],
+    list_only: bool,
+    python: str | None,
+    json_path: str | None,
+    kb_files: tuple[str, ...],
+    timeout: float,
+    verbose: int,
+    device: str,
+    isolation: str,
+    checks_dirs: tuple[str, ...],
+) -> None:
+    """Run reproductions of known issues (NAME..., or all) and explain what they found."""
+    from ipex_doctor.checks import catalog
+
+    scripts = catalog(tuple(Path(d) for d in checks_dirs))
+    if list_only:
+        knowledge = _load_kb(kb_files)
+        width = max((len(i) for i in scripts), default=4)
+        for check_id, script in scripts.items():
+            entries = [i.id for i in knowledge.issues if i.repro == check_id]
+            used = f"  (judges {', '.join(entries)})" if entries else ""
+            click.echo(f"{check_id:<{width}}  {script.title}{used}")
+        return
+    if not names:
+        raise click.UsageError("name at least one check, or 'all' (see 'ipex-doctor repro --list')")
+    selected = tuple(scripts) if "all" in names else tuple(dict.fromkeys(names))
+    options = _check_options(selected, device, timeout, isolation, checks_dirs)
+    sys.exit(
+        _run_diagnosis(
+            command="repro",
+            python=python,
+            json_path=json_path,
+            kb_files=kb_files,
+            verbose=max(verbose, 1),
+            timeout=timeout,
+            kinds=None,
+            checks=options,
         )
     )
 

@@ -12,12 +12,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from ipex_doctor import __version__, host, interpreter, runtime
+from ipex_doctor import __version__, host, interpreter, repro, runtime
+from ipex_doctor.checks import CheckScript
 from ipex_doctor.environment import Environment, RuntimeProbe
 from ipex_doctor.judge import judge
-from ipex_doctor.kb import KnowledgeBase
-from ipex_doctor.model import FindingKind, Report
+from ipex_doctor.kb import KnowledgeBase, KnownIssue
+from ipex_doctor.model import FindingKind, Report, Severity
 from ipex_doctor.redact import Redactor, reported_env_vars
+from ipex_doctor.runtime import CheckRun, Session
 
 Progress = Callable[[str], None]
 
@@ -35,16 +37,30 @@ class ProbeOptions:
     runtime_probe: bool = True
 
 
+@dataclass(frozen=True)
+class CheckOptions:
+    """Which check scripts to run, where, and how."""
+
+    catalog: Mapping[str, CheckScript]
+    only: tuple[str, ...] | None = None
+    """Check ids to run; ``None`` runs every check a knowledge-base entry names."""
+    device: str = "auto"
+    timeout_s: float = repro.DEFAULT_CHECK_TIMEOUT_S
+    isolation: str = "worker"
+
+
 def examine(
     options: ProbeOptions,
     *,
     environ: Mapping[str, str] | None = None,
     progress: Progress = _quiet,
-) -> Environment:
+    keep_session: bool = False,
+) -> tuple[Environment, Session | None]:
     """Probe the environment of ``options.python``: static facts, then the runtime probe.
 
     Raises ``InterpreterError`` when ``options.python`` cannot be used at all; every other
-    failure (torch missing, an import that crashes) is recorded in the environment.
+    failure (torch missing, an import that crashes) is recorded in the environment. With
+    ``keep_session`` the worker that ran the probe is returned, still running, for checks.
     """
     environ = os.environ if environ is None else environ
     progress("asking the interpreter who it is")
@@ -54,20 +70,87 @@ def examine(
     machine = host.probe_host()
     redactor = Redactor(environ)
     env_vars = reported_env_vars(environ, redactor)
+    session = None
     if not options.runtime_probe:
         probe = RuntimeProbe(ran=False, skip_reason="the runtime probe was switched off")
     elif not any(p.name == "torch" for p in packages):
         probe = RuntimeProbe(ran=False, skip_reason="torch is not installed")
     else:
         progress("importing torch and IPEX in a spawned interpreter")
-        probe = runtime.probe(target.interpreter.executable, timeout=options.timeout_s)
-    return Environment(
+        try:
+            session = Session(target.interpreter.executable, environ=environ)
+        except OSError as exc:
+            probe = RuntimeProbe(
+                ran=False, skip_reason=f"could not start the interpreter: {exc.strerror}"
+            )
+        else:
+            probe = session.start_up(options.timeout_s)
+            if not keep_session:
+                session.close()
+                session = None
+    env = Environment(
         interpreter=target.interpreter,
         host=machine,
         packages=packages,
         env_vars=env_vars,
         runtime=probe,
     )
+    return env, session
+
+
+def _plan(
+    env: Environment, kb: KnowledgeBase, checks: CheckOptions
+) -> tuple[list[repro.Task], dict[str, list[CheckRun]]]:
+    """The tasks to run, and the runs already decided (devices asked for that do not exist)."""
+    wanted = checks.only
+    if wanted is None:
+        wanted = tuple(
+            dict.fromkeys(
+                i.repro for i in kb.issues if i.repro is not None and i.repro in checks.catalog
+            )
+        )
+    devices, missing = repro.select_devices(checks.device, env)
+    tasks: list[repro.Task] = []
+    decided: dict[str, list[CheckRun]] = {}
+    for check_id in wanted:
+        script = checks.catalog[check_id]
+        tasks.extend(repro.Task(script, device) for device in devices)
+        decided[check_id] = [
+            CheckRun(
+                check_id, device, "not-run", error=f"{device} is not present in this environment"
+            )
+            for device in missing
+        ]
+    return tasks, decided
+
+
+def _with_adhoc_entries(kb: KnowledgeBase, checks: CheckOptions) -> KnowledgeBase:
+    """Add an entry for each requested check that no knowledge-base entry names."""
+    named = {i.repro for i in kb.issues}
+    extra = []
+    for check_id in checks.only or ():
+        if check_id in named:
+            continue
+        script = checks.catalog[check_id]
+        extra.append(
+            KnownIssue(
+                id=check_id,
+                title=script.title,
+                kind=FindingKind.KNOWN_ISSUE,
+                severity=Severity.WARNING,
+                summary=script.doc or script.title,
+                remediation=f"See the docstring of {script.path}.",
+                workaround="",
+                devices=(),
+                affected=(),
+                rule=None,
+                repro=check_id,
+                symptoms=(),
+                references=(),
+                source=str(script.path),
+            )
+        )
+    return KnowledgeBase(issues=kb.issues + tuple(extra), sources=kb.sources)
 
 
 def now_utc() -> str:
@@ -81,14 +164,44 @@ def diagnose(
     *,
     command: str,
     kinds: tuple[FindingKind, ...] | None = None,
+    checks: CheckOptions | None = None,
     environ: Mapping[str, str] | None = None,
     progress: Progress = _quiet,
 ) -> Report:
-    """Probe, judge every applicable knowledge-base entry and return the redacted report."""
+    """Probe, run the checks (if asked), judge every applicable entry, return the redacted report."""
     environ = os.environ if environ is None else environ
-    env = examine(options, environ=environ, progress=progress)
+    env, session = examine(
+        options, environ=environ, progress=progress, keep_session=checks is not None
+    )
+    runs: dict[str, list[CheckRun]] = {}
+    if checks is not None:
+        kb = _with_adhoc_entries(kb, checks)
+        torch_import = env.runtime.import_of("torch")
+        if torch_import is not None and torch_import.ok:
+            tasks, runs = _plan(env, kb, checks)
+            for run in repro.run_tasks(
+                env.interpreter.executable,
+                tasks,
+                session=session,
+                timeout=checks.timeout_s,
+                startup_timeout=options.timeout_s,
+                isolation=checks.isolation,
+                progress=progress,
+            ):
+                runs.setdefault(run.check_id, []).append(run)
+        elif session is not None:
+            session.close()
     progress("judging the knowledge base")
-    findings = judge(env, kb, kinds=kinds)
+    findings = judge(env, kb, kinds=kinds, runs=runs)
+    if checks is not None and checks.only is not None:
+        # NOTE: `repro NAME` reports the entries of the checks asked for, plus any environment
+        # problem (torch missing, an import failing) that explains why a check could not run.
+        selected = {i.id for i in kb.issues if i.repro in set(checks.only)}
+        findings = tuple(
+            f
+            for f in findings
+            if f.id in selected or (f.kind is FindingKind.ENVIRONMENT and f.is_problem)
+        )
     report = Report(
         doctor_version=__version__,
         created_at=now_utc(),

@@ -10,12 +10,14 @@ Status follows from verdict and severity (``status_for``); it is the only thing 
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ipex_doctor.environment import Environment
 from ipex_doctor.kb import KnowledgeBase, KnownIssue
 from ipex_doctor.model import Evidence, Finding, FindingKind, Severity, Status, Verdict, VersionFact
-from ipex_doctor.rules import RULES, Observation, effective_variant
+from ipex_doctor.rules import RULES, Observation, effective_variant, ipex_version, torch_version
+from ipex_doctor.runtime import CheckRun
 
 
 def status_for(verdict: Verdict, severity: Severity) -> Status:
@@ -115,14 +117,72 @@ def _version_only(env: Environment, issue: KnownIssue, versions: VersionJudgemen
     return Observation(Verdict.PREDICTED, f"{which}; judged by version")
 
 
-def judge_issue(env: Environment, issue: KnownIssue) -> Finding:
-    """The finding for one knowledge-base entry in ``env``."""
+def _run_line(run: CheckRun) -> str:
+    if run.outcome == "ok":
+        evidence = str(run.result.get("evidence") or "").strip()
+        return f"{run.device}: {evidence or 'no evidence given'}"
+    return f"{run.device}: the check {run.outcome}: {run.error}"
+
+
+def _observed(
+    env: Environment, issue: KnownIssue, versions: VersionJudgement, runs: Sequence[CheckRun]
+) -> tuple[Observation, bool]:
+    """Combine what the check observed on each device with the version facts.
+
+    Returns the observation and whether the check itself broke (crashed, hung, raised, or left
+    the device unusable) on some device, which makes the finding an ``error``.
+    """
+    reproduced = [r for r in runs if r.reproduced is True]
+    clean = [r for r in runs if r.reproduced is False]
+    broken = [r for r in runs if r.outcome != "ok"]
+    lines = "; ".join(_run_line(r) for r in runs)
+    stack = ", ".join(
+        f"{name} {version}"
+        for name, version in (("torch", torch_version(env)), ("IPEX", ipex_version(env)))
+        if version
+    )
+    lines = f"({stack}) {lines}" if stack else lines
+    data = {"runs": [r.to_dict() for r in runs]}
+    facts = _version_only(env, issue, versions)
+    if reproduced:
+        where = ", ".join(r.device for r in reproduced)
+        if versions.applicable and versions.in_range:
+            verdict, why = Verdict.AFFECTED, f"reproduced on {where}"
+        elif versions.applicable:
+            verdict = Verdict.REGRESSION
+            why = f"reproduced on {where} although the knowledge base lists this version as not affected"
+        else:
+            verdict = Verdict.AFFECTED
+            why = f"reproduced on {where}, outside the builds the knowledge base lists: worth reporting upstream"
+        return Observation(verdict, f"{why}. {lines}", data), bool(broken)
+    if clean:
+        if versions.in_range:
+            why = "in the affected range by version, but it did not reproduce here"
+            return Observation(Verdict.LATENT, f"{why}. {lines}", data), bool(broken)
+        return Observation(Verdict.NOT_AFFECTED, f"did not reproduce. {lines}", data), bool(broken)
+    ran = [r for r in runs if r.outcome == "ok"]
+    if ran and all(r.result.get("applicable") is False for r in ran):
+        # NOTE: the check itself says the issue cannot arise here (e.g. IPEX does not import).
+        return Observation(Verdict.NOT_APPLICABLE, lines, data), bool(broken)
+    return Observation(facts.verdict, f"{facts.evidence}. {lines}", data), bool(broken)
+
+
+def judge_issue(
+    env: Environment, issue: KnownIssue, runs: Sequence[CheckRun] | None = None
+) -> Finding:
+    """The finding for one knowledge-base entry in ``env``, with its check's runs if any."""
     versions = judge_versions(env, issue)
-    if issue.rule is not None:
+    broken = False
+    if runs:
+        observation, broken = _observed(env, issue, versions, runs)
+    elif issue.rule is not None:
         observation = RULES[issue.rule](env, issue, versions.in_range)
     else:
         observation = _version_only(env, issue, versions)
     status = status_for(observation.verdict, issue.severity)
+    if broken and observation.verdict not in (Verdict.AFFECTED, Verdict.REGRESSION):
+        status = Status.ERROR
+    devices = [r.device for r in runs or () if r.reproduced]
     needs_action = status in (Status.WARN, Status.FAIL, Status.ERROR) or (
         issue.severity is Severity.INFO and observation.verdict is Verdict.AFFECTED
     )
@@ -141,6 +201,7 @@ def judge_issue(env: Environment, issue: KnownIssue) -> Finding:
         remediation=remediation,
         workaround=issue.workaround if needs_action else "",
         references=issue.references,
+        device=", ".join(devices) if devices else None,
     )
 
 
@@ -150,11 +211,19 @@ def judgeable(issue: KnownIssue) -> bool:
 
 
 def judge(
-    env: Environment, kb: KnowledgeBase, *, kinds: tuple[FindingKind, ...] | None = None
+    env: Environment,
+    kb: KnowledgeBase,
+    *,
+    kinds: tuple[FindingKind, ...] | None = None,
+    runs: Mapping[str, Sequence[CheckRun]] | None = None,
 ) -> tuple[Finding, ...]:
-    """Findings for every judgeable entry of ``kb`` (of ``kinds``, when given), in KB order."""
+    """Findings for every judgeable entry of ``kb`` (of ``kinds``, when given), in KB order.
+
+    ``runs`` maps a check id to its runs; an entry whose ``repro`` ran is judged on them.
+    """
+    runs = runs or {}
     return tuple(
-        judge_issue(env, issue)
+        judge_issue(env, issue, runs.get(issue.repro) if issue.repro else None)
         for issue in kb.issues
-        if judgeable(issue) and (kinds is None or issue.kind in kinds)
+        if (judgeable(issue) or (issue.repro in runs)) and (kinds is None or issue.kind in kinds)
     )

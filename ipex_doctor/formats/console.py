@@ -40,6 +40,15 @@ def _is_note(finding: Finding) -> bool:
     )
 
 
+def _observed(finding: Finding) -> bool:
+    """A known issue that a check actually ran for: its numbers are worth showing."""
+    return (
+        finding.kind is FindingKind.KNOWN_ISSUE
+        and bool(finding.evidence.data.get("runs"))
+        and finding.verdict is not Verdict.NOT_APPLICABLE
+    )
+
+
 def _packages_line(env: Environment) -> Text:
     names = ("torch", "torchvision", "torchaudio", "intel-extension-for-pytorch", "triton")
     parts = []
@@ -147,7 +156,7 @@ def _finding(finding: Finding, *, verbose: bool) -> list[RenderableType]:
         head.append(f" · {finding.verdict}", style="dim")
     head.append("]", style="dim")
     out: list[RenderableType] = [head]
-    show_detail = finding.is_problem or _is_note(finding) or verbose
+    show_detail = finding.is_problem or _is_note(finding) or _observed(finding) or verbose
     if show_detail and finding.evidence.summary:
         out.append(Text(f"      {finding.evidence.summary}"))
     if finding.remediation and (finding.is_problem or _is_note(finding)):
@@ -180,7 +189,7 @@ def render_console(report: Report, *, verbosity: int = 0) -> RenderableType:
     parts: list[RenderableType] = render_environment(report.environment, verbose=verbose)
     for kind in FindingKind:
         group = [f for f in report.findings if f.kind is kind]
-        shown = [f for f in group if verbose or f.is_problem or _is_note(f)]
+        shown = [f for f in group if verbose or f.is_problem or _is_note(f) or _observed(f)]
         if not group:
             continue
         parts.append(Text(""))

@@ -1,0 +1,102 @@
+"""Run check scripts on devices in worker sessions, replacing a worker that a check broke.
+
+One worker runs every check one after another (torch and IPEX are imported once); a check that
+segfaults, hangs, calls ``os._exit`` or leaves its device unusable ends that worker, is reported
+as an ``error``, and a fresh worker (``--no-probe``: imports only) runs the remaining checks.
+``isolation="process"`` gives every check a fresh worker.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from ipex_doctor.checks import CheckScript
+from ipex_doctor.environment import Environment
+from ipex_doctor.errors import DoctorError
+from ipex_doctor.runtime import CheckRun, Session
+
+DEFAULT_CHECK_TIMEOUT_S = 120.0
+_DEVICE_SPEC = re.compile(r"^(auto|all|cpu|xpu|cuda)(:\d+)?$")
+
+
+def parse_device_spec(spec: str) -> str:
+    """Validate a ``--device`` value (auto, all, cpu, xpu, xpu:N, cuda, cuda:N)."""
+    spec = spec.strip().lower()
+    match = _DEVICE_SPEC.match(spec)
+    if match is None or (match.group(2) and match.group(1) in ("auto", "all", "cpu")):
+        raise DoctorError(
+            f"--device {spec!r}: not a device",
+            tip="use auto, all, cpu, xpu, xpu:N, cuda or cuda:N",
+        )
+    return spec
+
+
+def present_devices(env: Environment) -> list[str]:
+    """``cpu`` and every accelerator the runtime probe saw, as ``type:index``."""
+    return ["cpu"] + [f"{d.get('type')}:{d.get('index')}" for d in env.runtime.devices]
+
+
+def select_devices(spec: str, env: Environment) -> tuple[list[str], list[str]]:
+    """The devices ``spec`` names that exist here, and the ones it names that do not."""
+    present = present_devices(env)
+    if spec in ("auto", "all"):
+        return present, []
+    if ":" in spec:
+        return ([spec], []) if spec in present else ([], [spec])
+    matching = [d for d in present if d.split(":")[0] == spec]
+    return (matching, []) if matching else ([], [spec])
+
+
+@dataclass(frozen=True)
+class Task:
+    """One check on one device."""
+
+    script: CheckScript
+    device: str
+
+
+def run_tasks(
+    python: str,
+    tasks: Sequence[Task],
+    *,
+    session: Session | None,
+    timeout: float,
+    startup_timeout: float,
+    isolation: str = "worker",
+    progress: Callable[[str], None] = lambda _: None,
+) -> list[CheckRun]:
+    """Run ``tasks`` in order; ``session`` (already probed) is reused unless it breaks."""
+    runs: list[CheckRun] = []
+    try:
+        for task in tasks:
+            if isolation == "process" and session is not None:
+                session.close()
+                session = None
+            if session is None or not session.ready:
+                if session is not None:
+                    session.close()
+                progress("starting a fresh worker")
+                session = Session(python, probe=False)
+                started = session.start_up(startup_timeout)
+                if not session.ready:
+                    how = started.unfinished_stage or "start-up"
+                    runs.append(
+                        CheckRun(
+                            task.script.id,
+                            task.device,
+                            "not-run",
+                            error=f"a fresh worker could not start (stopped at {how})",
+                            output=started.output_tail,
+                        )
+                    )
+                    continue
+            progress(f"running {task.script.id} on {task.device}")
+            runs.append(
+                session.run_check(task.script.id, str(task.script.path), task.device, timeout)
+            )
+    finally:
+        if session is not None:
+            session.close()
+    return runs
