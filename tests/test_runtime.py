@@ -7,12 +7,13 @@ metadata the static probe reads, the spawned interpreter, its death and the doct
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
 from conftest import FAKE_TORCH_OK, make_fake_env, run_doctor
 
-from ipex_doctor import runtime
+from ipex_doctor import spawn
 
 
 def findings_of(stdout: str) -> dict[str, dict[str, object]]:
@@ -96,9 +97,27 @@ def test_ipex_hard_exit_after_mismatch(tmp_path: Path) -> None:
     assert findings["torch-import-failed"]["status"] == "pass"
 
 
-def test_garbage_in_the_result_channel_is_ignored(tmp_path: Path) -> None:
-    """Lines that are not JSON records are counted and skipped, never fatal."""
-    result = tmp_path / "records.jsonl"
-    result.write_text('{"event": "hello"}\nnot json\n[1, 2]\n{"event": "done"}\n')
-    records, garbage = runtime.read_records(result)
-    assert [r["event"] for r in records] == ["hello", "done"] and garbage == 2
+def test_garbage_in_the_result_channel_is_marked_not_fatal() -> None:
+    """A worker writing non-JSON to its record pipe yields 'garbage' records, then end of file."""
+    code = (
+        "import os, sys\n"
+        "fd = int(sys.argv[1])\n"
+        'os.write(fd, b\'{"event": "hello"}\\nnot json\\n[1, 2]\\n{"event": "done"}\\n\')\n'
+    )
+    worker = spawn.Worker(lambda fd: [sys.executable, "-c", code, str(fd)])
+    events = []
+    while (record := worker.next_record(30)) is not None:
+        events.append(record["event"])
+    assert events == ["hello", "garbage", "garbage", "done"]
+    assert worker.close().returncode == 0
+
+
+def test_worker_timeout_and_kill() -> None:
+    """A worker that never reports times out, and close() kills it."""
+    worker = spawn.Worker(
+        lambda fd: [sys.executable, "-c", "import time; time.sleep(600)", str(fd)]
+    )
+    with pytest.raises(spawn.WorkerTimeout):
+        worker.next_record(0.5)
+    end = worker.close(timed_out=True)
+    assert end.timed_out and not worker.alive()

@@ -49,7 +49,8 @@ def test_wheel_carries_data(installed: tuple[Path, Path]) -> None:
     assert "ipex_doctor/_data/known_issues.yaml" in names
     assert "ipex_doctor/_data/report.schema.json" in names
     assert "ipex_doctor/schemas/known_issues.schema.json" in names
-    assert "ipex_doctor/_probes/runtime_probe.py" in names
+    assert "ipex_doctor/_probes/worker.py" in names
+    assert "ipex_doctor/_data/checks/dot_half.py" in names
     assert any(n.startswith("ipex_doctor/_data/checks/") for n in names)
 
 
@@ -79,6 +80,10 @@ def test_installed_doctor_runs_outside_the_repo(
         [exe, "kb", "list"], capture_output=True, text=True, cwd=tmp_path, env=env
     )
     assert "dot-half" in listing.stdout
+    checks = subprocess.run(
+        [exe, "repro", "--list"], capture_output=True, text=True, cwd=tmp_path, env=env
+    )
+    assert "qconv-op-name" in checks.stdout and "(judges qconv-op-name)" in checks.stdout
     bare = make_fake_env(tmp_path / "bare", {})
     done = subprocess.run(
         [exe, "env", "--python", bare, "--json", "-"],
