@@ -27,7 +27,7 @@ unit: $(BIN)/.installed ## the tests that need no real environment (seconds)
 
 bench: envs ## the benchmarks of benchmarks/, against their floors
 	$(BIN)/python benchmarks/light_commands.py
-	$(BIN)/python benchmarks/probe_overhead.py
+	$(BIN)/python benchmarks/check_overhead.py
 
 clean:
 	rm -rf $(VENV) build dist .mypy_cache .ruff_cache .pytest_cache
