@@ -22,6 +22,7 @@ from ipex_doctor import __version__
 from ipex_doctor.errors import DoctorError, ExitCode
 
 if TYPE_CHECKING:
+    from ipex_doctor.checks import CheckScript
     from ipex_doctor.diagnose import CheckOptions
     from ipex_doctor.kb import KnowledgeBase, KnownIssue
     from ipex_doctor.model import FindingKind, Report
@@ -80,18 +81,22 @@ def _run_diagnosis(
     return _exit_code_of(report)
 
 
+def _catalog(checks_dirs: Sequence[str]) -> dict[str, CheckScript]:
+    from ipex_doctor.checks import catalog
+
+    return catalog(tuple(Path(d) for d in checks_dirs))
+
+
 def _check_options(
+    scripts: dict[str, CheckScript],
     only: tuple[str, ...] | None,
     device: str,
     timeout: float,
     isolation: str,
-    checks_dirs: tuple[str, ...],
 ) -> CheckOptions:
-    from ipex_doctor.checks import catalog
     from ipex_doctor.diagnose import CheckOptions
     from ipex_doctor.repro import parse_device_spec
 
-    scripts = catalog(tuple(Path(d) for d in checks_dirs))
     for name in only or ():
         if name not in scripts:
             close = difflib.get_close_matches(name, list(scripts), n=3)
@@ -189,7 +194,7 @@ def check(
     checks_dirs: tuple[str, ...],
 ) -> None:
     """Full diagnosis: probe, run every applicable reproduction, judge every known issue."""
-    options = _check_options(None, device, timeout, isolation, checks_dirs)
+    options = _check_options(_catalog(checks_dirs), None, device, timeout, isolation)
     sys.exit(
         _run_diagnosis(
             command="check",
@@ -222,9 +227,7 @@ def repro(
     checks_dirs: tuple[str, ...],
 ) -> None:
     """Run reproductions of known issues (NAME..., or all) and explain what they found."""
-    from ipex_doctor.checks import catalog
-
-    scripts = catalog(tuple(Path(d) for d in checks_dirs))
+    scripts = _catalog(checks_dirs)
     if list_only:
         knowledge = _load_kb(kb_files)
         width = max((len(i) for i in scripts), default=4)
@@ -236,7 +239,7 @@ def repro(
     if not names:
         raise click.UsageError("name at least one check, or 'all' (see 'ipex-doctor repro --list')")
     selected = tuple(scripts) if "all" in names else tuple(dict.fromkeys(names))
-    options = _check_options(selected, device, timeout, isolation, checks_dirs)
+    options = _check_options(scripts, selected, device, timeout, isolation)
     sys.exit(
         _run_diagnosis(
             command="repro",
