@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from ipex_doctor.diagnose import CheckOptions
     from ipex_doctor.kb import KnowledgeBase, KnownIssue
     from ipex_doctor.model import FindingKind, Report
+    from ipex_doctor.sanity import SanityOptions
 
 _PYTHON_HELP = "Interpreter of the environment to examine (default: the one running the doctor)."
 _JSON_HELP = "Write the JSON report to PATH ('-' for stdout; human output then goes to stderr)."
@@ -60,20 +61,22 @@ def _run_diagnosis(
 
     from ipex_doctor import output
     from ipex_doctor.diagnose import ProbeOptions, diagnose
+    from ipex_doctor.feedback import Feedback
     from ipex_doctor.formats.console import render_console
     from ipex_doctor.formats.json_format import render_json
 
     knowledge = _load_kb(kb_files)
     human = Console(stderr=json_path == output.STDOUT, highlight=False, soft_wrap=False)
     options = ProbeOptions(python=python or sys.executable, timeout_s=timeout)
-    with human.status("examining the environment", spinner="dots") as status:
+    with Feedback() as feedback:
         report = diagnose(
             options,
             knowledge,
             command=command,
             kinds=kinds,
             checks=checks,
-            progress=lambda message: status.update(message),
+            progress=feedback.status,
+            on_step=feedback.step,
         )
     human.print(render_console(report, verbosity=verbose))
     if json_path is not None:
@@ -93,6 +96,7 @@ def _check_options(
     device: str,
     timeout: float,
     isolation: str,
+    sanity: SanityOptions | None = None,
 ) -> CheckOptions:
     from ipex_doctor.diagnose import CheckOptions
     from ipex_doctor.repro import parse_device_spec
@@ -112,6 +116,75 @@ def _check_options(
         device=parse_device_spec(device),
         timeout_s=timeout,
         isolation=isolation,
+        sanity=sanity,
+    )
+
+
+def _sanity_options(func: click.decorators.FC) -> click.decorators.FC:
+    for decorator in reversed(
+        (
+            click.option(
+                "--profile",
+                type=click.Choice(["quick", "full"]),
+                default="quick",
+                show_default=True,
+                help="Sanity run: quick (64x64, under a minute on 2 CPU cores) or full "
+                "(224x224, more steps, JIT trace + freeze).",
+            ),
+            click.option(
+                "--amp-dtype",
+                type=click.Choice(["bfloat16", "float16"]),
+                default="bfloat16",
+                show_default=True,
+                help="Sanity run: autocast dtype (float16 trains with a GradScaler).",
+            ),
+            click.option(
+                "--lr",
+                type=click.FloatRange(min=0.0, min_open=True),
+                default=None,
+                help="Sanity run: SGD learning rate (default 0.005).",
+            ),
+            click.option(
+                "--weights",
+                type=click.Path(exists=True, dir_okay=False),
+                default=None,
+                help="Sanity run: a local ResNet-50 state dict to load (never downloaded).",
+            ),
+            click.option(
+                "--data",
+                type=click.Path(exists=True, file_okay=False),
+                default=None,
+                help="Sanity run: a local ImageFolder to take the batch from (default: synthetic).",
+            ),
+            click.option(
+                "--no-ipex", is_flag=True, help="Sanity run: skip the ipex.optimize training path."
+            ),
+        )
+    ):
+        func = decorator(func)
+    return func
+
+
+def _sanity(
+    profile: str,
+    amp_dtype: str,
+    lr: float | None,
+    weights: str | None,
+    data: str | None,
+    no_ipex: bool,
+    device: str | None,
+) -> SanityOptions:
+    from ipex_doctor.repro import parse_device_spec
+    from ipex_doctor.sanity import SanityOptions
+
+    return SanityOptions(
+        profile=profile,
+        amp_dtype=amp_dtype,
+        lr=lr,
+        weights=weights,
+        data=data,
+        use_ipex=not no_ipex,
+        device=None if device is None else parse_device_spec(device),
     )
 
 
@@ -183,6 +256,8 @@ def cli() -> None:
 @cli.command()
 @_diagnosis_options
 @_check_run_options
+@click.option("--skip-sanity", is_flag=True, help="Leave out the ResNet-50 AMP sanity run.")
+@_sanity_options
 def check(
     python: str | None,
     json_path: str | None,
@@ -192,9 +267,20 @@ def check(
     device: str,
     isolation: str,
     checks_dirs: tuple[str, ...],
+    skip_sanity: bool,
+    profile: str,
+    amp_dtype: str,
+    lr: float | None,
+    weights: str | None,
+    data: str | None,
+    no_ipex: bool,
 ) -> None:
-    """Full diagnosis: probe, run every applicable reproduction, judge every known issue."""
-    options = _check_options(_catalog(checks_dirs), None, device, timeout, isolation)
+    """Full diagnosis: probe, reproductions on every device, the AMP sanity run, verdicts."""
+    sanity = None
+    if not skip_sanity:
+        single = device if device not in ("auto", "all") else None
+        sanity = _sanity(profile, amp_dtype, lr, weights, data, no_ipex, single)
+    options = _check_options(_catalog(checks_dirs), None, device, timeout, isolation, sanity)
     sys.exit(
         _run_diagnosis(
             command="check",
@@ -243,6 +329,51 @@ def repro(
     sys.exit(
         _run_diagnosis(
             command="repro",
+            python=python,
+            json_path=json_path,
+            kb_files=kb_files,
+            verbose=max(verbose, 1),
+            timeout=timeout,
+            kinds=None,
+            checks=options,
+        )
+    )
+
+
+@cli.command()
+@_diagnosis_options
+@click.option(
+    "--device",
+    default=None,
+    help="Device for the run (default: the first accelerator, else cpu): cpu, xpu, xpu:N, cuda, cuda:N.",
+)
+@_sanity_options
+def sanity(
+    python: str | None,
+    json_path: str | None,
+    kb_files: tuple[str, ...],
+    timeout: float,
+    verbose: int,
+    device: str | None,
+    profile: str,
+    amp_dtype: str,
+    lr: float | None,
+    weights: str | None,
+    data: str | None,
+    no_ipex: bool,
+) -> None:
+    """ResNet-50 AMP sanity run: training converges, AMP agrees with fp32, AMP is faster."""
+    options = _check_options(
+        {},
+        (),
+        device or "auto",
+        timeout,
+        "worker",
+        _sanity(profile, amp_dtype, lr, weights, data, no_ipex, device),
+    )
+    sys.exit(
+        _run_diagnosis(
+            command="sanity",
             python=python,
             json_path=json_path,
             kb_files=kb_files,

@@ -12,14 +12,15 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from ipex_doctor import __version__, host, interpreter, repro, runtime
+from ipex_doctor import __version__, host, interpreter, repro, runtime, sanity
 from ipex_doctor.checks import CheckScript
 from ipex_doctor.environment import Environment, RuntimeProbe
 from ipex_doctor.judge import judge
 from ipex_doctor.kb import KnowledgeBase, KnownIssue
 from ipex_doctor.model import FindingKind, Report, Severity
 from ipex_doctor.redact import Redactor, reported_env_vars
-from ipex_doctor.runtime import CheckRun, Session
+from ipex_doctor.runtime import CheckRun, Session, StepProgress
+from ipex_doctor.sanity import SanityOptions
 
 Progress = Callable[[str], None]
 
@@ -47,6 +48,8 @@ class CheckOptions:
     device: str = "auto"
     timeout_s: float = repro.DEFAULT_CHECK_TIMEOUT_S
     isolation: str = "worker"
+    sanity: SanityOptions | None = None
+    """Run the ResNet-50 AMP sanity run after the checks (``None``: skip it)."""
 
 
 def examine(
@@ -124,6 +127,16 @@ def _plan(
     return tasks, decided
 
 
+def _sanity_device(spec: str | None, env: Environment) -> tuple[str | None, str]:
+    """The sanity run's device: the one asked for, else the first accelerator, else cpu."""
+    present = repro.present_devices(env)
+    if spec in (None, "auto", "all"):
+        return (present[1] if len(present) > 1 else "cpu"), ""
+    assert spec is not None
+    matching = [d for d in present if d == spec or d.split(":")[0] == spec]
+    return (matching[0], "") if matching else (None, spec)
+
+
 def _with_adhoc_entries(kb: KnowledgeBase, checks: CheckOptions) -> KnowledgeBase:
     """Add an entry for each requested check that no knowledge-base entry names."""
     named = {i.repro for i in kb.issues}
@@ -167,8 +180,13 @@ def diagnose(
     checks: CheckOptions | None = None,
     environ: Mapping[str, str] | None = None,
     progress: Progress = _quiet,
+    on_step: StepProgress | None = None,
 ) -> Report:
-    """Probe, run the checks (if asked), judge every applicable entry, return the redacted report."""
+    """Probe, run the checks (if asked), judge every applicable entry, return the redacted report.
+
+    ``progress`` hears what the doctor is doing; ``on_step`` the phases inside a check (the
+    sanity run reports its training steps and throughput phases there).
+    """
     environ = os.environ if environ is None else environ
     env, session = examine(
         options, environ=environ, progress=progress, keep_session=checks is not None
@@ -179,6 +197,16 @@ def diagnose(
         torch_import = env.runtime.import_of("torch")
         if torch_import is not None and torch_import.ok:
             tasks, runs = _plan(env, kb, checks)
+            if checks.sanity is not None:
+                device, missing = _sanity_device(checks.sanity.device, env)
+                if device is not None:
+                    tasks.append(repro.Task(sanity.script(), device, checks.sanity.args()))
+                else:
+                    runs[sanity.SANITY_ID] = [
+                        CheckRun(
+                            sanity.SANITY_ID, missing, "not-run", error=f"{missing} is not present"
+                        )
+                    ]
             for run in repro.run_tasks(
                 env.interpreter.executable,
                 tasks,
@@ -187,12 +215,25 @@ def diagnose(
                 startup_timeout=options.timeout_s,
                 isolation=checks.isolation,
                 progress=progress,
+                on_step=on_step,
             ):
                 runs.setdefault(run.check_id, []).append(run)
-        elif session is not None:
-            session.close()
+        else:
+            if session is not None:
+                session.close()
+            if checks.sanity is not None:
+                runs[sanity.SANITY_ID] = [
+                    CheckRun(
+                        sanity.SANITY_ID,
+                        checks.sanity.device or "auto",
+                        "skipped",
+                        error="torch does not import",
+                    )
+                ]
+    sanity_runs = runs.pop(sanity.SANITY_ID, [])
     progress("judging the knowledge base")
     findings = judge(env, kb, kinds=kinds, runs=runs)
+    findings += tuple(f for run in sanity_runs for f in sanity.judge_sanity(run))
     if checks is not None and checks.only is not None:
         # NOTE: `repro NAME` reports the entries of the checks asked for, plus any environment
         # problem (torch missing, an import failing) that explains why a check could not run.
@@ -200,7 +241,9 @@ def diagnose(
         findings = tuple(
             f
             for f in findings
-            if f.id in selected or (f.kind is FindingKind.ENVIRONMENT and f.is_problem)
+            if f.id in selected
+            or f.kind is FindingKind.SANITY
+            or (f.kind is FindingKind.ENVIRONMENT and f.is_problem)
         )
     report = Report(
         doctor_version=__version__,

@@ -9,13 +9,14 @@ as an ``error``, and a fresh worker (``--no-probe``: imports only) runs the rema
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
 from ipex_doctor.checks import CheckScript
 from ipex_doctor.environment import Environment
 from ipex_doctor.errors import DoctorError
-from ipex_doctor.runtime import CheckRun, Session
+from ipex_doctor.runtime import CheckRun, Session, StepProgress
 
 DEFAULT_CHECK_TIMEOUT_S = 120.0
 _DEVICE_SPEC = re.compile(r"^(auto|all|cpu|xpu|cuda)(:\d+)?$")
@@ -51,10 +52,11 @@ def select_devices(spec: str, env: Environment) -> tuple[list[str], list[str]]:
 
 @dataclass(frozen=True)
 class Task:
-    """One check on one device."""
+    """One check on one device, with the arguments its ``run`` takes beyond the device."""
 
     script: CheckScript
     device: str
+    args: Mapping[str, Any] = field(default_factory=dict)
 
 
 def run_tasks(
@@ -66,6 +68,7 @@ def run_tasks(
     startup_timeout: float,
     isolation: str = "worker",
     progress: Callable[[str], None] = lambda _: None,
+    on_step: StepProgress | None = None,
 ) -> list[CheckRun]:
     """Run ``tasks`` in order; ``session`` (already probed) is reused unless it breaks."""
     runs: list[CheckRun] = []
@@ -94,7 +97,14 @@ def run_tasks(
                     continue
             progress(f"running {task.script.id} on {task.device}")
             runs.append(
-                session.run_check(task.script.id, str(task.script.path), task.device, timeout)
+                session.run_check(
+                    task.script.id,
+                    str(task.script.path),
+                    task.device,
+                    timeout,
+                    args=task.args,
+                    on_progress=on_step,
+                )
             )
     finally:
         if session is not None:

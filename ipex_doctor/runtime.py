@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +22,9 @@ DEFAULT_TIMEOUT_S = 180.0
 """Default limit for the probe (the imports): a hung driver must still end the probe."""
 
 _TAIL_LINES = 25
+
+StepProgress = Callable[[str, int, int], None]
+"""Progress of a phase inside a check: ``(phase, done, total)``."""
 
 
 def _tail(text: str, lines: int = _TAIL_LINES) -> str:
@@ -120,7 +123,8 @@ class CheckRun:
     device: str
     outcome: str
     """``ok`` (it returned a result), ``exception``, ``crashed``, ``timeout``,
-    ``device-broken`` (it ran but left the device unusable) or ``not-run``."""
+    ``device-broken`` (it ran but left the device unusable), ``not-run`` (it should have run
+    and could not) or ``skipped`` (nothing to run it on)."""
     result: Mapping[str, Any] = field(default_factory=dict)
     error: str = ""
     output: str = ""
@@ -186,11 +190,25 @@ class Session:
                     self.worker.close()
                 return probe
 
-    def run_check(self, check_id: str, path: str, device: str, timeout: float) -> CheckRun:
-        """Run one check; a crash, hang or broken device ends this session (``ready`` False)."""
+    def run_check(
+        self,
+        check_id: str,
+        path: str,
+        device: str,
+        timeout: float,
+        *,
+        args: Mapping[str, Any] | None = None,
+        on_progress: StepProgress | None = None,
+    ) -> CheckRun:
+        """Run one check; a crash, hang or broken device ends this session (``ready`` False).
+
+        ``args`` are passed to the script's ``run(device, **args)``; a script that takes a
+        ``progress`` argument reports its phases through ``on_progress``.
+        """
         key = f"{check_id}@{device}"
         started = time.monotonic()
-        if not self.ready or not self.worker.send({"id": check_id, "path": path, "device": device}):
+        task = {"id": check_id, "path": path, "device": device, "args": dict(args or {})}
+        if not self.ready or not self.worker.send(task):
             self.ready = False
             return CheckRun(check_id, device, "not-run", error="the worker was not running")
         deadline = started + timeout
@@ -218,6 +236,12 @@ class Session:
                     error=f"the worker died running it: {end.describe_end()}",
                     output=_tail(end.stdout + "\n" + end.stderr, 10),
                     seconds=round(time.monotonic() - started, 3),
+                )
+            if record.get("event") == "progress" and record.get("task") == key and on_progress:
+                on_progress(
+                    str(record.get("phase")),
+                    int(record.get("done") or 0),
+                    int(record.get("total") or 0),
                 )
             if record.get("event") == "end" and record.get("task") == key:
                 return self._finished(check_id, device, record)

@@ -20,6 +20,7 @@ record) and passed through unbuffered (so it survives an ``os._exit``).
 import contextlib
 import importlib
 import importlib.util
+import inspect
 import io
 import json
 import os
@@ -350,7 +351,13 @@ def run_task(torch: Any, task: Dict[str, Any]) -> None:
     started = time.perf_counter()
     with captured(capture):
         try:
-            result = _load_check(task["id"], task["path"]).run(task["device"])
+            run = _load_check(task["id"], task["path"]).run
+            kwargs = dict(task.get("args") or {})
+            if "progress" in inspect.signature(run).parameters:
+                kwargs["progress"] = lambda phase, done, total: emit(
+                    {"event": "progress", "task": key, "phase": phase, "done": done, "total": total}
+                )
+            result = run(task["device"], **kwargs)
             if not isinstance(result, dict):
                 raise TypeError("run() returned %s, not a dict" % type(result).__name__)
             record["result"] = json.loads(json.dumps(result, default=repr))

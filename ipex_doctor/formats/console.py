@@ -41,7 +41,9 @@ def _is_note(finding: Finding) -> bool:
 
 
 def _observed(finding: Finding) -> bool:
-    """A known issue that a check actually ran for: its numbers are worth showing."""
+    """A known issue a check ran for, or a sanity result: their numbers are worth showing."""
+    if finding.kind is FindingKind.SANITY:
+        return finding.status is not Status.SKIP
     return (
         finding.kind is FindingKind.KNOWN_ISSUE
         and bool(finding.evidence.data.get("runs"))

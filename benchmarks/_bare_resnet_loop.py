@@ -1,0 +1,77 @@
+"""A bare PyTorch loop doing the sanity run's throughput work, for benchmarks/sanity_overhead.py.
+
+    python _bare_resnet_loop.py [--image 64] [--batch 8] [--warmup 2] [--timed 5] [--min-seconds 1] [--device cpu]
+
+Prints one JSON object: images/s for fp32 and bf16-AMP training and inference. Written apart
+from the doctor on purpose (no shared code), so the comparison measures the doctor's overhead.
+"""
+
+import argparse
+import json
+import time
+
+import torch
+import torchvision
+
+
+def main() -> None:
+    """Measure and print the four throughputs."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--image", type=int, default=64)
+    parser.add_argument("--batch", type=int, default=8)
+    parser.add_argument("--warmup", type=int, default=2)
+    parser.add_argument("--timed", type=int, default=5)
+    parser.add_argument("--min-seconds", type=float, default=1.0)
+    parser.add_argument("--device", default="cpu")
+    parser.add_argument(
+        "--with-ipex", action="store_true", help="import IPEX first, as the doctor's worker does"
+    )
+    args = parser.parse_args()
+    if args.with_ipex:
+        import intel_extension_for_pytorch  # noqa: F401
+    device, kind = args.device, torch.device(args.device).type
+    torch.manual_seed(0)
+    model = torchvision.models.resnet50(weights=None, num_classes=10).to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.005, momentum=0.9)
+    x = torch.randn(args.batch, 3, args.image, args.image, device=device)
+    y = (torch.arange(args.batch) % 10).to(device)
+
+    def sync() -> None:
+        if kind != "cpu":
+            getattr(torch, kind).synchronize()
+
+    def timed(step, amp: bool) -> float:
+        for _ in range(args.warmup):
+            step(amp)
+        sync()
+        started = time.perf_counter()
+        steps = 0
+        while steps < args.timed or time.perf_counter() - started < args.min_seconds:
+            step(amp)
+            steps += 1
+            if steps % 5 == 0:
+                sync()
+        sync()
+        return args.batch * steps / (time.perf_counter() - started)
+
+    def train(amp: bool) -> None:
+        optimizer.zero_grad(set_to_none=True)
+        with torch.autocast(kind, dtype=torch.bfloat16, enabled=amp):
+            loss = torch.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        optimizer.step()
+
+    def infer(amp: bool) -> None:
+        with torch.no_grad(), torch.autocast(kind, dtype=torch.bfloat16, enabled=amp):
+            model(x)
+
+    out = {}
+    model.train()
+    out["train_fp32"], out["train_amp"] = timed(train, False), timed(train, True)
+    model.eval()
+    out["infer_fp32"], out["infer_amp"] = timed(infer, False), timed(infer, True)
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,204 @@
+"""The ResNet-50 AMP sanity run: real runs on the reference stack, and its judgement."""
+
+from __future__ import annotations
+
+import json
+from functools import cache
+from typing import Any
+
+import pytest
+from conftest import real_env, run_doctor
+
+from ipex_doctor.model import Status
+from ipex_doctor.runtime import CheckRun
+from ipex_doctor.sanity import judge_sanity
+
+
+@cache
+def _sanity(*extra: str) -> tuple[int, dict[str, Any], str]:
+    done = run_doctor("sanity", "--python", real_env("reference"), "--json", "-", *extra)
+    return done.returncode, json.loads(done.stdout or "{}"), done.stderr
+
+
+def _by_id(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {f["id"]: f for f in report["findings"]}
+
+
+@pytest.mark.envs
+def test_quick_profile_passes_with_its_metrics() -> None:
+    """Reference stack, quick profile: exit 0, training converges (AMP and ipex.optimize),
+    AMP agrees with fp32, grad == no_grad, throughputs and speedups reported."""
+    code, report, stderr = _sanity("--profile", "quick")
+    assert code == 0, stderr
+    found = _by_id(report)
+    for finding_id in (
+        "sanity-train",
+        "sanity-train-ipex",
+        "sanity-amp-agreement",
+        "sanity-grad-mode",
+        "sanity-throughput",
+    ):
+        assert found[finding_id]["status"] == "pass", (
+            finding_id,
+            found[finding_id]["evidence"]["summary"],
+        )
+        assert found[finding_id]["device"] == "cpu"
+    train = found["sanity-train"]["evidence"]["data"]
+    assert train["final"] < 0.5 * train["initial"] and len(train["losses"]) == 12
+    agreement = found["sanity-amp-agreement"]["evidence"]["data"]
+    assert agreement["rel_l2"] < 5e-2 and agreement["amp_dtype_out"] == "torch.bfloat16"
+    throughput = found["sanity-throughput"]["evidence"]["data"]
+    for metric in (
+        "train_fp32",
+        "train_amp",
+        "infer_fp32",
+        "infer_amp",
+        "speedup_train",
+        "speedup_infer",
+    ):
+        assert throughput[metric] > 0, metric
+    assert set(throughput["timings"]) >= {
+        "train_amp",
+        "train_ipex",
+        "infer_agreement",
+        "throughput",
+    }
+    assert "sanity-jit" not in found  # full profile only
+
+
+@pytest.mark.envs
+def test_diverging_learning_rate_fails_clearly() -> None:
+    """--lr 100 makes training diverge: sanity-train fails, saying NaN, exit 1."""
+    code, report, _stderr = _sanity("--lr", "100", "--no-ipex")
+    assert code == 1
+    found = _by_id(report)
+    assert found["sanity-train"]["status"] == "fail"
+    assert "NaN or infinite" in found["sanity-train"]["evidence"]["summary"]
+    assert found["sanity-train-ipex"]["status"] == "skip"
+    # inference is measured on the initial model, so the divergence is reported once
+    assert found["sanity-amp-agreement"]["status"] == "pass"
+
+
+@pytest.mark.envs
+def test_missing_device_is_an_error() -> None:
+    """--device xpu where no XPU exists: the sanity run is an error naming the device."""
+    code, report, _stderr = _sanity("--device", "xpu")
+    assert code == 1
+    finding = _by_id(report)["sanity-run"]
+    assert finding["status"] == "error" and "xpu is not present" in finding["evidence"]["summary"]
+
+
+def _result(**phases: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "amp_dtype": "bfloat16",
+        "lr": 0.005,
+        "batch": 8,
+        "image_size": 64,
+        "thresholds": {"loss_fraction": 0.5, "agreement": 5e-2, "grad_mode": 1e-3},
+        "native": {"native": True, "why": "amx_bf16"},
+        "autocast_warnings": [],
+        "phases": {
+            "train_amp": {
+                "losses": [2.5, 0.2],
+                "initial": 2.5,
+                "final": 0.2,
+                "ratio": 0.08,
+                "loss_finite": True,
+                "grads_finite": True,
+            },
+            "train_ipex": {"skipped": "IPEX not available"},
+            "infer_agreement": {
+                "rel_l2": 5e-3,
+                "top1_agreement": 1.0,
+                "amp_dtype_out": "torch.bfloat16",
+                "finite": True,
+            },
+            "grad_vs_no_grad": {"mae": 0.0, "relative": 0.0},
+            "throughput": {
+                "train_fp32": 40.0,
+                "train_amp": 60.0,
+                "infer_fp32": 200.0,
+                "infer_amp": 250.0,
+                "speedup_train": 1.5,
+                "speedup_infer": 1.25,
+            },
+        },
+    }
+    base["phases"].update(phases)
+    return base
+
+
+def _statuses(result: dict[str, Any]) -> dict[str, Status]:
+    run = CheckRun("sanity", "cpu", "ok", result=result)
+    return {f.id: f.status for f in judge_sanity(run)}
+
+
+def test_amp_slower_on_native_hardware_warns() -> None:
+    """AMP slower than fp32 with AMX/AVX512-BF16 present is a warning."""
+    slow = dict(_result()["phases"]["throughput"], train_amp=20.0, speedup_train=0.5)
+    assert _statuses(_result(throughput=slow))["sanity-throughput"] is Status.WARN
+
+
+def test_amp_slower_without_native_bf16_is_explained() -> None:
+    """Without native bf16 a slower AMP is expected: pass, and the evidence says why."""
+    result = _result(
+        throughput=dict(_result()["phases"]["throughput"], infer_amp=100.0, speedup_infer=0.5)
+    )
+    result["native"] = {"native": False, "why": "no amx_bf16/avx512_bf16"}
+    finding = next(
+        f
+        for f in judge_sanity(CheckRun("sanity", "cpu", "ok", result=result))
+        if f.id == "sanity-throughput"
+    )
+    assert (
+        finding.status is Status.PASS
+        and "as expected without native bfloat16" in finding.evidence.summary
+    )
+
+
+def test_autocast_disabled_fails_agreement() -> None:
+    """An autocast warning (dtype unsupported on the device) fails the AMP finding."""
+    result = _result()
+    result["autocast_warnings"] = [
+        "In CPU autocast, but the target dtype is not supported. Disabling autocast."
+    ]
+    finding = next(
+        f
+        for f in judge_sanity(CheckRun("sanity", "cpu", "ok", result=result))
+        if f.id == "sanity-amp-agreement"
+    )
+    assert finding.status is Status.FAIL and "autocast did not apply" in finding.evidence.summary
+
+
+def test_not_learning_fails() -> None:
+    """A loss that stays above half its start fails even when finite."""
+    flat = {
+        "losses": [2.5, 2.4],
+        "initial": 2.5,
+        "final": 2.4,
+        "ratio": 0.96,
+        "loss_finite": True,
+        "grads_finite": True,
+    }
+    assert _statuses(_result(train_amp=flat))["sanity-train"] is Status.FAIL
+
+
+def test_crashed_run_is_one_error() -> None:
+    """A sanity run that crashed yields one error finding with what happened."""
+    findings = judge_sanity(CheckRun("sanity", "cuda:0", "crashed", error="killed by SIGSEGV"))
+    assert [(f.id, f.status) for f in findings] == [("sanity-run", Status.ERROR)]
+    assert "SIGSEGV" in findings[0].evidence.summary
+
+
+def test_amp_within_noise_is_not_slower() -> None:
+    """0.97x is within run-to-run noise (5 %): no warning."""
+    close = dict(_result()["phases"]["throughput"], train_amp=38.8, speedup_train=0.97)
+    assert _statuses(_result(throughput=close))["sanity-throughput"] is Status.PASS
+
+
+def test_jit_disagreement_warns() -> None:
+    """A frozen TorchScript model further from fp32 than the AMP limit is a warning."""
+    jit = {"ok": True, "rel_l2": 8e-2, "rel_l2_vs_fp32": 8e-2}
+    assert _statuses(_result(jit=jit))["sanity-jit"] is Status.WARN
+    good = {"ok": True, "rel_l2": 2e-3, "rel_l2_vs_fp32": 6e-3}
+    assert _statuses(_result(jit=good))["sanity-jit"] is Status.PASS
