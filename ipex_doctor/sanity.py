@@ -234,7 +234,8 @@ def _throughput(result: Mapping[str, Any], device: str) -> Finding:
     native = result.get("native", {})
     dtype = result.get("amp_dtype")
     summary = (
-        f"batch {result.get('throughput_batch', result.get('batch'))}: "
+        f"batch {result.get('throughput_batch', result.get('batch'))} of "
+        f"{result.get('throughput_image', result.get('image_size'))}x{result.get('throughput_image', result.get('image_size'))}: "
         f"train fp32 {numbers['train_fp32']:.1f} img/s, AMP {numbers['train_amp']:.1f} img/s "
         f"({numbers['speedup_train']:.2f}x); infer fp32 {numbers['infer_fp32']:.1f} img/s, "
         f"AMP {numbers['infer_amp']:.1f} img/s ({numbers['speedup_infer']:.2f}x)"
