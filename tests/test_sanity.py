@@ -202,3 +202,42 @@ def test_jit_disagreement_warns() -> None:
     assert _statuses(_result(jit=jit))["sanity-jit"] is Status.WARN
     good = {"ok": True, "rel_l2": 2e-3, "rel_l2_vs_fp32": 6e-3}
     assert _statuses(_result(jit=good))["sanity-jit"] is Status.PASS
+
+
+@pytest.mark.envs
+def test_local_weights_and_image_folder(tmp_path: Any) -> None:
+    """--weights loads a local state dict and --data a local ImageFolder; nothing downloads."""
+    import subprocess
+
+    python = real_env("reference")
+    weights = tmp_path / "resnet50.pt"
+    data = tmp_path / "images"
+    script = (
+        "import sys, torch, torchvision\n"
+        "from PIL import Image\n"
+        "torch.manual_seed(1)\n"
+        "torch.save(torchvision.models.resnet50(weights=None, num_classes=10).state_dict(), sys.argv[1])\n"
+        "import pathlib, random\n"
+        "random.seed(0)\n"
+        "for label in ('cat', 'dog'):\n"
+        "    folder = pathlib.Path(sys.argv[2]) / label\n"
+        "    folder.mkdir(parents=True)\n"
+        "    for i in range(4):\n"
+        "        pixels = bytes(random.randrange(256) for _ in range(32 * 32 * 3))\n"
+        "        Image.frombytes('RGB', (32, 32), pixels).save(folder / f'{i}.png')\n"
+    )
+    subprocess.run([python, "-c", script, str(weights), str(data)], check=True, capture_output=True)
+    done = run_doctor(
+        "sanity", "--python", python, "--weights", str(weights), "--data", str(data),
+        "--no-ipex", "--json", "-",
+    )  # fmt: skip
+    report = json.loads(done.stdout)
+    found = _by_id(report)
+    assert found["sanity-train"]["status"] == "pass", found["sanity-train"]["evidence"]["summary"]
+    assert found["sanity-amp-agreement"]["status"] == "pass"
+
+
+def test_bad_weights_path_is_usage_error(tmp_path: Any) -> None:
+    """A --weights file that does not exist is refused before anything runs (exit 2)."""
+    done = run_doctor("sanity", "--weights", str(tmp_path / "missing.pt"))
+    assert done.returncode == 2 and "does not exist" in done.stderr
