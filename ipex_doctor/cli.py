@@ -8,13 +8,15 @@ torch: the environment is examined by spawned interpreters.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
+import functools
 import json
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
@@ -25,7 +27,8 @@ if TYPE_CHECKING:
     from ipex_doctor.checks import CheckScript
     from ipex_doctor.diagnose import CheckOptions
     from ipex_doctor.kb import KnowledgeBase, KnownIssue
-    from ipex_doctor.model import FindingKind, Report
+    from ipex_doctor.model import FindingKind
+    from ipex_doctor.publish import OutputOptions
     from ipex_doctor.sanity import SanityOptions
 
 _PYTHON_HELP = "Interpreter of the environment to examine (default: the one running the doctor)."
@@ -39,34 +42,31 @@ def _load_kb(overlays: Sequence[str]) -> KnowledgeBase:
     return kb.load([Path(p) for p in overlays])
 
 
-def _exit_code_of(report: Report) -> ExitCode:
-    from ipex_doctor.model import Status
+def _known_ids(knowledge: KnowledgeBase, scripts: Sequence[str] = ()) -> set[str]:
+    from ipex_doctor.policy import known_finding_ids
 
-    problems = (Status.FAIL, Status.ERROR)
-    return ExitCode.FINDINGS if any(f.status in problems for f in report.findings) else ExitCode.OK
+    return known_finding_ids([i.id for i in knowledge.issues] + list(scripts))
 
 
 def _run_diagnosis(
     *,
     command: str,
     python: str | None,
-    json_path: str | None,
     kb_files: Sequence[str],
-    verbose: int,
     timeout: float,
     kinds: tuple[FindingKind, ...] | None,
+    out: OutputOptions,
     checks: CheckOptions | None = None,
 ) -> int:
-    from rich.console import Console
-
-    from ipex_doctor import output
     from ipex_doctor.diagnose import ProbeOptions, diagnose
     from ipex_doctor.feedback import Feedback
-    from ipex_doctor.formats.console import render_console
-    from ipex_doctor.formats.json_format import render_json
+    from ipex_doctor.publish import publish
 
+    out.check()
     knowledge = _load_kb(kb_files)
-    human = Console(stderr=json_path == output.STDOUT, highlight=False, soft_wrap=False)
+    # NOTE: the policy is read and its ids checked before anything runs: a typo in an ignore
+    # is a configuration error (exit 2), not a surprise after a long run.
+    policy = out.policy(_known_ids(knowledge, list(checks.catalog) if checks else ()))
     options = ProbeOptions(python=python or sys.executable, timeout_s=timeout)
     with Feedback() as feedback:
         report = diagnose(
@@ -78,10 +78,7 @@ def _run_diagnosis(
             progress=feedback.status,
             on_step=feedback.step,
         )
-    human.print(render_console(report, verbosity=verbose))
-    if json_path is not None:
-        output.write_text(json_path, render_json(report))
-    return _exit_code_of(report)
+    return publish(report, out, policy)
 
 
 def _catalog(checks_dirs: Sequence[str]) -> dict[str, CheckScript]:
@@ -192,7 +189,6 @@ def _diagnosis_options(func: click.decorators.FC) -> click.decorators.FC:
     for decorator in reversed(
         (
             click.option("--python", "python", metavar="PATH", help=_PYTHON_HELP),
-            click.option("--json", "json_path", metavar="PATH", help=_JSON_HELP),
             click.option("--kb", "kb_files", metavar="FILE", multiple=True, help=_KB_HELP),
             click.option(
                 "--timeout",
@@ -202,13 +198,83 @@ def _diagnosis_options(func: click.decorators.FC) -> click.decorators.FC:
                 metavar="SECONDS",
                 help="Limit for each step in the spawned interpreter: the imports, and each check.",
             ),
-            click.option(
-                "-v", "--verbose", count=True, help="Also show passes, skips and evidence."
-            ),
         )
     ):
         func = decorator(func)
     return func
+
+
+def _output_options(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Add the report and gate options; the command receives them as one ``out`` object."""
+
+    @functools.wraps(func)
+    def wrapper(
+        *args: Any,
+        json_path: str | None,
+        junit_path: str | None,
+        markdown_path: str | None,
+        fail_on: str | None,
+        ignores: tuple[str, ...],
+        policy_file: str | None,
+        quiet: bool,
+        verbose: int,
+        **kwargs: Any,
+    ) -> Any:
+        from ipex_doctor.publish import OutputOptions
+
+        out = OutputOptions(
+            json_path=json_path,
+            junit_path=junit_path,
+            markdown_path=markdown_path,
+            fail_on=fail_on,
+            ignores=ignores,
+            policy_file=policy_file,
+            verbosity=-1 if quiet else verbose,
+        )
+        return func(*args, out=out, **kwargs)
+
+    options = (
+        click.option("--json", "json_path", metavar="PATH", help=_JSON_HELP),
+        click.option(
+            "--junit-xml",
+            "junit_path",
+            metavar="PATH",
+            help="Write a JUnit XML report ('-': stdout).",
+        ),
+        click.option(
+            "--markdown",
+            "markdown_path",
+            metavar="PATH",
+            help="Write a Markdown report for an issue tracker ('-': stdout).",
+        ),
+        click.option(
+            "--fail-on",
+            type=click.Choice(["fail", "warn", "never"]),
+            default=None,
+            help="Exit 1 on fail/error findings (default), also on warnings, or never.",
+        ),
+        click.option(
+            "--ignore",
+            "ignores",
+            metavar="ID[=REASON]",
+            multiple=True,
+            help="Ignore a finding (shown as skipped, with the reason). Repeatable.",
+        ),
+        click.option(
+            "--policy",
+            "policy_file",
+            metavar="FILE",
+            help="Policy file (fail_on, ignores with reason and expiry); default ./.ipex-doctor.yaml.",
+        ),
+        click.option(
+            "-q", "--quiet", is_flag=True, help="Print only the problems and the summary."
+        ),
+        click.option("-v", "--verbose", count=True, help="Also show passes, skips and evidence."),
+    )
+    result: Callable[..., Any] = wrapper
+    for decorator in reversed(options):
+        result = decorator(result)
+    return result
 
 
 def _check_run_options(func: click.decorators.FC) -> click.decorators.FC:
@@ -255,15 +321,15 @@ def cli() -> None:
 
 @cli.command()
 @_diagnosis_options
+@_output_options
 @_check_run_options
 @click.option("--skip-sanity", is_flag=True, help="Leave out the ResNet-50 AMP sanity run.")
 @_sanity_options
 def check(
     python: str | None,
-    json_path: str | None,
     kb_files: tuple[str, ...],
     timeout: float,
-    verbose: int,
+    out: OutputOptions,
     device: str,
     isolation: str,
     checks_dirs: tuple[str, ...],
@@ -285,10 +351,9 @@ def check(
         _run_diagnosis(
             command="check",
             python=python,
-            json_path=json_path,
             kb_files=kb_files,
-            verbose=verbose,
             timeout=timeout,
+            out=out,
             kinds=None,
             checks=options,
         )
@@ -299,15 +364,15 @@ def check(
 @click.argument("names", nargs=-1, metavar="[NAME]... | all")
 @click.option("--list", "list_only", is_flag=True, help="List the check scripts and exit.")
 @_diagnosis_options
+@_output_options
 @_check_run_options
 def repro(
     names: tuple[str, ...],
     list_only: bool,
     python: str | None,
-    json_path: str | None,
     kb_files: tuple[str, ...],
     timeout: float,
-    verbose: int,
+    out: OutputOptions,
     device: str,
     isolation: str,
     checks_dirs: tuple[str, ...],
@@ -330,10 +395,11 @@ def repro(
         _run_diagnosis(
             command="repro",
             python=python,
-            json_path=json_path,
             kb_files=kb_files,
-            verbose=max(verbose, 1),
             timeout=timeout,
+            out=dataclasses.replace(out, verbosity=max(out.verbosity, 1))
+            if out.verbosity >= 0
+            else out,
             kinds=None,
             checks=options,
         )
@@ -342,6 +408,7 @@ def repro(
 
 @cli.command()
 @_diagnosis_options
+@_output_options
 @click.option(
     "--device",
     default=None,
@@ -350,10 +417,9 @@ def repro(
 @_sanity_options
 def sanity(
     python: str | None,
-    json_path: str | None,
     kb_files: tuple[str, ...],
     timeout: float,
-    verbose: int,
+    out: OutputOptions,
     device: str | None,
     profile: str,
     amp_dtype: str,
@@ -375,10 +441,11 @@ def sanity(
         _run_diagnosis(
             command="sanity",
             python=python,
-            json_path=json_path,
             kb_files=kb_files,
-            verbose=max(verbose, 1),
             timeout=timeout,
+            out=dataclasses.replace(out, verbosity=max(out.verbosity, 1))
+            if out.verbosity >= 0
+            else out,
             kinds=None,
             checks=options,
         )
@@ -387,12 +454,12 @@ def sanity(
 
 @cli.command()
 @_diagnosis_options
+@_output_options
 def env(
     python: str | None,
-    json_path: str | None,
     kb_files: tuple[str, ...],
     timeout: float,
-    verbose: int,
+    out: OutputOptions,
 ) -> None:
     """Probe the environment alone: versions, builds, CPU, devices and what breaks them."""
     from ipex_doctor.model import FindingKind
@@ -401,13 +468,107 @@ def env(
         _run_diagnosis(
             command="env",
             python=python,
-            json_path=json_path,
             kb_files=kb_files,
-            verbose=verbose,
             timeout=timeout,
+            out=out,
             kinds=(FindingKind.ENVIRONMENT,),
         )
     )
+
+
+@cli.command()
+@click.argument("report_file", metavar="FILE.json", type=click.Path(dir_okay=False))
+@click.option("--kb", "kb_files", metavar="FILE", multiple=True, help=_KB_HELP)
+@click.option("--as-recorded", is_flag=True, help="Keep the recorded verdicts; do not re-judge.")
+@_output_options
+def report(
+    report_file: str, kb_files: tuple[str, ...], as_recorded: bool, out: OutputOptions
+) -> None:
+    """Re-render a saved JSON report, re-judged against the current knowledge base."""
+    from ipex_doctor.publish import publish
+    from ipex_doctor.replay import load_report, rejudge
+
+    out.check()
+    knowledge = _load_kb(kb_files)
+    saved = load_report(Path(report_file))
+    replayed = saved if as_recorded else rejudge(saved, knowledge)
+    known = _known_ids(knowledge, [f.id for f in saved.findings])
+    sys.exit(publish(replayed, out, out.policy(known)))
+
+
+@cli.command()
+@click.argument("text", required=False)
+@click.option(
+    "--file",
+    "file_path",
+    metavar="PATH",
+    help="Read the error or traceback from PATH ('-': stdin).",
+)
+@click.option("--kb", "kb_files", metavar="FILE", multiple=True, help=_KB_HELP)
+@click.option("--json", "as_json", is_flag=True, help="Print the matches as JSON.")
+def explain(
+    text: str | None, file_path: str | None, kb_files: tuple[str, ...], as_json: bool
+) -> None:
+    """Explain an error message or traceback (TEXT, --file PATH, or '-' for stdin).
+
+    Exit 0 when a known issue matched, 1 when nothing did.
+    """
+    from ipex_doctor.explain import MAX_INPUT_CHARS
+    from ipex_doctor.explain import explain as find
+
+    if text is not None and file_path is not None:
+        raise click.UsageError("give the text or --file, not both")
+    source = file_path if file_path is not None else ("-" if text in (None, "-") else None)
+    if source == "-":
+        if sys.stdin.isatty() and text is None:
+            raise click.UsageError(
+                "paste the error as an argument, with --file PATH, or pipe it in"
+            )
+        text = sys.stdin.read(MAX_INPUT_CHARS * 2)
+    elif source is not None:
+        try:
+            with open(source, encoding="utf-8", errors="replace") as handle:
+                text = handle.read(MAX_INPUT_CHARS * 2)
+        except OSError as exc:
+            raise DoctorError(f"--file {source}: cannot read: {exc.strerror}") from None
+    assert text is not None
+    matches = find(text, _load_kb(kb_files))
+    if as_json:
+        click.echo(
+            json.dumps(
+                {
+                    "matched": bool(matches),
+                    "matches": [
+                        _issue_dict(m.issue) | {"score": m.score, "matched_text": list(m.matched)}
+                        for m in matches
+                    ],
+                },
+                indent=2,
+            )
+        )
+    elif not matches:
+        click.echo(
+            "No known issue matches this text. 'ipex-doctor check' examines the environment itself."
+        )
+    else:
+        best = matches[0].issue
+        click.echo(f"{best.id}: {best.title}\n")
+        click.echo(f"  matched: {matches[0].matched[0]!r}\n")
+        click.echo(f"  why: {best.summary}\n")
+        click.echo(f"  fix: {best.remediation}")
+        if best.workaround:
+            click.echo(f"  workaround: {best.workaround}")
+        for affected in best.affected:
+            fixed = f"; fixed in {affected.range.fixed}" if affected.range.fixed else "; no fix"
+            click.echo(f"  affects: {affected.describe()}{fixed}")
+        for ref in best.references:
+            click.echo(f"  ref: {ref.url}" + (f"  {ref.title}" if ref.title else ""))
+        if len(matches) > 1:
+            click.echo(
+                "\n  other candidates: "
+                + ", ".join(f"{m.issue.id} ({m.issue.title})" for m in matches[1:])
+            )
+    sys.exit(ExitCode.OK if matches else ExitCode.FINDINGS)
 
 
 @cli.group()

@@ -19,10 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
 from packaging.version import InvalidVersion, Version
 
-from ipex_doctor import __version__, resources
+from ipex_doctor import __version__, resources, yamldoc
 from ipex_doctor.errors import KnowledgeBaseError
 from ipex_doctor.model import FindingKind, Reference, Severity
 from ipex_doctor.versions import VersionRange
@@ -94,35 +93,6 @@ def _schema() -> dict[str, Any]:
     return data
 
 
-def _yaml_loader() -> type[yaml.SafeLoader]:
-    # NOTE: the C loader is 5-10x faster; light commands (`kb list`) load the KB on every run.
-    loader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-    return loader
-
-
-def _line_of(text: str, path: Sequence[str | int]) -> int | None:
-    """The 1-based line of the YAML node at ``path`` (keys and indexes), best effort."""
-    try:
-        node: yaml.Node | None = yaml.compose(text, Loader=_yaml_loader())
-    except yaml.YAMLError:
-        return None
-    line = None if node is None else node.start_mark.line + 1
-    for step in path:
-        if isinstance(node, yaml.MappingNode) and isinstance(step, str):
-            match = next((v for k, v in node.value if getattr(k, "value", None) == step), None)
-            if match is None:
-                break
-            node = match
-        elif isinstance(node, yaml.SequenceNode) and isinstance(step, int):
-            if step >= len(node.value):
-                break
-            node = node.value[step]
-        else:
-            break
-        line = node.start_mark.line + 1
-    return line
-
-
 def _issue_id(data: Any, path: Sequence[str | int]) -> str | None:
     if len(path) >= 2 and path[0] == "issues" and isinstance(path[1], int):
         issues = data.get("issues") if isinstance(data, dict) else None
@@ -140,7 +110,7 @@ class _Located:
         self.name, self.text, self.data = name, text, data
 
     def error(self, path: Sequence[str | int], message: str) -> KnowledgeBaseError:
-        line = _line_of(self.text, path)
+        line = yamldoc.line_of(self.text, path)
         where = self.name if line is None else f"{self.name}:{line}"
         issue = _issue_id(self.data, path)
         field = ".".join(str(p) for p in path[2:]) if issue is not None else ""
@@ -151,29 +121,6 @@ class _Located:
             f"{where}: {subject}: {message}",
             tip="run 'ipex-doctor kb validate FILE' after fixing it; the format is in docs/knowledge-base.md",
         )
-
-
-def _parse_yaml(name: str, text: str) -> Any:
-    loader = _yaml_loader()
-    try:
-        for event in yaml.parse(text, Loader=loader):
-            if isinstance(event, yaml.AliasEvent):
-                line = event.start_mark.line + 1 if event.start_mark else "?"
-                raise KnowledgeBaseError(
-                    f"{name}:{line}: YAML aliases are not allowed in a knowledge base",
-                    tip="write the value out in full",
-                )
-        return yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader, see _yaml_loader
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line = f":{mark.line + 1}" if mark is not None else ""
-        problem = exc.problem or exc.context or "invalid YAML"
-        raise KnowledgeBaseError(
-            f"{name}{line}: malformed YAML: {problem}",
-            tip="check the indentation and quoting around that line",
-        ) from None
-    except yaml.YAMLError as exc:
-        raise KnowledgeBaseError(f"{name}: malformed YAML: {exc}") from None
 
 
 def _version(loc: _Located, path: Sequence[str | int], text: str) -> Version:
@@ -218,7 +165,7 @@ def _build_issue(loc: _Located, index: int, raw: Mapping[str, Any]) -> KnownIssu
         if rule not in RULES:
             known = ", ".join(sorted(RULES))
             raise loc.error([*base, "rule"], f"unknown rule '{rule}' (known rules: {known})")
-    line = _line_of(loc.text, base)
+    line = yamldoc.line_of(loc.text, base)
     return KnownIssue(
         id=raw["id"],
         title=raw["title"],
@@ -245,7 +192,7 @@ def parse_document(name: str, text: str) -> tuple[KnownIssue, ...]:
         raise KnowledgeBaseError(
             f"{name}: larger than {MAX_FILE_BYTES // 1024} KiB; a knowledge base is a small text file"
         )
-    data = _parse_yaml(name, text)
+    data = yamldoc.parse(name, text, KnowledgeBaseError)
     loc = _Located(name, text, data)
     if not isinstance(data, dict):
         raise loc.error([], "the top level must be a mapping with 'schema_version' and 'issues'")

@@ -17,7 +17,7 @@ from ipex_doctor.environment import Environment
 JSON: TypeAlias = Any
 """A value that ``json.dumps`` accepts; the report's free-form data fields hold these."""
 
-SCHEMA_VERSION = "1.0"
+SCHEMA_VERSION = "1.1"
 """Version of the report's JSON shape. Bump the minor for additions, the major for breaks."""
 
 
@@ -166,6 +166,38 @@ class Evidence:
 
 
 @dataclass(frozen=True)
+class Ignored:
+    """Why a finding is ignored: the policy's reason, its expiry, and the status it had."""
+
+    reason: str
+    status: Status
+    """The status the finding had before the ignore applied."""
+    expires: str | None = None
+    """ISO date after which the ignore stops applying."""
+    source: str = ""
+    """Where the ignore came from (``--ignore``, a policy file)."""
+
+    def to_dict(self) -> dict[str, JSON]:
+        """JSON shape."""
+        return {
+            "reason": self.reason,
+            "status": self.status.value,
+            "expires": self.expires,
+            "source": self.source,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, JSON]) -> Ignored:
+        """Inverse of ``to_dict``."""
+        return cls(
+            reason=str(data.get("reason", "")),
+            status=Status(data["status"]),
+            expires=data.get("expires"),
+            source=str(data.get("source", "")),
+        )
+
+
+@dataclass(frozen=True)
 class Finding:
     """One verdict of the diagnosis, with the evidence and what to do about it."""
 
@@ -186,6 +218,8 @@ class Finding:
     workaround: str = ""
     device: str | None = None
     """The device the observation was made on (``cpu``, ``xpu:0``), when it concerns one."""
+    ignored: Ignored | None = None
+    """Set when a policy ignore turned this finding into a skip (the status it had is kept)."""
 
     @property
     def is_problem(self) -> bool:
@@ -207,6 +241,7 @@ class Finding:
             "remediation": self.remediation,
             "workaround": self.workaround,
             "references": [ref.to_dict() for ref in self.references],
+            "ignored": None if self.ignored is None else self.ignored.to_dict(),
         }
 
     @classmethod
@@ -226,6 +261,7 @@ class Finding:
             versions=tuple(VersionFact.from_dict(v) for v in data.get("versions") or ()),
             workaround=str(data.get("workaround", "")),
             device=data.get("device"),
+            ignored=None if not data.get("ignored") else Ignored.from_dict(data["ignored"]),
         )
 
 

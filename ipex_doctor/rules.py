@@ -355,8 +355,11 @@ def cpu_no_avx2(env: Environment, issue: KnownIssue, in_range: bool | None) -> O
 
 def bf16_prepack_isa(env: Environment, issue: KnownIssue, in_range: bool | None) -> Observation:
     """``ipex.optimize(dtype=torch.bfloat16)`` weight prepack needs AVX-512 BW/VL/DQ or AVX-NE-CONVERT."""
-    if env.package(IPEX) is None:
+    ipex = env.package(IPEX)
+    if ipex is None:
         return _na("IPEX is not installed")
+    if effective_variant(env, ipex) != "cpu":
+        return _na("only IPEX's CPU build prepacks weights (XPU does not)")
     if not env.host.cpu_flags:
         return _na("the CPU flags could not be read")
     if _cpu_without(env, ("avx_ne_convert",), ("avx512bw", "avx512vl", "avx512dq")):

@@ -17,6 +17,16 @@ from ipex_doctor.model import Evidence, Finding, FindingKind, Reference, Severit
 from ipex_doctor.runtime import CheckRun
 
 SANITY_ID = "sanity"
+FINDING_IDS = (
+    "sanity-run",
+    "sanity-train",
+    "sanity-train-ipex",
+    "sanity-amp-agreement",
+    "sanity-grad-mode",
+    "sanity-throughput",
+    "sanity-jit",
+)
+"""Every id a sanity finding can have (a policy may ignore any of them)."""
 SLOWER_THAN = 0.95
 """AMP counts as slower below 0.95x fp32: repeated runs of the same work varied by up to 5 %
 (benchmarks/sanity_overhead.py), and 64x64 images on an H200 measured 0.99x / 1.03x."""

@@ -158,6 +158,16 @@ def _finding(finding: Finding, *, verbose: bool) -> list[RenderableType]:
         head.append(f" · {finding.verdict}", style="dim")
     head.append("]", style="dim")
     out: list[RenderableType] = [head]
+    if finding.ignored is not None:
+        note = Text(
+            f"      ignored ({finding.ignored.source}): {finding.ignored.reason}", style="dim"
+        )
+        note.append(
+            f"; was {finding.ignored.status}"
+            + (f"; until {finding.ignored.expires}" if finding.ignored.expires else "")
+        )
+        out.append(note)
+        return out
     show_detail = finding.is_problem or _is_note(finding) or _observed(finding) or verbose
     if show_detail and finding.evidence.summary:
         out.append(Text(f"      {finding.evidence.summary}"))
@@ -174,30 +184,48 @@ def _finding(finding: Finding, *, verbose: bool) -> list[RenderableType]:
     return out
 
 
-def _summary_line(report: Report) -> Text:
+def _summary_line(report: Report, fail_on: str) -> Text:
     counts = report.summary.counts
     order = (Status.FAIL, Status.ERROR, Status.WARN, Status.PASS, Status.SKIP)
     parts = [f"{counts[s]} {s}" for s in order if counts[s]]
+    ignored = sum(1 for f in report.findings if f.ignored is not None)
     text = Text("Summary: ", style="bold")
     text.append(", ".join(parts) or "no findings")
+    if ignored:
+        text.append(f" ({ignored} ignored by policy)")
+    text.append(f" · gate: --fail-on {fail_on}", style="dim")
     if not report.complete:
         text.append(" (incomplete: the run was interrupted)", style="bold red")
     return text
 
 
-def render_console(report: Report, *, verbosity: int = 0) -> RenderableType:
-    """The human report; ``verbosity`` 0 shows problems and notes, 1 everything."""
-    verbose = verbosity > 0
-    parts: list[RenderableType] = render_environment(report.environment, verbose=verbose)
+def render_console(report: Report, *, verbosity: int = 0, fail_on: str = "fail") -> RenderableType:
+    """The human report.
+
+    ``verbosity`` -1 (``-q``) shows only the problems and the summary; 0 adds the environment,
+    notes and what the checks measured; 1 (``-v``) everything. ``fail_on`` is named in the
+    summary so a reader knows why the run passed or failed.
+    """
+    verbose, quiet = verbosity > 0, verbosity < 0
+    parts: list[RenderableType] = (
+        [] if quiet else render_environment(report.environment, verbose=verbose)
+    )
     for kind in FindingKind:
         group = [f for f in report.findings if f.kind is kind]
-        shown = [f for f in group if verbose or f.is_problem or _is_note(f) or _observed(f)]
-        if not group:
+        if quiet:
+            shown = [f for f in group if f.is_problem]
+        else:
+            shown = [
+                f
+                for f in group
+                if verbose or f.is_problem or _is_note(f) or _observed(f) or f.ignored is not None
+            ]
+        if not group or (quiet and not shown):
             continue
         parts.append(Text(""))
         title = Text(_KIND_TITLES[kind], style="bold underline")
         hidden = len(group) - len(shown)
-        if hidden:
+        if hidden and not quiet:
             title.append(f"  ({hidden} passed or not applicable; -v shows them)", style="dim")
         parts.append(title)
         if not shown:
@@ -205,7 +233,7 @@ def render_console(report: Report, *, verbosity: int = 0) -> RenderableType:
         for finding in _sorted(shown):
             parts.extend(_finding(finding, verbose=verbose))
     parts.append(Text(""))
-    parts.append(_summary_line(report))
+    parts.append(_summary_line(report, fail_on))
     return Group(*parts)
 
 

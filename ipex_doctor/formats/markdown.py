@@ -1,0 +1,106 @@
+"""Markdown ready to paste into an upstream GitHub issue: environment, findings, evidence.
+
+Evidence data goes into collapsible ``<details>`` blocks. The report was redacted when it was
+built, so nothing here can reintroduce a secret; only report fields are rendered.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ipex_doctor.model import Finding, FindingKind, Report, Status
+
+_MARK = {
+    Status.PASS: "✅",
+    Status.SKIP: "⏭️",
+    Status.WARN: "⚠️",
+    Status.FAIL: "❌",
+    Status.ERROR: "💥",
+}
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _finding(finding: Finding) -> list[str]:
+    mark = _MARK[finding.status]
+    head = f"### {mark} {finding.title} (`{finding.id}`"
+    head += f", {finding.verdict}" if finding.verdict else ""
+    head += f", {finding.device})" if finding.device else ")"
+    lines = [head, "", finding.evidence.summary, ""]
+    if finding.ignored is not None:
+        lines += [
+            f"*Ignored ({finding.ignored.source}): {finding.ignored.reason}; was {finding.ignored.status}.*",
+            "",
+        ]
+    if finding.versions:
+        lines += [
+            "| package | installed | variant | affected | fixed in |",
+            "|---|---|---|---|---|",
+        ]
+        lines += [
+            f"| {v.package} | {v.installed or 'not installed'} | {v.variant or ''} | {_cell(v.affected)} | {v.fixed_in or ''} |"
+            for v in finding.versions
+        ]
+        lines.append("")
+    if finding.remediation:
+        lines += [f"**Fix:** {finding.remediation}", ""]
+    if finding.workaround:
+        lines += [f"**Workaround:** {finding.workaround}", ""]
+    if finding.references:
+        lines += [
+            "References: "
+            + ", ".join(f"[{r.title or r.url}]({r.url})" for r in finding.references),
+            "",
+        ]
+    if finding.evidence.data:
+        data = json.dumps(finding.evidence.data, indent=2, ensure_ascii=False, default=str)
+        lines += [
+            "<details><summary>evidence data</summary>",
+            "",
+            "```json",
+            data,
+            "```",
+            "",
+            "</details>",
+            "",
+        ]
+    return lines
+
+
+def render_markdown(report: Report) -> str:
+    """The report as Markdown."""
+    env = report.environment
+    counts = report.summary.counts
+    lines = [
+        f"## ipex-doctor {report.doctor_version} report ({report.command}, {report.created_at})",
+        "",
+        ", ".join(f"{n} {s}" for s, n in counts.items() if n)
+        + ("" if report.complete else " — **incomplete**"),
+        "",
+        "| | |",
+        "|---|---|",
+        f"| Python | {env.interpreter.implementation} {env.interpreter.version} |",
+        f"| OS | {_cell(env.host.os_release)}, kernel {env.host.kernel}, {env.host.machine} |",
+        f"| CPU | {_cell(env.host.cpu_model)} ({env.host.logical_cpus} logical): {' '.join(env.host.cpu_flags)} |",
+    ]
+    lines += [f"| {p.name} | {p.version} |" for p in env.packages]
+    if env.runtime.torch.get("version"):
+        lines.append(f"| torch (imported) | {env.runtime.torch['version']} |")
+    if env.runtime.ipex.get("version"):
+        lines.append(f"| IPEX (imported) | {env.runtime.ipex['version']} |")
+    devices = ", ".join(
+        f"{d.get('type')}:{d.get('index')} {d.get('name', '')}" for d in env.runtime.devices
+    )
+    lines += [f"| devices | {_cell(devices) or 'cpu only'} |", ""]
+    problems = [f for f in report.findings if f.is_problem or f.ignored is not None]
+    others = [f for f in report.findings if f not in problems]
+    for title, group in (("Problems", problems), ("Other findings", others)):
+        if not group:
+            continue
+        lines += [f"## {title}", ""]
+        for kind in FindingKind:
+            for finding in (f for f in group if f.kind is kind):
+                lines += _finding(finding)
+    return "\n".join(lines).rstrip() + "\n"

@@ -1,0 +1,238 @@
+"""The gate policy: which statuses fail the run, and which findings are knowingly ignored.
+
+A policy comes from ``--fail-on``/``--ignore ID`` on the command line and from a policy file
+(``--policy FILE``, or ``.ipex-doctor.yaml`` in the working directory)::
+
+    fail_on: warn                      # fail | warn | never (the command line wins)
+    ignore:
+      - id: bf16-linear
+        reason: we always run ipex.optimize under autocast (TICKET-123)   # mandatory
+        expires: 2027-03-31            # optional; after it the ignore stops applying
+
+An ignored finding becomes ``skip`` and keeps the status it had and the reason. An expired
+ignore does not apply, and the finding says so. An id that no finding can have is a
+configuration error (exit 2) naming it: a typo must not silently ignore nothing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import enum
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ipex_doctor import yamldoc
+from ipex_doctor.errors import DoctorError, ExitCode
+from ipex_doctor.model import Evidence, Ignored, Report, Status
+
+DEFAULT_POLICY_FILE = ".ipex-doctor.yaml"
+MAX_POLICY_BYTES = 256 * 1024
+
+
+class PolicyError(DoctorError):
+    """A policy file or ignore is invalid; the message names the file, line or id."""
+
+
+@enum.unique
+class FailOn(str, enum.Enum):
+    """Which findings make the run exit 1."""
+
+    FAIL = "fail"
+    """fail and error findings (the default)."""
+    WARN = "warn"
+    """warn, fail and error findings."""
+    NEVER = "never"
+    """none: report only (usage and internal errors still exit 2 and 3)."""
+
+    def failing(self) -> frozenset[Status]:
+        """The statuses that fail the run under this threshold."""
+        if self is FailOn.NEVER:
+            return frozenset()
+        if self is FailOn.WARN:
+            return frozenset({Status.WARN, Status.FAIL, Status.ERROR})
+        return frozenset({Status.FAIL, Status.ERROR})
+
+
+@dataclass(frozen=True)
+class Ignore:
+    """One ignore: a finding id, why, and until when."""
+
+    id: str
+    reason: str
+    expires: datetime.date | None = None
+    source: str = "--ignore"
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The gate: threshold and ignores."""
+
+    fail_on: FailOn = FailOn.FAIL
+    ignores: tuple[Ignore, ...] = ()
+
+    def exit_code(self, report: Report) -> ExitCode:
+        """1 when any finding's status is at or above the threshold, else 0."""
+        failing = self.fail_on.failing()
+        hit = any(f.status in failing for f in report.findings)
+        return ExitCode.FINDINGS if hit else ExitCode.OK
+
+    def apply(self, report: Report, *, today: datetime.date | None = None) -> Report:
+        """The report with the ignores applied (expired ones noted, not applied)."""
+        today = today or datetime.date.today()
+        by_id = {ignore.id: ignore for ignore in self.ignores}
+        findings = []
+        for finding in report.findings:
+            ignore = by_id.get(finding.id)
+            if ignore is None or finding.ignored is not None:
+                findings.append(finding)
+                continue
+            expires = None if ignore.expires is None else ignore.expires.isoformat()
+            if ignore.expires is not None and ignore.expires < today:
+                note = f" [ignore from {ignore.source} expired on {expires}: it no longer applies]"
+                findings.append(
+                    dataclasses.replace(
+                        finding,
+                        evidence=Evidence(finding.evidence.summary + note, finding.evidence.data),
+                    )
+                )
+                continue
+            findings.append(
+                dataclasses.replace(
+                    finding,
+                    status=Status.SKIP,
+                    ignored=Ignored(
+                        reason=ignore.reason,
+                        status=finding.status,
+                        expires=expires,
+                        source=ignore.source,
+                    ),
+                )
+            )
+        return dataclasses.replace(report, findings=tuple(findings))
+
+    def check_ids(self, known: Collection[str]) -> None:
+        """Refuse ignores of ids that no finding can have."""
+        for ignore in self.ignores:
+            if ignore.id not in known:
+                import difflib
+
+                close = difflib.get_close_matches(ignore.id, list(known), n=3)
+                raise PolicyError(
+                    f"{ignore.source}: unknown finding id '{ignore.id}'",
+                    tip=f"did you mean {', '.join(close)}?"
+                    if close
+                    else "'ipex-doctor kb list' lists the ids",
+                )
+
+
+_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "additionalProperties": False,
+    "properties": {
+        "fail_on": {"enum": ["fail", "warn", "never"]},
+        "ignore": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["id", "reason"],
+                "additionalProperties": False,
+                "properties": {
+                    "id": {"type": "string", "minLength": 1},
+                    "reason": {"type": "string", "minLength": 3},
+                    "expires": {"type": ["string"], "format": "date"},
+                },
+            },
+        },
+    },
+}
+
+
+def _date(text: Any, where: str) -> datetime.date:
+    if isinstance(text, datetime.date):
+        return text
+    try:
+        return datetime.date.fromisoformat(str(text))
+    except ValueError:
+        raise PolicyError(f"{where}: expires '{text}' is not a date (YYYY-MM-DD)") from None
+
+
+def read_policy_file(path: Path) -> tuple[FailOn | None, tuple[Ignore, ...]]:
+    """Parse a policy file; raises ``PolicyError`` naming the file and line."""
+    try:
+        if path.stat().st_size > MAX_POLICY_BYTES:
+            raise PolicyError(
+                f"{path}: larger than {MAX_POLICY_BYTES // 1024} KiB; a policy is a small file"
+            )
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise PolicyError(f"{path}: no such policy file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise PolicyError(f"{path}: cannot read: {exc}") from None
+    data = yamldoc.parse(str(path), text, PolicyError)
+    if data is None:
+        return None, ()
+    # NOTE: YAML reads 2027-03-31 as a date; the schema wants strings, so normalise first.
+    if isinstance(data, dict):
+        for item in data.get("ignore") or ():
+            if isinstance(item, dict) and isinstance(item.get("expires"), datetime.date):
+                item["expires"] = item["expires"].isoformat()
+    from jsonschema import Draft202012Validator
+
+    errors = sorted(
+        Draft202012Validator(_SCHEMA).iter_errors(data), key=lambda e: list(map(str, e.path))
+    )
+    if errors:
+        first = errors[0]
+        line = yamldoc.line_of(text, list(first.absolute_path))
+        where = f"{path}:{line}" if line else str(path)
+        raise PolicyError(f"{where}: {first.message}", tip="see the policy format in docs/ci.md")
+    fail_on = FailOn(data["fail_on"]) if "fail_on" in data else None
+    ignores = []
+    for index, item in enumerate(data.get("ignore") or ()):
+        line = yamldoc.line_of(text, ["ignore", index])
+        where = f"{path}:{line}" if line else str(path)
+        expires = _date(item["expires"], where) if "expires" in item else None
+        ignores.append(
+            Ignore(id=item["id"], reason=item["reason"].strip(), expires=expires, source=where)
+        )
+    return fail_on, tuple(ignores)
+
+
+def build_policy(
+    *,
+    fail_on: str | None,
+    ignore_args: Sequence[str],
+    policy_file: str | None,
+    cwd: Path | None = None,
+) -> Policy:
+    """Combine the command line and the policy file (explicit, else ./.ipex-doctor.yaml).
+
+    ``--ignore ID`` or ``--ignore ID=REASON``: without a reason the ignore says so.
+    """
+    path = Path(policy_file) if policy_file else (cwd or Path.cwd()) / DEFAULT_POLICY_FILE
+    file_fail_on: FailOn | None = None
+    ignores: tuple[Ignore, ...] = ()
+    if policy_file or path.is_file():
+        file_fail_on, ignores = read_policy_file(path)
+    cli_ignores = []
+    for arg in ignore_args:
+        finding_id, _, reason = arg.partition("=")
+        cli_ignores.append(
+            Ignore(
+                id=finding_id.strip(),
+                reason=reason.strip() or "ignored with --ignore (no reason given)",
+            )
+        )
+    threshold = FailOn(fail_on) if fail_on else (file_fail_on or FailOn.FAIL)
+    merged = {i.id: i for i in (*ignores, *cli_ignores)}
+    return Policy(fail_on=threshold, ignores=tuple(merged.values()))
+
+
+def known_finding_ids(kb_ids: Iterable[str]) -> set[str]:
+    """Every id a finding can have: knowledge-base entries and the sanity run's findings."""
+    from ipex_doctor.sanity import FINDING_IDS
+
+    return set(kb_ids) | set(FINDING_IDS)

@@ -1,0 +1,80 @@
+"""Publishing a finished report: apply the gate policy, print it, write every sink, exit code.
+
+One report model feeds every format; this module chooses the streams: the human report goes to
+stdout unless a machine format goes there (``-``), in which case it goes to stderr. Several
+sinks can be written in one run (``--json a.json --junit-xml b.xml --markdown -``); every file
+is written atomically.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Collection
+from dataclasses import dataclass
+
+from ipex_doctor import output
+from ipex_doctor.errors import DoctorError, ExitCode
+from ipex_doctor.model import Report
+from ipex_doctor.policy import Policy, build_policy
+
+
+@dataclass(frozen=True)
+class OutputOptions:
+    """Where the report goes and how the gate judges it (the CLI's output options)."""
+
+    json_path: str | None = None
+    junit_path: str | None = None
+    markdown_path: str | None = None
+    fail_on: str | None = None
+    ignores: tuple[str, ...] = ()
+    policy_file: str | None = None
+    verbosity: int = 0
+    """-1 (``-q``): problems only; 0: problems, notes and observations; 1 (``-v``): everything."""
+
+    def sinks(self) -> dict[str, str]:
+        """The machine formats asked for, by format name."""
+        chosen = {"json": self.json_path, "junit": self.junit_path, "markdown": self.markdown_path}
+        return {name: path for name, path in chosen.items() if path is not None}
+
+    def check(self) -> None:
+        """Refuse two formats on stdout."""
+        on_stdout = [name for name, path in self.sinks().items() if path == output.STDOUT]
+        if len(on_stdout) > 1:
+            raise DoctorError(
+                f"only one format can go to stdout ('-'), not {' and '.join(on_stdout)}",
+                tip="write the others to files",
+            )
+
+    def policy(self, known_ids: Collection[str]) -> Policy:
+        """The gate policy (command line + policy file), its ids checked against ``known_ids``."""
+        policy = build_policy(
+            fail_on=self.fail_on, ignore_args=self.ignores, policy_file=self.policy_file
+        )
+        policy.check_ids(known_ids)
+        return policy
+
+
+def publish(
+    report: Report, options: OutputOptions, policy: Policy, *, today: datetime.date | None = None
+) -> ExitCode:
+    """Apply ``policy``, print the human report, write the sinks; return the exit code."""
+    from rich.console import Console
+
+    from ipex_doctor.formats.console import render_console
+    from ipex_doctor.formats.json_format import render_json
+    from ipex_doctor.formats.junit import render_junit
+    from ipex_doctor.formats.markdown import render_markdown
+
+    report = policy.apply(report, today=today)
+    sinks = options.sinks()
+    to_stdout = output.STDOUT in sinks.values()
+    human = Console(stderr=to_stdout, highlight=False, soft_wrap=False)
+    human.print(render_console(report, verbosity=options.verbosity, fail_on=policy.fail_on.value))
+    renderers = {
+        "json": lambda: render_json(report),
+        "junit": lambda: render_junit(report, failing=policy.fail_on.failing()),
+        "markdown": lambda: render_markdown(report),
+    }
+    for name, path in sinks.items():
+        output.write_text(path, renderers[name]())
+    return policy.exit_code(report)

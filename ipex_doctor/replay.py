@@ -1,0 +1,102 @@
+"""Replay a saved report: read it, refuse newer formats, re-judge it with the current knowledge base.
+
+A maintainer can triage a user's XPU report without the hardware: the environment and the
+checks' observations travel in the report, so the verdicts are recomputed from them with
+today's knowledge base (a fix version learned since, a new entry). Sanity findings and
+findings of checks no entry names anymore are kept as they were.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from ipex_doctor.errors import DoctorError
+from ipex_doctor.judge import judge
+from ipex_doctor.kb import KnowledgeBase
+from ipex_doctor.model import SCHEMA_VERSION, FindingKind, Report
+from ipex_doctor.runtime import CheckRun
+
+MAX_REPORT_BYTES = 64 * 1024 * 1024
+
+
+def _version(text: str) -> tuple[int, int]:
+    major, _, minor = text.partition(".")
+    return int(major), int(minor or 0)
+
+
+def load_report(path: Path) -> Report:
+    """Read a report written by ipex-doctor; raises ``DoctorError`` with what is wrong."""
+    try:
+        if path.stat().st_size > MAX_REPORT_BYTES:
+            raise DoctorError(f"{path}: larger than {MAX_REPORT_BYTES // 2**20} MiB; not a report")
+        data: Any = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise DoctorError(f"{path}: no such report file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DoctorError(f"{path}: cannot read: {exc}") from None
+    except json.JSONDecodeError as exc:
+        raise DoctorError(f"{path}:{exc.lineno}: not JSON ({exc.msg})") from None
+    if not isinstance(data, dict) or "schema_version" not in data:
+        raise DoctorError(f"{path}: not an ipex-doctor report (no schema_version)")
+    try:
+        theirs = _version(str(data["schema_version"]))
+    except ValueError:
+        raise DoctorError(f"{path}: unreadable schema_version {data['schema_version']!r}") from None
+    if theirs > _version(SCHEMA_VERSION):
+        raise DoctorError(
+            f"{path}: written by a newer ipex-doctor (report schema {data['schema_version']}, "
+            f"this one reads up to {SCHEMA_VERSION})",
+            tip="upgrade ipex-doctor to replay it",
+        )
+    try:
+        return Report.from_dict(data)
+    except (KeyError, ValueError, TypeError, AttributeError) as exc:
+        raise DoctorError(
+            f"{path}: not a valid ipex-doctor report ({type(exc).__name__}: {exc})"
+        ) from None
+
+
+def recorded_runs(report: Report) -> dict[str, list[CheckRun]]:
+    """The check runs recorded in the report's known-issue findings, by check id."""
+    runs: dict[str, list[CheckRun]] = {}
+    for finding in report.findings:
+        for item in finding.evidence.data.get("runs") or ():
+            if not isinstance(item, dict) or "check" not in item:
+                continue
+            run = CheckRun(
+                check_id=str(item["check"]),
+                device=str(item.get("device", "?")),
+                outcome=str(item.get("outcome", "ok")),
+                result=dict(item.get("result") or {}),
+                error=str(item.get("error", "")),
+                output=str(item.get("output", "")),
+                seconds=float(item.get("seconds") or 0.0),
+            )
+            runs.setdefault(run.check_id, []).append(run)
+    return runs
+
+
+def rejudge(report: Report, kb: KnowledgeBase) -> Report:
+    """``report`` with its verdicts recomputed against ``kb`` from its own observations."""
+    runs = recorded_runs(report)
+    kinds = (FindingKind.ENVIRONMENT,) if report.command == "env" else None
+    judged = judge(report.environment, kb, kinds=kinds, runs=runs)
+    judged_ids = {f.id for f in judged}
+    kept = tuple(
+        f
+        for f in report.findings
+        if f.id not in judged_ids and f.kind is not FindingKind.ENVIRONMENT
+    )
+    selected = {f.id for f in report.findings}
+    if report.command in ("repro", "sanity"):
+        judged = tuple(f for f in judged if f.id in selected)
+    return Report(
+        doctor_version=report.doctor_version,
+        created_at=report.created_at,
+        command=report.command,
+        environment=report.environment,
+        findings=judged + kept,
+        complete=report.complete,
+    )

@@ -1,0 +1,101 @@
+"""The pure formatters, on the constructed XPU report: JUnit, Markdown, console, JSON."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+from conftest import REPO, run_doctor
+from junitparser import JUnitXml
+
+from ipex_doctor.formats.markdown import render_markdown
+from ipex_doctor.policy import FailOn, build_policy
+from ipex_doctor.replay import load_report
+
+FIXTURE = REPO / "tests" / "assets" / "reports" / "xpu-ipex2120-arc-a770.json"
+SCHEMA = json.loads((REPO / "docs" / "report.schema.json").read_text())
+
+
+def _junit(tmp_path: Path, *extra: str) -> JUnitXml:
+    path = tmp_path / "report.xml"
+    done = run_doctor("report", str(FIXTURE), "--junit-xml", str(path), "-q", *extra)
+    assert done.returncode in (0, 1), done.stderr
+    return JUnitXml.fromfile(str(path))
+
+
+def _counts(xml: JUnitXml) -> tuple[int, int, int, int]:
+    xml.update_statistics()
+    return xml.tests, xml.failures, xml.errors, xml.skipped
+
+
+def test_junit_counts_match_the_report(tmp_path: Path) -> None:
+    """One testcase per finding; failures = fail findings; skipped = skip findings."""
+    report = load_report(FIXTURE)
+    statuses = [f.status.value for f in report.findings]
+    tests, failures, errors, skipped = _counts(_junit(tmp_path))
+    assert tests == len(report.findings)
+    assert failures == statuses.count("fail")
+    assert errors == statuses.count("error")
+    assert skipped == statuses.count("skip")
+
+
+def test_junit_fail_on_warn_and_ignores(tmp_path: Path) -> None:
+    """Under --fail-on warn warnings are failures; an ignored finding is skipped with its reason."""
+    report = load_report(FIXTURE)
+    statuses = [f.status.value for f in report.findings]
+    xml = _junit(tmp_path, "--fail-on", "warn", "--ignore", "dot-half=tracked upstream")
+    tests, failures, _errors, skipped = _counts(xml)
+    assert failures == statuses.count("fail") + statuses.count("warn") - 1
+    assert skipped == statuses.count("skip") + 1
+    cases = {case.name: case for suite in xml for case in suite}
+    assert "ignored: tracked upstream" in cases["dot-half [xpu:0]"].result[0].message
+    properties = {p.name: p.value for p in next(iter(xml)).properties()}
+    assert properties["intel-extension-for-pytorch"] == "2.1.20+xpu"
+
+
+def test_markdown_has_environment_findings_and_evidence() -> None:
+    """Markdown: environment table, problems first, collapsible evidence, the fix."""
+    text = render_markdown(load_report(FIXTURE))
+    assert "| intel-extension-for-pytorch | 2.1.20+xpu |" in text
+    assert text.index("## Problems") < text.index("## Other findings")
+    assert "<details><summary>evidence data</summary>" in text
+    assert "**Fix:** Upgrade to IPEX >= 2.1.30+xpu" in text
+
+
+def test_several_sinks_at_once(tmp_path: Path) -> None:
+    """--json, --junit-xml and --markdown in one run; the JSON validates."""
+    done = run_doctor(
+        "report", str(FIXTURE), "--json", str(tmp_path / "r.json"), "--junit-xml", str(tmp_path / "r.xml"),
+        "--markdown", str(tmp_path / "r.md"),
+    )  # fmt: skip
+    assert done.returncode == 1
+    jsonschema.validate(json.loads((tmp_path / "r.json").read_text()), SCHEMA)
+    assert (tmp_path / "r.md").read_text().startswith("## ipex-doctor")
+    assert JUnitXml.fromfile(str(tmp_path / "r.xml"))
+
+
+def test_two_formats_on_stdout_is_a_usage_error() -> None:
+    """Only one format may go to stdout."""
+    done = run_doctor("report", str(FIXTURE), "--json", "-", "--markdown", "-")
+    assert done.returncode == 2 and "only one format can go to stdout" in done.stderr
+
+
+def test_quiet_prints_only_problems() -> None:
+    """-q: no environment block, only problems and the summary."""
+    done = run_doctor("report", str(FIXTURE), "-q")
+    assert "Environment\n  python" not in done.stdout
+    assert "dot-half" in done.stdout and "Summary:" in done.stdout
+    assert "torch-missing" not in done.stdout
+
+
+def test_policy_exit_codes_on_replay(tmp_path: Path) -> None:
+    """--fail-on never exits 0 even with failures; policy applies to replays too."""
+    assert run_doctor("report", str(FIXTURE), "--fail-on", "never", "-q").returncode == 0
+    assert run_doctor("report", str(FIXTURE), "-q").returncode == 1
+    (tmp_path / ".ipex-doctor.yaml").write_text("fail_on: never\n")
+    assert (
+        build_policy(fail_on=None, ignore_args=[], policy_file=None, cwd=tmp_path).fail_on
+        is FailOn.NEVER
+    )
+    assert run_doctor("report", str(FIXTURE), "-q", cwd=tmp_path).returncode == 0  # found in cwd

@@ -1,0 +1,91 @@
+"""The gate policy: thresholds, ignores with reason and expiry, and policy-file errors."""
+
+from __future__ import annotations
+
+import datetime
+from pathlib import Path
+
+import pytest
+from conftest import REPO
+
+from ipex_doctor.errors import ExitCode
+from ipex_doctor.model import Status
+from ipex_doctor.policy import FailOn, Policy, PolicyError, build_policy, read_policy_file
+from ipex_doctor.replay import load_report
+
+FIXTURE = REPO / "tests" / "assets" / "reports" / "xpu-ipex2120-arc-a770.json"
+TODAY = datetime.date(2026, 11, 21)
+
+
+def test_thresholds() -> None:
+    """fail: fail+error; warn: also warn; never: nothing."""
+    assert FailOn.FAIL.failing() == {Status.FAIL, Status.ERROR}
+    assert FailOn.WARN.failing() == {Status.WARN, Status.FAIL, Status.ERROR}
+    assert FailOn.NEVER.failing() == frozenset()
+
+
+def test_ignore_turns_finding_into_skip_with_reason() -> None:
+    """An ignored finding is a skip that keeps its former status and the reason."""
+    report = load_report(FIXTURE)
+    policy = build_policy(
+        fail_on="warn",
+        ignore_args=["dot-half=tracked in TICKET-1"],
+        policy_file=None,
+        cwd=Path("/"),
+    )
+    applied = policy.apply(report, today=TODAY)
+    finding = next(f for f in applied.findings if f.id == "dot-half")
+    assert finding.status is Status.SKIP and finding.ignored is not None
+    assert (finding.ignored.reason, finding.ignored.status) == ("tracked in TICKET-1", Status.FAIL)
+    assert policy.exit_code(applied) is ExitCode.FINDINGS  # grad-mode still fails
+
+
+def test_policy_file_with_expiry(tmp_path: Path) -> None:
+    """A valid ignore applies; an expired one does not, and the finding says so."""
+    path = tmp_path / ".ipex-doctor.yaml"
+    path.write_text(
+        "fail_on: warn\nignore:\n"
+        "  - id: dot-half\n    reason: fixed by our image upgrade next sprint\n    expires: 2027-01-31\n"
+        "  - id: grad-mode-divergence\n    reason: validated manually\n    expires: 2026-01-01\n"
+    )
+    policy = build_policy(fail_on=None, ignore_args=[], policy_file=None, cwd=tmp_path)
+    assert policy.fail_on is FailOn.WARN
+    applied = policy.apply(load_report(FIXTURE), today=TODAY)
+    by_id = {f.id: f for f in applied.findings}
+    assert by_id["dot-half"].status is Status.SKIP
+    assert by_id["grad-mode-divergence"].status is Status.FAIL
+    assert "expired on 2026-01-01" in by_id["grad-mode-divergence"].evidence.summary
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("ignore:\n  - id: dot-half\n", "'reason' is a required property"),
+        ("ignore:\n  - id: dot-half\n    reason: ok ok\n    expires: soon\n", "not a date"),
+        ("fail_on: sometimes\n", "is not one of"),
+        ("ignore: [\n", "malformed YAML"),
+        ("surprise: 1\n", "Additional properties"),
+    ],
+)
+def test_bad_policy_files(tmp_path: Path, text: str, message: str) -> None:
+    """Each mistake is a PolicyError naming the file (and line where there is one)."""
+    path = tmp_path / "policy.yaml"
+    path.write_text(text)
+    with pytest.raises(PolicyError) as caught:
+        read_policy_file(path)
+    assert message in str(caught.value) and str(path) in str(caught.value)
+    assert caught.value.exit_code is ExitCode.USAGE
+
+
+def test_unknown_id_is_refused_with_suggestion() -> None:
+    """A typo in an ignore is an error naming the id, with the closest real one."""
+    policy = Policy(
+        ignores=(
+            build_policy(
+                fail_on=None, ignore_args=["bf16-linaer"], policy_file=None, cwd=Path("/")
+            ).ignores
+        )
+    )
+    with pytest.raises(PolicyError, match="unknown finding id 'bf16-linaer'") as caught:
+        policy.check_ids({"bf16-linear", "dot-half"})
+    assert "bf16-linear" in str(caught.value)
