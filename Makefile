@@ -15,8 +15,8 @@ $(BIN)/.installed: pyproject.toml
 	touch $@
 
 lint: $(BIN)/.installed ## ruff (lint + format) and mypy --strict on the package
-	$(BIN)/ruff check ipex_doctor tests benchmarks checks
-	$(BIN)/ruff format --check ipex_doctor tests benchmarks checks
+	$(BIN)/ruff check ipex_doctor tests benchmarks checks tools
+	$(BIN)/ruff format --check ipex_doctor tests benchmarks checks tools
 	$(BIN)/mypy
 
 envs: $(BIN)/.installed ## build (or reuse) the real test environments, see tests/testenvs.py

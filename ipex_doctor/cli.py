@@ -8,20 +8,22 @@ torch: the environment is examined by spawned interpreters.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import difflib
 import functools
 import json
+import signal
 import sys
 import traceback
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
 from ipex_doctor import __version__
-from ipex_doctor.errors import DoctorError, ExitCode
+from ipex_doctor.errors import DoctorError, ExitCode, Terminated
 
 if TYPE_CHECKING:
     from ipex_doctor.checks import CheckScript
@@ -39,7 +41,10 @@ _KB_HELP = "Knowledge-base overlay; an entry with an existing id replaces it. Re
 def _load_kb(overlays: Sequence[str]) -> KnowledgeBase:
     from ipex_doctor import kb
 
-    return kb.load([Path(p) for p in overlays])
+    knowledge = kb.load([Path(p) for p in overlays])
+    for warning in knowledge.warnings:
+        click.echo(f"ipex-doctor: warning: {warning}", err=True)
+    return knowledge
 
 
 def _known_ids(knowledge: KnowledgeBase, scripts: Sequence[str] = ()) -> set[str]:
@@ -58,7 +63,7 @@ def _run_diagnosis(
     out: OutputOptions,
     checks: CheckOptions | None = None,
 ) -> int:
-    from ipex_doctor.diagnose import ProbeOptions, diagnose
+    from ipex_doctor.diagnose import Partial, ProbeOptions, diagnose, partial_report
     from ipex_doctor.feedback import Feedback
     from ipex_doctor.publish import publish
 
@@ -68,17 +73,46 @@ def _run_diagnosis(
     # is a configuration error (exit 2), not a surprise after a long run.
     policy = out.policy(_known_ids(knowledge, list(checks.catalog) if checks else ()))
     options = ProbeOptions(python=python or sys.executable, timeout_s=timeout)
-    with Feedback() as feedback:
-        report = diagnose(
-            options,
-            knowledge,
-            command=command,
-            kinds=kinds,
-            checks=checks,
-            progress=feedback.status,
-            on_step=feedback.step,
+    partial = Partial()
+    try:
+        with _sigterm_raises(), Feedback() as feedback:
+            report = diagnose(
+                options,
+                knowledge,
+                command=command,
+                kinds=kinds,
+                checks=checks,
+                progress=feedback.status,
+                on_step=feedback.step,
+                partial=partial,
+            )
+    except (KeyboardInterrupt, Terminated) as stop:
+        # NOTE: the workers are already gone (every wait on them closes them on the way out);
+        # what was learnt so far is still worth a report, marked incomplete.
+        code = ExitCode.INTERRUPTED if isinstance(stop, KeyboardInterrupt) else ExitCode.TERMINATED
+        what = "interrupted" if code is ExitCode.INTERRUPTED else "terminated (SIGTERM)"
+        partial_run = partial_report(
+            partial, knowledge, command=command, kinds=kinds, checks=checks
         )
+        if partial_run is None:
+            _fail(f"{what} before the environment was examined; no report written", code)
+        publish(partial_run, out, policy)
+        _fail(f"{what}: the report above is partial (marked incomplete)", code)
     return publish(report, out, policy)
+
+
+@contextlib.contextmanager
+def _sigterm_raises() -> Iterator[None]:
+    """Turn SIGTERM into a ``Terminated`` exception while the block runs."""
+
+    def handler(signum: int, frame: object) -> None:
+        raise Terminated()
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 def _catalog(checks_dirs: Sequence[str]) -> dict[str, CheckScript]:
@@ -315,7 +349,8 @@ def cli() -> None:
 
     \b
     Exit codes: 0 healthy, 1 findings at or above the fail threshold,
-    2 usage or configuration error, 3 internal error, 130 interrupted.
+    2 usage or configuration error, 3 internal error, 130 interrupted,
+    143 terminated.
     """
 
 
@@ -673,8 +708,11 @@ def kb_validate(files: tuple[str, ...]) -> None:
     paths = [Path(f) for f in files] or [kb_module.shipped_path()]
     failed = 0
     for path in paths:
+        warnings: list[str] = []
         try:
-            issues = kb_module.read_document(path)
+            issues = kb_module.read_document(path, warnings)
+            for warning in warnings:
+                click.echo(f"ipex-doctor: warning: {warning}", err=True)
         except DoctorError as exc:
             failed += 1
             click.echo(f"ipex-doctor: error: {exc}", err=True)
@@ -726,6 +764,8 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
         sys.exit(ExitCode.USAGE if isinstance(exc, click.UsageError) else exc.exit_code)
     except KeyboardInterrupt:
         _fail("interrupted", ExitCode.INTERRUPTED)
+    except Terminated:
+        _fail("terminated (SIGTERM)", ExitCode.TERMINATED)
     except BrokenPipeError:
         sys.exit(ExitCode.OK)
     except SystemExit:

@@ -9,12 +9,12 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
 from ipex_doctor import __version__, host, interpreter, repro, runtime, sanity
 from ipex_doctor.checks import CheckScript
-from ipex_doctor.environment import Environment, RuntimeProbe
+from ipex_doctor.environment import Environment, Host, Interpreter, Package, RuntimeProbe
 from ipex_doctor.judge import judge
 from ipex_doctor.kb import KnowledgeBase, KnownIssue
 from ipex_doctor.model import FindingKind, Report, Severity
@@ -27,6 +27,35 @@ Progress = Callable[[str], None]
 
 def _quiet(_: str) -> None:
     return None
+
+
+@dataclass
+class Partial:
+    """What a diagnosis has found so far, so an interrupted run can still write its report."""
+
+    static: tuple[Interpreter, Host, tuple[Package, ...], dict[str, str]] | None = None
+    """The static probe: interpreter, host, packages, reported variables."""
+    env: Environment | None = None
+    """The whole environment, once the runtime probe finished."""
+    runs: dict[str, list[CheckRun]] = field(default_factory=dict)
+    """Check runs finished so far, by check id."""
+
+    def environment(self) -> Environment | None:
+        """The environment as far as it is known (``None`` before the handshake finished)."""
+        if self.env is not None:
+            return self.env
+        if self.static is None:
+            return None
+        interpreter, host_facts, packages, env_vars = self.static
+        return Environment(
+            interpreter=interpreter,
+            host=host_facts,
+            packages=packages,
+            env_vars=env_vars,
+            runtime=RuntimeProbe(
+                ran=False, skip_reason="interrupted before the runtime probe finished"
+            ),
+        )
 
 
 @dataclass(frozen=True)
@@ -58,6 +87,7 @@ def examine(
     environ: Mapping[str, str] | None = None,
     progress: Progress = _quiet,
     keep_session: bool = False,
+    partial: Partial | None = None,
 ) -> tuple[Environment, Session | None]:
     """Probe the environment of ``options.python``: static facts, then the runtime probe.
 
@@ -73,6 +103,8 @@ def examine(
     machine = host.probe_host()
     redactor = Redactor(environ)
     env_vars = reported_env_vars(environ, redactor)
+    partial = partial if partial is not None else Partial()
+    partial.static = (target.interpreter, machine, packages, env_vars)
     session = None
     if not options.runtime_probe:
         probe = RuntimeProbe(ran=False, skip_reason="the runtime probe was switched off")
@@ -87,7 +119,12 @@ def examine(
                 ran=False, skip_reason=f"could not start the interpreter: {exc.strerror}"
             )
         else:
-            probe = session.start_up(options.timeout_s)
+            try:
+                probe = session.start_up(options.timeout_s)
+            except BaseException:
+                # NOTE: an interrupt while waiting: the worker must not outlive the doctor.
+                session.close()
+                raise
             if not keep_session:
                 session.close()
                 session = None
@@ -98,6 +135,7 @@ def examine(
         env_vars=env_vars,
         runtime=probe,
     )
+    partial.env = env
     return env, session
 
 
@@ -181,6 +219,7 @@ def diagnose(
     environ: Mapping[str, str] | None = None,
     progress: Progress = _quiet,
     on_step: StepProgress | None = None,
+    partial: Partial | None = None,
 ) -> Report:
     """Probe, run the checks (if asked), judge every applicable entry, return the redacted report.
 
@@ -188,15 +227,20 @@ def diagnose(
     sanity run reports its training steps and throughput phases there).
     """
     environ = os.environ if environ is None else environ
+    partial = partial if partial is not None else Partial()
     env, session = examine(
-        options, environ=environ, progress=progress, keep_session=checks is not None
+        options,
+        environ=environ,
+        progress=progress,
+        keep_session=checks is not None,
+        partial=partial,
     )
-    runs: dict[str, list[CheckRun]] = {}
+    runs = partial.runs
     if checks is not None:
-        kb = _with_adhoc_entries(kb, checks)
         torch_import = env.runtime.import_of("torch")
         if torch_import is not None and torch_import.ok:
-            tasks, runs = _plan(env, kb, checks)
+            tasks, decided = _plan(env, kb, checks)
+            runs.update(decided)
             if checks.sanity is not None:
                 device, missing = _sanity_device(checks.sanity.device, env)
                 if device is not None:
@@ -207,7 +251,7 @@ def diagnose(
                             sanity.SANITY_ID, missing, "not-run", error=f"{missing} is not present"
                         )
                     ]
-            for run in repro.run_tasks(
+            repro.run_tasks(
                 env.interpreter.executable,
                 tasks,
                 session=session,
@@ -216,8 +260,8 @@ def diagnose(
                 isolation=checks.isolation,
                 progress=progress,
                 on_step=on_step,
-            ):
-                runs.setdefault(run.check_id, []).append(run)
+                on_run=lambda run: runs.setdefault(run.check_id, []).append(run),
+            )
         else:
             if session is not None:
                 session.close()
@@ -230,8 +274,27 @@ def diagnose(
                         error="torch does not import",
                     )
                 ]
-    sanity_runs = runs.pop(sanity.SANITY_ID, [])
     progress("judging the knowledge base")
+    return build_report(env, kb, runs, command=command, kinds=kinds, checks=checks, environ=environ)
+
+
+def build_report(
+    env: Environment,
+    kb: KnowledgeBase,
+    runs: Mapping[str, list[CheckRun]],
+    *,
+    command: str,
+    kinds: tuple[FindingKind, ...] | None,
+    checks: CheckOptions | None,
+    environ: Mapping[str, str] | None = None,
+    complete: bool = True,
+) -> Report:
+    """Judge ``env`` and the check ``runs`` against ``kb`` into the redacted report."""
+    environ = os.environ if environ is None else environ
+    if checks is not None:
+        kb = _with_adhoc_entries(kb, checks)
+    runs = dict(runs)
+    sanity_runs = runs.pop(sanity.SANITY_ID, [])
     findings = judge(env, kb, kinds=kinds, runs=runs)
     findings += tuple(f for run in sanity_runs for f in sanity.judge_sanity(run))
     if checks is not None and checks.only is not None:
@@ -251,8 +314,26 @@ def diagnose(
         command=command,
         environment=env,
         findings=findings,
+        complete=complete,
     )
     return redact_report(report, Redactor(environ))
+
+
+def partial_report(
+    partial: Partial,
+    kb: KnowledgeBase,
+    *,
+    command: str,
+    kinds: tuple[FindingKind, ...] | None,
+    checks: CheckOptions | None,
+) -> Report | None:
+    """The report of an interrupted run, marked incomplete; ``None`` if nothing was learnt."""
+    env = partial.environment()
+    if env is None:
+        return None
+    return build_report(
+        env, kb, partial.runs, command=command, kinds=kinds, checks=checks, complete=False
+    )
 
 
 def redact_report(report: Report, redactor: Redactor) -> Report:

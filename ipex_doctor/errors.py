@@ -25,7 +25,9 @@ class ExitCode(enum.IntEnum):
     INTERNAL_ERROR = 3
     """A bug in the doctor itself."""
     INTERRUPTED = 130
-    """Interrupted by the user (SIGINT)."""
+    """Interrupted by the user (SIGINT); a partial report, marked incomplete, was written."""
+    TERMINATED = 143
+    """Stopped by SIGTERM; a partial report, marked incomplete, was written."""
 
 
 class DoctorError(Exception):
@@ -56,3 +58,8 @@ class InterpreterError(DoctorError):
 
 class OutputError(DoctorError):
     """A report could not be written where the user asked."""
+
+
+class Terminated(BaseException):
+    """Raised by the doctor's SIGTERM handler; like ``KeyboardInterrupt``, not an ``Exception``,
+    so no ``except Exception`` on the way swallows it and every ``finally`` still runs."""

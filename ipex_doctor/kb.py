@@ -31,6 +31,18 @@ MAX_FILE_BYTES = 1024 * 1024
 
 MAX_SYMPTOM_CHARS = 1000
 
+# NOTE: a group that contains a quantifier and is quantified again ("(a+)+", "(\\w+\\s?)*") is
+# the classic catastrophic-backtracking shape; Python's re has no timeout, so such symptoms are
+# refused at load time. Input to the matcher is also bounded (explain.MAX_INPUT_CHARS).
+_NESTED_QUANTIFIER = re.compile(
+    r"\((?:[^()\\]|\\.)*(?:[+*]|\{\d*,\d*\})(?:[^()\\]|\\.)*\)(?:[+*]|\{\d*,\d*\})"
+)
+_ISSUE_KEYS = frozenset(
+    {"id", "title", "kind", "severity", "summary", "devices", "affected", "rule", "repro",
+     "symptoms", "remediation", "workaround", "references"}
+)  # fmt: skip
+_RANGE_KEYS = frozenset({"package", "variant", "introduced", "fixed", "last_affected", "note"})
+
 
 @dataclass(frozen=True)
 class AffectedRange:
@@ -78,6 +90,8 @@ class KnowledgeBase:
 
     issues: tuple[KnownIssue, ...]
     sources: tuple[str, ...]
+    warnings: tuple[str, ...] = ()
+    """Unknown keys and other non-fatal remarks, with file and line."""
 
     def get(self, issue_id: str) -> KnownIssue | None:
         """The entry with ``issue_id``, or ``None``."""
@@ -108,6 +122,7 @@ class _Located:
 
     def __init__(self, name: str, text: str, data: Any) -> None:
         self.name, self.text, self.data = name, text, data
+        self.warnings: list[str] = []
 
     def error(self, path: Sequence[str | int], message: str) -> KnowledgeBaseError:
         line = yamldoc.line_of(self.text, path)
@@ -154,10 +169,27 @@ def _build_issue(loc: _Located, index: int, raw: Mapping[str, Any]) -> KnownIssu
         )
     symptoms = []
     for i, pattern in enumerate(raw.get("symptoms") or ()):
+        if _NESTED_QUANTIFIER.search(pattern):
+            raise loc.error(
+                [*base, "symptoms", i],
+                "regular expression has a quantified group that is itself quantified "
+                "(like '(a+)+'), which can backtrack for minutes on a long traceback; rewrite it",
+            )
         try:
             symptoms.append(re.compile(pattern, re.IGNORECASE))
         except re.error as exc:
             raise loc.error([*base, "symptoms", i], f"invalid regular expression: {exc}") from None
+    unknown = sorted(set(raw) - _ISSUE_KEYS)
+    for key in unknown:
+        loc.warnings.append(
+            f"{loc.name}:{yamldoc.line_of(loc.text, [*base, key])}: issue '{raw['id']}': unknown key '{key}' ignored"
+        )
+    for i, item in enumerate(raw.get("affected") or ()):
+        for key in sorted(set(item) - _RANGE_KEYS):
+            where = yamldoc.line_of(loc.text, [*base, "affected", i, key])
+            loc.warnings.append(
+                f"{loc.name}:{where}: issue '{raw['id']}': unknown key '{key}' in affected ignored"
+            )
     rule = raw.get("rule")
     if rule is not None:
         from ipex_doctor.rules import RULES  # NOTE: rules import this module's types
@@ -186,8 +218,14 @@ def _build_issue(loc: _Located, index: int, raw: Mapping[str, Any]) -> KnownIssu
     )
 
 
-def parse_document(name: str, text: str) -> tuple[KnownIssue, ...]:
-    """Parse and validate one knowledge-base document; raises ``KnowledgeBaseError``."""
+def parse_document(
+    name: str, text: str, warnings: list[str] | None = None
+) -> tuple[KnownIssue, ...]:
+    """Parse and validate one knowledge-base document; raises ``KnowledgeBaseError``.
+
+    Unknown keys are not errors (a newer file may carry fields this doctor does not read):
+    each is appended to ``warnings`` with its file and line.
+    """
     if len(text.encode("utf-8", "surrogatepass")) > MAX_FILE_BYTES:
         raise KnowledgeBaseError(
             f"{name}: larger than {MAX_FILE_BYTES // 1024} KiB; a knowledge base is a small text file"
@@ -223,11 +261,13 @@ def parse_document(name: str, text: str) -> tuple[KnownIssue, ...]:
             )
         seen[raw["id"]] = index
         issues.append(_build_issue(loc, index, raw))
+    if warnings is not None:
+        warnings.extend(loc.warnings)
     return tuple(issues)
 
 
-def read_document(path: Path) -> tuple[KnownIssue, ...]:
-    """Read and validate the knowledge-base file at ``path``."""
+def read_document(path: Path, warnings: list[str] | None = None) -> tuple[KnownIssue, ...]:
+    """Read and validate the knowledge-base file at ``path`` (see ``parse_document``)."""
     try:
         if path.stat().st_size > MAX_FILE_BYTES:
             raise KnowledgeBaseError(
@@ -242,7 +282,7 @@ def read_document(path: Path) -> tuple[KnownIssue, ...]:
         raise KnowledgeBaseError(f"{path}: not UTF-8 text ({exc.reason})") from None
     except OSError as exc:
         raise KnowledgeBaseError(f"{path}: cannot read: {exc.strerror}") from None
-    return parse_document(str(path), text)
+    return parse_document(str(path), text, warnings)
 
 
 def shipped_path() -> Path:
@@ -254,9 +294,12 @@ def load(overlays: Iterable[Path] = (), *, include_shipped: bool = True) -> Know
     """The shipped knowledge base with ``overlays`` applied in order (same id replaces)."""
     merged: dict[str, KnownIssue] = {}
     sources = []
+    warnings: list[str] = []
     paths = ([shipped_path()] if include_shipped else []) + list(overlays)
     for path in paths:
-        for issue in read_document(path):
+        for issue in read_document(path, warnings):
             merged[issue.id] = issue
         sources.append(str(path))
-    return KnowledgeBase(issues=tuple(merged.values()), sources=tuple(sources))
+    return KnowledgeBase(
+        issues=tuple(merged.values()), sources=tuple(sources), warnings=tuple(warnings)
+    )

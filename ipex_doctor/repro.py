@@ -69,8 +69,12 @@ def run_tasks(
     isolation: str = "worker",
     progress: Callable[[str], None] = lambda _: None,
     on_step: StepProgress | None = None,
+    on_run: Callable[[CheckRun], None] = lambda _: None,
 ) -> list[CheckRun]:
-    """Run ``tasks`` in order; ``session`` (already probed) is reused unless it breaks."""
+    """Run ``tasks`` in order; ``session`` (already probed) is reused unless it breaks.
+
+    ``on_run`` hears each run as it finishes, so an interrupted caller keeps what was done.
+    """
     runs: list[CheckRun] = []
     try:
         for task in tasks:
@@ -85,27 +89,27 @@ def run_tasks(
                 started = session.start_up(startup_timeout)
                 if not session.ready:
                     how = started.unfinished_stage or "start-up"
-                    runs.append(
-                        CheckRun(
-                            task.script.id,
-                            task.device,
-                            "not-run",
-                            error=f"a fresh worker could not start (stopped at {how})",
-                            output=started.output_tail,
-                        )
+                    failed = CheckRun(
+                        task.script.id,
+                        task.device,
+                        "not-run",
+                        error=f"a fresh worker could not start (stopped at {how})",
+                        output=started.output_tail,
                     )
+                    runs.append(failed)
+                    on_run(failed)
                     continue
             progress(f"running {task.script.id} on {task.device}")
-            runs.append(
-                session.run_check(
-                    task.script.id,
-                    str(task.script.path),
-                    task.device,
-                    timeout,
-                    args=task.args,
-                    on_progress=on_step,
-                )
+            run = session.run_check(
+                task.script.id,
+                str(task.script.path),
+                task.device,
+                timeout,
+                args=task.args,
+                on_progress=on_step,
             )
+            runs.append(run)
+            on_run(run)
     finally:
         if session is not None:
             session.close()

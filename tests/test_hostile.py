@@ -1,0 +1,177 @@
+"""Hostile input: knowledge-base, policy and report files are data, never code; output never
+leaks secrets. Property-based where the input space is open."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import pytest
+from conftest import REPO, make_fake_env, run_doctor
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ipex_doctor import kb
+from ipex_doctor.errors import KnowledgeBaseError
+from ipex_doctor.model import (
+    Evidence,
+    Finding,
+    FindingKind,
+    Reference,
+    Report,
+    Severity,
+    Status,
+    Verdict,
+)
+from ipex_doctor.replay import load_report
+
+ENTRY = """\
+schema_version: 1
+issues:
+  - id: site-entry
+    title: t
+    kind: environment
+    severity: warning
+    summary: s
+    remediation: r
+    affected:
+      - package: torch
+    references:
+      - url: https://example.org/x
+"""
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "kb.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_python_tags_are_not_code(tmp_path: Path) -> None:
+    """A YAML python/object tag is refused by the safe loader, not executed."""
+    marker = tmp_path / "pwned"
+    text = f"!!python/object/apply:os.system ['touch {marker}']\n"
+    with pytest.raises(KnowledgeBaseError):
+        kb.read_document(_write(tmp_path, text))
+    assert not marker.exists()
+
+
+def test_billion_laughs_is_refused_quickly(tmp_path: Path) -> None:
+    """An alias bomb is refused before anything expands it."""
+    lines = ['a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]']
+    for i in range(1, 9):
+        prev = chr(ord("a") + i - 1)
+        cur = chr(ord("a") + i)
+        lines.append(
+            f"{cur}: &{cur} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]"
+        )
+    started = time.monotonic()
+    with pytest.raises(KnowledgeBaseError, match="aliases are not allowed"):
+        kb.read_document(_write(tmp_path, "\n".join(lines) + "\n"))
+    assert time.monotonic() - started < 2
+
+
+def test_catastrophic_regex_is_refused(tmp_path: Path) -> None:
+    """A symptom shaped like (a+)+ is refused at load, with its line."""
+    text = ENTRY.replace(
+        "    references:", '    symptoms:\n      - "(\\\\w+\\\\s?)+$"\n    references:'
+    )
+    with pytest.raises(KnowledgeBaseError, match="quantified group") as caught:
+        kb.read_document(_write(tmp_path, text))
+    assert "kb.yaml:12" in str(caught.value)
+
+
+def test_unknown_keys_are_warned_not_fatal(tmp_path: Path) -> None:
+    """An unknown key is a warning with file and line; the entry still loads."""
+    warnings: list[str] = []
+    text = ENTRY.replace("    title: t\n", "    title: t\n    colour: blue\n")
+    issues = kb.read_document(_write(tmp_path, text), warnings)
+    assert issues[0].id == "site-entry"
+    assert warnings and "kb.yaml:5" in warnings[0] and "unknown key 'colour'" in warnings[0]
+    done = run_doctor("kb", "validate", str(tmp_path / "kb.yaml"))
+    assert done.returncode == 0 and "unknown key 'colour'" in done.stderr
+
+
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.text(max_size=2000))
+def test_kb_loader_on_arbitrary_text(text: str) -> None:
+    """Any text: either entries or a KnowledgeBaseError, never another exception, quickly."""
+    started = time.perf_counter()
+    try:
+        kb.parse_document("fuzz.yaml", text)
+    except KnowledgeBaseError:
+        pass
+    assert time.perf_counter() - started < 2
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.builds(
+            lambda i, s, sev, v, t, data: Finding(
+                id=f"f-{i}",
+                kind=FindingKind.KNOWN_ISSUE,
+                status=s,
+                severity=sev,
+                title=t or "x",
+                evidence=Evidence(t, data),
+                remediation=t,
+                references=(Reference("https://example.org", t),),
+                verdict=v,
+            ),
+            st.integers(0, 99),
+            st.sampled_from(Status),
+            st.sampled_from(Severity),
+            st.one_of(st.none(), st.sampled_from(Verdict)),
+            st.text(max_size=50),
+            st.dictionaries(
+                st.text(max_size=10),
+                st.one_of(st.integers(), st.text(max_size=20), st.none()),
+                max_size=4,
+            ),
+        ),  # fmt: skip
+        max_size=8,
+    )
+)
+def test_report_json_round_trip(findings: list[Finding]) -> None:
+    """Report -> JSON text -> Report is the identity, for arbitrary findings."""
+    env = load_report(
+        REPO / "tests" / "assets" / "reports" / "xpu-ipex2120-arc-a770.json"
+    ).environment
+    report = Report("0.1.0", "2026-11-21T00:00:00Z", "check", env, tuple(findings))
+    assert Report.from_dict(json.loads(json.dumps(report.to_dict()))) == report
+
+
+SECRETS = {
+    "HF_TOKEN": "hf_PlantedSecretValue0123456789abcdef",
+    "CCL_AUTH_TOKEN": "planted-ccl-auth-value",
+    "MY_DB_PASSWORD": "planted-db-password-42",
+    "IPEX_MIRROR": "https://planted-user:planted-pass@mirror.example.org/simple",
+}
+PLANTED = ("PlantedSecretValue", "planted-ccl-auth", "planted-db-password", "planted-pass")
+
+
+def test_no_secret_in_any_output_format(tmp_path: Path) -> None:
+    """A torch whose import fails printing the environment: console, JSON, JUnit and Markdown
+    all carry the failure, and none carries a planted secret (values, URL credentials, tokens)."""
+    leaky = (
+        "import os, sys\n"
+        "print('env dump:', dict(os.environ))\n"
+        "print('fetching https://planted-user:planted-pass@mirror.example.org/simple', file=sys.stderr)\n"
+        "raise ImportError('failed with token ' + os.environ['HF_TOKEN'] + ' and ghp_' + 'Q' * 36)\n"
+    )
+    python = make_fake_env(tmp_path / "env", {"torch": ("2.8.0", leaky)})
+    outputs = {name: tmp_path / f"r.{name}" for name in ("json", "xml", "md")}
+    done = run_doctor(
+        "check", "--python", python, "-v", "--json", str(outputs["json"]),
+        "--junit-xml", str(outputs["xml"]), "--markdown", str(outputs["md"]), extra_env=SECRETS,
+    )  # fmt: skip
+    assert done.returncode == 1
+    texts = [done.stdout, done.stderr] + [path.read_text() for path in outputs.values()]
+    assert "ImportError" in texts[2] and "<redacted>" in texts[2]
+    for text in texts:
+        for secret in (*PLANTED, "Q" * 36):
+            assert secret not in text
