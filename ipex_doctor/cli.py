@@ -715,7 +715,10 @@ def kb_validate(files: tuple[str, ...]) -> None:
                 click.echo(f"ipex-doctor: warning: {warning}", err=True)
         except DoctorError as exc:
             failed += 1
-            click.echo(f"ipex-doctor: error: {exc}", err=True)
+            click.echo(
+                f"ipex-doctor: error: {str(exc).replace(chr(10) + 'Tip:', chr(10) + '  tip:')}",
+                err=True,
+            )
             continue
         click.echo(f"ok: {path} ({len(issues)} entries)")
     if failed:

@@ -159,6 +159,11 @@ def _build_issue(loc: _Located, index: int, raw: Mapping[str, Any]) -> KnownIssu
             if "last_affected" in item
             else None,
         )
+        upper = rng.fixed or rng.last_affected
+        if rng.introduced is not None and upper is not None and upper < rng.introduced:
+            raise loc.error(
+                path, f"empty range: {rng.describe()} (the fix predates the introduction)"
+            )
         ranges.append(
             AffectedRange(
                 package=item["package"],

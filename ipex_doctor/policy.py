@@ -175,8 +175,8 @@ def read_policy_file(path: Path) -> tuple[FailOn | None, tuple[Ignore, ...]]:
     if data is None:
         return None, ()
     # NOTE: YAML reads 2027-03-31 as a date; the schema wants strings, so normalise first.
-    if isinstance(data, dict):
-        for item in data.get("ignore") or ():
+    if isinstance(data, dict) and isinstance(data.get("ignore"), list):
+        for item in data["ignore"]:
             if isinstance(item, dict) and isinstance(item.get("expires"), datetime.date):
                 item["expires"] = item["expires"].isoformat()
     from jsonschema import Draft202012Validator

@@ -175,3 +175,52 @@ def test_no_secret_in_any_output_format(tmp_path: Path) -> None:
     for text in texts:
         for secret in (*PLANTED, "Q" * 36):
             assert secret not in text
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "said"),
+    [
+        ("policy.yaml", "fail_on: warn\nignore: 5\n", "is not of type 'array'"),
+        ("policy.yaml", "ignore:\n  - id: [1, 2]\n    reason: {a: b}\n", "is not of type 'string'"),
+        ("policy.yaml", "!!python/name:os.system\n", "malformed YAML"),
+    ],
+)
+def test_hostile_policy_files(tmp_path: Path, name: str, text: str, said: str) -> None:
+    """Wrong types and code tags in a policy file: exit 2, one line with the file, no traceback."""
+    path = tmp_path / name
+    path.write_text(text)
+    fixture = REPO / "tests" / "assets" / "reports" / "xpu-ipex2120-arc-a770.json"
+    done = run_doctor("report", str(fixture), "--policy", str(path), "-q")
+    assert done.returncode == 2 and said in done.stderr and str(path) in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and "internal error" not in done.stderr
+
+
+def test_empty_version_range_is_refused(tmp_path: Path) -> None:
+    """A range whose fix predates its introduction is an error naming the line."""
+    text = ENTRY.replace(
+        "      - package: torch\n",
+        '      - package: torch\n        introduced: "1.0"\n        fixed: "0.5"\n',
+    )
+    with pytest.raises(KnowledgeBaseError, match="empty range"):
+        kb.read_document(_write(tmp_path, text))
+
+
+@pytest.mark.parametrize(
+    "payload",
+    [
+        '{"schema_version": "1.0", "doctor_version": "x", "created_at": "x", "environment": {"interpreter": {"executable": "x", "version": "3"}}, "findings": "oops"}',
+        '{"schema_version": "1.0", "doctor_version": "x", "created_at": "x", "environment": {"interpreter": {"executable": "x", "version": "3"}, "host": {"logical_cpus": "many"}}, "findings": []}',
+        '{"schema_version": "abc"}',
+        '"just a string"',
+    ],
+)
+def test_hostile_reports(tmp_path: Path, payload: str) -> None:
+    """Wrong types anywhere in a report: exit 2, one line, no traceback."""
+    path = tmp_path / "r.json"
+    path.write_text(payload)
+    done = run_doctor("report", str(path))
+    assert (
+        done.returncode == 2
+        and "Traceback" not in done.stderr
+        and "internal error" not in done.stderr
+    )
