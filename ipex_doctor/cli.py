@@ -532,6 +532,29 @@ def report(
 
 
 @cli.command()
+@click.argument("report_files", nargs=-1, required=True, metavar="REPORT.json...")
+@click.option("--kb", "kb_files", metavar="FILE", multiple=True, help=_KB_HELP)
+@_output_options
+def merge(report_files: tuple[str, ...], kb_files: tuple[str, ...], out: OutputOptions) -> None:
+    """Merge reports of several nodes into one fleet report, naming the nodes that differ."""
+    from ipex_doctor.fleet import merge as merge_reports
+    from ipex_doctor.publish import publish
+    from ipex_doctor.replay import load_report
+
+    out.check()
+    knowledge = _load_kb(kb_files)
+    nodes = []
+    names: set[str] = set()
+    for path in map(Path, report_files):
+        name = path.stem if path.stem not in names else str(path)
+        names.add(name)
+        nodes.append((name, load_report(path)))
+    fleet = merge_reports(nodes)
+    known = _known_ids(knowledge, [f.id for _, r in nodes for f in r.findings])
+    sys.exit(publish(fleet, out, out.policy(known)))
+
+
+@cli.command()
 @click.argument("text", required=False)
 @click.option(
     "--file",

@@ -233,6 +233,7 @@ def build_policy(
 
 def known_finding_ids(kb_ids: Iterable[str]) -> set[str]:
     """Every id a finding can have: knowledge-base entries and the sanity run's findings."""
+    from ipex_doctor.fleet import FLEET_IDS
     from ipex_doctor.sanity import FINDING_IDS
 
-    return set(kb_ids) | set(FINDING_IDS)
+    return set(kb_ids) | set(FINDING_IDS) | set(FLEET_IDS)

@@ -156,6 +156,8 @@ def _finding(finding: Finding, *, verbose: bool) -> list[RenderableType]:
     head.append(f"  [{finding.id}", style="dim")
     if finding.verdict is not None:
         head.append(f" · {finding.verdict}", style="dim")
+    if finding.device is not None:
+        head.append(f" · {finding.device}", style="dim")
     head.append("]", style="dim")
     out: list[RenderableType] = [head]
     if finding.ignored is not None:
@@ -232,9 +234,44 @@ def render_console(report: Report, *, verbosity: int = 0, fail_on: str = "fail")
             parts.append(Text("  ✓ nothing to report", style="green"))
         for finding in _sorted(shown):
             parts.extend(_finding(finding, verbose=verbose))
+    if report.command == "fleet" and not quiet:
+        parts.extend(_fleet_matrix(report))
     parts.append(Text(""))
     parts.append(_summary_line(report, fail_on))
     return Group(*parts)
+
+
+def _fleet_matrix(report: Report) -> list[RenderableType]:
+    """Finding x node: one mark per node for every finding that is a problem somewhere."""
+    nodes: list[str] = []
+    cells: dict[str, dict[str, Status]] = {}
+    for finding in report.findings:
+        if finding.id.startswith("fleet-") or finding.device is None:
+            continue
+        node = finding.device.split("/", 1)[0]
+        if node not in nodes:
+            nodes.append(node)
+        row = cells.setdefault(finding.id, {})
+        if node not in row or row[node].rank < finding.status.rank:
+            row[node] = finding.status
+    rows = {
+        fid: row
+        for fid, row in cells.items()
+        if any(s.rank >= Status.WARN.rank for s in row.values())
+    }
+    if not rows:
+        return []
+    width = max(len(fid) for fid in rows)
+    lines: list[RenderableType] = [Text(""), Text("Finding x node", style="bold underline")]
+    lines.append(Text("  " + " " * width + "  " + "  ".join(nodes), style="dim"))
+    for fid, row in rows.items():
+        line = Text(f"  {fid:<{width}}  ")
+        for node in nodes:
+            status = row.get(node)
+            mark, style = MARKS[status] if status is not None else ("?", "dim")
+            line.append(mark.center(len(node)) + "  ", style=style)
+        lines.append(line)
+    return lines
 
 
 def _sorted(findings: Iterable[Finding]) -> list[Finding]:

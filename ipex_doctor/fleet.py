@@ -1,0 +1,134 @@
+"""Fleet reports: many nodes' (or ranks') reports merged into one, with the outliers named.
+
+A deployment fails when *one* node differs: another driver, another torch, a missing device, a
+finding that fails only there. The fleet report keeps every node's findings (``device`` says
+``node`` or ``node/device``), adds a ``fleet-summary`` finding with each node's fingerprint, and
+one ``fleet-outlier`` finding per node that differs from the majority. It is an ordinary
+``Report``, so every format, the gate policy and the exit codes apply unchanged.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ipex_doctor import __version__
+from ipex_doctor.diagnose import now_utc
+from ipex_doctor.model import Evidence, Finding, FindingKind, Report, Severity, Status
+
+FLEET_IDS = ("fleet-summary", "fleet-outlier", "fleet-collectives")
+_PACKAGES = (
+    "torch",
+    "torchvision",
+    "intel-extension-for-pytorch",
+    "oneccl-bind-pt",
+    "intel-sycl-rt",
+)
+
+
+def fingerprint(report: Report) -> dict[str, Any]:
+    """What must be the same on every node of a job: software builds, devices, CPU."""
+    env = report.environment
+    facts: dict[str, Any] = {}
+    for name in _PACKAGES:
+        package = env.package(name)
+        facts[f"package {name}"] = None if package is None else package.version
+    torch = env.runtime.torch
+    facts["torch build"] = (torch.get("version"), torch.get("xpu_compiled"), torch.get("cuda"))
+    devices = list(env.runtime.devices)
+    facts["devices"] = tuple(sorted(f"{d.get('type')} {d.get('name', '?')}" for d in devices))
+    facts["device memory"] = tuple(sorted(str(d.get("total_memory", "?")) for d in devices))
+    facts["device driver"] = tuple(sorted(str(d.get("driver_version", "?")) for d in devices))
+    facts["cpu"] = (env.host.cpu_model, env.host.cpu_flags)
+    facts["python"] = env.interpreter.version
+    return facts
+
+
+def _problems(report: Report) -> dict[str, str]:
+    return {f.id: f.status.value for f in report.findings if f.is_problem}
+
+
+def _outliers(nodes: Sequence[tuple[str, Report]]) -> list[Finding]:
+    prints = {name: fingerprint(report) for name, report in nodes}
+    problems = {name: _problems(report) for name, report in nodes}
+    findings = []
+    for name, facts in prints.items():
+        differences = []
+        for key, value in facts.items():
+            values = collections.Counter(repr(p[key]) for p in prints.values())
+            majority, count = values.most_common(1)[0]
+            if repr(value) != majority and count > len(nodes) / 2:
+                others = next(p[key] for p in prints.values() if repr(p[key]) == majority)
+                differences.append(f"{key}: {value} (the {count} others: {others})")
+        mine = problems[name]
+        for finding_id, status in sorted(mine.items()):
+            elsewhere = sum(1 for other in problems.values() if other.get(finding_id) == status)
+            if elsewhere <= len(nodes) / 2:
+                differences.append(
+                    f"{finding_id} is {status} only on {elsewhere} of {len(nodes)} nodes"
+                )
+        if differences:
+            findings.append(
+                Finding(
+                    id="fleet-outlier",
+                    kind=FindingKind.ENVIRONMENT,
+                    status=Status.FAIL,
+                    severity=Severity.ERROR,
+                    title=f"{name} differs from the other nodes",
+                    evidence=Evidence(
+                        "; ".join(differences), {"node": name, "differences": differences}
+                    ),
+                    remediation="Make every node of the job run the same builds and drivers; "
+                    "examine this node alone with 'ipex-doctor check' on it.",
+                    device=name,
+                )
+            )
+    return findings
+
+
+def merge(nodes: Sequence[tuple[str, Report]], *, extra: Sequence[Finding] = ()) -> Report:
+    """One fleet report from ``(node name, report)`` pairs, the first one's environment on top."""
+    if not nodes:
+        raise ValueError("no reports to merge")
+    findings: list[Finding] = []
+    for name, report in nodes:
+        for finding in report.findings:
+            device = name if finding.device is None else f"{name}/{finding.device}"
+            findings.append(dataclasses.replace(finding, device=device))
+    summary: dict[str, Mapping[str, Any]] = {
+        name: {
+            "python": report.environment.interpreter.executable,
+            "fingerprint": {k: repr(v) for k, v in fingerprint(report).items()},
+            "counts": {s.value: n for s, n in report.summary.counts.items()},
+            "complete": report.complete,
+        }
+        for name, report in nodes
+    }
+    outliers = _outliers(nodes) if len(nodes) > 2 else []
+    overview = Finding(
+        id="fleet-summary",
+        kind=FindingKind.ENVIRONMENT,
+        status=Status.PASS,
+        severity=Severity.INFO,
+        title=f"Fleet of {len(nodes)} nodes",
+        evidence=Evidence(
+            f"{len(nodes)} nodes, {len(outliers)} outlier(s): "
+            + ", ".join(f"{name} ({_worst(report)})" for name, report in nodes),
+            {"nodes": summary},
+        ),
+        remediation="",
+    )
+    return Report(
+        doctor_version=__version__,
+        created_at=now_utc(),
+        command="fleet",
+        environment=nodes[0][1].environment,
+        findings=(overview, *outliers, *extra, *findings),
+        complete=all(report.complete for _, report in nodes),
+    )
+
+
+def _worst(report: Report) -> str:
+    return report.summary.worst.value
