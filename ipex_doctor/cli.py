@@ -29,7 +29,8 @@ if TYPE_CHECKING:
     from ipex_doctor.checks import CheckScript
     from ipex_doctor.diagnose import CheckOptions
     from ipex_doctor.kb import KnowledgeBase, KnownIssue
-    from ipex_doctor.model import FindingKind
+    from ipex_doctor.model import FindingKind, Report
+    from ipex_doctor.policy import Policy
     from ipex_doctor.publish import OutputOptions
     from ipex_doctor.sanity import SanityOptions
 
@@ -62,6 +63,7 @@ def _run_diagnosis(
     kinds: tuple[FindingKind, ...] | None,
     out: OutputOptions,
     checks: CheckOptions | None = None,
+    distributed: bool = False,
 ) -> int:
     from ipex_doctor.diagnose import Partial, ProbeOptions, diagnose, partial_report
     from ipex_doctor.feedback import Feedback
@@ -98,7 +100,33 @@ def _run_diagnosis(
             _fail(f"{what} before the environment was examined; no report written", code)
         publish(partial_run, out, policy)
         _fail(f"{what}: the report above is partial (marked incomplete)", code)
+    if distributed:
+        return _distributed(report, options.python, timeout, out, policy)
     return publish(report, out, policy)
+
+
+def _distributed(
+    report: Report, python: str, timeout: float, out: OutputOptions, policy: Policy
+) -> int:
+    """Gather every rank's report on rank 0, which publishes the fleet report."""
+    import os
+
+    from ipex_doctor import fleet
+    from ipex_doctor.publish import publish
+
+    device = fleet.rank_device(report, int(os.environ.get("LOCAL_RANK", "0")))
+    rank, fleet_report, error = fleet.gather(python, report, timeout=timeout, device=device)
+    if error:
+        click.echo(
+            f"ipex-doctor: error: --distributed: {error}; this rank's own report follows", err=True
+        )
+        return max(publish(report, out, policy), ExitCode.FINDINGS)
+    if rank != 0 or fleet_report is None:
+        # NOTE: only rank 0 writes; other ranks exit 0 so the launcher does not tear the job
+        # down while rank 0 is still writing the fleet report.
+        click.echo(f"ipex-doctor: rank {rank}: report sent to rank 0", err=True)
+        return ExitCode.OK
+    return publish(fleet_report, out, policy)
 
 
 @contextlib.contextmanager
@@ -359,6 +387,11 @@ def cli() -> None:
 @_output_options
 @_check_run_options
 @click.option("--skip-sanity", is_flag=True, help="Leave out the ResNet-50 AMP sanity run.")
+@click.option(
+    "--distributed",
+    is_flag=True,
+    help="Under torchrun/mpirun: each rank examines its node, rank 0 writes one fleet report.",
+)
 @_sanity_options
 def check(
     python: str | None,
@@ -369,6 +402,7 @@ def check(
     isolation: str,
     checks_dirs: tuple[str, ...],
     skip_sanity: bool,
+    distributed: bool,
     profile: str,
     amp_dtype: str,
     lr: float | None,
@@ -391,6 +425,7 @@ def check(
             out=out,
             kinds=None,
             checks=options,
+            distributed=distributed,
         )
     )
 

@@ -132,3 +132,103 @@ def merge(nodes: Sequence[tuple[str, Report]], *, extra: Sequence[Finding] = ())
 
 def _worst(report: Report) -> str:
     return report.summary.worst.value
+
+
+def collectives_finding(ranks: Sequence[Mapping[str, Any]]) -> Finding:
+    """Correctness and bandwidth of all_reduce / all_gather across ``ranks`` (rank 0's view)."""
+    facts = [r.get("collectives") or {} for r in ranks]
+    wrong = [
+        f"rank {f.get('rank')}"
+        for f in facts
+        if not (f.get("all_reduce_ok") and f.get("all_gather_ok"))
+    ]
+    bandwidths = sorted(float(f.get("busbw_gbps") or 0.0) for f in facts)
+    median = bandwidths[len(bandwidths) // 2] if bandwidths else 0.0
+    slow = [
+        f"rank {f.get('rank')} ({f.get('host')}): {float(f.get('busbw_gbps') or 0):.3f} GB/s"
+        for f in facts
+        if median and float(f.get("busbw_gbps") or 0.0) < LINK_FRACTION * median
+    ]
+    first = facts[0] if facts else {}
+    summary = (
+        f"{len(facts)} ranks, backend {first.get('backend')}: all_reduce {first.get('all_reduce_mib')} MiB "
+        f"bus bandwidth median {median:.3f} GB/s (min {bandwidths[0] if bandwidths else 0:.3f}, "
+        f"max {bandwidths[-1] if bandwidths else 0:.3f}); all_reduce and all_gather "
+        + ("correct on every rank" if not wrong else f"WRONG on {', '.join(wrong)}")
+    )
+    status = Status.FAIL if wrong else (Status.WARN if slow else Status.PASS)
+    if slow:
+        summary += (
+            f"; far below the others (< {LINK_FRACTION:.0%} of the median): {', '.join(slow)}"
+        )
+    return Finding(
+        id="fleet-collectives",
+        kind=FindingKind.SANITY,
+        status=status,
+        severity=Severity.ERROR if wrong else Severity.WARNING,
+        title="Collectives are correct and no link is far below its peers",
+        evidence=Evidence(summary, {"ranks": facts}),
+        remediation="Check the slow or wrong ranks' interconnect, driver and NIC/fabric settings "
+        "(CCL_*, I_MPI_*, NCCL_* variables), then rerun."
+        if status is not Status.PASS
+        else "",
+    )
+
+
+LINK_FRACTION = 0.5
+"""A rank whose all_reduce bus bandwidth is below half the median is 'far below its peers'."""
+
+
+def rank_device(report: Report, local_rank: int) -> str:
+    """This rank's device: its local accelerator (xpu first, as the job would), else cpu."""
+    for kind in ("xpu", "cuda"):
+        indexes = [
+            int(d.get("index", 0))
+            for d in report.environment.runtime.devices
+            if d.get("type") == kind
+        ]
+        if indexes:
+            return f"{kind}:{sorted(indexes)[local_rank % len(indexes)]}"
+    return "cpu"
+
+
+def gather(
+    python: str, report: Report, *, timeout: float, device: str
+) -> tuple[int | None, Report | None, str]:
+    """Join the job's process group in a worker, check collectives, gather reports on rank 0.
+
+    Returns ``(rank, fleet report on rank 0 else None, error)``. Every failure (a rank that
+    never joins, a backend that breaks) is an error string, never an exception.
+    """
+    import json
+
+    from ipex_doctor import resources
+    from ipex_doctor.runtime import Session
+
+    script = str(resources.path("_probes/collective.py"))
+    try:
+        session = Session(python, probe=False)
+    except OSError as exc:
+        return None, None, f"could not start {python}: {exc.strerror}"
+    try:
+        session.start_up(timeout)
+        run = session.run_check(
+            "collectives",
+            script,
+            device,
+            timeout * 2,
+            args={"report": json.dumps(report.to_dict()), "timeout": timeout},
+        )
+    finally:
+        session.close()
+    if run.outcome != "ok":
+        return None, None, f"the collective step {run.outcome}: {run.error}"
+    rank = int(run.result.get("rank", -1))
+    if rank != 0:
+        return rank, None, ""
+    ranks = sorted(run.result.get("ranks") or (), key=lambda r: int(r.get("rank", 0)))
+    nodes = [
+        (f"{r.get('host')}:rank{r.get('rank')}", Report.from_dict(json.loads(r["report"])))
+        for r in ranks
+    ]
+    return 0, merge(nodes, extra=(collectives_finding(ranks),)), ""
