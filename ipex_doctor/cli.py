@@ -413,7 +413,7 @@ def check(
     """Full diagnosis: probe, reproductions on every device, the AMP sanity run, verdicts."""
     sanity = None
     if not skip_sanity:
-        single = device if device not in ("auto", "all") else None
+        single = None if device == "auto" else device  # "all": a sanity run on every device
         sanity = _sanity(profile, amp_dtype, lr, weights, data, no_ipex, single)
     options = _check_options(_catalog(checks_dirs), None, device, timeout, isolation, sanity)
     sys.exit(

@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 
 from ipex_doctor import __version__, host, interpreter, repro, runtime, sanity
 from ipex_doctor.checks import CheckScript
+from ipex_doctor.devices import device_outliers
 from ipex_doctor.environment import Environment, Host, Interpreter, Package, RuntimeProbe
 from ipex_doctor.judge import judge
 from ipex_doctor.kb import KnowledgeBase, KnownIssue
@@ -241,7 +242,13 @@ def diagnose(
         if torch_import is not None and torch_import.ok:
             tasks, decided = _plan(env, kb, checks)
             runs.update(decided)
-            if checks.sanity is not None:
+            if checks.sanity is not None and checks.sanity.device == "all":
+                # NOTE: --device all: a sanity run on every device, so a slow or broken card shows.
+                tasks.extend(
+                    repro.Task(sanity.script(), device, checks.sanity.args())
+                    for device in repro.present_devices(env)
+                )
+            elif checks.sanity is not None:
                 device, missing = _sanity_device(checks.sanity.device, env)
                 if device is not None:
                     tasks.append(repro.Task(sanity.script(), device, checks.sanity.args()))
@@ -297,6 +304,7 @@ def build_report(
     sanity_runs = runs.pop(sanity.SANITY_ID, [])
     findings = judge(env, kb, kinds=kinds, runs=runs)
     findings += tuple(f for run in sanity_runs for f in sanity.judge_sanity(run))
+    findings += tuple(device_outliers(env, sanity_runs))
     if checks is not None and checks.only is not None:
         # NOTE: `repro NAME` reports the entries of the checks asked for, plus any environment
         # problem (torch missing, an import failing) that explains why a check could not run.

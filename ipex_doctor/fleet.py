@@ -18,7 +18,7 @@ from ipex_doctor import __version__
 from ipex_doctor.diagnose import now_utc
 from ipex_doctor.model import Evidence, Finding, FindingKind, Report, Severity, Status
 
-FLEET_IDS = ("fleet-summary", "fleet-outlier", "fleet-collectives")
+FLEET_IDS = ("fleet-summary", "fleet-outlier", "fleet-collectives", "device-outlier")
 _PACKAGES = (
     "torch",
     "torchvision",

@@ -56,7 +56,8 @@ class SanityOptions:
     data: str | None = None
     use_ipex: bool = True
     device: str | None = None
-    """A concrete device; ``None`` picks the first accelerator, else cpu."""
+    """A device (``xpu``, ``cuda:1``...); ``None`` picks the first accelerator, else cpu;
+    ``all`` runs on every device."""
 
     def args(self) -> dict[str, Any]:
         """Keyword arguments for the script's ``run(device, **args)``."""

@@ -234,42 +234,71 @@ def render_console(report: Report, *, verbosity: int = 0, fail_on: str = "fail")
             parts.append(Text("  ✓ nothing to report", style="green"))
         for finding in _sorted(shown):
             parts.extend(_finding(finding, verbose=verbose))
-    if report.command == "fleet" and not quiet:
-        parts.extend(_fleet_matrix(report))
+    if not quiet:
+        parts.extend(_matrix(report))
     parts.append(Text(""))
     parts.append(_summary_line(report, fail_on))
     return Group(*parts)
 
 
-def _fleet_matrix(report: Report) -> list[RenderableType]:
-    """Finding x node: one mark per node for every finding that is a problem somewhere."""
-    nodes: list[str] = []
+def _cells(report: Report) -> dict[str, dict[str, Status]]:
+    """Finding id -> column -> status: nodes in a fleet report, devices in a node's report."""
     cells: dict[str, dict[str, Status]] = {}
+
+    def put(row: str, column: str, status: Status) -> None:
+        current = cells.setdefault(row, {}).get(column)
+        if current is None or current.rank < status.rank:
+            cells[row][column] = status
+
     for finding in report.findings:
-        if finding.id.startswith("fleet-") or finding.device is None:
+        if finding.id.startswith(("fleet-", "device-")):
             continue
-        node = finding.device.split("/", 1)[0]
-        if node not in nodes:
-            nodes.append(node)
-        row = cells.setdefault(finding.id, {})
-        if node not in row or row[node].rank < finding.status.rank:
-            row[node] = finding.status
-    rows = {
-        fid: row
-        for fid, row in cells.items()
-        if any(s.rank >= Status.WARN.rank for s in row.values())
-    }
-    if not rows:
+        if report.command == "fleet":
+            if finding.device is not None:
+                put(finding.id, finding.device.split("/", 1)[0], finding.status)
+            continue
+        runs = finding.evidence.data.get("runs") or ()
+        for run in runs:
+            if not isinstance(run, dict):
+                continue
+            if run.get("outcome") != "ok":
+                status = Status.ERROR
+            elif run.get("reproduced") is True:
+                status = finding.status if finding.is_problem else Status.WARN
+            else:
+                status = Status.PASS if run.get("reproduced") is False else Status.SKIP
+            put(finding.id, str(run.get("device")), status)
+        if finding.kind is FindingKind.SANITY and finding.device is not None:
+            put(finding.id, finding.device, finding.status)
+    return cells
+
+
+def _matrix(report: Report) -> list[RenderableType]:
+    """The finding x node (fleet) or finding x device (one node) matrix, when there are several."""
+    cells = _cells(report)
+    columns: list[str] = []
+    for row in cells.values():
+        columns.extend(c for c in row if c not in columns)
+    if len(columns) < 2:
         return []
-    width = max(len(fid) for fid in rows)
-    lines: list[RenderableType] = [Text(""), Text("Finding x node", style="bold underline")]
-    lines.append(Text("  " + " " * width + "  " + "  ".join(nodes), style="dim"))
-    for fid, row in rows.items():
+    if report.command == "fleet":
+        cells = {
+            fid: row
+            for fid, row in cells.items()
+            if any(s.rank >= Status.WARN.rank for s in row.values())
+        }
+        if not cells:
+            return []
+    width = max(len(fid) for fid in cells)
+    title = "Finding x node" if report.command == "fleet" else "Finding x device"
+    lines: list[RenderableType] = [Text(""), Text(title, style="bold underline")]
+    lines.append(Text("  " + " " * width + "  " + "  ".join(columns), style="dim"))
+    for fid, row in cells.items():
         line = Text(f"  {fid:<{width}}  ")
-        for node in nodes:
-            status = row.get(node)
-            mark, style = MARKS[status] if status is not None else ("?", "dim")
-            line.append(mark.center(len(node)) + "  ", style=style)
+        for column in columns:
+            status = row.get(column)
+            mark, style = MARKS[status] if status is not None else (" ", "dim")
+            line.append(mark.center(len(column)) + "  ", style=style)
         lines.append(line)
     return lines
 

@@ -1,0 +1,70 @@
+"""Devices of one node that differ from their peers: properties, drivers, throughput.
+
+A server carries 4 to 8 cards (Max-series cards expose tiles as devices); a job fails when one
+of them differs. Devices of the same kind are compared property by property, and their sanity
+throughput against the best of them.
+"""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Sequence
+
+from ipex_doctor.environment import Environment
+from ipex_doctor.model import Evidence, Finding, FindingKind, Severity, Status
+from ipex_doctor.runtime import CheckRun
+
+PROPERTIES = ("name", "total_memory", "driver_version", "has_fp64", "has_fp16", "max_compute_units",
+              "gpu_eu_count", "multi_processor_count", "major", "minor")  # fmt: skip
+SLOW_FRACTION = 0.5
+"""A device with less than half the best same-kind device's sanity throughput is an outlier."""
+
+
+def device_outliers(env: Environment, sanity_runs: Sequence[CheckRun] = ()) -> list[Finding]:
+    """One ``device-outlier`` finding per device that differs from its same-kind peers."""
+    by_kind: dict[str, list[dict[str, object]]] = collections.defaultdict(list)
+    for device in env.runtime.devices:
+        by_kind[str(device.get("type"))].append(dict(device))
+    differences: dict[str, list[str]] = collections.defaultdict(list)
+    for kind, devices in by_kind.items():
+        if len(devices) < 2:
+            continue
+        for key in PROPERTIES:
+            values = collections.Counter(repr(d.get(key)) for d in devices if key in d)
+            if len(values) < 2:
+                continue
+            majority, count = values.most_common(1)[0]
+            for device in devices:
+                value = repr(device.get(key))
+                if value != majority or count * 2 <= len(devices):
+                    others = ", ".join(f"{v} x{n}" for v, n in values.items() if v != value)
+                    differences[f"{kind}:{device.get('index')}"].append(
+                        f"{key} {value} (others: {others})"
+                    )
+    throughput = {
+        run.device: float(run.result.get("phases", {}).get("throughput", {}).get("train_amp", 0.0))
+        for run in sanity_runs
+        if run.outcome == "ok" and run.device != "cpu"
+    }
+    for kind in {d.split(":")[0] for d in throughput}:
+        same = {d: v for d, v in throughput.items() if d.startswith(kind)}
+        best = max(same.values(), default=0.0)
+        for name, speed in same.items():
+            if len(same) > 1 and best and speed < SLOW_FRACTION * best:
+                differences[name].append(
+                    f"AMP training {speed:.1f} img/s, the best {kind} device {best:.1f}"
+                )
+    return [
+        Finding(
+            id="device-outlier",
+            kind=FindingKind.ENVIRONMENT,
+            status=Status.WARN,
+            severity=Severity.WARNING,
+            title=f"{device} differs from the other devices of this node",
+            evidence=Evidence("; ".join(found), {"device": device, "differences": found}),
+            remediation="Check this device's driver, firmware and placement (PCIe slot, tile mode "
+            "ZE_FLAT_DEVICE_HIERARCHY); a job spread over these devices runs at the slowest one's pace.",
+            device=device,
+        )
+        for device, found in sorted(differences.items())
+    ]
