@@ -339,6 +339,11 @@ def _output_options(func: Callable[..., Any]) -> Callable[..., Any]:
     return result
 
 
+def _explaining(out: OutputOptions) -> OutputOptions:
+    """repro and sanity explain what they measured: evidence shown unless -q was asked for."""
+    return out if out.verbosity < 0 else dataclasses.replace(out, verbosity=max(out.verbosity, 1))
+
+
 def _check_run_options(func: click.decorators.FC) -> click.decorators.FC:
     for decorator in reversed(
         (
@@ -467,9 +472,7 @@ def repro(
             python=python,
             kb_files=kb_files,
             timeout=timeout,
-            out=dataclasses.replace(out, verbosity=max(out.verbosity, 1))
-            if out.verbosity >= 0
-            else out,
+            out=_explaining(out),
             kinds=None,
             checks=options,
         )
@@ -513,9 +516,7 @@ def sanity(
             python=python,
             kb_files=kb_files,
             timeout=timeout,
-            out=dataclasses.replace(out, verbosity=max(out.verbosity, 1))
-            if out.verbosity >= 0
-            else out,
+            out=_explaining(out),
             kinds=None,
             checks=options,
         )
