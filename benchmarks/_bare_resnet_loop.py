@@ -46,7 +46,9 @@ def main() -> None:
         sync()
         started = time.perf_counter()
         steps = 0
-        while steps < args.timed or time.perf_counter() - started < args.min_seconds:
+        while (
+            steps < max(2, args.timed // 3) or time.perf_counter() - started < args.min_seconds / 3
+        ):
             step(amp)
             steps += 1
             if steps % 5 == 0:
@@ -65,11 +67,17 @@ def main() -> None:
         with torch.no_grad(), torch.autocast(kind, dtype=torch.bfloat16, enabled=amp):
             model(x)
 
-    out = {}
-    model.train()
-    out["train_fp32"], out["train_amp"] = timed(train, False), timed(train, True)
-    model.eval()
-    out["infer_fp32"], out["infer_amp"] = timed(infer, False), timed(infer, True)
+    # NOTE: the same method as the sanity run: 3 alternating rounds, best of each mode.
+    out: dict[str, float] = {}
+    for _round in range(3):
+        for name, step, amp, training in (
+            ("train_fp32", train, False, True),
+            ("train_amp", train, True, True),
+            ("infer_fp32", infer, False, False),
+            ("infer_amp", infer, True, False),
+        ):
+            model.train(training)
+            out[name] = max(out.get(name, 0.0), timed(step, amp))
     print(json.dumps(out))
 
 
