@@ -298,6 +298,92 @@ def run(
 
     timings: Dict[str, float] = {}
     result["timings"] = timings
+    # NOTE: inference and throughput use a fresh copy of the initial model, so a training run
+    # that diverged (NaN weights) is reported once, by the training finding, not again here.
+    model = copy.deepcopy(base).to(device).eval()
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)
+    dtype = getattr(torch, amp_dtype)
+    started = time.perf_counter()
+    with torch.no_grad():
+        fp32 = model(x)
+        with torch.autocast(kind, dtype=dtype):
+            amp = model(x)
+    with_grad = model(x).detach()
+    if progress:
+        progress("inference agreement", 1, 1)
+    phases["infer_agreement"] = {
+        "rel_l2": _relative_l2(amp, fp32),
+        "top1_agreement": float((amp.float().argmax(1) == fp32.float().argmax(1)).float().mean()),
+        "amp_dtype_out": str(amp.dtype),
+        "finite": _finite(torch, amp),
+    }
+    mae = float((with_grad.float() - fp32.float()).abs().mean())
+    scale = float(with_grad.float().abs().mean())
+    phases["grad_vs_no_grad"] = {"mae": mae, "relative": mae / scale if scale else mae}
+    timings["infer_agreement"] = round(time.perf_counter() - started, 3)
+
+    def train_step(amp_on: bool) -> Callable[[], Any]:
+        def step() -> Any:
+            optimizer.zero_grad(set_to_none=True)
+            with torch.autocast(kind, dtype=dtype, enabled=amp_on):
+                loss = torch.nn.functional.cross_entropy(model(xt), yt)
+            loss.backward()
+            optimizer.step()
+            return loss
+
+        return step
+
+    def infer_step(amp_on: bool) -> Callable[[], Any]:
+        def step() -> Any:
+            with torch.no_grad(), torch.autocast(kind, dtype=dtype, enabled=amp_on):
+                return model(xt)
+
+        return step
+
+    # NOTE: on an accelerator the throughput batch is larger (see PROFILES); same seed.
+    x_eval = x  # the batch fp32/AMP were compared on; the JIT phase compares on it too
+    xt, yt = x, y
+    throughput_batch, throughput_image = settings["batch"], settings["image"]
+    if kind != "cpu":
+        throughput_batch, throughput_image = settings["accel_batch"], settings["accel_image"]
+        generator = torch.Generator().manual_seed(1)
+        xt = torch.randn(
+            throughput_batch, 3, throughput_image, throughput_image, generator=generator
+        ).to(device)
+        yt = (torch.arange(throughput_batch) % classes).to(device)
+    result["throughput_image"] = throughput_image
+    result["throughput_batch"] = throughput_batch
+    numbers: Dict[str, float] = {}
+    started = time.perf_counter()
+    modes = (
+        ("train_fp32", train_step, False),
+        ("train_amp", train_step, True),
+        ("infer_fp32", infer_step, False),
+        ("infer_amp", infer_step, True),
+    )
+    # NOTE: ROUNDS alternating rounds, best of each: a burst of load from another process hits
+    # one window, not every window of one mode (a single window per mode warned on a busy
+    # 2-core machine: AMP 0.52x of fp32, 1.3x when idle).
+    for round_no in range(ROUNDS):
+        for name, make, mode in modes:
+            model.train(name.startswith("train"))
+            value = _throughput(
+                torch,
+                make(mode),
+                device,
+                throughput_batch,
+                settings["warmup"] if round_no == 0 else 1,
+                max(2, settings["timed"] // ROUNDS),
+                settings["min_seconds"] / ROUNDS,
+            )
+            numbers[name] = round(max(numbers.get(name, 0.0), value), 2)
+            if progress:
+                progress("throughput", round_no * len(modes) + len(numbers), ROUNDS * len(modes))
+    numbers["speedup_train"] = round(numbers["train_amp"] / numbers["train_fp32"], 3)
+    numbers["speedup_infer"] = round(numbers["infer_amp"] / numbers["infer_fp32"], 3)
+    phases["throughput"] = numbers
+    timings["throughput"] = round(time.perf_counter() - started, 3)
+
     with _timed(timings, "train_amp"), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         model = copy.deepcopy(base).to(device)
@@ -345,91 +431,6 @@ def run(
         timings["train_ipex"] = round(time.perf_counter() - started, 3)
     else:
         phases["train_ipex"] = {"skipped": "--no-ipex" if not use_ipex else "IPEX not available"}
-
-    # NOTE: inference and throughput use a fresh copy of the initial model, so a training run
-    # that diverged (NaN weights) is reported once, by the training finding, not again here.
-    model = copy.deepcopy(base).to(device).eval()
-    optimizer = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)
-    dtype = getattr(torch, amp_dtype)
-    started = time.perf_counter()
-    with torch.no_grad():
-        fp32 = model(x)
-        with torch.autocast(kind, dtype=dtype):
-            amp = model(x)
-    with_grad = model(x).detach()
-    if progress:
-        progress("inference agreement", 1, 1)
-    phases["infer_agreement"] = {
-        "rel_l2": _relative_l2(amp, fp32),
-        "top1_agreement": float((amp.float().argmax(1) == fp32.float().argmax(1)).float().mean()),
-        "amp_dtype_out": str(amp.dtype),
-        "finite": _finite(torch, amp),
-    }
-    mae = float((with_grad.float() - fp32.float()).abs().mean())
-    scale = float(with_grad.float().abs().mean())
-    phases["grad_vs_no_grad"] = {"mae": mae, "relative": mae / scale if scale else mae}
-    timings["infer_agreement"] = round(time.perf_counter() - started, 3)
-
-    def train_step(amp_on: bool) -> Callable[[], Any]:
-        def step() -> Any:
-            optimizer.zero_grad(set_to_none=True)
-            with torch.autocast(kind, dtype=dtype, enabled=amp_on):
-                loss = torch.nn.functional.cross_entropy(model(x), y)
-            loss.backward()
-            optimizer.step()
-            return loss
-
-        return step
-
-    def infer_step(amp_on: bool) -> Callable[[], Any]:
-        def step() -> Any:
-            with torch.no_grad(), torch.autocast(kind, dtype=dtype, enabled=amp_on):
-                return model(x)
-
-        return step
-
-    # NOTE: on an accelerator the throughput batch is larger (see PROFILES); same seed.
-    x_eval = x  # the batch fp32/AMP were compared on; the JIT phase compares on it too
-    throughput_batch, throughput_image = settings["batch"], settings["image"]
-    if kind != "cpu":
-        throughput_batch, throughput_image = settings["accel_batch"], settings["accel_image"]
-        generator = torch.Generator().manual_seed(1)
-        x = torch.randn(
-            throughput_batch, 3, throughput_image, throughput_image, generator=generator
-        ).to(device)
-        y = (torch.arange(throughput_batch) % classes).to(device)
-    result["throughput_image"] = throughput_image
-    result["throughput_batch"] = throughput_batch
-    numbers: Dict[str, float] = {}
-    started = time.perf_counter()
-    modes = (
-        ("train_fp32", train_step, False),
-        ("train_amp", train_step, True),
-        ("infer_fp32", infer_step, False),
-        ("infer_amp", infer_step, True),
-    )
-    # NOTE: ROUNDS alternating rounds, best of each: a burst of load from another process hits
-    # one window, not every window of one mode (a single window per mode warned on a busy
-    # 2-core machine: AMP 0.52x of fp32, 1.3x when idle).
-    for round_no in range(ROUNDS):
-        for name, make, mode in modes:
-            model.train(name.startswith("train"))
-            value = _throughput(
-                torch,
-                make(mode),
-                device,
-                throughput_batch,
-                settings["warmup"] if round_no == 0 else 1,
-                max(2, settings["timed"] // ROUNDS),
-                settings["min_seconds"] / ROUNDS,
-            )
-            numbers[name] = round(max(numbers.get(name, 0.0), value), 2)
-            if progress:
-                progress("throughput", round_no * len(modes) + len(numbers), ROUNDS * len(modes))
-    numbers["speedup_train"] = round(numbers["train_amp"] / numbers["train_fp32"], 3)
-    numbers["speedup_infer"] = round(numbers["infer_amp"] / numbers["infer_fp32"], 3)
-    phases["throughput"] = numbers
-    timings["throughput"] = round(time.perf_counter() - started, 3)
 
     if profile == "full":
         # NOTE: a fresh copy of the initial model: the throughput phase trained ``model``.
