@@ -1,8 +1,11 @@
 """check --distributed under torchrun: 4 CPU ranks with gloo, one rank in another environment.
 
-Ranks 0-2 examine torch 2.13.0+cpu with PyPI torchvision 0.28.0; rank 3 examines torch 2.13.0+cpu
-with IPEX 2.8.0. Rank 0 must write one fleet report naming rank 3 as the outlier, with the
-collective check's correctness and bandwidth.
+Ranks 0-2 examine torch 2.8.0 with torchvision 0.22.0 (broken); rank 3 examines torch 2.8.0
+with torchvision 0.23.0 and IPEX 2.7.0 (a mismatch). Rank 0 must write one fleet report naming
+rank 3 as the outlier, with the collective check's correctness and bandwidth, and exit 1 (the
+fleet has failing findings). What the other ranks print after they sent their report is not
+asserted: once rank 0 exits 1, torchrun stops them, and that race is the launcher's, not a
+guarantee of the doctor. What is asserted is that no rank leaves a process behind.
 """
 
 from __future__ import annotations
@@ -10,34 +13,53 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
+import uuid
 from pathlib import Path
 
 import jsonschema
+import psutil
 import pytest
 from conftest import REPO, TESTS, doctor_env, real_env
 
 pytestmark = pytest.mark.envs
 
 
+def _tagged(tag: str) -> list[psutil.Process]:
+    """Live processes whose environment carries ``tag`` (the doctors and their workers)."""
+    found = []
+    for process in psutil.process_iter():
+        try:
+            if (
+                process.environ().get("IPEX_DOCTOR_TEST_TAG") == tag
+                and process.status() != psutil.STATUS_ZOMBIE
+            ):
+                found.append(process)
+        except psutil.Error:
+            continue
+    return found
+
+
 def test_four_cpu_ranks_with_an_outlier(tmp_path: Path) -> None:
     """One fleet report from rank 0: per-rank findings, rank 3 the outlier, collectives pass."""
-    usual, odd = real_env("torch213-tv028"), real_env("torch213-ipex28")
+    usual, odd = real_env("tv022-torch28"), real_env("ipex27-torch28")
     torchrun = str(Path(usual).parent / "torchrun")
     out = tmp_path / "fleet.json"
+    tag = uuid.uuid4().hex
     done = subprocess.run(
         [torchrun, "--standalone", "--nproc-per-node", "4", "--no-python", sys.executable,
          str(TESTS / "assets" / "distributed_rank.py"), str(out), usual, odd],
-        capture_output=True, text=True, env=doctor_env(), timeout=600, check=False,
+        capture_output=True, text=True, env=doctor_env({"IPEX_DOCTOR_TEST_TAG": tag}),
+        timeout=900, check=False,
     )  # fmt: skip
-    # NOTE: rank 0 exits 1 (the fleet has failing findings), which torchrun reports as a failed job.
-    assert done.returncode == 1, done.stderr[-3000:]
-    assert done.stderr.count("report sent to rank 0") == 3
+    assert (out.parent / (out.name + ".rank0-exit")).read_text() == "1", done.stderr[-3000:]
+    assert done.returncode != 0  # the job failed because rank 0 did, as designed
     report = json.loads(out.read_text())
     jsonschema.validate(report, json.loads((REPO / "docs" / "report.schema.json").read_text()))
     assert report["command"] == "fleet" and report["complete"] is True
     outliers = [f for f in report["findings"] if f["id"] == "fleet-outlier"]
     assert len(outliers) == 1 and outliers[0]["device"].endswith(":rank3")
-    assert "intel-extension-for-pytorch: 2.8.0" in outliers[0]["evidence"]["summary"]
+    assert "intel-extension-for-pytorch: 2.7.0" in outliers[0]["evidence"]["summary"]
     collectives = next(f for f in report["findings"] if f["id"] == "fleet-collectives")
     ranks = collectives["evidence"]["data"]["ranks"]
     assert collectives["status"] == "pass" and len(ranks) == 4
@@ -53,3 +75,7 @@ def test_four_cpu_ranks_with_an_outlier(tmp_path: Path) -> None:
         if f["id"] == "torchvision-broken" and f["status"] == "fail"
     }
     assert len(broken) == 3
+    deadline = time.monotonic() + 60
+    while (left := _tagged(tag)) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not left, [p.cmdline() for p in left]

@@ -2,22 +2,42 @@
 
     python tests/testenvs.py [NAME ...]      build (or reuse) and print NAME=PYTHON lines
 
+Every recipe is reproducible from PyPI alone: by default each ``pip install`` runs with
+``--isolated``, which ignores the user's pip configuration and ``PIP_*`` variables (a local
+wheel directory or a mirror named there), so the environments are the ones any fresh machine
+gets. ``IPEX_DOCTOR_TEST_PIP=config`` builds with the machine's own pip configuration instead;
+the recipes pin only versions PyPI serves, so both resolve to the same files, and the tests
+assert nothing that depends on which build of a package was served.
+
 Each environment is a venv under ``$IPEX_DOCTOR_TEST_ENVS`` (default
 ``~/.cache/ipex-doctor/test-envs``), named after its recipe's hash so a changed recipe builds a
 new one. A ``.complete`` marker is written last: a build interrupted half-way is removed and
 redone, never reused.
 
-The recipes are the environments named in DEVELOPERS.md:
+An existing reference environment is reused instead of building a second 6.8 GB copy:
+``IPEX_DOCTOR_REFERENCE_PYTHON=PATH`` names its interpreter (its torch, torchvision and IPEX
+versions must be the recipe's, or the build stops with a one-line error); unset, the README's
+``.venv-ref`` at the top of this repository is reused when its versions match (an empty value
+turns the reuse off).
+
+Disk: the three torch environments share one torch 2.8.0 (with its CUDA wheels): after a build,
+files identical to one in another environment are replaced by hard links to it, so the second
+and third copies cost about 0.3 GB each instead of 6.8 GB. pip's own cache keeps the downloaded
+wheels (about 3.5 GB), which the README's first command fills anyway.
+
+The recipes:
 - ``bare``: a venv with no torch;
-- ``reference``: torch 2.8.0, torchvision 0.23.0, IPEX 2.8.0 from PyPI (about 95 s, 6.8 GB);
-- ``torch213-ipex28``: torch 2.13.0+cpu (the machine's local wheel) with IPEX 2.8.0, a real
-  major.minor mismatch;
-- ``torch213-tv028``: torch 2.13.0+cpu with PyPI torchvision 0.28.0, a CUDA build that cannot
-  load next to a CPU torch.
+- ``reference``: torch 2.8.0, torchvision 0.23.0, IPEX 2.8.0 (about 95 s and 6.8 GB);
+- ``ipex27-torch28``: the same torch with IPEX 2.7.0, which does not pin torch, so pip installs
+  it silently and IPEX then refuses to load (a real major.minor mismatch);
+- ``tv022-torch28``: torch 2.8.0 with torchvision 0.22.0 (built for torch 2.7) and no IPEX: a
+  real broken torchvision (``operator torchvision::nms does not exist``).
 """
 
 from __future__ import annotations
 
+import filecmp
+import functools
 import hashlib
 import json
 import os
@@ -25,24 +45,43 @@ import shutil
 import subprocess
 import sys
 import venv
+from collections.abc import Iterator
 from pathlib import Path
 
 # Each step is one `pip install` argument list, run in order.
 RECIPES: dict[str, list[list[str]]] = {
     "bare": [],
     "reference": [["torch==2.8.0", "torchvision==0.23.0", "intel-extension-for-pytorch==2.8.0"]],
-    # NOTE: --no-deps keeps pip from "fixing" the mismatch by installing torch 2.8.0.
-    "torch213-ipex28": [
-        ["torch==2.13.0"],
-        ["--no-deps", "intel-extension-for-pytorch==2.8.0"],
-        ["psutil", "numpy", "packaging"],
+    "ipex27-torch28": [
+        ["torch==2.8.0", "torchvision==0.23.0", "intel-extension-for-pytorch==2.7.0"],
     ],
-    "torch213-tv028": [
-        ["torch==2.13.0"],
-        ["--no-deps", "torchvision==0.28.0"],
+    # NOTE: --no-deps keeps pip from "fixing" the pair by installing torch 2.7.
+    "tv022-torch28": [
+        ["torch==2.8.0"],
+        ["--no-deps", "torchvision==0.22.0"],
         ["numpy", "pillow"],
     ],
 }
+
+# The distributions (and versions) an existing environment must have to stand in for a recipe.
+REFERENCE_PINS = {"torch": "2.8.0", "torchvision": "0.23.0", "intel-extension-for-pytorch": "2.8.0"}
+REFERENCE_VARIABLE = "IPEX_DOCTOR_REFERENCE_PYTHON"
+PIP_MODE_VARIABLE = "IPEX_DOCTOR_TEST_PIP"
+
+# Files smaller than this are not worth a hard link (the CUDA libraries are hundreds of MB).
+_LINK_MIN_BYTES = 256 * 1024
+
+
+class EnvBuildError(Exception):
+    """A test environment cannot be built or reused; the message says why and what to do."""
+
+
+def pip_mode() -> str:
+    """``isolated`` (PyPI alone, the default) or ``config`` (the machine's pip configuration)."""
+    mode = os.environ.get(PIP_MODE_VARIABLE, "isolated")
+    if mode not in ("isolated", "config"):
+        raise EnvBuildError(f"{PIP_MODE_VARIABLE}={mode!r}: expected 'isolated' or 'config'")
+    return mode
 
 
 def root() -> Path:
@@ -52,37 +91,161 @@ def root() -> Path:
 
 
 def env_dir(name: str) -> Path:
-    """The directory of environment ``name`` for its current recipe."""
-    recipe = json.dumps([sys.version_info[:2], RECIPES[name]])
+    """The directory of environment ``name`` for its current recipe and pip mode."""
+    recipe = json.dumps([sys.version_info[:2], pip_mode(), RECIPES[name]])
     digest = hashlib.sha256(recipe.encode()).hexdigest()[:10]
     return root() / f"{name}-{digest}"
 
 
+_REPO_REFERENCE = Path(__file__).resolve().parent.parent / ".venv-ref" / "bin" / "python"
+
+
+@functools.cache
+def _reused_reference() -> Path | None:
+    """The reference interpreter to reuse: the variable's, else a matching ``.venv-ref``."""
+    value = os.environ.get(REFERENCE_VARIABLE)
+    if value is not None:
+        return Path(value).absolute() if value else None
+    if _REPO_REFERENCE.exists():
+        try:
+            check_reused_reference(_REPO_REFERENCE)
+        except EnvBuildError as why:
+            print(f"[testenvs] not reusing {_REPO_REFERENCE}: {why}", file=sys.stderr)
+            return None
+        return _REPO_REFERENCE
+    return None
+
+
 def python_of(name: str) -> Path:
     """The interpreter of environment ``name`` (it may not be built yet)."""
+    reused = _reused_reference()
+    if name == "reference" and reused is not None:
+        return reused
     return env_dir(name) / "bin" / "python"
 
 
 def is_built(name: str) -> bool:
-    """Whether environment ``name`` was built completely."""
+    """Whether environment ``name`` was built completely (or is a reused, checked reference)."""
+    if name == "reference" and _reused_reference() is not None:
+        return python_of(name).exists()
     return (env_dir(name) / ".complete").exists()
+
+
+def installed_versions(python: Path, names: list[str]) -> dict[str, str | None]:
+    """The installed version of each distribution in ``python``'s environment (None: absent)."""
+    code = (
+        "import json, sys\nfrom importlib import metadata\nout = {}\n"
+        "for n in sys.argv[1:]:\n"
+        "    try: out[n] = metadata.version(n)\n"
+        "    except metadata.PackageNotFoundError: out[n] = None\n"
+        "print(json.dumps(out))\n"
+    )
+    done = subprocess.run(
+        [str(python), "-c", code, *names], capture_output=True, text=True, timeout=60, check=False
+    )
+    if done.returncode != 0:
+        raise EnvBuildError(f"{python} does not run: {done.stderr.strip()[-300:]}")
+    versions: dict[str, str | None] = json.loads(done.stdout)
+    return versions
+
+
+def check_reused_reference(python: Path) -> None:
+    """Refuse a reused reference environment whose versions are not the recipe's."""
+    if not python.exists():
+        raise EnvBuildError(f"{python}: no such interpreter")
+    found = installed_versions(python, list(REFERENCE_PINS))
+    wrong = [
+        f"{name} {found[name] or 'missing'} (want {want})"
+        for name, want in REFERENCE_PINS.items()
+        if (found[name] or "").split("+")[0] != want
+    ]
+    if wrong:
+        raise EnvBuildError(f"{python} is not the reference stack: {'; '.join(wrong)}")
+
+
+def _site_packages(prefix: Path) -> Iterator[Path]:
+    yield from prefix.glob("lib/python*/site-packages")
+
+
+def _peer_prefixes(exclude: Path) -> list[Path]:
+    peers = [p for p in root().glob("*") if (p / ".complete").exists() and p != exclude]
+    reused = _reused_reference()
+    if reused is not None:
+        peers.append(reused.parent.parent)
+    return peers
+
+
+def link_identical_files(target: Path) -> int:
+    """Replace large files of ``target`` by hard links to identical ones in the other environments.
+
+    Only files at the same path inside site-packages, of the same size and the same bytes are
+    linked, so every environment still sees exactly what pip installed. Returns the bytes saved.
+    """
+    saved = 0
+    for peer in _peer_prefixes(target):
+        for peer_site in _site_packages(peer):
+            for site in _site_packages(target):
+                saved += _link_tree(site, peer_site)
+    return saved
+
+
+def _link_tree(site: Path, peer_site: Path) -> int:
+    saved = 0
+    for path in site.rglob("*"):
+        if path.is_symlink() or not path.is_file():
+            continue
+        stat = path.stat()
+        if stat.st_size < _LINK_MIN_BYTES:
+            continue
+        twin = peer_site / path.relative_to(site)
+        try:
+            twin_stat = twin.stat()
+        except OSError:
+            continue
+        if (twin_stat.st_ino, twin_stat.st_dev) == (stat.st_ino, stat.st_dev):
+            continue
+        if twin_stat.st_size != stat.st_size or not filecmp.cmp(path, twin, shallow=False):
+            continue
+        temporary = path.with_name(path.name + ".link-tmp")
+        try:
+            os.link(twin, temporary)
+        except OSError:  # another file system, or links not allowed: keep the copy
+            return saved
+        os.replace(temporary, path)
+        saved += stat.st_size
+    return saved
 
 
 def build(name: str) -> Path:
     """Build environment ``name`` unless it is complete already; return its interpreter."""
+    if name == "reference" and (reused := _reused_reference()) is not None:
+        try:
+            check_reused_reference(reused)
+        except EnvBuildError as why:
+            raise EnvBuildError(
+                f"{REFERENCE_VARIABLE}: {why}; set it to an empty value to build one under {root()}"
+            ) from None
+        return reused
     target = env_dir(name)
     if is_built(name):
         return python_of(name)
     if target.exists():
         shutil.rmtree(target)
     target.parent.mkdir(parents=True, exist_ok=True)
-    print(f"[testenvs] building {name} in {target}", file=sys.stderr, flush=True)
+    mode = pip_mode()
+    print(f"[testenvs] building {name} in {target} (pip: {mode})", file=sys.stderr, flush=True)
     venv.EnvBuilder(with_pip=True, symlinks=True).create(target)
+    isolated = ["--isolated"] if mode == "isolated" else []
     for step in RECIPES[name]:
         subprocess.run(
-            [str(python_of(name)), "-m", "pip", "install", "-qq", *step],
+            [str(python_of(name)), "-m", "pip", *isolated, "install", "-qq",
+             "--disable-pip-version-check", *step],
             check=True,
-        )
+        )  # fmt: skip
+    saved = link_identical_files(target)
+    if saved > 100_000_000:
+        print(f"[testenvs] {name}: {saved / 1e9:.1f} GB shared with the other environments",
+              file=sys.stderr, flush=True)  # fmt: skip
     (target / ".complete").write_text(json.dumps(RECIPES[name]) + "\n")
     return python_of(name)
 
@@ -94,8 +257,16 @@ def main(argv: list[str]) -> int:
     if unknown:
         print(f"unknown environment(s): {', '.join(unknown)}; known: {', '.join(RECIPES)}")
         return 2
-    for name in names:
-        print(f"{name}={build(name)}", flush=True)
+    try:
+        for name in names:
+            print(f"{name}={build(name)}", flush=True)
+    except EnvBuildError as error:
+        print(f"testenvs: {error}", file=sys.stderr)
+        return 2
+    except subprocess.CalledProcessError as error:
+        print(f"testenvs: pip failed (exit {error.returncode}): {' '.join(error.cmd)}",
+              file=sys.stderr)  # fmt: skip
+        return 1
     return 0
 
 
