@@ -97,9 +97,10 @@ def examine(
     ``keep_session`` the worker that ran the probe is returned, still running, for checks.
     """
     environ = os.environ if environ is None else environ
-    progress("asking the interpreter who it is")
+    # NOTE: no progress line before the handshake: a --python that is not usable must end
+    # with its one-line error alone.
     target = interpreter.inspect(options.python)
-    progress("reading package metadata")
+    progress(f"examining {target.interpreter.executable}: reading package metadata")
     packages = interpreter.installed_packages(target.sys_path)
     machine = host.probe_host()
     redactor = Redactor(environ)

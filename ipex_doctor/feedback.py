@@ -1,12 +1,20 @@
-"""Live progress on stderr while the doctor works: a status line and a bar per phase.
+"""Live progress on stderr while the doctor works.
 
-Only the CLI uses this; the core reports through plain callbacks. On a terminal the bars are
-transient (they vanish when the run ends); elsewhere (CI logs, pipes) rich prints nothing.
+Only the CLI uses this; the core reports through plain callbacks (``status(message)`` and
+``step(phase, done, total)``). Two renderings, chosen by whether stderr is a terminal:
+
+- on a terminal, a transient status line and one bar per phase (they vanish when the run ends);
+- anywhere else (a CI log, a file, a pipe), one plain line per status change and per phase,
+  each with the seconds since the start, so a log shows what the doctor was doing and when
+  even when a run takes minutes. Nothing is ever erased or redrawn there.
 """
 
 from __future__ import annotations
 
+import sys
+import time
 from types import TracebackType
+from typing import TextIO
 
 from rich.console import Console
 from rich.progress import (
@@ -21,7 +29,67 @@ from rich.progress import (
 
 
 class Feedback:
-    """A status line (what the doctor is doing) and one bar per phase of a long check."""
+    """Progress feedback; use ``Feedback.for_stream()`` to get the right kind for stderr."""
+
+    def __enter__(self) -> Feedback:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        return None
+
+    def status(self, message: str) -> None:
+        """Say what the doctor is doing now."""
+
+    def step(self, phase: str, done: int, total: int) -> None:
+        """Report ``done`` of ``total`` steps of ``phase`` (a phase of a long check)."""
+
+    @staticmethod
+    def for_stream(stream: TextIO | None = None, *, quiet: bool = False) -> Feedback:
+        """Bars on a terminal, plain lines elsewhere, nothing when ``quiet``."""
+        stream = sys.stderr if stream is None else stream
+        if quiet:
+            return Feedback()
+        if stream.isatty():
+            return LiveFeedback()
+        return PlainFeedback(stream)
+
+
+class PlainFeedback(Feedback):
+    """One line per status change and per phase, for logs: ``ipex-doctor: [  4.1 s] ...``."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+        self._started = time.monotonic()
+        self._last_status = ""
+        self._phases: set[str] = set()
+
+    def _line(self, text: str) -> None:
+        elapsed = time.monotonic() - self._started
+        try:
+            self._stream.write(f"ipex-doctor: [{elapsed:6.1f} s] {text}\n")
+            self._stream.flush()
+        except (OSError, ValueError):
+            pass  # NOTE: a closed log must not end the diagnosis
+
+    def status(self, message: str) -> None:
+        if message != self._last_status:
+            self._last_status = message
+            self._phases.clear()  # NOTE: the next check (or device) has phases of its own
+            self._line(message)
+
+    def step(self, phase: str, done: int, total: int) -> None:
+        if phase not in self._phases:
+            self._phases.add(phase)
+            self._line(f"  {phase} ({total} steps)" if total > 1 else f"  {phase}")
+
+
+class LiveFeedback(Feedback):
+    """A transient status line and one bar per phase of a long check, on a terminal."""
 
     def __init__(self) -> None:
         self._progress = Progress(
@@ -36,7 +104,7 @@ class Feedback:
         self._status = self._progress.add_task("examining the environment", total=None)
         self._phases: dict[str, TaskID] = {}
 
-    def __enter__(self) -> Feedback:
+    def __enter__(self) -> LiveFeedback:
         self._progress.__enter__()
         return self
 
@@ -49,11 +117,14 @@ class Feedback:
         self._progress.__exit__(kind, value, traceback)
 
     def status(self, message: str) -> None:
-        """Say what the doctor is doing now."""
+        if message == self._progress.tasks[0].description:
+            return
         self._progress.update(self._status, description=message)
+        for task in self._phases.values():  # NOTE: the bars of the check that just finished
+            self._progress.remove_task(task)
+        self._phases.clear()
 
     def step(self, phase: str, done: int, total: int) -> None:
-        """Advance the bar of ``phase`` (created on first use)."""
         task = self._phases.get(phase)
         if task is None:
             task = self._progress.add_task(f"  {phase}", total=total or None)

@@ -2,7 +2,9 @@
 
 A report file is written to a temporary file in the same directory, flushed, fsynced and then
 renamed over the target, so an interrupted or failed write never leaves a truncated report and
-never destroys the previous one.
+never destroys the previous one. The file gets the mode a plain ``open()`` would give it (the
+user's umask), or keeps the mode of the report it replaces. ``check_writable`` tells, before a
+run of minutes starts, whether a destination can be written at all.
 """
 
 from __future__ import annotations
@@ -16,6 +18,63 @@ from pathlib import Path
 from ipex_doctor.errors import OutputError
 
 STDOUT = "-"
+
+
+def check_writable(destination: str) -> None:
+    """Raise ``OutputError`` now if ``destination`` cannot be written later; write nothing.
+
+    The directory is tested by creating (and removing) an empty temporary file in it, which is
+    what ``write_text`` will do; a device or FIFO must be writable by this user.
+    """
+    if destination == STDOUT:
+        return
+    target = Path(destination)
+    if target.is_dir():
+        raise OutputError(f"cannot write report to {destination}: it is a directory")
+    if target.exists() and not target.is_file():
+        if not os.access(target, os.W_OK):
+            raise OutputError(f"cannot write report to {destination}: permission denied")
+        return
+    target = target.resolve() if target.is_symlink() else target
+    directory = _directory_of(destination, target)
+    try:
+        fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise OutputError(f"cannot write report to {destination}: {exc.strerror}") from None
+    os.close(fd)
+    Path(temp).unlink(missing_ok=True)
+
+
+def _directory_of(destination: str, target: Path) -> Path:
+    directory = target.parent if str(target.parent) else Path(".")
+    if not directory.is_dir():
+        raise OutputError(
+            f"cannot write report to {destination}: directory {directory} does not exist",
+            tip="create it first, or choose another path",
+        )
+    return directory
+
+
+def _mode_for(target: Path) -> int:
+    """The mode of the report being replaced, else what the umask gives a new file."""
+    try:
+        return target.stat().st_mode & 0o7777
+    except OSError:
+        return 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    # NOTE: reading the umask without changing it needs /proc (Linux >= 4.7); os.umask sets it.
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    current = os.umask(0o022)
+    os.umask(current)
+    return current
 
 
 def write_text(destination: str, text: str) -> None:
@@ -34,17 +93,15 @@ def write_text(destination: str, text: str) -> None:
         return
     # NOTE: write through a symlink to its target, keeping the link the user made.
     target = target.resolve() if target.is_symlink() else target
-    directory = target.parent if str(target.parent) else Path(".")
-    if not directory.is_dir():
-        raise OutputError(
-            f"cannot write report to {destination}: directory {directory} does not exist",
-            tip="create it first, or choose another path",
-        )
+    directory = _directory_of(destination, target)
+    mode = _mode_for(target)
     try:
         fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
     except OSError as exc:
         raise OutputError(f"cannot write report to {destination}: {exc.strerror}") from None
     try:
+        # NOTE: mkstemp creates the file 0600; a report is as readable as any file the user makes.
+        os.fchmod(fd, mode)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
             handle.flush()

@@ -9,13 +9,19 @@ is written atomically.
 from __future__ import annotations
 
 import datetime
+import os
+import sys
 from collections.abc import Collection
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, TextIO
 
 from ipex_doctor import output
 from ipex_doctor.errors import DoctorError, ExitCode
 from ipex_doctor.model import Report
 from ipex_doctor.policy import Policy, build_policy
+
+if TYPE_CHECKING:
+    from rich.console import RenderableType
 
 
 @dataclass(frozen=True)
@@ -37,13 +43,29 @@ class OutputOptions:
         return {name: path for name, path in chosen.items() if path is not None}
 
     def check(self) -> None:
-        """Refuse two formats on stdout."""
+        """Refuse two formats on stdout or in one file, and destinations that cannot be written.
+
+        Called before anything runs: a report path that cannot be written is a usage error
+        found in a blink, not after minutes of diagnosis.
+        """
         on_stdout = [name for name, path in self.sinks().items() if path == output.STDOUT]
         if len(on_stdout) > 1:
             raise DoctorError(
                 f"only one format can go to stdout ('-'), not {' and '.join(on_stdout)}",
                 tip="write the others to files",
             )
+        files: dict[str, str] = {}
+        for name, path in self.sinks().items():
+            if path == output.STDOUT:
+                continue
+            key = os.path.realpath(path)
+            if key in files:
+                raise DoctorError(
+                    f"{files[key]} and {name} would both be written to {path}",
+                    tip="give each format its own file",
+                )
+            files[key] = name
+            output.check_writable(path)
 
     def policy(self, known_ids: Collection[str]) -> Policy:
         """The gate policy (command line + policy file), its ids checked against ``known_ids``."""
@@ -54,12 +76,40 @@ class OutputOptions:
         return policy
 
 
+def _log_width(stream: TextIO) -> int | None:
+    """``None`` on a terminal (rich wraps to it); else COLUMNS, or 0: do not wrap at all."""
+    try:
+        if stream.isatty():
+            return None
+    except (AttributeError, ValueError):
+        pass
+    columns = os.environ.get("COLUMNS", "").strip()
+    return int(columns) if columns.isdigit() else 0
+
+
+def print_human(renderable: RenderableType, *, to_stderr: bool) -> None:
+    """Print the human report: styled on a terminal; plain, and never cut mid-word, in a log.
+
+    In a CI log or a file there is no line length to respect unless COLUMNS gives one, and
+    rich's default 80 columns would cut paths, URLs and the commands of remedies in two.
+    """
+    from rich.console import Console
+
+    from ipex_doctor.formats.console import to_plain_text
+
+    stream = sys.stderr if to_stderr else sys.stdout
+    width = _log_width(stream)
+    if width is None:
+        Console(stderr=to_stderr, highlight=False).print(renderable)
+        return
+    stream.write(to_plain_text(renderable, width=width or None))
+    stream.flush()
+
+
 def publish(
     report: Report, options: OutputOptions, policy: Policy, *, today: datetime.date | None = None
 ) -> ExitCode:
     """Apply ``policy``, print the human report, write the sinks; return the exit code."""
-    from rich.console import Console
-
     from ipex_doctor.formats.console import render_console
     from ipex_doctor.formats.json_format import render_json
     from ipex_doctor.formats.junit import render_junit
@@ -68,8 +118,10 @@ def publish(
     report = policy.apply(report, today=today)
     sinks = options.sinks()
     to_stdout = output.STDOUT in sinks.values()
-    human = Console(stderr=to_stdout, highlight=False, soft_wrap=False)
-    human.print(render_console(report, verbosity=options.verbosity, fail_on=policy.fail_on.value))
+    print_human(
+        render_console(report, verbosity=options.verbosity, fail_on=policy.fail_on.value),
+        to_stderr=to_stdout,
+    )
     renderers = {
         "json": lambda: render_json(report),
         "junit": lambda: render_junit(report, failing=policy.fail_on.failing()),

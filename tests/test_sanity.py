@@ -45,6 +45,10 @@ def test_quick_profile_passes_with_its_metrics() -> None:
         assert found[finding_id]["device"] == "cpu"
     train = found["sanity-train"]["evidence"]["data"]
     assert train["final"] < 0.5 * train["initial"] and len(train["losses"]) == 12
+    # NOTE: stderr is a pipe here, as in a CI log: each phase of the run is one plain line.
+    phases = [line for line in stderr.splitlines() if line.startswith("ipex-doctor: [")]
+    for phase in ("running sanity on cpu", "throughput", "train (AMP)", "train (ipex.optimize)"):
+        assert sum(phase in line for line in phases) == 1, (phase, phases)
     agreement = found["sanity-amp-agreement"]["evidence"]["data"]
     assert agreement["rel_l2"] < 5e-2 and agreement["amp_dtype_out"] == "torch.bfloat16"
     throughput = found["sanity-throughput"]["evidence"]["data"]

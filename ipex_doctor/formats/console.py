@@ -8,9 +8,11 @@ an error message containing ``[brackets]`` prints as it is.
 
 from __future__ import annotations
 
+import io
+import textwrap
 from collections.abc import Iterable
 
-from rich.console import Group, RenderableType
+from rich.console import Console, Group, RenderableType
 from rich.text import Text
 
 from ipex_doctor.environment import Environment
@@ -305,3 +307,27 @@ def _matrix(report: Report) -> list[RenderableType]:
 
 def _sorted(findings: Iterable[Finding]) -> list[Finding]:
     return sorted(findings, key=lambda f: (-f.status.rank, _is_note(f) is False))
+
+
+def to_plain_text(renderable: RenderableType, *, width: int | None = None) -> str:
+    """The renderable as plain text for a log: no styles, and lines wrapped at ``width`` only
+    between words, keeping each line's indent (``None``: not wrapped at all). A path, URL or
+    command word longer than the line stays whole on a line of its own."""
+    buffer = io.StringIO()
+    Console(
+        file=buffer, width=1_000_000, soft_wrap=True, no_color=True, highlight=False,
+        force_terminal=False, emoji=False,
+    ).print(renderable)  # fmt: skip
+    text = buffer.getvalue()
+    if width is None:
+        return text
+    lines = []
+    for line in text.splitlines():
+        indent = line[: len(line) - len(line.lstrip(" "))]
+        wrapped = textwrap.wrap(
+            line, width=width, initial_indent="", subsequent_indent=indent + "  ",
+            break_long_words=False, break_on_hyphens=False, drop_whitespace=True,
+        )  # fmt: skip
+        # NOTE: textwrap strips the first line's indent when it starts with spaces; keep it.
+        lines.extend([indent + wrapped[0].lstrip(" "), *wrapped[1:]] if wrapped else [""])
+    return "\n".join(lines) + "\n"
