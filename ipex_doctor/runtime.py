@@ -26,6 +26,9 @@ _TAIL_LINES = 25
 StepProgress = Callable[[str, int, int], None]
 """Progress of a phase inside a check: ``(phase, done, total)``."""
 
+RAISE_LIMIT = "the limit is --timeout; raise it (e.g. --timeout 600) on a slow or loaded machine"
+"""Appended to every timeout the user can hit, so the message says how to get past it."""
+
 
 def _tail(text: str, lines: int = _TAIL_LINES) -> str:
     return "\n".join(text.strip().splitlines()[-lines:])
@@ -80,12 +83,13 @@ def assemble(records: list[dict[str, Any]], run: spawn.Completed) -> RuntimeProb
     output = _tail(run.stdout + "\n" + run.stderr)
     if not done and unfinished is not None and unfinished.startswith("import "):
         module = unfinished.removeprefix("import ")
+        how = run.describe_end() + (f" ({RAISE_LIMIT})" if run.timed_out else "")
         imports.append(
             ImportOutcome(
                 module=module,
                 ok=False,
                 error_type="timeout" if run.timed_out else "died",
-                error=f"the interpreter ended while importing {module}: {run.describe_end()}",
+                error=f"the interpreter ended while importing {module}: {how}",
                 output=output,
             )
         )
@@ -203,7 +207,10 @@ class Session:
         """Run one check; a crash, hang or broken device ends this session (``ready`` False).
 
         ``args`` are passed to the script's ``run(device, **args)``; a script that takes a
-        ``progress`` argument reports its phases through ``on_progress``.
+        ``progress`` argument reports its phases through ``on_progress``. ``timeout`` bounds the
+        time without news: a check that reports progress (the sanity run does, step by step)
+        gets ``timeout`` seconds again after each report, so a loaded machine that makes the
+        run slow does not turn it into a timeout, while a hang is still caught.
         """
         key = f"{check_id}@{device}"
         started = time.monotonic()
@@ -218,11 +225,14 @@ class Session:
             except spawn.WorkerTimeout:
                 end = self.worker.close(timed_out=True)
                 self.ready = False
+                quiet_for = (
+                    "did not finish" if deadline == started + timeout else "made no progress"
+                )
                 return CheckRun(
                     check_id,
                     device,
                     "timeout",
-                    error=f"did not finish within {timeout:.0f} s; the worker was killed",
+                    error=f"{quiet_for} within {timeout:.0f} s and was stopped ({RAISE_LIMIT})",
                     output=_tail(end.stdout + "\n" + end.stderr, 10),
                     seconds=round(time.monotonic() - started, 3),
                 )
@@ -237,6 +247,8 @@ class Session:
                     output=_tail(end.stdout + "\n" + end.stderr, 10),
                     seconds=round(time.monotonic() - started, 3),
                 )
+            if record.get("event") == "progress" and record.get("task") == key:
+                deadline = time.monotonic() + timeout
             if record.get("event") == "progress" and record.get("task") == key and on_progress:
                 on_progress(
                     str(record.get("phase")),

@@ -109,3 +109,39 @@ class version:
 def get_num_threads():
     return 1
 """
+
+FAKE_TORCH_WORKER = (
+    FAKE_TORCH_OK
+    + """
+# Enough of torch's API for the worker to serve checks (state reset and the device health
+# computation), so the runner's own behaviour can be tested in a second without a real torch.
+float32 = "float32"
+_state = {"grad": True, "dtype": float32, "threads": 1, "deterministic": False}
+def set_grad_enabled(on):
+    _state["grad"] = on
+def get_default_dtype():
+    return _state["dtype"]
+def set_default_dtype(dtype):
+    _state["dtype"] = dtype
+def set_num_threads(n):
+    _state["threads"] = n
+def are_deterministic_algorithms_enabled():
+    return _state["deterministic"]
+def use_deterministic_algorithms(on):
+    _state["deterministic"] = on
+def manual_seed(seed):
+    return None
+class _Tensor:
+    def __init__(self, values):
+        self.values = list(values)
+    def __mul__(self, k):
+        return _Tensor(v * k for v in self.values)
+    def sum(self):
+        return _Tensor([sum(self.values)])
+    def item(self):
+        return float(self.values[0])
+def arange(n, device=None, dtype=None):
+    return _Tensor(range(n))
+"""
+)
+"""A stand-in torch that imports instantly and lets the worker run checks on ``cpu``."""

@@ -11,9 +11,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import FAKE_TORCH_OK, make_fake_env, run_doctor
+from conftest import FAKE_TORCH_OK, FAKE_TORCH_WORKER, TESTS, make_fake_env, run_doctor
 
 from ipex_doctor import spawn
+from ipex_doctor.runtime import Session
+
+FAULT_CHECKS = TESTS / "assets" / "fault_checks"
 
 
 def findings_of(stdout: str) -> dict[str, dict[str, object]]:
@@ -121,3 +124,37 @@ def test_worker_timeout_and_kill() -> None:
         worker.next_record(0.5)
     end = worker.close(timed_out=True)
     assert end.timed_out and not worker.alive()
+
+
+def _session_with_fake_torch(tmp_path: Path) -> Session:
+    python = make_fake_env(tmp_path / "env", {"torch": ("2.8.0", FAKE_TORCH_WORKER)})
+    session = Session(python, probe=False)
+    probe = session.start_up(120)
+    assert session.ready, probe
+    return session
+
+
+def test_a_check_that_reports_progress_is_not_timed_out(tmp_path: Path) -> None:
+    """The limit is on time without news: 8 s of steady progress under a 2 s limit completes."""
+    session = _session_with_fake_torch(tmp_path)
+    steps: list[int] = []
+    try:
+        run = session.run_check(
+            "progresses", str(FAULT_CHECKS / "progresses.py"), "cpu", 2.0,
+            on_progress=lambda phase, done, total: steps.append(done),
+        )  # fmt: skip
+    finally:
+        session.close()
+    assert run.outcome == "ok", run
+    assert steps[-1] == 40
+
+
+def test_a_timeout_names_the_option_that_raises_it(tmp_path: Path) -> None:
+    """A check that hangs is stopped after the limit, and the message says how to raise it."""
+    session = _session_with_fake_torch(tmp_path)
+    try:
+        run = session.run_check("sleeps", str(FAULT_CHECKS / "sleeps.py"), "cpu", 1.0)
+    finally:
+        session.close()
+    assert run.outcome == "timeout"
+    assert "did not finish within 1 s" in run.error and "--timeout" in run.error
