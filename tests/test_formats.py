@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import jsonschema
 from conftest import REPO, run_doctor
 from junitparser import JUnitXml
 
+from ipex_doctor.formats.junit import case_name, render_junit
 from ipex_doctor.formats.markdown import render_markdown
+from ipex_doctor.model import FindingKind, Report, Status, Verdict
 from ipex_doctor.policy import FailOn, build_policy
 from ipex_doctor.replay import load_report
 
@@ -49,7 +53,7 @@ def test_junit_fail_on_warn_and_ignores(tmp_path: Path) -> None:
     assert failures == statuses.count("fail") + statuses.count("warn") - 1
     assert skipped == statuses.count("skip") + 1
     cases = {case.name: case for suite in xml for case in suite}
-    assert "ignored: tracked upstream" in cases["dot-half [xpu:0]"].result[0].message
+    assert "ignored: tracked upstream" in cases["dot-half"].result[0].message
     properties = {p.name: p.value for p in next(iter(xml)).properties()}
     assert properties["intel-extension-for-pytorch"] == "2.1.20+xpu"
 
@@ -99,3 +103,34 @@ def test_policy_exit_codes_on_replay(tmp_path: Path) -> None:
         is FailOn.NEVER
     )
     assert run_doctor("report", str(FIXTURE), "-q", cwd=tmp_path).returncode == 0  # found in cwd
+
+
+def _case_names(report: Report) -> list[str]:
+    xml = render_junit(report, failing=(Status.FAIL, Status.ERROR))
+    return [case.get("name") for case in ET.fromstring(xml).iter("testcase")]
+
+
+def test_junit_names_do_not_depend_on_status() -> None:
+    """A finding keeps its testcase name whether it is affected (on a device) or not, so CI
+    test history can follow it; per-device findings keep their device in the name."""
+    affected = load_report(FIXTURE)
+    healthy = dataclasses.replace(
+        affected,
+        findings=tuple(
+            dataclasses.replace(f, status=Status.PASS, verdict=Verdict.NOT_AFFECTED, device=None)
+            if f.kind is FindingKind.KNOWN_ISSUE
+            else f
+            for f in affected.findings
+        ),
+    )
+    assert any(f.device for f in affected.findings if f.kind is FindingKind.KNOWN_ISSUE)
+    assert _case_names(affected) == _case_names(healthy)
+    sanity = dataclasses.replace(
+        affected.findings[0], id="sanity-train", kind=FindingKind.SANITY, device="xpu:1"
+    )
+    assert case_name(sanity) == "sanity-train [xpu:1]"
+    in_fleet = dataclasses.replace(affected.findings[0], id="dot-half", device="node7/xpu:0")
+    assert case_name(in_fleet, fleet=True) == "dot-half [node7]"
+    assert (
+        case_name(dataclasses.replace(in_fleet, device="node7"), fleet=True) == "dot-half [node7]"
+    )

@@ -5,6 +5,12 @@ Mapping (pytest's conventions): a finding at or above the gate's threshold is a 
 harness broke) is an ``error``; ``skip`` and ignored findings are ``skipped`` with the reason.
 Findings below the threshold (a warning under ``--fail-on fail``) pass and carry their
 evidence in ``system-out``. Installed versions are ``properties`` of the suite.
+
+A testcase's name never depends on the finding's status, so CI test history can follow a
+finding across runs: it is the finding id, plus the device or node the finding is *about*
+when one id can occur once per device or node (``sanity-train [cuda:1]``, ``device-outlier
+[xpu:2]``, ``torch-ipex-mismatch [node7:rank3]`` in a fleet). The devices a known issue
+reproduced on are evidence, not identity, and stay out of the name.
 """
 
 from __future__ import annotations
@@ -25,8 +31,28 @@ def _detail(finding: Finding) -> str:
     return "\n".join(lines)
 
 
-def _testcase(suite: ET.Element, finding: Finding, failing: Collection[Status]) -> str:
-    name = finding.id if finding.device is None else f"{finding.id} [{finding.device}]"
+_PER_DEVICE_IDS = frozenset({"device-outlier", "fleet-outlier"})
+"""Ids (besides every sanity finding) that occur once per device or node."""
+
+
+def case_name(finding: Finding, *, fleet: bool = False) -> str:
+    """The testcase name of ``finding``: stable whatever its status (see the module doc).
+
+    In a fleet report (``fleet``) every finding's device is ``node`` or ``node/device``.
+    """
+    if finding.device is None:
+        return finding.id
+    if finding.kind is FindingKind.SANITY or finding.id in _PER_DEVICE_IDS:
+        subject: str | None = finding.device
+    else:
+        subject = finding.device.split("/", 1)[0] if fleet else None
+    return f"{finding.id} [{subject}]" if subject else finding.id
+
+
+def _testcase(
+    suite: ET.Element, finding: Finding, failing: Collection[Status], *, fleet: bool
+) -> str:
+    name = case_name(finding, fleet=fleet)
     case = ET.SubElement(
         suite, "testcase", classname=f"ipex-doctor.{finding.kind.value}", name=name
     )
@@ -72,7 +98,7 @@ def render_junit(report: Report, *, failing: Collection[Status]) -> str:
             ET.SubElement(properties, "property", name=package.name, value=package.version)
         counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
         for finding in findings:
-            outcome = _testcase(suite, finding, failing)
+            outcome = _testcase(suite, finding, failing, fleet=report.command == "fleet")
             counts["tests"] += 1
             if outcome != "passed":
                 counts[outcome] += 1
