@@ -120,12 +120,42 @@ def run(device):
     return result
 
 
+def _cannot_run(device):
+    """Why this script cannot run on ``device`` here (torch missing, no such device), or None."""
+    try:
+        import torch
+    except Exception as exc:  # noqa: BLE001 - any import failure means: cannot run here
+        return "torch does not import: %s: %s" % (type(exc).__name__, exc)
+    try:
+        parsed = torch.device(device)
+    except (RuntimeError, ValueError) as exc:
+        return "%r is not a device: %s" % (device, exc)
+    if parsed.type == "cpu":
+        return None
+    if parsed.type == "xpu":
+        try:  # NOTE: before torch 2.5, torch.xpu (and so the device) came with IPEX
+            import intel_extension_for_pytorch  # noqa: F401
+        except Exception:  # noqa: BLE001 - torch's own XPU support may still see the device
+            pass
+    backend = getattr(torch, parsed.type, None)
+    count = backend.device_count() if backend is not None and backend.is_available() else 0
+    if count == 0:
+        return "no %s device is available here" % parsed.type
+    if parsed.index is not None and parsed.index >= count:
+        return "%s does not exist here (%d %s device(s))" % (device, count, parsed.type)
+    return None
+
+
 def main(argv=None):
-    """Command line: --device DEVICE [--json]."""
+    """Command line: --device DEVICE [--json]. Exit 1 reproduced, 0 not, 2 cannot run here."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--json", action="store_true", help="print the result dict as JSON")
     args = parser.parse_args(argv)
+    problem = _cannot_run(args.device)
+    if problem is not None:
+        print("%s: cannot run on %s: %s" % (parser.prog, args.device, problem), file=sys.stderr)
+        return 2
     result = run(args.device)
     if args.json:
         print(json.dumps(result, indent=2, default=repr))

@@ -77,7 +77,7 @@ def _run_diagnosis(
     options = ProbeOptions(python=python or sys.executable, timeout_s=timeout)
     partial = Partial()
     try:
-        with _sigterm_raises(), Feedback() as feedback:
+        with _sigterm_raises(), Feedback.for_stream(quiet=out.verbosity < 0) as feedback:
             report = diagnose(
                 options,
                 knowledge,
@@ -101,7 +101,10 @@ def _run_diagnosis(
         publish(partial_run, out, policy)
         _fail(f"{what}: the report above is partial (marked incomplete)", code)
     if distributed:
-        return _distributed(report, options.python, timeout, out, policy)
+        # NOTE: the launcher stops the other ranks (SIGTERM) once rank 0 exits; a rank still
+        # closing its worker then ends it on the way out instead of leaving it behind.
+        with _sigterm_raises():
+            return _distributed(report, options.python, timeout, out, policy)
     return publish(report, out, policy)
 
 
@@ -626,6 +629,9 @@ def explain(
         except OSError as exc:
             raise DoctorError(f"--file {source}: cannot read: {exc.strerror}") from None
     assert text is not None
+    if not text.strip():
+        where = "the text" if source is None else ("standard input" if source == "-" else source)
+        raise click.UsageError(f"{where} is empty: give the error message or traceback to explain")
     matches = find(text, _load_kb(kb_files))
     if as_json:
         click.echo(
@@ -723,8 +729,10 @@ def kb_show(issue_id: str, kb_files: tuple[str, ...], as_json: bool) -> None:
     knowledge = _load_kb(kb_files)
     issue = knowledge.get(issue_id)
     if issue is None:
+        from ipex_doctor.kb import normalise_id
+
         ids = [i.id for i in knowledge.issues]
-        close = difflib.get_close_matches(issue_id, ids, n=3)
+        close = difflib.get_close_matches(normalise_id(issue_id), ids, n=3)
         raise DoctorError(
             f"no knowledge-base entry '{issue_id}'",
             tip=f"did you mean {', '.join(close)}?"
@@ -761,25 +769,30 @@ def kb_show(issue_id: str, kb_files: tuple[str, ...], as_json: bool) -> None:
 @kb.command("validate")
 @click.argument("files", nargs=-1, metavar="[FILE]...")
 def kb_validate(files: tuple[str, ...]) -> None:
-    """Validate knowledge-base files (default: the shipped one). Exit 2 on the first invalid."""
+    """Validate knowledge-base files (default: the shipped one); every error, with its line.
+
+    Exit 2 if any file has an error.
+    """
     from ipex_doctor import kb as kb_module
 
     paths = [Path(f) for f in files] or [kb_module.shipped_path()]
     failed = 0
     for path in paths:
-        warnings: list[str] = []
-        try:
-            issues = kb_module.read_document(path, warnings)
-            for warning in warnings:
-                click.echo(f"ipex-doctor: warning: {warning}", err=True)
-        except DoctorError as exc:
+        checked = kb_module.check_file(path)
+        for warning in checked.warnings:
+            click.echo(f"ipex-doctor: warning: {warning}", err=True)
+        for error in checked.errors:
+            click.echo(f"ipex-doctor: error: {error.message}", err=True)
+        if checked.errors:
             failed += 1
+            count = len(checked.errors)
             click.echo(
-                f"ipex-doctor: error: {str(exc).replace(chr(10) + 'Tip:', chr(10) + '  tip:')}",
+                f"invalid: {path} ({count} error{'s' if count > 1 else ''}; "
+                "the format is in docs/knowledge-base.md)",
                 err=True,
             )
             continue
-        click.echo(f"ok: {path} ({len(issues)} entries)")
+        click.echo(f"ok: {path} ({len(checked.issues)} entries)")
     if failed:
         sys.exit(ExitCode.USAGE)
 

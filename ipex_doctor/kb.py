@@ -15,10 +15,11 @@ import functools
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import yaml
 from packaging.version import InvalidVersion, Version
 
 from ipex_doctor import __version__, resources, yamldoc
@@ -94,11 +95,17 @@ class KnowledgeBase:
     """Unknown keys and other non-fatal remarks, with file and line."""
 
     def get(self, issue_id: str) -> KnownIssue | None:
-        """The entry with ``issue_id``, or ``None``."""
+        """The entry with ``issue_id``, or ``None``; case and ``_``/``-`` do not matter."""
+        wanted = normalise_id(issue_id)
         for issue in self.issues:
-            if issue.id == issue_id:
+            if issue.id == issue_id or normalise_id(issue.id) == wanted:
                 return issue
         return None
+
+
+def normalise_id(text: str) -> str:
+    """An id as a user may type it (``DOT_HALF``) in the knowledge base's spelling (``dot-half``)."""
+    return text.strip().lower().replace("_", "-")
 
 
 @functools.cache
@@ -118,14 +125,26 @@ def _issue_id(data: Any, path: Sequence[str | int]) -> str | None:
 
 
 class _Located:
-    """Builds errors that name the file, line and issue id of a path in one document."""
+    """Builds errors that name the file, line and issue id of a path in one document.
+
+    The document's node tree is composed once, on the first error or warning, and every line
+    is looked up in it.
+    """
 
     def __init__(self, name: str, text: str, data: Any) -> None:
         self.name, self.text, self.data = name, text, data
         self.warnings: list[str] = []
+        self._tree: yaml.Node | None = None
+        self._composed = False
+
+    def line(self, path: Sequence[str | int]) -> int | None:
+        """The line of ``path`` in the document."""
+        if not self._composed:
+            self._tree, self._composed = yamldoc.compose(self.text), True
+        return yamldoc.line_of(self._tree, path)
 
     def error(self, path: Sequence[str | int], message: str) -> KnowledgeBaseError:
-        line = yamldoc.line_of(self.text, path)
+        line = self.line(path)
         where = self.name if line is None else f"{self.name}:{line}"
         issue = _issue_id(self.data, path)
         field = ".".join(str(p) for p in path[2:]) if issue is not None else ""
@@ -187,11 +206,11 @@ def _build_issue(loc: _Located, index: int, raw: Mapping[str, Any]) -> KnownIssu
     unknown = sorted(set(raw) - _ISSUE_KEYS)
     for key in unknown:
         loc.warnings.append(
-            f"{loc.name}:{yamldoc.line_of(loc.text, [*base, key])}: issue '{raw['id']}': unknown key '{key}' ignored"
+            f"{loc.name}:{loc.line([*base, key])}: issue '{raw['id']}': unknown key '{key}' ignored"
         )
     for i, item in enumerate(raw.get("affected") or ()):
         for key in sorted(set(item) - _RANGE_KEYS):
-            where = yamldoc.line_of(loc.text, [*base, "affected", i, key])
+            where = loc.line([*base, "affected", i, key])
             loc.warnings.append(
                 f"{loc.name}:{where}: issue '{raw['id']}': unknown key '{key}' in affected ignored"
             )
@@ -202,7 +221,7 @@ def _build_issue(loc: _Located, index: int, raw: Mapping[str, Any]) -> KnownIssu
         if rule not in RULES:
             known = ", ".join(sorted(RULES))
             raise loc.error([*base, "rule"], f"unknown rule '{rule}' (known rules: {known})")
-    line = yamldoc.line_of(loc.text, base)
+    line = loc.line(base)
     return KnownIssue(
         id=raw["id"],
         title=raw["title"],
@@ -223,62 +242,104 @@ def _build_issue(loc: _Located, index: int, raw: Mapping[str, Any]) -> KnownIssu
     )
 
 
-def parse_document(
-    name: str, text: str, warnings: list[str] | None = None
-) -> tuple[KnownIssue, ...]:
-    """Parse and validate one knowledge-base document; raises ``KnowledgeBaseError``.
+@dataclass(frozen=True)
+class DocumentCheck:
+    """Everything validating one knowledge-base document found."""
+
+    issues: tuple[KnownIssue, ...]
+    """The entries that are valid (all of them when ``errors`` is empty)."""
+    errors: tuple[KnowledgeBaseError, ...]
+    """Every error, in the order of their lines; each names the file, line and issue."""
+    warnings: tuple[str, ...] = field(default=())
+
+
+def check_document(name: str, text: str) -> DocumentCheck:
+    """Validate one knowledge-base document, collecting every error rather than the first.
 
     Unknown keys are not errors (a newer file may carry fields this doctor does not read):
-    each is appended to ``warnings`` with its file and line.
+    each is a warning with its file and line. A document that is not YAML at all, or is too
+    large, or was written for a newer doctor, has exactly one error.
     """
     if len(text.encode("utf-8", "surrogatepass")) > MAX_FILE_BYTES:
-        raise KnowledgeBaseError(
+        too_big = KnowledgeBaseError(
             f"{name}: larger than {MAX_FILE_BYTES // 1024} KiB; a knowledge base is a small text file"
         )
-    data = yamldoc.parse(name, text, KnowledgeBaseError)
+        return DocumentCheck((), (too_big,))
+    try:
+        data = yamldoc.parse(name, text, KnowledgeBaseError)
+    except KnowledgeBaseError as exc:
+        return DocumentCheck((), (exc,))
     loc = _Located(name, text, data)
     if not isinstance(data, dict):
-        raise loc.error([], "the top level must be a mapping with 'schema_version' and 'issues'")
+        message = "the top level must be a mapping with 'schema_version' and 'issues'"
+        return DocumentCheck((), (loc.error([], message),))
     # NOTE: the version gate comes first, so a file written for a newer doctor says so
     # instead of failing on a field this doctor does not know.
     min_version = data.get("min_doctor_version")
-    if isinstance(min_version, str):
-        wanted = _version(loc, ["min_doctor_version"], min_version)
-        if Version(__version__) < wanted:
-            raise loc.error(
-                ["min_doctor_version"],
-                f"needs ipex-doctor >= {wanted}, this is {__version__}; upgrade ipex-doctor",
-            )
+    try:
+        if isinstance(min_version, str):
+            wanted = _version(loc, ["min_doctor_version"], min_version)
+            if Version(__version__) < wanted:
+                raise loc.error(
+                    ["min_doctor_version"],
+                    f"needs ipex-doctor >= {wanted}, this is {__version__}; upgrade ipex-doctor",
+                )
+    except KnowledgeBaseError as exc:
+        return DocumentCheck((), (exc,))
     from jsonschema import Draft202012Validator  # NOTE: lazy; ~90 ms of import time
 
-    validator = Draft202012Validator(_schema())
-    errors = sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
-    if errors:
-        first = errors[0]
-        raise loc.error(list(first.absolute_path), first.message)
-    seen: dict[str, int] = {}
+    located: list[tuple[int, KnowledgeBaseError]] = []
+    broken_entries: set[int] = set()
+    for error in Draft202012Validator(_schema()).iter_errors(data):
+        path = list(error.absolute_path)
+        if len(path) >= 2 and path[0] == "issues" and isinstance(path[1], int):
+            broken_entries.add(path[1])
+        located.append((loc.line(path) or 0, loc.error(path, error.message)))
     issues = []
-    for index, raw in enumerate(data["issues"]):
-        if raw["id"] in seen:
-            raise loc.error(
-                ["issues", index, "id"],
-                f"duplicate id (first defined as issues[{seen[raw['id']]}])",
-            )
-        seen[raw["id"]] = index
-        issues.append(_build_issue(loc, index, raw))
+    entries = data.get("issues")
+    if isinstance(entries, list):
+        seen: dict[str, int] = {}
+        for index, raw in enumerate(entries):
+            if index in broken_entries or not isinstance(raw, dict):
+                if isinstance(raw, dict) and isinstance(raw.get("id"), str):
+                    seen.setdefault(raw["id"], index)
+                continue
+            try:
+                if raw["id"] in seen:
+                    raise loc.error(
+                        ["issues", index, "id"],
+                        f"duplicate id (first defined as issues[{seen[raw['id']]}])",
+                    )
+                seen[raw["id"]] = index
+                issues.append(_build_issue(loc, index, raw))
+            except KnowledgeBaseError as exc:
+                located.append((loc.line(["issues", index]) or 0, exc))
+    located.sort(key=lambda pair: pair[0])
+    return DocumentCheck(tuple(issues), tuple(e for _, e in located), tuple(loc.warnings))
+
+
+def parse_document(
+    name: str, text: str, warnings: list[str] | None = None
+) -> tuple[KnownIssue, ...]:
+    """Parse and validate one knowledge-base document; raises its first ``KnowledgeBaseError``.
+
+    Warnings (unknown keys, with file and line) are appended to ``warnings``.
+    """
+    checked = check_document(name, text)
+    if checked.errors:
+        raise checked.errors[0]
     if warnings is not None:
-        warnings.extend(loc.warnings)
-    return tuple(issues)
+        warnings.extend(checked.warnings)
+    return checked.issues
 
 
-def read_document(path: Path, warnings: list[str] | None = None) -> tuple[KnownIssue, ...]:
-    """Read and validate the knowledge-base file at ``path`` (see ``parse_document``)."""
+def _read_text(path: Path) -> str:
     try:
         if path.stat().st_size > MAX_FILE_BYTES:
             raise KnowledgeBaseError(
                 f"{path}: larger than {MAX_FILE_BYTES // 1024} KiB; a knowledge base is a small text file"
             )
-        text = path.read_text(encoding="utf-8")
+        return path.read_text(encoding="utf-8")
     except FileNotFoundError:
         raise KnowledgeBaseError(f"{path}: no such knowledge-base file") from None
     except IsADirectoryError:
@@ -287,7 +348,20 @@ def read_document(path: Path, warnings: list[str] | None = None) -> tuple[KnownI
         raise KnowledgeBaseError(f"{path}: not UTF-8 text ({exc.reason})") from None
     except OSError as exc:
         raise KnowledgeBaseError(f"{path}: cannot read: {exc.strerror}") from None
-    return parse_document(str(path), text, warnings)
+
+
+def check_file(path: Path) -> DocumentCheck:
+    """``check_document`` of the file at ``path`` (an unreadable file is its one error)."""
+    try:
+        text = _read_text(path)
+    except KnowledgeBaseError as exc:
+        return DocumentCheck((), (exc,))
+    return check_document(str(path), text)
+
+
+def read_document(path: Path, warnings: list[str] | None = None) -> tuple[KnownIssue, ...]:
+    """Read and validate the knowledge-base file at ``path`` (see ``parse_document``)."""
+    return parse_document(str(path), _read_text(path), warnings)
 
 
 def shipped_path() -> Path:

@@ -21,12 +21,21 @@ def safe_loader() -> type[yaml.SafeLoader]:
     return loader
 
 
-def line_of(text: str, path: Sequence[str | int]) -> int | None:
-    """The 1-based line of the YAML node at ``path`` (keys and indexes), best effort."""
+def compose(text: str) -> yaml.Node | None:
+    """The node tree of ``text`` (for ``line_of``), or ``None`` if it does not compose."""
     try:
         node: yaml.Node | None = yaml.compose(text, Loader=safe_loader())
     except yaml.YAMLError:
         return None
+    return node
+
+
+def line_of(tree: str | yaml.Node | None, path: Sequence[str | int]) -> int | None:
+    """The 1-based line of the YAML node at ``path`` (keys and indexes), best effort.
+
+    ``tree`` is the document's text or, cheaper when asked many times, its ``compose`` result.
+    """
+    node = compose(tree) if isinstance(tree, str) else tree
     line = None if node is None else node.start_mark.line + 1
     for step in path:
         if isinstance(node, yaml.MappingNode) and isinstance(step, str):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import ast
 import json
 import subprocess
-import sys
 
 import pytest
 from conftest import REPO, doctor_env, real_env
@@ -84,4 +83,30 @@ def test_scripts_compile_for_old_pythons() -> None:
     for script in SHIPPED.values():
         ast.parse(script.path.read_text(), feature_version=(3, 8))
     ast.parse((REPO / "ipex_doctor" / "_probes" / "worker.py").read_text(), feature_version=(3, 8))
-    assert sys.version_info >= (3, 10)
+
+
+@pytest.mark.envs
+@pytest.mark.parametrize(
+    ("env_name", "device", "said"),
+    [
+        ("tv022-torch28", "xpu:0", "no xpu device is available here"),
+        ("tv022-torch28", "cuda", "no cuda device is available here"),
+        ("tv022-torch28", "gpu:0", "is not a device"),
+        ("bare", "cpu", "torch does not import"),
+    ],
+)
+def test_scripts_that_cannot_run_here_say_why_in_one_line(
+    env_name: str, device: str, said: str
+) -> None:
+    """By hand on a device this machine lacks: one line, exit 2 (not 1, which means reproduced)."""
+    python = real_env(env_name)
+    for script in SHIPPED.values():
+        done = subprocess.run(
+            [python, str(script.path), "--device", device],
+            capture_output=True, text=True, env=doctor_env(), check=False, timeout=300,
+        )  # fmt: skip
+        assert done.returncode == 2, (script.path.name, done.stderr)
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and said in lines[0], done.stderr
+        assert lines[0].startswith(f"{script.path.name}: cannot run on {device}: ")
+        assert done.stdout == ""

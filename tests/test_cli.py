@@ -187,3 +187,57 @@ def test_full_disk_is_a_clear_error(tmp_path: Path) -> None:
     done = run_doctor("env", "--python", python, "--json", "/dev/full")
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr and "cannot write report" in done.stderr
+
+
+@pytest.mark.parametrize("typed", ["DOT-HALF", "dot_half", " Dot-Half "])
+def test_kb_show_ignores_case_and_underscores(typed: str) -> None:
+    """An id typed in another case or with underscores finds its entry."""
+    done = run_doctor("kb", "show", typed)
+    assert done.returncode == 0 and done.stdout.startswith("dot-half:"), done.stderr
+
+
+def test_kb_show_suggests_across_case() -> None:
+    """A misspelled id in capitals still gets the close match."""
+    done = run_doctor("kb", "show", "DOT-HLAF")
+    assert done.returncode == 2 and "did you mean dot-half?" in done.stderr
+
+
+def test_kb_validate_reports_every_error_with_its_line(tmp_path: Path) -> None:
+    """Every error of a file, each with its line, not only the first; then exit 2."""
+    entry = (
+        "  - id: {id}\n    title: t\n    kind: environment\n    severity: {severity}\n"
+        "    summary: s\n    remediation: r\n    references: [{{url: 'https://example.org'}}]\n"
+    )
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        "schema_version: 1\nissues:\n"
+        + entry.format(id="first-entry", severity="catastrophic")
+        + entry.format(id="second-entry", severity="error").replace(
+            "    references", "    symptoms: ['(unclosed']\n    references"
+        )
+        + entry.format(id="second-entry", severity="error")
+    )
+    done = run_doctor("kb", "validate", str(bad))
+    assert done.returncode == 2
+    errors = [line for line in done.stderr.splitlines() if line.startswith("ipex-doctor: error:")]
+    assert len(errors) == 3, done.stderr
+    assert f"{bad}:6:" in errors[0] and "severity" in errors[0]
+    assert f"{bad}:16:" in errors[1] and "invalid regular expression" in errors[1]
+    assert f"{bad}:18:" in errors[2] and "duplicate id" in errors[2]
+
+
+@pytest.mark.parametrize("how", ["argument", "stdin", "file"])
+def test_explain_with_empty_input_is_a_usage_error(tmp_path: Path, how: str) -> None:
+    """Nothing to explain is a usage error (exit 2), not "no match"."""
+    empty = tmp_path / "empty.txt"
+    empty.write_text("  \n")
+    args = {
+        "argument": ["explain", ""],
+        "stdin": ["explain", "-"],
+        "file": ["explain", "--file", str(empty)],
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "ipex_doctor", *args[how]],
+        input="\n", capture_output=True, text=True, env=doctor_env(), check=False,
+    )  # fmt: skip
+    assert done.returncode == 2 and "is empty" in done.stderr, done.stderr

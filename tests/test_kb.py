@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from ipex_doctor import kb
+from ipex_doctor.checks import catalog
 from ipex_doctor.errors import KnowledgeBaseError
 from ipex_doctor.model import FindingKind
 from ipex_doctor.rules import RULES
@@ -47,15 +48,21 @@ def test_shipped_kb_loads() -> None:
 
 
 def test_shipped_kb_invariants() -> None:
-    """Every entry is judgeable, referenced, and names an existing rule; seeds name a repro."""
+    """What the loader does not enforce: every entry can be judged or explained, and every
+    known issue names a shipped check script of its own id (references, URLs and rule names
+    are the loader's business: see the error tests below)."""
+    scripts = catalog()
     for issue in kb.load().issues:
-        assert issue.references, issue.id
-        assert all(ref.url.startswith("https://") for ref in issue.references), issue.id
-        assert issue.rule is None or issue.rule in RULES, issue.id
         assert issue.rule is not None or issue.affected or issue.symptoms, f"{issue.id} is unusable"
         if issue.kind is FindingKind.KNOWN_ISSUE:
-            assert issue.repro == issue.id, issue.id
+            assert issue.repro == issue.id and issue.repro in scripts, issue.id
             assert issue.symptoms or issue.id == "grad-mode-divergence", issue.id
+
+
+def test_plain_http_reference_is_refused(tmp_path: Path) -> None:
+    """References must be https (the schema says so; the loader names the line)."""
+    message = error_of(tmp_path, MINIMAL.replace("https://example.org", "http://example.org"))
+    assert "kb.yaml:13" in message and "references" in message
 
 
 def test_every_rule_is_used() -> None:
