@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import pytest
-from conftest import run_doctor
+from conftest import doctor_env, run_doctor
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -56,12 +59,18 @@ def test_cli_exit_codes_and_json() -> None:
     assert data["matched"] and data["matches"][0]["id"] == "bf16-linear"
 
 
-def test_stdin_and_file(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    """--file PATH and --file - read the text."""
+def test_stdin_and_file(tmp_path: Path) -> None:
+    """--file PATH, --file - and a bare - read the text; a missing file is a one-line error."""
     path = tmp_path / "tb.txt"
     path.write_text(CASES[0][0])
-    assert run_doctor("explain", "--file", str(path)).returncode == 0
-    assert "no such" not in run_doctor("explain", "--file", str(path)).stderr
+    from_file = run_doctor("explain", "--file", str(path))
+    assert from_file.returncode == 0 and "torch-ipex-mismatch" in from_file.stdout
+    for args in (["--file", "-"], ["-"]):
+        piped = subprocess.run(
+            [sys.executable, "-m", "ipex_doctor", "explain", *args],
+            input=CASES[4][0], capture_output=True, text=True, env=doctor_env(), check=False,
+        )  # fmt: skip
+        assert piped.returncode == 0 and "torchvision-broken" in piped.stdout, args
     missing = run_doctor("explain", "--file", str(tmp_path / "nope.txt"))
     assert missing.returncode == 2 and "cannot read" in missing.stderr
 
@@ -69,15 +78,19 @@ def test_stdin_and_file(tmp_path) -> None:  # type: ignore[no-untyped-def]
 @settings(max_examples=200, deadline=None)
 @given(st.text(max_size=5000))
 def test_arbitrary_text_never_crashes_and_is_fast(text: str) -> None:
-    """Any text: a list back, quickly."""
-    started = time.perf_counter()
+    """Any text: a list back, after bounded work.
+
+    CPU time of this process, not wall time: another process loading the machine slows the
+    clock, not the work. Idle, one example costs well under 10 ms; a catastrophic pattern
+    would cost seconds."""
+    started = time.process_time()
     assert isinstance(explain(text, KB), list)
-    assert time.perf_counter() - started < 1.0
+    assert time.process_time() - started < 1.0
 
 
 def test_huge_input_is_bounded() -> None:
     """Megabytes of log with the error at the end: found, in bounded time."""
     text = "noise line\n" * 300_000 + "RuntimeError: operator torchvision::nms does not exist"
-    started = time.perf_counter()
+    started = time.process_time()  # CPU time: see test_arbitrary_text_never_crashes_and_is_fast
     assert explain(text, KB)[0].issue.id == "torchvision-broken"
-    assert time.perf_counter() - started < 10
+    assert time.process_time() - started < 10

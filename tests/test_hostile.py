@@ -66,10 +66,10 @@ def test_billion_laughs_is_refused_quickly(tmp_path: Path) -> None:
         lines.append(
             f"{cur}: &{cur} [*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev},*{prev}]"
         )
-    started = time.monotonic()
+    started = time.process_time()  # CPU time: a loaded machine slows the clock, not the work
     with pytest.raises(KnowledgeBaseError, match="aliases are not allowed"):
         kb.read_document(_write(tmp_path, "\n".join(lines) + "\n"))
-    assert time.monotonic() - started < 2
+    assert time.process_time() - started < 2
 
 
 def test_catastrophic_regex_is_refused(tmp_path: Path) -> None:
@@ -99,12 +99,12 @@ def test_unknown_keys_are_warned_not_fatal(tmp_path: Path) -> None:
 @given(st.text(max_size=2000))
 def test_kb_loader_on_arbitrary_text(text: str) -> None:
     """Any text: either entries or a KnowledgeBaseError, never another exception, quickly."""
-    started = time.perf_counter()
+    started = time.process_time()  # CPU time: a loaded machine slows the clock, not the work
     try:
         kb.parse_document("fuzz.yaml", text)
     except KnowledgeBaseError:
         pass
-    assert time.perf_counter() - started < 2
+    assert time.process_time() - started < 2
 
 
 @settings(max_examples=100, deadline=None)

@@ -208,8 +208,15 @@ def test_status_for(verdict: Verdict, severity: Severity, status: Status) -> Non
     assert status_for(verdict, severity) is status
 
 
-def test_every_verdict_has_a_status() -> None:
-    """status_for is total over both enums."""
+def test_status_never_improves_as_things_get_worse() -> None:
+    """A worse severity never gives a better status, and neither does a verdict that says more
+    surely that the issue is here (not-affected < latent < predicted < affected = regression)."""
+    severities = (Severity.INFO, Severity.WARNING, Severity.ERROR)
+    verdicts = (Verdict.NOT_AFFECTED, Verdict.LATENT, Verdict.PREDICTED, Verdict.AFFECTED)
     for verdict in Verdict:
-        for severity in Severity:
-            assert isinstance(status_for(verdict, severity), Status)
+        ranks = [status_for(verdict, s).rank for s in severities]
+        assert ranks == sorted(ranks), verdict
+    for severity in Severity:
+        ranks = [status_for(v, severity).rank for v in verdicts]
+        assert ranks == sorted(ranks), severity
+        assert status_for(Verdict.REGRESSION, severity) is status_for(Verdict.AFFECTED, severity)

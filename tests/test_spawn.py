@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import signal
 import sys
 import time
 from pathlib import Path
@@ -84,8 +83,3 @@ def _alive(pid: int) -> bool:
             return handle.read().split()[2] != "Z"
     except OSError:
         return False
-
-
-def test_signal_module_is_posix() -> None:
-    """The wrapper relies on process groups (POSIX)."""
-    assert hasattr(os, "killpg") and hasattr(signal, "SIGKILL")
