@@ -1,6 +1,6 @@
 """Version parsing and range matching for PyTorch-on-Intel builds.
 
-PEP 440 specifiers are awkward for these builds (PEER-TOOLS.md section 3): local labels
+PEP 440 specifiers are awkward for these builds: local labels
 (``2.1.20+xpu``) are ignored by ``==`` but make ``>2.1.20`` false, and Intel's pre-2.6 XPU torch
 builds are named as pre-releases of the release they are (``2.1.0a0+cxx11.abi``), which
 ``>=2.1.0`` rejects. The knowledge base therefore states ranges OSV-style (``introduced``,

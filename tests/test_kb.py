@@ -72,7 +72,7 @@ def test_every_rule_is_used() -> None:
 
 
 def test_seed_error_texts_match_their_symptoms() -> None:
-    """The exact error texts of KNOWLEDGE.md match the entries' symptom patterns."""
+    """The exact error texts quoted in the entries' upstream issues match their symptom patterns."""
     texts = {
         "dot-half": "RuntimeError: \"dot\" not implemented for 'Half'",
         "bf16-linear": "RuntimeError: could not create a primitive descriptor for the inner "
