@@ -118,7 +118,8 @@ def test_check_faults_in_one_run(tmp_path: Path) -> None:
             check_id,
             finding,
         )
-        record(f"check: {check_id.replace('-', ' ')}", f"{status}: {said}", code)
+        if check_id != "qconv-op-name":  # NOTE: the healthy control run after the faults
+            record(f"check: {check_id.replace('-', ' ')}", f"{status}: {said}", code)
     flood = found["floods-output"]["evidence"]["data"]["runs"][0]["output"]
     assert len(flood) < 20_000  # kept as a tail, not 20 MB
     left: list[psutil.Process] = []
