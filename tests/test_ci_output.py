@@ -108,6 +108,9 @@ def test_output_paths_are_checked_before_anything_runs(
     """Every output path is checked first: exit 2 at once, nothing probed, nothing written."""
     saved = tmp_path / "saved.json"
     saved.write_text("{}")
+    probed = tmp_path / "torch-was-imported"
+    # NOTE: a torch whose import leaves a mark: if the probe ran at all, the mark is there.
+    torch = f"open({str(probed)!r}, 'w').close()\n"
     args = {
         "env": ["env"],
         "check": ["check"],
@@ -116,11 +119,12 @@ def test_output_paths_are_checked_before_anything_runs(
         "merge": ["merge", str(saved)],
         "report": ["report", str(saved)],
     }[command]
-    python = [] if command in ("merge", "report") else ["--python", _deep_bare_env(tmp_path)]
+    env = make_fake_env(tmp_path / "env", {"torch": ("2.8.0", torch)})
+    python = [] if command in ("merge", "report") else ["--python", env]
     done = run_doctor(*args, *python, option, path)
     assert done.returncode == 2, done.stderr
     assert said in done.stderr and "Traceback" not in done.stderr
-    assert "ipex-doctor: [" not in done.stderr  # refused before the probe started
+    assert not probed.exists() and "ipex-doctor: [" not in done.stderr
 
 
 def test_two_formats_into_one_file_is_refused(tmp_path: Path) -> None:
