@@ -23,9 +23,6 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 import testenvs  # noqa: E402
 
-# (cpu image, cpu batch, warm-up, timed steps, min seconds), as the sanity run's profiles;
-# on an accelerator the sanity run times 64 images of 224x224.
-PROFILES = {"quick": (64, 8, 2, 5, 2.0), "full": (224, 8, 3, 10, 3.0)}
 METRICS = ("train_fp32", "train_amp", "infer_fp32", "infer_amp")
 
 
@@ -37,12 +34,9 @@ def main() -> int:
         "--python", default=None, help="examined interpreter (default: reference env)"
     )
     parser.add_argument("--device", default="cpu")
-    parser.add_argument("--profile", choices=sorted(PROFILES), default="quick")
+    parser.add_argument("--profile", choices=["quick", "full"], default="quick")
     args = parser.parse_args()
     python = args.python or str(testenvs.build("reference"))
-    image, batch, warmup, timed, min_seconds = PROFILES[args.profile]
-    if args.device != "cpu":
-        image, batch = 224, 64
     env = dict(os.environ, NO_COLOR="1")
     doctor: dict[str, list[float]] = {m: [] for m in METRICS}
     bare: dict[str, list[float]] = {m: [] for m in METRICS}
@@ -58,12 +52,15 @@ def main() -> int:
         ]
         for metric in METRICS:
             doctor[metric].append(numbers[metric])
+        # NOTE: the bare loop runs in the regime the doctor reports it measured in.
+        regime = numbers["regime"]
         # NOTE: the doctor's worker has imported IPEX (the probe does), and IPEX replaces some
         # CPU autocast kernels; the bare loop imports it too, so both run the same kernels.
         with_ipex = ["--with-ipex"] if report["environment"]["runtime"]["ipex"] else []
         loop = subprocess.run(
-            [python, str(HERE / "_bare_resnet_loop.py"), *with_ipex, "--image", str(image), "--batch", str(batch),
-             "--warmup", str(warmup), "--timed", str(timed), "--min-seconds", str(min_seconds),
+            [python, str(HERE / "_bare_resnet_loop.py"), *with_ipex, "--image", str(regime["image"]),
+             "--batch", str(regime["batch"]), "--layout", regime["layout"], "--warmup", str(regime["warmup"]),
+             "--timed", str(regime["min_steps"]), "--min-seconds", str(regime.get("min_seconds", 0.0)),
              "--device", args.device],
             capture_output=True, text=True, env=env, check=True,
         )  # fmt: skip

@@ -17,7 +17,7 @@ from ipex_doctor.environment import Environment
 JSON: TypeAlias = Any
 """A value that ``json.dumps`` accepts; the report's free-form data fields hold these."""
 
-SCHEMA_VERSION = "1.1"
+SCHEMA_VERSION = "1.2"
 """Version of the report's JSON shape. Bump the minor for additions, the major for breaks."""
 
 
@@ -86,6 +86,9 @@ class Verdict(str, enum.Enum):
     """Outside the affected range, or the condition does not hold."""
     NOT_APPLICABLE = "not-applicable"
     """The entry concerns software or hardware this environment does not have."""
+    INCONCLUSIVE = "inconclusive"
+    """A measurement was made but cannot be judged here (the machine was too busy or too noisy
+    while it ran); the evidence says why. Never blamed on the software stack."""
 
     def __str__(self) -> str:
         return self.value
@@ -220,6 +223,9 @@ class Finding:
     """The device the observation was made on (``cpu``, ``xpu:0``), when it concerns one."""
     ignored: Ignored | None = None
     """Set when a policy ignore turned this finding into a skip (the status it had is kept)."""
+    commands: tuple[str, ...] = ()
+    """Shell commands that apply the remediation here, each runnable as it is (they name the
+    examined interpreter, never a bare ``python`` that may be another one)."""
 
     @property
     def is_problem(self) -> bool:
@@ -242,6 +248,7 @@ class Finding:
             "workaround": self.workaround,
             "references": [ref.to_dict() for ref in self.references],
             "ignored": None if self.ignored is None else self.ignored.to_dict(),
+            "commands": list(self.commands),
         }
 
     @classmethod
@@ -262,6 +269,7 @@ class Finding:
             workaround=str(data.get("workaround", "")),
             device=data.get("device"),
             ignored=None if not data.get("ignored") else Ignored.from_dict(data["ignored"]),
+            commands=tuple(str(c) for c in data.get("commands") or ()),
         )
 
 

@@ -26,6 +26,7 @@ MARKS: dict[Status, tuple[str, str]] = {
     Status.ERROR: ("☠", "bold magenta"),
 }
 _NOTE_MARK = ("i", "cyan")
+_INCONCLUSIVE_MARK = ("?", "yellow")
 _KIND_TITLES = {
     FindingKind.ENVIRONMENT: "Environment",
     FindingKind.KNOWN_ISSUE: "Known issues",
@@ -42,10 +43,19 @@ def _is_note(finding: Finding) -> bool:
     )
 
 
+def _inconclusive(finding: Finding) -> bool:
+    return finding.verdict is Verdict.INCONCLUSIVE
+
+
 def _observed(finding: Finding) -> bool:
     """A known issue a check ran for, or a sanity result: their numbers are worth showing."""
     if finding.kind is FindingKind.SANITY:
-        return finding.status is not Status.SKIP
+        # NOTE: an inconclusive measurement, or the whole run not applicable here, says why.
+        return (
+            finding.status is not Status.SKIP
+            or _inconclusive(finding)
+            or finding.id == "sanity-run"
+        )
     return (
         finding.kind is FindingKind.KNOWN_ISSUE
         and bool(finding.evidence.data.get("runs"))
@@ -150,8 +160,16 @@ def render_environment(env: Environment, *, verbose: bool = False) -> list[Rende
     return lines
 
 
+def _mark(finding: Finding) -> tuple[str, str]:
+    if _is_note(finding):
+        return _NOTE_MARK
+    if finding.verdict is Verdict.INCONCLUSIVE and finding.ignored is None:
+        return _INCONCLUSIVE_MARK
+    return MARKS[finding.status]
+
+
 def _finding(finding: Finding, *, verbose: bool) -> list[RenderableType]:
-    mark, style = _NOTE_MARK if _is_note(finding) else MARKS[finding.status]
+    mark, style = _mark(finding)
     head = Text("  ")
     head.append(f"{mark} ", style=style)
     head.append(finding.title, style="bold" if finding.is_problem else "")
@@ -175,10 +193,15 @@ def _finding(finding: Finding, *, verbose: bool) -> list[RenderableType]:
     show_detail = finding.is_problem or _is_note(finding) or _observed(finding) or verbose
     if show_detail and finding.evidence.summary:
         out.append(Text(f"      {finding.evidence.summary}"))
-    if finding.remediation and (finding.is_problem or _is_note(finding)):
+    explains = finding.is_problem or _is_note(finding) or _inconclusive(finding)
+    if finding.remediation and (explains or finding.id == "sanity-run"):
         fix = Text("      → ", style="cyan")
         fix.append(finding.remediation)
         out.append(fix)
+        for command in finding.commands:
+            line = Text("        $ ", style="dim")
+            line.append(command, style="bold")
+            out.append(line)
     if finding.workaround and finding.is_problem:
         workaround = Text("      workaround: ", style="cyan")
         workaround.append(finding.workaround)

@@ -25,6 +25,7 @@ def _detail(finding: Finding) -> str:
     lines = [finding.evidence.summary]
     if finding.remediation:
         lines.append(f"Fix: {finding.remediation}")
+    lines.extend(f"Run: {command}" for command in finding.commands)
     if finding.workaround:
         lines.append(f"Workaround: {finding.workaround}")
     lines.extend(f"See: {ref.url}" for ref in finding.references)

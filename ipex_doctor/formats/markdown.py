@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from ipex_doctor.model import Finding, FindingKind, Report, Status
+from ipex_doctor.model import Finding, FindingKind, Report, Status, Verdict
 
 _MARK = {
     Status.PASS: "✅",
@@ -24,7 +24,7 @@ def _cell(text: str) -> str:
 
 
 def _finding(finding: Finding) -> list[str]:
-    mark = _MARK[finding.status]
+    mark = "❔" if finding.verdict is Verdict.INCONCLUSIVE else _MARK[finding.status]
     head = f"### {mark} {finding.title} (`{finding.id}`"
     head += f", {finding.verdict}" if finding.verdict else ""
     head += f", {finding.device})" if finding.device else ")"
@@ -46,6 +46,8 @@ def _finding(finding: Finding) -> list[str]:
         lines.append("")
     if finding.remediation:
         lines += [f"**Fix:** {finding.remediation}", ""]
+    if finding.commands:
+        lines += ["```sh", *finding.commands, "```", ""]
     if finding.workaround:
         lines += [f"**Workaround:** {finding.workaround}", ""]
     if finding.references:
