@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ipex_doctor import remedies
 from ipex_doctor.environment import Environment, ImportOutcome, Package
 from ipex_doctor.model import Verdict
 from ipex_doctor.versions import major_minor, parse
@@ -23,10 +24,8 @@ from ipex_doctor.versions import major_minor, parse
 if TYPE_CHECKING:
     from ipex_doctor.kb import KnownIssue
 
-IPEX = "intel-extension-for-pytorch"
+IPEX = remedies.IPEX
 IPEX_MODULE = "intel_extension_for_pytorch"
-LAST_IPEX_MAJOR_MINOR = "2.8"
-"""IPEX's last releases are 2.8.0+cpu and 2.8.10+xpu (IPEX #867): no IPEX for newer torch."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +37,11 @@ class Observation:
     data: Mapping[str, Any] = field(default_factory=dict)
     remediation: str = ""
     """A remediation specific to this environment, shown before the entry's general one."""
+    commands: tuple[str, ...] = ()
+    """The commands that apply it here (see ``remedies``)."""
+    replaces_remediation: bool = False
+    """The specific remediation is the whole story: the entry's general one and its
+    workaround would be unrelated advice here."""
 
 
 RuleFn = Callable[[Environment, "KnownIssue", bool | None], Observation]
@@ -112,11 +116,14 @@ def torch_missing(env: Environment, issue: KnownIssue, in_range: bool | None) ->
         torch = env.package("torch")
         assert torch is not None
         return Observation(Verdict.NOT_AFFECTED, f"torch {torch.version} is installed")
+    intel_gpu = bool(env.host.render_nodes)
+    index = ["--index-url", remedies.PYTORCH_INDEX + "xpu"] if intel_gpu else []
     return Observation(
         Verdict.AFFECTED,
         f"torch is not installed in {env.interpreter.executable} "
         f"(Python {env.interpreter.version}, prefix {env.interpreter.prefix})",
         {"python": env.interpreter.executable},
+        commands=(remedies.pip(env, "install", "torch", *index),),
     )
 
 
@@ -170,19 +177,41 @@ def torch_ipex_mismatch(env: Environment, issue: KnownIssue, in_range: bool | No
         )
         observed += _failure_text(outcome)
         data.update(_import_data(outcome))
-    fix = f'install the torch IPEX {ipex_v} was built for: pip install "torch=={ipex_mm}.*"'
-    torch_release, last_release = parse(f"{torch_mm}.0"), parse(f"{LAST_IPEX_MAJOR_MINOR}.0")
-    if torch_release is not None and last_release is not None and torch_release > last_release:
-        fix += (
-            f". No IPEX exists for torch {torch_mm}: IPEX was retired after "
-            f"{LAST_IPEX_MAJOR_MINOR}; to stay on torch {torch_mm}, uninstall IPEX and use "
-            "upstream PyTorch (torch.xpu, torch.amp) instead"
-        )
+    fix, commands = _mismatch_fix(env, torch_mm or "", ipex_mm or "")
     return Observation(
         Verdict.AFFECTED,
         f"IPEX {ipex_v} needs torch {ipex_mm}.*, but torch {torch_v} is installed{observed}",
         data,
-        remediation=fix[0].upper() + fix[1:] + ".",
+        remediation=fix,
+        commands=tuple(commands),
+    )
+
+
+def _mismatch_fix(env: Environment, torch_mm: str, ipex_mm: str) -> tuple[str, list[str]]:
+    """The smallest consistent change: move IPEX to torch's line if IPEX has one, else remove
+    IPEX (torch is newer than every IPEX), else move torch (and torchvision) to IPEX's line."""
+    ipex = env.package(IPEX)
+    variant = None if ipex is None else effective_variant(env, ipex)
+    commands = remedies.move_ipex(env, torch_mm, variant)
+    if commands:
+        return (
+            f"Install the IPEX release built for torch {torch_mm} (one package; torch and "
+            f"torchvision stay as they are). Moving torch to {ipex_mm}.* instead would download "
+            "gigabytes and break a torchvision built for this torch.",
+            commands,
+        )
+    if remedies.is_after_last_ipex(torch_mm):
+        return (
+            f"No IPEX exists for torch {torch_mm}: IPEX was retired after "
+            f"{remedies.LAST_IPEX_LINE}. Uninstall IPEX and use upstream PyTorch (torch.xpu, "
+            f"torch.amp, torch.compile) instead; to keep IPEX, move torch (and torchvision) to "
+            f"{ipex_mm}.*.",
+            [remedies.pip(env, "uninstall", "-y", IPEX)],
+        )
+    return (
+        f"No IPEX release exists for torch {torch_mm}: move torch to the {ipex_mm} line IPEX "
+        "was built for (torchvision moves with it).",
+        remedies.move_torch(env, ipex_mm),
     )
 
 
@@ -210,9 +239,6 @@ def ipex_os_exit(env: Environment, issue: KnownIssue, in_range: bool | None) -> 
     )
 
 
-_TORCHVISION_OFFSET = 15  # NOTE: torchvision 0.(N+15) pairs with torch 2.N since 2.0/0.15
-
-
 def torchvision_broken(env: Environment, issue: KnownIssue, in_range: bool | None) -> Observation:
     """torchvision does not import, or was built for another torch."""
     tv, torch = env.package("torchvision"), env.package("torch")
@@ -225,14 +251,13 @@ def torchvision_broken(env: Environment, issue: KnownIssue, in_range: bool | Non
         problems.append(f"import torchvision failed: {_failure_text(outcome)}")
         data.update(_import_data(outcome))
     tv_v, torch_v = parse(tv.version), parse(torch_version(env) or torch.version)
-    expected = None
-    if tv_v is not None and torch_v is not None and torch_v.major == 2 and tv_v.major == 0:
-        expected = f"0.{torch_v.minor + _TORCHVISION_OFFSET}"
-        if tv_v.minor != torch_v.minor + _TORCHVISION_OFFSET:
-            problems.append(
-                f"torchvision {tv.version} is built for torch 2.{tv_v.minor - _TORCHVISION_OFFSET}, "
-                f"not {torch_v}"
-            )
+    tv_line = None if tv_v is None else f"{tv_v.major}.{tv_v.minor}"
+    expected = (
+        None if torch_v is None else remedies.torchvision_for(f"{torch_v.major}.{torch_v.minor}")
+    )
+    built_for = None if tv_line is None else remedies.torch_for(tv_line)
+    if expected is not None and built_for is not None and expected != tv_line:
+        problems.append(f"torchvision {tv.version} is built for torch {built_for}, not {torch_v}")
     tv_variant, torch_variant = tv.variant.accelerator, effective_variant(env, torch)
     missing = "" if outcome is None else (outcome.missing_library or "")
     if tv_variant is None and "cuda" in missing:
@@ -247,14 +272,13 @@ def torchvision_broken(env: Environment, issue: KnownIssue, in_range: bool | Non
         return Observation(
             Verdict.NOT_AFFECTED, f"torchvision {tv.version} {ok} and matches torch", data
         )
-    remedy = ""
+    remedy, commands = "", []
     if expected is not None:
-        remedy = (
-            f'Install the torchvision built for this torch: pip install "torchvision=={expected}.*" '
-            "from the same index as torch (for a +cpu torch: --index-url "
-            "https://download.pytorch.org/whl/cpu)."
-        )
-    return Observation(Verdict.AFFECTED, "; ".join(problems), data, remediation=remedy)
+        remedy = f"Install the torchvision built for this torch ({expected}.*), from the index torch came from."
+        commands = remedies.install_torchvision(env, expected)
+    return Observation(
+        Verdict.AFFECTED, "; ".join(problems), data, remediation=remedy, commands=tuple(commands)
+    )
 
 
 def ipex_import_failed(env: Environment, issue: KnownIssue, in_range: bool | None) -> Observation:
@@ -284,10 +308,16 @@ def ipex_import_failed(env: Environment, issue: KnownIssue, in_range: bool | Non
         if rule(env, issue, None).verdict is Verdict.AFFECTED
     ]
     if explained:
+        # NOTE: the problem is observed, so this finding fails too; it names its cause rather
+        # than repeating the cause's fix.
+        causes = ", ".join(explained)
         return Observation(
-            Verdict.NOT_AFFECTED,
-            f"import of IPEX failed, explained by {', '.join(explained)}: {_failure_text(outcome)}",
+            Verdict.AFFECTED,
+            f"import intel_extension_for_pytorch failed (the cause: {causes}): "
+            f"{_failure_text(outcome)}",
             {**_import_data(outcome), "explained_by": explained},
+            remediation=f"Apply the fix of {causes}; IPEX then imports.",
+            replaces_remediation=True,
         )
     return Observation(
         Verdict.AFFECTED,

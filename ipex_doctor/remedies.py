@@ -1,0 +1,126 @@
+"""Fix commands for the torch / torchvision / IPEX triple: the smallest change that is consistent.
+
+A remedy is a command the user can paste and run: it names the examined interpreter
+(``/path/to/venv/bin/python -m pip ...``, never a bare ``python`` that may be another one) and
+the index the packages come from. Among the changes that make the triple consistent the
+smallest wins: moving IPEX (one package of about 50 MB) to the release built for the installed
+torch beats moving torch (gigabytes of CUDA wheels, and torchvision must follow it).
+
+The release lines are facts of the IPEX and PyTorch release history:
+- IPEX X.Y requires torch X.Y (its ``__init__`` refuses any other major.minor);
+- CPU releases exist for torch 1.10 to 2.8; PyPI serves 2.6, 2.7 and 2.8 for current Pythons,
+  older lines come from Intel's CPU index;
+- XPU releases (Intel's XPU index only) exist for torch 1.13, 2.0, 2.1, 2.3, 2.5, 2.6, 2.7 and
+  2.8, each as one ``+xpu`` version;
+- torchvision 0.(N+15) pairs with torch 2.N.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+from ipex_doctor.environment import Environment, Package
+from ipex_doctor.versions import parse
+
+IPEX = "intel-extension-for-pytorch"
+LAST_IPEX_LINE = "2.8"
+"""IPEX was retired after 2.8 (2.8.0+cpu and 2.8.10+xpu are its last releases)."""
+
+INTEL_CPU_INDEX = "https://pytorch-extension.intel.com/release-whl/stable/cpu/us/"
+INTEL_XPU_INDEX = "https://pytorch-extension.intel.com/release-whl/stable/xpu/us/"
+PYTORCH_INDEX = "https://download.pytorch.org/whl/"
+
+_CPU_LINES = ("1.10", "1.11", "1.12", "1.13", "2.0", "2.1", "2.2", "2.3", "2.4", "2.5", "2.6",
+              "2.7", "2.8")  # fmt: skip
+_CPU_ON_PYPI = ("2.6", "2.7", "2.8")
+_XPU_RELEASES = {
+    "1.13": "1.13.120+xpu",
+    "2.0": "2.0.110+xpu",
+    "2.1": "2.1.40+xpu",
+    "2.3": "2.3.110+xpu",
+    "2.5": "2.5.10+xpu",
+    "2.6": "2.6.10+xpu",
+    "2.7": "2.7.10+xpu",
+    "2.8": "2.8.10+xpu",
+}
+_TORCHVISION_OFFSET = 15
+_PYTORCH_LABEL = re.compile(r"cpu|xpu|cu\d+|rocm\d+(\.\d+)*")
+
+
+def pip(env: Environment, verb: str, *arguments: str) -> str:
+    """``<examined python> -m pip VERB ARGS``, quoted for a POSIX shell."""
+    words = [env.interpreter.executable, "-m", "pip", verb, *arguments]
+    return " ".join(shlex.quote(word) for word in words)
+
+
+def torchvision_for(torch_line: str) -> str | None:
+    """The torchvision line that pairs with torch ``2.N`` (``0.N+15``), if it is a 2.x line."""
+    major, _, minor = torch_line.partition(".")
+    if major != "2" or not minor.isdigit():
+        return None
+    return f"0.{int(minor) + _TORCHVISION_OFFSET}"
+
+
+def torch_for(torchvision_line: str) -> str | None:
+    """The torch line torchvision ``0.M`` was built for (``2.(M-15)``), if it is one."""
+    major, _, minor = torchvision_line.partition(".")
+    if major != "0" or not minor.isdigit() or int(minor) < _TORCHVISION_OFFSET:
+        return None
+    return f"2.{int(minor) - _TORCHVISION_OFFSET}"
+
+
+def torch_index(torch: Package | None) -> str | None:
+    """The index torch came from, by its build label: PyPI (no label) or download.pytorch.org."""
+    local = None if torch is None else torch.variant.local
+    if local is not None and _PYTORCH_LABEL.fullmatch(local):
+        return PYTORCH_INDEX + local
+    return None
+
+
+def ipex_release(torch_line: str, variant: str | None) -> tuple[str, str | None] | None:
+    """The IPEX requirement built for torch ``torch_line`` in ``variant``, and its extra index.
+
+    ``None`` when no IPEX release exists for that line (torch 2.9 and later, or 2.2/2.4 on XPU).
+    """
+    if variant == "xpu":
+        release = _XPU_RELEASES.get(torch_line)
+        return None if release is None else (f"{IPEX}=={release}", INTEL_XPU_INDEX)
+    if torch_line not in _CPU_LINES:
+        return None
+    index = None if torch_line in _CPU_ON_PYPI else INTEL_CPU_INDEX
+    return f"{IPEX}=={torch_line}.*", index
+
+
+def is_after_last_ipex(torch_line: str) -> bool:
+    """Whether torch ``torch_line`` is newer than every IPEX release."""
+    mine, last = parse(f"{torch_line}.0"), parse(f"{LAST_IPEX_LINE}.0")
+    return mine is not None and last is not None and mine > last
+
+
+def move_ipex(env: Environment, torch_line: str, variant: str | None) -> list[str]:
+    """The command that installs the IPEX release for ``torch_line`` ([] when none exists)."""
+    release = ipex_release(torch_line, variant)
+    if release is None:
+        return []
+    requirement, index = release
+    extra = ["--extra-index-url", index] if index else []
+    return [pip(env, "install", requirement, *extra)]
+
+
+def move_torch(env: Environment, torch_line: str) -> list[str]:
+    """The command that moves torch to ``torch_line``, torchvision with it when installed."""
+    requirements = [f"torch=={torch_line}.*"]
+    pair = torchvision_for(torch_line)
+    if env.package("torchvision") is not None and pair is not None:
+        requirements.append(f"torchvision=={pair}.*")
+    index = torch_index(env.package("torch"))
+    return [pip(env, "install", *requirements, *(["--index-url", index] if index else []))]
+
+
+def install_torchvision(env: Environment, line: str) -> list[str]:
+    """The command that installs torchvision ``line`` from the index torch came from."""
+    index = torch_index(env.package("torch"))
+    return [
+        pip(env, "install", f"torchvision=={line}.*", *(["--index-url", index] if index else []))
+    ]
