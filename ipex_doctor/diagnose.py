@@ -6,6 +6,7 @@ through an injected callback (no-op by default); nothing here prints or exits.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from collections.abc import Callable, Mapping
@@ -20,6 +21,7 @@ from ipex_doctor.judge import judge
 from ipex_doctor.kb import KnowledgeBase, KnownIssue
 from ipex_doctor.model import FindingKind, Report, Severity
 from ipex_doctor.redact import Redactor, reported_env_vars
+from ipex_doctor.rules import IPEX_MODULE
 from ipex_doctor.runtime import CheckRun, Session, StepProgress
 from ipex_doctor.sanity import SanityOptions
 
@@ -125,11 +127,12 @@ def examine(
                 probe = session.start_up(options.timeout_s)
             except BaseException:
                 # NOTE: an interrupt while waiting: the worker must not outlive the doctor.
-                session.close()
+                session.close(grace=0)
                 raise
             if not keep_session:
                 session.close()
                 session = None
+            probe = _as_fresh_imports(probe, target.interpreter.executable, options, environ)
     env = Environment(
         interpreter=target.interpreter,
         host=machine,
@@ -139,6 +142,30 @@ def examine(
     )
     partial.env = env
     return env, session
+
+
+def _as_fresh_imports(
+    probe: RuntimeProbe, python: str, options: ProbeOptions, environ: Mapping[str, str]
+) -> RuntimeProbe:
+    """The probe with each import's outcome as a user's fresh interpreter gives it.
+
+    The worker imports torch, torchvision and IPEX one after another. IPEX imports torchvision
+    itself, so after a successful torchvision import its outcome is what a fresh ``import
+    intel_extension_for_pytorch`` gives; after a failed one the half-imported torchvision left
+    behind changes IPEX's error ("partially initialized module 'torchvision' has no attribute
+    'extension'" instead of the real "operator torchvision::nms does not exist"), so IPEX is
+    imported again in a fresh interpreter and that outcome is reported.
+    """
+    torchvision = probe.import_of("torchvision")
+    ipex = probe.import_of(IPEX_MODULE)
+    if torchvision is None or torchvision.ok or ipex is None:
+        return probe
+    fresh = runtime.fresh_import(python, IPEX_MODULE, options.timeout_s, environ)
+    if fresh is None:
+        return probe
+    return dataclasses.replace(
+        probe, imports=tuple(fresh if o.module == IPEX_MODULE else o for o in probe.imports)
+    )
 
 
 def _plan(
@@ -160,7 +187,10 @@ def _plan(
         tasks.extend(repro.Task(script, device) for device in devices)
         decided[check_id] = [
             CheckRun(
-                check_id, device, "not-run", error=f"{device} is not present in this environment"
+                check_id,
+                device,
+                "device-absent",
+                error=f"{device} is not present in this environment",
             )
             for device in missing
         ]
@@ -175,6 +205,45 @@ def _sanity_device(spec: str | None, env: Environment) -> tuple[str | None, str]
     assert spec is not None
     matching = [d for d in present if d == spec or d.split(":")[0] == spec]
     return (matching[0], "") if matching else (None, spec)
+
+
+def _plan_sanity(
+    env: Environment, options: SanityOptions
+) -> tuple[list[repro.Task], list[CheckRun]]:
+    """The sanity run's tasks, or why it does not run: a device asked for that is absent (an
+    error: the user's request cannot be met), else no usable torchvision (not applicable)."""
+    if options.device == "all":
+        # NOTE: --device all: a sanity run on every device, so a slow or broken card shows.
+        devices = repro.present_devices(env)
+    else:
+        device, missing = _sanity_device(options.device, env)
+        if device is None:
+            absent = CheckRun(
+                sanity.SANITY_ID, missing, "device-absent", error=f"{missing} is not present"
+            )
+            return [], [absent]
+        devices = [device]
+    cannot = _sanity_cannot_run(env)
+    if cannot is not None:
+        skipped = CheckRun(
+            sanity.SANITY_ID,
+            options.device or "auto",
+            "skipped",
+            result={"needs": "torchvision"},
+            error=cannot,
+        )
+        return [], [skipped]
+    return [repro.Task(sanity.script(), d, options.args()) for d in devices], []
+
+
+def _sanity_cannot_run(env: Environment) -> str | None:
+    """Why the sanity run cannot run in ``env`` (it needs torchvision's ResNet-50), or None."""
+    if env.package("torchvision") is None:
+        return "torchvision is not installed (the sanity run trains torchvision's ResNet-50)"
+    outcome = env.runtime.import_of("torchvision")
+    if outcome is not None and not outcome.ok:
+        return "torchvision does not import (see the torchvision-broken finding)"
+    return None
 
 
 def _with_adhoc_entries(kb: KnowledgeBase, checks: CheckOptions) -> KnowledgeBase:
@@ -243,22 +312,11 @@ def diagnose(
         if torch_import is not None and torch_import.ok:
             tasks, decided = _plan(env, kb, checks)
             runs.update(decided)
-            if checks.sanity is not None and checks.sanity.device == "all":
-                # NOTE: --device all: a sanity run on every device, so a slow or broken card shows.
-                tasks.extend(
-                    repro.Task(sanity.script(), device, checks.sanity.args())
-                    for device in repro.present_devices(env)
-                )
-            elif checks.sanity is not None:
-                device, missing = _sanity_device(checks.sanity.device, env)
-                if device is not None:
-                    tasks.append(repro.Task(sanity.script(), device, checks.sanity.args()))
-                else:
-                    runs[sanity.SANITY_ID] = [
-                        CheckRun(
-                            sanity.SANITY_ID, missing, "not-run", error=f"{missing} is not present"
-                        )
-                    ]
+            if checks.sanity is not None:
+                sanity_tasks, not_run = _plan_sanity(env, checks.sanity)
+                tasks.extend(sanity_tasks)
+                if not_run:
+                    runs[sanity.SANITY_ID] = not_run
             repro.run_tasks(
                 env.interpreter.executable,
                 tasks,
@@ -304,7 +362,7 @@ def build_report(
     runs = dict(runs)
     sanity_runs = runs.pop(sanity.SANITY_ID, [])
     findings = judge(env, kb, kinds=kinds, runs=runs)
-    findings += tuple(f for run in sanity_runs for f in sanity.judge_sanity(run))
+    findings += tuple(f for run in sanity_runs for f in sanity.judge_sanity(run, env))
     findings += tuple(device_outliers(env, sanity_runs))
     if checks is not None and checks.only is not None:
         # NOTE: `repro NAME` reports the entries of the checks asked for, plus any environment

@@ -219,6 +219,9 @@ def gather(
             timeout * 2,
             args={"report": json.dumps(report.to_dict()), "timeout": timeout},
         )
+    except BaseException:
+        session.close(grace=0)  # NOTE: stopped by the launcher: end the worker at once
+        raise
     finally:
         session.close()
     if run.outcome != "ok":

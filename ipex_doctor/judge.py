@@ -124,6 +124,13 @@ def _run_line(run: CheckRun) -> str:
     return f"{run.device}: the check {run.outcome}: {run.error}"
 
 
+def _on_its_devices(issue: KnownIssue, runs: Sequence[CheckRun]) -> list[CheckRun]:
+    """The runs made on a device the entry concerns (all runs when it names no devices)."""
+    if not issue.devices:
+        return list(runs)
+    return [r for r in runs if r.device.split(":")[0] in issue.devices]
+
+
 def _observed(
     env: Environment, issue: KnownIssue, versions: VersionJudgement, runs: Sequence[CheckRun]
 ) -> tuple[Observation, bool]:
@@ -131,10 +138,16 @@ def _observed(
 
     Returns the observation and whether the check itself broke (crashed, hung, raised, or left
     the device unusable) on some device, which makes the finding an ``error``.
+
+    One rule for entries that concern devices this machine lacks (dot-half on XPU with no XPU
+    here): a reproduction anywhere is still a finding, but a clean run on another device (the
+    CPU) says nothing about the entry, so the verdict is the version facts' (``predicted`` when
+    the version is affected) or ``not-applicable``; the CPU numbers stay in the evidence.
     """
     reproduced = [r for r in runs if r.reproduced is True]
-    clean = [r for r in runs if r.reproduced is False]
-    broken = [r for r in runs if r.outcome != "ok"]
+    clean = [r for r in _on_its_devices(issue, runs) if r.reproduced is False]
+    broken = [r for r in runs if r.outcome not in ("ok", "device-absent")]
+    absent = [r for r in runs if r.outcome == "device-absent"]
     lines = "; ".join(_run_line(r) for r in runs)
     stack = ", ".join(
         f"{name} {version}"
@@ -155,6 +168,17 @@ def _observed(
             verdict = Verdict.AFFECTED
             why = f"reproduced on {where}, outside the builds the knowledge base lists: worth reporting upstream"
         return Observation(verdict, f"{why}. {lines}", data), bool(broken)
+    if absent and not broken and len(absent) == len(runs):
+        asked = ", ".join(r.device for r in absent)
+        return Observation(
+            Verdict.NOT_APPLICABLE,
+            f"{asked} was asked for (--device) but is not present here, so the check could not run",
+            data,
+            remediation=f"Run it where {asked} exists, or ask for a device this machine has "
+            "(--device cpu). 'ipex-doctor env' shows the devices torch sees here, and its "
+            "findings (torch-without-xpu, xpu-not-visible) say why one is missing.",
+            replaces_remediation=True,
+        ), True
     if clean:
         if versions.in_range:
             why = "in the affected range by version, but it did not reproduce here"
@@ -164,7 +188,28 @@ def _observed(
     if ran and all(r.result.get("applicable") is False for r in ran):
         # NOTE: the check itself says the issue cannot arise here (e.g. IPEX does not import).
         return Observation(Verdict.NOT_APPLICABLE, lines, data), bool(broken)
+    if ran and facts.verdict is Verdict.NOT_AFFECTED:
+        # NOTE: it ran cleanly, but only on devices the entry does not concern.
+        where = "/".join(issue.devices)
+        return Observation(
+            Verdict.NOT_APPLICABLE, f"no {where} device here to run it on; {lines}", data
+        ), bool(broken)
     return Observation(facts.verdict, f"{facts.evidence}. {lines}", data), bool(broken)
+
+
+def title_for(issue: KnownIssue, status: Status, verdict: Verdict) -> str:
+    """The finding's title, worded for its status: the problem when it is one (or a note),
+    the healthy wording when it checked out, the problem marked not applicable when skipped,
+    and "could not check" when the check itself broke or could not run."""
+    if status is Status.ERROR:
+        return f"Could not check: {issue.title}"
+    if status in (Status.WARN, Status.FAIL) or (
+        issue.severity is Severity.INFO and verdict is Verdict.AFFECTED
+    ):
+        return issue.title
+    if status is Status.PASS:
+        return issue.healthy or f"Not found here: {issue.title}"
+    return f"Not applicable here: {issue.title}"
 
 
 def judge_issue(
@@ -186,22 +231,27 @@ def judge_issue(
     needs_action = status in (Status.WARN, Status.FAIL, Status.ERROR) or (
         issue.severity is Severity.INFO and observation.verdict is Verdict.AFFECTED
     )
-    remediation = ""
+    remediation, workaround = "", ""
+    commands: tuple[str, ...] = ()
     if needs_action:
-        remediation = " ".join(p for p in (observation.remediation, issue.remediation) if p)
+        general = "" if observation.replaces_remediation else issue.remediation
+        remediation = " ".join(p for p in (observation.remediation, general) if p)
+        workaround = "" if observation.replaces_remediation else issue.workaround
+        commands = observation.commands
     return Finding(
         id=issue.id,
         kind=issue.kind,
         status=status,
         severity=issue.severity,
-        title=issue.title,
+        title=title_for(issue, status, observation.verdict),
         verdict=observation.verdict,
         evidence=Evidence(summary=observation.evidence, data=dict(observation.data)),
         versions=versions.facts,
         remediation=remediation,
-        workaround=issue.workaround if needs_action else "",
+        workaround=workaround,
         references=issue.references,
         device=", ".join(devices) if devices else None,
+        commands=commands,
     )
 
 

@@ -39,8 +39,8 @@ _NESTED_QUANTIFIER = re.compile(
     r"\((?:[^()\\]|\\.)*(?:[+*]|\{\d*,\d*\})(?:[^()\\]|\\.)*\)(?:[+*]|\{\d*,\d*\})"
 )
 _ISSUE_KEYS = frozenset(
-    {"id", "title", "kind", "severity", "summary", "devices", "affected", "rule", "repro",
-     "symptoms", "remediation", "workaround", "references"}
+    {"id", "title", "healthy", "kind", "severity", "summary", "devices", "affected", "rule",
+     "repro", "symptoms", "remediation", "workaround", "references"}
 )  # fmt: skip
 _RANGE_KEYS = frozenset({"package", "variant", "introduced", "fixed", "last_affected", "note"})
 
@@ -83,6 +83,9 @@ class KnownIssue:
     references: tuple[Reference, ...]
     source: str
     """``file:line`` the entry was loaded from."""
+    healthy: str = ""
+    """The title when the problem is absent ("PyTorch is installed" for "PyTorch is not
+    installed"), so a passing finding reads right; ``title`` names the problem."""
 
 
 @dataclass(frozen=True)
@@ -239,6 +242,7 @@ def _build_issue(loc: _Located, index: int, raw: Mapping[str, Any]) -> KnownIssu
             Reference(url=r["url"], title=r.get("title", "")) for r in raw["references"]
         ),
         source=loc.name if line is None else f"{loc.name}:{line}",
+        healthy=raw.get("healthy", "").strip(),
     )
 
 

@@ -110,6 +110,10 @@ def run_tasks(
             )
             runs.append(run)
             on_run(run)
+    except BaseException:
+        if session is not None:
+            session.close(grace=0)  # NOTE: interrupted (or broken): stop the worker at once
+        raise
     finally:
         if session is not None:
             session.close()

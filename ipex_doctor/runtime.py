@@ -158,9 +158,18 @@ class Session:
     """One worker process in the examined interpreter."""
 
     def __init__(
-        self, python: str, *, probe: bool = True, environ: Mapping[str, str] | None = None
+        self,
+        python: str,
+        *,
+        probe: bool = True,
+        environ: Mapping[str, str] | None = None,
+        only_import: str | None = None,
     ) -> None:
-        """Start the worker; raises ``OSError`` when ``python`` cannot be started."""
+        """Start the worker; raises ``OSError`` when ``python`` cannot be started.
+
+        ``only_import`` makes a worker that imports that one module in a fresh interpreter,
+        reports it and exits (see ``fresh_import``).
+        """
         script = str(resources.path("_probes/worker.py"))
         env = dict(os.environ if environ is None else environ)
         # NOTE: unbuffered, so what an import prints right before os._exit reaches the pipe;
@@ -168,6 +177,8 @@ class Session:
         env["PYTHONUNBUFFERED"] = "1"
         env["PYTHONDONTWRITEBYTECODE"] = "1"
         extra = [] if probe else ["--no-probe"]
+        if only_import is not None:
+            extra = ["--import", only_import]
         self.worker = spawn.Worker(lambda fd: [python, "-u", script, str(fd), *extra], env=env)
         self.records: list[dict[str, Any]] = []
         self.ready = False
@@ -292,7 +303,26 @@ class Session:
             seconds=seconds,
         )
 
-    def close(self) -> None:
-        """End the worker (its whole process group)."""
+    def close(self, *, grace: float = 5.0) -> None:
+        """End the worker (its whole process group), after ``grace`` seconds to exit by itself.
+
+        On an interrupt the caller passes ``grace=0``: Ctrl-C must stop the doctor at once,
+        not after the worker has been given time to finish what it was doing.
+        """
         self.ready = False
-        self.worker.close()
+        self.worker.close(grace=grace)
+
+
+def fresh_import(
+    python: str, module: str, timeout: float, environ: Mapping[str, str] | None = None
+) -> ImportOutcome | None:
+    """What ``import MODULE`` does in a fresh interpreter (``None``: it could not start)."""
+    try:
+        session = Session(python, probe=False, environ=environ, only_import=module)
+    except OSError:
+        return None
+    try:
+        probe = session.start_up(timeout)
+    finally:
+        session.close()
+    return probe.import_of(module)

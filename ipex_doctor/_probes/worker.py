@@ -389,11 +389,20 @@ def serve(torch: Any) -> None:
 
 
 def main(argv: List[str]) -> int:
-    """Probe (unless --no-probe), then serve tasks; an import failure is data, never an exit."""
+    """Probe (unless --no-probe), then serve tasks; an import failure is data, never an exit.
+
+    ``--import MODULE`` only imports MODULE, as a fresh ``import MODULE`` would, and exits: the
+    doctor asks for that when an earlier import in the worker failed and could have changed
+    what a later one does (a half-imported torchvision changes IPEX's error).
+    """
     global _RESULT
     _RESULT = os.fdopen(int(argv[1]), "w", encoding="utf-8")
     do_probe = "--no-probe" not in argv[2:]
     emit({"event": "hello", "python": sys.version.split()[0], "pid": os.getpid()})
+    if "--import" in argv[2:]:
+        guarded_import(argv[argv.index("--import") + 1])
+        emit({"event": "done"})
+        return 0
     if importlib.util.find_spec("torch") is None:
         emit(
             {
