@@ -17,6 +17,7 @@ import copy
 import json
 import re
 import sys
+import warnings
 
 # NOTE: bf16 keeps 8 significant bits. For this two-layer MLP the max error relative to the
 # largest fp32 output measured 2.9e-3 to 5.2e-3 over 20 seeds (torch 2.8.0, IPEX 2.8.0+cpu);
@@ -111,7 +112,9 @@ def run(device):
 def _cannot_run(device):
     """Why this script cannot run on ``device`` here (torch missing, no such device), or None."""
     try:
-        import torch
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # NOTE: torch's own import chatter (no NumPy...)
+            import torch
     except Exception as exc:  # noqa: BLE001 - any import failure means: cannot run here
         return "torch does not import: %s: %s" % (type(exc).__name__, exc)
     try:

@@ -15,6 +15,7 @@ Needs only torch (IPEX is imported when installed, as a user's script would).
 import argparse
 import json
 import sys
+import warnings
 
 # NOTE: relative max error of autocast against fp32 for a 3x3 conv over 3 channels: fp16 keeps
 # 11 significant bits (about 1e-3 per value), bf16 8 bits (about 8e-3); the tolerances leave
@@ -123,7 +124,9 @@ def run(device):
 def _cannot_run(device):
     """Why this script cannot run on ``device`` here (torch missing, no such device), or None."""
     try:
-        import torch
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # NOTE: torch's own import chatter (no NumPy...)
+            import torch
     except Exception as exc:  # noqa: BLE001 - any import failure means: cannot run here
         return "torch does not import: %s: %s" % (type(exc).__name__, exc)
     try:

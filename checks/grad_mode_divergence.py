@@ -15,6 +15,7 @@ Needs torch and torchvision.
 import argparse
 import json
 import sys
+import warnings
 
 # NOTE: the threshold is on the MAE relative to the mean |output| (about 1.3 for this random
 # init), so it does not depend on the model's scale. Measured: 0.0 on the CPU (torch 2.8.0 and
@@ -83,7 +84,9 @@ def run(device):
 def _cannot_run(device):
     """Why this script cannot run on ``device`` here (torch missing, no such device), or None."""
     try:
-        import torch
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # NOTE: torch's own import chatter (no NumPy...)
+            import torch
     except Exception as exc:  # noqa: BLE001 - any import failure means: cannot run here
         return "torch does not import: %s: %s" % (type(exc).__name__, exc)
     try:

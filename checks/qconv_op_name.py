@@ -20,6 +20,7 @@ import json
 import os
 import re
 import sys
+import warnings
 
 NAMES = ("onednn::qconv_pointwise", "onednn::qconv2d_pointwise")
 KEYS = ("CPU", "MkldnnCPU", "XPU", "CUDA", "Meta")
@@ -182,7 +183,9 @@ def run(device):
 def _cannot_run(device):
     """Why this script cannot run on ``device`` here (torch missing, no such device), or None."""
     try:
-        import torch
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # NOTE: torch's own import chatter (no NumPy...)
+            import torch
     except Exception as exc:  # noqa: BLE001 - any import failure means: cannot run here
         return "torch does not import: %s: %s" % (type(exc).__name__, exc)
     try:

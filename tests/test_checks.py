@@ -14,7 +14,7 @@ from ipex_doctor.checks import catalog
 
 SHIPPED = catalog()
 ALLOWED_IMPORTS = {
-    "argparse", "copy", "json", "os", "re", "sys", "math", "time",
+    "argparse", "copy", "json", "os", "re", "sys", "math", "time", "warnings",
     "torch", "torchvision", "intel_extension_for_pytorch", "ctypes",
 }  # fmt: skip
 
@@ -89,9 +89,9 @@ def test_scripts_compile_for_old_pythons() -> None:
 @pytest.mark.parametrize(
     ("env_name", "device", "said"),
     [
-        ("tv022-torch28", "xpu:0", "no xpu device is available here"),
-        ("tv022-torch28", "cuda", "no cuda device is available here"),
-        ("tv022-torch28", "gpu:0", "is not a device"),
+        ("torch28-only", "xpu:0", "no xpu device is available here"),
+        ("torch28-only", "cuda", "no cuda device is available here"),
+        ("torch28-only", "gpu:0", "is not a device"),
         ("bare", "cpu", "torch does not import"),
     ],
 )

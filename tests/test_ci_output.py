@@ -73,7 +73,7 @@ def test_progress_is_plain_lines_per_phase_and_check(tmp_path: Path) -> None:
     """In a log, each phase and each check is one line on stderr; no blank line strays in."""
     done = subprocess.run(
         [sys.executable, "-m", "ipex_doctor", "repro", "dot-half", "qconv-op-name", "--device", "cpu",
-         "--python", real_env("tv022-torch28"), "--json", str(tmp_path / "r.json")],
+         "--python", real_env("torch28-only"), "--json", str(tmp_path / "r.json")],
         capture_output=True, text=True, env=_log_env(), check=False, timeout=600,
     )  # fmt: skip
     lines = done.stderr.splitlines()

@@ -42,7 +42,7 @@ def _tagged(tag: str) -> list[psutil.Process]:
 
 def test_four_cpu_ranks_with_an_outlier(tmp_path: Path) -> None:
     """One fleet report from rank 0: per-rank findings, rank 3 the outlier, collectives pass."""
-    usual, odd = real_env("tv022-torch28"), real_env("ipex27-torch28")
+    usual, odd = real_env("tv022-ipex28"), real_env("ipex27-torch28")
     torchrun = str(Path(usual).parent / "torchrun")
     out = tmp_path / "fleet.json"
     tag = uuid.uuid4().hex

@@ -30,6 +30,9 @@ CASES = [
      "RuntimeError: \"dot\" not implemented for 'Half'", "dot-half"),
     ("AttributeError: module 'os' has no attribute 'exit'", "ipex-os-exit"),
     ("RuntimeError: operator torchvision::nms does not exist", "torchvision-broken"),
+    # what IPEX says when it is imported after a failed torchvision import in one interpreter
+    ("AttributeError: partially initialized module 'torchvision' has no attribute 'extension' "
+     "(most likely due to a circular import)", "torchvision-broken"),
     ("ImportError: libmkl_sycl.so.3: cannot open shared object file: No such file or directory", "oneapi-runtime-libs"),
     ("RuntimeError: Required aspect fp64 is not supported on the device", "xpu-no-fp64"),
     ("RuntimeError: Cannot re-initialize XPU in forked subprocess. To use XPU with multiprocessing, "

@@ -83,7 +83,7 @@ def _repro(
 ) -> tuple[int, dict[str, dict[str, Any]], str]:
     done = run_doctor(
         "repro", *names, "--checks-dir", str(FAULT_CHECKS), "--checks-dir", str(FAULTY),
-        "--python", real_env("tv022-torch28"), "--device", "cpu", "--timeout", timeout, "--json", "-",
+        "--python", real_env("torch28-only"), "--device", "cpu", "--timeout", timeout, "--json", "-",
         extra_env=extra_env,
     )  # fmt: skip
     assert "Traceback" not in done.stderr, done.stderr
@@ -110,7 +110,7 @@ def test_check_faults_in_one_run(tmp_path: Path) -> None:
         "floods-output": ("pass", "returned after printing 20 MB"),
         "writes-garbage": ("pass", "returned after writing garbage"),
         "leaves-children": ("pass", "returned, leaving a zombie"),
-        "qconv-op-name": ("pass", "matches the float conv"),
+        "qconv-op-name": ("skip", "matches the float conv"),  # ran; no XPU: not applicable
     }
     for check_id, (status, said) in expected.items():
         finding = found[check_id]
@@ -144,7 +144,7 @@ def test_interrupt_writes_partial_report_and_stops_workers(
     marker = tmp_path / "inside-the-check"
     process = subprocess.Popen(
         [sys.executable, "-m", "ipex_doctor", "repro", "qconv-op-name", "sleeps", "--checks-dir", str(FAULT_CHECKS),
-         "--python", real_env("tv022-torch28"), "--device", "cpu", "--json", str(out)],
+         "--python", real_env("torch28-only"), "--device", "cpu", "--json", str(out)],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env=doctor_env({"IPEX_DOCTOR_TEST_MARKER": str(marker)}),
     )  # fmt: skip
@@ -153,14 +153,13 @@ def test_interrupt_writes_partial_report_and_stops_workers(
     _wait_for(marker.exists, process, "the worker to enter the sleeping check")
     workers = psutil.Process(process.pid).children(recursive=True)
     process.send_signal(sig)
-    stdout, stderr = process.communicate(timeout=60)
+    stdout, stderr = process.communicate(timeout=300)
     assert process.returncode == expected, stderr
     assert "partial" in stderr and "Traceback" not in stderr
     report = json.loads(out.read_text())
     assert report["complete"] is False
-    assert any(
-        f["id"] == "qconv-op-name" and f["verdict"] == "not-affected" for f in report["findings"]
-    )
+    qconv = next(f for f in report["findings"] if f["id"] == "qconv-op-name")
+    assert qconv["evidence"]["data"]["runs"][0]["outcome"] == "ok"  # it finished before the signal
     assert not _still_running(workers)
     record(
         f"{signal.Signals(sig).name} during a check",
@@ -186,7 +185,7 @@ def test_interrupt_during_probe_keeps_nothing_running(tmp_path: Path) -> None:
     _wait_for(worker_started, process, "the probe worker to start")
     workers = doctor.children(recursive=True)
     process.send_signal(signal.SIGINT)
-    _out, stderr = process.communicate(timeout=60)
+    _out, stderr = process.communicate(timeout=300)
     assert process.returncode == 130 and "Traceback" not in stderr
     report = json.loads((tmp_path / "r.json").read_text())
     assert report["complete"] is False

@@ -20,9 +20,9 @@ versions must be the recipe's, or the build stops with a one-line error); unset,
 ``.venv-ref`` at the top of this repository is reused when its versions match (an empty value
 turns the reuse off).
 
-Disk: the three torch environments share one torch 2.8.0 (with its CUDA wheels): after a build,
+Disk: the torch environments share one torch 2.8.0 (with its CUDA wheels): after a build,
 files identical to one in another environment are replaced by hard links to it, so the second
-and third copies cost about 0.3 GB each instead of 6.8 GB. pip's own cache keeps the downloaded
+and later copies cost about 0.3 GB each instead of 6.8 GB. pip's own cache keeps the downloaded
 wheels (about 3.5 GB), which the README's first command fills anyway.
 
 The recipes:
@@ -30,8 +30,11 @@ The recipes:
 - ``reference``: torch 2.8.0, torchvision 0.23.0, IPEX 2.8.0 (about 95 s and 6.8 GB);
 - ``ipex27-torch28``: the same torch with IPEX 2.7.0, which does not pin torch, so pip installs
   it silently and IPEX then refuses to load (a real major.minor mismatch);
-- ``tv022-torch28``: torch 2.8.0 with torchvision 0.22.0 (built for torch 2.7) and no IPEX: a
-  real broken torchvision (``operator torchvision::nms does not exist``).
+- ``tv022-ipex28``: torch 2.8.0 and IPEX 2.8.0 with torchvision 0.22.0 (built for torch 2.7):
+  a real broken torchvision (``operator torchvision::nms does not exist``), which IPEX's own
+  import then trips over;
+- ``torch28-only``: torch 2.8.0 and nothing else, the upstream-torch setup (no torchvision, no
+  IPEX); its worker starts fastest, so the fault-injection tests run there.
 """
 
 from __future__ import annotations
@@ -56,11 +59,16 @@ RECIPES: dict[str, list[list[str]]] = {
         ["torch==2.8.0", "torchvision==0.23.0", "intel-extension-for-pytorch==2.7.0"],
     ],
     # NOTE: --no-deps keeps pip from "fixing" the pair by installing torch 2.7.
-    "tv022-torch28": [
-        ["torch==2.8.0"],
+    "tv022-ipex28": [
+        ["torch==2.8.0", "intel-extension-for-pytorch==2.8.0"],
         ["--no-deps", "torchvision==0.22.0"],
         ["numpy", "pillow"],
     ],
+    "torch28-only": [["torch==2.8.0"]],
+}
+NOTES = {
+    "tv022-ipex28": "torchvision 0.22.0 goes next to torch 2.8.0 on purpose: pip's resolver "
+    "complains about the pair, as it should",
 }
 
 # The distributions (and versions) an existing environment must have to stand in for a recipe.
@@ -234,6 +242,8 @@ def build(name: str) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     mode = pip_mode()
     print(f"[testenvs] building {name} in {target} (pip: {mode})", file=sys.stderr, flush=True)
+    if name in NOTES:
+        print(f"[testenvs] {name}: {NOTES[name]}", file=sys.stderr, flush=True)
     venv.EnvBuilder(with_pip=True, symlinks=True).create(target)
     isolated = ["--isolated"] if mode == "isolated" else []
     for step in RECIPES[name]:
@@ -258,6 +268,7 @@ def main(argv: list[str]) -> int:
         print(f"unknown environment(s): {', '.join(unknown)}; known: {', '.join(RECIPES)}")
         return 2
     try:
+        pip_mode()  # NOTE: a bad value is refused even when nothing needs building
         for name in names:
             print(f"{name}={build(name)}", flush=True)
     except EnvBuildError as error:
