@@ -38,7 +38,7 @@ def _import_outcome(data: Mapping[str, Any]) -> ImportOutcome:
     error = data.get("error")
     extension_error = data.get("extension_error")
     if extension_error:
-        error = f"{error}\n(loading its native extension says: {extension_error})"
+        error = f"{error} (loading its native extension says: {extension_error})"
     return ImportOutcome(
         module=str(data.get("module", "?")),
         ok=bool(data.get("ok", False)),

@@ -42,8 +42,11 @@ USED: dict[str, set[str]] = {
 """The names used, by module; a test below keeps this list in step with the sources."""
 
 GUARDED: dict[tuple[str, str], str] = {
-    ("torch.distributed", "is_xccl_available"): "torch before 2.8 has no XCCL backend: read "
-    "through getattr, and gloo (or nccl) is chosen instead",
+    (
+        "torch.distributed",
+        "is_xccl_available",
+    ): "present in torch 2.6, 2.7, 2.8 and 2.11 (checked); "
+    "older releases may lack it: read through getattr and callable, else gloo or nccl is used",
     ("intel_extension_for_pytorch", "xpu"): "only XPU builds of IPEX have ipex.xpu; has_xmx is "
     "read through getattr, after torch's own has_subgroup_matrix_multiply_accumulate",
     ("intel_extension_for_pytorch", "__ipex_gitrev__"): "read only if hasattr",

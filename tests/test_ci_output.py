@@ -65,7 +65,12 @@ def test_columns_is_honoured_without_cutting_words(tmp_path: Path) -> None:
     lines = done.stdout.splitlines()
     assert python in done.stdout
     assert any(0 < len(line) <= 60 for line in lines)
-    assert all(len(line) <= 60 or any(len(w) > 50 for w in line.split()) for line in lines)
+    commands = [line.strip()[2:] for line in lines if line.strip().startswith("$ ")]
+    assert commands and commands[0].startswith(python) and commands[0].endswith("install torch")
+    assert all(
+        len(line) <= 60 or any(len(w) > 50 for w in line.split()) or line.strip().startswith("$ ")
+        for line in lines
+    )
 
 
 @pytest.mark.envs

@@ -140,7 +140,10 @@ def guarded_import(module: str) -> Any:
     if not outcome["ok"]:
         text = (outcome.get("error") or "") + "\n" + outcome["output"]
         missing = _missing_library(text)
-        if missing is None and module != "torch":
+        # NOTE: only a failure that looks like loading or linking goes on to load the native
+        # extension with ctypes; IPEX's mismatch exit (an AttributeError) explains itself.
+        linking = outcome.get("error_type") in ("ImportError", "OSError", "RuntimeError")
+        if missing is None and module != "torch" and linking:
             detail = _explain_extension(module)
             if detail:
                 outcome["extension_error"] = detail

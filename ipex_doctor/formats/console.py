@@ -335,7 +335,8 @@ def _sorted(findings: Iterable[Finding]) -> list[Finding]:
 def to_plain_text(renderable: RenderableType, *, width: int | None = None) -> str:
     """The renderable as plain text for a log: no styles, and lines wrapped at ``width`` only
     between words, keeping each line's indent (``None``: not wrapped at all). A path, URL or
-    command word longer than the line stays whole on a line of its own."""
+    command word longer than the line stays whole on a line of its own, and a command line
+    (``$ ...``) is never wrapped: it must paste as one."""
     buffer = io.StringIO()
     Console(
         file=buffer, width=1_000_000, soft_wrap=True, no_color=True, highlight=False,
@@ -346,6 +347,9 @@ def to_plain_text(renderable: RenderableType, *, width: int | None = None) -> st
         return text
     lines = []
     for line in text.splitlines():
+        if line.lstrip().startswith("$ "):
+            lines.append(line)  # NOTE: a command to paste stays on one line, whatever its length
+            continue
         indent = line[: len(line) - len(line.lstrip(" "))]
         wrapped = textwrap.wrap(
             line, width=width, initial_indent="", subsequent_indent=indent + "  ",
