@@ -190,8 +190,8 @@ def _sanity_options(func: click.decorators.FC) -> click.decorators.FC:
                 type=click.Choice(["quick", "full"]),
                 default="quick",
                 show_default=True,
-                help="Sanity run: quick (64x64, under a minute on 2 CPU cores) or full "
-                "(224x224, more steps, JIT trace + freeze).",
+                help="Sanity run: quick (trains on 64x64; about 20 s on 2 CPU cores) or full "
+                "(224x224, more steps, JIT trace + freeze; about a minute).",
             ),
             click.option(
                 "--amp-dtype",
