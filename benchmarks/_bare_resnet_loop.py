@@ -37,7 +37,9 @@ def main() -> None:
         import intel_extension_for_pytorch  # noqa: F401
     device, kind = args.device, torch.device(args.device).type
     torch.manual_seed(0)
-    layout = {"channels_last": torch.channels_last, "contiguous": torch.contiguous_format}[args.layout]
+    layout = {"channels_last": torch.channels_last, "contiguous": torch.contiguous_format}[
+        args.layout
+    ]
     model = torchvision.models.resnet50(weights=None, num_classes=10).to(device)
     model = model.to(memory_format=layout)
     optimizer = torch.optim.SGD(model.parameters(), lr=0.005, momentum=0.9)
