@@ -3,8 +3,8 @@
 The design card keeps ``checks/`` and ``known_issues.yaml`` at the top of the repository so
 users can read and run them by hand. A wheel carries them under ``ipex_doctor/_data/``
 (``pyproject.toml``, ``force-include``); an editable install or a source checkout finds them one
-level above the package. Files that belong to the package itself (``schemas/``, ``_probes/``)
-are always next to this module.
+level above the package. Files that belong to the package itself (``knowledge/*.json``,
+``probe/scripts/``) are always next to this module.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ _TOP_LEVEL = {"checks", "known_issues.yaml", "report.schema.json"}
 
 
 def path(name: str) -> Path:
-    """The path of data file ``name`` (``known_issues.yaml``, ``checks``, ``schemas/...``)."""
+    """The path of data file ``name`` (``known_issues.yaml``, ``checks``, ``probe/scripts/...``)."""
     top = name.split("/", 1)[0]
     if top not in _TOP_LEVEL:
         return _PACKAGE_DIR / name

@@ -18,10 +18,10 @@ import subprocess
 import pytest
 from conftest import REPO, doctor_env, real_env
 
-from ipex_doctor.devices import PROPERTIES
+from ipex_doctor.verdicts.devices import PROPERTIES
 
 SOURCES = sorted(
-    [*(REPO / "ipex_doctor" / "_probes").glob("*.py"), *(REPO / "checks").glob("*.py")]
+    [*(REPO / "ipex_doctor" / "probe" / "scripts").glob("*.py"), *(REPO / "checks").glob("*.py")]
 )
 
 USED: dict[str, set[str]] = {

@@ -9,8 +9,8 @@ import subprocess
 import pytest
 from conftest import REPO, doctor_env, real_env
 
-from ipex_doctor import kb
-from ipex_doctor.checks import catalog
+from ipex_doctor.knowledge import kb
+from ipex_doctor.runs.catalog import catalog
 
 SHIPPED = catalog()
 ALLOWED_IMPORTS = {
@@ -82,7 +82,10 @@ def test_scripts_compile_for_old_pythons() -> None:
     """Scripts run inside the examined interpreter: no syntax newer than Python 3.8."""
     for script in SHIPPED.values():
         ast.parse(script.path.read_text(), feature_version=(3, 8))
-    ast.parse((REPO / "ipex_doctor" / "_probes" / "worker.py").read_text(), feature_version=(3, 8))
+    ast.parse(
+        (REPO / "ipex_doctor" / "probe" / "scripts" / "worker.py").read_text(),
+        feature_version=(3, 8),
+    )
 
 
 @pytest.mark.envs

@@ -5,12 +5,12 @@ from __future__ import annotations
 from rich.console import Console
 from test_judge import make_env
 
-from ipex_doctor import kb
-from ipex_doctor.devices import device_outliers
-from ipex_doctor.formats.console import render_console
-from ipex_doctor.judge import judge
-from ipex_doctor.model import Report, Status
-from ipex_doctor.runtime import CheckRun
+from ipex_doctor.knowledge import kb
+from ipex_doctor.model.findings import Report, Status
+from ipex_doctor.probe.session import CheckRun
+from ipex_doctor.report.formats.console import render_console
+from ipex_doctor.verdicts.devices import device_outliers
+from ipex_doctor.verdicts.judge import judge
 
 MAX = {"type": "xpu", "name": "Intel(R) Data Center GPU Max 1550", "total_memory": 68719476736,
        "driver_version": "1.3.29735", "has_fp64": True}  # fmt: skip

@@ -20,7 +20,7 @@ import jsonschema
 import pytest
 from conftest import REPO, doctor_env, real_env, run_doctor
 
-from ipex_doctor import kb
+from ipex_doctor.knowledge import kb
 
 pytestmark = pytest.mark.envs
 

@@ -12,8 +12,8 @@ from conftest import doctor_env, run_doctor
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ipex_doctor import kb
-from ipex_doctor.explain import explain
+from ipex_doctor.knowledge import kb
+from ipex_doctor.knowledge.explain import explain
 
 KB = kb.load()
 

@@ -11,11 +11,11 @@ import jsonschema
 from conftest import REPO, run_doctor
 from junitparser import JUnitXml
 
-from ipex_doctor.formats.junit import case_name, render_junit
-from ipex_doctor.formats.markdown import render_markdown
-from ipex_doctor.model import FindingKind, Report, Status, Verdict
-from ipex_doctor.policy import FailOn, build_policy
-from ipex_doctor.replay import load_report
+from ipex_doctor.model.findings import FindingKind, Report, Status, Verdict
+from ipex_doctor.report.formats.junit import case_name, render_junit
+from ipex_doctor.report.formats.markdown import render_markdown
+from ipex_doctor.report.policy import FailOn, build_policy
+from ipex_doctor.report.replay import load_report
 
 FIXTURE = REPO / "tests" / "assets" / "reports" / "xpu-ipex2120-arc-a770.json"
 SCHEMA = json.loads((REPO / "docs" / "report.schema.json").read_text())

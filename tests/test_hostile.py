@@ -12,9 +12,9 @@ from conftest import REPO, make_fake_env, run_doctor
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ipex_doctor import kb
 from ipex_doctor.errors import KnowledgeBaseError
-from ipex_doctor.model import (
+from ipex_doctor.knowledge import kb
+from ipex_doctor.model.findings import (
     Evidence,
     Finding,
     FindingKind,
@@ -24,7 +24,7 @@ from ipex_doctor.model import (
     Status,
     Verdict,
 )
-from ipex_doctor.replay import load_report
+from ipex_doctor.report.replay import load_report
 
 ENTRY = """\
 schema_version: 1

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from ipex_doctor import kb
-from ipex_doctor.environment import (
+from ipex_doctor.knowledge import kb
+from ipex_doctor.model.environment import (
     Environment,
     Host,
     ImportOutcome,
@@ -20,9 +20,9 @@ from ipex_doctor.environment import (
     Package,
     RuntimeProbe,
 )
-from ipex_doctor.judge import judge, status_for
-from ipex_doctor.model import Severity, Status, Verdict
-from ipex_doctor.versions import build_variant
+from ipex_doctor.model.findings import Severity, Status, Verdict
+from ipex_doctor.model.versions import build_variant
+from ipex_doctor.verdicts.judge import judge, status_for
 
 KB = kb.load()
 FLAGS = ("avx2", "avx512f", "avx512bw", "avx512vl", "avx512dq", "avx512_bf16", "amx_bf16")

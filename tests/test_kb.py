@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from ipex_doctor import kb
-from ipex_doctor.checks import catalog
 from ipex_doctor.errors import KnowledgeBaseError
-from ipex_doctor.model import FindingKind
-from ipex_doctor.rules import RULES
+from ipex_doctor.knowledge import kb
+from ipex_doctor.knowledge.rules import RULES
+from ipex_doctor.model.findings import FindingKind
+from ipex_doctor.runs.catalog import catalog
 
 SEED_ISSUES = {"dot-half", "bf16-linear", "grad-mode-divergence", "qconv-op-name"}
 

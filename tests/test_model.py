@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from test_judge import ARC, XPU_TORCH, make_env
 
-from ipex_doctor import kb
-from ipex_doctor.judge import judge
-from ipex_doctor.model import Report, Status, Summary
+from ipex_doctor.knowledge import kb
+from ipex_doctor.model.findings import Report, Status, Summary
+from ipex_doctor.verdicts.judge import judge
 
 
 def test_report_round_trip() -> None:

@@ -7,7 +7,7 @@ import re
 
 from conftest import REPO
 
-from ipex_doctor.cli import cli
+from ipex_doctor.cli.commands import cli
 from ipex_doctor.errors import ExitCode
 
 README = (REPO / "README.md").read_text()

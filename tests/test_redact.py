@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ipex_doctor.redact import REDACTED, Redactor, is_reported, reported_env_vars
+from ipex_doctor.probe.secrets import REDACTED, Redactor, is_reported, reported_env_vars
 
 ENVIRON = {
     "ZE_AFFINITY_MASK": "0,1",

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from test_judge import make_env
 
-from ipex_doctor import kb, remedies
-from ipex_doctor.judge import judge
+from ipex_doctor.knowledge import kb, remedies
+from ipex_doctor.verdicts.judge import judge
 
 KB = kb.load()
 PY = "/x/bin/python"

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 from conftest import FAKE_TORCH_OK, FAKE_TORCH_WORKER, TESTS, make_fake_env, run_doctor
 
-from ipex_doctor import spawn
-from ipex_doctor.runtime import Session
+from ipex_doctor.probe import spawn
+from ipex_doctor.probe.session import Session
 
 FAULT_CHECKS = TESTS / "assets" / "fault_checks"
 

@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from conftest import real_env, run_doctor
 
-from ipex_doctor.model import Finding, Status, Verdict
-from ipex_doctor.runtime import CheckRun
-from ipex_doctor.sanity import judge_sanity
+from ipex_doctor.model.findings import Finding, Status, Verdict
+from ipex_doctor.probe.session import CheckRun
+from ipex_doctor.verdicts.sanity import judge_sanity
 
 
 @cache

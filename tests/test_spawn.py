@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from ipex_doctor import spawn
+from ipex_doctor.probe import spawn
 
 
 def test_normal_exit_and_output() -> None:

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from packaging.version import Version
 
-from ipex_doctor.versions import VersionRange, build_variant, major_minor, matching_key
+from ipex_doctor.model.versions import VersionRange, build_variant, major_minor, matching_key
 
 
 @pytest.mark.parametrize(

@@ -48,8 +48,8 @@ def test_wheel_carries_data(installed: tuple[Path, Path]) -> None:
     names = zipfile.ZipFile(installed[0]).namelist()
     assert "ipex_doctor/_data/known_issues.yaml" in names
     assert "ipex_doctor/_data/report.schema.json" in names
-    assert "ipex_doctor/schemas/known_issues.schema.json" in names
-    assert "ipex_doctor/_probes/worker.py" in names
+    assert "ipex_doctor/knowledge/known_issues.schema.json" in names
+    assert "ipex_doctor/probe/scripts/worker.py" in names
     assert "ipex_doctor/_data/checks/dot_half.py" in names
     assert any(n.startswith("ipex_doctor/_data/checks/") for n in names)
 

@@ -18,8 +18,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 
-from ipex_doctor import kb  # noqa: E402
-from ipex_doctor.environment import (  # noqa: E402
+from ipex_doctor.knowledge import kb  # noqa: E402
+from ipex_doctor.model.environment import (  # noqa: E402
     Environment,
     Host,
     ImportOutcome,
@@ -27,10 +27,10 @@ from ipex_doctor.environment import (  # noqa: E402
     Package,
     RuntimeProbe,
 )
-from ipex_doctor.judge import judge  # noqa: E402
-from ipex_doctor.model import Report  # noqa: E402
-from ipex_doctor.runtime import CheckRun  # noqa: E402
-from ipex_doctor.versions import build_variant  # noqa: E402
+from ipex_doctor.model.findings import Report  # noqa: E402
+from ipex_doctor.model.versions import build_variant  # noqa: E402
+from ipex_doctor.probe.session import CheckRun  # noqa: E402
+from ipex_doctor.verdicts.judge import judge  # noqa: E402
 
 ARC = {
     "type": "xpu",

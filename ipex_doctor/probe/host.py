@@ -8,7 +8,7 @@ import platform
 
 import psutil
 
-from ipex_doctor.environment import Host
+from ipex_doctor.model.environment import Host
 
 # NOTE: the ISA flags PyTorch and IPEX dispatch on (IPEX isa_dynamic_dispatch.md: AVX2,
 # AVX2_VNNI, AVX512, AVX512_VNNI, AVX512_BF16, AMX, AVX512_FP16) plus the ones the BF16

@@ -13,10 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from ipex_doctor.errors import DoctorError
-from ipex_doctor.judge import judge
-from ipex_doctor.kb import KnowledgeBase
-from ipex_doctor.model import SCHEMA_VERSION, FindingKind, Report
-from ipex_doctor.runtime import CheckRun
+from ipex_doctor.knowledge.kb import KnowledgeBase
+from ipex_doctor.model.findings import SCHEMA_VERSION, FindingKind, Report
+from ipex_doctor.probe.session import CheckRun
+from ipex_doctor.verdicts.judge import judge
 
 MAX_REPORT_BYTES = 64 * 1024 * 1024
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from ipex_doctor.model import Report
+from ipex_doctor.model.findings import Report
 
 
 def render_json(report: Report) -> str:

@@ -1,4 +1,4 @@
-"""Judge the ResNet-50 AMP sanity run (``_probes/sanity.py``) into findings of kind ``sanity``.
+"""Judge the ResNet-50 AMP sanity run (``probe/scripts/sanity.py``) into findings of kind ``sanity``.
 
 The run itself happens in the worker; this module only reads its numbers: does training
 converge with finite losses and gradients, do AMP and fp32 agree, do grad and no_grad agree, is
@@ -12,12 +12,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ipex_doctor import remedies, resources
-from ipex_doctor.checks import CheckScript
-from ipex_doctor.environment import Environment
-from ipex_doctor.model import Evidence, Finding, FindingKind, Reference, Severity, Status, Verdict
-from ipex_doctor.runtime import CheckRun
-from ipex_doctor.versions import parse
+from ipex_doctor import resources
+from ipex_doctor.knowledge import remedies
+from ipex_doctor.model.environment import Environment
+from ipex_doctor.model.findings import (
+    Evidence,
+    Finding,
+    FindingKind,
+    Reference,
+    Severity,
+    Status,
+    Verdict,
+)
+from ipex_doctor.model.versions import parse
+from ipex_doctor.probe.session import CheckRun
+from ipex_doctor.runs.catalog import CheckScript
 
 SANITY_ID = "sanity"
 FINDING_IDS = (
@@ -90,7 +99,7 @@ def script() -> CheckScript:
     """The sanity run as a task the worker can run like a check."""
     return CheckScript(
         id=SANITY_ID,
-        path=resources.path("_probes/sanity.py"),
+        path=resources.path("probe/scripts/sanity.py"),
         title="ResNet-50 AMP sanity train/infer run",
         doc="",
     )
@@ -200,7 +209,7 @@ def judge_sanity(run: CheckRun, env: Environment | None = None) -> tuple[Finding
                 {"run": run.to_dict()},
                 device=device,
                 remediation="Run it by hand to see where it breaks: "
-                f"python {resources.path('_probes/sanity.py')} --device {device}",
+                f"python {resources.path('probe/scripts/sanity.py')} --device {device}",
             ),
         )
     result = run.result

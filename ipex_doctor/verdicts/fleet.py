@@ -15,8 +15,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ipex_doctor import __version__
-from ipex_doctor.diagnose import now_utc
-from ipex_doctor.model import Evidence, Finding, FindingKind, Report, Severity, Status
+from ipex_doctor.model.findings import Evidence, Finding, FindingKind, Report, Severity, Status
+from ipex_doctor.runs.diagnose import now_utc
 
 FLEET_IDS = ("fleet-summary", "fleet-outlier", "fleet-collectives", "device-outlier")
 _PACKAGES = (
@@ -203,9 +203,9 @@ def gather(
     import json
 
     from ipex_doctor import resources
-    from ipex_doctor.runtime import Session
+    from ipex_doctor.probe.session import Session
 
-    script = str(resources.path("_probes/collective.py"))
+    script = str(resources.path("probe/scripts/collective.py"))
     try:
         session = Session(python, probe=False)
     except OSError as exc:

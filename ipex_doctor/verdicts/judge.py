@@ -13,11 +13,25 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from ipex_doctor.environment import Environment
-from ipex_doctor.kb import KnowledgeBase, KnownIssue
-from ipex_doctor.model import Evidence, Finding, FindingKind, Severity, Status, Verdict, VersionFact
-from ipex_doctor.rules import RULES, Observation, effective_variant, ipex_version, torch_version
-from ipex_doctor.runtime import CheckRun
+from ipex_doctor.knowledge.kb import KnowledgeBase, KnownIssue
+from ipex_doctor.knowledge.rules import (
+    RULES,
+    Observation,
+    effective_variant,
+    ipex_version,
+    torch_version,
+)
+from ipex_doctor.model.environment import Environment
+from ipex_doctor.model.findings import (
+    Evidence,
+    Finding,
+    FindingKind,
+    Severity,
+    Status,
+    Verdict,
+    VersionFact,
+)
+from ipex_doctor.probe.session import CheckRun
 
 
 def status_for(verdict: Verdict, severity: Severity) -> Status:

@@ -13,10 +13,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ipex_doctor.checks import CheckScript
-from ipex_doctor.environment import Environment
 from ipex_doctor.errors import DoctorError
-from ipex_doctor.runtime import CheckRun, Session, StepProgress
+from ipex_doctor.model.environment import Environment
+from ipex_doctor.probe.session import CheckRun, Session, StepProgress
+from ipex_doctor.runs.catalog import CheckScript
 
 DEFAULT_CHECK_TIMEOUT_S = 120.0
 _DEVICE_SPEC = re.compile(r"^(auto|all|cpu|xpu|cuda)(:\d+)?$")

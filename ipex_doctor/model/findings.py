@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
-from ipex_doctor.environment import Environment
+from ipex_doctor.model.environment import Environment
 
 JSON: TypeAlias = Any
 """A value that ``json.dumps`` accepts; the report's free-form data fields hold these."""

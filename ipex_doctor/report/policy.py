@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ipex_doctor import yamldoc
 from ipex_doctor.errors import DoctorError, ExitCode
-from ipex_doctor.model import Evidence, Ignored, Report, Status
+from ipex_doctor.knowledge import yamldoc
+from ipex_doctor.model.findings import Evidence, Ignored, Report, Status
 
 DEFAULT_POLICY_FILE = ".ipex-doctor.yaml"
 MAX_POLICY_BYTES = 256 * 1024
@@ -233,7 +233,7 @@ def build_policy(
 
 def known_finding_ids(kb_ids: Iterable[str]) -> set[str]:
     """Every id a finding can have: knowledge-base entries and the sanity run's findings."""
-    from ipex_doctor.fleet import FLEET_IDS
-    from ipex_doctor.sanity import FINDING_IDS
+    from ipex_doctor.verdicts.fleet import FLEET_IDS
+    from ipex_doctor.verdicts.sanity import FINDING_IDS
 
     return set(kb_ids) | set(FINDING_IDS) | set(FLEET_IDS)

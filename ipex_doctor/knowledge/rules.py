@@ -16,13 +16,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ipex_doctor import remedies
-from ipex_doctor.environment import Environment, ImportOutcome, Package
-from ipex_doctor.model import Verdict
-from ipex_doctor.versions import major_minor, parse
+from ipex_doctor.knowledge import remedies
+from ipex_doctor.model.environment import Environment, ImportOutcome, Package
+from ipex_doctor.model.findings import Verdict
+from ipex_doctor.model.versions import major_minor, parse
 
 if TYPE_CHECKING:
-    from ipex_doctor.kb import KnownIssue
+    from ipex_doctor.knowledge.kb import KnownIssue
 
 IPEX = remedies.IPEX
 IPEX_MODULE = "intel_extension_for_pytorch"

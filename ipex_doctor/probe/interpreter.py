@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
 
-from ipex_doctor import spawn
-from ipex_doctor.environment import Interpreter, Package
 from ipex_doctor.errors import InterpreterError
-from ipex_doctor.versions import build_variant
+from ipex_doctor.model.environment import Interpreter, Package
+from ipex_doctor.model.versions import build_variant
+from ipex_doctor.probe import spawn
 
 HANDSHAKE_TIMEOUT_S = 30.0
 MIN_TARGET_PYTHON = (3, 8)

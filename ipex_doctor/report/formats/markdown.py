@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from ipex_doctor.model import Finding, FindingKind, Report, Status, Verdict
+from ipex_doctor.model.findings import Finding, FindingKind, Report, Status, Verdict
 
 _MARK = {
     Status.PASS: "✅",

@@ -10,9 +10,9 @@ from __future__ import annotations
 import collections
 from collections.abc import Sequence
 
-from ipex_doctor.environment import Environment
-from ipex_doctor.model import Evidence, Finding, FindingKind, Severity, Status
-from ipex_doctor.runtime import CheckRun
+from ipex_doctor.model.environment import Environment
+from ipex_doctor.model.findings import Evidence, Finding, FindingKind, Severity, Status
+from ipex_doctor.probe.session import CheckRun
 
 PROPERTIES = ("name", "total_memory", "driver_version", "has_fp64", "has_fp16", "max_compute_units",
               "gpu_eu_count", "multi_processor_count", "major", "minor")  # fmt: skip

@@ -20,8 +20,8 @@ from __future__ import annotations
 import re
 import shlex
 
-from ipex_doctor.environment import Environment, Package
-from ipex_doctor.versions import parse
+from ipex_doctor.model.environment import Environment, Package
+from ipex_doctor.model.versions import parse
 
 IPEX = "intel-extension-for-pytorch"
 LAST_IPEX_LINE = "2.8"

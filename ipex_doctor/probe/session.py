@@ -1,6 +1,6 @@
 """The spawned worker session: the runtime probe, then check scripts, in one interpreter.
 
-A ``Session`` starts ``_probes/worker.py`` in the examined interpreter. The worker imports
+A ``Session`` starts ``probe/scripts/worker.py`` in the examined interpreter. The worker imports
 torch, torchvision and IPEX once (that import is the floor of every diagnosis: about 6 s for
 torch + IPEX on this project's machines), reports the probe, then runs check scripts on demand.
 This module reads whatever arrived, even from a worker that died half-way, and attributes the
@@ -15,8 +15,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ipex_doctor import resources, spawn
-from ipex_doctor.environment import ImportOutcome, RuntimeProbe
+from ipex_doctor import resources
+from ipex_doctor.model.environment import ImportOutcome, RuntimeProbe
+from ipex_doctor.probe import spawn
 
 DEFAULT_TIMEOUT_S = 180.0
 """Default limit for the probe (the imports): a hung driver must still end the probe."""
@@ -170,7 +171,7 @@ class Session:
         ``only_import`` makes a worker that imports that one module in a fresh interpreter,
         reports it and exits (see ``fresh_import``).
         """
-        script = str(resources.path("_probes/worker.py"))
+        script = str(resources.path("probe/scripts/worker.py"))
         env = dict(os.environ if environ is None else environ)
         # NOTE: unbuffered, so what an import prints right before os._exit reaches the pipe;
         # and no .pyc files written into the examined environment.

@@ -18,7 +18,7 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from collections.abc import Collection
 
-from ipex_doctor.model import Finding, FindingKind, Report, Status
+from ipex_doctor.model.findings import Finding, FindingKind, Report, Status
 
 
 def _detail(finding: Finding) -> str:

@@ -2,7 +2,7 @@
 
 A knowledge-base file is data, never code: it is read with PyYAML's safe loader, YAML aliases
 are refused (an alias bomb could otherwise blow up validation), it is validated against
-``schemas/known_issues.schema.json`` and then checked semantically (versions parse, regexes
+``knowledge/known_issues.schema.json`` and then checked semantically (versions parse, regexes
 compile, rules and ids exist). Every error names the file, the line and the issue id.
 
 Overlays (``--kb FILE``) are applied in order: an entry whose id already exists replaces it,
@@ -22,10 +22,11 @@ from typing import Any
 import yaml
 from packaging.version import InvalidVersion, Version
 
-from ipex_doctor import __version__, resources, yamldoc
+from ipex_doctor import __version__, resources
 from ipex_doctor.errors import KnowledgeBaseError
-from ipex_doctor.model import FindingKind, Reference, Severity
-from ipex_doctor.versions import VersionRange
+from ipex_doctor.knowledge import yamldoc
+from ipex_doctor.model.findings import FindingKind, Reference, Severity
+from ipex_doctor.model.versions import VersionRange
 
 MAX_FILE_BYTES = 1024 * 1024
 """A knowledge base larger than this is refused: the shipped one is about 30 KiB."""
@@ -113,7 +114,7 @@ def normalise_id(text: str) -> str:
 
 @functools.cache
 def _schema() -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(resources.read_text("schemas/known_issues.schema.json"))
+    data: dict[str, Any] = json.loads(resources.read_text("knowledge/known_issues.schema.json"))
     return data
 
 
@@ -219,7 +220,7 @@ def _build_issue(loc: _Located, index: int, raw: Mapping[str, Any]) -> KnownIssu
             )
     rule = raw.get("rule")
     if rule is not None:
-        from ipex_doctor.rules import RULES  # NOTE: rules import this module's types
+        from ipex_doctor.knowledge.rules import RULES  # NOTE: rules import this module's types
 
         if rule not in RULES:
             known = ", ".join(sorted(RULES))

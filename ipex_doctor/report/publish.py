@@ -15,10 +15,10 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
-from ipex_doctor import output
 from ipex_doctor.errors import DoctorError, ExitCode
-from ipex_doctor.model import Report
-from ipex_doctor.policy import Policy, build_policy
+from ipex_doctor.model.findings import Report
+from ipex_doctor.report import output
+from ipex_doctor.report.policy import Policy, build_policy
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -95,7 +95,7 @@ def print_human(renderable: RenderableType, *, to_stderr: bool) -> None:
     """
     from rich.console import Console
 
-    from ipex_doctor.formats.console import to_plain_text
+    from ipex_doctor.report.formats.console import to_plain_text
 
     stream = sys.stderr if to_stderr else sys.stdout
     width = _log_width(stream)
@@ -110,10 +110,10 @@ def publish(
     report: Report, options: OutputOptions, policy: Policy, *, today: datetime.date | None = None
 ) -> ExitCode:
     """Apply ``policy``, print the human report, write the sinks; return the exit code."""
-    from ipex_doctor.formats.console import render_console
-    from ipex_doctor.formats.json_format import render_json
-    from ipex_doctor.formats.junit import render_junit
-    from ipex_doctor.formats.markdown import render_markdown
+    from ipex_doctor.report.formats.console import render_console
+    from ipex_doctor.report.formats.json_format import render_json
+    from ipex_doctor.report.formats.junit import render_junit
+    from ipex_doctor.report.formats.markdown import render_markdown
 
     report = policy.apply(report, today=today)
     sinks = options.sinks()

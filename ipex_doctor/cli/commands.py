@@ -26,13 +26,13 @@ from ipex_doctor import __version__
 from ipex_doctor.errors import DoctorError, ExitCode, Terminated
 
 if TYPE_CHECKING:
-    from ipex_doctor.checks import CheckScript
-    from ipex_doctor.diagnose import CheckOptions
-    from ipex_doctor.kb import KnowledgeBase, KnownIssue
-    from ipex_doctor.model import FindingKind, Report
-    from ipex_doctor.policy import Policy
-    from ipex_doctor.publish import OutputOptions
-    from ipex_doctor.sanity import SanityOptions
+    from ipex_doctor.knowledge.kb import KnowledgeBase, KnownIssue
+    from ipex_doctor.model.findings import FindingKind, Report
+    from ipex_doctor.report.policy import Policy
+    from ipex_doctor.report.publish import OutputOptions
+    from ipex_doctor.runs.catalog import CheckScript
+    from ipex_doctor.runs.diagnose import CheckOptions
+    from ipex_doctor.verdicts.sanity import SanityOptions
 
 _PYTHON_HELP = "Interpreter of the environment to examine (default: the one running the doctor)."
 _JSON_HELP = "Write the JSON report to PATH ('-' for stdout; human output then goes to stderr)."
@@ -40,7 +40,7 @@ _KB_HELP = "Knowledge-base overlay; an entry with an existing id replaces it. Re
 
 
 def _load_kb(overlays: Sequence[str]) -> KnowledgeBase:
-    from ipex_doctor import kb
+    from ipex_doctor.knowledge import kb
 
     knowledge = kb.load([Path(p) for p in overlays])
     for warning in knowledge.warnings:
@@ -49,7 +49,7 @@ def _load_kb(overlays: Sequence[str]) -> KnowledgeBase:
 
 
 def _known_ids(knowledge: KnowledgeBase, scripts: Sequence[str] = ()) -> set[str]:
-    from ipex_doctor.policy import known_finding_ids
+    from ipex_doctor.report.policy import known_finding_ids
 
     return known_finding_ids([i.id for i in knowledge.issues] + list(scripts))
 
@@ -65,9 +65,9 @@ def _run_diagnosis(
     checks: CheckOptions | None = None,
     distributed: bool = False,
 ) -> int:
-    from ipex_doctor.diagnose import Partial, ProbeOptions, diagnose, partial_report
-    from ipex_doctor.feedback import Feedback
-    from ipex_doctor.publish import publish
+    from ipex_doctor.cli.feedback import Feedback
+    from ipex_doctor.report.publish import publish
+    from ipex_doctor.runs.diagnose import Partial, ProbeOptions, diagnose, partial_report
 
     out.check()
     knowledge = _load_kb(kb_files)
@@ -114,8 +114,8 @@ def _distributed(
     """Gather every rank's report on rank 0, which publishes the fleet report."""
     import os
 
-    from ipex_doctor import fleet
-    from ipex_doctor.publish import publish
+    from ipex_doctor.report.publish import publish
+    from ipex_doctor.verdicts import fleet
 
     device = fleet.rank_device(report, int(os.environ.get("LOCAL_RANK", "0")))
     rank, fleet_report, error = fleet.gather(python, report, timeout=timeout, device=device)
@@ -147,7 +147,7 @@ def _sigterm_raises() -> Iterator[None]:
 
 
 def _catalog(checks_dirs: Sequence[str]) -> dict[str, CheckScript]:
-    from ipex_doctor.checks import catalog
+    from ipex_doctor.runs.catalog import catalog
 
     return catalog(tuple(Path(d) for d in checks_dirs))
 
@@ -160,8 +160,8 @@ def _check_options(
     isolation: str,
     sanity: SanityOptions | None = None,
 ) -> CheckOptions:
-    from ipex_doctor.diagnose import CheckOptions
-    from ipex_doctor.repro import parse_device_spec
+    from ipex_doctor.runs.diagnose import CheckOptions
+    from ipex_doctor.runs.runner import parse_device_spec
 
     for name in only or ():
         if name not in scripts:
@@ -236,8 +236,8 @@ def _sanity(
     no_ipex: bool,
     device: str | None,
 ) -> SanityOptions:
-    from ipex_doctor.repro import parse_device_spec
-    from ipex_doctor.sanity import SanityOptions
+    from ipex_doctor.runs.runner import parse_device_spec
+    from ipex_doctor.verdicts.sanity import SanityOptions
 
     return SanityOptions(
         profile=profile,
@@ -285,7 +285,7 @@ def _output_options(func: Callable[..., Any]) -> Callable[..., Any]:
         verbose: int,
         **kwargs: Any,
     ) -> Any:
-        from ipex_doctor.publish import OutputOptions
+        from ipex_doctor.report.publish import OutputOptions
 
         out = OutputOptions(
             json_path=json_path,
@@ -536,7 +536,7 @@ def env(
     out: OutputOptions,
 ) -> None:
     """Probe the environment alone: versions, builds, CPU, devices and what breaks them."""
-    from ipex_doctor.model import FindingKind
+    from ipex_doctor.model.findings import FindingKind
 
     sys.exit(
         _run_diagnosis(
@@ -559,8 +559,8 @@ def report(
     report_file: str, kb_files: tuple[str, ...], as_recorded: bool, out: OutputOptions
 ) -> None:
     """Re-render a saved JSON report, re-judged against the current knowledge base."""
-    from ipex_doctor.publish import publish
-    from ipex_doctor.replay import load_report, rejudge
+    from ipex_doctor.report.publish import publish
+    from ipex_doctor.report.replay import load_report, rejudge
 
     out.check()
     knowledge = _load_kb(kb_files)
@@ -576,9 +576,9 @@ def report(
 @_output_options
 def merge(report_files: tuple[str, ...], kb_files: tuple[str, ...], out: OutputOptions) -> None:
     """Merge reports of several nodes into one fleet report, naming the nodes that differ."""
-    from ipex_doctor.fleet import merge as merge_reports
-    from ipex_doctor.publish import publish
-    from ipex_doctor.replay import load_report
+    from ipex_doctor.report.publish import publish
+    from ipex_doctor.report.replay import load_report
+    from ipex_doctor.verdicts.fleet import merge as merge_reports
 
     out.check()
     knowledge = _load_kb(kb_files)
@@ -610,8 +610,8 @@ def explain(
 
     Exit 0 when a known issue matched, 1 when nothing did.
     """
-    from ipex_doctor.explain import MAX_INPUT_CHARS
-    from ipex_doctor.explain import explain as find
+    from ipex_doctor.knowledge.explain import MAX_INPUT_CHARS
+    from ipex_doctor.knowledge.explain import explain as find
 
     if text is not None and file_path is not None:
         raise click.UsageError("give the text or --file, not both")
@@ -729,7 +729,7 @@ def kb_show(issue_id: str, kb_files: tuple[str, ...], as_json: bool) -> None:
     knowledge = _load_kb(kb_files)
     issue = knowledge.get(issue_id)
     if issue is None:
-        from ipex_doctor.kb import normalise_id
+        from ipex_doctor.knowledge.kb import normalise_id
 
         ids = [i.id for i in knowledge.issues]
         close = difflib.get_close_matches(normalise_id(issue_id), ids, n=3)
@@ -773,7 +773,7 @@ def kb_validate(files: tuple[str, ...]) -> None:
 
     Exit 2 if any file has an error.
     """
-    from ipex_doctor import kb as kb_module
+    from ipex_doctor.knowledge import kb as kb_module
 
     paths = [Path(f) for f in files] or [kb_module.shipped_path()]
     failed = 0

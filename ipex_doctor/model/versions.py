@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from packaging.version import InvalidVersion, Version
 
-from ipex_doctor.environment import BuildVariant
+from ipex_doctor.model.environment import BuildVariant
 
 _CUDA_LABEL = re.compile(r"^cu\d+")
 _ROCM_LABEL = re.compile(r"^rocm\d")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ipex_doctor.kb import KnowledgeBase, KnownIssue
+from ipex_doctor.knowledge.kb import KnowledgeBase, KnownIssue
 
 MAX_INPUT_CHARS = 1_000_000
 """Longer input is cut to its last MAX_INPUT_CHARS characters (an error is at the end)."""

@@ -13,17 +13,21 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 
-from ipex_doctor import __version__, host, interpreter, repro, runtime, sanity
-from ipex_doctor.checks import CheckScript
-from ipex_doctor.devices import device_outliers
-from ipex_doctor.environment import Environment, Host, Interpreter, Package, RuntimeProbe
-from ipex_doctor.judge import judge
-from ipex_doctor.kb import KnowledgeBase, KnownIssue
-from ipex_doctor.model import FindingKind, Report, Severity
-from ipex_doctor.redact import Redactor, reported_env_vars
-from ipex_doctor.rules import IPEX_MODULE
-from ipex_doctor.runtime import CheckRun, Session, StepProgress
-from ipex_doctor.sanity import SanityOptions
+from ipex_doctor import __version__
+from ipex_doctor.knowledge.kb import KnowledgeBase, KnownIssue
+from ipex_doctor.knowledge.rules import IPEX_MODULE
+from ipex_doctor.model.environment import Environment, Host, Interpreter, Package, RuntimeProbe
+from ipex_doctor.model.findings import FindingKind, Report, Severity
+from ipex_doctor.probe import host, interpreter
+from ipex_doctor.probe import session as runtime
+from ipex_doctor.probe.secrets import Redactor, reported_env_vars
+from ipex_doctor.probe.session import CheckRun, Session, StepProgress
+from ipex_doctor.runs import runner as repro
+from ipex_doctor.runs.catalog import CheckScript
+from ipex_doctor.verdicts import sanity
+from ipex_doctor.verdicts.devices import device_outliers
+from ipex_doctor.verdicts.judge import judge
+from ipex_doctor.verdicts.sanity import SanityOptions
 
 Progress = Callable[[str], None]
 

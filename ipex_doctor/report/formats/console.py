@@ -15,8 +15,8 @@ from collections.abc import Iterable
 from rich.console import Console, Group, RenderableType
 from rich.text import Text
 
-from ipex_doctor.environment import Environment
-from ipex_doctor.model import Finding, FindingKind, Report, Severity, Status, Verdict
+from ipex_doctor.model.environment import Environment
+from ipex_doctor.model.findings import Finding, FindingKind, Report, Severity, Status, Verdict
 
 MARKS: dict[Status, tuple[str, str]] = {
     Status.PASS: ("✓", "green"),
