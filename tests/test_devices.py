@@ -7,7 +7,7 @@ from test_judge import make_env
 
 from ipex_doctor.knowledge import kb
 from ipex_doctor.model.findings import Report, Status
-from ipex_doctor.probe.session import CheckRun
+from ipex_doctor.model.observations import CheckRun, Outcome
 from ipex_doctor.report.formats.console import render_console
 from ipex_doctor.verdicts.devices import device_outliers
 from ipex_doctor.verdicts.judge import judge
@@ -42,7 +42,7 @@ def test_slow_device_from_sanity_throughput() -> None:
     """A card with under half the best card's AMP training throughput is an outlier."""
     env = make_env({"torch": "2.8.0+xpu"}, devices=_xpus({}, {}))
     runs = [
-        CheckRun("sanity", device, "ok", result={"phases": {"throughput": {"train_amp": speed}}})
+        CheckRun("sanity", device, Outcome.OK, result={"phases": {"throughput": {"train_amp": speed}}})
         for device, speed in (("xpu:0", 2000.0), ("xpu:1", 700.0), ("cpu", 50.0))
     ]
     found = device_outliers(env, runs)
@@ -56,8 +56,8 @@ def test_matrix_of_checks_on_several_devices() -> None:
     )
     runs = {
         "dot-half": [
-            CheckRun("dot-half", "cpu", "ok", result={"reproduced": False, "evidence": "ok"}),
-            CheckRun("dot-half", "xpu:0", "ok", result={"reproduced": True, "evidence": "raised"}),
+            CheckRun("dot-half", "cpu", Outcome.OK, result={"reproduced": False, "evidence": "ok"}),
+            CheckRun("dot-half", "xpu:0", Outcome.OK, result={"reproduced": True, "evidence": "raised"}),
         ]
     }
     report = Report("0.1.0", "2026-11-21T00:00:00Z", "check", env, judge(env, kb.load(), runs=runs))

@@ -11,7 +11,7 @@ import pytest
 from conftest import real_env, run_doctor
 
 from ipex_doctor.model.findings import Finding, Status, Verdict
-from ipex_doctor.probe.session import CheckRun
+from ipex_doctor.model.observations import CheckRun, Outcome
 from ipex_doctor.verdicts.sanity import judge_sanity
 
 
@@ -151,7 +151,7 @@ def _result(**phases: Any) -> dict[str, Any]:
 
 
 def _statuses(result: dict[str, Any]) -> dict[str, Status]:
-    run = CheckRun("sanity", "cpu", "ok", result=result)
+    run = CheckRun("sanity", "cpu", Outcome.OK, result=result)
     return {f.id: f.status for f in judge_sanity(run)}
 
 
@@ -163,7 +163,7 @@ def _slow_training(**extra: Any) -> dict[str, Any]:
 
 
 def _throughput_finding(result: dict[str, Any]) -> Finding:
-    run = CheckRun("sanity", "cpu", "ok", result=result)
+    run = CheckRun("sanity", "cpu", Outcome.OK, result=result)
     return next(f for f in judge_sanity(run) if f.id == "sanity-throughput")
 
 
@@ -214,7 +214,7 @@ def test_amp_slower_without_native_bf16_is_explained() -> None:
     result["native"] = {"native": False, "why": "no amx_bf16/avx512_bf16"}
     finding = next(
         f
-        for f in judge_sanity(CheckRun("sanity", "cpu", "ok", result=result))
+        for f in judge_sanity(CheckRun("sanity", "cpu", Outcome.OK, result=result))
         if f.id == "sanity-throughput"
     )
     assert (
@@ -231,7 +231,7 @@ def test_autocast_disabled_fails_agreement() -> None:
     ]
     finding = next(
         f
-        for f in judge_sanity(CheckRun("sanity", "cpu", "ok", result=result))
+        for f in judge_sanity(CheckRun("sanity", "cpu", Outcome.OK, result=result))
         if f.id == "sanity-amp-agreement"
     )
     assert finding.status is Status.FAIL and "autocast did not apply" in finding.evidence.summary
@@ -252,7 +252,7 @@ def test_not_learning_fails() -> None:
 
 def test_crashed_run_is_one_error() -> None:
     """A sanity run that crashed yields one error finding with what happened."""
-    findings = judge_sanity(CheckRun("sanity", "cuda:0", "crashed", error="killed by SIGSEGV"))
+    findings = judge_sanity(CheckRun("sanity", "cuda:0", Outcome.CRASHED, error="killed by SIGSEGV"))
     assert [(f.id, f.status) for f in findings] == [("sanity-run", Status.ERROR)]
     assert "SIGSEGV" in findings[0].evidence.summary
 

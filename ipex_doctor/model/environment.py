@@ -2,8 +2,8 @@
 
 Two layers feed it: the static probe (package metadata, host facts, environment variables:
 read by the doctor itself, no torch import) and the runtime probe (facts only a spawned
-interpreter that imports torch and IPEX can tell). ``to_dict``/``from_dict`` give the
-``environment`` object of the report.
+interpreter that imports torch and IPEX can tell). ``to_dict``/``from_dict`` (the generic
+codec, ``model.codec``) give the ``environment`` object of the report.
 """
 
 from __future__ import annotations
@@ -12,11 +12,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ipex_doctor.model.codec import JsonModel
+
 JSONDict = dict[str, Any]
 
 
 @dataclass(frozen=True)
-class Interpreter:
+class Interpreter(JsonModel):
     """The Python interpreter whose environment is examined (``--python``)."""
 
     executable: str
@@ -25,30 +27,9 @@ class Interpreter:
     prefix: str
     virtualenv: bool
 
-    def to_dict(self) -> JSONDict:
-        """JSON shape."""
-        return {
-            "executable": self.executable,
-            "version": self.version,
-            "implementation": self.implementation,
-            "prefix": self.prefix,
-            "virtualenv": self.virtualenv,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Interpreter:
-        """Inverse of ``to_dict``."""
-        return cls(
-            executable=str(d["executable"]),
-            version=str(d["version"]),
-            implementation=str(d.get("implementation", "")),
-            prefix=str(d.get("prefix", "")),
-            virtualenv=bool(d.get("virtualenv", False)),
-        )
-
 
 @dataclass(frozen=True)
-class BuildVariant:
+class BuildVariant(JsonModel):
     """The build variant of a package, parsed from its version's local label and pre-release."""
 
     accelerator: str | None
@@ -60,28 +41,9 @@ class BuildVariant:
     prerelease: bool
     """A pre-release version (``2.1.0a0``: Intel's builds of stock releases)."""
 
-    def to_dict(self) -> JSONDict:
-        """JSON shape."""
-        return {
-            "accelerator": self.accelerator,
-            "local": self.local,
-            "cxx11_abi": self.cxx11_abi,
-            "prerelease": self.prerelease,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> BuildVariant:
-        """Inverse of ``to_dict``."""
-        return cls(
-            accelerator=d.get("accelerator"),
-            local=d.get("local"),
-            cxx11_abi=bool(d.get("cxx11_abi", False)),
-            prerelease=bool(d.get("prerelease", False)),
-        )
-
 
 @dataclass(frozen=True)
-class Package:
+class Package(JsonModel):
     """An installed distribution of interest, read from the target's package metadata."""
 
     name: str
@@ -90,28 +52,9 @@ class Package:
     variant: BuildVariant
     location: str = ""
 
-    def to_dict(self) -> JSONDict:
-        """JSON shape."""
-        return {
-            "name": self.name,
-            "version": self.version,
-            "variant": self.variant.to_dict(),
-            "location": self.location,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Package:
-        """Inverse of ``to_dict``."""
-        return cls(
-            name=str(d["name"]),
-            version=str(d["version"]),
-            variant=BuildVariant.from_dict(d.get("variant") or {}),
-            location=str(d.get("location", "")),
-        )
-
 
 @dataclass(frozen=True)
-class Host:
+class Host(JsonModel):
     """Facts about the machine: OS, CPU and its ISA, memory, GPU device nodes."""
 
     system: str
@@ -131,40 +74,9 @@ class Host:
         """Whether the CPU reports ``flag`` (as named in /proc/cpuinfo)."""
         return flag in self.cpu_flags
 
-    def to_dict(self) -> JSONDict:
-        """JSON shape."""
-        return {
-            "system": self.system,
-            "os_release": self.os_release,
-            "kernel": self.kernel,
-            "machine": self.machine,
-            "cpu_model": self.cpu_model,
-            "logical_cpus": self.logical_cpus,
-            "cpu_flags": list(self.cpu_flags),
-            "memory_total_bytes": self.memory_total_bytes,
-            "memory_available_bytes": self.memory_available_bytes,
-            "render_nodes": [dict(node) for node in self.render_nodes],
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Host:
-        """Inverse of ``to_dict``."""
-        return cls(
-            system=str(d.get("system", "")),
-            os_release=str(d.get("os_release", "")),
-            kernel=str(d.get("kernel", "")),
-            machine=str(d.get("machine", "")),
-            cpu_model=str(d.get("cpu_model", "")),
-            logical_cpus=int(d.get("logical_cpus", 0)),
-            cpu_flags=tuple(d.get("cpu_flags") or ()),
-            memory_total_bytes=int(d.get("memory_total_bytes", 0)),
-            memory_available_bytes=int(d.get("memory_available_bytes", 0)),
-            render_nodes=tuple(dict(n) for n in d.get("render_nodes") or ()),
-        )
-
 
 @dataclass(frozen=True)
-class ImportOutcome:
+class ImportOutcome(JsonModel):
     """How importing one module went in the runtime probe."""
 
     module: str
@@ -180,36 +92,9 @@ class ImportOutcome:
     missing_library: str | None = None
     """A shared library that could not be loaded, when the probe could name it."""
 
-    def to_dict(self) -> JSONDict:
-        """JSON shape."""
-        return {
-            "module": self.module,
-            "ok": self.ok,
-            "version": self.version,
-            "seconds": self.seconds,
-            "error_type": self.error_type,
-            "error": self.error,
-            "output": self.output,
-            "missing_library": self.missing_library,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> ImportOutcome:
-        """Inverse of ``to_dict``."""
-        return cls(
-            module=str(d["module"]),
-            ok=bool(d["ok"]),
-            version=d.get("version"),
-            seconds=d.get("seconds"),
-            error_type=d.get("error_type"),
-            error=d.get("error"),
-            output=str(d.get("output", "")),
-            missing_library=d.get("missing_library"),
-        )
-
 
 @dataclass(frozen=True)
-class RuntimeProbe:
+class RuntimeProbe(JsonModel):
     """What the spawned interpreter reported after importing torch, torchvision and IPEX."""
 
     ran: bool
@@ -238,44 +123,9 @@ class RuntimeProbe:
                 return outcome
         return None
 
-    def to_dict(self) -> JSONDict:
-        """JSON shape."""
-        return {
-            "ran": self.ran,
-            "skip_reason": self.skip_reason,
-            "duration_s": self.duration_s,
-            "returncode": self.returncode,
-            "signal": self.signal,
-            "timed_out": self.timed_out,
-            "unfinished_stage": self.unfinished_stage,
-            "imports": [outcome.to_dict() for outcome in self.imports],
-            "torch": dict(self.torch),
-            "ipex": dict(self.ipex),
-            "devices": [dict(device) for device in self.devices],
-            "output_tail": self.output_tail,
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> RuntimeProbe:
-        """Inverse of ``to_dict``."""
-        return cls(
-            ran=bool(d.get("ran", False)),
-            skip_reason=str(d.get("skip_reason", "")),
-            duration_s=float(d.get("duration_s", 0.0)),
-            returncode=d.get("returncode"),
-            signal=d.get("signal"),
-            timed_out=bool(d.get("timed_out", False)),
-            unfinished_stage=d.get("unfinished_stage"),
-            imports=tuple(ImportOutcome.from_dict(i) for i in d.get("imports") or ()),
-            torch=dict(d.get("torch") or {}),
-            ipex=dict(d.get("ipex") or {}),
-            devices=tuple(dict(x) for x in d.get("devices") or ()),
-            output_tail=str(d.get("output_tail", "")),
-        )
-
 
 @dataclass(frozen=True)
-class Environment:
+class Environment(JsonModel):
     """The whole probe result: interpreter, host, packages, variables and runtime facts."""
 
     interpreter: Interpreter
@@ -291,24 +141,3 @@ class Environment:
             if package.name == name:
                 return package
         return None
-
-    def to_dict(self) -> JSONDict:
-        """JSON shape."""
-        return {
-            "interpreter": self.interpreter.to_dict(),
-            "host": self.host.to_dict(),
-            "packages": [package.to_dict() for package in self.packages],
-            "env_vars": dict(self.env_vars),
-            "runtime": self.runtime.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> Environment:
-        """Inverse of ``to_dict``."""
-        return cls(
-            interpreter=Interpreter.from_dict(d["interpreter"]),
-            host=Host.from_dict(d.get("host") or {}),
-            packages=tuple(Package.from_dict(p) for p in d.get("packages") or ()),
-            env_vars=dict(d.get("env_vars") or {}),
-            runtime=RuntimeProbe.from_dict(d.get("runtime") or {}),
-        )

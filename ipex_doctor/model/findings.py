@@ -1,8 +1,8 @@
 """The one result model: findings, their statuses and verdicts, and the report that holds them.
 
 Everything here is a frozen dataclass or an enum, free of I/O. ``to_dict`` gives the JSON
-shape published in ``docs/report.schema.json``; ``from_dict`` reads it back (report replay),
-so the two must stay inverse to each other (tested by a round trip).
+shape published in ``docs/report.schema.json`` and ``from_dict`` reads it back (report
+replay); both come from the one generic codec (``model.codec``).
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
+from ipex_doctor.model.codec import JsonModel
 from ipex_doctor.model.environment import Environment
 
 JSON: TypeAlias = Any
@@ -95,24 +96,15 @@ class Verdict(str, enum.Enum):
 
 
 @dataclass(frozen=True)
-class Reference:
+class Reference(JsonModel):
     """A public source backing a fact (issue, PR, commit, documentation page)."""
 
     url: str
     title: str = ""
 
-    def to_dict(self) -> dict[str, JSON]:
-        """JSON shape of a reference."""
-        return {"url": self.url, "title": self.title}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, JSON]) -> Reference:
-        """Inverse of ``to_dict``."""
-        return cls(url=str(data["url"]), title=str(data.get("title", "")))
-
 
 @dataclass(frozen=True)
-class VersionFact:
+class VersionFact(JsonModel):
     """One version fact a verdict was judged on: what is installed against what the KB says."""
 
     package: str
@@ -127,49 +119,17 @@ class VersionFact:
     in_range: bool | None
     """Whether the installed version is in the affected range (``None``: not installed)."""
 
-    def to_dict(self) -> dict[str, JSON]:
-        """JSON shape of a version fact."""
-        return {
-            "package": self.package,
-            "installed": self.installed,
-            "variant": self.variant,
-            "affected": self.affected,
-            "fixed_in": self.fixed_in,
-            "in_range": self.in_range,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, JSON]) -> VersionFact:
-        """Inverse of ``to_dict``."""
-        return cls(
-            package=str(data["package"]),
-            installed=data.get("installed"),
-            variant=data.get("variant"),
-            affected=str(data.get("affected", "")),
-            fixed_in=data.get("fixed_in"),
-            in_range=data.get("in_range"),
-        )
-
 
 @dataclass(frozen=True)
-class Evidence:
+class Evidence(JsonModel):
     """What was observed: a sentence for people and the data behind it for machines."""
 
     summary: str
     data: Mapping[str, JSON] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, JSON]:
-        """JSON shape of evidence."""
-        return {"summary": self.summary, "data": dict(self.data)}
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, JSON]) -> Evidence:
-        """Inverse of ``to_dict``."""
-        return cls(summary=str(data.get("summary", "")), data=dict(data.get("data") or {}))
-
 
 @dataclass(frozen=True)
-class Ignored:
+class Ignored(JsonModel):
     """Why a finding is ignored: the policy's reason, its expiry, and the status it had."""
 
     reason: str
@@ -180,28 +140,9 @@ class Ignored:
     source: str = ""
     """Where the ignore came from (``--ignore``, a policy file)."""
 
-    def to_dict(self) -> dict[str, JSON]:
-        """JSON shape."""
-        return {
-            "reason": self.reason,
-            "status": self.status.value,
-            "expires": self.expires,
-            "source": self.source,
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, JSON]) -> Ignored:
-        """Inverse of ``to_dict``."""
-        return cls(
-            reason=str(data.get("reason", "")),
-            status=Status(data["status"]),
-            expires=data.get("expires"),
-            source=str(data.get("source", "")),
-        )
-
 
 @dataclass(frozen=True)
-class Finding:
+class Finding(JsonModel):
     """One verdict of the diagnosis, with the evidence and what to do about it."""
 
     id: str
@@ -232,53 +173,19 @@ class Finding:
         """Whether the finding needs the user's attention (anything but pass and skip)."""
         return self.status in (Status.WARN, Status.FAIL, Status.ERROR)
 
-    def to_dict(self) -> dict[str, JSON]:
-        """JSON shape of a finding."""
-        return {
-            "id": self.id,
-            "kind": self.kind.value,
-            "status": self.status.value,
-            "severity": self.severity.value,
-            "title": self.title,
-            "verdict": None if self.verdict is None else self.verdict.value,
-            "device": self.device,
-            "evidence": self.evidence.to_dict(),
-            "versions": [fact.to_dict() for fact in self.versions],
-            "remediation": self.remediation,
-            "workaround": self.workaround,
-            "references": [ref.to_dict() for ref in self.references],
-            "ignored": None if self.ignored is None else self.ignored.to_dict(),
-            "commands": list(self.commands),
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, JSON]) -> Finding:
-        """Inverse of ``to_dict``; raises ``KeyError``/``ValueError`` on a malformed finding."""
-        verdict = data.get("verdict")
-        return cls(
-            id=str(data["id"]),
-            kind=FindingKind(data["kind"]),
-            status=Status(data["status"]),
-            severity=Severity(data["severity"]),
-            title=str(data["title"]),
-            evidence=Evidence.from_dict(data.get("evidence") or {}),
-            remediation=str(data.get("remediation", "")),
-            references=tuple(Reference.from_dict(r) for r in data.get("references") or ()),
-            verdict=None if verdict is None else Verdict(verdict),
-            versions=tuple(VersionFact.from_dict(v) for v in data.get("versions") or ()),
-            workaround=str(data.get("workaround", "")),
-            device=data.get("device"),
-            ignored=None if not data.get("ignored") else Ignored.from_dict(data["ignored"]),
-            commands=tuple(str(c) for c in data.get("commands") or ()),
-        )
-
 
 @dataclass(frozen=True)
-class Summary:
+class Summary(JsonModel):
     """Counts per status and the worst status of a report."""
 
     counts: Mapping[Status, int]
     worst: Status
+    JSON_EXTRAS = ("total",)
+
+    @property
+    def total(self) -> int:
+        """How many findings there are."""
+        return sum(self.counts.values())
 
     @classmethod
     def of(cls, findings: Iterable[Finding]) -> Summary:
@@ -290,17 +197,9 @@ class Summary:
         worst = max(present, key=lambda s: s.rank) if present else Status.PASS
         return cls(counts=counts, worst=worst)
 
-    def to_dict(self) -> dict[str, JSON]:
-        """JSON shape of a summary."""
-        return {
-            "counts": {status.value: n for status, n in self.counts.items()},
-            "total": sum(self.counts.values()),
-            "worst": self.worst.value,
-        }
-
 
 @dataclass(frozen=True)
-class Report:
+class Report(JsonModel):
     """Everything one run of the doctor found, in the order it should be read."""
 
     doctor_version: str
@@ -313,34 +212,10 @@ class Report:
     complete: bool = True
     """False when the run was interrupted and the report is partial."""
     schema_version: str = SCHEMA_VERSION
+    JSON_EXTRAS = ("summary",)
+    """The summary is written for readers, and recomputed (never trusted) when read back."""
 
     @property
     def summary(self) -> Summary:
         """Counts and worst status of the findings."""
         return Summary.of(self.findings)
-
-    def to_dict(self) -> dict[str, JSON]:
-        """JSON shape of the report (``docs/report.schema.json``)."""
-        return {
-            "schema_version": self.schema_version,
-            "doctor_version": self.doctor_version,
-            "created_at": self.created_at,
-            "command": self.command,
-            "complete": self.complete,
-            "environment": self.environment.to_dict(),
-            "findings": [finding.to_dict() for finding in self.findings],
-            "summary": self.summary.to_dict(),
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, JSON]) -> Report:
-        """Inverse of ``to_dict`` (the summary is recomputed, never trusted)."""
-        return cls(
-            schema_version=str(data["schema_version"]),
-            doctor_version=str(data["doctor_version"]),
-            created_at=str(data["created_at"]),
-            command=str(data.get("command", "check")),
-            complete=bool(data.get("complete", True)),
-            environment=Environment.from_dict(data["environment"]),
-            findings=tuple(Finding.from_dict(f) for f in data["findings"]),
-        )

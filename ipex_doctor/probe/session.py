@@ -12,11 +12,11 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from ipex_doctor import resources
 from ipex_doctor.model.environment import ImportOutcome, RuntimeProbe
+from ipex_doctor.model.observations import CheckRun, Outcome
 from ipex_doctor.probe import spawn
 
 DEFAULT_TIMEOUT_S = 180.0
@@ -120,41 +120,6 @@ def assemble(records: list[dict[str, Any]], run: spawn.Completed) -> RuntimeProb
     )
 
 
-@dataclass(frozen=True)
-class CheckRun:
-    """How one check script went on one device."""
-
-    check_id: str
-    device: str
-    outcome: str
-    """``ok`` (it returned a result), ``exception``, ``crashed``, ``timeout``,
-    ``device-broken`` (it ran but left the device unusable), ``not-run`` (it should have run
-    and could not) or ``skipped`` (nothing to run it on)."""
-    result: Mapping[str, Any] = field(default_factory=dict)
-    error: str = ""
-    output: str = ""
-    seconds: float = 0.0
-
-    @property
-    def reproduced(self) -> bool | None:
-        """The script's verdict: True, False, or None when it could not tell."""
-        value = self.result.get("reproduced") if self.outcome == "ok" else None
-        return value if isinstance(value, bool) else None
-
-    def to_dict(self) -> dict[str, Any]:
-        """JSON shape (inside a finding's evidence data)."""
-        return {
-            "check": self.check_id,
-            "device": self.device,
-            "outcome": self.outcome,
-            "reproduced": self.reproduced,
-            "result": dict(self.result),
-            "error": self.error,
-            "output": self.output,
-            "seconds": self.seconds,
-        }
-
-
 class Session:
     """One worker process in the examined interpreter."""
 
@@ -229,7 +194,7 @@ class Session:
         task = {"id": check_id, "path": path, "device": device, "args": dict(args or {})}
         if not self.ready or not self.worker.send(task):
             self.ready = False
-            return CheckRun(check_id, device, "not-run", error="the worker was not running")
+            return CheckRun(check_id, device, Outcome.NOT_RUN, error="the worker was not running")
         deadline = started + timeout
         while True:
             try:
@@ -243,7 +208,7 @@ class Session:
                 return CheckRun(
                     check_id,
                     device,
-                    "timeout",
+                    Outcome.TIMEOUT,
                     error=f"{quiet_for} within {timeout:.0f} s and was stopped ({RAISE_LIMIT})",
                     output=_tail(end.stdout + "\n" + end.stderr, 10),
                     seconds=round(time.monotonic() - started, 3),
@@ -254,7 +219,7 @@ class Session:
                 return CheckRun(
                     check_id,
                     device,
-                    "crashed",
+                    Outcome.CRASHED,
                     error=f"the worker died running it: {end.describe_end()}",
                     output=_tail(end.stdout + "\n" + end.stderr, 10),
                     seconds=round(time.monotonic() - started, 3),
@@ -278,7 +243,7 @@ class Session:
             return CheckRun(
                 check_id,
                 device,
-                "device-broken",
+                Outcome.DEVICE_BROKEN,
                 result=dict(record.get("result") or {}),
                 error=f"{device} no longer works after the check: {record['device_error']}",
                 output=output,
@@ -290,7 +255,7 @@ class Session:
             return CheckRun(
                 check_id,
                 device,
-                "exception",
+                Outcome.EXCEPTION,
                 error=error,
                 output=_tail(trace or output, 12),
                 seconds=seconds,
@@ -298,7 +263,7 @@ class Session:
         return CheckRun(
             check_id,
             device,
-            "ok",
+            Outcome.OK,
             result=dict(record.get("result") or {}),
             output=output,
             seconds=seconds,

@@ -15,7 +15,7 @@ from typing import Any
 from ipex_doctor.errors import DoctorError
 from ipex_doctor.knowledge.kb import KnowledgeBase
 from ipex_doctor.model.findings import SCHEMA_VERSION, FindingKind, Report
-from ipex_doctor.probe.session import CheckRun
+from ipex_doctor.model.observations import CheckRun
 from ipex_doctor.verdicts.judge import judge
 
 MAX_REPORT_BYTES = 64 * 1024 * 1024
@@ -65,15 +65,10 @@ def recorded_runs(report: Report) -> dict[str, list[CheckRun]]:
         for item in finding.evidence.data.get("runs") or ():
             if not isinstance(item, dict) or "check" not in item:
                 continue
-            run = CheckRun(
-                check_id=str(item["check"]),
-                device=str(item.get("device", "?")),
-                outcome=str(item.get("outcome", "ok")),
-                result=dict(item.get("result") or {}),
-                error=str(item.get("error", "")),
-                output=str(item.get("output", "")),
-                seconds=float(item.get("seconds") or 0.0),
-            )
+            try:
+                run = CheckRun.from_dict(item)
+            except ValueError:
+                continue  # NOTE: evidence data is free-form: a run that does not parse says nothing
             runs.setdefault(run.check_id, []).append(run)
     return runs
 

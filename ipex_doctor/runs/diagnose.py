@@ -18,10 +18,11 @@ from ipex_doctor.knowledge.kb import KnowledgeBase, KnownIssue
 from ipex_doctor.knowledge.rules import IPEX_MODULE
 from ipex_doctor.model.environment import Environment, Host, Interpreter, Package, RuntimeProbe
 from ipex_doctor.model.findings import FindingKind, Report, Severity
+from ipex_doctor.model.observations import CheckRun, Outcome
 from ipex_doctor.probe import host, interpreter
 from ipex_doctor.probe import session as runtime
 from ipex_doctor.probe.secrets import Redactor, reported_env_vars
-from ipex_doctor.probe.session import CheckRun, Session, StepProgress
+from ipex_doctor.probe.session import Session, StepProgress
 from ipex_doctor.runs import runner as repro
 from ipex_doctor.runs.catalog import CheckScript
 from ipex_doctor.verdicts import sanity
@@ -193,7 +194,7 @@ def _plan(
             CheckRun(
                 check_id,
                 device,
-                "device-absent",
+                Outcome.DEVICE_ABSENT,
                 error=f"{device} is not present in this environment",
             )
             for device in missing
@@ -223,7 +224,7 @@ def _plan_sanity(
         device, missing = _sanity_device(options.device, env)
         if device is None:
             absent = CheckRun(
-                sanity.SANITY_ID, missing, "device-absent", error=f"{missing} is not present"
+                sanity.SANITY_ID, missing, Outcome.DEVICE_ABSENT, error=f"{missing} is not present"
             )
             return [], [absent]
         devices = [device]
@@ -232,7 +233,7 @@ def _plan_sanity(
         skipped = CheckRun(
             sanity.SANITY_ID,
             options.device or "auto",
-            "skipped",
+            Outcome.SKIPPED,
             result={"needs": "torchvision"},
             error=cannot,
         )
@@ -340,7 +341,7 @@ def diagnose(
                     CheckRun(
                         sanity.SANITY_ID,
                         checks.sanity.device or "auto",
-                        "skipped",
+                        Outcome.SKIPPED,
                         error="torch does not import",
                     )
                 ]

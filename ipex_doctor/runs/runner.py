@@ -15,7 +15,8 @@ from typing import Any
 
 from ipex_doctor.errors import DoctorError
 from ipex_doctor.model.environment import Environment
-from ipex_doctor.probe.session import CheckRun, Session, StepProgress
+from ipex_doctor.model.observations import CheckRun, Outcome
+from ipex_doctor.probe.session import Session, StepProgress
 from ipex_doctor.runs.catalog import CheckScript
 
 DEFAULT_CHECK_TIMEOUT_S = 120.0
@@ -92,7 +93,7 @@ def run_tasks(
                     failed = CheckRun(
                         task.script.id,
                         task.device,
-                        "not-run",
+                        Outcome.NOT_RUN,
                         error=f"a fresh worker could not start (stopped at {how})",
                         output=started.output_tail,
                     )

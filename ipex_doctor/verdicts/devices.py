@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from ipex_doctor.model.environment import Environment
 from ipex_doctor.model.findings import Evidence, Finding, FindingKind, Severity, Status
-from ipex_doctor.probe.session import CheckRun
+from ipex_doctor.model.observations import CheckRun, Outcome
 
 PROPERTIES = ("name", "total_memory", "driver_version", "has_fp64", "has_fp16", "max_compute_units",
               "gpu_eu_count", "multi_processor_count", "major", "minor")  # fmt: skip
@@ -44,7 +44,7 @@ def device_outliers(env: Environment, sanity_runs: Sequence[CheckRun] = ()) -> l
     throughput = {
         run.device: float(run.result.get("phases", {}).get("throughput", {}).get("train_amp", 0.0))
         for run in sanity_runs
-        if run.outcome == "ok" and run.device != "cpu"
+        if run.outcome is Outcome.OK and run.device != "cpu"
     }
     for kind in {d.split(":")[0] for d in throughput}:
         same = {d: v for d, v in throughput.items() if d.startswith(kind)}

@@ -203,6 +203,7 @@ def gather(
     import json
 
     from ipex_doctor import resources
+    from ipex_doctor.model.observations import Outcome
     from ipex_doctor.probe.session import Session
 
     script = str(resources.path("probe/scripts/collective.py"))
@@ -224,7 +225,7 @@ def gather(
         raise
     finally:
         session.close()
-    if run.outcome != "ok":
+    if run.outcome is not Outcome.OK:
         return None, None, f"the collective step {run.outcome}: {run.error}"
     rank = int(run.result.get("rank", -1))
     if rank != 0:

@@ -31,7 +31,7 @@ from ipex_doctor.model.findings import (
     Verdict,
     VersionFact,
 )
-from ipex_doctor.probe.session import CheckRun
+from ipex_doctor.model.observations import CheckRun, Outcome
 
 
 def status_for(verdict: Verdict, severity: Severity) -> Status:
@@ -132,7 +132,7 @@ def _version_only(env: Environment, issue: KnownIssue, versions: VersionJudgemen
 
 
 def _run_line(run: CheckRun) -> str:
-    if run.outcome == "ok":
+    if run.outcome is Outcome.OK:
         evidence = str(run.result.get("evidence") or "").strip()
         return f"{run.device}: {evidence or 'no evidence given'}"
     return f"{run.device}: the check {run.outcome}: {run.error}"
@@ -160,8 +160,8 @@ def _observed(
     """
     reproduced = [r for r in runs if r.reproduced is True]
     clean = [r for r in _on_its_devices(issue, runs) if r.reproduced is False]
-    broken = [r for r in runs if r.outcome not in ("ok", "device-absent")]
-    absent = [r for r in runs if r.outcome == "device-absent"]
+    broken = [r for r in runs if r.outcome not in (Outcome.OK, Outcome.DEVICE_ABSENT)]
+    absent = [r for r in runs if r.outcome is Outcome.DEVICE_ABSENT]
     lines = "; ".join(_run_line(r) for r in runs)
     stack = ", ".join(
         f"{name} {version}"
@@ -198,7 +198,7 @@ def _observed(
             why = "in the affected range by version, but it did not reproduce here"
             return Observation(Verdict.LATENT, f"{why}. {lines}", data), bool(broken)
         return Observation(Verdict.NOT_AFFECTED, f"did not reproduce. {lines}", data), bool(broken)
-    ran = [r for r in runs if r.outcome == "ok"]
+    ran = [r for r in runs if r.outcome is Outcome.OK]
     if ran and all(r.result.get("applicable") is False for r in ran):
         # NOTE: the check itself says the issue cannot arise here (e.g. IPEX does not import).
         return Observation(Verdict.NOT_APPLICABLE, lines, data), bool(broken)

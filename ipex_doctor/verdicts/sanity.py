@@ -24,8 +24,8 @@ from ipex_doctor.model.findings import (
     Status,
     Verdict,
 )
+from ipex_doctor.model.observations import CheckRun, Outcome
 from ipex_doctor.model.versions import parse
-from ipex_doctor.probe.session import CheckRun
 from ipex_doctor.runs.catalog import CheckScript
 
 SANITY_ID = "sanity"
@@ -186,9 +186,9 @@ def judge_sanity(run: CheckRun, env: Environment | None = None) -> tuple[Finding
     ``env`` gives the remedies their interpreter (a skipped run tells what to install).
     """
     device = run.device
-    if run.outcome == "skipped":
+    if run.outcome is Outcome.SKIPPED:
         return (_not_run(run, env),)
-    if run.outcome == "device-absent":
+    if run.outcome is Outcome.DEVICE_ABSENT:
         return (
             _finding(
                 "sanity-run", "The ResNet-50 AMP sanity run could not run", Status.ERROR,
@@ -199,7 +199,7 @@ def judge_sanity(run: CheckRun, env: Environment | None = None) -> tuple[Finding
                 "is missing.",
             ),
         )  # fmt: skip
-    if run.outcome != "ok":
+    if run.outcome is not Outcome.OK:
         return (
             _finding(
                 "sanity-run",

@@ -28,8 +28,8 @@ from ipex_doctor.model.environment import (  # noqa: E402
     RuntimeProbe,
 )
 from ipex_doctor.model.findings import Report  # noqa: E402
+from ipex_doctor.model.observations import CheckRun, Outcome  # noqa: E402
 from ipex_doctor.model.versions import build_variant  # noqa: E402
-from ipex_doctor.probe.session import CheckRun  # noqa: E402
 from ipex_doctor.verdicts.judge import judge  # noqa: E402
 
 ARC = {
@@ -88,7 +88,7 @@ def build() -> Report:
     runs = {
         "grad-mode-divergence": [
             CheckRun(
-                "grad-mode-divergence", "xpu:0", "ok",
+                "grad-mode-divergence", "xpu:0", Outcome.OK,
                 result={
                     "reproduced": True, "mae_grad_vs_no_grad": 1.4759, "relative_mae": 1.4759 / 1.3,
                     "evidence": "resnet18 grad vs no_grad MAE 1.48 (the issue's number; threshold 1e-03 relative)",
@@ -97,7 +97,7 @@ def build() -> Report:
         ],
         "dot-half": [
             CheckRun(
-                "dot-half", "xpu:0", "ok",
+                "dot-half", "xpu:0", Outcome.OK,
                 result={
                     "reproduced": True,
                     "evidence": "raised '\"dot\" not implemented for \\'Half\\''; autocast workaround verified in float16",

@@ -1,0 +1,100 @@
+"""The package's rooms and their one-way arrows, checked on the real import graph.
+
+Rooms, from the bottom up (a room may import the rooms below it, never one above):
+
+    foundation (errors, resources) < model < knowledge < probe < verdicts < runs < report < cli
+
+Every ``import`` counts, at module level or inside a function, and those under
+``if TYPE_CHECKING:`` too: a type-only arrow is still an arrow of the design. Modules must not
+import each other in a cycle, inside a room or across rooms. Scripts that run inside the
+examined interpreter (``probe/scripts/``) import nothing of the package at all.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+from conftest import REPO
+
+PACKAGE = REPO / "ipex_doctor"
+ROOMS = ("foundation", "model", "knowledge", "probe", "verdicts", "runs", "report", "cli")
+FOUNDATION = {"ipex_doctor", "ipex_doctor.errors", "ipex_doctor.resources", "ipex_doctor.__main__"}
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(REPO).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _room(module: str) -> str:
+    if module in FOUNDATION:
+        return "foundation" if module != "ipex_doctor.__main__" else "cli"
+    return module.split(".")[1]
+
+
+def _imports(path: Path) -> set[str]:
+    """Every ipex_doctor module ``path`` imports (``from a import b`` counts a.b if a module)."""
+    modules = {_module_name(p) for p in PACKAGE.rglob("*.py")}
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names = [f"{node.module}.{alias.name}" for alias in node.names]
+            names = [n if n in modules else node.module for n in names]
+        else:
+            continue
+        found.update(n for n in names if n.startswith("ipex_doctor"))
+    return found
+
+
+def _graph() -> dict[str, set[str]]:
+    return {
+        _module_name(path): _imports(path) - {_module_name(path)}
+        for path in PACKAGE.rglob("*.py")
+        if "scripts" not in path.parts
+    }
+
+
+def test_every_module_belongs_to_a_room() -> None:
+    """No module sits outside the rooms (the tree is the architecture diagram)."""
+    assert {_room(m) for m in _graph()} <= set(ROOMS)
+
+
+def test_no_arrow_points_up() -> None:
+    """A room imports only rooms below it (or itself)."""
+    upward = [
+        f"{module} ({_room(module)}) imports {target} ({_room(target)})"
+        for module, targets in _graph().items()
+        for target in targets
+        if ROOMS.index(_room(target)) > ROOMS.index(_room(module))
+    ]
+    assert not upward, "\n".join(upward)
+
+
+def test_no_import_cycle() -> None:
+    """The module graph is acyclic (a depth-first search finds no back edge)."""
+    graph = _graph()
+    state: dict[str, int] = {}
+    cycles: list[str] = []
+
+    def visit(module: str, path: list[str]) -> None:
+        state[module] = 1
+        for target in sorted(graph.get(module, ())):
+            if state.get(target) == 1:
+                cycles.append(" -> ".join([*path[path.index(target) :], target]))
+            elif target not in state:
+                visit(target, [*path, target])
+        state[module] = 2
+
+    for module in sorted(graph):
+        if module not in state:
+            visit(module, [module])
+    assert not cycles, "\n".join(cycles)
+
+
+def test_scripts_import_nothing_of_the_package() -> None:
+    """probe/scripts run inside the examined interpreter: standard library and torch only."""
+    for path in (PACKAGE / "probe" / "scripts").glob("*.py"):
+        assert not _imports(path), path
