@@ -9,7 +9,10 @@ exits with ``ExitCode.INTERNAL_ERROR``.
 
 from __future__ import annotations
 
+import difflib
 import enum
+from collections.abc import Iterable
+from pathlib import Path
 
 
 @enum.unique
@@ -63,3 +66,35 @@ class OutputError(DoctorError):
 class Terminated(BaseException):
     """Raised by the doctor's SIGTERM handler; like ``KeyboardInterrupt``, not an ``Exception``,
     so no ``except Exception`` on the way swallows it and every ``finally`` still runs."""
+
+
+class Stopped(DoctorError):
+    """The run was interrupted (SIGINT) or terminated (SIGTERM); the message says what was kept."""
+
+    def __init__(self, message: str, *, exit_code: ExitCode) -> None:
+        super().__init__(message)
+        self.exit_code = exit_code
+
+
+def did_you_mean(name: str, choices: Iterable[str], *, otherwise: str) -> str:
+    """A tip naming the choices closest to ``name``, or ``otherwise`` when none is close."""
+    close = difflib.get_close_matches(name, list(choices), n=3)
+    return f"did you mean {', '.join(close)}?" if close else otherwise
+
+
+def read_bounded(path: Path, limit: int, error: type[DoctorError], what: str) -> str:
+    """The UTF-8 text of ``path``, refused (as ``error``, one line) when it is missing,
+    unreadable, not text, or larger than ``limit`` bytes. ``what`` names the kind of file
+    (``knowledge-base``, ``policy``, ``report``)."""
+    try:
+        if path.stat().st_size > limit:
+            raise error(f"{path}: larger than {limit // 1024} KiB; not a {what} file")
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise error(f"{path}: no such {what} file") from None
+    except IsADirectoryError:
+        raise error(f"{path}: is a directory, not a {what} file") from None
+    except UnicodeDecodeError as exc:
+        raise error(f"{path}: not UTF-8 text ({exc.reason})") from None
+    except OSError as exc:
+        raise error(f"{path}: cannot read: {exc.strerror}") from None

@@ -11,8 +11,10 @@ torch; the input is bounded.
 from __future__ import annotations
 
 import re
+import sys
 from dataclasses import dataclass
 
+from ipex_doctor.errors import DoctorError
 from ipex_doctor.knowledge.kb import KnowledgeBase, KnownIssue
 
 MAX_INPUT_CHARS = 1_000_000
@@ -55,3 +57,28 @@ def explain(text: str, kb: KnowledgeBase) -> list[Match]:
                 Match(issue=issue, matched=tuple(found), score=sum(len(m) for m in found))
             )
     return sorted(matches, key=lambda m: (-m.score, m.issue.id))
+
+
+def read_input(text: str | None, file_path: str | None) -> str:
+    """The text to explain: the argument, ``--file PATH``, or standard input (``-``).
+
+    Raises ``DoctorError`` (exit 2) for no input, both forms at once, or an empty text.
+    """
+    if text is not None and file_path is not None:
+        raise DoctorError("give the text or --file, not both")
+    source = file_path if file_path is not None else ("-" if text in (None, "-") else None)
+    if source == "-":
+        if sys.stdin.isatty() and text is None:
+            raise DoctorError("paste the error as an argument, with --file PATH, or pipe it in")
+        text = sys.stdin.read(MAX_INPUT_CHARS * 2)
+    elif source is not None:
+        try:
+            with open(source, encoding="utf-8", errors="replace") as handle:
+                text = handle.read(MAX_INPUT_CHARS * 2)
+        except OSError as exc:
+            raise DoctorError(f"--file {source}: cannot read: {exc.strerror}") from None
+    assert text is not None
+    if not text.strip():
+        where = "the text" if source is None else ("standard input" if source == "-" else source)
+        raise DoctorError(f"{where} is empty: give the error message or traceback to explain")
+    return text

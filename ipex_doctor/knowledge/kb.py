@@ -23,8 +23,10 @@ import yaml
 from packaging.version import InvalidVersion, Version
 
 from ipex_doctor import __version__, resources
-from ipex_doctor.errors import KnowledgeBaseError
+from ipex_doctor.errors import KnowledgeBaseError, read_bounded
 from ipex_doctor.knowledge import yamldoc
+from ipex_doctor.knowledge.rules import RULES
+from ipex_doctor.model.codec import JsonModel
 from ipex_doctor.model.findings import FindingKind, Reference, Severity
 from ipex_doctor.model.versions import VersionRange
 
@@ -47,7 +49,7 @@ _RANGE_KEYS = frozenset({"package", "variant", "introduced", "fixed", "last_affe
 
 
 @dataclass(frozen=True)
-class AffectedRange:
+class AffectedRange(JsonModel):
     """Versions of one package (and build variant) affected by an issue."""
 
     package: str
@@ -56,6 +58,13 @@ class AffectedRange:
     range: VersionRange
     note: str = ""
 
+    JSON_EXTRAS = ("description",)
+
+    @property
+    def description(self) -> str:
+        """The range in words (``describe()``), as JSON carries it."""
+        return self.describe()
+
     def describe(self) -> str:
         """E.g. ``intel-extension-for-pytorch >=2.1.20, <2.1.30 (xpu)``."""
         variant = "" if self.variant == "any" else f" ({self.variant})"
@@ -63,7 +72,7 @@ class AffectedRange:
 
 
 @dataclass(frozen=True)
-class KnownIssue:
+class KnownIssue(JsonModel):
     """One knowledge-base entry: what goes wrong, for which versions, and what to do."""
 
     id: str
@@ -220,8 +229,6 @@ def _build_issue(loc: _Located, index: int, raw: Mapping[str, Any]) -> KnownIssu
             )
     rule = raw.get("rule")
     if rule is not None:
-        from ipex_doctor.knowledge.rules import RULES  # NOTE: rules import this module's types
-
         if rule not in RULES:
             known = ", ".join(sorted(RULES))
             raise loc.error([*base, "rule"], f"unknown rule '{rule}' (known rules: {known})")
@@ -339,20 +346,7 @@ def parse_document(
 
 
 def _read_text(path: Path) -> str:
-    try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            raise KnowledgeBaseError(
-                f"{path}: larger than {MAX_FILE_BYTES // 1024} KiB; a knowledge base is a small text file"
-            )
-        return path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise KnowledgeBaseError(f"{path}: no such knowledge-base file") from None
-    except IsADirectoryError:
-        raise KnowledgeBaseError(f"{path}: is a directory, not a knowledge-base file") from None
-    except UnicodeDecodeError as exc:
-        raise KnowledgeBaseError(f"{path}: not UTF-8 text ({exc.reason})") from None
-    except OSError as exc:
-        raise KnowledgeBaseError(f"{path}: cannot read: {exc.strerror}") from None
+    return read_bounded(path, MAX_FILE_BYTES, KnowledgeBaseError, "knowledge-base")
 
 
 def check_file(path: Path) -> DocumentCheck:

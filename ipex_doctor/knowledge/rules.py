@@ -14,15 +14,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ipex_doctor.knowledge import remedies
 from ipex_doctor.model.environment import Environment, ImportOutcome, Package
 from ipex_doctor.model.findings import Verdict
 from ipex_doctor.model.versions import major_minor, parse
-
-if TYPE_CHECKING:
-    from ipex_doctor.knowledge.kb import KnownIssue
 
 IPEX = remedies.IPEX
 IPEX_MODULE = "intel_extension_for_pytorch"
@@ -44,8 +41,11 @@ class Observation:
     workaround would be unrelated advice here."""
 
 
-RuleFn = Callable[[Environment, "KnownIssue", bool | None], Observation]
-"""A rule gets the environment, the entry and whether a version is in its affected ranges."""
+Earlier = Mapping[str, Observation]
+"""The observations of the rules a rule needs (``NEEDS``), by rule name."""
+RuleFn = Callable[[Environment, bool | None, Earlier], Observation]
+"""A rule gets the environment, whether a version is in the entry's affected ranges, and the
+observations of the rules it needs; it never calls another rule itself."""
 
 
 def _na(reason: str) -> Observation:
@@ -110,7 +110,7 @@ def effective_variant(env: Environment, package: Package) -> str | None:
     return None
 
 
-def torch_missing(env: Environment, issue: KnownIssue, in_range: bool | None) -> Observation:
+def torch_missing(env: Environment, in_range: bool | None, earlier: Earlier) -> Observation:
     """torch is not installed in the examined interpreter."""
     if env.package("torch") is not None:
         torch = env.package("torch")
@@ -127,7 +127,7 @@ def torch_missing(env: Environment, issue: KnownIssue, in_range: bool | None) ->
     )
 
 
-def torch_import_failed(env: Environment, issue: KnownIssue, in_range: bool | None) -> Observation:
+def torch_import_failed(env: Environment, in_range: bool | None, earlier: Earlier) -> Observation:
     """torch is installed but ``import torch`` fails (or the probe could not run)."""
     if env.package("torch") is None:
         return _na("torch is not installed")
@@ -153,7 +153,7 @@ def torch_import_failed(env: Environment, issue: KnownIssue, in_range: bool | No
     )
 
 
-def torch_ipex_mismatch(env: Environment, issue: KnownIssue, in_range: bool | None) -> Observation:
+def torch_ipex_mismatch(env: Environment, in_range: bool | None, earlier: Earlier) -> Observation:
     """IPEX X.Y needs torch X.Y: its ``__init__`` refuses any other major.minor."""
     torch_v, ipex_v = torch_version(env), ipex_version(env)
     if torch_v is None or ipex_v is None:
@@ -215,13 +215,13 @@ def _mismatch_fix(env: Environment, torch_mm: str, ipex_mm: str) -> tuple[str, l
     )
 
 
-def ipex_os_exit(env: Environment, issue: KnownIssue, in_range: bool | None) -> Observation:
+def ipex_os_exit(env: Environment, in_range: bool | None, earlier: Earlier) -> Observation:
     """Some IPEX releases call ``os.exit`` (which does not exist) after the mismatch message."""
     if env.package(IPEX) is None:
         return _na("IPEX is not installed")
     if not in_range:
         return Observation(Verdict.NOT_AFFECTED, f"IPEX {ipex_version(env)} exits cleanly")
-    mismatch = torch_ipex_mismatch(env, issue, in_range).verdict is Verdict.AFFECTED
+    mismatch = earlier["torch-ipex-mismatch"].verdict is Verdict.AFFECTED
     outcome = _import(env, IPEX_MODULE)
     seen = outcome is not None and "has no attribute 'exit'" in (outcome.error or "")
     if mismatch or seen:
@@ -239,7 +239,7 @@ def ipex_os_exit(env: Environment, issue: KnownIssue, in_range: bool | None) -> 
     )
 
 
-def torchvision_broken(env: Environment, issue: KnownIssue, in_range: bool | None) -> Observation:
+def torchvision_broken(env: Environment, in_range: bool | None, earlier: Earlier) -> Observation:
     """torchvision does not import, or was built for another torch."""
     tv, torch = env.package("torchvision"), env.package("torch")
     if tv is None or torch is None:
@@ -281,7 +281,7 @@ def torchvision_broken(env: Environment, issue: KnownIssue, in_range: bool | Non
     )
 
 
-def ipex_import_failed(env: Environment, issue: KnownIssue, in_range: bool | None) -> Observation:
+def ipex_import_failed(env: Environment, in_range: bool | None, earlier: Earlier) -> Observation:
     """IPEX is installed but does not import, for a reason no more specific entry explains."""
     if env.package(IPEX) is None:
         return _na("IPEX is not installed")
@@ -298,15 +298,7 @@ def ipex_import_failed(env: Environment, issue: KnownIssue, in_range: bool | Non
             f"{outcome.seconds or 0:.1f} s",
             _import_data(outcome),
         )
-    explained = [
-        name
-        for name, rule in (
-            ("torch-ipex-mismatch", torch_ipex_mismatch),
-            ("torchvision-broken", torchvision_broken),
-            ("oneapi-runtime-libs", oneapi_runtime_libs),
-        )
-        if rule(env, issue, None).verdict is Verdict.AFFECTED
-    ]
+    explained = [name for name in NEEDS["ipex-import-failed"] if earlier[name].verdict is Verdict.AFFECTED]
     if explained:
         # NOTE: the problem is observed, so this finding fails too; it names its cause rather
         # than repeating the cause's fix.
@@ -333,7 +325,7 @@ _ONEAPI_LIBRARY = re.compile(
 _ONEAPI_SYMBOL = re.compile(r"undefined symbol: (iJIT_NotifyEvent|\w*sycl\w*)")
 
 
-def oneapi_runtime_libs(env: Environment, issue: KnownIssue, in_range: bool | None) -> Observation:
+def oneapi_runtime_libs(env: Environment, in_range: bool | None, earlier: Earlier) -> Observation:
     """An import failed on a missing or mismatched oneAPI runtime library."""
     failed = [o for o in env.runtime.imports if not o.ok]
     if not env.runtime.ran or not env.runtime.imports:
@@ -365,7 +357,7 @@ def _cpu_without(env: Environment, *alternatives: tuple[str, ...]) -> bool:
     return not any(all(env.host.has_flag(f) for f in group) for group in alternatives)
 
 
-def cpu_no_avx2(env: Environment, issue: KnownIssue, in_range: bool | None) -> Observation:
+def cpu_no_avx2(env: Environment, in_range: bool | None, earlier: Earlier) -> Observation:
     """IPEX CPU >= 2.1 refuses to run on CPUs without AVX2."""
     if env.package(IPEX) is None:
         return _na("IPEX is not installed")
@@ -383,7 +375,7 @@ def cpu_no_avx2(env: Environment, issue: KnownIssue, in_range: bool | None) -> O
     )
 
 
-def bf16_prepack_isa(env: Environment, issue: KnownIssue, in_range: bool | None) -> Observation:
+def bf16_prepack_isa(env: Environment, in_range: bool | None, earlier: Earlier) -> Observation:
     """``ipex.optimize(dtype=torch.bfloat16)`` weight prepack needs AVX-512 BW/VL/DQ or AVX-NE-CONVERT."""
     ipex = env.package(IPEX)
     if ipex is None:
@@ -401,7 +393,7 @@ def bf16_prepack_isa(env: Environment, issue: KnownIssue, in_range: bool | None)
     return Observation(Verdict.NOT_AFFECTED, f"{env.host.cpu_model} supports BF16 weight prepack")
 
 
-def bf16_no_native_isa(env: Environment, issue: KnownIssue, in_range: bool | None) -> Observation:
+def bf16_no_native_isa(env: Environment, in_range: bool | None, earlier: Earlier) -> Observation:
     """Without AVX512-BF16 or AMX, BF16 math on the CPU is emulated and slow."""
     if env.package("torch") is None:
         return _na("torch is not installed")
@@ -425,7 +417,7 @@ def _xpu_devices(env: Environment) -> list[Mapping[str, Any]]:
     return [d for d in env.runtime.devices if d.get("type") == "xpu"]
 
 
-def xpu_no_fp64(env: Environment, issue: KnownIssue, in_range: bool | None) -> Observation:
+def xpu_no_fp64(env: Environment, in_range: bool | None, earlier: Earlier) -> Observation:
     """XPU devices without native FP64 (Arc A-series, Flex) fail on float64 kernels."""
     devices = _xpu_devices(env)
     if not devices:
@@ -442,7 +434,7 @@ def xpu_no_fp64(env: Environment, issue: KnownIssue, in_range: bool | None) -> O
     return Observation(Verdict.NOT_AFFECTED, f"all {len(devices)} XPU device(s) have FP64")
 
 
-def xpu_not_visible(env: Environment, issue: KnownIssue, in_range: bool | None) -> Observation:
+def xpu_not_visible(env: Environment, in_range: bool | None, earlier: Earlier) -> Observation:
     """torch is built with XPU support but sees no XPU device."""
     if not env.runtime.torch.get("xpu_compiled"):
         return _na("torch is not built with XPU support")
@@ -475,7 +467,7 @@ def xpu_not_visible(env: Environment, issue: KnownIssue, in_range: bool | None) 
     )
 
 
-def torch_without_xpu(env: Environment, issue: KnownIssue, in_range: bool | None) -> Observation:
+def torch_without_xpu(env: Environment, in_range: bool | None, earlier: Earlier) -> Observation:
     """An XPU build of IPEX sits next to a torch built without XPU."""
     ipex = env.package(IPEX)
     if ipex is None or effective_variant(env, ipex) != "xpu":
@@ -494,7 +486,7 @@ def torch_without_xpu(env: Environment, issue: KnownIssue, in_range: bool | None
 _AFFINITY_OK = re.compile(r"^\s*\d+\s*(,\s*\d+\s*)*$")
 
 
-def ze_affinity_mask(env: Environment, issue: KnownIssue, in_range: bool | None) -> Observation:
+def ze_affinity_mask(env: Environment, in_range: bool | None, earlier: Earlier) -> Observation:
     """``ZE_AFFINITY_MASK`` in a tile (COMPOSITE) format that upstream torch cannot parse."""
     mask = env.env_vars.get("ZE_AFFINITY_MASK")
     if mask is None:
@@ -513,7 +505,7 @@ def ze_affinity_mask(env: Environment, issue: KnownIssue, in_range: bool | None)
     )
 
 
-def ipex_xpu_abi(env: Environment, issue: KnownIssue, in_range: bool | None) -> Observation:
+def ipex_xpu_abi(env: Environment, in_range: bool | None, earlier: Earlier) -> Observation:
     """IPEX XPU before 2.6.10 needs Intel's CXX11-ABI torch build, not a stock wheel."""
     ipex, torch = env.package(IPEX), env.package("torch")
     if ipex is None or torch is None or effective_variant(env, ipex) != "xpu":
@@ -551,3 +543,10 @@ RULES: dict[str, RuleFn] = {
     "ipex-xpu-abi": ipex_xpu_abi,
 }
 """Every rule the knowledge base may name, by name (the names are part of the KB format)."""
+
+NEEDS: dict[str, tuple[str, ...]] = {
+    "ipex-os-exit": ("torch-ipex-mismatch",),
+    "ipex-import-failed": ("torch-ipex-mismatch", "torchvision-broken", "oneapi-runtime-libs"),
+}
+"""The rules whose observations a rule reads: the judge observes those first and hands them
+over, so an import failure can name the finding that explains it."""

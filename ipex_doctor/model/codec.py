@@ -34,7 +34,9 @@ def to_json(value: Any) -> Any:
     if isinstance(value, enum.Enum):
         return value.value
     if isinstance(value, Mapping):
-        return {(k.value if isinstance(k, enum.Enum) else str(k)): to_json(v) for k, v in value.items()}
+        return {
+            (k.value if isinstance(k, enum.Enum) else str(k)): to_json(v) for k, v in value.items()
+        }
     if isinstance(value, (list, tuple)):
         return [to_json(v) for v in value]
     if isinstance(value, re.Pattern):
@@ -87,7 +89,10 @@ def _decode(hint: Any, value: Any, path: str) -> Any:
         if not isinstance(value, Mapping):
             raise ValueError(f"{path}: expected an object, got {type(value).__name__}")
         key_type, value_type = args if args else (str, Any)
-        return {_decode(key_type, k, path): _decode(value_type, v, f"{path}.{k}") for k, v in value.items()}
+        return {
+            _decode(key_type, k, path): _decode(value_type, v, f"{path}.{k}")
+            for k, v in value.items()
+        }
     if isinstance(hint, type) and issubclass(hint, enum.Enum):
         try:
             return hint(value)

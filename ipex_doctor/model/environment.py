@@ -135,9 +135,19 @@ class Environment(JsonModel):
     """Allow-listed environment variables, secret-looking values redacted."""
     runtime: RuntimeProbe
 
+    @property
+    def device_labels(self) -> list[str]:
+        """``cpu`` and every accelerator the runtime probe saw, as ``type:index``."""
+        return ["cpu", *(device_label(d) for d in self.runtime.devices)]
+
     def package(self, name: str) -> Package | None:
         """The installed distribution ``name`` (normalised), or ``None``."""
         for package in self.packages:
             if package.name == name:
                 return package
         return None
+
+
+def device_label(device: Mapping[str, Any]) -> str:
+    """The label of an accelerator the probe reported: ``xpu:0``, ``cuda:1``."""
+    return f"{device.get('type')}:{device.get('index')}"

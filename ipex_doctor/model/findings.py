@@ -10,6 +10,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any, TypeAlias
 
 from ipex_doctor.model.codec import JsonModel
@@ -63,6 +64,20 @@ class FindingKind(str, enum.Enum):
     ENVIRONMENT = "environment"
     KNOWN_ISSUE = "known-issue"
     SANITY = "sanity"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@enum.unique
+class Command(str, enum.Enum):
+    """The doctor command a report comes from (``fleet`` for merged and distributed reports)."""
+
+    CHECK = "check"
+    ENV = "env"
+    REPRO = "repro"
+    SANITY = "sanity"
+    FLEET = "fleet"
 
     def __str__(self) -> str:
         return self.value
@@ -205,8 +220,8 @@ class Report(JsonModel):
     doctor_version: str
     created_at: str
     """ISO 8601 UTC timestamp of the run."""
-    command: str
-    """The doctor command that produced the report (``check``, ``env``)."""
+    command: Command
+    """The doctor command that produced the report."""
     environment: Environment
     findings: tuple[Finding, ...]
     complete: bool = True
@@ -219,3 +234,8 @@ class Report(JsonModel):
     def summary(self) -> Summary:
         """Counts and worst status of the findings."""
         return Summary.of(self.findings)
+
+
+def now_utc() -> str:
+    """The current time as an ISO 8601 UTC timestamp (seconds), as reports carry it."""
+    return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")

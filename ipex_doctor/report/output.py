@@ -124,3 +124,27 @@ def _write_in_place(destination: str, target: Path, text: str) -> None:
     except OSError as exc:
         reason = "the disk is full" if exc.errno == errno.ENOSPC else exc.strerror
         raise OutputError(f"cannot write report to {destination}: {reason}") from None
+
+
+def write_crash_log(exc: BaseException, version: str) -> str | None:
+    """Write the traceback of an internal error where the user can attach it to a bug report;
+    the path written, or ``None`` when no directory would take it."""
+    import platform
+    import traceback
+
+    text = (
+        f"### version information\n\nipex-doctor {version}\nPython {sys.version}\n"
+        f"{platform.platform()}\nargv: {sys.argv}\n\n### error information\n\n```\n"
+        f"{''.join(traceback.format_exception(exc))}```\n"
+    )
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    for directory in (os.path.join(base, "ipex-doctor"), tempfile.gettempdir()):
+        try:
+            os.makedirs(directory, exist_ok=True)
+            path = os.path.join(directory, "ipex-doctor-crash.md")
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            return path
+        except OSError:
+            continue
+    return None

@@ -19,12 +19,12 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import enum
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ipex_doctor.errors import DoctorError, ExitCode
+from ipex_doctor.errors import DoctorError, ExitCode, did_you_mean, read_bounded
 from ipex_doctor.knowledge import yamldoc
 from ipex_doctor.model.findings import Evidence, Ignored, Report, Status
 
@@ -117,14 +117,11 @@ class Policy:
         """Refuse ignores of ids that no finding can have."""
         for ignore in self.ignores:
             if ignore.id not in known:
-                import difflib
-
-                close = difflib.get_close_matches(ignore.id, list(known), n=3)
                 raise PolicyError(
                     f"{ignore.source}: unknown finding id '{ignore.id}'",
-                    tip=f"did you mean {', '.join(close)}?"
-                    if close
-                    else "'ipex-doctor kb list' lists the ids",
+                    tip=did_you_mean(
+                        ignore.id, known, otherwise="'ipex-doctor kb list' lists the ids"
+                    ),
                 )
 
 
@@ -161,16 +158,7 @@ def _date(text: Any, where: str) -> datetime.date:
 
 def read_policy_file(path: Path) -> tuple[FailOn | None, tuple[Ignore, ...]]:
     """Parse a policy file; raises ``PolicyError`` naming the file and line."""
-    try:
-        if path.stat().st_size > MAX_POLICY_BYTES:
-            raise PolicyError(
-                f"{path}: larger than {MAX_POLICY_BYTES // 1024} KiB; a policy is a small file"
-            )
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise PolicyError(f"{path}: no such policy file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise PolicyError(f"{path}: cannot read: {exc}") from None
+    text = read_bounded(path, MAX_POLICY_BYTES, PolicyError, "policy")
     data = yamldoc.parse(str(path), text, PolicyError)
     if data is None:
         return None, ()
@@ -229,11 +217,3 @@ def build_policy(
     threshold = FailOn(fail_on) if fail_on else (file_fail_on or FailOn.FAIL)
     merged = {i.id: i for i in (*ignores, *cli_ignores)}
     return Policy(fail_on=threshold, ignores=tuple(merged.values()))
-
-
-def known_finding_ids(kb_ids: Iterable[str]) -> set[str]:
-    """Every id a finding can have: knowledge-base entries and the sanity run's findings."""
-    from ipex_doctor.verdicts.fleet import FLEET_IDS
-    from ipex_doctor.verdicts.sanity import FINDING_IDS
-
-    return set(kb_ids) | set(FINDING_IDS) | set(FLEET_IDS)

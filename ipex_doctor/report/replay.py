@@ -9,12 +9,14 @@ findings of checks no entry names anymore are kept as they were.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ipex_doctor.errors import DoctorError
+from ipex_doctor import resources
+from ipex_doctor.errors import DoctorError, read_bounded
 from ipex_doctor.knowledge.kb import KnowledgeBase
-from ipex_doctor.model.findings import SCHEMA_VERSION, FindingKind, Report
+from ipex_doctor.model.findings import SCHEMA_VERSION, Command, FindingKind, Report
 from ipex_doctor.model.observations import CheckRun
 from ipex_doctor.verdicts.judge import judge
 
@@ -28,14 +30,9 @@ def _version(text: str) -> tuple[int, int]:
 
 def load_report(path: Path) -> Report:
     """Read a report written by ipex-doctor; raises ``DoctorError`` with what is wrong."""
+    text = read_bounded(path, MAX_REPORT_BYTES, DoctorError, "report")
     try:
-        if path.stat().st_size > MAX_REPORT_BYTES:
-            raise DoctorError(f"{path}: larger than {MAX_REPORT_BYTES // 2**20} MiB; not a report")
-        data: Any = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise DoctorError(f"{path}: no such report file") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise DoctorError(f"{path}: cannot read: {exc}") from None
+        data: Any = json.loads(text)
     except json.JSONDecodeError as exc:
         raise DoctorError(f"{path}:{exc.lineno}: not JSON ({exc.msg})") from None
     if not isinstance(data, dict) or "schema_version" not in data:
@@ -50,12 +47,35 @@ def load_report(path: Path) -> Report:
             f"this one reads up to {SCHEMA_VERSION})",
             tip="upgrade ipex-doctor to replay it",
         )
+    _check_schema(path, data)
     try:
         return Report.from_dict(data)
-    except (KeyError, ValueError, TypeError, AttributeError) as exc:
+    except ValueError as exc:
+        raise DoctorError(f"{path}: not a valid ipex-doctor report ({exc})") from None
+
+
+def _check_schema(path: Path, data: Any) -> None:
+    """Refuse a report that does not match the published schema, naming the first place."""
+    from jsonschema import Draft202012Validator  # NOTE: lazy; only reading reports needs it
+
+    schema = json.loads(resources.read_text("report.schema.json"))
+    errors = sorted(Draft202012Validator(schema).iter_errors(data), key=lambda e: e.json_path)
+    if errors:
+        first = errors[0]
         raise DoctorError(
-            f"{path}: not a valid ipex-doctor report ({type(exc).__name__}: {exc})"
-        ) from None
+            f"{path}: not a valid ipex-doctor report ({first.json_path}: {first.message[:200]})"
+        )
+
+
+def load_reports(paths: Sequence[Path]) -> list[tuple[str, Report]]:
+    """Several reports, each named after its file (the whole path when two stems clash)."""
+    nodes: list[tuple[str, Report]] = []
+    names: set[str] = set()
+    for path in paths:
+        name = path.stem if path.stem not in names else str(path)
+        names.add(name)
+        nodes.append((name, load_report(path)))
+    return nodes
 
 
 def recorded_runs(report: Report) -> dict[str, list[CheckRun]]:
@@ -76,7 +96,7 @@ def recorded_runs(report: Report) -> dict[str, list[CheckRun]]:
 def rejudge(report: Report, kb: KnowledgeBase) -> Report:
     """``report`` with its verdicts recomputed against ``kb`` from its own observations."""
     runs = recorded_runs(report)
-    kinds = (FindingKind.ENVIRONMENT,) if report.command == "env" else None
+    kinds = (FindingKind.ENVIRONMENT,) if report.command is Command.ENV else None
     judged = judge(report.environment, kb, kinds=kinds, runs=runs)
     judged_ids = {f.id for f in judged}
     kept = tuple(
@@ -85,7 +105,7 @@ def rejudge(report: Report, kb: KnowledgeBase) -> Report:
         if f.id not in judged_ids and f.kind is not FindingKind.ENVIRONMENT
     )
     selected = {f.id for f in report.findings}
-    if report.command in ("repro", "sanity"):
+    if report.command in (Command.REPRO, Command.SANITY):
         judged = tuple(f for f in judged if f.id in selected)
     return Report(
         doctor_version=report.doctor_version,

@@ -1,7 +1,9 @@
-"""The core of a diagnosis, free of any UI: probe the environment, judge it, build the report.
+"""A diagnosis from start to report: probe the environment, run the checks, judge, redact.
 
-The CLI calls ``examine`` (the probe) and ``diagnose`` (probe + verdicts). Progress goes
-through an injected callback (no-op by default); nothing here prints or exits.
+``examine`` is the probe (static facts in this process, the runtime probe in a spawned worker);
+``diagnose`` adds the checks and the sanity run and returns the redacted report. Progress goes
+through injected callbacks; nothing here prints or exits. What was learnt is kept in a
+``Partial`` as it comes, so an interrupted run still has a report (``partial_report``).
 """
 
 from __future__ import annotations
@@ -11,24 +13,21 @@ import os
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 
 from ipex_doctor import __version__
 from ipex_doctor.knowledge.kb import KnowledgeBase, KnownIssue
 from ipex_doctor.knowledge.rules import IPEX_MODULE
 from ipex_doctor.model.environment import Environment, Host, Interpreter, Package, RuntimeProbe
-from ipex_doctor.model.findings import FindingKind, Report, Severity
+from ipex_doctor.model.findings import Command, FindingKind, Report, Severity, now_utc
 from ipex_doctor.model.observations import CheckRun, Outcome
 from ipex_doctor.probe import host, interpreter
-from ipex_doctor.probe import session as runtime
+from ipex_doctor.probe import session as sessions
 from ipex_doctor.probe.secrets import Redactor, reported_env_vars
 from ipex_doctor.probe.session import Session, StepProgress
-from ipex_doctor.runs import runner as repro
+from ipex_doctor.runs import runner, sanity
 from ipex_doctor.runs.catalog import CheckScript
-from ipex_doctor.verdicts import sanity
-from ipex_doctor.verdicts.devices import device_outliers
-from ipex_doctor.verdicts.judge import judge
-from ipex_doctor.verdicts.sanity import SanityOptions
+from ipex_doctor.runs.devices import select_devices
+from ipex_doctor.verdicts.assemble import findings_of
 
 Progress = Callable[[str], None]
 
@@ -37,12 +36,22 @@ def _quiet(_: str) -> None:
     return None
 
 
+@dataclass(frozen=True)
+class StaticFacts:
+    """What the doctor's own process learns before any torch import."""
+
+    interpreter: Interpreter
+    host: Host
+    packages: tuple[Package, ...]
+    env_vars: Mapping[str, str]
+    """The allow-listed variables, secret-looking values already redacted."""
+
+
 @dataclass
 class Partial:
     """What a diagnosis has found so far, so an interrupted run can still write its report."""
 
-    static: tuple[Interpreter, Host, tuple[Package, ...], dict[str, str]] | None = None
-    """The static probe: interpreter, host, packages, reported variables."""
+    static: StaticFacts | None = None
     env: Environment | None = None
     """The whole environment, once the runtime probe finished."""
     runs: dict[str, list[CheckRun]] = field(default_factory=dict)
@@ -50,16 +59,13 @@ class Partial:
 
     def environment(self) -> Environment | None:
         """The environment as far as it is known (``None`` before the handshake finished)."""
-        if self.env is not None:
+        if self.env is not None or self.static is None:
             return self.env
-        if self.static is None:
-            return None
-        interpreter, host_facts, packages, env_vars = self.static
         return Environment(
-            interpreter=interpreter,
-            host=host_facts,
-            packages=packages,
-            env_vars=env_vars,
+            interpreter=self.static.interpreter,
+            host=self.static.host,
+            packages=self.static.packages,
+            env_vars=self.static.env_vars,
             runtime=RuntimeProbe(
                 ran=False, skip_reason="interrupted before the runtime probe finished"
             ),
@@ -71,7 +77,7 @@ class ProbeOptions:
     """What to examine and how long the runtime probe may take."""
 
     python: str = sys.executable
-    timeout_s: float = runtime.DEFAULT_TIMEOUT_S
+    timeout_s: float = sessions.DEFAULT_TIMEOUT_S
     runtime_probe: bool = True
 
 
@@ -83,9 +89,9 @@ class CheckOptions:
     only: tuple[str, ...] | None = None
     """Check ids to run; ``None`` runs every check a knowledge-base entry names."""
     device: str = "auto"
-    timeout_s: float = repro.DEFAULT_CHECK_TIMEOUT_S
+    timeout_s: float = runner.DEFAULT_CHECK_TIMEOUT_S
     isolation: str = "worker"
-    sanity: SanityOptions | None = None
+    sanity: sanity.SanityOptions | None = None
     """Run the ResNet-50 AMP sanity run after the checks (``None``: skip it)."""
 
 
@@ -108,45 +114,54 @@ def examine(
     # with its one-line error alone.
     target = interpreter.inspect(options.python)
     progress(f"examining {target.interpreter.executable}: reading package metadata")
-    packages = interpreter.installed_packages(target.sys_path)
-    machine = host.probe_host()
-    redactor = Redactor(environ)
-    env_vars = reported_env_vars(environ, redactor)
-    partial = partial if partial is not None else Partial()
-    partial.static = (target.interpreter, machine, packages, env_vars)
-    session = None
-    if not options.runtime_probe:
-        probe = RuntimeProbe(ran=False, skip_reason="the runtime probe was switched off")
-    elif not any(p.name == "torch" for p in packages):
-        probe = RuntimeProbe(ran=False, skip_reason="torch is not installed")
-    else:
-        progress("importing torch and IPEX in a spawned interpreter")
-        try:
-            session = Session(target.interpreter.executable, environ=environ)
-        except OSError as exc:
-            probe = RuntimeProbe(
-                ran=False, skip_reason=f"could not start the interpreter: {exc.strerror}"
-            )
-        else:
-            try:
-                probe = session.start_up(options.timeout_s)
-            except BaseException:
-                # NOTE: an interrupt while waiting: the worker must not outlive the doctor.
-                session.close(grace=0)
-                raise
-            if not keep_session:
-                session.close()
-                session = None
-            probe = _as_fresh_imports(probe, target.interpreter.executable, options, environ)
-    env = Environment(
+    static = StaticFacts(
         interpreter=target.interpreter,
-        host=machine,
-        packages=packages,
-        env_vars=env_vars,
+        host=host.probe_host(),
+        packages=interpreter.installed_packages(target.sys_path),
+        env_vars=reported_env_vars(environ, Redactor(environ)),
+    )
+    partial = partial if partial is not None else Partial()
+    partial.static = static
+    probe, session = _runtime_probe(options, static, environ, progress, keep_session)
+    env = Environment(
+        interpreter=static.interpreter,
+        host=static.host,
+        packages=static.packages,
+        env_vars=static.env_vars,
         runtime=probe,
     )
     partial.env = env
     return env, session
+
+
+def _runtime_probe(
+    options: ProbeOptions,
+    static: StaticFacts,
+    environ: Mapping[str, str],
+    progress: Progress,
+    keep_session: bool,
+) -> tuple[RuntimeProbe, Session | None]:
+    if not options.runtime_probe:
+        return RuntimeProbe(ran=False, skip_reason="the runtime probe was switched off"), None
+    if not any(p.name == "torch" for p in static.packages):
+        return RuntimeProbe(ran=False, skip_reason="torch is not installed"), None
+    progress("importing torch and IPEX in a spawned interpreter")
+    python = static.interpreter.executable
+    try:
+        session = Session(python, environ=environ)
+    except OSError as exc:
+        reason = f"could not start the interpreter: {exc.strerror}"
+        return RuntimeProbe(ran=False, skip_reason=reason), None
+    try:
+        probe = session.start_up(options.timeout_s)
+    except BaseException:
+        # NOTE: an interrupt while waiting: the worker must not outlive the doctor.
+        session.close(grace=0)
+        raise
+    if not keep_session:
+        session.close()
+    probe = _as_fresh_imports(probe, python, options, environ)
+    return probe, (session if keep_session else None)
 
 
 def _as_fresh_imports(
@@ -165,7 +180,7 @@ def _as_fresh_imports(
     ipex = probe.import_of(IPEX_MODULE)
     if torchvision is None or torchvision.ok or ipex is None:
         return probe
-    fresh = runtime.fresh_import(python, IPEX_MODULE, options.timeout_s, environ)
+    fresh = sessions.fresh_import(python, IPEX_MODULE, options.timeout_s, environ)
     if fresh is None:
         return probe
     return dataclasses.replace(
@@ -173,123 +188,58 @@ def _as_fresh_imports(
     )
 
 
-def _plan(
+def _plan_checks(
     env: Environment, kb: KnowledgeBase, checks: CheckOptions
-) -> tuple[list[repro.Task], dict[str, list[CheckRun]]]:
-    """The tasks to run, and the runs already decided (devices asked for that do not exist)."""
+) -> tuple[list[runner.Task], dict[str, list[CheckRun]]]:
+    """The check tasks to run, and the runs already decided (devices asked for, absent)."""
     wanted = checks.only
     if wanted is None:
-        wanted = tuple(
-            dict.fromkeys(
-                i.repro for i in kb.issues if i.repro is not None and i.repro in checks.catalog
-            )
-        )
-    devices, missing = repro.select_devices(checks.device, env)
-    tasks: list[repro.Task] = []
+        named = (i.repro for i in kb.issues if i.repro is not None and i.repro in checks.catalog)
+        wanted = tuple(dict.fromkeys(named))
+    devices, missing = select_devices(checks.device, env)
+    tasks: list[runner.Task] = []
     decided: dict[str, list[CheckRun]] = {}
     for check_id in wanted:
-        script = checks.catalog[check_id]
-        tasks.extend(repro.Task(script, device) for device in devices)
+        tasks.extend(runner.Task(checks.catalog[check_id], device) for device in devices)
         decided[check_id] = [
-            CheckRun(
-                check_id,
-                device,
-                Outcome.DEVICE_ABSENT,
-                error=f"{device} is not present in this environment",
-            )
+            CheckRun(check_id, device, Outcome.DEVICE_ABSENT, error=f"{device} is not present here")
             for device in missing
         ]
     return tasks, decided
 
 
-def _sanity_device(spec: str | None, env: Environment) -> tuple[str | None, str]:
-    """The sanity run's device: the one asked for, else the first accelerator, else cpu."""
-    present = repro.present_devices(env)
-    if spec in (None, "auto", "all"):
-        return (present[1] if len(present) > 1 else "cpu"), ""
-    assert spec is not None
-    matching = [d for d in present if d == spec or d.split(":")[0] == spec]
-    return (matching[0], "") if matching else (None, spec)
-
-
-def _plan_sanity(
-    env: Environment, options: SanityOptions
-) -> tuple[list[repro.Task], list[CheckRun]]:
-    """The sanity run's tasks, or why it does not run: a device asked for that is absent (an
-    error: the user's request cannot be met), else no usable torchvision (not applicable)."""
-    if options.device == "all":
-        # NOTE: --device all: a sanity run on every device, so a slow or broken card shows.
-        devices = repro.present_devices(env)
-    else:
-        device, missing = _sanity_device(options.device, env)
-        if device is None:
-            absent = CheckRun(
-                sanity.SANITY_ID, missing, Outcome.DEVICE_ABSENT, error=f"{missing} is not present"
-            )
-            return [], [absent]
-        devices = [device]
-    cannot = _sanity_cannot_run(env)
-    if cannot is not None:
-        skipped = CheckRun(
-            sanity.SANITY_ID,
-            options.device or "auto",
-            Outcome.SKIPPED,
-            result={"needs": "torchvision"},
-            error=cannot,
-        )
-        return [], [skipped]
-    return [repro.Task(sanity.script(), d, options.args()) for d in devices], []
-
-
-def _sanity_cannot_run(env: Environment) -> str | None:
-    """Why the sanity run cannot run in ``env`` (it needs torchvision's ResNet-50), or None."""
-    if env.package("torchvision") is None:
-        return "torchvision is not installed (the sanity run trains torchvision's ResNet-50)"
-    outcome = env.runtime.import_of("torchvision")
-    if outcome is not None and not outcome.ok:
-        return "torchvision does not import (see the torchvision-broken finding)"
-    return None
-
-
 def _with_adhoc_entries(kb: KnowledgeBase, checks: CheckOptions) -> KnowledgeBase:
     """Add an entry for each requested check that no knowledge-base entry names."""
     named = {i.repro for i in kb.issues}
-    extra = []
-    for check_id in checks.only or ():
-        if check_id in named:
-            continue
-        script = checks.catalog[check_id]
-        extra.append(
-            KnownIssue(
-                id=check_id,
-                title=script.title,
-                kind=FindingKind.KNOWN_ISSUE,
-                severity=Severity.WARNING,
-                summary=script.doc or script.title,
-                remediation=f"See the docstring of {script.path}.",
-                workaround="",
-                devices=(),
-                affected=(),
-                rule=None,
-                repro=check_id,
-                symptoms=(),
-                references=(),
-                source=str(script.path),
-            )
+    extra = [
+        KnownIssue(
+            id=check_id,
+            title=script.title,
+            kind=FindingKind.KNOWN_ISSUE,
+            severity=Severity.WARNING,
+            summary=script.doc or script.title,
+            remediation=f"See the docstring of {script.path}.",
+            workaround="",
+            devices=(),
+            affected=(),
+            rule=None,
+            repro=check_id,
+            symptoms=(),
+            references=(),
+            source=str(script.path),
         )
+        for check_id in checks.only or ()
+        if check_id not in named
+        for script in (checks.catalog[check_id],)
+    ]
     return KnowledgeBase(issues=kb.issues + tuple(extra), sources=kb.sources)
-
-
-def now_utc() -> str:
-    """The current time as an ISO 8601 UTC timestamp (seconds)."""
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 def diagnose(
     options: ProbeOptions,
     kb: KnowledgeBase,
     *,
-    command: str,
+    command: Command,
     kinds: tuple[FindingKind, ...] | None = None,
     checks: CheckOptions | None = None,
     environ: Mapping[str, str] | None = None,
@@ -305,24 +255,23 @@ def diagnose(
     environ = os.environ if environ is None else environ
     partial = partial if partial is not None else Partial()
     env, session = examine(
-        options,
-        environ=environ,
-        progress=progress,
-        keep_session=checks is not None,
+        options, environ=environ, progress=progress, keep_session=checks is not None,
         partial=partial,
-    )
+    )  # fmt: skip
     runs = partial.runs
     if checks is not None:
+        tasks: list[runner.Task] = []
         torch_import = env.runtime.import_of("torch")
         if torch_import is not None and torch_import.ok:
-            tasks, decided = _plan(env, kb, checks)
+            tasks, decided = _plan_checks(env, kb, checks)
             runs.update(decided)
-            if checks.sanity is not None:
-                sanity_tasks, not_run = _plan_sanity(env, checks.sanity)
-                tasks.extend(sanity_tasks)
-                if not_run:
-                    runs[sanity.SANITY_ID] = not_run
-            repro.run_tasks(
+        if checks.sanity is not None:
+            sanity_tasks, not_run = sanity.plan(env, checks.sanity)
+            tasks.extend(sanity_tasks)
+            if not_run:
+                runs[sanity.TASK_ID] = not_run
+        if tasks:
+            runner.run_tasks(
                 env.interpreter.executable,
                 tasks,
                 session=session,
@@ -333,18 +282,8 @@ def diagnose(
                 on_step=on_step,
                 on_run=lambda run: runs.setdefault(run.check_id, []).append(run),
             )
-        else:
-            if session is not None:
-                session.close()
-            if checks.sanity is not None:
-                runs[sanity.SANITY_ID] = [
-                    CheckRun(
-                        sanity.SANITY_ID,
-                        checks.sanity.device or "auto",
-                        Outcome.SKIPPED,
-                        error="torch does not import",
-                    )
-                ]
+        elif session is not None:
+            session.close()
     progress("judging the knowledge base")
     return build_report(env, kb, runs, command=command, kinds=kinds, checks=checks, environ=environ)
 
@@ -354,7 +293,7 @@ def build_report(
     kb: KnowledgeBase,
     runs: Mapping[str, list[CheckRun]],
     *,
-    command: str,
+    command: Command,
     kinds: tuple[FindingKind, ...] | None,
     checks: CheckOptions | None,
     environ: Mapping[str, str] | None = None,
@@ -364,22 +303,15 @@ def build_report(
     environ = os.environ if environ is None else environ
     if checks is not None:
         kb = _with_adhoc_entries(kb, checks)
-    runs = dict(runs)
-    sanity_runs = runs.pop(sanity.SANITY_ID, [])
-    findings = judge(env, kb, kinds=kinds, runs=runs)
-    findings += tuple(f for run in sanity_runs for f in sanity.judge_sanity(run, env))
-    findings += tuple(device_outliers(env, sanity_runs))
-    if checks is not None and checks.only is not None:
-        # NOTE: `repro NAME` reports the entries of the checks asked for, plus any environment
-        # problem (torch missing, an import failing) that explains why a check could not run.
-        selected = {i.id for i in kb.issues if i.repro in set(checks.only)}
-        findings = tuple(
-            f
-            for f in findings
-            if f.id in selected
-            or f.kind is FindingKind.SANITY
-            or (f.kind is FindingKind.ENVIRONMENT and f.is_problem)
-        )
+    check_runs = {k: v for k, v in runs.items() if k != sanity.TASK_ID}
+    findings = findings_of(
+        env,
+        kb,
+        runs=check_runs,
+        sanity_runs=runs.get(sanity.TASK_ID, ()),
+        kinds=kinds,
+        only_checks=None if checks is None else checks.only,
+    )
     report = Report(
         doctor_version=__version__,
         created_at=now_utc(),
@@ -395,7 +327,7 @@ def partial_report(
     partial: Partial,
     kb: KnowledgeBase,
     *,
-    command: str,
+    command: Command,
     kinds: tuple[FindingKind, ...] | None,
     checks: CheckOptions | None,
 ) -> Report | None:

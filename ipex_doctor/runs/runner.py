@@ -8,47 +8,15 @@ as an ``error``, and a fresh worker (``--no-probe``: imports only) runs the rema
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ipex_doctor.errors import DoctorError
-from ipex_doctor.model.environment import Environment
 from ipex_doctor.model.observations import CheckRun, Outcome
 from ipex_doctor.probe.session import Session, StepProgress
 from ipex_doctor.runs.catalog import CheckScript
 
 DEFAULT_CHECK_TIMEOUT_S = 120.0
-_DEVICE_SPEC = re.compile(r"^(auto|all|cpu|xpu|cuda)(:\d+)?$")
-
-
-def parse_device_spec(spec: str) -> str:
-    """Validate a ``--device`` value (auto, all, cpu, xpu, xpu:N, cuda, cuda:N)."""
-    spec = spec.strip().lower()
-    match = _DEVICE_SPEC.match(spec)
-    if match is None or (match.group(2) and match.group(1) in ("auto", "all", "cpu")):
-        raise DoctorError(
-            f"--device {spec!r}: not a device",
-            tip="use auto, all, cpu, xpu, xpu:N, cuda or cuda:N",
-        )
-    return spec
-
-
-def present_devices(env: Environment) -> list[str]:
-    """``cpu`` and every accelerator the runtime probe saw, as ``type:index``."""
-    return ["cpu"] + [f"{d.get('type')}:{d.get('index')}" for d in env.runtime.devices]
-
-
-def select_devices(spec: str, env: Environment) -> tuple[list[str], list[str]]:
-    """The devices ``spec`` names that exist here, and the ones it names that do not."""
-    present = present_devices(env)
-    if spec in ("auto", "all"):
-        return present, []
-    if ":" in spec:
-        return ([spec], []) if spec in present else ([], [spec])
-    matching = [d for d in present if d.split(":")[0] == spec]
-    return (matching, []) if matching else ([], [spec])
 
 
 @dataclass(frozen=True)

@@ -15,10 +15,17 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ipex_doctor import __version__
-from ipex_doctor.model.findings import Evidence, Finding, FindingKind, Report, Severity, Status
-from ipex_doctor.runs.diagnose import now_utc
+from ipex_doctor.model.findings import (
+    Command,
+    Evidence,
+    Finding,
+    FindingKind,
+    Report,
+    Severity,
+    Status,
+    now_utc,
+)
 
-FLEET_IDS = ("fleet-summary", "fleet-outlier", "fleet-collectives", "device-outlier")
 _PACKAGES = (
     "torch",
     "torchvision",
@@ -123,7 +130,7 @@ def merge(nodes: Sequence[tuple[str, Report]], *, extra: Sequence[Finding] = ())
     return Report(
         doctor_version=__version__,
         created_at=now_utc(),
-        command="fleet",
+        command=Command.FLEET,
         environment=nodes[0][1].environment,
         findings=(overview, *outliers, *extra, *findings),
         complete=all(report.complete for _, report in nodes),
@@ -177,62 +184,3 @@ def collectives_finding(ranks: Sequence[Mapping[str, Any]]) -> Finding:
 
 LINK_FRACTION = 0.5
 """A rank whose all_reduce bus bandwidth is below half the median is 'far below its peers'."""
-
-
-def rank_device(report: Report, local_rank: int) -> str:
-    """This rank's device: its local accelerator (xpu first, as the job would), else cpu."""
-    for kind in ("xpu", "cuda"):
-        indexes = [
-            int(d.get("index", 0))
-            for d in report.environment.runtime.devices
-            if d.get("type") == kind
-        ]
-        if indexes:
-            return f"{kind}:{sorted(indexes)[local_rank % len(indexes)]}"
-    return "cpu"
-
-
-def gather(
-    python: str, report: Report, *, timeout: float, device: str
-) -> tuple[int | None, Report | None, str]:
-    """Join the job's process group in a worker, check collectives, gather reports on rank 0.
-
-    Returns ``(rank, fleet report on rank 0 else None, error)``. Every failure (a rank that
-    never joins, a backend that breaks) is an error string, never an exception.
-    """
-    import json
-
-    from ipex_doctor import resources
-    from ipex_doctor.model.observations import Outcome
-    from ipex_doctor.probe.session import Session
-
-    script = str(resources.path("probe/scripts/collective.py"))
-    try:
-        session = Session(python, probe=False)
-    except OSError as exc:
-        return None, None, f"could not start {python}: {exc.strerror}"
-    try:
-        session.start_up(timeout)
-        run = session.run_check(
-            "collectives",
-            script,
-            device,
-            timeout * 2,
-            args={"report": json.dumps(report.to_dict()), "timeout": timeout},
-        )
-    except BaseException:
-        session.close(grace=0)  # NOTE: stopped by the launcher: end the worker at once
-        raise
-    finally:
-        session.close()
-    if run.outcome is not Outcome.OK:
-        return None, None, f"the collective step {run.outcome}: {run.error}"
-    rank = int(run.result.get("rank", -1))
-    if rank != 0:
-        return rank, None, ""
-    ranks = sorted(run.result.get("ranks") or (), key=lambda r: int(r.get("rank", 0)))
-    nodes = [
-        (f"{r.get('host')}:rank{r.get('rank')}", Report.from_dict(json.loads(r["report"])))
-        for r in ranks
-    ]
-    return 0, merge(nodes, extra=(collectives_finding(ranks),)), ""

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from ipex_doctor.knowledge.kb import KnowledgeBase, KnownIssue
 from ipex_doctor.knowledge.rules import (
+    NEEDS,
     RULES,
     Observation,
     effective_variant,
@@ -226,8 +227,32 @@ def title_for(issue: KnownIssue, status: Status, verdict: Verdict) -> str:
     return f"Not applicable here: {issue.title}"
 
 
+def observe_rule(
+    env: Environment,
+    rule: str,
+    in_range: bool | None,
+    seen: dict[str, Observation] | None = None,
+) -> Observation:
+    """The observation of ``rule`` in ``env``, the rules it needs (``NEEDS``) observed first.
+
+    ``seen`` caches the observations of needed rules across the entries of one judgement (they
+    do not depend on the entry's version ranges).
+    """
+    seen = {} if seen is None else seen
+    earlier = {}
+    for needed in NEEDS.get(rule, ()):
+        if needed not in seen:
+            seen[needed] = observe_rule(env, needed, None, seen)
+        earlier[needed] = seen[needed]
+    return RULES[rule](env, in_range, earlier)
+
+
 def judge_issue(
-    env: Environment, issue: KnownIssue, runs: Sequence[CheckRun] | None = None
+    env: Environment,
+    issue: KnownIssue,
+    runs: Sequence[CheckRun] | None = None,
+    *,
+    seen: dict[str, Observation] | None = None,
 ) -> Finding:
     """The finding for one knowledge-base entry in ``env``, with its check's runs if any."""
     versions = judge_versions(env, issue)
@@ -235,7 +260,7 @@ def judge_issue(
     if runs:
         observation, broken = _observed(env, issue, versions, runs)
     elif issue.rule is not None:
-        observation = RULES[issue.rule](env, issue, versions.in_range)
+        observation = observe_rule(env, issue.rule, versions.in_range, seen)
     else:
         observation = _version_only(env, issue, versions)
     status = status_for(observation.verdict, issue.severity)
@@ -286,8 +311,9 @@ def judge(
     ``runs`` maps a check id to its runs; an entry whose ``repro`` ran is judged on them.
     """
     runs = runs or {}
+    seen: dict[str, Observation] = {}
     return tuple(
-        judge_issue(env, issue, runs.get(issue.repro) if issue.repro else None)
+        judge_issue(env, issue, runs.get(issue.repro) if issue.repro else None, seen=seen)
         for issue in kb.issues
         if (judgeable(issue) or (issue.repro in runs)) and (kinds is None or issue.kind in kinds)
     )

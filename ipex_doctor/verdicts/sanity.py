@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from ipex_doctor import resources
@@ -26,19 +25,7 @@ from ipex_doctor.model.findings import (
 )
 from ipex_doctor.model.observations import CheckRun, Outcome
 from ipex_doctor.model.versions import parse
-from ipex_doctor.runs.catalog import CheckScript
 
-SANITY_ID = "sanity"
-FINDING_IDS = (
-    "sanity-run",
-    "sanity-train",
-    "sanity-train-ipex",
-    "sanity-amp-agreement",
-    "sanity-grad-mode",
-    "sanity-throughput",
-    "sanity-jit",
-)
-"""Every id a sanity finding can have (a policy may ignore any of them)."""
 SLOWER_THAN = 0.95
 """AMP counts as slower below 0.95x fp32: repeated runs of the same work varied by up to 5 %
 (benchmarks/sanity_overhead.py)."""
@@ -52,8 +39,6 @@ ACCELERATOR_MIN_BATCH = 64
 """The regime in which AMP must beat fp32 on native hardware: 224x224 images in channels_last,
 at least this batch. Below it a slower AMP is reported, not judged (8 images of 64x64 measured
 0.84x on a healthy AMX Xeon; batch 8 of 224x224 on an H200 0.7x)."""
-PROFILES = ("quick", "full")
-AMP_DTYPES = ("bfloat16", "float16")
 
 _REFERENCES = (
     Reference(
@@ -65,44 +50,6 @@ _REFERENCES = (
         title="IPEX: auto mixed precision",
     ),
 )
-
-
-@dataclass(frozen=True)
-class SanityOptions:
-    """How to run the sanity run (the CLI's --profile, --amp-dtype, --lr, ...)."""
-
-    profile: str = "quick"
-    amp_dtype: str = "bfloat16"
-    lr: float | None = None
-    weights: str | None = None
-    data: str | None = None
-    use_ipex: bool = True
-    device: str | None = None
-    """A device (``xpu``, ``cuda:1``...); ``None`` picks the first accelerator, else cpu;
-    ``all`` runs on every device."""
-
-    def args(self) -> dict[str, Any]:
-        """Keyword arguments for the script's ``run(device, **args)``."""
-        args: dict[str, Any] = {
-            "profile": self.profile,
-            "amp_dtype": self.amp_dtype,
-            "weights": self.weights,
-            "data": self.data,
-            "use_ipex": self.use_ipex,
-        }
-        if self.lr is not None:
-            args["lr"] = self.lr
-        return args
-
-
-def script() -> CheckScript:
-    """The sanity run as a task the worker can run like a check."""
-    return CheckScript(
-        id=SANITY_ID,
-        path=resources.path("probe/scripts/sanity.py"),
-        title="ResNet-50 AMP sanity train/infer run",
-        doc="",
-    )
 
 
 def _finding(

@@ -1,0 +1,102 @@
+"""Plain text for the commands that describe knowledge rather than an environment.
+
+``explain`` (the best match for an error text), ``kb list``, ``kb show`` and ``repro --list``:
+pure functions from the knowledge base (and the registry of built-in findings) to the text the
+CLI prints. Their ``--json`` forms are the entries' own JSON (``to_dict``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from ipex_doctor.knowledge.explain import Match
+from ipex_doctor.knowledge.kb import KnowledgeBase, KnownIssue
+from ipex_doctor.verdicts.registry import BUILTIN, FindingSpec
+
+
+def explain_text(matches: Sequence[Match]) -> str:
+    """The best match with why, fix, workaround, affected versions, references, others."""
+    if not matches:
+        return (
+            "No known issue matches this text. 'ipex-doctor check' examines the environment itself."
+        )
+    best = matches[0].issue
+    lines = [
+        f"{best.id}: {best.title}",
+        "",
+        f"  matched: {matches[0].matched[0]!r}",
+        "",
+        f"  why: {best.summary}",
+        "",
+        f"  fix: {best.remediation}",
+    ]
+    if best.workaround:
+        lines.append(f"  workaround: {best.workaround}")
+    for affected in best.affected:
+        fixed = f"; fixed in {affected.range.fixed}" if affected.range.fixed else "; no fix"
+        lines.append(f"  affects: {affected.describe()}{fixed}")
+    lines += [f"  ref: {r.url}" + (f"  {r.title}" if r.title else "") for r in best.references]
+    if len(matches) > 1:
+        others = ", ".join(f"{m.issue.id} ({m.issue.title})" for m in matches[1:])
+        lines += ["", f"  other candidates: {others}"]
+    return "\n".join(lines)
+
+
+def kb_list_text(knowledge: KnowledgeBase) -> str:
+    """One line per entry, then the built-in findings: id, kind, severity, title."""
+    rows = [(i.id, i.kind.value, i.severity.value, i.title) for i in knowledge.issues]
+    rows += [(s.id, s.kind.value, s.severity.value, f"{s.title} (built in)") for s in BUILTIN]
+    width = max(len(row[0]) for row in rows)
+    return "\n".join(f"{a:<{width}}  {b:<11}  {c:<7}  {d}" for a, b, c, d in rows)
+
+
+def kb_entry_text(issue: KnownIssue) -> str:
+    """Everything the knowledge base says about one entry."""
+    devices = f" · devices {', '.join(issue.devices)}" if issue.devices else ""
+    lines = [
+        f"{issue.id}: {issue.title}",
+        f"  kind {issue.kind.value} · severity {issue.severity.value}{devices}",
+        "",
+        f"  {issue.summary}",
+        "",
+    ]
+    for affected in issue.affected:
+        fixed = f" · fixed in {affected.range.fixed}" if affected.range.fixed else " · no fix"
+        note = f" ({affected.note})" if affected.note else ""
+        lines.append(f"  affected: {affected.describe()}{fixed}{note}")
+    if issue.rule:
+        lines.append(f"  judged by rule: {issue.rule}")
+    if issue.repro:
+        lines.append(f"  reproduction: {issue.repro}")
+    lines += ["", f"  fix: {issue.remediation}"]
+    if issue.workaround:
+        lines.append(f"  workaround: {issue.workaround}")
+    lines += [f"  symptom: /{pattern.pattern}/" for pattern in issue.symptoms]
+    lines += [f"  ref: {r.url}" + (f"  {r.title}" if r.title else "") for r in issue.references]
+    lines.append(f"  source: {issue.source}")
+    return "\n".join(lines)
+
+
+def builtin_text(spec: FindingSpec) -> str:
+    """What a built-in finding (no knowledge-base entry) checks, and what judges it."""
+    return "\n".join(
+        [
+            f"{spec.id}: {spec.title}",
+            f"  kind {spec.kind.value} · severity {spec.severity.value} · built in",
+            "",
+            f"  {spec.summary}",
+            "",
+            f"  judged by: {spec.judged_by}",
+        ]
+    )
+
+
+def checks_text(titles: Mapping[str, str], knowledge: KnowledgeBase) -> str:
+    """``repro --list``: each check script, its title and the entries it judges."""
+    width = max((len(check_id) for check_id in titles), default=4)
+    lines = []
+    for check_id, title in titles.items():
+        entries = [i.id for i in knowledge.issues if i.repro == check_id]
+        used = f"  (judges {', '.join(entries)})" if entries else ""
+        lines.append(f"{check_id:<{width}}  {title}{used}")
+    return "\n".join(lines)

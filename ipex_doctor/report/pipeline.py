@@ -1,0 +1,133 @@
+"""From a request to a published report and an exit code, whatever happens on the way.
+
+The policy is read and its ids checked before anything runs (a typo in an ignore is exit 2 in a
+blink, not after minutes); the diagnosis then runs, and an interrupt (SIGINT, or SIGTERM from
+a launcher) still publishes what was learnt, marked incomplete, before ``Stopped`` ends the run
+with 130 / 143. Under ``--distributed`` every rank's report goes to rank 0, which publishes the
+fleet report. Messages for the user go through ``notify``; nothing here prints.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ipex_doctor.errors import ExitCode, Stopped, Terminated
+from ipex_doctor.knowledge import kb
+from ipex_doctor.knowledge.kb import KnowledgeBase
+from ipex_doctor.model.findings import Command, FindingKind, Report
+from ipex_doctor.probe.session import StepProgress
+from ipex_doctor.report.policy import Policy
+from ipex_doctor.report.publish import OutputOptions, publish
+from ipex_doctor.runs import distributed
+from ipex_doctor.runs.diagnose import CheckOptions, Partial, ProbeOptions, diagnose, partial_report
+from ipex_doctor.verdicts.registry import finding_ids
+
+Notify = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Request:
+    """What the user asked a diagnosis for (``check``, ``env``, ``repro``, ``sanity``)."""
+
+    command: Command
+    probe: ProbeOptions
+    kb_files: tuple[str, ...] = ()
+    kinds: tuple[FindingKind, ...] | None = None
+    checks: CheckOptions | None = None
+    distributed: bool = False
+
+
+def load_knowledge(kb_files: Sequence[str], notify: Notify) -> KnowledgeBase:
+    """The shipped knowledge base with the overlays; its warnings go to ``notify``."""
+    knowledge = kb.load([Path(p) for p in kb_files])
+    for warning in knowledge.warnings:
+        notify(f"warning: {warning}")
+    return knowledge
+
+
+def gate_policy(out: OutputOptions, knowledge: KnowledgeBase, extra_ids: Sequence[str]) -> Policy:
+    """The gate policy, its ignores checked against every id a finding can have."""
+    return out.policy(finding_ids([i.id for i in knowledge.issues] + list(extra_ids)))
+
+
+@contextlib.contextmanager
+def sigterm_raises() -> Iterator[None]:
+    """Turn SIGTERM into a ``Terminated`` exception while the block runs."""
+
+    def handler(signum: int, frame: object) -> None:
+        raise Terminated()
+
+    previous = signal.signal(signal.SIGTERM, handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def diagnose_and_publish(
+    request: Request,
+    out: OutputOptions,
+    *,
+    notify: Notify,
+    progress: Callable[[str], None] = lambda _: None,
+    on_step: StepProgress | None = None,
+) -> ExitCode:
+    """Run the diagnosis ``request`` asks for and publish its report; return the exit code."""
+    out.check()
+    knowledge = load_knowledge(request.kb_files, notify)
+    checks = request.checks
+    policy = gate_policy(out, knowledge, list(checks.catalog) if checks else ())
+    partial = Partial()
+    try:
+        with sigterm_raises():
+            report = diagnose(
+                request.probe, knowledge, command=request.command, kinds=request.kinds,
+                checks=checks, progress=progress, on_step=on_step, partial=partial,
+            )  # fmt: skip
+    except (KeyboardInterrupt, Terminated) as stop:
+        # NOTE: the workers are already gone (every wait on them closes them on the way out);
+        # what was learnt so far is still worth a report, marked incomplete.
+        code = ExitCode.INTERRUPTED if isinstance(stop, KeyboardInterrupt) else ExitCode.TERMINATED
+        what = "interrupted" if code is ExitCode.INTERRUPTED else "terminated (SIGTERM)"
+        kept = partial_report(
+            partial, knowledge, command=request.command, kinds=request.kinds, checks=checks
+        )
+        if kept is None:
+            raise Stopped(
+                f"{what} before the environment was examined; no report written", exit_code=code
+            ) from None
+        publish(kept, out, policy)
+        raise Stopped(
+            f"{what}: the report above is partial (marked incomplete)", exit_code=code
+        ) from None
+    if not request.distributed:
+        return publish(report, out, policy)
+    # NOTE: the launcher stops the other ranks (SIGTERM) once rank 0 exits; a rank still
+    # closing its worker then ends it on the way out instead of leaving it behind.
+    with sigterm_raises():
+        return _gather_and_publish(report, request, out, policy, notify)
+
+
+def _gather_and_publish(
+    report: Report, request: Request, out: OutputOptions, policy: Policy, notify: Notify
+) -> ExitCode:
+    """Every rank's report to rank 0, which publishes the fleet report; the others exit 0."""
+    device = distributed.rank_device(report, int(os.environ.get("LOCAL_RANK", "0")))
+    timeout = request.probe.timeout_s
+    rank, fleet, error = distributed.gather(
+        request.probe.python, report, timeout=timeout, device=device
+    )
+    if error:
+        notify(f"error: --distributed: {error}; this rank's own report follows")
+        return max(publish(report, out, policy), ExitCode.FINDINGS)
+    if rank != 0 or fleet is None:
+        # NOTE: only rank 0 writes; other ranks exit 0 so the launcher does not tear the job
+        # down while rank 0 is still writing the fleet report.
+        notify(f"rank {rank}: report sent to rank 0")
+        return ExitCode.OK
+    return publish(fleet, out, policy)

@@ -1,0 +1,69 @@
+"""check --distributed: join the job's process group in a worker, gather the reports on rank 0.
+
+Each rank has diagnosed its own node; a fresh worker then joins torch.distributed with the
+job's backend, checks the collectives and gathers every rank's report on rank 0, which merges
+them into one fleet report (``verdicts/fleet.py``).
+"""
+
+from __future__ import annotations
+
+import json
+
+from ipex_doctor import resources
+from ipex_doctor.model.findings import Report
+from ipex_doctor.model.observations import Outcome
+from ipex_doctor.probe.session import Session
+from ipex_doctor.verdicts.fleet import collectives_finding, merge
+
+
+def rank_device(report: Report, local_rank: int) -> str:
+    """This rank's device: its local accelerator (xpu first, as the job would), else cpu."""
+    for kind in ("xpu", "cuda"):
+        indexes = [
+            int(d.get("index", 0))
+            for d in report.environment.runtime.devices
+            if d.get("type") == kind
+        ]
+        if indexes:
+            return f"{kind}:{sorted(indexes)[local_rank % len(indexes)]}"
+    return "cpu"
+
+
+def gather(
+    python: str, report: Report, *, timeout: float, device: str
+) -> tuple[int | None, Report | None, str]:
+    """Join the job's process group in a worker, check collectives, gather reports on rank 0.
+
+    Returns ``(rank, fleet report on rank 0 else None, error)``. Every failure (a rank that
+    never joins, a backend that breaks) is an error string, never an exception.
+    """
+    script = str(resources.path("probe/scripts/collective.py"))
+    try:
+        session = Session(python, probe=False)
+    except OSError as exc:
+        return None, None, f"could not start {python}: {exc.strerror}"
+    try:
+        session.start_up(timeout)
+        run = session.run_check(
+            "collectives",
+            script,
+            device,
+            timeout * 2,
+            args={"report": json.dumps(report.to_dict()), "timeout": timeout},
+        )
+    except BaseException:
+        session.close(grace=0)  # NOTE: stopped by the launcher: end the worker at once
+        raise
+    finally:
+        session.close()
+    if run.outcome is not Outcome.OK:
+        return None, None, f"the collective step {run.outcome}: {run.error}"
+    rank = int(run.result.get("rank", -1))
+    if rank != 0:
+        return rank, None, ""
+    ranks = sorted(run.result.get("ranks") or (), key=lambda r: int(r.get("rank", 0)))
+    nodes = [
+        (f"{r.get('host')}:rank{r.get('rank')}", Report.from_dict(json.loads(r["report"])))
+        for r in ranks
+    ]
+    return 0, merge(nodes, extra=(collectives_finding(ranks),)), ""

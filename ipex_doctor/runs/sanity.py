@@ -1,0 +1,102 @@
+"""Planning the ResNet-50 AMP sanity run: its options, its script, the devices it runs on.
+
+The run itself is ``probe/scripts/sanity.py`` in the worker; its findings are judged in
+``verdicts/sanity.py``. Here: what the CLI's options mean, and whether (and where) it runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ipex_doctor import resources
+from ipex_doctor.model.environment import Environment
+from ipex_doctor.model.observations import CheckRun, Outcome
+from ipex_doctor.runs.catalog import CheckScript
+from ipex_doctor.runs.devices import first_device
+from ipex_doctor.runs.runner import Task
+
+TASK_ID = "sanity"
+"""The sanity run's id among the runner's tasks (its findings are ``sanity-*``)."""
+PROFILES = ("quick", "full")
+"""The profiles of ``probe/scripts/sanity.py`` (a test keeps the two lists equal)."""
+AMP_DTYPES = ("bfloat16", "float16")
+
+
+@dataclass(frozen=True)
+class SanityOptions:
+    """How to run the sanity run (the CLI's --profile, --amp-dtype, --lr, ...)."""
+
+    profile: str = "quick"
+    amp_dtype: str = "bfloat16"
+    lr: float | None = None
+    weights: str | None = None
+    data: str | None = None
+    use_ipex: bool = True
+    device: str | None = None
+    """A device (``xpu``, ``cuda:1``...); ``None`` picks the first accelerator, else cpu;
+    ``all`` runs on every device."""
+
+    def args(self) -> dict[str, Any]:
+        """Keyword arguments for the script's ``run(device, **args)``."""
+        args: dict[str, Any] = {
+            "profile": self.profile,
+            "amp_dtype": self.amp_dtype,
+            "weights": self.weights,
+            "data": self.data,
+            "use_ipex": self.use_ipex,
+        }
+        if self.lr is not None:
+            args["lr"] = self.lr
+        return args
+
+
+def script() -> CheckScript:
+    """The sanity run as a task the worker can run like a check."""
+    return CheckScript(
+        id=TASK_ID,
+        path=resources.path("probe/scripts/sanity.py"),
+        title="ResNet-50 AMP sanity train/infer run",
+        doc="",
+    )
+
+
+def plan(env: Environment, options: SanityOptions) -> tuple[list[Task], list[CheckRun]]:
+    """The sanity run's tasks, or the runs that say why it does not run.
+
+    A device asked for that is absent is an error (the user's request cannot be met); torch
+    that does not import, or no usable torchvision, makes it not applicable.
+    """
+    torch_import = env.runtime.import_of("torch")
+    if torch_import is None or not torch_import.ok:
+        return [], [_not_run(options, "torch does not import")]
+    if options.device == "all":
+        # NOTE: --device all: a sanity run on every device, so a slow or broken card shows.
+        devices = env.device_labels
+    else:
+        device, missing = first_device(options.device, env)
+        if device is None:
+            absent = CheckRun(
+                TASK_ID, missing, Outcome.DEVICE_ABSENT, error=f"{missing} is not present"
+            )
+            return [], [absent]
+        devices = [device]
+    cannot = _without_torchvision(env)
+    if cannot is not None:
+        return [], [_not_run(options, cannot, needs="torchvision")]
+    return [Task(script(), d, options.args()) for d in devices], []
+
+
+def _not_run(options: SanityOptions, why: str, *, needs: str | None = None) -> CheckRun:
+    result = {"needs": needs} if needs else {}
+    return CheckRun(TASK_ID, options.device or "auto", Outcome.SKIPPED, result=result, error=why)
+
+
+def _without_torchvision(env: Environment) -> str | None:
+    """Why the sanity run cannot run in ``env`` (it needs torchvision's ResNet-50), or None."""
+    if env.package("torchvision") is None:
+        return "torchvision is not installed (the sanity run trains torchvision's ResNet-50)"
+    outcome = env.runtime.import_of("torchvision")
+    if outcome is not None and not outcome.ok:
+        return "torchvision does not import (see the torchvision-broken finding)"
+    return None

@@ -1,0 +1,79 @@
+"""Every finding id the doctor can report, in one registry: the knowledge base's entries and the
+built-in findings that no entry describes (the sanity run's, device and fleet comparisons).
+
+A policy may ignore any of these ids; ``kb show`` describes any of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from ipex_doctor.model.codec import JsonModel
+from ipex_doctor.model.findings import FindingKind, Severity
+
+
+@dataclass(frozen=True)
+class FindingSpec(JsonModel):
+    """A built-in finding: what it says, and which part of the doctor judges it."""
+
+    id: str
+    title: str
+    kind: FindingKind
+    severity: Severity
+    summary: str
+    judged_by: str
+
+
+_SANITY = "the ResNet-50 AMP sanity run (check, sanity)"
+BUILTIN: tuple[FindingSpec, ...] = (
+    FindingSpec("sanity-run", "The ResNet-50 AMP sanity run runs", FindingKind.SANITY,
+                Severity.ERROR, "The run itself: an error when it crashed, hung or the device "
+                "asked for is absent; not applicable without torchvision (it trains "
+                "torchvision's ResNet-50).", _SANITY),
+    FindingSpec("sanity-train", "Training converges under AMP", FindingKind.SANITY,
+                Severity.ERROR, "SGD under torch.autocast on one seeded batch: the loss must "
+                "fall below half its start, losses and gradients finite.", _SANITY),
+    FindingSpec("sanity-train-ipex", "Training converges after ipex.optimize", FindingKind.SANITY,
+                Severity.ERROR, "The same training after ipex.optimize(model, optimizer, "
+                "dtype=torch.bfloat16), where IPEX imports.", _SANITY),
+    FindingSpec("sanity-amp-agreement", "AMP inference agrees with fp32", FindingKind.SANITY,
+                Severity.ERROR, "fp32 and AMP logits within 5e-2 (bf16) / 1e-2 (fp16) relative "
+                "L2, and autocast really applied.", _SANITY),
+    FindingSpec("sanity-grad-mode", "Outputs agree with and without torch.no_grad()",
+                FindingKind.SANITY, Severity.ERROR, "grad vs no_grad MAE within 1e-3 of the "
+                "mean output.", _SANITY),
+    FindingSpec("sanity-throughput", "AMP is faster than fp32", FindingKind.SANITY,
+                Severity.WARNING, "fp32 and AMP training and inference throughput at 224x224 "
+                "in channels_last; a slower AMP on native hardware warns, on a busy machine "
+                "it is inconclusive.", _SANITY),
+    FindingSpec("sanity-jit", "JIT trace + freeze of the AMP model works", FindingKind.SANITY,
+                Severity.WARNING, "The full profile traces and freezes the AMP model; it must "
+                "run and agree with fp32.", _SANITY),
+    FindingSpec("device-outlier", "A device differs from the other devices of its node",
+                FindingKind.ENVIRONMENT, Severity.WARNING, "Devices of one kind compared "
+                "property by property and by sanity AMP throughput.",
+                "device comparison (check --device all)"),
+    FindingSpec("fleet-summary", "The fleet and each node's fingerprint",
+                FindingKind.ENVIRONMENT, Severity.INFO, "Every node of a merged or "
+                "distributed report, with its builds, drivers, devices and CPU.",
+                "merge, check --distributed"),
+    FindingSpec("fleet-outlier", "A node differs from the others", FindingKind.ENVIRONMENT,
+                Severity.ERROR, "A node whose builds, drivers, devices or CPU differ from "
+                "the majority's, or with a problem only it has.", "merge, check --distributed"),
+    FindingSpec("fleet-collectives", "Collectives are correct and no link is far below its "
+                "peers", FindingKind.SANITY, Severity.ERROR, "all_reduce and all_gather "
+                "results exact on every rank, and no rank's all_reduce bus bandwidth below "
+                "half the median.", "check --distributed"),
+)  # fmt: skip
+_BY_ID = {spec.id: spec for spec in BUILTIN}
+
+
+def builtin(finding_id: str) -> FindingSpec | None:
+    """The built-in finding with ``finding_id``, or ``None``."""
+    return _BY_ID.get(finding_id)
+
+
+def finding_ids(kb_ids: Iterable[str]) -> set[str]:
+    """Every id a finding can have: the knowledge base's (given) and the built-in ones."""
+    return set(kb_ids) | set(_BY_ID)
