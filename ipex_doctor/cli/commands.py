@@ -7,8 +7,6 @@ Nothing here, or anywhere in the doctor's process, imports torch.
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,50 +27,30 @@ def _say(message: str) -> None:
 
 
 def _out(params: dict[str, Any], *, explaining: bool = False) -> OutputOptions:
-    """The report and gate options; repro and sanity show their evidence unless -q."""
     from ipex_doctor.report.publish import OutputOptions
 
-    verbosity = -1 if params.pop("quiet") else params.pop("verbose")
-    out = OutputOptions(**{k: params.pop(k) for k in (
-        "json_path", "junit_path", "markdown_path", "fail_on", "ignores", "policy_file")},
-        verbosity=verbosity)  # fmt: skip
-    return (
-        dataclasses.replace(out, verbosity=max(verbosity, 1))
-        if explaining and verbosity >= 0
-        else out
-    )
+    return OutputOptions.take(params, explaining=explaining)
 
 
 def _checks(params: dict[str, Any], only: tuple[str, ...] | None, sanity: bool) -> CheckOptions:
-    from ipex_doctor.runs.catalog import catalog
-    from ipex_doctor.runs.devices import parse_device_spec
+    from ipex_doctor.runs import sanity as runs_sanity
     from ipex_doctor.runs.diagnose import CheckOptions
-    from ipex_doctor.runs.sanity import SanityOptions
 
-    scripts = catalog(tuple(Path(d) for d in params.pop("checks_dirs", ())))
-    for name in only or ():
-        if name not in scripts:
-            tip = did_you_mean(name, scripts, otherwise="'ipex-doctor repro --list' lists them")
-            raise DoctorError(f"no check named '{name}'", tip=tip)
     device = params.pop("device")
-    options = None
-    if sanity:
-        single = None if device in ("auto", None) else parse_device_spec(device)
-        options = SanityOptions(
-            profile=params.pop("profile"), amp_dtype=params.pop("amp_dtype"), lr=params.pop("lr"),
-            weights=params.pop("weights"), data=params.pop("data"), use_ipex=not params.pop("no_ipex"),
-            device=single,
-        )  # fmt: skip
-    return CheckOptions(
-        catalog=scripts, only=only, device=parse_device_spec(device or "auto"),
-        timeout_s=params["timeout"], isolation=params.pop("isolation", "worker"), sanity=options,
+    keys = ("profile", "amp_dtype", "lr", "weights", "data", "no_ipex")
+    values = {key: params.pop(key) for key in keys if key in params}
+    options = runs_sanity.options_from(**values, device=device) if sanity else None
+    return CheckOptions.build(
+        checks_dirs=params.pop("checks_dirs", ()), only=only, device=device,
+        timeout_s=params["timeout"], isolation=params.pop("isolation", "worker"),
+        sanity_options=options,
     )  # fmt: skip
 
 
 def _diagnose(command: str, params: dict[str, Any], out: OutputOptions, **request: Any) -> int:
-    from ipex_doctor.cli.feedback import Feedback
     from ipex_doctor.model.findings import Command
     from ipex_doctor.report.pipeline import Request, diagnose_and_publish
+    from ipex_doctor.report.progress import Feedback
     from ipex_doctor.runs.diagnose import ProbeOptions
 
     probe = ProbeOptions(python=params["python"] or sys.executable, timeout_s=params["timeout"])
@@ -129,12 +107,9 @@ def repro(names: tuple[str, ...], list_only: bool, **params: Any) -> int:
         return ExitCode.OK
     if not names:
         raise click.UsageError("name at least one check, or 'all' (see 'ipex-doctor repro --list')")
+    only = ("all",) if "all" in names else tuple(dict.fromkeys(names))
     out = _out(params, explaining=True)
-    only = None if "all" in names else tuple(dict.fromkeys(names))
-    checks = _checks(params, only, sanity=False)
-    if only is None:
-        checks = dataclasses.replace(checks, only=tuple(checks.catalog))
-    return _diagnose("repro", params, out, checks=checks)
+    return _diagnose("repro", params, out, checks=_checks(params, only, sanity=False))
 
 
 @cli.command()
@@ -146,8 +121,7 @@ def repro(names: tuple[str, ...], list_only: bool, **params: Any) -> int:
 def sanity(**params: Any) -> int:
     """ResNet-50 AMP sanity run: training converges, AMP agrees with fp32, AMP is faster."""
     out = _out(params, explaining=True)
-    checks = dataclasses.replace(_checks(params, (), sanity=True), device="auto")
-    return _diagnose("sanity", params, out, checks=checks)
+    return _diagnose("sanity", params, out, checks=_checks(params, (), sanity=True))
 
 
 @cli.command()
@@ -215,17 +189,11 @@ def explain(text: str | None, file_path: str | None, kb_files: tuple[str, ...], 
     """
     from ipex_doctor.knowledge.explain import explain as find
     from ipex_doctor.knowledge.explain import read_input
-    from ipex_doctor.report.formats.text import explain_text
+    from ipex_doctor.report.formats.text import explain_json, explain_text
     from ipex_doctor.report.pipeline import load_knowledge
 
     matches = find(read_input(text, file_path), load_knowledge(kb_files, _say))
-    if as_json:
-        found = [
-            m.issue.to_dict() | {"score": m.score, "matched_text": list(m.matched)} for m in matches
-        ]
-        click.echo(json.dumps({"matched": bool(matches), "matches": found}, indent=2))
-    else:
-        click.echo(explain_text(matches))
+    click.echo(explain_json(matches) if as_json else explain_text(matches))
     return ExitCode.OK if matches else ExitCode.FINDINGS
 
 
@@ -239,16 +207,11 @@ def kb() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the entries as JSON.")
 def kb_list(kb_files: tuple[str, ...], as_json: bool) -> int:
     """List the known issues and the built-in findings the doctor can report."""
-    from ipex_doctor.report.formats.text import kb_list_text
+    from ipex_doctor.report.formats.text import kb_list_json, kb_list_text
     from ipex_doctor.report.pipeline import load_knowledge
-    from ipex_doctor.verdicts.registry import BUILTIN
 
     knowledge = load_knowledge(kb_files, _say)
-    if as_json:
-        entries = [i.to_dict() for i in knowledge.issues] + [s.to_dict() for s in BUILTIN]
-        click.echo(json.dumps(entries, indent=2))
-    else:
-        click.echo(kb_list_text(knowledge))
+    click.echo(kb_list_json(knowledge) if as_json else kb_list_text(knowledge))
     return ExitCode.OK
 
 
@@ -259,7 +222,7 @@ def kb_list(kb_files: tuple[str, ...], as_json: bool) -> int:
 def kb_show(issue_id: str, kb_files: tuple[str, ...], as_json: bool) -> int:
     """Show everything the knowledge base says about one issue (or one built-in finding)."""
     from ipex_doctor.knowledge.kb import KnownIssue, normalise_id
-    from ipex_doctor.report.formats.text import builtin_text, kb_entry_text
+    from ipex_doctor.report.formats.text import builtin_text, entry_json, kb_entry_text
     from ipex_doctor.report.pipeline import load_knowledge
     from ipex_doctor.verdicts.registry import builtin, finding_ids
 
@@ -272,7 +235,7 @@ def kb_show(issue_id: str, kb_files: tuple[str, ...], as_json: bool) -> int:
         )
         raise DoctorError(f"no knowledge-base entry '{issue_id}'", tip=tip)
     if as_json:
-        click.echo(json.dumps(entry.to_dict(), indent=2))
+        click.echo(entry_json(entry))
     else:
         click.echo(kb_entry_text(entry) if isinstance(entry, KnownIssue) else builtin_text(entry))
     return ExitCode.OK
@@ -286,17 +249,15 @@ def kb_validate(files: tuple[str, ...]) -> int:
     Exit 2 if any file has an error.
     """
     from ipex_doctor.knowledge import kb as kb_module
+    from ipex_doctor.report.formats.text import validation_text
 
     failed = 0
     for path in [Path(f) for f in files] or [kb_module.shipped_path()]:
         checked = kb_module.check_file(path)
-        for line in [f"warning: {w}" for w in checked.warnings] + [f"error: {e.message}" for e in checked.errors]:  # fmt: skip
-            _say(line)
-        if checked.errors:
-            failed += 1
-            count = len(checked.errors)
-            click.echo(f"invalid: {path} ({count} error{'s' if count > 1 else ''}; "
-                       "the format is in docs/knowledge-base.md)", err=True)  # fmt: skip
-        else:
-            click.echo(f"ok: {path} ({len(checked.issues)} entries)")
+        ok, messages = validation_text(path, checked)
+        for message in messages:
+            _say(message)
+        if ok:
+            click.echo(ok)
+        failed += bool(checked.errors)
     return ExitCode.USAGE if failed else ExitCode.OK

@@ -298,7 +298,9 @@ def ipex_import_failed(env: Environment, in_range: bool | None, earlier: Earlier
             f"{outcome.seconds or 0:.1f} s",
             _import_data(outcome),
         )
-    explained = [name for name in NEEDS["ipex-import-failed"] if earlier[name].verdict is Verdict.AFFECTED]
+    explained = [
+        name for name in NEEDS["ipex-import-failed"] if earlier[name].verdict is Verdict.AFFECTED
+    ]
     if explained:
         # NOTE: the problem is observed, so this finding fails too; it names its cause rather
         # than repeating the cause's fix.

@@ -13,7 +13,7 @@ import os
 import sys
 from collections.abc import Collection
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ipex_doctor.errors import DoctorError, ExitCode
 from ipex_doctor.model.findings import Report
@@ -36,6 +36,17 @@ class OutputOptions:
     policy_file: str | None = None
     verbosity: int = 0
     """-1 (``-q``): problems only; 0: problems, notes and observations; 1 (``-v``): everything."""
+
+    @classmethod
+    def take(cls, params: dict[str, Any], *, explaining: bool = False) -> OutputOptions:
+        """The options among a command's ``params`` (removed from it): the sinks, the gate,
+        ``quiet`` and ``verbose``. ``explaining`` commands (repro, sanity) show the evidence of
+        every finding unless ``-q``."""
+        verbosity = -1 if params.pop("quiet") else int(params.pop("verbose"))
+        if explaining and verbosity >= 0:
+            verbosity = max(verbosity, 1)
+        names = ("json_path", "junit_path", "markdown_path", "fail_on", "ignores", "policy_file")
+        return cls(**{name: params.pop(name) for name in names}, verbosity=verbosity)
 
     def sinks(self) -> dict[str, str]:
         """The machine formats asked for, by format name."""

@@ -13,8 +13,10 @@ import os
 import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ipex_doctor import __version__
+from ipex_doctor.errors import DoctorError, did_you_mean
 from ipex_doctor.knowledge.kb import KnowledgeBase, KnownIssue
 from ipex_doctor.knowledge.rules import IPEX_MODULE
 from ipex_doctor.model.environment import Environment, Host, Interpreter, Package, RuntimeProbe
@@ -25,8 +27,9 @@ from ipex_doctor.probe import session as sessions
 from ipex_doctor.probe.secrets import Redactor, reported_env_vars
 from ipex_doctor.probe.session import Session, StepProgress
 from ipex_doctor.runs import runner, sanity
-from ipex_doctor.runs.catalog import CheckScript
-from ipex_doctor.runs.devices import select_devices
+from ipex_doctor.runs.catalog import CheckScript, catalog
+from ipex_doctor.runs.devices import parse_device_spec, select_devices
+from ipex_doctor.runs.sanity import SanityOptions
 from ipex_doctor.verdicts.assemble import findings_of
 
 Progress = Callable[[str], None]
@@ -91,8 +94,36 @@ class CheckOptions:
     device: str = "auto"
     timeout_s: float = runner.DEFAULT_CHECK_TIMEOUT_S
     isolation: str = "worker"
-    sanity: sanity.SanityOptions | None = None
+    sanity: SanityOptions | None = None
     """Run the ResNet-50 AMP sanity run after the checks (``None``: skip it)."""
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        checks_dirs: tuple[str, ...] = (),
+        only: tuple[str, ...] | None = None,
+        device: str | None = "auto",
+        timeout_s: float = runner.DEFAULT_CHECK_TIMEOUT_S,
+        isolation: str = "worker",
+        sanity_options: SanityOptions | None = None,
+    ) -> CheckOptions:
+        """The options from what the user typed: every name checked against the catalog
+        (a usage error with the closest names), the device spec validated."""
+        scripts = catalog(tuple(Path(d) for d in checks_dirs))
+        only = tuple(scripts) if only == ("all",) else only
+        for name in only or ():
+            if name not in scripts:
+                tip = did_you_mean(name, scripts, otherwise="'ipex-doctor repro --list' lists them")
+                raise DoctorError(f"no check named '{name}'", tip=tip)
+        return cls(
+            catalog=scripts,
+            only=only,
+            device=parse_device_spec(device or "auto"),
+            timeout_s=timeout_s,
+            isolation=isolation,
+            sanity=sanity_options,
+        )
 
 
 def examine(

@@ -51,6 +51,23 @@ class SanityOptions:
         return args
 
 
+def options_from(
+    *,
+    profile: str,
+    amp_dtype: str,
+    lr: float | None,
+    weights: str | None,
+    data: str | None,
+    no_ipex: bool,
+    device: str | None,
+) -> SanityOptions:
+    """The options from the CLI's values; ``device`` ``auto``/None picks the first accelerator."""
+    from ipex_doctor.runs.devices import parse_device_spec
+
+    single = None if device in ("auto", None) else parse_device_spec(device)
+    return SanityOptions(profile, amp_dtype, lr, weights, data, not no_ipex, single)
+
+
 def script() -> CheckScript:
     """The sanity run as a task the worker can run like a check."""
     return CheckScript(

@@ -7,10 +7,11 @@ CLI prints. Their ``--json`` forms are the entries' own JSON (``to_dict``).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 
 from ipex_doctor.knowledge.explain import Match
-from ipex_doctor.knowledge.kb import KnowledgeBase, KnownIssue
+from ipex_doctor.knowledge.kb import DocumentCheck, KnowledgeBase, KnownIssue
 from ipex_doctor.verdicts.registry import BUILTIN, FindingSpec
 
 
@@ -40,6 +41,26 @@ def explain_text(matches: Sequence[Match]) -> str:
         others = ", ".join(f"{m.issue.id} ({m.issue.title})" for m in matches[1:])
         lines += ["", f"  other candidates: {others}"]
     return "\n".join(lines)
+
+
+def explain_json(matches: Sequence[Match]) -> str:
+    """The matches as JSON: each entry's own JSON with its score and what matched."""
+    found = [
+        m.issue.to_dict() | {"score": m.score, "matched_text": list(m.matched)} for m in matches
+    ]
+    return json.dumps({"matched": bool(matches), "matches": found}, indent=2)
+
+
+def kb_list_json(knowledge: KnowledgeBase) -> str:
+    """Every entry and built-in finding as JSON."""
+    return json.dumps(
+        [i.to_dict() for i in knowledge.issues] + [s.to_dict() for s in BUILTIN], indent=2
+    )
+
+
+def entry_json(entry: KnownIssue | FindingSpec) -> str:
+    """One entry (or built-in finding) as JSON."""
+    return json.dumps(entry.to_dict(), indent=2)
 
 
 def kb_list_text(knowledge: KnowledgeBase) -> str:
@@ -100,3 +121,15 @@ def checks_text(titles: Mapping[str, str], knowledge: KnowledgeBase) -> str:
         used = f"  (judges {', '.join(entries)})" if entries else ""
         lines.append(f"{check_id:<{width}}  {title}{used}")
     return "\n".join(lines)
+
+
+def validation_text(path: object, checked: DocumentCheck) -> tuple[str, list[str]]:
+    """``kb validate`` of one file: the line for stdout (empty when invalid) and the messages
+    for stderr (warnings, every error with its line, and the verdict on the file)."""
+    messages = [f"warning: {w}" for w in checked.warnings]
+    messages += [f"error: {e.message}" for e in checked.errors]
+    if not checked.errors:
+        return f"ok: {path} ({len(checked.issues)} entries)", messages
+    count = len(checked.errors)
+    verdict = f"{count} error{'s' if count > 1 else ''}; the format is in docs/knowledge-base.md"
+    return "", [*messages, f"invalid: {path} ({verdict})"]

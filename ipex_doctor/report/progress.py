@@ -1,6 +1,6 @@
 """Live progress on stderr while the doctor works.
 
-Only the CLI uses this; the core reports through plain callbacks (``status(message)`` and
+The CLI hands these to the core, which reports through plain callbacks (``status(message)`` and
 ``step(phase, done, total)``). Two renderings, chosen by whether stderr is a terminal:
 
 - on a terminal, a transient status line and one bar per phase (they vanish when the run ends);
