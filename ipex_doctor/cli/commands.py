@@ -97,12 +97,12 @@ def check(skip_sanity: bool, distributed: bool, **params: Any) -> int:
 def repro(names: tuple[str, ...], list_only: bool, **params: Any) -> int:
     """Run reproductions of known issues (NAME..., or all) and explain what they found."""
     if list_only:
+        from ipex_doctor.knowledge.kb import load_files
         from ipex_doctor.report.formats.text import checks_text
-        from ipex_doctor.report.pipeline import load_knowledge
         from ipex_doctor.runs.catalog import catalog
 
         scripts = catalog(tuple(Path(d) for d in params["checks_dirs"]))
-        knowledge = load_knowledge(params["kb_files"], _say)
+        knowledge = load_files(params["kb_files"], _say)
         click.echo(checks_text({k: s.title for k, s in scripts.items()}, knowledge))
         return ExitCode.OK
     if not names:
@@ -141,13 +141,14 @@ def env(**params: Any) -> int:
 @OUTPUT
 def report(report_file: str, kb_files: tuple[str, ...], as_recorded: bool, **params: Any) -> int:
     """Re-render a saved JSON report, re-judged against the current knowledge base."""
-    from ipex_doctor.report.pipeline import gate_policy, load_knowledge
+    from ipex_doctor.knowledge.kb import load_files
+    from ipex_doctor.report.pipeline import gate_policy
     from ipex_doctor.report.publish import publish
     from ipex_doctor.report.replay import load_report, rejudge
 
     out = _out(params)
     out.check()
-    knowledge = load_knowledge(kb_files, _say)
+    knowledge = load_files(kb_files, _say)
     saved = load_report(Path(report_file))
     policy = gate_policy(out, knowledge, [f.id for f in saved.findings])
     return publish(saved if as_recorded else rejudge(saved, knowledge), out, policy)
@@ -159,14 +160,15 @@ def report(report_file: str, kb_files: tuple[str, ...], as_recorded: bool, **par
 @OUTPUT
 def merge(report_files: tuple[str, ...], kb_files: tuple[str, ...], **params: Any) -> int:
     """Merge reports of several nodes into one fleet report, naming the nodes that differ."""
-    from ipex_doctor.report.pipeline import gate_policy, load_knowledge
+    from ipex_doctor.knowledge.kb import load_files
+    from ipex_doctor.report.pipeline import gate_policy
     from ipex_doctor.report.publish import publish
     from ipex_doctor.report.replay import load_reports
     from ipex_doctor.verdicts.fleet import merge as merge_reports
 
     out = _out(params)
     out.check()
-    knowledge = load_knowledge(kb_files, _say)
+    knowledge = load_files(kb_files, _say)
     nodes = load_reports([Path(p) for p in report_files])
     policy = gate_policy(out, knowledge, [f.id for _, r in nodes for f in r.findings])
     return publish(merge_reports(nodes), out, policy)
@@ -189,10 +191,10 @@ def explain(text: str | None, file_path: str | None, kb_files: tuple[str, ...], 
     """
     from ipex_doctor.knowledge.explain import explain as find
     from ipex_doctor.knowledge.explain import read_input
+    from ipex_doctor.knowledge.kb import load_files
     from ipex_doctor.report.formats.text import explain_json, explain_text
-    from ipex_doctor.report.pipeline import load_knowledge
 
-    matches = find(read_input(text, file_path), load_knowledge(kb_files, _say))
+    matches = find(read_input(text, file_path), load_files(kb_files, _say))
     click.echo(explain_json(matches) if as_json else explain_text(matches))
     return ExitCode.OK if matches else ExitCode.FINDINGS
 
@@ -207,10 +209,10 @@ def kb() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the entries as JSON.")
 def kb_list(kb_files: tuple[str, ...], as_json: bool) -> int:
     """List the known issues and the built-in findings the doctor can report."""
+    from ipex_doctor.knowledge.kb import load_files
     from ipex_doctor.report.formats.text import kb_list_json, kb_list_text
-    from ipex_doctor.report.pipeline import load_knowledge
 
-    knowledge = load_knowledge(kb_files, _say)
+    knowledge = load_files(kb_files, _say)
     click.echo(kb_list_json(knowledge) if as_json else kb_list_text(knowledge))
     return ExitCode.OK
 
@@ -221,12 +223,11 @@ def kb_list(kb_files: tuple[str, ...], as_json: bool) -> int:
 @click.option("--json", "as_json", is_flag=True, help="Print the entry as JSON.")
 def kb_show(issue_id: str, kb_files: tuple[str, ...], as_json: bool) -> int:
     """Show everything the knowledge base says about one issue (or one built-in finding)."""
-    from ipex_doctor.knowledge.kb import KnownIssue, normalise_id
+    from ipex_doctor.knowledge.kb import KnownIssue, load_files, normalise_id
     from ipex_doctor.report.formats.text import builtin_text, entry_json, kb_entry_text
-    from ipex_doctor.report.pipeline import load_knowledge
     from ipex_doctor.verdicts.registry import builtin, finding_ids
 
-    knowledge = load_knowledge(kb_files, _say)
+    knowledge = load_files(kb_files, _say)
     entry = knowledge.get(issue_id) or builtin(normalise_id(issue_id))
     if entry is None:
         ids = finding_ids(i.id for i in knowledge.issues)

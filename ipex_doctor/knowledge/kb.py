@@ -11,24 +11,23 @@ a new id is added. This is how a site keeps its own known issues next to the shi
 
 from __future__ import annotations
 
-import functools
-import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import yaml
 from packaging.version import InvalidVersion, Version
 
 from ipex_doctor import __version__, resources
 from ipex_doctor.errors import KnowledgeBaseError, read_bounded
-from ipex_doctor.knowledge import yamldoc
-from ipex_doctor.knowledge.rules import RULES
+from ipex_doctor.knowledge import cache, schema
 from ipex_doctor.model.codec import JsonModel
-from ipex_doctor.model.findings import FindingKind, Reference, Severity
+from ipex_doctor.model.terms import FindingKind, Reference, Severity
 from ipex_doctor.model.versions import VersionRange
+
+if TYPE_CHECKING:
+    import yaml
 
 MAX_FILE_BYTES = 1024 * 1024
 """A knowledge base larger than this is refused: the shipped one is about 30 KiB."""
@@ -41,11 +40,6 @@ MAX_SYMPTOM_CHARS = 1000
 _NESTED_QUANTIFIER = re.compile(
     r"\((?:[^()\\]|\\.)*(?:[+*]|\{\d*,\d*\})(?:[^()\\]|\\.)*\)(?:[+*]|\{\d*,\d*\})"
 )
-_ISSUE_KEYS = frozenset(
-    {"id", "title", "healthy", "kind", "severity", "summary", "devices", "affected", "rule",
-     "repro", "symptoms", "remediation", "workaround", "references"}
-)  # fmt: skip
-_RANGE_KEYS = frozenset({"package", "variant", "introduced", "fixed", "last_affected", "note"})
 
 
 @dataclass(frozen=True)
@@ -121,12 +115,6 @@ def normalise_id(text: str) -> str:
     return text.strip().lower().replace("_", "-")
 
 
-@functools.cache
-def _schema() -> dict[str, Any]:
-    data: dict[str, Any] = json.loads(resources.read_text("knowledge/known_issues.schema.json"))
-    return data
-
-
 def _issue_id(data: Any, path: Sequence[str | int]) -> str | None:
     if len(path) >= 2 and path[0] == "issues" and isinstance(path[1], int):
         issues = data.get("issues") if isinstance(data, dict) else None
@@ -138,23 +126,18 @@ def _issue_id(data: Any, path: Sequence[str | int]) -> str | None:
 
 
 class _Located:
-    """Builds errors that name the file, line and issue id of a path in one document.
+    """Builds errors that name the file, line and issue id of a path in one document, from
+    the node tree of the document's one parse."""
 
-    The document's node tree is composed once, on the first error or warning, and every line
-    is looked up in it.
-    """
-
-    def __init__(self, name: str, text: str, data: Any) -> None:
-        self.name, self.text, self.data = name, text, data
+    def __init__(self, name: str, tree: yaml.Node | None, data: Any) -> None:
+        self.name, self.tree, self.data = name, tree, data
         self.warnings: list[str] = []
-        self._tree: yaml.Node | None = None
-        self._composed = False
 
     def line(self, path: Sequence[str | int]) -> int | None:
         """The line of ``path`` in the document."""
-        if not self._composed:
-            self._tree, self._composed = yamldoc.compose(self.text), True
-        return yamldoc.line_of(self._tree, path)
+        from ipex_doctor.knowledge import yamldoc
+
+        return yamldoc.line_of(self.tree, path)
 
     def error(self, path: Sequence[str | int], message: str) -> KnowledgeBaseError:
         line = self.line(path)
@@ -177,34 +160,22 @@ def _version(loc: _Located, path: Sequence[str | int], text: str) -> Version:
         raise loc.error(path, f"'{text}' is not a PEP 440 version") from None
 
 
-def _build_issue(loc: _Located, index: int, raw: Mapping[str, Any]) -> KnownIssue:
+def _check_entry(loc: _Located, index: int, raw: Mapping[str, Any]) -> str:
+    """Check what the schema cannot (versions, ranges, regexes, rule names) and note unknown
+    keys as warnings; raise the entry's first error; return its ``file:line`` source."""
     base: list[str | int] = ["issues", index]
-    ranges = []
     for i, item in enumerate(raw.get("affected") or ()):
         path = [*base, "affected", i]
-        rng = VersionRange(
-            introduced=_version(loc, [*path, "introduced"], item["introduced"])
-            if "introduced" in item
-            else None,
-            fixed=_version(loc, [*path, "fixed"], item["fixed"]) if "fixed" in item else None,
-            last_affected=_version(loc, [*path, "last_affected"], item["last_affected"])
-            if "last_affected" in item
-            else None,
-        )
-        upper = rng.fixed or rng.last_affected
-        if rng.introduced is not None and upper is not None and upper < rng.introduced:
-            raise loc.error(
-                path, f"empty range: {rng.describe()} (the fix predates the introduction)"
+        bounds = {k: _version(loc, [*path, k], item[k]) for k in _BOUNDS if k in item}
+        upper = bounds.get("fixed") or bounds.get("last_affected")
+        if "introduced" in bounds and upper is not None and upper < bounds["introduced"]:
+            described = VersionRange(**bounds).describe()
+            raise loc.error(path, f"empty range: {described} (the fix predates the introduction)")
+        for key in sorted(set(item) - schema.range_keys()):
+            where = loc.line([*path, key])
+            loc.warnings.append(
+                f"{loc.name}:{where}: issue '{raw['id']}': unknown key '{key}' in affected ignored"
             )
-        ranges.append(
-            AffectedRange(
-                package=item["package"],
-                variant=item.get("variant", "any"),
-                range=rng,
-                note=item.get("note", ""),
-            )
-        )
-    symptoms = []
     for i, pattern in enumerate(raw.get("symptoms") or ()):
         if _NESTED_QUANTIFIER.search(pattern):
             raise loc.error(
@@ -213,26 +184,38 @@ def _build_issue(loc: _Located, index: int, raw: Mapping[str, Any]) -> KnownIssu
                 "(like '(a+)+'), which can backtrack for minutes on a long traceback; rewrite it",
             )
         try:
-            symptoms.append(re.compile(pattern, re.IGNORECASE))
+            re.compile(pattern, re.IGNORECASE)
         except re.error as exc:
             raise loc.error([*base, "symptoms", i], f"invalid regular expression: {exc}") from None
-    unknown = sorted(set(raw) - _ISSUE_KEYS)
-    for key in unknown:
+    for key in sorted(set(raw) - schema.issue_keys()):
         loc.warnings.append(
             f"{loc.name}:{loc.line([*base, key])}: issue '{raw['id']}': unknown key '{key}' ignored"
         )
-    for i, item in enumerate(raw.get("affected") or ()):
-        for key in sorted(set(item) - _RANGE_KEYS):
-            where = loc.line([*base, "affected", i, key])
-            loc.warnings.append(
-                f"{loc.name}:{where}: issue '{raw['id']}': unknown key '{key}' in affected ignored"
-            )
     rule = raw.get("rule")
     if rule is not None:
+        from ipex_doctor.knowledge.rules import RULES  # NOTE: only a validation needs the rules
+
         if rule not in RULES:
             known = ", ".join(sorted(RULES))
             raise loc.error([*base, "rule"], f"unknown rule '{rule}' (known rules: {known})")
     line = loc.line(base)
+    return loc.name if line is None else f"{loc.name}:{line}"
+
+
+_BOUNDS = ("introduced", "fixed", "last_affected")
+
+
+def _entry(raw: Mapping[str, Any], source: str) -> KnownIssue:
+    """The entry of a checked document (see ``_check_entry``)."""
+    ranges = tuple(
+        AffectedRange(
+            package=item["package"],
+            variant=item.get("variant", "any"),
+            range=VersionRange(**{k: Version(item[k]) for k in _BOUNDS if k in item}),
+            note=item.get("note", ""),
+        )
+        for item in raw.get("affected") or ()
+    )
     return KnownIssue(
         id=raw["id"],
         title=raw["title"],
@@ -242,14 +225,14 @@ def _build_issue(loc: _Located, index: int, raw: Mapping[str, Any]) -> KnownIssu
         remediation=raw["remediation"].strip(),
         workaround=raw.get("workaround", "").strip(),
         devices=tuple(raw.get("devices") or ()),
-        affected=tuple(ranges),
-        rule=rule,
+        affected=ranges,
+        rule=raw.get("rule"),
         repro=raw.get("repro"),
-        symptoms=tuple(symptoms),
+        symptoms=tuple(re.compile(p, re.IGNORECASE) for p in raw.get("symptoms") or ()),
         references=tuple(
             Reference(url=r["url"], title=r.get("title", "")) for r in raw["references"]
         ),
-        source=loc.name if line is None else f"{loc.name}:{line}",
+        source=source,
         healthy=raw.get("healthy", "").strip(),
     )
 
@@ -263,6 +246,8 @@ class DocumentCheck:
     errors: tuple[KnowledgeBaseError, ...]
     """Every error, in the order of their lines; each names the file, line and issue."""
     warnings: tuple[str, ...] = field(default=())
+    raw: tuple[tuple[Mapping[str, Any], str], ...] = field(default=())
+    """The valid entries as parsed, with their ``file:line`` (what the cache keeps)."""
 
 
 def check_document(name: str, text: str) -> DocumentCheck:
@@ -277,11 +262,13 @@ def check_document(name: str, text: str) -> DocumentCheck:
             f"{name}: larger than {MAX_FILE_BYTES // 1024} KiB; a knowledge base is a small text file"
         )
         return DocumentCheck((), (too_big,))
+    from ipex_doctor.knowledge import yamldoc  # NOTE: lazy; PyYAML costs ~15 ms to import
+
     try:
-        data = yamldoc.parse(name, text, KnowledgeBaseError)
+        data, tree = yamldoc.load(name, text, KnowledgeBaseError)
     except KnowledgeBaseError as exc:
         return DocumentCheck((), (exc,))
-    loc = _Located(name, text, data)
+    loc = _Located(name, tree, data)
     if not isinstance(data, dict):
         message = "the top level must be a mapping with 'schema_version' and 'issues'"
         return DocumentCheck((), (loc.error([], message),))
@@ -298,16 +285,15 @@ def check_document(name: str, text: str) -> DocumentCheck:
                 )
     except KnowledgeBaseError as exc:
         return DocumentCheck((), (exc,))
-    from jsonschema import Draft202012Validator  # NOTE: lazy; ~90 ms of import time
-
     located: list[tuple[int, KnowledgeBaseError]] = []
     broken_entries: set[int] = set()
-    for error in Draft202012Validator(_schema()).iter_errors(data):
-        path = list(error.absolute_path)
+    for error in schema.errors(data):
+        path = list(error.path)
         if len(path) >= 2 and path[0] == "issues" and isinstance(path[1], int):
             broken_entries.add(path[1])
         located.append((loc.line(path) or 0, loc.error(path, error.message)))
     issues = []
+    valid: list[tuple[Mapping[str, Any], str]] = []
     entries = data.get("issues")
     if isinstance(entries, list):
         seen: dict[str, int] = {}
@@ -323,11 +309,15 @@ def check_document(name: str, text: str) -> DocumentCheck:
                         f"duplicate id (first defined as issues[{seen[raw['id']]}])",
                     )
                 seen[raw["id"]] = index
-                issues.append(_build_issue(loc, index, raw))
+                source = _check_entry(loc, index, raw)
+                issues.append(_entry(raw, source))
+                valid.append((raw, source))
             except KnowledgeBaseError as exc:
                 located.append((loc.line(["issues", index]) or 0, exc))
     located.sort(key=lambda pair: pair[0])
-    return DocumentCheck(tuple(issues), tuple(e for _, e in located), tuple(loc.warnings))
+    return DocumentCheck(
+        tuple(issues), tuple(e for _, e in located), tuple(loc.warnings), tuple(valid)
+    )
 
 
 def parse_document(
@@ -359,8 +349,26 @@ def check_file(path: Path) -> DocumentCheck:
 
 
 def read_document(path: Path, warnings: list[str] | None = None) -> tuple[KnownIssue, ...]:
-    """Read and validate the knowledge-base file at ``path`` (see ``parse_document``)."""
-    return parse_document(str(path), _read_text(path), warnings)
+    """Read and validate the knowledge-base file at ``path`` (see ``parse_document``).
+
+    A document validated before (the same text, name and doctor version) comes from the
+    cache (``knowledge.cache``) without parsing YAML again; a document with errors is never
+    cached, so its errors are found again every time.
+    """
+    text = _read_text(path)
+    hit = cache.get(str(path), text)
+    if hit is not None:
+        entries, cached_warnings = hit
+        if warnings is not None:
+            warnings.extend(cached_warnings)
+        return tuple(_entry(raw, source) for raw, source in entries)
+    checked = check_document(str(path), text)
+    if checked.errors:
+        raise checked.errors[0]
+    if warnings is not None:
+        warnings.extend(checked.warnings)
+    cache.put(str(path), text, checked.raw, checked.warnings)
+    return checked.issues
 
 
 def shipped_path() -> Path:
@@ -381,3 +389,11 @@ def load(overlays: Iterable[Path] = (), *, include_shipped: bool = True) -> Know
     return KnowledgeBase(
         issues=tuple(merged.values()), sources=tuple(sources), warnings=tuple(warnings)
     )
+
+
+def load_files(overlays: Sequence[str], notify: Callable[[str], None]) -> KnowledgeBase:
+    """``load`` of the overlays the user named, its warnings (file and line) to ``notify``."""
+    knowledge = load([Path(p) for p in overlays])
+    for warning in knowledge.warnings:
+        notify(f"warning: {warning}")
+    return knowledge

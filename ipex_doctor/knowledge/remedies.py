@@ -19,9 +19,12 @@ from __future__ import annotations
 
 import re
 import shlex
+from typing import TYPE_CHECKING
 
-from ipex_doctor.model.environment import Environment, Package
 from ipex_doctor.model.versions import parse
+
+if TYPE_CHECKING:
+    from ipex_doctor.model.environment import Environment, Package
 
 IPEX = "intel-extension-for-pytorch"
 LAST_IPEX_LINE = "2.8"

@@ -14,12 +14,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ipex_doctor.knowledge import remedies
-from ipex_doctor.model.environment import Environment, ImportOutcome, Package
-from ipex_doctor.model.findings import Verdict
+from ipex_doctor.model.terms import Verdict
 from ipex_doctor.model.versions import major_minor, parse
+
+if TYPE_CHECKING:
+    from ipex_doctor.model.environment import Environment, ImportOutcome, Package
 
 IPEX = remedies.IPEX
 IPEX_MODULE = "intel_extension_for_pytorch"
@@ -43,7 +45,7 @@ class Observation:
 
 Earlier = Mapping[str, Observation]
 """The observations of the rules a rule needs (``NEEDS``), by rule name."""
-RuleFn = Callable[[Environment, bool | None, Earlier], Observation]
+RuleFn = Callable[["Environment", bool | None, Earlier], Observation]
 """A rule gets the environment, whether a version is in the entry's affected ranges, and the
 observations of the rules it needs; it never calls another rule itself."""
 

@@ -1,8 +1,9 @@
 """Reading YAML files that are data, never code: safe loader, no aliases, located errors.
 
 Used by the knowledge base and the policy file. The C loader is used when PyYAML has it (5-10x
-faster; light commands load the knowledge base on every run). Aliases are refused outright: an
-alias bomb expands to gigabytes in anything that walks the document (validation, JSON).
+faster; light commands load the knowledge base on every run), and a document is parsed once:
+the same node tree gives the data and the line of every error. Aliases are refused outright:
+an alias bomb expands to gigabytes in anything that walks the document (validation, JSON).
 """
 
 from __future__ import annotations
@@ -53,18 +54,19 @@ def line_of(tree: str | yaml.Node | None, path: Sequence[str | int]) -> int | No
     return line
 
 
-def parse(name: str, text: str, error: type[DoctorError]) -> Any:
-    """Parse YAML safely; aliases refused; errors name the file and line, as ``error``."""
-    loader = safe_loader()
+def load(name: str, text: str, error: type[DoctorError]) -> tuple[Any, yaml.Node | None]:
+    """Parse YAML safely, once: the data and the node tree (for ``line_of``).
+
+    Aliases are refused: after composing (which links an alias to its anchor's node, without
+    expanding anything), a node met twice in the tree is an alias. Errors name the file and
+    line, as ``error``.
+    """
+    loader = safe_loader()(text)
     try:
-        for event in yaml.parse(text, Loader=loader):
-            if isinstance(event, yaml.AliasEvent):
-                line = event.start_mark.line + 1 if event.start_mark else "?"
-                raise error(
-                    f"{name}:{line}: YAML aliases are not allowed in a knowledge base",
-                    tip="write the value out in full",
-                )
-        return yaml.load(text, Loader=loader)  # noqa: S506 - a safe loader, see _yaml_loader
+        node = loader.get_single_node()
+        if node is not None:
+            _refuse_aliases(node, name, error)
+        data = None if node is None else loader.construct_document(node)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = f":{mark.line + 1}" if mark is not None else ""
@@ -75,3 +77,29 @@ def parse(name: str, text: str, error: type[DoctorError]) -> Any:
         ) from None
     except yaml.YAMLError as exc:
         raise error(f"{name}: malformed YAML: {exc}") from None
+    finally:
+        loader.dispose()
+    return data, node
+
+
+def parse(name: str, text: str, error: type[DoctorError]) -> Any:
+    """The data of a YAML document (see ``load``)."""
+    return load(name, text, error)[0]
+
+
+def _refuse_aliases(root: yaml.Node, name: str, error: type[DoctorError]) -> None:
+    seen: set[int] = set()
+    pending = [root]
+    while pending:
+        node = pending.pop()
+        if id(node) in seen:
+            raise error(
+                f"{name}:{node.start_mark.line + 1}: YAML aliases are not allowed in a knowledge base",
+                tip="write the value out in full",
+            )
+        seen.add(id(node))
+        if isinstance(node, yaml.MappingNode):
+            for key, value in node.value:
+                pending.extend((key, value))
+        elif isinstance(node, yaml.SequenceNode):
+            pending.extend(node.value)

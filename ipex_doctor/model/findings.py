@@ -7,7 +7,6 @@ replay); both come from the one generic codec (``model.codec``).
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -15,107 +14,26 @@ from typing import Any, TypeAlias
 
 from ipex_doctor.model.codec import JsonModel
 from ipex_doctor.model.environment import Environment
+from ipex_doctor.model.terms import (
+    Command,
+    FindingKind,
+    Reference,
+    Severity,
+    Status,
+    Verdict,
+)
+
+__all__ = [
+    "JSON", "SCHEMA_VERSION", "Command", "Evidence", "Finding", "FindingKind", "Ignored",
+    "Reference", "Report", "Severity", "Status", "Summary", "Verdict", "VersionFact", "now_utc",
+]  # fmt: skip
+"""The vocabulary of ``model.terms`` is part of this module's surface too."""
 
 JSON: TypeAlias = Any
 """A value that ``json.dumps`` accepts; the report's free-form data fields hold these."""
 
 SCHEMA_VERSION = "1.2"
 """Version of the report's JSON shape. Bump the minor for additions, the major for breaks."""
-
-
-@enum.unique
-class Status(str, enum.Enum):
-    """How a finding affects the gate, from best to worst (``ERROR`` = could not be judged)."""
-
-    PASS = "pass"
-    SKIP = "skip"
-    WARN = "warn"
-    FAIL = "fail"
-    ERROR = "error"
-
-    def __str__(self) -> str:
-        return self.value
-
-    @property
-    def rank(self) -> int:
-        """Ordering for "worst status": pass < skip < warn < error < fail."""
-        return _STATUS_RANK[self]
-
-
-_STATUS_RANK = {Status.PASS: 0, Status.SKIP: 1, Status.WARN: 2, Status.ERROR: 3, Status.FAIL: 4}
-
-
-@enum.unique
-class Severity(str, enum.Enum):
-    """How bad a known issue is when it applies (set in the knowledge base)."""
-
-    ERROR = "error"
-    WARNING = "warning"
-    INFO = "info"
-
-    def __str__(self) -> str:
-        return self.value
-
-
-@enum.unique
-class FindingKind(str, enum.Enum):
-    """Which part of the diagnosis produced a finding."""
-
-    ENVIRONMENT = "environment"
-    KNOWN_ISSUE = "known-issue"
-    SANITY = "sanity"
-
-    def __str__(self) -> str:
-        return self.value
-
-
-@enum.unique
-class Command(str, enum.Enum):
-    """The doctor command a report comes from (``fleet`` for merged and distributed reports)."""
-
-    CHECK = "check"
-    ENV = "env"
-    REPRO = "repro"
-    SANITY = "sanity"
-    FLEET = "fleet"
-
-    def __str__(self) -> str:
-        return self.value
-
-
-@enum.unique
-class Verdict(str, enum.Enum):
-    """What the doctor concluded about one knowledge-base entry in this environment.
-
-    Version facts say what *should* happen; observations (probe, repro) say what *does*.
-    """
-
-    AFFECTED = "affected"
-    """Observed here (or, for environment entries, the condition holds)."""
-    REGRESSION = "regression"
-    """Reproduced although the knowledge base says this version is fixed: report it upstream."""
-    LATENT = "latent"
-    """The version is in the affected range but the issue did not reproduce here."""
-    PREDICTED = "predicted"
-    """The version is in the affected range; nothing was run that could confirm it."""
-    NOT_AFFECTED = "not-affected"
-    """Outside the affected range, or the condition does not hold."""
-    NOT_APPLICABLE = "not-applicable"
-    """The entry concerns software or hardware this environment does not have."""
-    INCONCLUSIVE = "inconclusive"
-    """A measurement was made but cannot be judged here (the machine was too busy or too noisy
-    while it ran); the evidence says why. Never blamed on the software stack."""
-
-    def __str__(self) -> str:
-        return self.value
-
-
-@dataclass(frozen=True)
-class Reference(JsonModel):
-    """A public source backing a fact (issue, PR, commit, documentation page)."""
-
-    url: str
-    title: str = ""
 
 
 @dataclass(frozen=True)
@@ -182,6 +100,9 @@ class Finding(JsonModel):
     commands: tuple[str, ...] = ()
     """Shell commands that apply the remediation here, each runnable as it is (they name the
     examined interpreter, never a bare ``python`` that may be another one)."""
+    per_device: Mapping[str, Status] = field(default_factory=dict)
+    """The finding's status on each device it was observed on (each node, in a fleet
+    report): what the finding x device matrix shows, decided by the judge, not a formatter."""
 
     @property
     def is_problem(self) -> bool:

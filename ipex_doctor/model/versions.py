@@ -20,7 +20,22 @@ from dataclasses import dataclass
 
 from packaging.version import InvalidVersion, Version
 
-from ipex_doctor.model.environment import BuildVariant
+from ipex_doctor.model.codec import JsonModel
+
+
+@dataclass(frozen=True)
+class BuildVariant(JsonModel):
+    """The build variant of a package, parsed from its version's local label and pre-release."""
+
+    accelerator: str | None
+    """``xpu``, ``cpu``, ``cuda``, ``rocm`` or ``None`` when the version carries no label."""
+    local: str | None
+    """The raw local label (``xpu``, ``cu128``, ``cxx11.abi``), if any."""
+    cxx11_abi: bool
+    """Labelled as a CXX11-ABI build (Intel's pre-2.6 XPU torch builds)."""
+    prerelease: bool
+    """A pre-release version (``2.1.0a0``: Intel's builds of stock releases)."""
+
 
 _CUDA_LABEL = re.compile(r"^cu\d+")
 _ROCM_LABEL = re.compile(r"^rocm\d")

@@ -14,7 +14,6 @@ import os
 import signal
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from ipex_doctor.errors import ExitCode, Stopped, Terminated
 from ipex_doctor.knowledge import kb
@@ -40,14 +39,6 @@ class Request:
     kinds: tuple[FindingKind, ...] | None = None
     checks: CheckOptions | None = None
     distributed: bool = False
-
-
-def load_knowledge(kb_files: Sequence[str], notify: Notify) -> KnowledgeBase:
-    """The shipped knowledge base with the overlays; its warnings go to ``notify``."""
-    knowledge = kb.load([Path(p) for p in kb_files])
-    for warning in knowledge.warnings:
-        notify(f"warning: {warning}")
-    return knowledge
 
 
 def gate_policy(out: OutputOptions, knowledge: KnowledgeBase, extra_ids: Sequence[str]) -> Policy:
@@ -79,7 +70,7 @@ def diagnose_and_publish(
 ) -> ExitCode:
     """Run the diagnosis ``request`` asks for and publish its report; return the exit code."""
     out.check()
-    knowledge = load_knowledge(request.kb_files, notify)
+    knowledge = kb.load_files(request.kb_files, notify)
     checks = request.checks
     policy = gate_policy(out, knowledge, list(checks.catalog) if checks else ())
     partial = Partial()

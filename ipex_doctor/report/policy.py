@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ipex_doctor.errors import DoctorError, ExitCode, did_you_mean, read_bounded
-from ipex_doctor.knowledge import yamldoc
+from ipex_doctor.knowledge import schema, yamldoc
 from ipex_doctor.model.findings import Evidence, Ignored, Report, Status
 
 DEFAULT_POLICY_FILE = ".ipex-doctor.yaml"
@@ -139,7 +139,7 @@ _SCHEMA: dict[str, Any] = {
                 "properties": {
                     "id": {"type": "string", "minLength": 1},
                     "reason": {"type": "string", "minLength": 3},
-                    "expires": {"type": ["string"], "format": "date"},
+                    "expires": {"type": "string"},  # NOTE: a date; _date() checks it
                 },
             },
         },
@@ -159,7 +159,7 @@ def _date(text: Any, where: str) -> datetime.date:
 def read_policy_file(path: Path) -> tuple[FailOn | None, tuple[Ignore, ...]]:
     """Parse a policy file; raises ``PolicyError`` naming the file and line."""
     text = read_bounded(path, MAX_POLICY_BYTES, PolicyError, "policy")
-    data = yamldoc.parse(str(path), text, PolicyError)
+    data, tree = yamldoc.load(str(path), text, PolicyError)
     if data is None:
         return None, ()
     # NOTE: YAML reads 2027-03-31 as a date; the schema wants strings, so normalise first.
@@ -167,20 +167,16 @@ def read_policy_file(path: Path) -> tuple[FailOn | None, tuple[Ignore, ...]]:
         for item in data["ignore"]:
             if isinstance(item, dict) and isinstance(item.get("expires"), datetime.date):
                 item["expires"] = item["expires"].isoformat()
-    from jsonschema import Draft202012Validator
-
-    errors = sorted(
-        Draft202012Validator(_SCHEMA).iter_errors(data), key=lambda e: list(map(str, e.path))
-    )
+    errors = schema.errors(data, _SCHEMA)
     if errors:
         first = errors[0]
-        line = yamldoc.line_of(text, list(first.absolute_path))
+        line = yamldoc.line_of(tree, list(first.path))
         where = f"{path}:{line}" if line else str(path)
         raise PolicyError(f"{where}: {first.message}", tip="see the policy format in docs/ci.md")
     fail_on = FailOn(data["fail_on"]) if "fail_on" in data else None
     ignores = []
     for index, item in enumerate(data.get("ignore") or ()):
-        line = yamldoc.line_of(text, ["ignore", index])
+        line = yamldoc.line_of(tree, ["ignore", index])
         where = f"{path}:{line}" if line else str(path)
         expires = _date(item["expires"], where) if "expires" in item else None
         ignores.append(

@@ -103,7 +103,9 @@ def merge(nodes: Sequence[tuple[str, Report]], *, extra: Sequence[Finding] = ())
     for name, report in nodes:
         for finding in report.findings:
             device = name if finding.device is None else f"{name}/{finding.device}"
-            findings.append(dataclasses.replace(finding, device=device))
+            findings.append(
+                dataclasses.replace(finding, device=device, per_device={name: finding.status})
+            )
     summary: dict[str, Mapping[str, Any]] = {
         name: {
             "python": report.environment.interpreter.executable,

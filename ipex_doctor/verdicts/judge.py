@@ -291,7 +291,31 @@ def judge_issue(
         references=issue.references,
         device=", ".join(devices) if devices else None,
         commands=commands,
+        per_device=_per_device(issue, runs or (), status),
     )
+
+
+def _per_device(issue: KnownIssue, runs: Sequence[CheckRun], status: Status) -> dict[str, Status]:
+    """The entry's status on each device its check ran on (or was asked to run on).
+
+    Reproduced there: the finding's status (a warning at least); a clean run on a device the
+    entry concerns: pass; on another device (the CPU for an XPU issue), or when the check could
+    not tell: skip; the check broke, or the device was absent: error.
+    """
+    cells: dict[str, Status] = {}
+    concerned = {r.device for r in _on_its_devices(issue, runs)}
+    for run in runs:
+        if run.outcome is not Outcome.OK:
+            cell = Status.ERROR
+        elif run.reproduced is True:
+            cell = status if status.rank >= Status.WARN.rank else Status.WARN
+        elif run.reproduced is False and run.device in concerned:
+            cell = Status.PASS
+        else:
+            cell = Status.SKIP
+        if cells.get(run.device, Status.PASS).rank <= cell.rank:
+            cells[run.device] = cell
+    return cells
 
 
 def judgeable(issue: KnownIssue) -> bool:

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ipex_doctor.model.codec import JsonModel
-from ipex_doctor.model.findings import FindingKind, Severity
+from ipex_doctor.model.terms import FindingKind, Severity
 
 
 @dataclass(frozen=True)
@@ -23,6 +23,8 @@ class FindingSpec(JsonModel):
     severity: Severity
     summary: str
     judged_by: str
+    one_per_subject: bool = True
+    """One finding per device (per node for fleet-outlier) can exist in a report."""
 
 
 _SANITY = "the ResNet-50 AMP sanity run (check, sanity)"
@@ -57,14 +59,14 @@ BUILTIN: tuple[FindingSpec, ...] = (
     FindingSpec("fleet-summary", "The fleet and each node's fingerprint",
                 FindingKind.ENVIRONMENT, Severity.INFO, "Every node of a merged or "
                 "distributed report, with its builds, drivers, devices and CPU.",
-                "merge, check --distributed"),
+                "merge, check --distributed", one_per_subject=False),
     FindingSpec("fleet-outlier", "A node differs from the others", FindingKind.ENVIRONMENT,
                 Severity.ERROR, "A node whose builds, drivers, devices or CPU differ from "
                 "the majority's, or with a problem only it has.", "merge, check --distributed"),
     FindingSpec("fleet-collectives", "Collectives are correct and no link is far below its "
                 "peers", FindingKind.SANITY, Severity.ERROR, "all_reduce and all_gather "
                 "results exact on every rank, and no rank's all_reduce bus bandwidth below "
-                "half the median.", "check --distributed"),
+                "half the median.", "check --distributed", one_per_subject=False),
 )  # fmt: skip
 _BY_ID = {spec.id: spec for spec in BUILTIN}
 

@@ -73,6 +73,7 @@ def _finding(
         remediation=remediation if status is not Status.PASS else "",
         references=_REFERENCES,
         device=device,
+        per_device={device: status},
     )
 
 

@@ -16,7 +16,15 @@ from rich.console import Console, Group, RenderableType
 from rich.text import Text
 
 from ipex_doctor.model.environment import Environment
-from ipex_doctor.model.findings import Finding, FindingKind, Report, Severity, Status, Verdict
+from ipex_doctor.model.findings import (
+    Command,
+    Finding,
+    FindingKind,
+    Report,
+    Severity,
+    Status,
+    Verdict,
+)
 
 MARKS: dict[Status, tuple[str, str]] = {
     Status.PASS: ("✓", "green"),
@@ -267,34 +275,13 @@ def render_console(report: Report, *, verbosity: int = 0, fail_on: str = "fail")
 
 
 def _cells(report: Report) -> dict[str, dict[str, Status]]:
-    """Finding id -> column -> status: nodes in a fleet report, devices in a node's report."""
+    """Finding id -> device (node, in a fleet report) -> the status the judge gave it there."""
     cells: dict[str, dict[str, Status]] = {}
-
-    def put(row: str, column: str, status: Status) -> None:
-        current = cells.setdefault(row, {}).get(column)
-        if current is None or current.rank < status.rank:
-            cells[row][column] = status
-
     for finding in report.findings:
-        if finding.id.startswith(("fleet-", "device-")):
-            continue
-        if report.command == "fleet":
-            if finding.device is not None:
-                put(finding.id, finding.device.split("/", 1)[0], finding.status)
-            continue
-        runs = finding.evidence.data.get("runs") or ()
-        for run in runs:
-            if not isinstance(run, dict):
-                continue
-            if run.get("outcome") != "ok":
-                status = Status.ERROR
-            elif run.get("reproduced") is True:
-                status = finding.status if finding.is_problem else Status.WARN
-            else:
-                status = Status.PASS if run.get("reproduced") is False else Status.SKIP
-            put(finding.id, str(run.get("device")), status)
-        if finding.kind is FindingKind.SANITY and finding.device is not None:
-            put(finding.id, finding.device, finding.status)
+        for column, status in finding.per_device.items():
+            row = cells.setdefault(finding.id, {})
+            if column not in row or row[column].rank < status.rank:
+                row[column] = status
     return cells
 
 
@@ -304,18 +291,13 @@ def _matrix(report: Report) -> list[RenderableType]:
     columns: list[str] = []
     for row in cells.values():
         columns.extend(c for c in row if c not in columns)
-    if len(columns) < 2:
+    fleet = report.command is Command.FLEET
+    if fleet:  # NOTE: a fleet's matrix shows only the findings that are a problem somewhere
+        cells = {f: row for f, row in cells.items() if any(s.rank >= Status.WARN.rank for s in row.values())}  # fmt: skip
+    if len(columns) < 2 or not cells:
         return []
-    if report.command == "fleet":
-        cells = {
-            fid: row
-            for fid, row in cells.items()
-            if any(s.rank >= Status.WARN.rank for s in row.values())
-        }
-        if not cells:
-            return []
     width = max(len(fid) for fid in cells)
-    title = "Finding x node" if report.command == "fleet" else "Finding x device"
+    title = "Finding x node" if fleet else "Finding x device"
     lines: list[RenderableType] = [Text(""), Text(title, style="bold underline")]
     lines.append(Text("  " + " " * width + "  " + "  ".join(columns), style="dim"))
     for fid, row in cells.items():

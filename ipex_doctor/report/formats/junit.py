@@ -18,7 +18,8 @@ from __future__ import annotations
 import xml.etree.ElementTree as ET
 from collections.abc import Collection
 
-from ipex_doctor.model.findings import Finding, FindingKind, Report, Status
+from ipex_doctor.model.findings import Command, Finding, FindingKind, Report, Status
+from ipex_doctor.verdicts.registry import builtin
 
 
 def _detail(finding: Finding) -> str:
@@ -32,10 +33,6 @@ def _detail(finding: Finding) -> str:
     return "\n".join(lines)
 
 
-_PER_DEVICE_IDS = frozenset({"device-outlier", "fleet-outlier"})
-"""Ids (besides every sanity finding) that occur once per device or node."""
-
-
 def case_name(finding: Finding, *, fleet: bool = False) -> str:
     """The testcase name of ``finding``: stable whatever its status (see the module doc).
 
@@ -43,7 +40,8 @@ def case_name(finding: Finding, *, fleet: bool = False) -> str:
     """
     if finding.device is None:
         return finding.id
-    if finding.kind is FindingKind.SANITY or finding.id in _PER_DEVICE_IDS:
+    spec = builtin(finding.id)
+    if spec is not None and spec.one_per_subject:
         subject: str | None = finding.device
     else:
         subject = finding.device.split("/", 1)[0] if fleet else None
@@ -99,7 +97,7 @@ def render_junit(report: Report, *, failing: Collection[Status]) -> str:
             ET.SubElement(properties, "property", name=package.name, value=package.version)
         counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
         for finding in findings:
-            outcome = _testcase(suite, finding, failing, fleet=report.command == "fleet")
+            outcome = _testcase(suite, finding, failing, fleet=report.command is Command.FLEET)
             counts["tests"] += 1
             if outcome != "passed":
                 counts[outcome] += 1

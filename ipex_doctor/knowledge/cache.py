@@ -1,0 +1,96 @@
+"""A cache of validated knowledge-base documents, so light commands need not parse YAML.
+
+``kb list``, ``kb show`` and ``explain`` load the knowledge base on every run; PyYAML alone
+takes longer to import than their whole budget allows. A document that validated is kept as
+JSON under ``$XDG_CACHE_HOME/ipex-doctor/kb/`` (default ``~/.cache``) with the text it was
+made from; a hit needs the same text, name and doctor version, compared in full (the file
+name is only a checksum of them), so an edit, another file of the same name or a new doctor
+all miss. Only valid documents are kept; anything unusable (a missing or unwritable
+cache directory, a damaged or foreign file) is a miss, never an error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zlib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ipex_doctor import __version__
+
+_FORMAT = 1
+
+Entries = Sequence[tuple[Mapping[str, Any], str]]
+
+
+def directory() -> Path:
+    """Where the cache lives."""
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "ipex-doctor" / "kb"
+
+
+_MAX_FILES = 64
+"""More documents than this (overlays come and go) and the oldest are removed on a write."""
+_VALIDATOR = ("kb.py", "rules.py", "schema.py", "known_issues.schema.json")
+
+
+def _validator_stamp() -> str:
+    """What validated the document: a change to the loader, rules or schema is a miss (a
+    development checkout keeps the same version while that code changes)."""
+    here = Path(__file__).resolve().parent
+    stamps = []
+    for name in _VALIDATOR:
+        try:
+            stat = (here / name).stat()
+            stamps.append(f"{name}:{stat.st_mtime_ns}:{stat.st_size}")
+        except OSError:
+            stamps.append(f"{name}:?")
+    return ";".join(stamps)
+
+
+def _identity(name: str, text: str) -> list[str]:
+    return [str(_FORMAT), __version__, _validator_stamp(), name, text]
+
+
+def _file(identity: list[str]) -> Path:
+    checksum = zlib.crc32("\0".join(identity).encode("utf-8", "surrogatepass"))
+    return directory() / f"{checksum:08x}.json"
+
+
+def get(name: str, text: str) -> tuple[list[tuple[dict[str, Any], str]], list[str]] | None:
+    """The entries (as parsed, with their sources) and warnings of a document seen valid."""
+    identity = _identity(name, text)
+    try:
+        data = json.loads(_file(identity).read_text(encoding="utf-8"))
+        if data.get("identity") != identity:
+            return None
+        entries = [(dict(raw), str(source)) for raw, source in data["entries"]]
+        return entries, [str(w) for w in data["warnings"]]
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def put(name: str, text: str, entries: Entries, warnings: Sequence[str]) -> None:
+    """Keep a valid document's entries and warnings; silently nothing when it cannot."""
+    import tempfile  # NOTE: lazy; only a miss writes, and tempfile is slow to import
+
+    identity = _identity(name, text)
+    payload = {
+        "identity": identity,
+        "entries": [[dict(r), s] for r, s in entries],
+        "warnings": list(warnings),
+    }
+    try:
+        target = _file(identity)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(prefix=".kb.", suffix=".tmp", dir=target.parent)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(payload, handle)
+        os.replace(temp, target)
+        kept = sorted(target.parent.glob("*.json"), key=lambda p: p.stat().st_mtime)
+        for old in kept[:-_MAX_FILES]:
+            old.unlink(missing_ok=True)
+    except (OSError, TypeError, ValueError):
+        return

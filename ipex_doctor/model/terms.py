@@ -1,0 +1,107 @@
+"""The model's vocabulary: statuses, severities, kinds, verdicts, commands and references.
+
+Small and free of the environment model, so the knowledge base (and with it the light
+commands) can load without building the rest of the model.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from ipex_doctor.model.codec import JsonModel
+
+
+@enum.unique
+class Status(str, enum.Enum):
+    """How a finding affects the gate, from best to worst (``ERROR`` = could not be judged)."""
+
+    PASS = "pass"
+    SKIP = "skip"
+    WARN = "warn"
+    FAIL = "fail"
+    ERROR = "error"
+
+    def __str__(self) -> str:
+        return self.value
+
+    @property
+    def rank(self) -> int:
+        """Ordering for "worst status": pass < skip < warn < error < fail."""
+        return _STATUS_RANK[self]
+
+
+_STATUS_RANK = {Status.PASS: 0, Status.SKIP: 1, Status.WARN: 2, Status.ERROR: 3, Status.FAIL: 4}
+
+
+@enum.unique
+class Severity(str, enum.Enum):
+    """How bad a known issue is when it applies (set in the knowledge base)."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@enum.unique
+class FindingKind(str, enum.Enum):
+    """Which part of the diagnosis produced a finding."""
+
+    ENVIRONMENT = "environment"
+    KNOWN_ISSUE = "known-issue"
+    SANITY = "sanity"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@enum.unique
+class Command(str, enum.Enum):
+    """The doctor command a report comes from (``fleet`` for merged and distributed reports)."""
+
+    CHECK = "check"
+    ENV = "env"
+    REPRO = "repro"
+    SANITY = "sanity"
+    FLEET = "fleet"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@enum.unique
+class Verdict(str, enum.Enum):
+    """What the doctor concluded about one knowledge-base entry in this environment.
+
+    Version facts say what *should* happen; observations (probe, repro) say what *does*.
+    """
+
+    AFFECTED = "affected"
+    """Observed here (or, for environment entries, the condition holds)."""
+    REGRESSION = "regression"
+    """Reproduced although the knowledge base says this version is fixed: report it upstream."""
+    LATENT = "latent"
+    """The version is in the affected range but the issue did not reproduce here."""
+    PREDICTED = "predicted"
+    """The version is in the affected range; nothing was run that could confirm it."""
+    NOT_AFFECTED = "not-affected"
+    """Outside the affected range, or the condition does not hold."""
+    NOT_APPLICABLE = "not-applicable"
+    """The entry concerns software or hardware this environment does not have."""
+    INCONCLUSIVE = "inconclusive"
+    """A measurement was made but cannot be judged here (the machine was too busy or too noisy
+    while it ran); the evidence says why. Never blamed on the software stack."""
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class Reference(JsonModel):
+    """A public source backing a fact (issue, PR, commit, documentation page)."""
+
+    url: str
+    title: str = ""
