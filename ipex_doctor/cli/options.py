@@ -7,6 +7,8 @@ from typing import Any, TypeVar
 
 import click
 
+from ipex_doctor.model.terms import AMP_DTYPES, SANITY_PROFILES
+
 F = TypeVar("F", bound=Callable[..., Any])
 
 
@@ -59,10 +61,10 @@ CHECK_RUN = stack(
                  help="Directory of your own check scripts (a --kb entry can name them). Repeatable."),
 )  # fmt: skip
 SANITY = stack(
-    click.option("--profile", type=click.Choice(["quick", "full"]), default="quick", show_default=True,
+    click.option("--profile", type=click.Choice(SANITY_PROFILES), default="quick", show_default=True,
                  help="Sanity run: quick (trains on 64x64; about 20 s on 2 CPU cores) or full "
                  "(224x224, more steps, JIT trace + freeze; about a minute)."),
-    click.option("--amp-dtype", type=click.Choice(["bfloat16", "float16"]), default="bfloat16",
+    click.option("--amp-dtype", type=click.Choice(AMP_DTYPES), default="bfloat16",
                  show_default=True, help="Sanity run: autocast dtype (float16 trains with a GradScaler)."),
     click.option("--lr", type=click.FloatRange(min=0.0, min_open=True), default=None,
                  help="Sanity run: SGD learning rate (default 0.005)."),

@@ -105,3 +105,9 @@ class Reference(JsonModel):
 
     url: str
     title: str = ""
+
+
+SANITY_PROFILES = ("quick", "full")
+"""The sanity run's profiles (``probe/scripts/sanity.py`` defines them; a test keeps both equal)."""
+AMP_DTYPES = ("bfloat16", "float16")
+"""The autocast dtypes the sanity run can train with."""

@@ -18,9 +18,6 @@ from ipex_doctor.runs.runner import Task
 
 TASK_ID = "sanity"
 """The sanity run's id among the runner's tasks (its findings are ``sanity-*``)."""
-PROFILES = ("quick", "full")
-"""The profiles of ``probe/scripts/sanity.py`` (a test keeps the two lists equal)."""
-AMP_DTYPES = ("bfloat16", "float16")
 
 
 @dataclass(frozen=True)

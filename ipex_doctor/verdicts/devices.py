@@ -10,9 +10,10 @@ from __future__ import annotations
 import collections
 from collections.abc import Sequence
 
-from ipex_doctor.model.environment import Environment
+from ipex_doctor.model.environment import Environment, device_label
 from ipex_doctor.model.findings import Evidence, Finding, FindingKind, Severity, Status
 from ipex_doctor.model.observations import CheckRun, Outcome
+from ipex_doctor.verdicts.majority import odd_members
 
 PROPERTIES = ("name", "total_memory", "driver_version", "has_fp64", "has_fp16", "max_compute_units",
               "gpu_eu_count", "multi_processor_count", "major", "minor")  # fmt: skip
@@ -26,21 +27,14 @@ def device_outliers(env: Environment, sanity_runs: Sequence[CheckRun] = ()) -> l
     for device in env.runtime.devices:
         by_kind[str(device.get("type"))].append(dict(device))
     differences: dict[str, list[str]] = collections.defaultdict(list)
-    for kind, devices in by_kind.items():
+    for devices in by_kind.values():
         if len(devices) < 2:
             continue
         for key in PROPERTIES:
-            values = collections.Counter(repr(d.get(key)) for d in devices if key in d)
-            if len(values) < 2:
-                continue
-            majority, count = values.most_common(1)[0]
-            for device in devices:
-                value = repr(device.get(key))
-                if value != majority or count * 2 <= len(devices):
-                    others = ", ".join(f"{v} x{n}" for v, n in values.items() if v != value)
-                    differences[f"{kind}:{device.get('index')}"].append(
-                        f"{key} {value} (others: {others})"
-                    )
+            values = {device_label(d): repr(d.get(key)) for d in devices if key in d}
+            for label, odd in odd_members(values).items():
+                others = ", ".join(f"{v} x{n}" for v, n in odd.others.items())
+                differences[label].append(f"{key} {odd.value} (others: {others})")
     throughput = {
         run.device: float(run.result.get("phases", {}).get("throughput", {}).get("train_amp", 0.0))
         for run in sanity_runs

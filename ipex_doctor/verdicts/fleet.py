@@ -25,6 +25,7 @@ from ipex_doctor.model.findings import (
     Status,
     now_utc,
 )
+from ipex_doctor.verdicts.majority import odd_members
 
 _PACKAGES = (
     "torch",
@@ -60,23 +61,30 @@ def _problems(report: Report) -> dict[str, str]:
 def _outliers(nodes: Sequence[tuple[str, Report]]) -> list[Finding]:
     prints = {name: fingerprint(report) for name, report in nodes}
     problems = {name: _problems(report) for name, report in nodes}
-    findings = []
-    for name, facts in prints.items():
-        differences = []
-        for key, value in facts.items():
-            values = collections.Counter(repr(p[key]) for p in prints.values())
-            majority, count = values.most_common(1)[0]
-            if repr(value) != majority and count > len(nodes) / 2:
-                others = next(p[key] for p in prints.values() if repr(p[key]) == majority)
-                differences.append(f"{key}: {value} (the {count} others: {others})")
-        mine = problems[name]
+    differences: dict[str, list[str]] = {name: [] for name, _ in nodes}
+    keys = dict.fromkeys(key for facts in prints.values() for key in facts)
+    for key in keys:
+        values = {name: repr(facts.get(key)) for name, facts in prints.items()}
+        shown = {text: prints[name].get(key) for name, text in reversed(values.items())}
+        for name, odd in odd_members(values).items():
+            mine = prints[name].get(key)
+            if odd.majority is not None:
+                count, theirs = odd.others[odd.majority], shown[str(odd.majority)]
+                differences[name].append(f"{key}: {mine} (the {count} others: {theirs})")
+            else:
+                differences[name].append(f"{key}: {mine} (no value is held by a majority)")
+    # NOTE: a problem counted once per (finding, status): linear in the nodes
+    held = collections.Counter(item for mine in problems.values() for item in mine.items())
+    for name, mine in problems.items():
         for finding_id, status in sorted(mine.items()):
-            elsewhere = sum(1 for other in problems.values() if other.get(finding_id) == status)
+            elsewhere = held[(finding_id, status)]
             if elsewhere <= len(nodes) / 2:
-                differences.append(
+                differences[name].append(
                     f"{finding_id} is {status} only on {elsewhere} of {len(nodes)} nodes"
                 )
-        if differences:
+    findings = []
+    for name, _ in nodes:
+        if differences[name]:
             findings.append(
                 Finding(
                     id="fleet-outlier",
@@ -85,7 +93,8 @@ def _outliers(nodes: Sequence[tuple[str, Report]]) -> list[Finding]:
                     severity=Severity.ERROR,
                     title=f"{name} differs from the other nodes",
                     evidence=Evidence(
-                        "; ".join(differences), {"node": name, "differences": differences}
+                        "; ".join(differences[name]),
+                        {"node": name, "differences": differences[name]},
                     ),
                     remediation="Make every node of the job run the same builds and drivers; "
                     "examine this node alone with 'ipex-doctor check' on it.",

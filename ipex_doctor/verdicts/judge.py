@@ -22,7 +22,7 @@ from ipex_doctor.knowledge.rules import (
     ipex_version,
     torch_version,
 )
-from ipex_doctor.model.environment import Environment
+from ipex_doctor.model.environment import Environment, device_label
 from ipex_doctor.model.findings import (
     Evidence,
     Finding,
@@ -90,9 +90,7 @@ def judge_versions(env: Environment, issue: KnownIssue) -> VersionJudgement:
 
 def _devices_present(env: Environment, kinds: tuple[str, ...]) -> list[str]:
     present = [
-        f"{device.get('type')}:{device.get('index')}"
-        for device in env.runtime.devices
-        if device.get("type") in kinds
+        device_label(device) for device in env.runtime.devices if device.get("type") in kinds
     ]
     if "cpu" in kinds:
         present.insert(0, "cpu")

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from rich.console import Console, Group, RenderableType
 from rich.text import Text
 
-from ipex_doctor.model.environment import Environment
+from ipex_doctor.model.environment import Environment, device_label
 from ipex_doctor.model.findings import (
     Command,
     Finding,
@@ -91,9 +91,7 @@ def _packages_line(env: Environment) -> Text:
 
 def _devices_line(env: Environment) -> Text:
     text = Text("  devices   ", style="bold")
-    devices = [
-        f"{d.get('type')}:{d.get('index')} {d.get('name', '')}".strip() for d in env.runtime.devices
-    ]
+    devices = [f"{device_label(d)} {d.get('name', '')}".strip() for d in env.runtime.devices]
     accel = env.runtime.torch.get("accelerators", {}) if env.runtime.torch else {}
     if devices:
         text.append(", ".join(devices))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 
+from ipex_doctor.model.environment import device_label
 from ipex_doctor.model.findings import Finding, FindingKind, Report, Status, Verdict
 
 _MARK = {
@@ -92,9 +93,7 @@ def render_markdown(report: Report) -> str:
         lines.append(f"| torch (imported) | {env.runtime.torch['version']} |")
     if env.runtime.ipex.get("version"):
         lines.append(f"| IPEX (imported) | {env.runtime.ipex['version']} |")
-    devices = ", ".join(
-        f"{d.get('type')}:{d.get('index')} {d.get('name', '')}" for d in env.runtime.devices
-    )
+    devices = ", ".join(f"{device_label(d)} {d.get('name', '')}" for d in env.runtime.devices)
     lines += [f"| devices | {_cell(devices) or 'cpu only'} |", ""]
     problems = [f for f in report.findings if f.is_problem or f.ignored is not None]
     others = [f for f in report.findings if f not in problems]
