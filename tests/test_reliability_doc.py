@@ -8,7 +8,7 @@ from conftest import REPO
 
 
 def test_fault_matrix_is_current() -> None:
-    """The document names the hash of tests/test_faults.py: regenerate it when they change."""
+    """The document names the hash of tests/runs/test_faults.py: regenerate it when they change."""
     spec = importlib.util.spec_from_file_location(
         "fault_matrix", REPO / "tools" / "fault_matrix.py"
     )

@@ -359,9 +359,14 @@ def read_document(path: Path, warnings: list[str] | None = None) -> tuple[KnownI
     hit = cache.get(str(path), text)
     if hit is not None:
         entries, cached_warnings = hit
-        if warnings is not None:
-            warnings.extend(cached_warnings)
-        return tuple(_entry(raw, source) for raw, source in entries)
+        try:
+            issues = tuple(_entry(raw, source) for raw, source in entries)
+        except (KeyError, TypeError, ValueError, AttributeError, KnowledgeBaseError):
+            issues = None  # NOTE: a cache file edited by hand is a miss, never a traceback
+        if issues is not None:
+            if warnings is not None:
+                warnings.extend(cached_warnings)
+            return issues
     checked = check_document(str(path), text)
     if checked.errors:
         raise checked.errors[0]

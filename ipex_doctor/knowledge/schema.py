@@ -81,9 +81,9 @@ def _check(
             shown = names[0] if len(names) == 1 else names
             yield SchemaError(path, f"{value!r} is not of type {shown!r}")
             return
-    if "const" in node and value != node["const"]:
+    if "const" in node and not _same(value, node["const"]):
         yield SchemaError(path, f"{node['const']!r} was expected")
-    if "enum" in node and value not in node["enum"]:
+    if "enum" in node and not any(_same(value, option) for option in node["enum"]):
         yield SchemaError(path, f"{value!r} is not one of {node['enum']!r}")
     if isinstance(value, str):
         yield from _string(node, value, path)
@@ -91,6 +91,17 @@ def _check(
         yield from _array(root, node, value, path)
     if isinstance(value, dict):
         yield from _object(root, node, value, path)
+
+
+def _same(a: Any, b: Any) -> bool:
+    """JSON equality: unlike Python's, ``true`` is not ``1`` and ``1.0`` is ``1``."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b or _is(a, "number") and _is(b, "number") and a == b
 
 
 def _is(value: Any, name: str) -> bool:
@@ -119,7 +130,7 @@ def _array(
     if node.get("uniqueItems"):
         seen: list[Any] = []
         for item in value:
-            if item in seen:
+            if any(_same(item, earlier) for earlier in seen):
                 yield SchemaError(path, f"{value!r} has non-unique elements")
                 break
             seen.append(item)

@@ -1,4 +1,4 @@
-"""torchrun entry point for tests/test_distributed.py: one doctor per rank, one odd rank.
+"""torchrun entry point for tests/runs/test_distributed.py: one doctor per rank, one odd rank.
 
     torchrun --nproc-per-node 4 --no-python PYTHON distributed_rank.py OUT.json PYTHON_A PYTHON_B
 

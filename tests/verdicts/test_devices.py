@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from builders import make_env
 from rich.console import Console
-from test_judge import make_env
 
 from ipex_doctor.knowledge import kb
 from ipex_doctor.model.findings import Report, Status
@@ -42,7 +42,9 @@ def test_slow_device_from_sanity_throughput() -> None:
     """A card with under half the best card's AMP training throughput is an outlier."""
     env = make_env({"torch": "2.8.0+xpu"}, devices=_xpus({}, {}))
     runs = [
-        CheckRun("sanity", device, Outcome.OK, result={"phases": {"throughput": {"train_amp": speed}}})
+        CheckRun(
+            "sanity", device, Outcome.OK, result={"phases": {"throughput": {"train_amp": speed}}}
+        )
         for device, speed in (("xpu:0", 2000.0), ("xpu:1", 700.0), ("cpu", 50.0))
     ]
     found = device_outliers(env, runs)
@@ -57,7 +59,9 @@ def test_matrix_of_checks_on_several_devices() -> None:
     runs = {
         "dot-half": [
             CheckRun("dot-half", "cpu", Outcome.OK, result={"reproduced": False, "evidence": "ok"}),
-            CheckRun("dot-half", "xpu:0", Outcome.OK, result={"reproduced": True, "evidence": "raised"}),
+            CheckRun(
+                "dot-half", "xpu:0", Outcome.OK, result={"reproduced": True, "evidence": "raised"}
+            ),
         ]
     }
     report = Report("0.1.0", "2026-11-21T00:00:00Z", "check", env, judge(env, kb.load(), runs=runs))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from test_judge import ARC, XPU_TORCH, make_env
+from builders import ARC, XPU_TORCH, make_env
 
 from ipex_doctor.knowledge import kb
 from ipex_doctor.model.findings import Report, Status, Summary

@@ -5,7 +5,7 @@ tests/test_envs.py applies them to real broken environments)."""
 from __future__ import annotations
 
 import pytest
-from test_judge import make_env
+from builders import make_env
 
 from ipex_doctor.knowledge import kb, remedies
 from ipex_doctor.verdicts.judge import judge

@@ -252,7 +252,9 @@ def test_not_learning_fails() -> None:
 
 def test_crashed_run_is_one_error() -> None:
     """A sanity run that crashed yields one error finding with what happened."""
-    findings = judge_sanity(CheckRun("sanity", "cuda:0", Outcome.CRASHED, error="killed by SIGSEGV"))
+    findings = judge_sanity(
+        CheckRun("sanity", "cuda:0", Outcome.CRASHED, error="killed by SIGSEGV")
+    )
     assert [(f.id, f.status) for f in findings] == [("sanity-run", Status.ERROR)]
     assert "SIGSEGV" in findings[0].evidence.summary
 

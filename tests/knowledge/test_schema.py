@@ -1,0 +1,100 @@
+"""The schema-subset validator agrees with the jsonschema library on the documents that matter.
+
+``knowledge.schema`` exists so that light commands need not import jsonschema; it is only
+correct if it accepts and refuses exactly what jsonschema does. Hypothesis mutates the shipped
+knowledge base (and policy documents) and both validators judge every mutant.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import jsonschema
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ipex_doctor.knowledge import kb, schema
+from ipex_doctor.report import policy
+
+SHIPPED = yaml.safe_load(kb.shipped_path().read_text())
+KB_SCHEMA = schema.knowledge_base_schema()
+ISSUE_KEYS = sorted(schema.issue_keys())
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-3, 3) | st.floats(allow_nan=False)
+    | st.sampled_from(["", "x", "torch", "2.8.0", "error", "https://example.org", "known-issue"]),
+    lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(st.sampled_from([*ISSUE_KEYS, "package", "zzz"]), inner, max_size=3),
+    max_leaves=6,
+)  # fmt: skip
+
+
+def by_library(document: Any, against: dict[str, Any]) -> set[tuple[Any, ...]]:
+    validator = jsonschema.validators.validator_for(against)(against)
+    return {tuple(error.absolute_path) for error in validator.iter_errors(document)}
+
+
+def by_subset(document: Any, against: dict[str, Any] | None = None) -> set[tuple[Any, ...]]:
+    return {error.path for error in schema.errors(document, against)}
+
+
+def test_the_shipped_document_is_valid_for_both() -> None:
+    assert by_subset(SHIPPED) == by_library(SHIPPED, KB_SCHEMA) == set()
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    entry=st.integers(0, len(SHIPPED["issues"]) - 1),
+    key=st.sampled_from([*ISSUE_KEYS, "unknown_key"]),
+    value=json_values,
+    delete=st.booleans(),
+)
+def test_both_refuse_the_same_places_in_a_mutated_entry(
+    entry: int, key: str, value: Any, delete: bool
+) -> None:
+    document = copy.deepcopy(SHIPPED)
+    if delete:
+        document["issues"][entry].pop(key, None)
+    else:
+        document["issues"][entry][key] = value
+    assert by_subset(document) == by_library(document, KB_SCHEMA)
+
+
+@settings(max_examples=200, deadline=None)
+@given(document=json_values | st.fixed_dictionaries({"schema_version": json_values,
+                                                       "issues": json_values}))  # fmt: skip
+def test_both_refuse_the_same_places_in_any_document(document: Any) -> None:
+    assert by_subset(document) == by_library(document, KB_SCHEMA)
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    fail_on=st.sampled_from(["error", "warning", "never", "loud"]) | json_values,
+    ignore=st.lists(
+        st.fixed_dictionaries(
+            {"id": st.sampled_from(["dot-half", "", 3])},
+            optional={"reason": json_values, "expires": st.sampled_from(["2027-01-01", 5]),
+                      "zzz": json_values},
+        ),
+        max_size=3,
+    ) | json_values,
+)  # fmt: skip
+def test_both_judge_policies_alike(fail_on: Any, ignore: Any) -> None:
+    document = {"fail_on": fail_on, "ignore": ignore}
+    against = policy._SCHEMA
+    assert by_subset(document, against) == by_library(document, against)
+
+
+def test_a_keyword_outside_the_subset_is_refused_not_ignored() -> None:
+    with pytest.raises(ValueError, match="not supported"):
+        schema.errors({"a": 1}, {"type": "object", "maxProperties": 0})
+    with pytest.raises(ValueError, match="local references"):
+        schema.errors(1, {"$ref": "https://example.org/schema.json"})
+
+
+def test_the_entry_keys_are_the_schemas() -> None:
+    assert "affected" in ISSUE_KEYS and "id" in ISSUE_KEYS
+    assert schema.range_keys() == set(KB_SCHEMA["$defs"]["range"]["properties"])
