@@ -1,8 +1,9 @@
-"""The command line in-process: every outcome of ``main`` is one exit code and at most one line.
+"""The command line in-process: commands return exit codes, ``main`` maps every way out.
 
-The subprocess tests (test_cli.py) show what a user sees; these run ``main`` in the test's own
-interpreter, which is fast enough to cover each way out of it, and prove that the commands
-that need no environment never import torch, even indirectly.
+The subprocess tests (test_cli.py) show what a user sees; these run the Click commands through
+``CliRunner`` (each command returns its ``ExitCode``) and ``main`` in the test's own
+interpreter, fast enough to cover each way out of it, and prove that the commands that need
+no environment never import torch, even indirectly.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import click
 import pytest
+from click.testing import CliRunner
 from conftest import TESTS
 
 from ipex_doctor.cli import main
@@ -29,6 +31,31 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     code = stop.value.code
     assert isinstance(code, int)
     return code, out, err
+
+
+def invoke(*args: str, stdin: str | None = None) -> tuple[object, str]:
+    """A command's return value (its exit code) and what it printed, via Click's runner."""
+    result = CliRunner().invoke(cli, list(args), input=stdin, standalone_mode=False)
+    if result.exception is not None:
+        raise result.exception
+    return result.return_value, result.output
+
+
+def test_commands_return_their_exit_code() -> None:
+    assert invoke("kb", "list")[0] == ExitCode.OK
+    code, out = invoke("explain", "-", stdin="RuntimeError: \"dot\" not implemented for 'Half'")
+    assert code == ExitCode.OK and "dot-half" in out
+    code, out = invoke("explain", "-", "--json", stdin="nothing we know of")
+    assert code == ExitCode.FINDINGS and json.loads(out) == {"matched": False, "matches": []}
+    code, out = invoke("repro", "--list")
+    assert code == ExitCode.OK and "bf16-linear" in out
+
+
+def test_kb_validate_returns_usage_on_a_broken_file(tmp_path: Path) -> None:
+    broken = tmp_path / "kb.yaml"
+    broken.write_text("schema_version: 1\nissues:\n  - id: x\n")
+    code, out = invoke("kb", "validate", str(broken))
+    assert code == ExitCode.USAGE and f"{broken}:3" in out
 
 
 def test_help_and_version(capsys: pytest.CaptureFixture[str]) -> None:
