@@ -133,36 +133,11 @@ def judge_sanity(run: CheckRun, env: Environment | None = None) -> tuple[Finding
 
     ``env`` gives the remedies their interpreter (a skipped run tells what to install).
     """
-    device = run.device
-    if run.outcome is Outcome.SKIPPED:
-        return (_not_run(run, env),)
-    if run.outcome is Outcome.DEVICE_ABSENT:
-        return (
-            _finding(
-                "sanity-run", "The ResNet-50 AMP sanity run could not run", Status.ERROR,
-                f"{device} was asked for (--device) but is not present here", {"run": run.to_dict()},
-                device=device,
-                remediation=f"Run it where {device} exists, or ask for a device this machine has "
-                "(--device cpu); 'ipex-doctor env' shows the devices torch sees here and why one "
-                "is missing.",
-            ),
-        )  # fmt: skip
     if run.outcome is not Outcome.OK:
-        return (
-            _finding(
-                "sanity-run",
-                "The ResNet-50 AMP sanity run broke",
-                Status.ERROR,
-                f"the sanity run {run.outcome}: {run.error}",
-                {"run": run.to_dict()},
-                device=device,
-                remediation="Run it by hand to see where it breaks: "
-                f"python {resources.path('probe/scripts/sanity.py')} --device {device}",
-            ),
-        )
+        return (_not_run(run, env),) if run.outcome is Outcome.SKIPPED else (_broken(run),)
     result = run.result
     phases = result.get("phases", {})
-    thresholds = result.get("thresholds", {})
+    device = run.device
     findings = [
         _training("sanity-train", "under AMP", phases["train_amp"], result, device),
         _training(
@@ -172,10 +147,49 @@ def judge_sanity(run: CheckRun, env: Environment | None = None) -> tuple[Finding
             result,
             device,
         ),
+        _amp_agreement(result, device),
+        _grad_mode(result, device),
+        _throughput(result, device),
     ]
+    if "jit" in phases:
+        findings.append(_jit(phases["jit"], _agreement_limit(result), device))
+    return tuple(findings)
+
+
+def _broken(run: CheckRun) -> Finding:
+    """The one finding of a run that could not run (device absent) or broke on the way."""
+    device = run.device
+    if run.outcome is Outcome.DEVICE_ABSENT:
+        return _finding(
+            "sanity-run", "The ResNet-50 AMP sanity run could not run", Status.ERROR,
+            f"{device} was asked for (--device) but is not present here", {"run": run.to_dict()},
+            device=device,
+            remediation=f"Run it where {device} exists, or ask for a device this machine has "
+            "(--device cpu); 'ipex-doctor env' shows the devices torch sees here and why one "
+            "is missing.",
+        )  # fmt: skip
+    return _finding(
+        "sanity-run",
+        "The ResNet-50 AMP sanity run broke",
+        Status.ERROR,
+        f"the sanity run {run.outcome}: {run.error}",
+        {"run": run.to_dict()},
+        device=device,
+        remediation="Run it by hand to see where it breaks: "
+        f"python {resources.path('probe/scripts/sanity.py')} --device {device}",
+    )
+
+
+def _agreement_limit(result: Mapping[str, Any]) -> float:
+    return float(result.get("thresholds", {}).get("agreement", 5e-2))
+
+
+def _amp_agreement(result: Mapping[str, Any], device: str) -> Finding:
+    """fp32 and AMP logits close, finite, and autocast really applied (no warning that it
+    was disabled)."""
     warnings = result.get("autocast_warnings") or []
-    agreement = phases["infer_agreement"]
-    limit = float(thresholds.get("agreement", 5e-2))
+    agreement = result["phases"]["infer_agreement"]
+    limit = _agreement_limit(result)
     summary = (
         f"fp32 vs {result.get('amp_dtype')} AMP logits: relative L2 {agreement['rel_l2']:.2e} "
         f"(limit {limit:.0e}), top-1 agreement {agreement['top1_agreement']:.0%}, AMP output {agreement['amp_dtype_out']}"
@@ -183,39 +197,35 @@ def judge_sanity(run: CheckRun, env: Environment | None = None) -> tuple[Finding
     ok = agreement["finite"] and agreement["rel_l2"] <= limit and not warnings
     if warnings:
         summary = f"autocast did not apply: {warnings[0]}; " + summary
-    findings.append(
-        _finding(
-            "sanity-amp-agreement",
-            "AMP inference agrees with fp32" if ok else "AMP inference disagrees with fp32",
-            Status.PASS if ok else Status.FAIL,
-            summary,
-            agreement | {"autocast_warnings": warnings},
-            device=device,
-            remediation="AMP is not usable as configured on this device: choose a dtype the device "
-            "supports (--amp-dtype), or report the mismatch with this report attached.",
-        )
+    return _finding(
+        "sanity-amp-agreement",
+        "AMP inference agrees with fp32" if ok else "AMP inference disagrees with fp32",
+        Status.PASS if ok else Status.FAIL,
+        summary,
+        agreement | {"autocast_warnings": warnings},
+        device=device,
+        remediation="AMP is not usable as configured on this device: choose a dtype the device "
+        "supports (--amp-dtype), or report the mismatch with this report attached.",
     )
-    grad = phases["grad_vs_no_grad"]
-    grad_limit = float(thresholds.get("grad_mode", 1e-3))
-    agrees = grad["relative"] <= grad_limit
-    findings.append(
-        _finding(
-            "sanity-grad-mode",
-            "ResNet-50 outputs agree with and without torch.no_grad()"
-            if agrees
-            else "ResNet-50 outputs differ with and without torch.no_grad()",
-            Status.PASS if agrees else Status.FAIL,
-            f"grad vs no_grad MAE {grad['mae']:.3g} ({grad['relative']:.3g} of the mean output; limit {grad_limit:.0e})",
-            grad,
-            device=device,
-            remediation="Outputs depend on grad mode here (see known issue grad-mode-divergence): "
-            "upgrade the framework, and validate inference results against the CPU.",
-        )
+
+
+def _grad_mode(result: Mapping[str, Any], device: str) -> Finding:
+    """Outputs with and without ``torch.no_grad()`` within the relative limit."""
+    grad = result["phases"]["grad_vs_no_grad"]
+    limit = float(result.get("thresholds", {}).get("grad_mode", 1e-3))
+    agrees = grad["relative"] <= limit
+    return _finding(
+        "sanity-grad-mode",
+        "ResNet-50 outputs agree with and without torch.no_grad()"
+        if agrees
+        else "ResNet-50 outputs differ with and without torch.no_grad()",
+        Status.PASS if agrees else Status.FAIL,
+        f"grad vs no_grad MAE {grad['mae']:.3g} ({grad['relative']:.3g} of the mean output; limit {limit:.0e})",
+        grad,
+        device=device,
+        remediation="Outputs depend on grad mode here (see known issue grad-mode-divergence): "
+        "upgrade the framework, and validate inference results against the CPU.",
     )
-    findings.append(_throughput(result, device))
-    if "jit" in phases:
-        findings.append(_jit(phases["jit"], limit, device))
-    return tuple(findings)
 
 
 def _not_run(run: CheckRun, env: Environment | None) -> Finding:

@@ -294,6 +294,70 @@ def _fits(torch: Any, model: Any, device: str, batch: int) -> bool:
             backend.empty_cache()
 
 
+def _throughput_inputs(torch: Any, model: Any, classes: int, device: str) -> Tuple[int, Any, Any]:
+    """The batch size (the largest that fits on an accelerator) and a seeded batch of it."""
+    if torch.device(device).type == "cpu":
+        batch = _cpu_batch()
+    else:
+        batch = next(
+            (b for b in ACCELERATOR_BATCHES if _fits(torch, model, device, b)),
+            ACCELERATOR_BATCHES[-1],
+        )
+    generator = torch.Generator().manual_seed(1)
+    x = torch.randn(batch, 3, THROUGHPUT_IMAGE, THROUGHPUT_IMAGE, generator=generator)
+    x = x.to(device).contiguous(memory_format=torch.channels_last)
+    y = (torch.arange(batch) % classes).to(device)
+    return batch, x, y
+
+
+def _modes(
+    torch: Any, model: Any, optimizer: Any, x: Any, y: Any, kind: str, dtype: Any
+) -> List[Tuple[str, Callable[[], Any]]]:
+    """The four measured steps: training and inference, each in fp32 and under AMP."""
+
+    def train_step(amp_on: bool) -> Callable[[], Any]:
+        def step() -> Any:
+            optimizer.zero_grad(set_to_none=True)
+            with torch.autocast(kind, dtype=dtype, enabled=amp_on):
+                loss = torch.nn.functional.cross_entropy(model(x), y)
+            loss.backward()
+            optimizer.step()
+            return loss
+
+        return step
+
+    def infer_step(amp_on: bool) -> Callable[[], Any]:
+        def step() -> Any:
+            with torch.no_grad(), torch.autocast(kind, dtype=dtype, enabled=amp_on):
+                return model(x)
+
+        return step
+
+    return [
+        ("train_fp32", train_step(False)),
+        ("train_amp", train_step(True)),
+        ("infer_fp32", infer_step(False)),
+        ("infer_amp", infer_step(True)),
+    ]
+
+
+def _summarise_rounds(
+    rounds: Dict[str, List[float]], busy_before: Any, busy_after: Any, wall: float
+) -> Dict[str, Any]:
+    """Best round per mode, AMP speedups, the rounds' spread and other processes' CPU share."""
+    numbers: Dict[str, Any] = {name: max(values) for name, values in rounds.items()}
+    numbers["speedup_train"] = round(numbers["train_amp"] / numbers["train_fp32"], 3)
+    numbers["speedup_infer"] = round(numbers["infer_amp"] / numbers["infer_fp32"], 3)
+    numbers["rounds"] = rounds
+    numbers["spread"] = round(max(max(v) / min(v) - 1 for v in rounds.values()), 3)
+    if busy_before is not None and busy_after is not None and wall > 0:
+        machine = busy_after[0] - busy_before[0]
+        mine = busy_after[1] - busy_before[1]
+        capacity = wall * (os.cpu_count() or 1)
+        numbers["others_cpu_share"] = round(max(0.0, machine - mine) / capacity, 3)
+    return numbers
+
+
 def _measure_throughput(
     torch: Any,
     base: Any,
@@ -314,79 +378,31 @@ def _measure_throughput(
     timing = TIMING[(profile, "cpu" if kind == "cpu" else "accelerator")]
     model = copy.deepcopy(base).to(device).to(memory_format=torch.channels_last)
     optimizer = torch.optim.SGD(model.parameters(), lr=DEFAULT_LR, momentum=0.9)
-    if kind == "cpu":
-        batch = _cpu_batch()
-    else:
-        batch = next(
-            (b for b in ACCELERATOR_BATCHES if _fits(torch, model, device, b)),
-            ACCELERATOR_BATCHES[-1],
-        )
-    generator = torch.Generator().manual_seed(1)
-    x = torch.randn(batch, 3, THROUGHPUT_IMAGE, THROUGHPUT_IMAGE, generator=generator)
-    x = x.to(device).contiguous(memory_format=torch.channels_last)
-    y = (torch.arange(batch) % classes).to(device)
+    batch, x, y = _throughput_inputs(torch, model, classes, device)
+    modes = _modes(torch, model, optimizer, x, y, kind, dtype)
     cudnn = getattr(getattr(torch, "backends", None), "cudnn", None)
     benchmark = getattr(cudnn, "benchmark", None)
     if kind == "cuda" and cudnn is not None:
         cudnn.benchmark = True  # NOTE: what every CNN throughput guide sets on CUDA
-
-    def train_step(amp_on: bool) -> Callable[[], Any]:
-        def step() -> Any:
-            optimizer.zero_grad(set_to_none=True)
-            with torch.autocast(kind, dtype=dtype, enabled=amp_on):
-                loss = torch.nn.functional.cross_entropy(model(x), y)
-            loss.backward()
-            optimizer.step()
-            return loss
-
-        return step
-
-    def infer_step(amp_on: bool) -> Callable[[], Any]:
-        def step() -> Any:
-            with torch.no_grad(), torch.autocast(kind, dtype=dtype, enabled=amp_on):
-                return model(x)
-
-        return step
-
-    modes = (
-        ("train_fp32", train_step, False),
-        ("train_amp", train_step, True),
-        ("infer_fp32", infer_step, False),
-        ("infer_amp", infer_step, True),
-    )
-    rounds: Dict[str, List[float]] = {name: [] for name, _, _ in modes}
+    rounds: Dict[str, List[float]] = {name: [] for name, _ in modes}
     busy_before = _cpu_busy()
     wall_before = time.perf_counter()
     try:
-        for name, make, amp_on in modes:  # NOTE: warm-up (kernels chosen, caches filled)
+        for name, step in modes:  # NOTE: warm-up (kernels chosen, caches filled)
             model.train(name.startswith("train"))
-            step = make(amp_on)
             for _ in range(timing["warmup"]):
                 step()
         for round_no in range(ROUNDS):
-            for index, (name, make, amp_on) in enumerate(modes):
+            for index, (name, step) in enumerate(modes):
                 model.train(name.startswith("train"))
-                value = _throughput(
-                    torch, make(amp_on), device, batch, timing["steps"], timing["seconds"]
-                )
+                value = _throughput(torch, step, device, batch, timing["steps"], timing["seconds"])
                 rounds[name].append(round(value, 2))
                 if progress:
                     progress("throughput", round_no * len(modes) + index + 1, ROUNDS * len(modes))
     finally:
         if kind == "cuda" and cudnn is not None:
             cudnn.benchmark = benchmark
-    wall = time.perf_counter() - wall_before
-    busy_after = _cpu_busy()
-    numbers: Dict[str, Any] = {name: max(values) for name, values in rounds.items()}
-    numbers["speedup_train"] = round(numbers["train_amp"] / numbers["train_fp32"], 3)
-    numbers["speedup_infer"] = round(numbers["infer_amp"] / numbers["infer_fp32"], 3)
-    numbers["rounds"] = rounds
-    numbers["spread"] = round(max(max(v) / min(v) - 1 for v in rounds.values()), 3)
-    if busy_before is not None and busy_after is not None and wall > 0:
-        machine = busy_after[0] - busy_before[0]
-        mine = busy_after[1] - busy_before[1]
-        capacity = wall * (os.cpu_count() or 1)
-        numbers["others_cpu_share"] = round(max(0.0, machine - mine) / capacity, 3)
+    numbers = _summarise_rounds(rounds, busy_before, _cpu_busy(), time.perf_counter() - wall_before)
     regime = {
         "batch": batch,
         "image": THROUGHPUT_IMAGE,
@@ -400,6 +416,117 @@ def _measure_throughput(
     return numbers, regime
 
 
+def _error_text(exc: BaseException) -> str:
+    text = str(exc)
+    return "%s: %s" % (type(exc).__name__, text.splitlines()[0] if text else "")
+
+
+def _import_ipex(use_ipex: bool, result: Dict[str, Any]) -> Any:
+    """IPEX when asked for and importable; otherwise ``None``, with why in ``result``."""
+    if not use_ipex:
+        return None
+    try:
+        return importlib.import_module("intel_extension_for_pytorch")
+    except Exception as exc:  # noqa: BLE001 - IPEX is optional
+        result["ipex_unavailable"] = _error_text(exc)
+        return None
+
+
+def _inference_phase(
+    torch: Any, base: Any, x: Any, device: str, dtype: Any, progress: Progress
+) -> Dict[str, Dict[str, Any]]:
+    """fp32 vs AMP logits, and grad vs no_grad outputs, of a fresh copy of the initial model.
+
+    A fresh copy: a training run that diverged (NaN weights) is reported once, by the
+    training finding, not again here.
+    """
+    kind = torch.device(device).type
+    model = copy.deepcopy(base).to(device).eval()
+    with torch.no_grad():
+        fp32 = model(x)
+        with torch.autocast(kind, dtype=dtype):
+            amp = model(x)
+    with_grad = model(x).detach()
+    if progress:
+        progress("inference agreement", 1, 1)
+    mae = float((with_grad.float() - fp32.float()).abs().mean())
+    scale = float(with_grad.float().abs().mean())
+    return {
+        "infer_agreement": {
+            "rel_l2": _relative_l2(amp, fp32),
+            "top1_agreement": float(
+                (amp.float().argmax(1) == fp32.float().argmax(1)).float().mean()
+            ),
+            "amp_dtype_out": str(amp.dtype),
+            "finite": _finite(torch, amp),
+        },
+        "grad_vs_no_grad": {"mae": mae, "relative": mae / scale if scale else mae},
+    }
+
+
+def _ipex_training_phase(
+    torch: Any,
+    ipex: Any,
+    base: Any,
+    batch: Tuple[Any, Any],
+    device: str,
+    lr: float,
+    steps: int,
+    progress: Progress,
+) -> Dict[str, Any]:
+    """Training after ``ipex.optimize(model, optimizer, dtype=torch.bfloat16)``; a failure of
+    IPEX's own path is recorded as this phase's error (it is a finding, not a crash)."""
+    model = copy.deepcopy(base).to(device)
+    optimizer = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)
+    x, y = batch
+    try:
+        model, optimizer = ipex.optimize(model, optimizer=optimizer, dtype=torch.bfloat16)
+        return _train(
+            torch,
+            model,
+            optimizer,
+            x,
+            y,
+            device,
+            steps,
+            "bfloat16",
+            progress,
+            "train (ipex.optimize)",
+        )
+    except Exception as exc:  # noqa: BLE001 - a failure of IPEX's path is a finding
+        return {"error": _error_text(exc)}
+
+
+def _jit_phase(
+    torch: Any, base: Any, x: Any, device: str, dtype: Any, progress: Progress
+) -> Dict[str, Any]:
+    """Trace and freeze a fresh copy of the initial model under autocast; compare with eager."""
+    kind = torch.device(device).type
+    model = copy.deepcopy(base).to(device).eval()
+    outcome: Dict[str, Any]
+    try:
+        with torch.no_grad():
+            reference = model(x)
+            # NOTE: cache_enabled=False as in IPEX's guide: with the autocast weight cache
+            # on, trace captures the cast weights (which require grad) as constants and
+            # freeze fails ("Cannot insert a Tensor that requires grad as a constant").
+            with torch.autocast(kind, dtype=dtype, cache_enabled=False):
+                eager = model(x)
+                traced = torch.jit.freeze(torch.jit.trace(model, x))
+                traced(x)
+                traced_out = traced(x)
+        outcome = {
+            "ok": True,
+            "rel_l2": _relative_l2(traced_out, eager),
+            "rel_l2_vs_fp32": _relative_l2(traced_out, reference),
+        }
+    except Exception as exc:  # noqa: BLE001 - a failing trace/freeze is a finding
+        outcome = {"ok": False, "error": _error_text(exc)}
+    if progress:
+        progress("jit trace + freeze", 1, 1)
+    return outcome
+
+
 def run(
     device: str,
     profile: str = "quick",
@@ -410,11 +537,14 @@ def run(
     use_ipex: bool = True,
     progress: Progress = None,
 ) -> Dict[str, Any]:
-    """The whole sanity run on ``device``; every phase's numbers in one dict."""
+    """The whole sanity run on ``device``; every phase's numbers in one dict.
+
+    Every phase starts from a copy of the same initial model, so one phase's failure (a
+    diverged training, a broken IPEX path) never shows up again in another.
+    """
     torch = importlib.import_module("torch")
 
     settings = PROFILES[profile]
-    kind = torch.device(device).type
     result: Dict[str, Any] = {
         "device": device,
         "profile": profile,
@@ -430,53 +560,25 @@ def run(
             "grad_mode": GRAD_MODE,
         },
     }
-    ipex: Any = None
-    if use_ipex:
-        try:
-            ipex = importlib.import_module("intel_extension_for_pytorch")
-        except Exception as exc:  # noqa: BLE001 - IPEX is optional
-            result["ipex_unavailable"] = "%s: %s" % (
-                type(exc).__name__,
-                str(exc).splitlines()[0] if str(exc) else "",
-            )
+    ipex = _import_ipex(use_ipex, result)
     result["ipex"] = getattr(ipex, "__version__", None)
     result["native"] = _native_low_precision(torch, device, amp_dtype)
     phases = result["phases"]
     x, y, classes = _batch(torch, device, settings["image"], settings["batch"], data)
     base = _model(torch, classes, weights)
-
+    dtype = getattr(torch, amp_dtype)
     timings: Dict[str, float] = {}
     result["timings"] = timings
-    # NOTE: inference and throughput use a fresh copy of the initial model, so a training run
-    # that diverged (NaN weights) is reported once, by the training finding, not again here.
-    model = copy.deepcopy(base).to(device).eval()
-    optimizer = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)
-    dtype = getattr(torch, amp_dtype)
-    started = time.perf_counter()
-    with torch.no_grad():
-        fp32 = model(x)
-        with torch.autocast(kind, dtype=dtype):
-            amp = model(x)
-    with_grad = model(x).detach()
-    if progress:
-        progress("inference agreement", 1, 1)
-    phases["infer_agreement"] = {
-        "rel_l2": _relative_l2(amp, fp32),
-        "top1_agreement": float((amp.float().argmax(1) == fp32.float().argmax(1)).float().mean()),
-        "amp_dtype_out": str(amp.dtype),
-        "finite": _finite(torch, amp),
-    }
-    mae = float((with_grad.float() - fp32.float()).abs().mean())
-    scale = float(with_grad.float().abs().mean())
-    phases["grad_vs_no_grad"] = {"mae": mae, "relative": mae / scale if scale else mae}
-    timings["infer_agreement"] = round(time.perf_counter() - started, 3)
 
-    x_eval = x  # the batch fp32/AMP were compared on; the JIT phase compares on it too
-    started = time.perf_counter()
-    numbers, regime = _measure_throughput(torch, base, classes, device, dtype, profile, progress)
+    with _timed(timings, "infer_agreement"):
+        phases.update(_inference_phase(torch, base, x, device, dtype, progress))
+
+    with _timed(timings, "throughput"):
+        numbers, regime = _measure_throughput(
+            torch, base, classes, device, dtype, profile, progress
+        )
     result["throughput_regime"] = regime
     phases["throughput"] = numbers
-    timings["throughput"] = round(time.perf_counter() - started, 3)
 
     with _timed(timings, "train_amp"), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -494,66 +596,22 @@ def run(
             progress,
             "train (AMP)",
         )
-        autocast_warnings = [str(w.message) for w in caught if "autocast" in str(w.message).lower()]
-    result["autocast_warnings"] = autocast_warnings
+        del model, optimizer
+    result["autocast_warnings"] = [
+        str(w.message) for w in caught if "autocast" in str(w.message).lower()
+    ]
 
     if ipex is not None and hasattr(ipex, "optimize"):
-        started = time.perf_counter()
-        ipex_model = copy.deepcopy(base).to(device)
-        ipex_optimizer = torch.optim.SGD(ipex_model.parameters(), lr=lr, momentum=0.9)
-        try:
-            ipex_model, ipex_optimizer = ipex.optimize(
-                ipex_model, optimizer=ipex_optimizer, dtype=torch.bfloat16
+        with _timed(timings, "train_ipex"):
+            phases["train_ipex"] = _ipex_training_phase(
+                torch, ipex, base, (x, y), device, lr, settings["train_steps"], progress
             )
-            phases["train_ipex"] = _train(
-                torch,
-                ipex_model,
-                ipex_optimizer,
-                x,
-                y,
-                device,
-                settings["train_steps"],
-                "bfloat16",
-                progress,
-                "train (ipex.optimize)",
-            )
-        except Exception as exc:  # noqa: BLE001 - a failure of IPEX's path is a finding
-            phases["train_ipex"] = {
-                "error": "%s: %s" % (type(exc).__name__, str(exc).splitlines()[0])
-            }
-        del ipex_model, ipex_optimizer
-        timings["train_ipex"] = round(time.perf_counter() - started, 3)
     else:
         phases["train_ipex"] = {"skipped": "--no-ipex" if not use_ipex else "IPEX not available"}
 
     if profile == "full":
-        # NOTE: a fresh copy of the initial model: the throughput phase trained ``model``.
-        jit_model = copy.deepcopy(base).to(device).eval()
-        started = time.perf_counter()
-        try:
-            with torch.no_grad():
-                reference = jit_model(x_eval)
-                # NOTE: cache_enabled=False as in IPEX's guide: with the autocast weight cache
-                # on, trace captures the cast weights (which require grad) as constants and
-                # freeze fails ("Cannot insert a Tensor that requires grad as a constant").
-                with torch.autocast(kind, dtype=dtype, cache_enabled=False):
-                    eager = jit_model(x_eval)
-                    traced = torch.jit.freeze(torch.jit.trace(jit_model, x_eval))
-                    traced(x_eval)
-                    traced_out = traced(x_eval)
-            phases["jit"] = {
-                "ok": True,
-                "rel_l2": _relative_l2(traced_out, eager),
-                "rel_l2_vs_fp32": _relative_l2(traced_out, reference),
-            }
-        except Exception as exc:  # noqa: BLE001 - a failing trace/freeze is a finding
-            phases["jit"] = {
-                "ok": False,
-                "error": "%s: %s" % (type(exc).__name__, str(exc).splitlines()[0]),
-            }
-        timings["jit"] = round(time.perf_counter() - started, 3)
-        if progress:
-            progress("jit trace + freeze", 1, 1)
+        with _timed(timings, "jit"):
+            phases["jit"] = _jit_phase(torch, base, x, device, dtype, progress)
     result["reproduced"] = None  # NOTE: a sanity run judges health, not a known issue
     return result
 
