@@ -56,6 +56,27 @@ def run_doctor(
     )
 
 
+# NOTE: a shell runs background jobs (`make test &`) with SIGINT ignored, and Python installs
+# no KeyboardInterrupt handler for a signal it inherits as ignored. A doctor that a test means
+# to interrupt is started through this exec, which gives it the default SIGINT a terminal does.
+_WITH_DEFAULT_SIGINT = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "os.execv(sys.executable, [sys.executable, '-m', 'ipex_doctor', *sys.argv[1:]])"
+)
+
+
+def start_doctor(*args: str, extra_env: Mapping[str, str] | None = None) -> subprocess.Popen[str]:
+    """Start ``python -m ipex_doctor ARGS`` (same pid) to be signalled; SIGINT as on a terminal."""
+    return subprocess.Popen(
+        [sys.executable, "-c", _WITH_DEFAULT_SIGINT, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        env=doctor_env(extra_env),
+    )
+
+
 @pytest.fixture
 def doctor() -> Callable[..., subprocess.CompletedProcess[str]]:
     """The ``run_doctor`` helper as a fixture."""

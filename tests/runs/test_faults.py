@@ -11,7 +11,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -19,7 +18,7 @@ from typing import Any
 
 import psutil
 import pytest
-from conftest import TESTS, doctor_env, make_fake_env, real_env, run_doctor
+from conftest import TESTS, make_fake_env, real_env, run_doctor, start_doctor
 
 FAULT_CHECKS = TESTS / "assets" / "fault_checks"
 FAULTY = TESTS / "assets" / "faulty_checks"
@@ -142,11 +141,10 @@ def test_interrupt_writes_partial_report_and_stops_workers(
     out = tmp_path / "report.json"
     out.write_text("previous report")
     marker = tmp_path / "inside-the-check"
-    process = subprocess.Popen(
-        [sys.executable, "-m", "ipex_doctor", "repro", "qconv-op-name", "sleeps", "--checks-dir", str(FAULT_CHECKS),
-         "--python", real_env("torch28-only"), "--device", "cpu", "--json", str(out)],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=doctor_env({"IPEX_DOCTOR_TEST_MARKER": str(marker)}),
+    process = start_doctor(
+        "repro", "qconv-op-name", "sleeps", "--checks-dir", str(FAULT_CHECKS),
+        "--python", real_env("torch28-only"), "--device", "cpu", "--json", str(out),
+        extra_env={"IPEX_DOCTOR_TEST_MARKER": str(marker)},
     )  # fmt: skip
     # NOTE: the signal goes in once the worker is inside the sleeping check (the marker), so
     # qconv-op-name has finished whatever the machine's load: no guess at how long imports take.
@@ -171,10 +169,7 @@ def test_interrupt_writes_partial_report_and_stops_workers(
 def test_interrupt_during_probe_keeps_nothing_running(tmp_path: Path) -> None:
     """SIGINT while the probe's import hangs: the probe worker dies with the doctor."""
     python = make_fake_env(tmp_path / "env", {"torch": ("2.8.0", "import time\ntime.sleep(600)\n")})
-    process = subprocess.Popen(
-        [sys.executable, "-m", "ipex_doctor", "env", "--python", python, "--json", str(tmp_path / "r.json")],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=doctor_env(),
-    )  # fmt: skip
+    process = start_doctor("env", "--python", python, "--json", str(tmp_path / "r.json"))
     doctor = psutil.Process(process.pid)
 
     def worker_started() -> bool:
