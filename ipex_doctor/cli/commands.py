@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ipex_doctor import __version__
-from ipex_doctor.cli.options import CHECK_RUN, DIAGNOSIS, KB, OUTPUT, SANITY
+from ipex_doctor.cli.options import BASELINE, CHECK_RUN, DIAGNOSIS, KB, OUTPUT, SANITY
 from ipex_doctor.errors import DoctorError, ExitCode, did_you_mean
 
 if TYPE_CHECKING:
@@ -76,6 +76,7 @@ def cli() -> None:
 @cli.command()
 @DIAGNOSIS
 @OUTPUT
+@BASELINE
 @CHECK_RUN
 @click.option("--skip-sanity", is_flag=True, help="Leave out the ResNet-50 AMP sanity run.")
 @click.option("--distributed", is_flag=True,
@@ -115,6 +116,7 @@ def repro(names: tuple[str, ...], list_only: bool, **params: Any) -> int:
 @cli.command()
 @DIAGNOSIS
 @OUTPUT
+@BASELINE
 @click.option("--device", default=None,
               help="Device for the run (default: the first accelerator, else cpu): cpu, xpu, xpu:N, cuda, cuda:N.")  # fmt: skip
 @SANITY
@@ -139,6 +141,7 @@ def env(**params: Any) -> int:
 @KB
 @click.option("--as-recorded", is_flag=True, help="Keep the recorded verdicts; do not re-judge.")
 @OUTPUT
+@BASELINE
 def report(report_file: str, kb_files: tuple[str, ...], as_recorded: bool, **params: Any) -> int:
     """Re-render a saved JSON report, re-judged against the current knowledge base."""
     from ipex_doctor.knowledge.kb import load_files

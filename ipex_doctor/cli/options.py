@@ -42,6 +42,8 @@ OUTPUT = stack(
     click.option("--junit-xml", "junit_path", metavar="PATH", help="Write a JUnit XML report ('-': stdout)."),
     click.option("--markdown", "markdown_path", metavar="PATH",
                  help="Write a Markdown report for an issue tracker ('-': stdout)."),
+    click.option("--html", "html_path", metavar="PATH",
+                 help="Write a self-contained HTML report with charts ('-': stdout)."),
     click.option("--fail-on", type=click.Choice(["fail", "warn", "never"]), default=None,
                  help="Exit 1 on fail/error findings (default), also on warnings, or never."),
     click.option("--ignore", "ignores", metavar="ID[=REASON]", multiple=True,
@@ -50,6 +52,11 @@ OUTPUT = stack(
                  help="Policy file (fail_on, ignores with reason and expiry); default ./.ipex-doctor.yaml."),
     click.option("-q", "--quiet", is_flag=True, help="Print only the problems and the summary."),
     click.option("-v", "--verbose", count=True, help="Also show passes, skips and evidence."),
+)  # fmt: skip
+BASELINE = click.option(
+    "--baseline", "baseline_path", metavar="REPORT.json",
+    help="Compare with a saved JSON report of this machine: findings that appeared or resolved, "
+    "versions that changed, throughput that fell beyond the runs' noise.",
 )  # fmt: skip
 CHECK_RUN = stack(
     click.option("--device", default="auto", show_default=True,

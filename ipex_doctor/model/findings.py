@@ -24,15 +24,16 @@ from ipex_doctor.model.terms import (
 )
 
 __all__ = [
-    "JSON", "SCHEMA_VERSION", "Command", "Evidence", "Finding", "FindingKind", "Ignored",
-    "Reference", "Report", "Severity", "Status", "Summary", "Verdict", "VersionFact", "now_utc",
+    "JSON", "SCHEMA_VERSION", "BaselineComparison", "Change", "Command", "Evidence", "Finding",
+    "FindingKind", "Ignored", "Reference", "Report", "Severity", "Status", "Summary",
+    "ThroughputDelta", "Verdict", "VersionFact", "now_utc",
 ]  # fmt: skip
 """The vocabulary of ``model.terms`` is part of this module's surface too."""
 
 JSON: TypeAlias = Any
 """A value that ``json.dumps`` accepts; the report's free-form data fields hold these."""
 
-SCHEMA_VERSION = "1.2"
+SCHEMA_VERSION = "1.3"
 """Version of the report's JSON shape. Bump the minor for additions, the major for breaks."""
 
 
@@ -135,6 +136,55 @@ class Summary(JsonModel):
 
 
 @dataclass(frozen=True)
+class Change(JsonModel):
+    """One fact that differs between a baseline report and this one."""
+
+    what: str
+    """``package torch``, ``driver cuda:0``, ``variable OMP_NUM_THREADS``, ``torch threads``..."""
+    before: str | None
+    after: str | None
+
+
+@dataclass(frozen=True)
+class ThroughputDelta(JsonModel):
+    """One device's throughput in one mode, in the baseline and now, and whether it fell."""
+
+    device: str
+    mode: str
+    """``train_fp32``, ``train_amp``, ``infer_fp32`` or ``infer_amp``."""
+    before: float
+    after: float
+    noise: float
+    """The larger relative spread of the two runs' rounds in this mode (0.05: 5 %)."""
+    tolerance: float
+    """How far it may fall before it is a regression: a floor, or twice the noise."""
+    regressed: bool
+
+    @property
+    def change(self) -> float:
+        """Relative change (-0.4: 40 % slower)."""
+        return self.after / self.before - 1 if self.before else 0.0
+
+
+@dataclass(frozen=True)
+class BaselineComparison(JsonModel):
+    """What changed since a saved report of the same machine (or fleet)."""
+
+    source: str
+    """The baseline report's path, as given."""
+    created_at: str
+    """When the baseline ran."""
+    appeared: tuple[str, ...] = ()
+    """Problems now that the baseline did not have (``id [device]: status``)."""
+    resolved: tuple[str, ...] = ()
+    """Problems of the baseline that are gone."""
+    changes: tuple[Change, ...] = ()
+    throughput: tuple[ThroughputDelta, ...] = ()
+    not_compared: tuple[str, ...] = ()
+    """Throughput that could not be judged, each with why (another regime, a busy machine)."""
+
+
+@dataclass(frozen=True)
 class Report(JsonModel):
     """Everything one run of the doctor found, in the order it should be read."""
 
@@ -147,6 +197,8 @@ class Report(JsonModel):
     findings: tuple[Finding, ...]
     complete: bool = True
     """False when the run was interrupted and the report is partial."""
+    baseline: BaselineComparison | None = None
+    """What changed since ``--baseline``, when one was given."""
     schema_version: str = SCHEMA_VERSION
     JSON_EXTRAS = ("summary",)
     """The summary is written for readers, and recomputed (never trusted) when read back."""

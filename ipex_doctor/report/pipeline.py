@@ -70,6 +70,12 @@ def diagnose_and_publish(
 ) -> ExitCode:
     """Run the diagnosis ``request`` asks for and publish its report; return the exit code."""
     out.check()
+    baseline = out.baseline()
+    if baseline is not None and not request.distributed:
+        from ipex_doctor.probe.host import probe_host
+        from ipex_doctor.verdicts.baseline import check_same_host
+
+        check_same_host(baseline, probe_host(), str(out.baseline_path))
     knowledge = kb.load_files(request.kb_files, notify)
     checks = request.checks
     policy = gate_policy(out, knowledge, list(checks.catalog) if checks else ())

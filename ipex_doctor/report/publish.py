@@ -31,6 +31,9 @@ class OutputOptions:
     json_path: str | None = None
     junit_path: str | None = None
     markdown_path: str | None = None
+    html_path: str | None = None
+    baseline_path: str | None = None
+    """A saved report to compare with (``--baseline``; check, sanity and report only)."""
     fail_on: str | None = None
     ignores: tuple[str, ...] = ()
     policy_file: str | None = None
@@ -45,12 +48,22 @@ class OutputOptions:
         verbosity = -1 if params.pop("quiet") else int(params.pop("verbose"))
         if explaining and verbosity >= 0:
             verbosity = max(verbosity, 1)
-        names = ("json_path", "junit_path", "markdown_path", "fail_on", "ignores", "policy_file")
-        return cls(**{name: params.pop(name) for name in names}, verbosity=verbosity)
+        names = ("json_path", "junit_path", "markdown_path", "html_path", "fail_on", "ignores",
+                 "policy_file")  # fmt: skip
+        return cls(
+            **{name: params.pop(name) for name in names},
+            baseline_path=params.pop("baseline_path", None),
+            verbosity=verbosity,
+        )
 
     def sinks(self) -> dict[str, str]:
         """The machine formats asked for, by format name."""
-        chosen = {"json": self.json_path, "junit": self.junit_path, "markdown": self.markdown_path}
+        chosen = {
+            "json": self.json_path,
+            "junit": self.junit_path,
+            "markdown": self.markdown_path,
+            "html": self.html_path,
+        }
         return {name: path for name, path in chosen.items() if path is not None}
 
     def check(self) -> None:
@@ -77,6 +90,17 @@ class OutputOptions:
                 )
             files[key] = name
             output.check_writable(path)
+        self.baseline()
+
+    def baseline(self) -> Report | None:
+        """The ``--baseline`` report, read and validated (a bad file is a one-line error)."""
+        if self.baseline_path is None:
+            return None
+        from pathlib import Path
+
+        from ipex_doctor.report.replay import load_report
+
+        return load_report(Path(self.baseline_path))
 
     def policy(self, known_ids: Collection[str]) -> Policy:
         """The gate policy (command line + policy file), its ids checked against ``known_ids``."""
@@ -122,10 +146,20 @@ def publish(
 ) -> ExitCode:
     """Apply ``policy``, print the human report, write the sinks; return the exit code."""
     from ipex_doctor.report.formats.console import render_console
+    from ipex_doctor.report.formats.html import render_html
     from ipex_doctor.report.formats.json_format import render_json
     from ipex_doctor.report.formats.junit import render_junit
     from ipex_doctor.report.formats.markdown import render_markdown
 
+    refusal: DoctorError | None = None
+    baseline = options.baseline()
+    if baseline is not None:
+        from ipex_doctor.verdicts.baseline import BaselineError, attach
+
+        try:
+            report = attach(report, baseline, str(options.baseline_path))
+        except BaselineError as exc:
+            refusal = exc  # NOTE: the report is still written, without the comparison
     report = policy.apply(report, today=today)
     sinks = options.sinks()
     to_stdout = output.STDOUT in sinks.values()
@@ -137,7 +171,12 @@ def publish(
         "json": lambda: render_json(report),
         "junit": lambda: render_junit(report, failing=policy.fail_on.failing()),
         "markdown": lambda: render_markdown(report),
+        "html": lambda: render_html(
+            report, fail_on=policy.fail_on.value, failing=policy.fail_on.failing()
+        ),
     }
     for name, path in sinks.items():
         output.write_text(path, renderers[name]())
+    if refusal is not None:
+        raise refusal
     return policy.exit_code(report)

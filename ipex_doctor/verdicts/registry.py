@@ -39,6 +39,10 @@ BUILTIN: tuple[FindingSpec, ...] = (
     FindingSpec("sanity-train-ipex", "Training converges after ipex.optimize", FindingKind.SANITY,
                 Severity.ERROR, "The same training after ipex.optimize(model, optimizer, "
                 "dtype=torch.bfloat16), where IPEX imports.", _SANITY),
+    FindingSpec("sanity-train-fp16", "Training converges in fp16 with a GradScaler",
+                FindingKind.SANITY, Severity.ERROR, "On accelerators, the same training in "
+                "float16 with torch.amp.GradScaler (skipped steps counted, not failed).",
+                _SANITY),
     FindingSpec("sanity-amp-agreement", "AMP inference agrees with fp32", FindingKind.SANITY,
                 Severity.ERROR, "fp32 and AMP logits within 5e-2 (bf16) / 1e-2 (fp16) relative "
                 "L2, and autocast really applied.", _SANITY),
@@ -52,6 +56,11 @@ BUILTIN: tuple[FindingSpec, ...] = (
     FindingSpec("sanity-jit", "JIT trace + freeze of the AMP model works", FindingKind.SANITY,
                 Severity.WARNING, "The full profile traces and freezes the AMP model; it must "
                 "run and agree with fp32.", _SANITY),
+    FindingSpec("perf-regression", "Throughput as in the baseline", FindingKind.SANITY,
+                Severity.WARNING, "With --baseline REPORT.json: each device's fp32 and AMP "
+                "throughput against the baseline's, in the same regime on a quiet machine; a "
+                "fall beyond 15 % and twice the runs' own noise warns, naming what changed.",
+                "check, sanity and report with --baseline"),
     FindingSpec("device-outlier", "A device differs from the other devices of its node",
                 FindingKind.ENVIRONMENT, Severity.WARNING, "Devices of one kind compared "
                 "property by property and by sanity AMP throughput.",

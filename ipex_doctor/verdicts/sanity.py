@@ -78,8 +78,16 @@ def _finding(
 
 
 def _training(
-    finding_id: str, how: str, phase: Mapping[str, Any], result: Mapping[str, Any], device: str
+    finding_id: str,
+    how: str,
+    phase: Mapping[str, Any],
+    result: Mapping[str, Any],
+    device: str,
+    dtype: str | None = None,
 ) -> Finding:
+    """A training path converged (loss below its fraction, everything finite) or did not.
+
+    ``dtype`` is the path's autocast dtype when it is not the run's ``--amp-dtype``."""
     if "skipped" in phase:
         return _finding(
             finding_id, f"Training {how} was not run", Status.SKIP,
@@ -100,7 +108,7 @@ def _training(
     steps = len(losses)
     summary = (
         f"loss {phase['initial']:.3f} -> {phase['final']:.3f} in {steps} steps "
-        f"({result.get('amp_dtype')} autocast, lr {result.get('lr')}, batch {result.get('batch')}, "
+        f"({dtype or result.get('amp_dtype')} autocast, lr {result.get('lr')}, batch {result.get('batch')}, "
         f"{result.get('image_size')}x{result.get('image_size')})"
     )
     problems = []
@@ -146,11 +154,16 @@ def judge_sanity(run: CheckRun, env: Environment | None = None) -> tuple[Finding
             phases["train_ipex"],
             result,
             device,
+            "bfloat16",
         ),
         _amp_agreement(result, device),
         _grad_mode(result, device),
         _throughput(result, device),
     ]
+    if "train_fp16" in phases:  # accelerators only: the CPU has no fp16 math to train with
+        fp16 = phases["train_fp16"]
+        how = "in float16 with a GradScaler"
+        findings.insert(2, _training("sanity-train-fp16", how, fp16, result, device, "float16"))
     if "jit" in phases:
         findings.append(_jit(phases["jit"], _agreement_limit(result), device))
     return tuple(findings)

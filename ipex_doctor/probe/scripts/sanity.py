@@ -412,6 +412,7 @@ def _measure_throughput(
         "min_steps": timing["steps"],
         "min_seconds": timing["seconds"],
         "cudnn_benchmark": kind == "cuda",
+        "threads": torch.get_num_threads(),
     }
     return numbers, regime
 
@@ -600,6 +601,17 @@ def run(
     result["autocast_warnings"] = [
         str(w.message) for w in caught if "autocast" in str(w.message).lower()
     ]
+
+    if torch.device(device).type != "cpu" and amp_dtype != "float16":
+        # NOTE: fp16 with a GradScaler is the other training path accelerators offer; the CPU
+        # has no fp16 math unit before AMX-FP16, so there it would only measure emulation.
+        with _timed(timings, "train_fp16"):
+            model = copy.deepcopy(base).to(device)
+            optimizer = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)
+            phases["train_fp16"] = _train(torch, model, optimizer, x, y, device,
+                                          settings["train_steps"], "float16", progress,
+                                          "train (fp16 + GradScaler)")  # fmt: skip
+            del model, optimizer
 
     if ipex is not None and hasattr(ipex, "optimize"):
         with _timed(timings, "train_ipex"):

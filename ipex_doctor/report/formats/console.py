@@ -17,13 +17,19 @@ from rich.text import Text
 
 from ipex_doctor.model.environment import Environment, device_label
 from ipex_doctor.model.findings import (
-    Command,
     Finding,
     FindingKind,
     Report,
     Severity,
     Status,
     Verdict,
+)
+from ipex_doctor.report.formats.views import (
+    bar,
+    baseline_lines,
+    finding_matrix,
+    sanity_views,
+    sparkline,
 )
 
 MARKS: dict[Status, tuple[str, str]] = {
@@ -265,42 +271,69 @@ def render_console(report: Report, *, verbosity: int = 0, fail_on: str = "fail")
             parts.append(Text("  ✓ nothing to report", style="green"))
         for finding in _sorted(shown):
             parts.extend(_finding(finding, verbose=verbose))
+        if kind is FindingKind.SANITY and not quiet:
+            parts.extend(_sanity_lines(report))
     if not quiet:
+        parts.extend(_baseline_lines(report))
         parts.extend(_matrix(report))
     parts.append(Text(""))
     parts.append(_summary_line(report, fail_on))
     return Group(*parts)
 
 
-def _cells(report: Report) -> dict[str, dict[str, Status]]:
-    """Finding id -> device (node, in a fleet report) -> the status the judge gave it there."""
-    cells: dict[str, dict[str, Status]] = {}
-    for finding in report.findings:
-        for column, status in finding.per_device.items():
-            row = cells.setdefault(finding.id, {})
-            if column not in row or row[column].rank < status.rank:
-                row[column] = status
-    return cells
+def _sanity_lines(report: Report) -> list[RenderableType]:
+    """Per device: a sparkline of each training path's loss, and fp32 vs AMP throughput bars."""
+    lines: list[RenderableType] = []
+    for view in sanity_views(report):
+        indent = "  " + " " * len(view.device) + "  "
+        line = Text(f"  {view.device}  ", style="bold")
+        for index, curve in enumerate(view.curves):
+            line.append(("  " if index else "") + f"{curve.label} loss ")
+            line.append(sparkline(curve.losses, width=12), style="cyan")
+            line.append(f" {curve.losses[0]:.2f}→{curve.losses[-1]:.2f}")
+        lines.append(line)
+        if view.throughput is None:
+            continue
+        numbers = view.throughput
+        for mode in ("train", "infer"):
+            high = max(numbers.fp32[mode], numbers.amp[mode])
+            row = Text(f"{indent}{mode} fp32 ")
+            row.append(f"▕{bar(numbers.fp32[mode], high)}▏", style="dim")
+            row.append(f" {numbers.fp32[mode]:.1f}  AMP ")
+            faster = numbers.amp[mode] >= numbers.fp32[mode]
+            row.append(f"▕{bar(numbers.amp[mode], high)}▏", style="green" if faster else "yellow")
+            row.append(f" {numbers.amp[mode]:.1f} img/s ({numbers.speedup(mode):.2f}x)")
+            lines.append(row)
+        lines.append(Text(f"{indent}measured at {numbers.regime_text()}", style="dim"))
+    return lines
+
+
+def _baseline_lines(report: Report) -> list[RenderableType]:
+    """The "since baseline" section: appeared, resolved, changed, throughput."""
+    comparison = report.baseline
+    if comparison is None:
+        return []
+    title = f"Since the baseline ({comparison.source}, {comparison.created_at})"
+    lines: list[RenderableType] = [Text(""), Text(title, style="bold underline")]
+    for status, text in baseline_lines(comparison):
+        mark, style = MARKS[status] if status is not None else ("~", "")
+        line = Text(f"  {mark} ", style=style)
+        line.append(text)
+        lines.append(line)
+    return lines
 
 
 def _matrix(report: Report) -> list[RenderableType]:
     """The finding x node (fleet) or finding x device (one node) matrix, when there are several."""
-    cells = _cells(report)
-    columns: list[str] = []
-    for row in cells.values():
-        columns.extend(c for c in row if c not in columns)
-    fleet = report.command is Command.FLEET
-    if fleet:  # NOTE: a fleet's matrix shows only the findings that are a problem somewhere
-        cells = {f: row for f, row in cells.items() if any(s.rank >= Status.WARN.rank for s in row.values())}  # fmt: skip
-    if len(columns) < 2 or not cells:
+    matrix = finding_matrix(report)
+    if matrix is None:
         return []
-    width = max(len(fid) for fid in cells)
-    title = "Finding x node" if fleet else "Finding x device"
-    lines: list[RenderableType] = [Text(""), Text(title, style="bold underline")]
-    lines.append(Text("  " + " " * width + "  " + "  ".join(columns), style="dim"))
-    for fid, row in cells.items():
+    width = max(len(fid) for fid in matrix.rows)
+    lines: list[RenderableType] = [Text(""), Text(matrix.title, style="bold underline")]
+    lines.append(Text("  " + " " * width + "  " + "  ".join(matrix.columns), style="dim"))
+    for fid, row in matrix.rows.items():
         line = Text(f"  {fid:<{width}}  ")
-        for column in columns:
+        for column in matrix.columns:
             status = row.get(column)
             mark, style = MARKS[status] if status is not None else (" ", "dim")
             line.append(mark.center(len(column)) + "  ", style=style)

@@ -19,6 +19,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Collection
 
 from ipex_doctor.model.findings import Command, Finding, FindingKind, Report, Status
+from ipex_doctor.report.formats.views import baseline_lines
 from ipex_doctor.verdicts.registry import builtin
 
 
@@ -106,5 +107,18 @@ def render_junit(report: Report, *, failing: Collection[Status]) -> str:
             totals[key] += value
     for key, value in totals.items():
         root.set(key, str(value))
+    if report.baseline is not None:
+        # NOTE: CI systems show a suite's system-out beside its cases: the "since baseline"
+        # section rides on the sanity suite (perf-regression's own), else the last suite.
+        suites = root.findall("testsuite")
+        sanity = [s for s in suites if s.get("name") == f"ipex-doctor.{FindingKind.SANITY.value}"]
+        target = (
+            (sanity or suites)[-1]
+            if suites
+            else ET.SubElement(root, "testsuite", name="ipex-doctor")
+        )
+        since = [f"Since the baseline ({report.baseline.source}, {report.baseline.created_at}):"]
+        since += [f"  {text}" for _, text in baseline_lines(report.baseline)]
+        ET.SubElement(target, "system-out").text = "\n".join(since)
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"

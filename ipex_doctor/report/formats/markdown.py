@@ -9,7 +9,15 @@ from __future__ import annotations
 import json
 
 from ipex_doctor.model.environment import device_label
-from ipex_doctor.model.findings import Finding, FindingKind, Report, Status, Verdict
+from ipex_doctor.model.findings import (
+    BaselineComparison,
+    Finding,
+    FindingKind,
+    Report,
+    Status,
+    Verdict,
+)
+from ipex_doctor.report.formats.views import baseline_lines
 
 _MARK = {
     Status.PASS: "✅",
@@ -104,4 +112,17 @@ def render_markdown(report: Report) -> str:
         for kind in FindingKind:
             for finding in (f for f in group if f.kind is kind):
                 lines += _finding(finding)
+        if title == "Problems" and report.baseline is not None:
+            lines += _since_baseline(report.baseline)
+    if not problems and report.baseline is not None:
+        lines += _since_baseline(report.baseline)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _since_baseline(comparison: BaselineComparison) -> list[str]:
+    lines = [f"## Since the baseline ({comparison.source}, {comparison.created_at})", ""]
+    lines += [
+        f"- {_MARK[status] if status else '〰️'} {text}"
+        for status, text in baseline_lines(comparison)
+    ]
+    return [*lines, ""]

@@ -1,0 +1,267 @@
+"""What the formats show beyond the findings, read from the report once for all of them.
+
+The sanity run's loss curves and throughput, the finding x device (or x node) matrix and the
+gate's outcome are derived here from the findings' own evidence, so the console, Markdown and
+HTML show the same numbers and none of them decides anything: a status shown is a status a
+judge wrote into a finding.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ipex_doctor.model.findings import (
+    BaselineComparison,
+    Command,
+    Finding,
+    Report,
+    Status,
+    Verdict,
+)
+
+TRAINING_PATHS = {
+    "sanity-train": "AMP",
+    "sanity-train-ipex": "ipex.optimize (bf16)",
+    "sanity-train-fp16": "fp16 + GradScaler",
+}
+"""The sanity run's training findings, and how a chart names each path."""
+THROUGHPUT_MODES = ("train", "infer")
+
+
+@dataclass(frozen=True)
+class Curve:
+    """The losses of one training path, step by step."""
+
+    label: str
+    losses: tuple[float, ...]
+    status: Status
+
+
+@dataclass(frozen=True)
+class Throughput:
+    """Images per second of fp32 and AMP, per mode, in the regime they were measured in."""
+
+    fp32: Mapping[str, float]
+    amp: Mapping[str, float]
+    regime: Mapping[str, Any]
+    status: Status
+    inconclusive: bool
+
+    def speedup(self, mode: str) -> float:
+        """AMP over fp32 in ``mode`` (``train`` or ``infer``)."""
+        return self.amp[mode] / self.fp32[mode] if self.fp32.get(mode) else math.nan
+
+    def regime_text(self) -> str:
+        """``batch 4 · 224x224 · channels_last · 3 rounds · 2 threads``, from what was recorded."""
+        regime = self.regime
+        parts = []
+        if regime.get("batch") is not None:
+            parts.append(f"batch {regime['batch']}")
+        if regime.get("image") is not None:
+            parts.append(f"{regime['image']}x{regime['image']}")
+        if regime.get("layout"):
+            parts.append(str(regime["layout"]))
+        if regime.get("rounds"):
+            parts.append(f"best of {regime['rounds']} rounds")
+        if regime.get("threads"):
+            parts.append(f"{regime['threads']} threads")
+        return " · ".join(parts)
+
+
+@dataclass(frozen=True)
+class SanityView:
+    """The sanity run on one device (``node/device`` in a fleet report)."""
+
+    device: str
+    amp_dtype: str | None
+    curves: tuple[Curve, ...]
+    throughput: Throughput | None
+
+
+def _float_map(data: Mapping[str, Any], suffix: str) -> dict[str, float]:
+    found = {}
+    for mode in THROUGHPUT_MODES:
+        value = data.get(f"{mode}_{suffix}")
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            found[mode] = float(value)
+    return found
+
+
+def _throughput(finding: Finding) -> Throughput | None:
+    data = finding.evidence.data
+    fp32, amp = _float_map(data, "fp32"), _float_map(data, "amp")
+    if set(fp32) != set(THROUGHPUT_MODES) or set(amp) != set(THROUGHPUT_MODES):
+        return None
+    regime = data.get("regime")
+    return Throughput(
+        fp32=fp32,
+        amp=amp,
+        regime=regime if isinstance(regime, Mapping) else {},
+        status=finding.status,
+        inconclusive=finding.verdict is Verdict.INCONCLUSIVE,
+    )
+
+
+def _losses(finding: Finding) -> tuple[float, ...]:
+    raw = finding.evidence.data.get("losses")
+    if not isinstance(raw, list):
+        return ()
+    return tuple(float(v) for v in raw if isinstance(v, int | float) and not isinstance(v, bool))
+
+
+def sanity_views(report: Report) -> list[SanityView]:
+    """One view per device that ran the sanity run, in the order the report lists them."""
+    by_device: dict[str, dict[str, Finding]] = {}
+    for finding in report.findings:
+        if finding.device is not None and finding.id.startswith("sanity-"):
+            by_device.setdefault(finding.device, {})[finding.id] = finding
+    views = []
+    for device, found in by_device.items():
+        curves = tuple(
+            Curve(label, _losses(found[fid]), found[fid].status)
+            for fid, label in TRAINING_PATHS.items()
+            if fid in found and _losses(found[fid])
+        )
+        measured = found.get("sanity-throughput")
+        throughput = _throughput(measured) if measured is not None else None
+        agreement = found.get("sanity-amp-agreement")
+        dtype = agreement.evidence.data.get("amp_dtype_out") if agreement else None
+        if curves or throughput is not None:
+            amp_dtype = str(dtype).removeprefix("torch.") if dtype else None
+            views.append(SanityView(device, amp_dtype, curves, throughput))
+    return views
+
+
+@dataclass(frozen=True)
+class Matrix:
+    """Statuses by finding (rows) and device or node (columns), as the judges recorded them."""
+
+    title: str
+    columns: tuple[str, ...]
+    rows: Mapping[str, Mapping[str, Status]]
+
+
+def finding_matrix(report: Report) -> Matrix | None:
+    """The finding x node (fleet) or finding x device matrix; ``None`` with fewer than two
+    columns. A fleet's matrix keeps only the findings that are a problem somewhere."""
+    rows: dict[str, dict[str, Status]] = {}
+    for finding in report.findings:
+        for column, status in finding.per_device.items():
+            row = rows.setdefault(finding.id, {})
+            if column not in row or row[column].rank < status.rank:
+                row[column] = status
+    columns: list[str] = []
+    for row in rows.values():
+        columns.extend(c for c in row if c not in columns)
+    fleet = report.command is Command.FLEET
+    if fleet:
+        rows = {
+            fid: row
+            for fid, row in rows.items()
+            if any(s.rank >= Status.WARN.rank for s in row.values())
+        }
+    if len(columns) < 2 or not rows:
+        return None
+    return Matrix("Finding x node" if fleet else "Finding x device", tuple(columns), rows)
+
+
+@dataclass(frozen=True)
+class GateOutcome:
+    """Whether the run passes its gate, and the findings that decided it."""
+
+    passed: bool
+    failing: tuple[Finding, ...]
+    fail_on: str
+
+    def sentence(self) -> str:
+        """One line saying why the gate passed or failed."""
+        if self.passed:
+            return f"no finding at or above --fail-on {self.fail_on}"
+        names = ", ".join(
+            f"{f.id}" + (f" [{f.device}]" if f.device else "") for f in self.failing[:5]
+        )
+        more = f" and {len(self.failing) - 5} more" if len(self.failing) > 5 else ""
+        count = len(self.failing)
+        noun = "finding" if count == 1 else "findings"
+        return f"{count} {noun} at or above --fail-on {self.fail_on}: {names}{more}"
+
+
+def gate_outcome(report: Report, failing: Collection[Status], fail_on: str) -> GateOutcome:
+    """The gate's outcome for ``report`` (policy already applied) with these failing statuses."""
+    deciding = tuple(f for f in report.findings if f.status in failing)
+    return GateOutcome(not deciding, deciding, fail_on)
+
+
+_SPARKS = "▁▂▃▄▅▆▇█"
+
+
+def sparkline(values: Sequence[float], width: int = 16) -> str:
+    """``values`` as a line of block characters, resampled to at most ``width`` of them."""
+    finite = [v for v in values if math.isfinite(v)]
+    if not finite:
+        return ""
+    if len(values) > width:
+        step = (len(values) - 1) / (width - 1)
+        values = [values[round(i * step)] for i in range(width)]
+    low, high = min(finite), max(finite)
+    span = high - low or 1.0
+    top = len(_SPARKS) - 1
+    return "".join(
+        _SPARKS[round((v - low) / span * top)] if math.isfinite(v) else "×" for v in values
+    )
+
+
+def bar(value: float, high: float, width: int = 10) -> str:
+    """``value`` out of ``high`` as a bar of block characters ``width`` wide (in eighths)."""
+    if not (math.isfinite(value) and math.isfinite(high)) or value <= 0 or high <= 0:
+        return " " * width
+    eighths = round(min(value, high) / high * width * 8)
+    full, part = divmod(eighths, 8)
+    drawn = "█" * full + (" ▏▎▍▌▋▊▉"[part] if part else "")
+    return drawn.ljust(width)
+
+
+def node_of(column: str) -> str:
+    """The node of a fleet column (``node/device`` or ``node``)."""
+    return column.split("/", 1)[0]
+
+
+def ordered(findings: Iterable[Finding]) -> list[Finding]:
+    """Problems first (worst status first), then the rest in report order."""
+    return sorted(findings, key=lambda f: -f.status.rank)
+
+
+def baseline_throughput(report: Report) -> dict[str, dict[str, dict[str, float]]]:
+    """The baseline's throughput by device, mode (``train``/``infer``) and ``fp32``/``amp``."""
+    found: dict[str, dict[str, dict[str, float]]] = {}
+    if report.baseline is None:
+        return found
+    for delta in report.baseline.throughput:
+        mode, _, precision = delta.mode.partition("_")
+        found.setdefault(delta.device, {}).setdefault(mode, {})[precision] = delta.before
+    return found
+
+
+def baseline_lines(comparison: BaselineComparison) -> list[tuple[Status | None, str]]:
+    """The "since baseline" section as lines, each with the status it reads as (``None``: a
+    plain change), in one order for every format."""
+    lines: list[tuple[Status | None, str]] = []
+    lines += [(Status.FAIL, f"appeared: {item}") for item in comparison.appeared]
+    lines += [(Status.PASS, f"resolved: {item}") for item in comparison.resolved]
+    lines += [
+        (None, f"changed: {c.what}: {c.before or 'unset'} -> {c.after or 'unset'}")
+        for c in comparison.changes
+    ]
+    lines += [
+        (
+            Status.WARN if d.regressed else Status.PASS,
+            f"{d.device} {d.mode}: {d.before:.1f} -> {d.after:.1f} img/s ({d.change:+.0%}; "
+            f"{'beyond' if d.regressed else 'within'} the allowed -{d.tolerance:.0%})",
+        )
+        for d in comparison.throughput
+    ]
+    lines += [(Status.SKIP, f"not compared: {item}") for item in comparison.not_compared]
+    return lines or [(Status.PASS, "nothing changed")]
