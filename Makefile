@@ -3,9 +3,9 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: test lint envs unit reference bench clean
+.PHONY: test lint envs sysdeps unit reference bench clean
 
-test: lint envs ## everything CI runs: lint, type check, the real environments, the whole suite
+test: lint envs sysdeps ## everything CI runs: lint, type check, the real environments, the whole suite
 	$(BIN)/python -m pytest -ra
 
 $(BIN)/.installed: pyproject.toml
@@ -21,6 +21,18 @@ lint: $(BIN)/.installed ## ruff (lint + format) and mypy --strict on the package
 
 envs: $(BIN)/.installed ## build (or reuse) the real test environments, see tests/testenvs.py
 	$(BIN)/python tests/testenvs.py
+
+# Debian packages the tests use when present: headless Chromium renders the HTML report.
+SYSDEPS := chromium-headless-shell
+sysdeps: ## install the Debian packages the tests use (as root with apt), else say what is missing
+	@missing=$$(for p in $(SYSDEPS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -z "$$missing" ]; then exit 0; fi; \
+	if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	else \
+	  echo "missing Debian packages: $$missing (sudo apt-get install $$missing);" \
+	       "the tests that need them are skipped, and fail when CI is set"; \
+	fi
 
 unit: $(BIN)/.installed ## the tests that need no real environment (seconds)
 	$(BIN)/python -m pytest -ra -m "not envs and not slow"

@@ -12,6 +12,7 @@ charts, and can take a screenshot or print it to PDF.
 from __future__ import annotations
 
 import base64
+import fcntl
 import json
 import os
 import select
@@ -101,16 +102,25 @@ class Page:
         return base64.b64decode(printed["data"])
 
 
+def _above_4(fd: int) -> int:
+    """``fd`` moved to a number above 4, so that placing the pipe ends on 3 and 4 in the child
+    never overwrites one end with the other (pytest may hold low numbers free for reuse)."""
+    moved = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10)
+    os.close(fd)
+    return moved
+
+
 class _Pipe:
     """One Chromium process and its DevTools pipe."""
 
     def __init__(self, executable: str, profile: str) -> None:
-        to_browser_r, self._to_browser = os.pipe()
-        self._from_browser, from_browser_w = os.pipe()
-        # NOTE: the protocol wants exactly fds 3 (commands in) and 4 (replies out); the shell
-        # moves the pipe ends there before exec, so no preexec_fn (a fork hook) is needed.
+        to_browser_r, self._to_browser = map(_above_4, os.pipe())
+        self._from_browser, from_browser_w = map(_above_4, os.pipe())
+        # NOTE: the protocol wants exactly fds 3 (commands in) and 4 (replies out); bash moves
+        # the pipe ends there before exec (dash reads no fd number above 9), so no preexec_fn
+        # (a fork hook) is needed.
         self.process = subprocess.Popen(
-            ["sh", "-c", f'exec "$@" 3<&{to_browser_r} 4>&{from_browser_w}', "sh", executable,
+            ["bash", "-c", f'exec "$@" 3<&{to_browser_r} 4>&{from_browser_w}', "bash", executable,
              "--headless", "--remote-debugging-pipe", "--no-sandbox", "--disable-gpu",
              "--no-first-run", "--disable-extensions", "--disable-background-networking",
              f"--user-data-dir={profile}", "about:blank"],
@@ -140,7 +150,12 @@ class _Pipe:
             if ready:
                 chunk = os.read(self._from_browser, 1 << 20)
                 if not chunk:
-                    raise BrowserError("the browser closed its pipe")
+                    said = (
+                        self.process.stderr.read().decode(errors="replace")[-2000:]
+                        if (self.process.poll() is not None and self.process.stderr)
+                        else ""
+                    )
+                    raise BrowserError(f"the browser closed its pipe: {said}")
                 self._buffer += chunk
         message, _, self._buffer = self._buffer.partition(b"\0")
         decoded: dict[str, Any] = json.loads(message)
@@ -171,6 +186,12 @@ class _Pipe:
                 self.events.append(message)
 
     def close(self) -> None:
+        """Ask the browser to quit (its helper processes go with it), then make sure."""
+        try:
+            self.send("Browser.close", {})
+            self.process.wait(timeout=15)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
         for fd in (self._to_browser, self._from_browser):
             try:
                 os.close(fd)
@@ -186,7 +207,9 @@ def open_page(path: Path, *, width: int = 1200, height: int = 900) -> Iterator[P
     executable = find_browser()
     if executable is None:
         raise BrowserError(f"no headless Chromium found; install one: {INSTALL}")
-    with tempfile.TemporaryDirectory(prefix="ipex-doctor-browser-") as profile:
+    with tempfile.TemporaryDirectory(
+        prefix="ipex-doctor-browser-", ignore_cleanup_errors=True
+    ) as profile:
         pipe = _Pipe(executable, profile)
         try:
             target = pipe.call("Target.createTarget", {"url": "about:blank"})
@@ -219,6 +242,34 @@ def open_page(path: Path, *, width: int = 1200, height: int = 900) -> Iterator[P
             yield page
         finally:
             pipe.close()
+
+
+def assert_renders(path: Path, *, min_charts: int = 0) -> None:
+    """The page loads in Chromium with no console message, no exception and no request but
+    its own file; every chart is visible, sized and drawn; it fits a narrow window; it prints.
+
+    Without a browser the caller is skipped, except in CI (``CI`` set), where it fails: the
+    HTML report's promise is only kept if a browser really rendered it.
+    """
+    import pytest
+
+    if find_browser() is None:
+        message = f"no headless Chromium to render {path.name}; install one: {INSTALL}"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    with open_page(path) as page:
+        assert page.console == [] and page.exceptions == [], (page.console, page.exceptions)
+        assert page.requests == [path.resolve().as_uri()], page.requests
+        charts = page.charts()
+        assert len(charts) >= min_charts, charts
+        for chart in charts:
+            assert chart["visible"] and chart["width"] > 150 and chart["height"] > 60, chart
+            assert chart["marks"] > 0, chart
+        assert not page.overflows()
+        assert page.pdf().startswith(b"%PDF")
+    with open_page(path, width=380, height=800) as narrow:
+        assert not narrow.overflows(), "the page needs a horizontal scroll bar at 380 px"
 
 
 def main(argv: list[str]) -> int:

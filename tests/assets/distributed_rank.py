@@ -17,7 +17,7 @@ out, usual, odd = sys.argv[1:4]
 rank, world = int(os.environ["RANK"]), int(os.environ["WORLD_SIZE"])
 python = odd if rank == world - 1 else usual
 argv = [sys.executable, "-m", "ipex_doctor", "check", "--distributed", "--skip-sanity", "--device", "cpu",
-        "--python", python, "--json", out, "--timeout", "300"]  # fmt: skip
+        "--python", python, "--json", out, "--html", out + ".html", "--timeout", "300"]  # fmt: skip
 if rank != 0:
     os.execv(sys.executable, argv)
 child = subprocess.Popen(argv)

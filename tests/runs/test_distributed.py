@@ -20,6 +20,7 @@ from pathlib import Path
 import jsonschema
 import psutil
 import pytest
+from browser import assert_renders
 from conftest import REPO, TESTS, doctor_env, real_env
 
 pytestmark = pytest.mark.envs
@@ -75,6 +76,7 @@ def test_four_cpu_ranks_with_an_outlier(tmp_path: Path) -> None:
         if f["id"] == "torchvision-broken" and f["status"] == "fail"
     }
     assert len(broken) == 3
+    assert_renders(Path(str(out) + ".html"), min_charts=1)  # the bus bandwidth per rank
     deadline = time.monotonic() + 60
     while (left := _tagged(tag)) and time.monotonic() < deadline:
         time.sleep(0.2)
