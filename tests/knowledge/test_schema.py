@@ -8,11 +8,13 @@ knowledge base (and policy documents) and both validators judge every mutant.
 from __future__ import annotations
 
 import copy
+import json
 from typing import Any
 
 import jsonschema
 import pytest
 import yaml
+from conftest import REPO, TESTS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -98,3 +100,36 @@ def test_a_keyword_outside_the_subset_is_refused_not_ignored() -> None:
 def test_the_entry_keys_are_the_schemas() -> None:
     assert "affected" in ISSUE_KEYS and "id" in ISSUE_KEYS
     assert schema.range_keys() == set(KB_SCHEMA["$defs"]["range"]["properties"])
+
+
+REPORT = json.loads((TESTS / "assets" / "reports" / "cpu-reference-check.json").read_text())
+REPORT_SCHEMA = json.loads((REPO / "docs" / "report.schema.json").read_text())
+
+
+def test_a_real_report_is_valid_for_both() -> None:
+    assert by_subset(REPORT, REPORT_SCHEMA) == by_library(REPORT, REPORT_SCHEMA) == set()
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    finding=st.integers(0, len(REPORT["findings"]) - 1),
+    key=st.sampled_from(["id", "status", "verdict", "device", "per_device", "ignored",
+                         "commands", "versions", "evidence", "zzz"]),
+    value=json_values | st.sampled_from(["pass", "fail", "cpu", {"cpu": "pass"}, None]),
+)  # fmt: skip
+def test_both_judge_a_mutated_report_alike(finding: int, key: str, value: Any) -> None:
+    """The published report schema (oneOf, minimum, additionalProperties as a schema...)."""
+    document = copy.deepcopy(REPORT)
+    document["findings"][finding][key] = value
+    assert by_subset(document, REPORT_SCHEMA) == by_library(document, REPORT_SCHEMA)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    where=st.sampled_from(["summary", "environment", "baseline", "complete", "schema_version"]),
+    value=json_values,
+)
+def test_both_judge_a_mutated_report_top_alike(where: str, value: Any) -> None:
+    document = copy.deepcopy(REPORT)
+    document[where] = value
+    assert by_subset(document, REPORT_SCHEMA) == by_library(document, REPORT_SCHEMA)
