@@ -171,7 +171,8 @@ def test_cli_refuses_a_baseline_that_is_not_a_report(tmp_path: Path) -> None:
 @pytest.mark.envs
 @pytest.mark.slow
 def test_a_real_slowdown_is_flagged_and_two_ordinary_runs_are_not(tmp_path: Path) -> None:
-    """Three quick sanity runs of the reference stack: A, B (baseline A), C with one thread."""
+    """Three quick sanity runs of the reference stack: A, B (baseline A), C with one thread
+    against a baseline three times faster than A."""
     python = real_env("reference")
     first, second, third = (tmp_path / f"{name}.json" for name in "abc")
     common = ("sanity", "--python", python, "--device", "cpu", "--no-ipex")
@@ -184,20 +185,36 @@ def test_a_real_slowdown_is_flagged_and_two_ordinary_runs_are_not(tmp_path: Path
                     if f["id"] == "perf-regression")  # fmt: skip
     assert ordinary["status"] in ("pass", "skip"), ordinary["evidence"]["summary"]
     assert_renders(tmp_path / "b.html", min_charts=2)  # the loss curves, the bars with baseline
-    done = run_doctor(*common, "--json", str(third), "--baseline", str(first),
+    # NOTE: one thread instead of two is no certain slowdown on every machine (on a 2-core VM it
+    # cost 14-25%, inside the noise allowance), so the baseline is run A made three times faster:
+    # a 67% fall that a working comparison must flag unless the rounds are too noisy to judge.
+    faster = json.loads(first.read_text())
+    numbers = throughput_of(faster)
+    for mode in baseline.MODES:
+        numbers[mode] = round(numbers[mode] * 3, 2)
+        numbers["rounds"][mode] = [round(value * 3, 2) for value in numbers["rounds"][mode]]
+    quick = tmp_path / "a-faster.json"
+    quick.write_text(json.dumps(faster))
+    done = run_doctor(*common, "--json", str(third), "--baseline", str(quick),
                       extra_env={"OMP_NUM_THREADS": "1"})  # fmt: skip
     found = next(f for f in json.loads(third.read_text())["findings"]
                  if f["id"] == "perf-regression")  # fmt: skip
     if found["status"] == "skip":
-        # NOTE: only a machine busy with other work may stop the comparison, and it must say so
+        # NOTE: only a busy machine or rounds too noisy to judge may stop the comparison, and it
+        # must say which
+        summary = found["evidence"]["summary"]
         share = max(r["others_cpu_share"] for r in _throughputs(first, third))
-        assert share > BUSY_SHARE and "other processes used" in found["evidence"]["summary"]
-        pytest.skip(f"the machine was busy ({share:.0%} of the CPU used by others)")
+        spread = max(r["spread"] for r in _throughputs(first, third))
+        assert (share > BUSY_SHARE and "other processes used" in summary) or (
+            spread > baseline.MAX_TOLERANCE / 2 and "too much to tell" in summary
+        ), summary
+        pytest.skip(f"inconclusive on this machine: {summary}")
     assert found["status"] == "warn", found["evidence"]["summary"]
     assert done.returncode == 0  # a warning does not fail the default gate
     summary = found["evidence"]["summary"]
     assert "variable OMP_NUM_THREADS: unset -> 1" in summary
-    assert "torch threads cpu: 2 -> 1" in summary or "torch threads" in summary
+    threads = throughput_of(json.loads(first.read_text()))["regime"]["threads"]
+    assert threads == 1 or f"torch threads cpu: {threads} -> 1" in summary
     assert "perf-regression" in done.stdout or "Throughput fell" in done.stdout
 
 
