@@ -141,15 +141,31 @@ def print_human(renderable: RenderableType, *, to_stderr: bool) -> None:
     stream.flush()
 
 
+def render_sink(name: str, report: Report, policy: Policy) -> str:
+    """The text of one output format; each formatter is imported only when asked for (the HTML
+    and chart code costs light commands nothing)."""
+    if name == "json":
+        from ipex_doctor.report.formats.json_format import render_json
+
+        return render_json(report)
+    if name == "junit":
+        from ipex_doctor.report.formats.junit import render_junit
+
+        return render_junit(report, failing=policy.fail_on.failing())
+    if name == "markdown":
+        from ipex_doctor.report.formats.markdown import render_markdown
+
+        return render_markdown(report)
+    from ipex_doctor.report.formats.html import render_html
+
+    return render_html(report, fail_on=policy.fail_on.value, failing=policy.fail_on.failing())
+
+
 def publish(
     report: Report, options: OutputOptions, policy: Policy, *, today: datetime.date | None = None
 ) -> ExitCode:
     """Apply ``policy``, print the human report, write the sinks; return the exit code."""
     from ipex_doctor.report.formats.console import render_console
-    from ipex_doctor.report.formats.html import render_html
-    from ipex_doctor.report.formats.json_format import render_json
-    from ipex_doctor.report.formats.junit import render_junit
-    from ipex_doctor.report.formats.markdown import render_markdown
 
     refusal: DoctorError | None = None
     baseline = options.baseline()
@@ -167,16 +183,8 @@ def publish(
         render_console(report, verbosity=options.verbosity, fail_on=policy.fail_on.value),
         to_stderr=to_stdout,
     )
-    renderers = {
-        "json": lambda: render_json(report),
-        "junit": lambda: render_junit(report, failing=policy.fail_on.failing()),
-        "markdown": lambda: render_markdown(report),
-        "html": lambda: render_html(
-            report, fail_on=policy.fail_on.value, failing=policy.fail_on.failing()
-        ),
-    }
     for name, path in sinks.items():
-        output.write_text(path, renderers[name]())
+        output.write_text(path, render_sink(name, report, policy))
     if refusal is not None:
         raise refusal
     return policy.exit_code(report)

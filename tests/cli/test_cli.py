@@ -13,13 +13,18 @@ import pytest
 from conftest import REPO, doctor_env, make_fake_env, run_doctor
 
 HEAVY = ("torch", "intel_extension_for_pytorch", "torchvision")
+PICTURES = ("ipex_doctor.report.formats.html", "ipex_doctor.report.formats.svg")
 
 
 @pytest.mark.parametrize(
-    "args", [["--help"], ["kb", "list"], ["kb", "show", "dot-half"], ["kb", "validate"]]
-)
+    "args",
+    [["--help"], ["kb", "list"], ["kb", "show", "dot-half"], ["kb", "validate"],
+     ["explain", "could not create a primitive descriptor for an inner product"],
+     ["repro", "--list"], ["report", str(REPO / "tests/assets/reports/cpu-reference-check.json")]],
+)  # fmt: skip
 def test_light_commands_never_import_torch(args: list[str]) -> None:
-    """--help and kb commands import no torch, IPEX or torchvision (checked with -X importtime)."""
+    """Light commands import no torch, IPEX or torchvision, nor the HTML and chart code
+    (checked with -X importtime, so an indirect import counts too)."""
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "ipex_doctor", *args],
         capture_output=True,
@@ -27,10 +32,22 @@ def test_light_commands_never_import_torch(args: list[str]) -> None:
         env=doctor_env(),
         check=False,
     )
-    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.returncode in (0, 1), done.stderr[-2000:]  # report: the recorded run warns
     imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if "|" in line}
-    assert imported.isdisjoint(HEAVY)
+    assert imported.isdisjoint(HEAVY + PICTURES)
     assert "ipex_doctor.cli" in imported
+
+
+def test_the_html_code_is_imported_when_html_is_asked_for(tmp_path: Path) -> None:
+    """The other side of the light-commands test: the import log does show the chart code."""
+    recorded = REPO / "tests/assets/reports/cpu-reference-check.json"
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "ipex_doctor", "report", str(recorded),
+         "-q", "--html", str(tmp_path / "r.html")],
+        capture_output=True, text=True, env=doctor_env(), check=False,
+    )  # fmt: skip
+    imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if "|" in line}
+    assert set(PICTURES) <= imported and (tmp_path / "r.html").stat().st_size > 10_000
 
 
 def test_version() -> None:

@@ -172,7 +172,7 @@ def test_cli_refuses_a_baseline_that_is_not_a_report(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_a_real_slowdown_is_flagged_and_two_ordinary_runs_are_not(tmp_path: Path) -> None:
     """Three quick sanity runs of the reference stack: A, B (baseline A), C with one thread
-    against a baseline three times faster than A."""
+    (baseline A, then a baseline three times faster than A)."""
     python = real_env("reference")
     first, second, third = (tmp_path / f"{name}.json" for name in "abc")
     common = ("sanity", "--python", python, "--device", "cpu", "--no-ipex")
@@ -185,37 +185,40 @@ def test_a_real_slowdown_is_flagged_and_two_ordinary_runs_are_not(tmp_path: Path
                     if f["id"] == "perf-regression")  # fmt: skip
     assert ordinary["status"] in ("pass", "skip"), ordinary["evidence"]["summary"]
     assert_renders(tmp_path / "b.html", min_charts=2)  # the loss curves, the bars with baseline
-    # NOTE: one thread instead of two is no certain slowdown on every machine (on a 2-core VM it
-    # cost 14-25%, inside the noise allowance), so the baseline is run A made three times faster:
-    # a 67% fall that a working comparison must flag unless the rounds are too noisy to judge.
+    done = run_doctor(*common, "--json", str(third), "--baseline", str(first),
+                      extra_env={"OMP_NUM_THREADS": "1"})  # fmt: skip
+    assert done.returncode == 0, done.stderr  # a warning does not fail the default gate
+    current = Report.from_dict(json.loads(third.read_text()))
+    found = regression(current)
+    assert current.baseline is not None
+    # NOTE: one thread instead of two is no certain slowdown on every machine (on this 2-core VM,
+    # whose two CPUs may share a core, it cost 0-25% and stayed inside the noise allowance once),
+    # so the verdict is held to its own numbers, and a certain slowdown is planted below.
+    fallen = [d for d in current.baseline.throughput if d.regressed]
+    assert (found.status is Status.WARN) == bool(fallen), found.evidence.summary
+    if fallen:
+        threads = throughput_of(json.loads(first.read_text()))["regime"]["threads"]
+        assert "variable OMP_NUM_THREADS: unset -> 1" in found.evidence.summary
+        assert threads == 1 or f"torch threads cpu: {threads} -> 1" in found.evidence.summary
+        assert "Throughput fell" in done.stdout
+    # The same run against a baseline three times faster than A: a 67% fall, flagged unless
+    # another load or the rounds' spread made it impossible to judge, which must be said.
     faster = json.loads(first.read_text())
     numbers = throughput_of(faster)
     for mode in baseline.MODES:
         numbers[mode] = round(numbers[mode] * 3, 2)
         numbers["rounds"][mode] = [round(value * 3, 2) for value in numbers["rounds"][mode]]
-    quick = tmp_path / "a-faster.json"
-    quick.write_text(json.dumps(faster))
-    done = run_doctor(*common, "--json", str(third), "--baseline", str(quick),
-                      extra_env={"OMP_NUM_THREADS": "1"})  # fmt: skip
-    found = next(f for f in json.loads(third.read_text())["findings"]
-                 if f["id"] == "perf-regression")  # fmt: skip
-    if found["status"] == "skip":
-        # NOTE: only a busy machine or rounds too noisy to judge may stop the comparison, and it
-        # must say which
-        summary = found["evidence"]["summary"]
+    planted = regression(baseline.attach(current, Report.from_dict(faster), "a-faster.json"))
+    if planted.status is Status.SKIP:
         share = max(r["others_cpu_share"] for r in _throughputs(first, third))
         spread = max(r["spread"] for r in _throughputs(first, third))
+        summary = planted.evidence.summary
         assert (share > BUSY_SHARE and "other processes used" in summary) or (
             spread > baseline.MAX_TOLERANCE / 2 and "too much to tell" in summary
         ), summary
         pytest.skip(f"inconclusive on this machine: {summary}")
-    assert found["status"] == "warn", found["evidence"]["summary"]
-    assert done.returncode == 0  # a warning does not fail the default gate
-    summary = found["evidence"]["summary"]
-    assert "variable OMP_NUM_THREADS: unset -> 1" in summary
-    threads = throughput_of(json.loads(first.read_text()))["regime"]["threads"]
-    assert threads == 1 or f"torch threads cpu: {threads} -> 1" in summary
-    assert "perf-regression" in done.stdout or "Throughput fell" in done.stdout
+    assert planted.status is Status.WARN, planted.evidence.summary
+    assert "variable OMP_NUM_THREADS: unset -> 1" in planted.evidence.summary
 
 
 def _throughputs(*paths: Path) -> list[dict[str, Any]]:
