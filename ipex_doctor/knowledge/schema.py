@@ -100,6 +100,8 @@ def _compile(
     names = node.get("type")
     types = None if names is None else (names if isinstance(names, list) else [names])
     shown = None if types is None else (types[0] if len(types) == 1 else types)
+    python_types = None if types is None else tuple(t for n in types for t in _TYPES[n])
+    numeric = types is not None and bool({"integer", "number"} & set(types))
     general = _general_checks(root, node, memo)
     string = _string_checks(node)
     array = _array_check(root, node, memo)
@@ -107,7 +109,13 @@ def _compile(
 
     def validate(value: Any, path: Location) -> list[SchemaError]:
         found = ref(value, path) if ref is not None else []
-        if types is not None and not any(_is(value, name) for name in types):
+        # NOTE: the fast test first (most values have the type), the exact one when it fails
+        # or a bool may pass as a number
+        if (
+            python_types is not None
+            and (not isinstance(value, python_types) or (numeric and isinstance(value, bool)))
+            and not any(_is(value, name) for name in types or ())
+        ):
             found.append(SchemaError(path, f"{value!r} is not of type {shown!r}"))
             return found
         for check in general:
@@ -136,18 +144,29 @@ def _general_checks(
         )
     if "enum" in node:
         options = node["enum"]
+        # NOTE: for a string, JSON equality is Python's: a set lookup (status enums are read
+        # tens of times per report, thousands of reports per fleet merge)
+        words = frozenset(o for o in options if isinstance(o, str))
         checks.append(
             lambda v, p: (
                 []
-                if any(_same(v, o) for o in options)
+                if (v in words if isinstance(v, str) else any(_same(v, o) for o in options))
                 else [SchemaError(p, f"{v!r} is not one of {options!r}")]
             )
         )
     if "oneOf" in node:
         alternatives = [_compile(root, option, memo) for option in node["oneOf"]]
+        kinds = [_declared_types(root, option) for option in node["oneOf"]]
 
         def one_of(value: Any, path: Location) -> list[SchemaError]:
-            passing = sum(1 for option in alternatives if not option(value, path))
+            # NOTE: an alternative that declares other types than the value's cannot pass;
+            # skipping it spares walking the value ({"type": "null"} or an object: once)
+            tried = [
+                option
+                for option, kind in zip(alternatives, kinds, strict=True)
+                if kind is None or any(_is(value, name) for name in kind)
+            ]
+            passing = sum(1 for option in tried if not option(value, path))
             if passing == 1:
                 return []
             said = (
@@ -166,6 +185,16 @@ def _general_checks(
             )
         )
     return checks
+
+
+def _declared_types(root: Mapping[str, Any], node: Mapping[str, Any]) -> frozenset[str] | None:
+    """The types a schema node admits, when it says (following a ``$ref``); ``None`` if any."""
+    while "$ref" in node and "type" not in node:
+        node = _resolve(root, node["$ref"])
+    names = node.get("type")
+    if names is None:
+        return None
+    return frozenset(names if isinstance(names, list) else [names])
 
 
 def _short(value: Any) -> str:
