@@ -85,6 +85,9 @@ def cli() -> None:
 def check(skip_sanity: bool, distributed: bool, **params: Any) -> int:
     """Full diagnosis: probe, reproductions on every device, the AMP sanity run, verdicts."""
     out = _out(params)
+    if distributed and params.get("device") is None:
+        # NOTE: under a launcher each rank examines its own device, once; not every device
+        params["device"] = "local"
     checks = _checks(params, None, sanity=not skip_sanity)
     return _diagnose("check", params, out, checks=checks, distributed=distributed)
 
@@ -158,23 +161,24 @@ def report(report_file: str, kb_files: tuple[str, ...], as_recorded: bool, **par
 
 
 @cli.command()
-@click.argument("report_files", nargs=-1, required=True, metavar="REPORT.json...")
+@click.argument("report_files", nargs=-1, required=True, metavar="REPORT.json|DIR...")
 @KB
 @OUTPUT
 def merge(report_files: tuple[str, ...], kb_files: tuple[str, ...], **params: Any) -> int:
-    """Merge reports of several nodes into one fleet report, naming the nodes that differ."""
+    """Merge reports of several nodes into one fleet report, naming the nodes that differ.
+
+    A directory stands for the *.json reports in it."""
     from ipex_doctor.knowledge.kb import load_files
     from ipex_doctor.report.pipeline import gate_policy
     from ipex_doctor.report.publish import publish
-    from ipex_doctor.report.replay import load_reports
-    from ipex_doctor.verdicts.fleet import merge as merge_reports
+    from ipex_doctor.report.replay import merge_files
 
     out = _out(params)
     out.check()
     knowledge = load_files(kb_files, _say)
-    nodes = load_reports([Path(p) for p in report_files])
-    policy = gate_policy(out, knowledge, [f.id for _, r in nodes for f in r.findings])
-    return publish(merge_reports(nodes), out, policy)
+    fleet = merge_files([Path(p) for p in report_files])
+    policy = gate_policy(out, knowledge, [f.id for f in fleet.findings])
+    return publish(fleet, out, policy)
 
 
 @cli.command()

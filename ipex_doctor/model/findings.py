@@ -33,7 +33,7 @@ __all__ = [
 JSON: TypeAlias = Any
 """A value that ``json.dumps`` accepts; the report's free-form data fields hold these."""
 
-SCHEMA_VERSION = "1.3"
+SCHEMA_VERSION = "1.4"
 """Version of the report's JSON shape. Bump the minor for additions, the major for breaks."""
 
 
@@ -102,8 +102,11 @@ class Finding(JsonModel):
     """Shell commands that apply the remediation here, each runnable as it is (they name the
     examined interpreter, never a bare ``python`` that may be another one)."""
     per_device: Mapping[str, Status] = field(default_factory=dict)
-    """The finding's status on each device it was observed on (each node, in a fleet
-    report): what the finding x device matrix shows, decided by the judge, not a formatter."""
+    """The finding's status on each device it was observed on: what the finding x device
+    matrix shows, decided by the judge, not a formatter."""
+    nodes: tuple[str, ...] = ()
+    """In a fleet report, the nodes this finding holds on (with this status and device); a
+    finding every node shares is written once with every node's name, not once per node."""
 
     @property
     def is_problem(self) -> bool:

@@ -18,8 +18,10 @@ from ipex_doctor import resources
 from ipex_doctor.errors import DoctorError, read_bounded
 from ipex_doctor.knowledge import schema
 from ipex_doctor.knowledge.kb import KnowledgeBase
+from ipex_doctor.model.environment import Environment
 from ipex_doctor.model.findings import SCHEMA_VERSION, Command, FindingKind, Report
 from ipex_doctor.model.observations import CheckRun
+from ipex_doctor.verdicts.fleet import Fleet, NodeDigest
 from ipex_doctor.verdicts.judge import judge
 
 MAX_REPORT_BYTES = 64 * 1024 * 1024
@@ -32,6 +34,15 @@ def _version(text: str) -> tuple[int, int]:
 
 def load_report(path: Path) -> Report:
     """Read a report written by ipex-doctor; raises ``DoctorError`` with what is wrong."""
+    data = read_report_data(path)
+    try:
+        return Report.from_dict(data)
+    except ValueError as exc:
+        raise DoctorError(f"{path}: not a valid ipex-doctor report ({exc})") from None
+
+
+def read_report_data(path: Path) -> dict[str, Any]:
+    """A report as JSON, checked against the published schema (``DoctorError`` otherwise)."""
     text = read_bounded(path, MAX_REPORT_BYTES, DoctorError, "report")
     try:
         data: Any = json.loads(text)
@@ -50,10 +61,7 @@ def load_report(path: Path) -> Report:
             tip="upgrade ipex-doctor to replay it",
         )
     _check_schema(path, data)
-    try:
-        return Report.from_dict(data)
-    except ValueError as exc:
-        raise DoctorError(f"{path}: not a valid ipex-doctor report ({exc})") from None
+    return data
 
 
 @functools.cache
@@ -76,15 +84,48 @@ def _check_schema(path: Path, data: Any) -> None:
         )
 
 
-def load_reports(paths: Sequence[Path]) -> list[tuple[str, Report]]:
-    """Several reports, each named after its file (the whole path when two stems clash)."""
-    nodes: list[tuple[str, Report]] = []
+def report_paths(arguments: Sequence[Path]) -> list[Path]:
+    """The report files the arguments name: a directory stands for its ``*.json`` files (a
+    fleet's thousands of reports need no shell glob)."""
+    paths: list[Path] = []
+    for argument in arguments:
+        if argument.is_dir():
+            found = sorted(argument.glob("*.json"))
+            if not found:
+                raise DoctorError(f"{argument}: a directory with no *.json reports in it")
+            paths.extend(found)
+        else:
+            paths.append(argument)
+    return paths
+
+
+def merge_files(arguments: Sequence[Path]) -> Report:
+    """The fleet report of node reports (files, or directories of them), each node named after
+    its file (the whole path when two stems clash). Read one at a time: only each node's digest
+    is kept."""
+    paths = report_paths(arguments)
+    fleet = Fleet()
     names: set[str] = set()
+    environment: Environment | None = None
     for path in paths:
         name = path.stem if path.stem not in names else str(path)
         names.add(name)
-        nodes.append((name, load_report(path)))
-    return nodes
+        data = read_report_data(path)
+        if environment is None:
+            try:
+                environment = Environment.from_dict(data["environment"])
+            except ValueError as exc:
+                raise DoctorError(f"{path}: not a valid ipex-doctor report ({exc})") from None
+        try:
+            fleet.add(NodeDigest.of_data(name, data))
+        except ValueError as exc:
+            raise DoctorError(f"{path}: {exc}") from None
+    if environment is None:
+        raise DoctorError("no reports to merge")
+    try:
+        return fleet.report(environment)
+    except ValueError as exc:
+        raise DoctorError(f"a report does not fit the model: {exc}") from None
 
 
 def recorded_runs(report: Report) -> dict[str, list[CheckRun]]:

@@ -1,20 +1,24 @@
 """Fleet reports: many nodes' (or ranks') reports merged into one, with the outliers named.
 
 A deployment fails when *one* node differs: another driver, another torch, a missing device, a
-finding that fails only there. The fleet report keeps every node's findings (``device`` says
-``node`` or ``node/device``), adds a ``fleet-summary`` finding with each node's fingerprint, and
-one ``fleet-outlier`` finding per node that differs from the majority. It is an ordinary
-``Report``, so every format, the gate policy and the exit codes apply unchanged.
+finding that fails only there. A fleet of thousands of nodes must still read in one screen, so
+the fleet keeps of each node only what comparing needs (a ``NodeDigest``: its fingerprint and
+its findings) and writes each *distinct* finding once, with the nodes it holds on
+(``Finding.nodes``). Nodes with the same fingerprint form a group; the majority is weighed over
+groups, so the work is linear in the nodes. One ``fleet-outlier`` finding names each set of
+nodes that differs from the majority in the same way; a ``fleet-summary`` finding lists the
+groups. It is an ordinary ``Report``, so every format, the gate and the exit codes apply.
 """
 
 from __future__ import annotations
 
 import collections
-import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ipex_doctor import __version__
+from ipex_doctor.model.environment import Environment
 from ipex_doctor.model.findings import (
     Command,
     Evidence,
@@ -25,7 +29,8 @@ from ipex_doctor.model.findings import (
     Status,
     now_utc,
 )
-from ipex_doctor.verdicts.majority import odd_members
+from ipex_doctor.verdicts.hostlist import compress
+from ipex_doctor.verdicts.majority import majority_of
 
 _PACKAGES = (
     "torch",
@@ -34,122 +39,270 @@ _PACKAGES = (
     "oneccl-bind-pt",
     "intel-sycl-rt",
 )
+_PROBLEMS = frozenset({Status.WARN.value, Status.FAIL.value, Status.ERROR.value})
+_NODE_WIDE = (None, "cpu")
+"""Findings about the node rather than one accelerator: a node's first rank reports them."""
 
 
-def fingerprint(report: Report) -> dict[str, Any]:
-    """What must be the same on every node of a job: software builds, devices, CPU."""
-    env = report.environment
-    facts: dict[str, Any] = {}
-    for name in _PACKAGES:
-        package = env.package(name)
-        facts[f"package {name}"] = None if package is None else package.version
-    torch = env.runtime.torch
+def fingerprint(environment: Mapping[str, Any]) -> dict[str, str]:
+    """What must be the same on every node of a job (software builds, devices, CPU), read from
+    a report's ``environment`` as JSON; every value as text, so nodes compare by equality."""
+    packages = {p.get("name"): p.get("version") for p in environment.get("packages") or ()}
+    runtime = environment.get("runtime") or {}
+    torch = runtime.get("torch") or {}
+    devices = runtime.get("devices") or ()
+    host = environment.get("host") or {}
+    facts: dict[str, Any] = {f"package {name}": packages.get(name) for name in _PACKAGES}
     facts["torch build"] = (torch.get("version"), torch.get("xpu_compiled"), torch.get("cuda"))
-    devices = list(env.runtime.devices)
     facts["devices"] = tuple(sorted(f"{d.get('type')} {d.get('name', '?')}" for d in devices))
     facts["device memory"] = tuple(sorted(str(d.get("total_memory", "?")) for d in devices))
     facts["device driver"] = tuple(sorted(str(d.get("driver_version", "?")) for d in devices))
-    facts["cpu"] = (env.host.cpu_model, env.host.cpu_flags)
-    facts["python"] = env.interpreter.version
-    return facts
+    facts["cpu"] = (host.get("cpu_model"), tuple(host.get("cpu_flags") or ()))
+    facts["python"] = (environment.get("interpreter") or {}).get("version")
+    return {key: _text(value) for key, value in facts.items()}
 
 
-def _problems(report: Report) -> dict[str, str]:
-    return {f.id: f.status.value for f in report.findings if f.is_problem}
+def _text(value: Any) -> str:
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_text(v) for v in value) + ")" if value else "none"
+    return "none" if value is None else str(value)
 
 
-def _outliers(nodes: Sequence[tuple[str, Report]]) -> list[Finding]:
-    prints = {name: fingerprint(report) for name, report in nodes}
-    problems = {name: _problems(report) for name, report in nodes}
-    differences: dict[str, list[str]] = {name: [] for name, _ in nodes}
-    keys = dict.fromkeys(key for facts in prints.values() for key in facts)
-    for key in keys:
-        values = {name: repr(facts.get(key)) for name, facts in prints.items()}
-        shown = {text: prints[name].get(key) for name, text in reversed(values.items())}
-        for name, odd in odd_members(values).items():
-            mine = prints[name].get(key)
-            if odd.majority is not None:
-                count, theirs = odd.others[odd.majority], shown[str(odd.majority)]
-                differences[name].append(f"{key}: {mine} (the {count} others: {theirs})")
-            else:
-                differences[name].append(f"{key}: {mine} (no value is held by a majority)")
-    # NOTE: a problem counted once per (finding, status): linear in the nodes
-    held = collections.Counter(item for mine in problems.values() for item in mine.items())
-    for name, mine in problems.items():
-        for finding_id, status in sorted(mine.items()):
-            elsewhere = held[(finding_id, status)]
-            if elsewhere <= len(nodes) / 2:
-                differences[name].append(
-                    f"{finding_id} is {status} only on {elsewhere} of {len(nodes)} nodes"
-                )
-    findings = []
-    for name, _ in nodes:
-        if differences[name]:
-            findings.append(
-                Finding(
-                    id="fleet-outlier",
-                    kind=FindingKind.ENVIRONMENT,
-                    status=Status.FAIL,
-                    severity=Severity.ERROR,
-                    title=f"{name} differs from the other nodes",
-                    evidence=Evidence(
-                        "; ".join(differences[name]),
-                        {"node": name, "differences": differences[name]},
-                    ),
-                    remediation="Make every node of the job run the same builds and drivers; "
-                    "examine this node alone with 'ipex-doctor check' on it.",
-                    device=name,
-                )
-            )
-    return findings
+@dataclass(frozen=True)
+class NodeDigest:
+    """What a fleet keeps of one node's (or rank's) report."""
 
+    name: str
+    fingerprint: Mapping[str, str]
+    findings: tuple[Mapping[str, Any], ...]
+    """The node's findings as JSON, as its report wrote them."""
+    complete: bool = True
+    python: str = ""
 
-def merge(nodes: Sequence[tuple[str, Report]], *, extra: Sequence[Finding] = ()) -> Report:
-    """One fleet report from ``(node name, report)`` pairs, the first one's environment on top."""
-    if not nodes:
-        raise ValueError("no reports to merge")
-    findings: list[Finding] = []
-    for name, report in nodes:
-        for finding in report.findings:
-            device = name if finding.device is None else f"{name}/{finding.device}"
-            findings.append(
-                dataclasses.replace(finding, device=device, per_device={name: finding.status})
-            )
-    summary: dict[str, Mapping[str, Any]] = {
-        name: {
-            "python": report.environment.interpreter.executable,
-            "fingerprint": {k: repr(v) for k, v in fingerprint(report).items()},
-            "counts": {s.value: n for s, n in report.summary.counts.items()},
-            "complete": report.complete,
+    @classmethod
+    def of_data(cls, name: str, data: Mapping[str, Any]) -> NodeDigest:
+        """The digest of a report read as JSON (already checked against the schema)."""
+        environment = data.get("environment") or {}
+        return cls(
+            name=name,
+            fingerprint=fingerprint(environment),
+            findings=tuple(data.get("findings") or ()),
+            complete=bool(data.get("complete", True)),
+            python=str((environment.get("interpreter") or {}).get("executable", "")),
+        )
+
+    @classmethod
+    def of_report(cls, name: str, report: Report) -> NodeDigest:
+        """The digest of a report in memory."""
+        return cls.of_data(name, report.to_dict())
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON, as ranks send it to rank 0."""
+        return {
+            "name": self.name,
+            "fingerprint": dict(self.fingerprint),
+            "findings": list(self.findings),
+            "complete": self.complete,
+            "python": self.python,
         }
-        for name, report in nodes
-    }
-    outliers = _outliers(nodes) if len(nodes) > 2 else []
-    overview = Finding(
-        id="fleet-summary",
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> NodeDigest:
+        """Inverse of ``to_dict``."""
+        return cls(
+            name=str(data["name"]),
+            fingerprint={str(k): str(v) for k, v in dict(data["fingerprint"]).items()},
+            findings=tuple(data["findings"]),
+            complete=bool(data.get("complete", True)),
+            python=str(data.get("python", "")),
+        )
+
+
+def _key(finding: Mapping[str, Any]) -> Hashable:
+    """Two nodes hold the same finding when these agree (the evidence text may differ: the
+    first node's stands for all)."""
+    per_device = finding.get("per_device") or {}
+    return (
+        finding.get("id"),
+        finding.get("device"),
+        finding.get("status"),
+        finding.get("verdict"),
+        tuple(sorted(per_device.items())),
+    )
+
+
+@dataclass
+class _Node:
+    name: str
+    group: int
+    complete: bool = True
+
+
+class Fleet:
+    """A fleet report built one node at a time: ``add`` each digest, then ``report``.
+
+    Memory holds each distinct finding once plus, per node, its name, its group and the keys of
+    its problems; time is linear in the nodes and their findings.
+    """
+
+    def __init__(self) -> None:
+        self._nodes: list[_Node] = []
+        self._by_name: dict[str, _Node] = {}
+        self._groups: dict[tuple[tuple[str, str], ...], int] = {}
+        self._prints: list[Mapping[str, str]] = []
+        self._distinct: dict[Hashable, tuple[Mapping[str, Any], list[str]]] = {}
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+    def add(self, digest: NodeDigest, *, devices_only: bool = False) -> None:
+        """Fold one node in. ``devices_only``: a further rank of a node already added under
+        the same name; only its accelerator findings count (the first rank gave the rest)."""
+        node = self._by_name.get(digest.name)
+        if node is None:
+            identity = tuple(sorted(digest.fingerprint.items()))
+            group = self._groups.setdefault(identity, len(self._groups))
+            if group == len(self._prints):
+                self._prints.append(digest.fingerprint)
+            node = _Node(digest.name, group, complete=digest.complete)
+            self._nodes.append(node)
+            self._by_name[digest.name] = node
+        elif not devices_only:
+            raise ValueError(f"two reports of one node named {digest.name!r}")
+        node.complete = node.complete and digest.complete
+        for finding in digest.findings:
+            if devices_only and finding.get("device") in _NODE_WIDE:
+                continue
+            key = _key(finding)
+            kept = self._distinct.get(key)
+            if kept is None:
+                kept = self._distinct[key] = (finding, [])
+            kept[1].append(digest.name)
+
+    def report(self, environment: Environment, *, extra: Sequence[Finding] = ()) -> Report:
+        """The fleet report, ``environment`` (the first node's) on top."""
+        if not self._nodes:
+            raise ValueError("no reports to merge")
+        outliers = self._outliers() if len(self._nodes) > 2 else []
+        findings = [
+            Finding.from_dict(
+                {**finding, "nodes": nodes, "per_device": finding.get("per_device") or {}}
+            )
+            for finding, nodes in self._distinct.values()
+        ]
+        return Report(
+            doctor_version=__version__,
+            created_at=now_utc(),
+            command=Command.FLEET,
+            environment=environment,
+            findings=(self._summary(outliers), *outliers, *extra, *findings),
+            complete=all(node.complete for node in self._nodes),
+        )
+
+    def _members(self) -> list[list[str]]:
+        members: list[list[str]] = [[] for _ in self._prints]
+        for node in self._nodes:
+            members[node.group].append(node.name)
+        return members
+
+    def _summary(self, outliers: Sequence[Finding]) -> Finding:
+        members = self._members()
+        odd = sorted({name for finding in outliers for name in finding.nodes})
+        incomplete = [node.name for node in self._nodes if not node.complete]
+        groups = [
+            {"nodes": names, "fingerprint": dict(self._prints[index])}
+            for index, names in sorted(enumerate(members), key=lambda item: -len(item[1]))
+        ]
+        text = (
+            f"{len(self._nodes)} nodes in {len(groups)} group(s) of identical builds, devices "
+            f"and CPU; {len(odd)} outlier node(s)" + (f": {compress(odd)}" if odd else "")
+        )
+        if incomplete:
+            text += f"; incomplete reports from {compress(incomplete)}"
+        return Finding(
+            id="fleet-summary",
+            kind=FindingKind.ENVIRONMENT,
+            status=Status.PASS,
+            severity=Severity.INFO,
+            title=f"Fleet of {len(self._nodes)} nodes",
+            evidence=Evidence(
+                text,
+                {"node_count": len(self._nodes), "groups": groups, "incomplete": incomplete},
+            ),
+            remediation="",
+        )
+
+    def _outliers(self) -> list[Finding]:
+        """One finding per distinct way of differing from the majority, naming its nodes."""
+        total = len(self._nodes)
+        members = self._members()
+        sizes = [len(names) for names in members]
+        group_differences: list[list[str]] = [[] for _ in members]
+        for key in dict.fromkeys(k for facts in self._prints for k in facts):
+            counts: collections.Counter[str] = collections.Counter()
+            for index, facts in enumerate(self._prints):
+                counts[facts.get(key, "none")] += sizes[index]
+            if len(counts) < 2:
+                continue
+            majority = majority_of(counts)
+            for index, facts in enumerate(self._prints):
+                mine = facts.get(key, "none")
+                if mine == majority:
+                    continue
+                if majority is None:
+                    group_differences[index].append(
+                        f"{key}: {mine} (no value is held by a majority)"
+                    )
+                else:
+                    group_differences[index].append(
+                        f"{key}: {mine} (the {counts[majority]} others: {majority})"
+                    )
+        # NOTE: a problem is rare when at most half the nodes have it; counted once per key
+        rare: dict[str, list[str]] = collections.defaultdict(list)
+        for finding, nodes in self._distinct.values():
+            if finding.get("status") in _PROBLEMS and len(nodes) * 2 <= total:
+                where = f" on {finding['device']}" if finding.get("device") else ""
+                text = f"{finding.get('id')}{where} is {finding.get('status')} only on {len(set(nodes))} of {total} nodes"
+                for name in dict.fromkeys(nodes):
+                    rare[name].append(text)
+        by_difference: dict[tuple[str, ...], list[str]] = {}
+        for node in self._nodes:
+            differences = (*group_differences[node.group], *rare.get(node.name, ()))
+            if differences:
+                by_difference.setdefault(differences, []).append(node.name)
+        return [
+            _outlier(names, list(differences), total)
+            for differences, names in by_difference.items()
+        ]
+
+
+def _outlier(names: list[str], differences: list[str], total: int) -> Finding:
+    listed = compress(names)
+    verb = "differs" if len(names) == 1 else f"({len(names)} of {total} nodes) differ"
+    return Finding(
+        id="fleet-outlier",
         kind=FindingKind.ENVIRONMENT,
-        status=Status.PASS,
-        severity=Severity.INFO,
-        title=f"Fleet of {len(nodes)} nodes",
-        evidence=Evidence(
-            f"{len(nodes)} nodes, {len(outliers)} outlier(s): "
-            + ", ".join(f"{name} ({_worst(report)})" for name, report in nodes),
-            {"nodes": summary},
-        ),
-        remediation="",
-    )
-    return Report(
-        doctor_version=__version__,
-        created_at=now_utc(),
-        command=Command.FLEET,
-        environment=nodes[0][1].environment,
-        findings=(overview, *outliers, *extra, *findings),
-        complete=all(report.complete for _, report in nodes),
+        status=Status.FAIL,
+        severity=Severity.ERROR,
+        title=f"{listed} {verb} from the other nodes",
+        evidence=Evidence("; ".join(differences), {"nodes": listed, "differences": differences}),
+        remediation="Make every node of the job run the same builds and drivers; "
+        "examine such a node alone with 'ipex-doctor check' on it.",
+        nodes=tuple(names),
     )
 
 
-def _worst(report: Report) -> str:
-    return report.summary.worst.value
+def merge(
+    digests: Iterable[NodeDigest], environment: Environment, *, extra: Sequence[Finding] = ()
+) -> Report:
+    """One fleet report from node digests (a node named twice: its further ranks add their
+    accelerator findings), ``environment`` on top."""
+    fleet = Fleet()
+    seen: set[str] = set()
+    for digest in digests:
+        fleet.add(digest, devices_only=digest.name in seen)
+        seen.add(digest.name)
+    return fleet.report(environment, extra=extra)
 
 
 def collectives_finding(ranks: Sequence[Mapping[str, Any]]) -> Finding:

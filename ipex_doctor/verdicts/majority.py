@@ -11,6 +11,9 @@ from __future__ import annotations
 import collections
 from collections.abc import Hashable, Mapping
 from dataclasses import dataclass
+from typing import TypeVar
+
+V = TypeVar("V", bound=Hashable)
 
 
 @dataclass(frozen=True)
@@ -24,13 +27,21 @@ class Odd:
     """The value a strict majority holds, if one does."""
 
 
+def majority_of(counts: Mapping[V, int]) -> V | None:
+    """The value more than half the members hold, given how many hold each; ``None`` if none.
+    (Counts may be weights: a fleet weighs a group of identical nodes by its size.)"""
+    if not counts:
+        return None
+    top = max(counts, key=lambda value: counts[value])
+    return top if counts[top] * 2 > sum(counts.values()) else None
+
+
 def odd_members(values: Mapping[str, Hashable]) -> dict[str, Odd]:
     """The odd members of ``values`` (member -> its value), by the rule of this module."""
     counts = collections.Counter(values.values())
     if len(counts) < 2:
         return {}
-    top, count = counts.most_common(1)[0]
-    majority = top if count * 2 > len(values) else None
+    majority = majority_of(counts)
     odd = {}
     for member, value in values.items():
         if value == majority:

@@ -1,78 +1,189 @@
-"""merge: several nodes' reports into one fleet report that names the outliers."""
+"""merge: many nodes' reports into one fleet report that names the outliers, each finding once."""
 
 from __future__ import annotations
 
 import json
+import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import Any
 
 import jsonschema
+import pytest
 from conftest import REPO, run_doctor
 
+from ipex_doctor.model.environment import Environment
+from ipex_doctor.verdicts import hostlist
+from ipex_doctor.verdicts.fleet import Fleet, NodeDigest, fingerprint
+
 FIXTURE = REPO / "tests" / "assets" / "reports" / "xpu-ipex2120-arc-a770.json"
+RECORDED = REPO / "tests" / "assets" / "reports" / "cpu-reference-check.json"
 SCHEMA = json.loads((REPO / "docs" / "report.schema.json").read_text())
 
 
-def _nodes(tmp_path: Path, count: int = 4) -> list[Path]:
-    """``count`` copies of the constructed XPU report; the last one has another torch and driver."""
-    paths = []
+def _write(tmp_path: Path, count: int, odd: dict[int, Any] | None = None) -> Path:
+    """``count`` copies of the XPU report in a directory, ``odd[i]`` changing node i's copy."""
+    directory = tmp_path / "nodes"
+    directory.mkdir()
+    width = len(str(count - 1))
     for index in range(count):
         data = json.loads(FIXTURE.read_text())
-        if index == count - 1:
-            for package in data["environment"]["packages"]:
-                if package["name"] == "torch":
-                    package["version"] = "2.1.0"
-            data["environment"]["runtime"]["devices"][0]["driver_version"] = "1.3.26918"
-        path = tmp_path / f"node{index}.json"
-        path.write_text(json.dumps(data))
-        paths.append(path)
-    return paths
+        if odd and index in odd:
+            odd[index](data)
+        (directory / f"node{index:0{width}d}.json").write_text(json.dumps(data))
+    return directory
+
+
+def _other_torch_and_driver(data: dict[str, Any]) -> None:
+    for package in data["environment"]["packages"]:
+        if package["name"] == "torch":
+            package["version"] = "2.1.0"
+    data["environment"]["runtime"]["devices"][0]["driver_version"] = "1.3.26918"
+
+
+def _qconv_fails(data: dict[str, Any]) -> None:
+    finding = next(f for f in data["findings"] if f["id"] == "qconv-op-name")
+    finding["status"], finding["verdict"] = "fail", "affected"
+
+
+def _merge(*args: str) -> tuple[Any, dict[str, Any]]:
+    done = run_doctor("merge", *args, "--json", "-")
+    return done, json.loads(done.stdout)
 
 
 def test_merge_names_the_outlier(tmp_path: Path) -> None:
-    """The node with another torch and driver is the one outlier, with both differences."""
-    done = run_doctor("merge", *map(str, _nodes(tmp_path)), "--json", "-")
+    """The node with another torch and driver is the one outlier, with both differences; every
+    finding is written once, with the nodes it holds on."""
+    done, report = _merge(str(_write(tmp_path, 4, {3: _other_torch_and_driver})))
     assert done.returncode == 1
-    report = json.loads(done.stdout)
     jsonschema.validate(report, SCHEMA)
     assert report["command"] == "fleet"
     outliers = [f for f in report["findings"] if f["id"] == "fleet-outlier"]
-    assert [f["device"] for f in outliers] == ["node3"]
+    assert [f["nodes"] for f in outliers] == [["node3"]]
     summary = outliers[0]["evidence"]["summary"]
     assert "package torch: 2.1.0" in summary and "device driver" in summary
-    nodes = next(f for f in report["findings"] if f["id"] == "fleet-summary")["evidence"]["data"][
-        "nodes"
+    fleet = next(f for f in report["findings"] if f["id"] == "fleet-summary")["evidence"]["data"]
+    assert fleet["node_count"] == 4
+    assert [group["nodes"] for group in fleet["groups"]] == [["node0", "node1", "node2"], ["node3"]]
+    grad = [f for f in report["findings"] if f["id"] == "grad-mode-divergence"]
+    assert [(f["device"], f["nodes"]) for f in grad] == [
+        ("xpu:0", ["node0", "node1", "node2", "node3"])
     ]
-    assert set(nodes) == {"node0", "node1", "node2", "node3"}
-    devices = {f["device"] for f in report["findings"] if f["id"] == "grad-mode-divergence"}
-    assert devices == {"node0/xpu:0", "node1/xpu:0", "node2/xpu:0", "node3/xpu:0"}
 
 
-def test_merge_matrix_and_gate(tmp_path: Path) -> None:
-    """The console shows the finding x node matrix; the gate applies to the fleet report."""
-    paths = list(map(str, _nodes(tmp_path)))
-    done = run_doctor("merge", *paths)
-    assert "Finding x node" in done.stdout and "node0  node1  node2  node3" in done.stdout
+def test_a_problem_on_few_nodes_names_them_and_shows_in_the_matrix(tmp_path: Path) -> None:
+    directory = _write(tmp_path, 12, {4: _qconv_fails, 9: _qconv_fails})
+    done = run_doctor("merge", str(directory))
+    assert done.returncode == 1
+    assert "node[04,09] (2 of 12 nodes) differ from the other nodes" in done.stdout
+    assert "qconv-op-name is fail only on 2 of 12 nodes" in done.stdout
+    assert "on 2 of 12: node[04,09]" in done.stdout
+    assert "Finding x node group" in done.stdout
+    header = next(line for line in done.stdout.splitlines() if "node[00-03,05-08,10-11]" in line)
+    assert header.index("node[00-03") < header.index("node[04,09]")  # the majority first
+
+
+def test_a_thousand_identical_nodes_read_in_one_screen(tmp_path: Path) -> None:
+    directory = _write(tmp_path, 1000)
+    done = run_doctor("merge", str(directory), "--junit-xml", str(tmp_path / "f.xml"))
+    lines = done.stdout.splitlines()
+    assert len(lines) < 60, done.stdout
+    assert "Fleet of 1000 nodes" in done.stdout and "1 group(s)" in done.stdout
+    assert "on all 1000 nodes" in done.stdout and "fleet-outlier" not in done.stdout
+    assert "Finding x node" not in done.stdout  # nothing differs: no matrix
+    cases = ET.parse(tmp_path / "f.xml").getroot().iter("testcase")
+    names = [case.get("name") for case in cases]
+    single = json.loads(FIXTURE.read_text())["findings"]
+    assert len(names) == len(set(names)) <= len(single) + 1  # + fleet-summary
+
+
+def test_three_odd_nodes_of_a_thousand_are_named_in_the_first_screen(tmp_path: Path) -> None:
+    odd = {17: _other_torch_and_driver, 512: _qconv_fails, 999: _qconv_fails}
+    done, report = _merge(str(_write(tmp_path, 1000, odd)))
+    named = {n for f in report["findings"] if f["id"] == "fleet-outlier" for n in f["nodes"]}
+    assert named == {"node017", "node512", "node999"}
+    console = run_doctor("merge", str(tmp_path / "nodes")).stdout.splitlines()
+    first_screen = "\n".join(console[:40])
+    assert "node017 differs" in first_screen and "node[512,999]" in first_screen
+    junit = run_doctor("merge", str(tmp_path / "nodes"), "--junit-xml", "-").stdout
+    case = next(
+        c for c in ET.fromstring(junit).iter("testcase") if c.get("name") == "qconv-op-name"
+    )
+    failure = case.find("failure")
+    assert failure is not None and failure.text is not None
+    assert "Where: fail on 2 of 1000: node[512,999]; pass on 998 of 1000" in failure.text
+
+
+def test_ranks_of_one_node_are_one_node_with_each_device_once() -> None:
+    """A node's first rank gives the node-wide findings, a further rank only its device's."""
+    data = json.loads(FIXTURE.read_text())
+    environment = Environment.from_dict(data["environment"])
+    first = NodeDigest.of_data("h1", data)
+    second = NodeDigest(
+        "h1",
+        first.fingerprint,
+        tuple(
+            {**f, "device": "xpu:1"} if f.get("device") == "xpu:0" else f for f in data["findings"]
+        ),
+    )
+    fleet = Fleet()
+    fleet.add(first)
+    fleet.add(second, devices_only=True)
+    report = fleet.report(environment)
+    dot = [(f.device, f.nodes) for f in report.findings if f.id == "dot-half"]
+    assert dot == [("xpu:0", ("h1",)), ("xpu:1", ("h1",))]
+    mismatch = [f.nodes for f in report.findings if f.id == "torch-ipex-mismatch"]
+    assert mismatch == [("h1",)]  # node-wide: once
+    with pytest.raises(ValueError, match="two reports of one node"):
+        fleet.add(first)
+
+
+def test_fingerprint_is_text_and_equal_for_equal_environments() -> None:
+    data = json.loads(FIXTURE.read_text())
+    facts = fingerprint(data["environment"])
+    assert all(isinstance(v, str) for v in facts.values())
+    assert facts["package torch"] == "2.1.0.post0+cxx11.abi"
+    assert facts == fingerprint(json.loads(FIXTURE.read_text())["environment"])
+
+
+def test_identical_nodes_have_no_outlier(tmp_path: Path) -> None:
+    _, report = _merge(str(_write(tmp_path, 3)))
+    assert not [f for f in report["findings"] if f["id"] == "fleet-outlier"]
+
+
+def test_merge_gate_and_ignores(tmp_path: Path) -> None:
+    directory = str(_write(tmp_path, 4, {3: _other_torch_and_driver}))
     ignored = run_doctor(
-        "merge", *paths, "--fail-on", "never", "--ignore", "fleet-outlier=node3 is being reimaged"
+        "merge",
+        directory,
+        "--fail-on",
+        "never",
+        "--ignore",
+        "fleet-outlier=node3 is being reimaged",
     )
     assert ignored.returncode == 0
 
 
-def test_identical_nodes_have_no_outlier(tmp_path: Path) -> None:
-    """Three identical nodes: no fleet-outlier finding."""
-    data = FIXTURE.read_text()
-    paths = []
-    for index in range(3):
-        path = tmp_path / f"same{index}.json"
-        path.write_text(data)
-        paths.append(str(path))
-    report = json.loads(run_doctor("merge", *paths, "--json", "-").stdout)
-    assert not [f for f in report["findings"] if f["id"] == "fleet-outlier"]
-
-
-def test_merge_refuses_garbage(tmp_path: Path) -> None:
-    """A file that is not a report: exit 2, one line."""
+def test_merge_refuses_garbage_and_empty_directories(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text("{")
     done = run_doctor("merge", str(FIXTURE), str(bad))
     assert done.returncode == 2 and "not JSON" in done.stderr
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    done = run_doctor("merge", str(empty))
+    assert done.returncode == 2 and "no *.json reports" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("names", "text"),
+    [
+        (["n01", "n02", "n03", "x"], "n[01-03],x"),
+        ([f"node{i:04d}" for i in range(1, 1000)] + ["node1003"], "node[0001-0999,1003]"),
+        (["n7", "n8", "n9", "n10"], "n[7-9],n10"),
+        (["h:rank0", "h:rank3", "a"], "a,h:rank[0,3]"),
+        (["gpu-a1"], "gpu-a1"),
+    ],
+)
+def test_host_lists_fold_like_slurm_and_unfold_again(names: list[str], text: str) -> None:
+    assert hostlist.compress(names) == text
+    assert sorted(hostlist.expand(text)) == sorted(names)

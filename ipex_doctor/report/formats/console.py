@@ -27,7 +27,9 @@ from ipex_doctor.model.findings import (
 from ipex_doctor.report.formats.views import (
     bar,
     baseline_lines,
+    coverage,
     finding_matrix,
+    fleet_size,
     sanity_views,
     sparkline,
 )
@@ -62,7 +64,9 @@ def _inconclusive(finding: Finding) -> bool:
 
 
 def _observed(finding: Finding) -> bool:
-    """A known issue a check ran for, or a sanity result: their numbers are worth showing."""
+    """A known issue a check ran for, a sanity result, the fleet's groups: worth showing."""
+    if finding.id == "fleet-summary":
+        return True
     if finding.kind is FindingKind.SANITY:
         # NOTE: an inconclusive measurement, or the whole run not applicable here, says why.
         return (
@@ -180,7 +184,7 @@ def _mark(finding: Finding) -> tuple[str, str]:
     return MARKS[finding.status]
 
 
-def _finding(finding: Finding, *, verbose: bool) -> list[RenderableType]:
+def _finding(finding: Finding, *, verbose: bool, fleet_size: int = 0) -> list[RenderableType]:
     mark, style = _mark(finding)
     head = Text("  ")
     head.append(f"{mark} ", style=style)
@@ -190,6 +194,9 @@ def _finding(finding: Finding, *, verbose: bool) -> list[RenderableType]:
         head.append(f" · {finding.verdict}", style="dim")
     if finding.device is not None:
         head.append(f" · {finding.device}", style="dim")
+    where = coverage(finding, fleet_size) if finding.id != "fleet-outlier" else ""
+    if where:
+        head.append(f" · {where}", style="dim")
     head.append("]", style="dim")
     out: list[RenderableType] = [head]
     if finding.ignored is not None:
@@ -204,7 +211,9 @@ def _finding(finding: Finding, *, verbose: bool) -> list[RenderableType]:
         return out
     show_detail = finding.is_problem or _is_note(finding) or _observed(finding) or verbose
     if show_detail and finding.evidence.summary:
-        out.append(Text(f"      {finding.evidence.summary}"))
+        # NOTE: in a fleet, one node's evidence stands for every node holding the finding
+        seen_on = f"{finding.nodes[0]}: " if len(finding.nodes) > 1 and fleet_size else ""
+        out.append(Text(f"      {seen_on}{finding.evidence.summary}"))
     explains = finding.is_problem or _is_note(finding) or _inconclusive(finding)
     if finding.remediation and (explains or finding.id == "sanity-run"):
         fix = Text("      → ", style="cyan")
@@ -246,6 +255,7 @@ def render_console(report: Report, *, verbosity: int = 0, fail_on: str = "fail")
     summary so a reader knows why the run passed or failed.
     """
     verbose, quiet = verbosity > 0, verbosity < 0
+    nodes = fleet_size(report)
     parts: list[RenderableType] = (
         [] if quiet else render_environment(report.environment, verbose=verbose)
     )
@@ -270,7 +280,7 @@ def render_console(report: Report, *, verbosity: int = 0, fail_on: str = "fail")
         if not shown:
             parts.append(Text("  ✓ nothing to report", style="green"))
         for finding in _sorted(shown):
-            parts.extend(_finding(finding, verbose=verbose))
+            parts.extend(_finding(finding, verbose=verbose, fleet_size=nodes))
         if kind is FindingKind.SANITY and not quiet:
             parts.extend(_sanity_lines(report))
     if not quiet:
@@ -342,7 +352,16 @@ def _matrix(report: Report) -> list[RenderableType]:
 
 
 def _sorted(findings: Iterable[Finding]) -> list[Finding]:
-    return sorted(findings, key=lambda f: (-f.status.rank, _is_note(f) is False))
+    """Worst first; in a fleet the nodes that differ lead, then the fleet-wide view."""
+    return sorted(
+        findings,
+        key=lambda f: (
+            f.id not in ("fleet-outlier", "fleet-summary"),
+            f.id != "fleet-outlier",
+            -f.status.rank,
+            _is_note(f) is False,
+        ),
+    )
 
 
 def to_plain_text(renderable: RenderableType, *, width: int | None = None) -> str:

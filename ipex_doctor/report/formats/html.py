@@ -27,7 +27,9 @@ from ipex_doctor.report.formats.views import (
     SanityView,
     baseline_lines,
     baseline_throughput,
+    coverage,
     finding_matrix,
+    fleet_size,
     gate_outcome,
     ordered,
     sanity_views,
@@ -102,13 +104,15 @@ def _badge(status: Status | None, *, word: bool = False) -> str:
     return f'<span class="badge s-{status.value}" title="{status.value}">{_e(text)}</span>'
 
 
-def _finding(finding: Finding) -> str:
+def _finding(finding: Finding, total: int = 0) -> str:
     inconclusive = finding.verdict is Verdict.INCONCLUSIVE
     meta = [f"<code>{_e(finding.id)}</code>"]
     if finding.verdict is not None:
         meta.append(_e(finding.verdict.value))
     if finding.device:
         meta.append(_e(finding.device))
+    if finding.id != "fleet-outlier" and coverage(finding, total):
+        meta.append(_e(coverage(finding, total)))
     parts = [
         f'<article class="finding {finding.status.value}">',
         f"<h3>{_badge(finding.status, word=True)} {_e(finding.title)}"
@@ -306,8 +310,8 @@ def _since_baseline(comparison: BaselineComparison) -> str:
     )
 
 
-def _section(title: str, findings: Iterable[Finding]) -> str:
-    shown = "".join(_finding(f) for f in findings)
+def _section(title: str, findings: Iterable[Finding], total: int = 0) -> str:
+    shown = "".join(_finding(f, total) for f in findings)
     return f"<h2>{_e(title)}</h2>{shown}" if shown else ""
 
 
@@ -328,6 +332,7 @@ def render_html(
         if not report.complete
         else ""
     )
+    nodes = fleet_size(report)
     problems = [f for f in ordered(report.findings) if f.is_problem]
     others = [f for f in report.findings if not f.is_problem]
     views = sanity_views(report)
@@ -338,7 +343,7 @@ def render_html(
         f'<div class="verdict {state}" role="status"><strong>'
         f"{_badge(Status.PASS if gate.passed else Status.FAIL)} Gate {state.upper()}</strong>"
         f" — {_e(gate.sentence())}<br>{tally}</div>{incomplete}</header>",
-        _section("Problems", problems)
+        _section("Problems", problems, nodes)
         or "<h2>Problems</h2><p>None: nothing at warning level or above.</p>",
         f"<h2>Environment</h2>{_environment(report.environment)}",
     ]
@@ -356,7 +361,7 @@ def render_html(
         kinds = {kind: [f for f in others if f.kind is kind] for kind in FindingKind}
         rest = "".join(
             f"<details><summary>{_e(kind.value)}: {len(group)} passed or not applicable"
-            f"</summary>{''.join(_finding(f) for f in group)}</details>"
+            f"</summary>{''.join(_finding(f, nodes) for f in group)}</details>"
             for kind, group in kinds.items()
             if group
         )

@@ -8,9 +8,13 @@ evidence in ``system-out``. Installed versions are ``properties`` of the suite.
 
 A testcase's name never depends on the finding's status, so CI test history can follow a
 finding across runs: it is the finding id, plus the device or node the finding is *about*
-when one id can occur once per device or node (``sanity-train [cuda:1]``, ``device-outlier
-[xpu:2]``, ``torch-ipex-mismatch [node7:rank3]`` in a fleet). The devices a known issue
-reproduced on are evidence, not identity, and stay out of the name.
+when one id can occur once per device (``sanity-train [cuda:1]``, ``device-outlier [xpu:2]``).
+The devices a known issue reproduced on are evidence, not identity, and stay out of the name.
+
+In a fleet report one testcase stands for each (finding, device) across the nodes, at its
+worst status, and says where each status holds (``fail on 3 of 1000: node[0007,0412,0913]``):
+a thousand nodes make as many testcases as one node. A ``fleet-outlier`` is about its nodes,
+and is named after them.
 """
 
 from __future__ import annotations
@@ -19,12 +23,14 @@ import xml.etree.ElementTree as ET
 from collections.abc import Collection
 
 from ipex_doctor.model.findings import Command, Finding, FindingKind, Report, Status
-from ipex_doctor.report.formats.views import baseline_lines
+from ipex_doctor.report.formats.views import baseline_lines, coverage, fleet_size
+from ipex_doctor.verdicts.hostlist import compress
 from ipex_doctor.verdicts.registry import builtin
 
 
-def _detail(finding: Finding) -> str:
-    lines = [finding.evidence.summary]
+def _detail(finding: Finding, where: str = "") -> str:
+    lines = [f"Where: {where}"] if where else []
+    lines.append(finding.evidence.summary)
     if finding.remediation:
         lines.append(f"Fix: {finding.remediation}")
     lines.extend(f"Run: {command}" for command in finding.commands)
@@ -34,25 +40,42 @@ def _detail(finding: Finding) -> str:
     return "\n".join(lines)
 
 
-def case_name(finding: Finding, *, fleet: bool = False) -> str:
-    """The testcase name of ``finding``: stable whatever its status (see the module doc).
-
-    In a fleet report (``fleet``) every finding's device is ``node`` or ``node/device``.
-    """
+def case_name(finding: Finding) -> str:
+    """The testcase name of ``finding``: stable whatever its status (see the module doc)."""
+    if finding.id == "fleet-outlier" and finding.nodes:
+        return f"{finding.id} [{compress(finding.nodes)}]"
     if finding.device is None:
         return finding.id
     spec = builtin(finding.id)
-    if spec is not None and spec.one_per_subject:
-        subject: str | None = finding.device
-    else:
-        subject = finding.device.split("/", 1)[0] if fleet else None
+    subject = finding.device if spec is not None and spec.one_per_subject else None
     return f"{finding.id} [{subject}]" if subject else finding.id
 
 
+def _cases(report: Report, findings: list[Finding]) -> list[tuple[Finding, str]]:
+    """``(finding, where)`` per testcase: in a fleet, the worst of the findings sharing a
+    name, and where each status of it holds; else every finding, as it is."""
+    if report.command is not Command.FLEET:
+        return [(finding, "") for finding in findings]
+    total = fleet_size(report)
+    by_name: dict[str, list[Finding]] = {}
+    for finding in findings:
+        by_name.setdefault(case_name(finding), []).append(finding)
+    cases = []
+    for same in by_name.values():
+        worst = max(same, key=lambda f: f.status.rank)
+        where = "; ".join(
+            f"{f.status} {coverage(f, total)}"
+            for f in sorted(same, key=lambda f: -f.status.rank)
+            if coverage(f, total)
+        )
+        cases.append((worst, where))
+    return cases
+
+
 def _testcase(
-    suite: ET.Element, finding: Finding, failing: Collection[Status], *, fleet: bool
+    suite: ET.Element, finding: Finding, failing: Collection[Status], *, where: str = ""
 ) -> str:
-    name = case_name(finding, fleet=fleet)
+    name = case_name(finding)
     case = ET.SubElement(
         suite, "testcase", classname=f"ipex-doctor.{finding.kind.value}", name=name
     )
@@ -67,14 +90,16 @@ def _testcase(
         ET.SubElement(case, "skipped", message=finding.evidence.summary[:500])
         return "skipped"
     if finding.status is Status.ERROR:
-        ET.SubElement(case, "error", message=message, type="check-error").text = _detail(finding)
+        ET.SubElement(case, "error", message=message, type="check-error").text = _detail(
+            finding, where
+        )
         return "errors"
     if finding.status in failing:
         ET.SubElement(
             case, "failure", message=message, type=str(finding.verdict or finding.status)
-        ).text = _detail(finding)
+        ).text = _detail(finding, where)
         return "failures"
-    ET.SubElement(case, "system-out").text = _detail(finding)
+    ET.SubElement(case, "system-out").text = _detail(finding, where)
     return "passed"
 
 
@@ -97,8 +122,8 @@ def render_junit(report: Report, *, failing: Collection[Status]) -> str:
         for package in report.environment.packages:
             ET.SubElement(properties, "property", name=package.name, value=package.version)
         counts = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
-        for finding in findings:
-            outcome = _testcase(suite, finding, failing, fleet=report.command is Command.FLEET)
+        for finding, where in _cases(report, findings):
+            outcome = _testcase(suite, finding, failing, where=where)
             counts["tests"] += 1
             if outcome != "passed":
                 counts[outcome] += 1

@@ -17,7 +17,7 @@ from ipex_doctor.model.findings import (
     Status,
     Verdict,
 )
-from ipex_doctor.report.formats.views import baseline_lines
+from ipex_doctor.report.formats.views import baseline_lines, coverage, fleet_size
 
 _MARK = {
     Status.PASS: "✅",
@@ -32,11 +32,13 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def _finding(finding: Finding) -> list[str]:
+def _finding(finding: Finding, total: int = 0) -> list[str]:
     mark = "❔" if finding.verdict is Verdict.INCONCLUSIVE else _MARK[finding.status]
     head = f"### {mark} {finding.title} (`{finding.id}`"
     head += f", {finding.verdict}" if finding.verdict else ""
-    head += f", {finding.device})" if finding.device else ")"
+    head += f", {finding.device}" if finding.device else ""
+    where = coverage(finding, total) if finding.id != "fleet-outlier" else ""
+    head += f", {where})" if where else ")"
     lines = [head, "", finding.evidence.summary, ""]
     if finding.ignored is not None:
         lines += [
@@ -111,7 +113,7 @@ def render_markdown(report: Report) -> str:
         lines += [f"## {title}", ""]
         for kind in FindingKind:
             for finding in (f for f in group if f.kind is kind):
-                lines += _finding(finding)
+                lines += _finding(finding, fleet_size(report))
         if title == "Problems" and report.baseline is not None:
             lines += _since_baseline(report.baseline)
     if not problems and report.baseline is not None:

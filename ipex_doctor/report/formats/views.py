@@ -21,6 +21,7 @@ from ipex_doctor.model.findings import (
     Status,
     Verdict,
 )
+from ipex_doctor.verdicts.hostlist import compress
 
 TRAINING_PATHS = {
     "sanity-train": "AMP",
@@ -145,8 +146,10 @@ class Matrix:
 
 
 def finding_matrix(report: Report) -> Matrix | None:
-    """The finding x node (fleet) or finding x device matrix; ``None`` with fewer than two
-    columns. A fleet's matrix keeps only the findings that are a problem somewhere."""
+    """The finding x node-group (fleet) or finding x device matrix; ``None`` with fewer than
+    two columns."""
+    if report.command is Command.FLEET:
+        return _fleet_matrix(report)
     rows: dict[str, dict[str, Status]] = {}
     for finding in report.findings:
         for column, status in finding.per_device.items():
@@ -156,16 +159,72 @@ def finding_matrix(report: Report) -> Matrix | None:
     columns: list[str] = []
     for row in rows.values():
         columns.extend(c for c in row if c not in columns)
-    fleet = report.command is Command.FLEET
-    if fleet:
-        rows = {
-            fid: row
-            for fid, row in rows.items()
-            if any(s.rank >= Status.WARN.rank for s in row.values())
-        }
     if len(columns) < 2 or not rows:
         return None
-    return Matrix("Finding x node" if fleet else "Finding x device", tuple(columns), rows)
+    return Matrix("Finding x device", tuple(columns), rows)
+
+
+_FLEET_OWN = ("fleet-summary", "fleet-outlier", "fleet-collectives")
+COLUMN_WIDTH = 24
+"""A node group's column is named by its node list up to this width, else by its size."""
+
+
+def _fleet_matrix(report: Report) -> Matrix | None:
+    """Only the findings whose status is not the same on every node, and one column per group
+    of nodes that agree on all of them (the size of the matrix follows the distinct problems,
+    not the nodes)."""
+    total = fleet_size(report)
+    statuses: dict[str, dict[str, Status]] = {}
+    held: dict[str, set[Status]] = {}
+    counts: dict[str, int] = {}
+    for finding in report.findings:
+        if not finding.nodes or finding.id in _FLEET_OWN:
+            continue
+        row = finding.id + (f" [{finding.device}]" if finding.device else "")
+        held.setdefault(row, set()).add(finding.status)
+        counts[row] = counts.get(row, 0) + len(finding.nodes)
+        for node in finding.nodes:
+            statuses.setdefault(node, {})[row] = finding.status
+    varying = [row for row, kinds in held.items() if len(kinds) > 1 or counts[row] != total]
+    if not varying:
+        return None
+    groups: dict[tuple[Status | None, ...], list[str]] = {}
+    for node, mine in statuses.items():
+        groups.setdefault(tuple(mine.get(row) for row in varying), []).append(node)
+    ordered_groups = sorted(groups.items(), key=lambda item: -len(item[1]))
+    columns = [_group_label(names) for _, names in ordered_groups]
+    rows: dict[str, dict[str, Status]] = {row: {} for row in varying}
+    for (pattern, _), column in zip(ordered_groups, columns, strict=True):
+        for row, status in zip(varying, pattern, strict=True):
+            if status is not None:
+                rows[row][column] = status
+    return Matrix("Finding x node group", tuple(columns), rows)
+
+
+def _group_label(names: list[str]) -> str:
+    listed = compress(names)
+    return listed if len(listed) <= COLUMN_WIDTH else f"{len(names)} nodes"
+
+
+def fleet_size(report: Report) -> int:
+    """How many nodes a fleet report covers (0 for a report of one machine)."""
+    for finding in report.findings:
+        if finding.id == "fleet-summary":
+            count = finding.evidence.data.get("node_count")
+            if isinstance(count, int):
+                return count
+    return 0
+
+
+def coverage(finding: Finding, total: int) -> str:
+    """Where in the fleet a finding holds: ``on all 1000 nodes``, ``on 3 of 1000:
+    node[0007,0412,0913]``; empty outside a fleet report."""
+    if not finding.nodes or not total:
+        return ""
+    count = len(set(finding.nodes))
+    if count == total:
+        return f"on all {total} nodes" if total > 1 else ""
+    return f"on {count} of {total}: {compress(finding.nodes)}"
 
 
 @dataclass(frozen=True)
@@ -222,11 +281,6 @@ def bar(value: float, high: float, width: int = 10) -> str:
     full, part = divmod(eighths, 8)
     drawn = "█" * full + (" ▏▎▍▌▋▊▉"[part] if part else "")
     return drawn.ljust(width)
-
-
-def node_of(column: str) -> str:
-    """The node of a fleet column (``node/device`` or ``node``)."""
-    return column.split("/", 1)[0]
 
 
 def ordered(findings: Iterable[Finding]) -> list[Finding]:
