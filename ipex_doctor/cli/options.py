@@ -59,8 +59,10 @@ BASELINE = click.option(
     "versions that changed, throughput that fell beyond the runs' noise.",
 )  # fmt: skip
 CHECK_RUN = stack(
-    click.option("--device", default="auto", show_default=True,
-                 help="Where to run the checks: auto (cpu and every accelerator), all, cpu, xpu, xpu:N, cuda, cuda:N."),
+    click.option("--device", default=None,
+                 help="Where to run the checks: auto (the default: cpu and every accelerator), all, cpu, xpu, xpu:N, "
+                 "cuda, cuda:N; local (the default under --distributed): this rank's accelerator, and the cpu "
+                 "on each node's first rank."),
     click.option("--isolation", type=click.Choice(["worker", "process"]), default="worker", show_default=True,
                  help="worker: one interpreter runs every check (replaced if one breaks it); "
                  "process: a fresh interpreter per check."),

@@ -28,7 +28,7 @@ from ipex_doctor.probe.secrets import Redactor, reported_env_vars
 from ipex_doctor.probe.session import Session, StepProgress
 from ipex_doctor.runs import runner, sanity
 from ipex_doctor.runs.catalog import CheckScript, catalog
-from ipex_doctor.runs.devices import parse_device_spec, select_devices
+from ipex_doctor.runs.devices import local_rank, parse_device_spec, select_devices
 from ipex_doctor.runs.sanity import SanityOptions
 from ipex_doctor.verdicts.assemble import findings_of
 
@@ -220,14 +220,14 @@ def _as_fresh_imports(
 
 
 def _plan_checks(
-    env: Environment, kb: KnowledgeBase, checks: CheckOptions
+    env: Environment, kb: KnowledgeBase, checks: CheckOptions, *, rank: int = 0
 ) -> tuple[list[runner.Task], dict[str, list[CheckRun]]]:
     """The check tasks to run, and the runs already decided (devices asked for, absent)."""
     wanted = checks.only
     if wanted is None:
         named = (i.repro for i in kb.issues if i.repro is not None and i.repro in checks.catalog)
         wanted = tuple(dict.fromkeys(named))
-    devices, missing = select_devices(checks.device, env)
+    devices, missing = select_devices(checks.device, env, rank=rank)
     tasks: list[runner.Task] = []
     decided: dict[str, list[CheckRun]] = {}
     for check_id in wanted:
@@ -294,10 +294,10 @@ def diagnose(
         tasks: list[runner.Task] = []
         torch_import = env.runtime.import_of("torch")
         if torch_import is not None and torch_import.ok:
-            tasks, decided = _plan_checks(env, kb, checks)
+            tasks, decided = _plan_checks(env, kb, checks, rank=local_rank(environ))
             runs.update(decided)
         if checks.sanity is not None:
-            sanity_tasks, not_run = sanity.plan(env, checks.sanity)
+            sanity_tasks, not_run = sanity.plan(env, checks.sanity, rank=local_rank(environ))
             tasks.extend(sanity_tasks)
             if not_run:
                 runs[sanity.TASK_ID] = not_run

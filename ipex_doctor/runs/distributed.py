@@ -1,19 +1,36 @@
 """check --distributed: join the job's process group in a worker, gather the reports on rank 0.
 
-Each rank has diagnosed its own node; a fresh worker then joins torch.distributed with the
-job's backend, checks the collectives and gathers every rank's report on rank 0, which merges
-them into one fleet report (``verdicts/fleet.py``).
+Each rank has diagnosed its own device (its node's CPU and node-wide facts too, when it is the
+node's first local rank); a fresh worker then joins torch.distributed with the job's backend,
+checks the collectives and gathers every rank's digest (fingerprint and findings, not the whole
+report) on rank 0, which merges them into one fleet report (``verdicts/fleet.py``).
 """
 
 from __future__ import annotations
 
 import json
+import os
+import socket
+from collections.abc import Mapping
 
 from ipex_doctor import resources
 from ipex_doctor.model.findings import Report
 from ipex_doctor.model.observations import Outcome
 from ipex_doctor.probe.session import Session
-from ipex_doctor.verdicts.fleet import collectives_finding, merge
+from ipex_doctor.verdicts.fleet import NodeDigest, collectives_finding, merge
+
+NODE_NAME_VARIABLES = ("IPEX_DOCTOR_NODE_NAME", "SLURMD_NODENAME")
+"""Where a rank's node name comes from before the host name (containers often have random
+host names; Slurm knows the node's)."""
+
+
+def node_name(environ: Mapping[str, str] | None = None) -> str:
+    """The name this rank's node has in the fleet report."""
+    environ = os.environ if environ is None else environ
+    for variable in NODE_NAME_VARIABLES:
+        if environ.get(variable, "").strip():
+            return environ[variable].strip()
+    return socket.gethostname()
 
 
 def rank_device(report: Report, local_rank: int) -> str:
@@ -49,7 +66,10 @@ def gather(
             script,
             device,
             timeout * 2,
-            args={"report": json.dumps(report.to_dict()), "timeout": timeout},
+            args={
+                "report": json.dumps(NodeDigest.of_report(node_name(), report).to_dict()),
+                "timeout": timeout,
+            },
         )
     except BaseException:
         session.close(grace=0)  # NOTE: stopped by the launcher: end the worker at once
@@ -62,8 +82,8 @@ def gather(
     if rank != 0:
         return rank, None, ""
     ranks = sorted(run.result.get("ranks") or (), key=lambda r: int(r.get("rank", 0)))
-    nodes = [
-        (f"{r.get('host')}:rank{r.get('rank')}", Report.from_dict(json.loads(r["report"])))
-        for r in ranks
-    ]
-    return 0, merge(nodes, extra=(collectives_finding(ranks),)), ""
+    # NOTE: the ranks of one node are one node of the fleet: its lowest rank gives the node's
+    # fingerprint and node-wide findings, each further rank adds its own device's findings
+    digests = (NodeDigest.from_dict(json.loads(r["report"])) for r in ranks)
+    fleet = merge(digests, report.environment, extra=(collectives_finding(ranks),))
+    return 0, fleet, ""

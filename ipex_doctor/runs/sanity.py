@@ -75,7 +75,9 @@ def script() -> CheckScript:
     )
 
 
-def plan(env: Environment, options: SanityOptions) -> tuple[list[Task], list[CheckRun]]:
+def plan(
+    env: Environment, options: SanityOptions, *, rank: int = 0
+) -> tuple[list[Task], list[CheckRun]]:
     """The sanity run's tasks, or the runs that say why it does not run.
 
     A device asked for that is absent is an error (the user's request cannot be met); torch
@@ -88,7 +90,10 @@ def plan(env: Environment, options: SanityOptions) -> tuple[list[Task], list[Che
         # NOTE: --device all: a sanity run on every device, so a slow or broken card shows.
         devices = env.device_labels
     else:
-        device, missing = first_device(options.device, env)
+        device, missing = first_device(options.device, env, rank=rank)
+        if device is None and not missing:
+            return [], [_not_run(options, f"local rank {rank} of a node without accelerators: "
+                                 "the node's first rank runs it")]  # fmt: skip
         if device is None:
             absent = CheckRun(
                 TASK_ID, missing, Outcome.DEVICE_ABSENT, error=f"{missing} is not present"
