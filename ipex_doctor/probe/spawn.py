@@ -2,7 +2,8 @@
 
 Every child runs in a new session (its own process group) so that on a timeout, an interrupt
 or a normal exit the whole group can be killed: a probe that leaves grandchildren behind, or
-hangs inside a driver call, never outlives the doctor. Output is read by two threads that keep
+hangs inside a driver call, never outlives the doctor. Descendants that left the group (a
+``setsid`` daemon) are found and killed too (``reaper``). Output is read by two threads that keep
 only the tail, so a child printing megabytes cannot exhaust the doctor's memory or deadlock it
 on a full pipe.
 """
@@ -22,6 +23,8 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, cast
+
+from ipex_doctor.probe import reaper
 
 DEFAULT_OUTPUT_LIMIT = 256 * 1024
 """Bytes of stdout and of stderr kept per child (the tail)."""
@@ -114,10 +117,11 @@ def run(
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        env=None if env is None else dict(env),
+        env=reaper.tagged_environment(env),
         cwd=cwd,
         start_new_session=True,
     )
+    reaper.started(process.pid)
     assert process.stdout is not None and process.stderr is not None
     # NOTE: Popen with PIPE and no text mode gives BufferedReaders, which have read1().
     out, err = cast(io.BufferedReader, process.stdout), cast(io.BufferedReader, process.stderr)
@@ -133,7 +137,7 @@ def run(
     finally:
         # NOTE: kill the group even after a normal exit: grandchildren the child left behind
         # (a worker pool, a stuck driver helper) must not outlive the doctor.
-        _kill_group(process)
+        reaper.reap_tree(process.pid, lambda: _kill_group(process))
         try:
             process.wait(timeout=10)
         except subprocess.TimeoutExpired:  # pragma: no cover - an unkillable (D-state) child
@@ -183,11 +187,12 @@ class Worker:
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                env=None if env is None else dict(env),
+                env=reaper.tagged_environment(env),
                 cwd=cwd,
                 pass_fds=(write_fd,),
                 start_new_session=True,
             )
+            reaper.started(self.process.pid)
         except BaseException:
             os.close(read_fd)
             raise
@@ -263,7 +268,7 @@ class Worker:
         if not self.timed_out:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self.process.wait(timeout=grace)
-        _kill_group(self.process)
+        reaper.reap_tree(self.process.pid, lambda: _kill_group(self.process))
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.process.wait(timeout=10)
         for reader in self._readers:

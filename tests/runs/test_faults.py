@@ -192,6 +192,41 @@ def test_interrupt_during_probe_keeps_nothing_running(tmp_path: Path) -> None:
     )
 
 
+def _sleep_377(pidfile: Path) -> psutil.Process | None:
+    """The detached ``sleep 377`` the check started, if it is still there."""
+    try:
+        process = psutil.Process(int(pidfile.read_text()))
+        return process if "377" in process.cmdline() else None
+    except (psutil.Error, ValueError, FileNotFoundError):
+        return None
+
+
+@pytest.mark.parametrize("ending", ["normal exit", "timeout", "Ctrl-C"])
+def test_a_detached_grandchild_is_not_left_behind(tmp_path: Path, ending: str) -> None:
+    """A check starts ``setsid sleep 377`` (a session of its own: killing the worker's group
+    misses it); however the doctor ends, the sleep ends with it."""
+    pidfile = tmp_path / "daemon.pid"
+    env = {
+        "IPEX_DOCTOR_TEST_PIDFILE": str(pidfile),
+        "IPEX_DOCTOR_TEST_DETACH_THEN": "return" if ending == "normal exit" else "hang",
+    }
+    process = start_doctor(
+        "repro", "detaches", "--checks-dir", str(FAULT_CHECKS), "--python",
+        real_env("torch28-only"), "--device", "cpu", "--json", str(tmp_path / "r.json"),
+        "--timeout", "20" if ending == "timeout" else "300", extra_env=env,
+    )  # fmt: skip
+    _wait_for(lambda: _sleep_377(pidfile) is not None, process, "the check to start sleep 377")
+    daemon = _sleep_377(pidfile)
+    assert daemon is not None and daemon.pid != process.pid
+    if ending == "Ctrl-C":
+        process.send_signal(signal.SIGINT)
+    _out, stderr = process.communicate(timeout=300)
+    expected = {"normal exit": 0, "timeout": 1, "Ctrl-C": 130}[ending]
+    assert process.returncode == expected and "Traceback" not in stderr, stderr
+    assert not _still_running([daemon], limit=10)
+    record(f"check leaves a detached grandchild ({ending})", "killed with the worker", expected)
+
+
 @pytest.mark.parametrize(
     ("fault", "args", "said"),
     [
