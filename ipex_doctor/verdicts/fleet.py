@@ -118,6 +118,13 @@ class NodeDigest:
         )
 
 
+def _about_an_accelerator(finding: Mapping[str, Any]) -> bool:
+    """Whether a finding concerns an accelerator: made on one, or judged from runs on one."""
+    if finding.get("device") not in _NODE_WIDE:
+        return True
+    return any(device not in _NODE_WIDE for device in finding.get("per_device") or {})
+
+
 def _key(finding: Mapping[str, Any]) -> Hashable:
     """Two nodes hold the same finding when these agree (the evidence text may differ: the
     first node's stands for all)."""
@@ -171,7 +178,7 @@ class Fleet:
             raise ValueError(f"two reports of one node named {digest.name!r}")
         node.complete = node.complete and digest.complete
         for finding in digest.findings:
-            if devices_only and finding.get("device") in _NODE_WIDE:
+            if devices_only and not _about_an_accelerator(finding):
                 continue
             key = _key(finding)
             kept = self._distinct.get(key)

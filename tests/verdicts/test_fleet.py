@@ -12,6 +12,7 @@ import pytest
 from conftest import REPO, run_doctor
 
 from ipex_doctor.model.environment import Environment
+from ipex_doctor.model.findings import Status
 from ipex_doctor.verdicts import hostlist
 from ipex_doctor.verdicts.fleet import Fleet, NodeDigest, fingerprint
 
@@ -122,9 +123,13 @@ def test_ranks_of_one_node_are_one_node_with_each_device_once() -> None:
         "h1",
         first.fingerprint,
         tuple(
-            {**f, "device": "xpu:1"} if f.get("device") == "xpu:0" else f for f in data["findings"]
+            {**f, "device": "xpu:1"} if f.get("device") == "xpu:0"
+            else {**f, "per_device": {"xpu:1": "pass"}, "status": "pass"}
+            if f["id"] == "qconv-op-name"
+            else f
+            for f in data["findings"]
         ),
-    )
+    )  # fmt: skip
     fleet = Fleet()
     fleet.add(first)
     fleet.add(second, devices_only=True)
@@ -133,6 +138,8 @@ def test_ranks_of_one_node_are_one_node_with_each_device_once() -> None:
     assert dot == [("xpu:0", ("h1",)), ("xpu:1", ("h1",))]
     mismatch = [f.nodes for f in report.findings if f.id == "torch-ipex-mismatch"]
     assert mismatch == [("h1",)]  # node-wide: once
+    qconv = [dict(f.per_device) for f in report.findings if f.id == "qconv-op-name"]
+    assert {"xpu:1": Status.PASS} in qconv  # judged from the second rank's device: kept
     with pytest.raises(ValueError, match="two reports of one node"):
         fleet.add(first)
 
