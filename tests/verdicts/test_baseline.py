@@ -65,17 +65,53 @@ def test_the_same_report_is_no_regression() -> None:
     assert len(compared.baseline.throughput) == 4 and compared.baseline.changes == ()
 
 
-def test_a_halved_amp_training_throughput_is_a_regression_naming_both_numbers() -> None:
+def _halved(data: dict[str, Any], modes: tuple[str, ...]) -> dict[str, Any]:
+    """``data`` with the throughput of ``modes`` halved, every round alike."""
+    slower = copy.deepcopy(data)
+    numbers = throughput_of(slower)
+    for mode in modes:
+        numbers[mode] /= 2
+        numbers["rounds"][mode] = [v / 2 for v in numbers["rounds"][mode]]
+    return slower
+
+
+def _with_torch(data: dict[str, Any], version: str) -> dict[str, Any]:
+    changed = copy.deepcopy(data)
+    for package in changed["environment"]["packages"]:
+        if package["name"] == "torch":
+            package["version"] = version
+    return changed
+
+
+def test_a_halved_amp_training_beside_a_new_torch_is_a_regression_naming_both() -> None:
     data = recorded()
     before = throughput_of(data)["train_amp"]
-    rounds = dict(throughput_of(data)["rounds"])
-    rounds["train_amp"] = [v / 2 for v in rounds["train_amp"]]
-    slower = with_throughput(data, train_amp=before / 2, rounds=rounds)
-    compared = baseline.attach(slower, Report.from_dict(data), "base.json")
-    finding = regression(compared)
+    slower = Report.from_dict(_with_torch(_halved(data, ("train_amp",)), "2.9.0"))
+    finding = regression(baseline.attach(slower, Report.from_dict(data), "base.json"))
     assert finding.status is Status.WARN and finding.verdict is Verdict.REGRESSION
     assert f"{before:.1f} -> {before / 2:.1f} img/s" in finding.evidence.summary
     assert "train_amp" in finding.evidence.summary and "train_fp32" not in finding.evidence.summary
+    assert "package torch: 2.8.0 -> 2.9.0" in finding.evidence.summary
+
+
+def test_a_fall_in_some_modes_with_nothing_changed_is_the_machine_not_the_stack() -> None:
+    """As measured on a 32-core Xeon: inference halved between two runs in a row, training held,
+    every round alike, nothing changed: inconclusive, never a regression."""
+    data = recorded()
+    slower = Report.from_dict(_halved(data, ("infer_fp32", "infer_amp")))
+    finding = regression(baseline.attach(slower, Report.from_dict(data), "base.json"))
+    assert finding.status is Status.SKIP and finding.verdict is Verdict.INCONCLUSIVE
+    assert "only 2 of 4 modes fell and nothing the doctor records changed" in (
+        finding.evidence.summary
+    )
+
+
+def test_a_fall_in_most_modes_with_nothing_changed_is_still_a_regression() -> None:
+    data = recorded()
+    slower = Report.from_dict(_halved(data, ("train_fp32", "train_amp", "infer_amp")))
+    finding = regression(baseline.attach(slower, Report.from_dict(data), "base.json"))
+    assert finding.status is Status.WARN
+    assert "nothing the doctor records" in finding.evidence.summary
 
 
 def test_a_fall_within_the_runs_noise_is_not_a_regression() -> None:

@@ -176,21 +176,23 @@ def _fleet_matrix(report: Report) -> Matrix | None:
     total = fleet_size(report)
     statuses: dict[str, dict[str, Status]] = {}
     held: dict[str, set[Status]] = {}
-    counts: dict[str, int] = {}
     for finding in report.findings:
         if not finding.nodes or finding.id in _FLEET_OWN:
             continue
         row = finding.id + (f" [{finding.device}]" if finding.device else "")
         held.setdefault(row, set()).add(finding.status)
-        counts[row] = counts.get(row, 0) + len(finding.nodes)
         for node in finding.nodes:
-            statuses.setdefault(node, {})[row] = finding.status
-    varying = [row for row, kinds in held.items() if len(kinds) > 1 or counts[row] != total]
-    if not varying:
-        return None
+            mine = statuses.setdefault(node, {})
+            # NOTE: a node's ranks may judge one finding apart (one per device): the worst
+            if row not in mine or mine[row].rank < finding.status.rank:
+                mine[row] = finding.status
+    covered = {row: sum(row in mine for mine in statuses.values()) for row in held}
+    varying = [row for row, kinds in held.items() if len(kinds) > 1 or covered[row] != total]
     groups: dict[tuple[Status | None, ...], list[str]] = {}
     for node, mine in statuses.items():
         groups.setdefault(tuple(mine.get(row) for row in varying), []).append(node)
+    if len(groups) < 2:
+        return None  # NOTE: every node alike in what varies: nothing for a grid to show
     ordered_groups = sorted(groups.items(), key=lambda item: -len(item[1]))
     columns = [_group_label(names) for _, names in ordered_groups]
     rows: dict[str, dict[str, Status]] = {row: {} for row in varying}
