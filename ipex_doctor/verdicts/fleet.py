@@ -221,8 +221,9 @@ class Fleet:
             for index, names in sorted(enumerate(members), key=lambda item: -len(item[1]))
         ]
         text = (
-            f"{len(self._nodes)} nodes in {len(groups)} group(s) of identical builds, devices "
-            f"and CPU; {len(odd)} outlier node(s)" + (f": {compress(odd)}" if odd else "")
+            f"{_count(len(self._nodes), 'node')} in {_count(len(groups), 'group')} of identical "
+            f"builds, devices and CPU; {_count(len(odd), 'outlier node')}"
+            + (f": {compress(odd)}" if odd else "")
         )
         if incomplete:
             text += f"; incomplete reports from {compress(incomplete)}"
@@ -231,7 +232,7 @@ class Fleet:
             kind=FindingKind.ENVIRONMENT,
             status=Status.PASS,
             severity=Severity.INFO,
-            title=f"Fleet of {len(self._nodes)} nodes",
+            title=f"Fleet of {_count(len(self._nodes), 'node')}",
             evidence=Evidence(
                 text,
                 {"node_count": len(self._nodes), "groups": groups, "incomplete": incomplete},
@@ -281,6 +282,10 @@ class Fleet:
             _outlier(names, list(differences), total)
             for differences, names in by_difference.items()
         ]
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" + ("" if number == 1 else "s")
 
 
 def _outlier(names: list[str], differences: list[str], total: int) -> Finding:
