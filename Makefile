@@ -22,8 +22,9 @@ lint: $(BIN)/.installed ## ruff (lint + format) and mypy --strict on the package
 envs: $(BIN)/.installed ## build (or reuse) the real test environments, see tests/testenvs.py
 	$(BIN)/python tests/testenvs.py
 
-# Debian packages the tests use when present: headless Chromium renders the HTML report.
-SYSDEPS := chromium-headless-shell
+# Debian packages the tests use when present: headless Chromium renders the HTML report;
+# libze1 is the Level Zero loader whose real zeInit the Intel GPU ladder reports.
+SYSDEPS := chromium-headless-shell libze1
 sysdeps: ## install the Debian packages the tests use (as root with apt), else say what is missing
 	@missing=$$(for p in $(SYSDEPS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -z "$$missing" ]; then exit 0; fi; \

@@ -45,6 +45,7 @@ ENV_NAMES = frozenset(
         "MKLROOT",
         "DPCPPROOT",
         "CUDA_VISIBLE_DEVICES",
+        "SETVARS_COMPLETED",
         "PYTHONPATH",
     }
 )

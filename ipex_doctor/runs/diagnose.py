@@ -22,7 +22,7 @@ from ipex_doctor.knowledge.rules import IPEX_MODULE
 from ipex_doctor.model.environment import Environment, Host, Interpreter, Package, RuntimeProbe
 from ipex_doctor.model.findings import Command, FindingKind, Report, Severity, now_utc
 from ipex_doctor.model.observations import CheckRun, Outcome
-from ipex_doctor.probe import host, interpreter
+from ipex_doctor.probe import gpu, host, interpreter
 from ipex_doctor.probe import session as sessions
 from ipex_doctor.probe.secrets import Redactor, reported_env_vars
 from ipex_doctor.probe.session import Session, StepProgress
@@ -145,9 +145,11 @@ def examine(
     # with its one-line error alone.
     target = interpreter.inspect(options.python)
     progress(f"examining {target.interpreter.executable}: reading package metadata")
+    machine = host.probe_host()
+    stack = gpu.gpu_facts(target.interpreter.executable, env=environ)
     static = StaticFacts(
         interpreter=target.interpreter,
-        host=host.probe_host(),
+        host=dataclasses.replace(machine, gpu=stack),
         packages=interpreter.installed_packages(target.sys_path),
         env_vars=reported_env_vars(environ, Redactor(environ)),
     )

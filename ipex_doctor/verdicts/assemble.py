@@ -11,6 +11,7 @@ from ipex_doctor.model.observations import CheckRun
 from ipex_doctor.verdicts.devices import device_outliers
 from ipex_doctor.verdicts.judge import judge
 from ipex_doctor.verdicts.sanity import judge_sanity
+from ipex_doctor.verdicts.xpu_ladder import ladder_findings
 
 
 def findings_of(
@@ -29,6 +30,8 @@ def findings_of(
     environment problem (torch missing, an import failing) that explains why one could not run.
     """
     findings = judge(env, kb, kinds=kinds, runs=runs)
+    if kinds is None or FindingKind.ENVIRONMENT in kinds:
+        findings += tuple(ladder_findings(env))
     findings += tuple(f for run in sanity_runs for f in judge_sanity(run, env))
     findings += tuple(device_outliers(env, sanity_runs))
     if only_checks is None:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from ipex_doctor.model.codec import JsonModel
 from ipex_doctor.model.terms import FindingKind, Severity
+from ipex_doctor.verdicts.xpu_ladder import RUNGS
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,26 @@ BUILTIN: tuple[FindingSpec, ...] = (
                 "peers", FindingKind.SANITY, Severity.ERROR, "all_reduce and all_gather "
                 "results exact on every rank, and no rank's all_reduce bus bandwidth below "
                 "half the median.", "check --distributed", one_per_subject=False),
+)  # fmt: skip
+_LADDER_WHAT = {
+    "hardware": "Intel display-class devices on the PCI bus (sysfs), with the family from the "
+    "device id.",
+    "driver": "The kernel driver bound to each Intel GPU (i915 or xe) against the one its family "
+    "needs.",
+    "device-nodes": "/dev/dri/renderD* present (passed into a container) and open to this user "
+    "(render/video group).",
+    "level-zero": "libze_loader.so.1 found, zeInit's real result, the drivers and devices it "
+    "lists (in a spawned interpreter).",
+    "runtime": "The oneAPI runtime wheels, and a sourced oneAPI toolkit shadowing them.",
+    "selection": "ZE_AFFINITY_MASK, ONEAPI_DEVICE_SELECTOR, ZE_FLAT_DEVICE_HIERARCHY; WSL.",
+    "torch": "An XPU build of torch that sees the GPU.",
+}
+BUILTIN += tuple(
+    FindingSpec(f"xpu-rung-{name}", healthy, FindingKind.ENVIRONMENT, Severity.ERROR,
+                _LADDER_WHAT[name] + " Information when nothing expects an Intel GPU; the "
+                "first broken rung fails when an XPU build of torch or IPEX expects one.",
+                "the Intel GPU ladder (check, env)", one_per_subject=False)
+    for name, healthy, _, _ in RUNGS
 )  # fmt: skip
 _BY_ID = {spec.id: spec for spec in BUILTIN}
 

@@ -65,8 +65,8 @@ def _inconclusive(finding: Finding) -> bool:
 
 def _observed(finding: Finding) -> bool:
     """A known issue a check ran for, a sanity result, the fleet's groups: worth showing."""
-    if finding.id == "fleet-summary":
-        return True
+    if finding.id in ("fleet-summary", "xpu-rung-hardware"):
+        return True  # NOTE: the fleet's groups; whether an Intel GPU is there at all
     if finding.kind is FindingKind.SANITY:
         # NOTE: an inconclusive measurement, or the whole run not applicable here, says why.
         return (

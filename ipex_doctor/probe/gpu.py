@@ -1,0 +1,156 @@
+"""The Intel GPU stack below torch, read from the machine: PCI devices, kernel drivers, device
+nodes and their groups, containers and WSL; and Level Zero, asked in a spawned interpreter.
+
+Everything here reads files (``root`` moves ``/sys``, ``/dev`` and ``/proc`` for the tests'
+fixture trees) except ``level_zero``, which loads ``libze_loader.so.1`` with ctypes in a
+spawned, time-bounded interpreter: a broken driver may crash or hang whoever calls ``zeInit``.
+"""
+
+from __future__ import annotations
+
+import grp
+import json
+import os
+import stat
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ipex_doctor import resources
+from ipex_doctor.probe import spawn
+
+INTEL = "0x8086"
+DISPLAY_CLASS = "0x03"
+"""PCI base class 03: display controllers (VGA 0300, 3D 0302, other 0380)."""
+
+# NOTE: device-id prefixes of Intel GPU families and the kernel driver each needs, after the
+# Linux kernel's include/drm/intel/pciids.h and xe_pciids.h and Intel's GPU driver docs
+# (https://dgpu-docs.intel.com/devices/hardware-table.html). A prefix table, not every id.
+FAMILIES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("0x56c", "Data Center GPU Flex (Arctic Sound-M)", ("i915", "xe")),
+    ("0x56", "Arc A-series (Alchemist, DG2)", ("i915", "xe")),
+    ("0x0bd", "Data Center GPU Max (Ponte Vecchio)", ("i915", "xe")),
+    ("0xe20", "Arc B-series (Battlemage)", ("xe",)),
+    ("0xe21", "Arc B-series (Battlemage)", ("xe",)),
+    ("0x64a", "Core Ultra 200V integrated Arc (Lunar Lake)", ("xe",)),
+    ("0x7d", "Core Ultra integrated Arc (Meteor / Arrow Lake)", ("i915", "xe")),
+    ("0xa7", "integrated Iris Xe (Raptor Lake)", ("i915", "xe")),
+    ("0x46", "integrated Iris Xe / UHD (Alder Lake)", ("i915", "xe")),
+    ("0x9a", "integrated Iris Xe (Tiger Lake)", ("i915", "xe")),
+)
+CONTAINER_MARKERS = ("/.dockerenv", "/run/.containerenv")
+
+
+def family_of(device_id: str) -> tuple[str, tuple[str, ...]]:
+    """The family of an Intel GPU device id (``0x56a0``) and the drivers that drive it."""
+    for prefix, family, drivers in FAMILIES:
+        if device_id.lower().startswith(prefix):
+            return family, drivers
+    return "Intel GPU (family not in the doctor's table)", ("i915", "xe")
+
+
+def _read(path: Path) -> str:
+    try:
+        return path.read_text(encoding="ascii", errors="replace").strip()
+    except OSError:
+        return ""
+
+
+def display_devices(root: Path = Path("/")) -> list[dict[str, Any]]:
+    """Every display-class PCI device: slot, vendor, device id, bound driver; Intel ones with
+    their family and the drivers that family needs."""
+    found = []
+    base = root / "sys/bus/pci/devices"
+    try:
+        slots = sorted(base.iterdir())
+    except OSError:
+        return []
+    for slot in slots:
+        if not _read(slot / "class").startswith(DISPLAY_CLASS):
+            continue
+        vendor, device = _read(slot / "vendor"), _read(slot / "device")
+        driver = (
+            os.path.basename(os.readlink(slot / "driver"))
+            if (slot / "driver").is_symlink()
+            else None
+        )
+        entry: dict[str, Any] = {
+            "slot": slot.name,
+            "vendor": vendor,
+            "device": device,
+            "driver": driver,
+        }
+        if vendor == INTEL:
+            entry["family"], drivers = family_of(device)
+            entry["drivers"] = list(drivers)
+        found.append(entry)
+    return found
+
+
+def render_nodes(root: Path = Path("/")) -> list[dict[str, Any]]:
+    """``/dev/dri/renderD*``: whether this user may open each, and the group that owns it."""
+    nodes = []
+    groups = set(os.getgroups()) | {os.getegid()}
+    for node in sorted((root / "dev/dri").glob("renderD*")):
+        try:
+            info = node.stat()
+        except OSError:
+            continue
+        try:
+            group = grp.getgrgid(info.st_gid).gr_name
+        except KeyError:
+            group = str(info.st_gid)
+        nodes.append({
+            "path": f"/dev/dri/{node.name}",
+            "group": group,
+            "mode": stat.filemode(info.st_mode),
+            "in_group": info.st_gid in groups,
+            "readable": os.access(node, os.R_OK),
+            "writable": os.access(node, os.W_OK),
+        })  # fmt: skip
+    return nodes
+
+
+def surroundings(root: Path = Path("/")) -> dict[str, bool]:
+    """Whether this runs in a container or under WSL (both change where a GPU comes from)."""
+    container = any((root / marker.lstrip("/")).exists() for marker in CONTAINER_MARKERS)
+    version = _read(root / "proc/version").lower()
+    return {
+        "container": container,
+        "wsl": "microsoft" in version,
+        "dxg": (root / "dev/dxg").exists(),
+    }
+
+
+def level_zero(
+    python: str, *, timeout: float = 10.0, env: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """The Level Zero loader's answer, asked by ``python`` in a spawned interpreter: the loader
+    found or not, ``zeInit``'s result, the drivers and devices it lists, the GPU runtime library."""
+    script = str(resources.path("probe/scripts/level_zero.py"))
+    try:
+        done = spawn.run([python, "-I", script], timeout=timeout, env=env)
+    except OSError as exc:
+        return {"ran": False, "error": f"could not start {python}: {exc.strerror}"}
+    if done.timed_out or done.returncode != 0:
+        return {
+            "ran": False,
+            "error": f"the Level Zero probe {done.describe_end()}: {done.stderr.strip()[-300:]}",
+        }
+    try:
+        facts: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return {"ran": False, "error": "the Level Zero probe printed no result"}
+    return {"ran": True, **facts}
+
+
+def gpu_facts(
+    python: str, *, root: Path = Path("/"), env: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """Every fact of the Intel GPU stack below torch, as the report keeps it (``Host.gpu``)."""
+    return {
+        "display_devices": display_devices(root),
+        "render_nodes": render_nodes(root),
+        **surroundings(root),
+        "level_zero": level_zero(python, env=env),
+    }

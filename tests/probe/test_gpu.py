@@ -1,0 +1,100 @@
+"""The Intel GPU stack below torch, read from sysfs / device-node trees and from Level Zero.
+
+The trees are **constructed** after published layouts (Linux's sysfs PCI ABI,
+Documentation/ABI/testing/sysfs-bus-pci: ``vendor``, ``device``, ``class`` files and a
+``driver`` link per device; Intel's driver guide for the ``render`` group on
+``/dev/dri/renderD128``, https://dgpu-docs.intel.com/driver/installation.html): no Intel GPU
+exists on this project's machines. This machine's own tree and its real Level Zero loader are
+read as well.
+"""
+
+from __future__ import annotations
+
+import grp
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ipex_doctor.probe import gpu
+
+ARC_A770 = ("0000:03:00.0", "0x8086", "0x56a0", "0x030000", "i915")
+BATTLEMAGE_UNBOUND = ("0000:04:00.0", "0x8086", "0xe20b", "0x030000", None)
+H100 = ("0000:17:00.0", "0x10de", "0x2330", "0x030200", "nvidia")
+
+
+def build_tree(root: Path, *devices: tuple[str, str, str, str, str | None], nodes: int = 0,
+               node_group: int | None = None, node_mode: int = 0o660, container: bool = False,
+               wsl: bool = False) -> Path:  # fmt: skip
+    """A sysfs/dev/proc tree with ``devices`` on the PCI bus and ``nodes`` render nodes."""
+    for slot, vendor, device, klass, driver in devices:
+        where = root / "sys/bus/pci/devices" / slot
+        where.mkdir(parents=True)
+        for name, value in (("vendor", vendor), ("device", device), ("class", klass)):
+            (where / name).write_text(value + "\n")
+        if driver:
+            target = root / "sys/bus/pci/drivers" / driver
+            target.mkdir(parents=True, exist_ok=True)
+            (where / "driver").symlink_to(target)
+    (root / "dev/dri").mkdir(parents=True, exist_ok=True)
+    for index in range(nodes):
+        node = root / "dev/dri" / f"renderD{128 + index}"
+        node.write_text("")
+        node.chmod(node_mode)
+        if node_group is not None:
+            os.chown(node, -1, node_group)
+    (root / "proc").mkdir(exist_ok=True)
+    (root / "proc/version").write_text(
+        "Linux version 5.15.153.1-microsoft-standard-WSL2\n" if wsl else "Linux version 6.8.0\n"
+    )
+    if container:
+        (root / ".dockerenv").write_text("")
+    return root
+
+
+def test_an_arc_a770_bound_to_i915_is_found_with_its_family(tmp_path: Path) -> None:
+    root = build_tree(tmp_path, ARC_A770, H100, nodes=1)
+    found = gpu.display_devices(root)
+    assert [d["vendor"] for d in found] == ["0x8086", "0x10de"]
+    arc = found[0]
+    assert arc["driver"] == "i915" and arc["family"].startswith("Arc A-series")
+    assert "family" not in found[1]  # not Intel: listed, not classified
+
+
+def test_a_battlemage_without_a_driver_needs_xe(tmp_path: Path) -> None:
+    found = gpu.display_devices(build_tree(tmp_path, BATTLEMAGE_UNBOUND))
+    assert found[0]["driver"] is None and found[0]["drivers"] == ["xe"]
+
+
+def test_render_node_access_and_group(tmp_path: Path) -> None:
+    root = build_tree(tmp_path, ARC_A770, nodes=2)
+    nodes = gpu.render_nodes(root)
+    assert [n["path"] for n in nodes] == ["/dev/dri/renderD128", "/dev/dri/renderD129"]
+    assert all(n["in_group"] for n in nodes)  # created by this user
+    assert grp.getgrgid(os.getegid()).gr_name == nodes[0]["group"]
+
+
+def test_containers_and_wsl_are_recognised(tmp_path: Path) -> None:
+    assert gpu.surroundings(build_tree(tmp_path / "a", container=True))["container"] is True
+    assert gpu.surroundings(build_tree(tmp_path / "b", wsl=True))["wsl"] is True
+    assert gpu.surroundings(build_tree(tmp_path / "c")) == {"container": False, "wsl": False,
+                                                            "dxg": False}  # fmt: skip
+
+
+def test_this_machine_has_no_intel_gpu_on_its_pci_bus() -> None:
+    """Real: the machines of this project have no Intel GPU (a CPU, or an NVIDIA GPU)."""
+    assert not [d for d in gpu.display_devices() if d["vendor"] == gpu.INTEL]
+
+
+def test_the_real_level_zero_loader_says_what_zeinit_returned() -> None:
+    """Real, with Debian's libze1 (make sysdeps): the loader loads and zeInit fails without an
+    Intel GPU driver; without the package, the loader is reported missing."""
+    facts = gpu.level_zero(shutil.which("python3") or "python3")
+    assert facts["ran"] is True
+    installed = Path("/usr/lib/x86_64-linux-gnu/libze_loader.so.1").exists()
+    if not installed and not os.environ.get("CI"):
+        assert facts["loader"] is None
+        pytest.skip("libze1 is not installed (make sysdeps installs it)")
+    assert facts["loader"] == "libze_loader.so.1"
+    assert facts["ze_init"] == "ZE_RESULT_ERROR_UNINITIALIZED" and facts["devices"] == 0
