@@ -18,6 +18,7 @@ from ipex_doctor.model.findings import Report
 from ipex_doctor.model.observations import Outcome
 from ipex_doctor.probe.session import Session
 from ipex_doctor.verdicts.fleet import NodeDigest, collectives_finding, merge
+from ipex_doctor.verdicts.launch import launch_finding
 
 NODE_NAME_VARIABLES = ("IPEX_DOCTOR_NODE_NAME", "SLURMD_NODENAME")
 """Where a rank's node name comes from before the host name (containers often have random
@@ -85,5 +86,6 @@ def gather(
     # NOTE: the ranks of one node are one node of the fleet: its lowest rank gives the node's
     # fingerprint and node-wide findings, each further rank adds its own device's findings
     digests = (NodeDigest.from_dict(json.loads(r["report"])) for r in ranks)
-    fleet = merge(digests, report.environment, extra=(collectives_finding(ranks),))
+    extra = (collectives_finding(ranks), launch_finding(ranks))
+    fleet = merge(digests, report.environment, extra=extra)
     return 0, fleet, ""

@@ -73,6 +73,11 @@ BUILTIN: tuple[FindingSpec, ...] = (
     FindingSpec("fleet-outlier", "A node differs from the others", FindingKind.ENVIRONMENT,
                 Severity.ERROR, "A node whose builds, drivers, devices or CPU differ from "
                 "the majority's, or with a problem only it has.", "merge, check --distributed"),
+    FindingSpec("fleet-launch", "Each rank has its own device and the backend its build "
+                "offers", FindingKind.ENVIRONMENT, Severity.ERROR, "The launcher seen (torchrun, "
+                "mpirun, Slurm), XCCL in this build or why not, and the rank -> device map: two "
+                "ranks of a node on one device fail, XPU without XCCL warns.",
+                "check --distributed", one_per_subject=False),
     FindingSpec("fleet-collectives", "Collectives are correct and no link is far below its "
                 "peers", FindingKind.SANITY, Severity.ERROR, "all_reduce and all_gather "
                 "results exact on every rank, and no rank's all_reduce bus bandwidth below "

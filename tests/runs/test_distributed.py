@@ -66,6 +66,9 @@ def test_four_cpu_ranks_with_an_outlier(tmp_path: Path) -> None:
     assert collectives["status"] == "pass" and len(ranks) == 4
     assert all(r["backend"] == "gloo" and r["all_reduce_ok"] and r["all_gather_ok"] for r in ranks)
     assert all(r["busbw_gbps"] > 0 for r in ranks)
+    launch = next(f for f in report["findings"] if f["id"] == "fleet-launch")
+    assert launch["status"] == "pass" and "launcher: torchrun" in launch["evidence"]["summary"]
+    assert "gloo: a C" in launch["evidence"]["summary"]  # a CPU or a CUDA build, as PyPI serves
     fleet = next(f for f in report["findings"] if f["id"] == "fleet-summary")["evidence"]["data"]
     assert fleet["node_count"] == 4
     broken = [f["nodes"] for f in report["findings"]

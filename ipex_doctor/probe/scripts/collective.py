@@ -9,16 +9,44 @@ all_reduce bus bandwidth of a few MiB after warm-up. Standard library and torch;
 
 import datetime
 import importlib
+import importlib.util
 import os
 import socket
 import time
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional
 
 _MPI_VARIABLES = (
     ("RANK", ("OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK")),
     ("WORLD_SIZE", ("OMPI_COMM_WORLD_SIZE", "PMI_SIZE")),
     ("LOCAL_RANK", ("OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID")),
 )
+
+
+_LAUNCHERS = (
+    ("torchrun", "TORCHELASTIC_RUN_ID"),
+    ("mpirun (Open MPI)", "OMPI_COMM_WORLD_RANK"),
+    ("mpirun (Intel MPI / MPICH, PMI)", "PMI_RANK"),
+    ("Slurm", "SLURM_PROCID"),
+)
+
+
+def _launchers() -> List[str]:
+    """The launchers whose variables this rank sees (read before any are mapped)."""
+    return [name for name, variable in _LAUNCHERS if variable in os.environ]
+
+
+def _build(torch: Any, dist: Any) -> Dict[str, Any]:
+    """What this torch build offers a job: its accelerator, XCCL, the oneCCL bindings."""
+    xpu = getattr(torch, "xpu", None)
+    compiled = getattr(xpu, "_is_compiled", None)
+    xccl = getattr(dist, "is_xccl_available", None)
+    return {
+        "xpu_build": bool(compiled()) if callable(compiled) else False,
+        "cuda_build": bool(getattr(torch.version, "cuda", None)),
+        "xccl_available": bool(xccl()) if callable(xccl) else False,
+        "xccl_known": callable(xccl),
+        "oneccl_bindings": importlib.util.find_spec("oneccl_bindings_for_pytorch") is not None,
+    }
 
 
 def _environment() -> None:
@@ -54,6 +82,7 @@ def run(
     progress: Optional[Any] = None,
 ) -> Dict[str, Any]:
     """Collectives on ``device`` (``auto``: this rank's accelerator, else cpu); gather ``report``."""
+    launchers = _launchers()
     _environment()
     torch = importlib.import_module("torch")
     dist = importlib.import_module("torch.distributed")
@@ -78,8 +107,11 @@ def run(
         "backend": backend,
         "device": device,
         "host": socket.gethostname(),
+        "local_rank": local_rank,
+        "launchers": launchers,
         "join_seconds": round(time.perf_counter() - started, 3),
     }
+    mine.update(_build(torch, dist))
 
     def sync() -> None:
         if kind != "cpu":
