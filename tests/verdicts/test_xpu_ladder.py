@@ -55,8 +55,9 @@ def test_a_cpu_stack_without_an_intel_gpu_is_information_only() -> None:
     findings = ladder_findings(cpu)
     assert [f.id for f in findings] == list(rung_ids())
     assert all(not f.is_problem for f in findings)
-    hardware = findings[0]
-    assert hardware.title == "No Intel GPU on the PCI bus"
+    hardware, driver = findings[0], findings[1]
+    assert hardware.title == "No Intel GPU on the PCI bus" and hardware.status is Status.SKIP
+    assert driver.evidence.summary == "no Intel GPU on the PCI bus to drive"
     assert "nothing here expects an Intel GPU" in hardware.evidence.summary
 
 
