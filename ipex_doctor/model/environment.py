@@ -55,11 +55,12 @@ class Host(JsonModel):
     memory_total_bytes: int
     memory_available_bytes: int
     render_nodes: tuple[Mapping[str, Any], ...] = ()
-    """``/dev/dri/renderD*`` nodes: ``{"path", "readable", "writable"}`` each."""
+    """``/dev/dri/renderD*`` nodes: ``path``, ``readable``, ``writable`` each, and (schema 1.4)
+    the owning ``group``, ``mode`` and whether this user is ``in_group``."""
     gpu: Mapping[str, Any] = field(default_factory=dict)
     """The Intel GPU stack below torch (schema 1.4): ``display_devices`` (PCI slot, vendor,
-    device id, bound driver; for Intel, family and the drivers it needs), ``render_nodes``
-    (group, mode, access), ``container``, ``wsl``, ``dxg`` and ``level_zero`` (loader,
+    device id, bound driver; for Intel, family and the drivers it needs), ``container``,
+    ``wsl``, ``dxg`` and ``level_zero`` (loader,
     ``ze_init`` result, drivers, devices, GPU runtime libraries)."""
 
     def has_flag(self, flag: str) -> bool:

@@ -1,5 +1,6 @@
-"""The Intel GPU stack below torch, read from the machine: PCI devices, kernel drivers, device
-nodes and their groups, containers and WSL; and Level Zero, asked in a spawned interpreter.
+"""The Intel GPU stack below torch, read from the machine: PCI devices, kernel drivers,
+containers and WSL; and Level Zero, asked in a spawned interpreter. (The device nodes and their
+groups are a host fact: ``host.render_nodes``.)
 
 Everything here reads files (``root`` moves ``/sys``, ``/dev`` and ``/proc`` for the tests'
 fixture trees) except ``level_zero``, which loads ``libze_loader.so.1`` with ctypes in a
@@ -8,10 +9,8 @@ spawned, time-bounded interpreter: a broken driver may crash or hang whoever cal
 
 from __future__ import annotations
 
-import grp
 import json
 import os
-import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -87,30 +86,6 @@ def display_devices(root: Path = Path("/")) -> list[dict[str, Any]]:
     return found
 
 
-def render_nodes(root: Path = Path("/")) -> list[dict[str, Any]]:
-    """``/dev/dri/renderD*``: whether this user may open each, and the group that owns it."""
-    nodes = []
-    groups = set(os.getgroups()) | {os.getegid()}
-    for node in sorted((root / "dev/dri").glob("renderD*")):
-        try:
-            info = node.stat()
-        except OSError:
-            continue
-        try:
-            group = grp.getgrgid(info.st_gid).gr_name
-        except KeyError:
-            group = str(info.st_gid)
-        nodes.append({
-            "path": f"/dev/dri/{node.name}",
-            "group": group,
-            "mode": stat.filemode(info.st_mode),
-            "in_group": info.st_gid in groups,
-            "readable": os.access(node, os.R_OK),
-            "writable": os.access(node, os.W_OK),
-        })  # fmt: skip
-    return nodes
-
-
 def surroundings(root: Path = Path("/")) -> dict[str, bool]:
     """Whether this runs in a container or under WSL (both change where a GPU comes from)."""
     container = any((root / marker.lstrip("/")).exists() for marker in CONTAINER_MARKERS)
@@ -147,10 +122,10 @@ def level_zero(
 def gpu_facts(
     python: str, *, root: Path = Path("/"), env: Mapping[str, str] | None = None
 ) -> dict[str, Any]:
-    """Every fact of the Intel GPU stack below torch, as the report keeps it (``Host.gpu``)."""
+    """Every fact of the Intel GPU stack below torch but the device nodes, as the report keeps
+    it (``Host.gpu``)."""
     return {
         "display_devices": display_devices(root),
-        "render_nodes": render_nodes(root),
         **surroundings(root),
         "level_zero": level_zero(python, env=env),
     }

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-import glob
+import grp
 import os
 import platform
+import stat
+from pathlib import Path
+from typing import Any
 
 import psutil
 
@@ -61,11 +64,28 @@ def _os_release() -> str:
     return info.get("PRETTY_NAME") or info.get("NAME", platform.system())
 
 
-def _render_nodes() -> tuple[dict[str, object], ...]:
-    nodes = [
-        {"path": node, "readable": os.access(node, os.R_OK), "writable": os.access(node, os.W_OK)}
-        for node in sorted(glob.glob("/dev/dri/renderD*"))
-    ]
+def render_nodes(root: Path = Path("/")) -> tuple[dict[str, Any], ...]:
+    """``/dev/dri/renderD*``: whether this user may open each, and the group that owns it
+    (``root`` moves ``/dev`` for the tests' fixture trees)."""
+    nodes = []
+    groups = set(os.getgroups()) | {os.getegid()}
+    for node in sorted((root / "dev/dri").glob("renderD*")):
+        try:
+            info = node.stat()
+        except OSError:
+            continue
+        try:
+            group = grp.getgrgid(info.st_gid).gr_name
+        except KeyError:
+            group = str(info.st_gid)
+        nodes.append({
+            "path": f"/dev/dri/{node.name}",
+            "group": group,
+            "mode": stat.filemode(info.st_mode),
+            "in_group": info.st_gid in groups,
+            "readable": os.access(node, os.R_OK),
+            "writable": os.access(node, os.W_OK),
+        })  # fmt: skip
     return tuple(nodes)
 
 
@@ -83,5 +103,5 @@ def probe_host() -> Host:
         cpu_flags=tuple(flag for flag in ISA_FLAGS if flag in flags),
         memory_total_bytes=int(memory.total),
         memory_available_bytes=int(memory.available),
-        render_nodes=_render_nodes(),
+        render_nodes=render_nodes(),
     )

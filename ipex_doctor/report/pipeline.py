@@ -10,7 +10,6 @@ fleet report. Messages for the user go through ``notify``; nothing here prints.
 from __future__ import annotations
 
 import contextlib
-import os
 import signal
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from ipex_doctor.probe.session import StepProgress
 from ipex_doctor.report.policy import Policy
 from ipex_doctor.report.publish import OutputOptions, publish
 from ipex_doctor.runs import distributed
+from ipex_doctor.runs.devices import local_rank
 from ipex_doctor.runs.diagnose import CheckOptions, Partial, ProbeOptions, diagnose, partial_report
 from ipex_doctor.verdicts.registry import finding_ids
 
@@ -114,7 +114,7 @@ def _gather_and_publish(
     report: Report, request: Request, out: OutputOptions, policy: Policy, notify: Notify
 ) -> ExitCode:
     """Every rank's report to rank 0, which publishes the fleet report; the others exit 0."""
-    device = distributed.rank_device(report, int(os.environ.get("LOCAL_RANK", "0")))
+    device = distributed.rank_device(report, local_rank())
     timeout = request.probe.timeout_s
     rank, fleet, error = distributed.gather(
         request.probe.python, report, timeout=timeout, device=device

@@ -17,6 +17,7 @@ from ipex_doctor import resources
 from ipex_doctor.model.findings import Report
 from ipex_doctor.model.observations import Outcome
 from ipex_doctor.probe.session import Session
+from ipex_doctor.runs.devices import local_devices
 from ipex_doctor.verdicts.fleet import NodeDigest, collectives_finding, merge
 from ipex_doctor.verdicts.launch import launch_finding
 
@@ -35,16 +36,10 @@ def node_name(environ: Mapping[str, str] | None = None) -> str:
 
 
 def rank_device(report: Report, local_rank: int) -> str:
-    """This rank's device: its local accelerator (xpu first, as the job would), else cpu."""
-    for kind in ("xpu", "cuda"):
-        indexes = [
-            int(d.get("index", 0))
-            for d in report.environment.runtime.devices
-            if d.get("type") == kind
-        ]
-        if indexes:
-            return f"{kind}:{sorted(indexes)[local_rank % len(indexes)]}"
-    return "cpu"
+    """This rank's device for the collectives: its local accelerator (as ``--device local``
+    picks it), else cpu."""
+    mine = local_devices(report.environment, local_rank)
+    return mine[0] if mine else "cpu"
 
 
 def gather(

@@ -93,7 +93,7 @@ def driver(env: Environment, gpu: Mapping[str, Any]) -> Rung:
 
 
 def device_nodes(env: Environment, gpu: Mapping[str, Any]) -> Rung:
-    nodes = list(gpu.get("render_nodes") or ())
+    nodes = list(env.host.render_nodes)
     if not nodes:
         inside = gpu.get("container")
         return Rung(

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from ipex_doctor.probe import gpu
+from ipex_doctor.probe import gpu, host
 
 ARC_A770 = ("0000:03:00.0", "0x8086", "0x56a0", "0x030000", "i915")
 BATTLEMAGE_UNBOUND = ("0000:04:00.0", "0x8086", "0xe20b", "0x030000", None)
@@ -69,7 +69,7 @@ def test_a_battlemage_without_a_driver_needs_xe(tmp_path: Path) -> None:
 
 def test_render_node_access_and_group(tmp_path: Path) -> None:
     root = build_tree(tmp_path, ARC_A770, nodes=2)
-    nodes = gpu.render_nodes(root)
+    nodes = host.render_nodes(root)
     assert [n["path"] for n in nodes] == ["/dev/dri/renderD128", "/dev/dri/renderD129"]
     assert all(n["in_group"] for n in nodes)  # created by this user
     assert grp.getgrgid(os.getegid()).gr_name == nodes[0]["group"]

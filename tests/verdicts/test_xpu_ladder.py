@@ -32,7 +32,12 @@ def xpu_env(gpu: dict[str, Any], *, devices: tuple[dict[str, Any], ...] = (ARC,)
             ) -> Environment:  # fmt: skip
     env = make_env(packages or {"torch": "2.8.0+xpu"}, devices=devices, torch_facts=XPU_TORCH,
                    env_vars=env_vars)  # fmt: skip
-    return dataclasses.replace(env, host=dataclasses.replace(env.host, gpu=gpu))
+    # NOTE: the device nodes are a host fact of their own; the rest is Host.gpu
+    facts = {key: value for key, value in gpu.items() if key != "render_nodes"}
+    nodes = tuple(gpu.get("render_nodes") or ())
+    return dataclasses.replace(
+        env, host=dataclasses.replace(env.host, gpu=facts, render_nodes=nodes)
+    )
 
 
 def statuses(env: Environment) -> dict[str, Status]:
@@ -107,5 +112,6 @@ def test_a_cpu_torch_beside_ipex_xpu_fails_at_the_torch_rung() -> None:
     env = make_env({"torch": "2.8.0", "intel-extension-for-pytorch": "2.8.10+xpu"},
                    torch_facts={"version": "2.8.0", "xpu_compiled": False})  # fmt: skip
     env = dataclasses.replace(env, runtime=dataclasses.replace(env.runtime, ran=True),
-                              host=dataclasses.replace(env.host, gpu=HEALTHY))  # fmt: skip
+                              host=dataclasses.replace(env.host, gpu=HEALTHY,
+                                                       render_nodes=(NODE,)))  # fmt: skip
     assert statuses(env)["torch"] is Status.FAIL
