@@ -1,24 +1,54 @@
-"""``explain``: find the knowledge-base entries whose symptoms match an error message.
+"""``explain``: name the knowledge-base entries behind an error message or a whole traceback.
+
+Two kinds of evidence, both data in the knowledge base:
+
+* the structure of the error, an entry's ``match`` signatures. ``facts`` reads it from the
+  text once: which library failed to load, which library lacks a symbol or a symbol version,
+  which Unified Runtime / Level Zero / SYCL PI / OpenCL result code came back, which Python
+  module is missing, which distributed backend is unavailable, which API and exception class
+  the text names. Signatures compare these facts with shell-style globs, so a library, DLL or
+  code of a known family that no thread quoted is still recognised (``libtbb*.so``,
+  ``*/intel_extension_for_pytorch/*``, ``*_OUT_OF_RESOURCES``);
+* the wording of the message, an entry's ``symptoms``: regexes over the text.
+
+Ranking keeps the most specific entry first. Evidence comes in three tiers: a signature that
+names what failed (the library that did not load, the missing symbol or version, the result
+code, the missing module or backend) outranks message wording, which outranks context alone
+(an API or exception name, the library that needed a missing symbol). Within a tier an entry
+scores the characters of its evidence: the literal (non-wildcard) characters of the globs that
+matched in its best signature, plus the length of what its symptoms matched; ties go by id.
 
 Tracebacks arrive mangled: surrounded by other frames, wrapped by a terminal (sometimes in the
-middle of a word), indented, with runs of spaces (IPEX 2.1.x prints its mismatch message with
-line continuations), with Windows paths. The text is matched in two normalised forms (line
-breaks as spaces, and line breaks removed), whitespace runs collapsed; each entry scores by the
-length of what its symptoms matched, so the most specific entry comes first. Never imports
-torch; the input is bounded.
+middle of a word), indented, with runs of spaces, with Windows paths. The text is read in two
+normalised forms (line breaks as spaces, and line breaks removed), whitespace runs collapsed.
+Never imports torch; the input is bounded and every pattern is anchored on a literal or
+bounded, so the work is linear in the input.
 """
 
 from __future__ import annotations
 
+import fnmatch
+import functools
 import re
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from ipex_doctor.errors import DoctorError
-from ipex_doctor.knowledge.kb import KnowledgeBase, KnownIssue
+from ipex_doctor.knowledge.kb import (
+    EventPattern,
+    KnowledgeBase,
+    KnownIssue,
+    Signature,
+    glob_literal,
+)
 
 MAX_INPUT_CHARS = 1_000_000
 """Longer input is cut to its last MAX_INPUT_CHARS characters (an error is at the end)."""
+
+STRUCTURE, WORDING, CONTEXT = 3, 2, 1
+"""The evidence tiers, strongest first (see the module docstring)."""
 
 
 @dataclass(frozen=True)
@@ -27,7 +57,36 @@ class Match:
 
     issue: KnownIssue
     matched: tuple[str, ...]
+    """The pieces of the input that matched, strongest first."""
     score: int
+    """Characters of evidence within the tier (see the module docstring)."""
+    tier: int = WORDING
+    """``STRUCTURE``, ``WORDING`` or ``CONTEXT``: what kind of evidence the best match is."""
+
+
+# NOTE: the internal records are named tuples: a frozen dataclass costs a millisecond or two to
+# define, at every start of kb list, kb show and explain (they import this module).
+class LibraryEvent(NamedTuple):
+    """A library that failed to load, or lacks a symbol or a symbol version."""
+
+    kind: str
+    """``load``, ``symbol`` or ``version`` (the keys of a signature)."""
+    library: str
+    """The file name, lower case, trailing version numbers dropped; empty when not named."""
+    path: str
+    """The path as written, lower case, ``/`` separators."""
+    name: str
+    """The undefined symbol or the missing version; empty for a load failure."""
+    text: str
+    """The piece of the input that said so."""
+
+
+class Facts(NamedTuple):
+    """The structure of one error text, as ``match`` signatures see it."""
+
+    events: tuple[LibraryEvent, ...]
+    values: dict[str, tuple[tuple[str, str], ...]]
+    """Per fact (``code``, ``module``, ``backend``, ``api``, ``exception``): (value, text) pairs."""
 
 
 def _forms(text: str) -> tuple[str, ...]:
@@ -40,23 +99,279 @@ def _forms(text: str) -> tuple[str, ...]:
     return spaced, joined
 
 
+# ---------------------------------------------------------------------------- reading facts
+# NOTE: every pattern starts with a literal (the regex engine then skips to it); what stands
+# before such a literal (the library in "libsycl.so.8: cannot open shared object file", the
+# class in "RuntimeError:") is read backwards from it, a bounded token at a time. A regex
+# searching the window before an anchor would retry every start in it: quadratic in the window.
+# The patterns are strings, compiled by re (and kept in its cache) when first used, and each
+# is used only when its literal occurs in the text at all (``_GATES``): kb list and kb show
+# import this module for Match, and a one-line error needs only a few of them.
+_LOOKBACK = 400
+_TOKEN_BACKWARDS = r"[^\s:\"'`*()\[\]|<>]{1,400}"
+_COLON_BACKWARDS = r"\s*[*_`]*\s*:\s*"  # ": **" before "undefined symbol", reversed
+_SPACE_BACKWARDS = r"\s*"
+_WORD_BACKWARDS = r"\w{1,80}"
+_LIBRARY_FILE = r"(?i)\.(?:so(?:\.\d+)*|dll|pyd|dylib)$"
+_LOAD_ANCHORS = (
+    (r"cannot open shared object file", _COLON_BACKWARDS),  # glibc's dlopen
+    (r"=>\s*not found", _SPACE_BACKWARDS),  # ldd
+    (r"\(NOT_FOUND\)", _SPACE_BACKWARDS),  # the Dependencies tree on Windows
+)
+_WINDOWS_LOAD = r"(?i)Error loading [\"']?([^\"'\n]{1,400}?\.(?:dll|pyd))\b"
+_UNDEFINED = r"undefined symbol:?\s*([\w$@.]{1,1000})"
+_VERSION = r"version [`'‘\"]([^`'’\"\s]{1,200})[`'’\"] not found"
+_CODE = r"\b(?:UR_RESULT_ERROR|ZE_RESULT_ERROR|PI_ERROR|CL)_[A-Z][A-Z0-9_]{1,60}\b"
+_UR_NUMBER = r"(?:Native API returns|backend failed with error|backend returns)\s*:?\s*(\d{1,10})\b"
+UR_CODES = {
+    20: "UR_RESULT_ERROR_DEVICE_LOST",
+    29: "UR_RESULT_ERROR_INVALID_KERNEL_NAME",
+    39: "UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY",
+    40: "UR_RESULT_ERROR_OUT_OF_RESOURCES",
+    2147483646: "UR_RESULT_ERROR_UNKNOWN",
+}
+"""Unified Runtime codes that some messages give as a number alone ("level_zero backend failed
+with error: 20"); the pairs are those the corpus quotes with both (tests/assets)."""
+_MODULE = r"No module named [\"']?([\w.]+)"
+_BACKEND = (
+    r"(?i)Invalid backend:\s*'*\s*(\w{1,40})",
+    r"(?i)(?:doesn't|does not) have (\w{1,40}) built in",
+    r"(?i)No backend type associated with device type (\w{1,40})",
+    r"(?i)BackendType'? has no attribute '(\w{1,40})'",
+    r"is_(\w{1,40})_available\(\)[`'\"]?[^\n]{0,20}?\bFalse\b",
+    r"(?i)backend '?(\w{1,40})'? (?:is )?not (?:available|built|compiled)",
+)
+_API = (
+    r"\b(?:torch|ipex|intel_extension_for_pytorch|oneccl_bindings_for_pytorch|torch_ccl|triton)"
+    r"(?:\.\w{1,80}){1,12}"
+)
+_EXCEPTION_END = r"(Error|Exception|Warning)\s*:"
+_GATES: dict[str, tuple[str, ...]] = {
+    _LOAD_ANCHORS[0][0]: ("cannot open shared object file",),
+    _LOAD_ANCHORS[1][0]: ("not found",),
+    _LOAD_ANCHORS[2][0]: ("(not_found)",),
+    _WINDOWS_LOAD: ("error loading",),
+    _UNDEFINED: ("undefined symbol",),
+    _VERSION: ("not found",),
+    _CODE: ("_",),
+    _UR_NUMBER: ("returns", "with error"),
+    _MODULE: ("no module named",),
+    _BACKEND[0]: ("invalid backend",),
+    _BACKEND[1]: ("built in",),
+    _BACKEND[2]: ("device type",),
+    _BACKEND[3]: ("backendtype",),
+    _BACKEND[4]: ("_available",),
+    _BACKEND[5]: ("backend",),
+    _API: (".",),
+    _EXCEPTION_END: (":",),
+}
+"""Literals (lower case) one of which a pattern needs to match: without any, it is skipped."""
+
+
+def _finditer(pattern: str, form: str, lowered: str) -> Iterator[re.Match[str]]:
+    if any(gate in lowered for gate in _GATES[pattern]):
+        yield from re.finditer(pattern, form)
+
+
+def _library(path: str) -> str:
+    """``libsycl.so.8`` -> ``libsycl.so`` (the name a glob is written against)."""
+    name = re.split(r"[\\/]", path)[-1].lower()
+    return re.sub(r"(\.so)(?:\.\d+)+$", r"\1", name)
+
+
+def _path(path: str) -> str:
+    return re.sub(r"[\\/]+", "/", path).lower()
+
+
+def _library_before(form: str, end: int, gap: str) -> tuple[int, str] | None:
+    """The library file named just before ``form[end]`` (``gap`` apart, read backwards):
+    its start and its path, or ``None`` when what stands there is not a library file."""
+    backwards = form[max(0, end - _LOOKBACK) : end][::-1]
+    spaced = re.match(gap, backwards)
+    assert spaced is not None  # NOTE: every gap pattern can match nothing
+    token = re.match(_TOKEN_BACKWARDS, backwards[spaced.end() :])
+    if token is None:
+        return None
+    path = token[0][::-1]
+    if re.search(_LIBRARY_FILE, path) is None:
+        return None
+    return end - spaced.end() - token.end(), path
+
+
+def _events(form: str, lowered: str) -> Iterator[LibraryEvent]:
+    for anchor, gap in _LOAD_ANCHORS:
+        for hit in _finditer(anchor, form, lowered):
+            found = _library_before(form, hit.start(), gap)
+            if found is not None:
+                start, path = found
+                yield LibraryEvent("load", _library(path), _path(path), "", form[start : hit.end()])
+    for hit in _finditer(_WINDOWS_LOAD, form, lowered):
+        yield LibraryEvent("load", _library(hit[1]), _path(hit[1]), "", hit[0])
+    for hit in _finditer(_UNDEFINED, form, lowered):
+        found = _library_before(form, hit.start(), _COLON_BACKWARDS)
+        start, holder = found if found is not None else (hit.start(), "")
+        library = _library(holder) if holder else ""
+        symbol = hit[1].rstrip(".")
+        yield LibraryEvent("symbol", library, _path(holder), symbol, form[start : hit.end()])
+    for hit in _finditer(_VERSION, form, lowered):
+        found = _library_before(form, hit.start(), _COLON_BACKWARDS)
+        if found is not None:
+            start, path = found
+            text = form[start : hit.end()]
+            yield LibraryEvent("version", _library(path), _path(path), hit[1], text)
+
+
+def _values(form: str, lowered: str) -> Iterator[tuple[str, str, str]]:
+    """(fact, value, text) triples of one form of the text."""
+    for hit in _finditer(_CODE, form, lowered):
+        yield "code", hit[0], hit[0]
+    for hit in _finditer(_UR_NUMBER, form, lowered):
+        code = UR_CODES.get(int(hit[1]))
+        if code is not None:
+            yield "code", code, hit[0]
+    for hit in _finditer(_MODULE, form, lowered):
+        yield "module", hit[1].rstrip("."), hit[0]
+    for pattern in _BACKEND:
+        for hit in _finditer(pattern, form, lowered):
+            yield "backend", hit[1].lower(), hit[0]
+    for hit in _finditer(_API, form, lowered):
+        yield "api", hit[0], hit[0]
+    for hit in _finditer(_EXCEPTION_END, form, lowered):
+        head = re.match(_WORD_BACKWARDS, form[max(0, hit.start() - 80) : hit.start()][::-1])
+        name = ("" if head is None else head[0][::-1]) + hit[1]
+        if name[0].isupper() and name != hit[1]:
+            yield "exception", name, name
+
+
+def facts(text: str) -> Facts:
+    """The structure of ``text``: the library events and the other facts, each once."""
+    return _facts(_forms(text))
+
+
+def _facts(forms: tuple[str, ...]) -> Facts:
+    events: dict[tuple[str, str, str, str], LibraryEvent] = {}
+    values: dict[str, dict[str, str]] = {}
+    for form in forms:
+        lowered = form.lower()
+        for event in _events(form, lowered):
+            events.setdefault((event.kind, event.library, event.path, event.name), event)
+        for fact, value, text in _values(form, lowered):
+            values.setdefault(fact, {}).setdefault(value, text)
+    return Facts(
+        events=tuple(events.values()),
+        values={fact: tuple(found.items()) for fact, found in values.items()},
+    )
+
+
+# ---------------------------------------------------------------------------- matching
+@functools.cache
+def _glob(pattern: str, case_sensitive: bool) -> re.Pattern[str]:
+    return re.compile(fnmatch.translate(pattern), 0 if case_sensitive else re.IGNORECASE)
+
+
+def _best(globs: tuple[str, ...], value: str, *, case_sensitive: bool = False) -> int | None:
+    """The literal length of the most specific glob that matches ``value``, or ``None``."""
+    lengths = [
+        len(glob_literal(g)) for g in globs if _glob(g, case_sensitive).match(value) is not None
+    ]
+    return max(lengths) if lengths else None
+
+
+class _Evidence(NamedTuple):
+    tier: int
+    score: int
+    texts: tuple[str, ...]
+
+
+def _event_evidence(kind: str, pattern: EventPattern, found: Facts) -> _Evidence | None:
+    """The best event of ``kind`` that fits every field of ``pattern``."""
+    best: _Evidence | None = None
+    for event in found.events:
+        if event.kind != kind:
+            continue
+        parts = [
+            _best(pattern.library, event.library) if pattern.library else 0,
+            _best(pattern.path, event.path) if pattern.path else 0,
+            _best(pattern.name, event.name, case_sensitive=True) if pattern.name else 0,
+        ]
+        if any(part is None for part in parts):
+            continue
+        # NOTE: an undefined symbol is caused by whoever should provide it, not by the library
+        # that needed it: a signature on the needing library alone is only context.
+        tier = CONTEXT if kind == "symbol" and not pattern.name else STRUCTURE
+        evidence = _Evidence(tier, sum(p or 0 for p in parts), (event.text,))
+        if best is None or (evidence.tier, evidence.score) > (best.tier, best.score):
+            best = evidence
+    return best
+
+
+_FACT_TIERS = {"code": STRUCTURE, "module": STRUCTURE, "backend": STRUCTURE,
+               "api": CONTEXT, "exception": CONTEXT}  # fmt: skip
+_CASE_SENSITIVE = {"code", "api"}
+
+
+def _signature_evidence(signature: Signature, found: Facts) -> _Evidence | None:
+    """The evidence for ``signature`` when every one of its conditions holds, else ``None``."""
+    parts: list[_Evidence] = []
+    for kind in ("load", "symbol", "version"):
+        pattern = getattr(signature, kind)
+        if pattern is not None:
+            evidence = _event_evidence(kind, pattern, found)
+            if evidence is None:
+                return None
+            parts.append(evidence)
+    for fact, tier in _FACT_TIERS.items():
+        globs: tuple[str, ...] = getattr(signature, fact)
+        if not globs:
+            continue
+        hits = [
+            (length, text)
+            for value, text in found.values.get(fact, ())
+            if (length := _best(globs, value, case_sensitive=fact in _CASE_SENSITIVE)) is not None
+        ]
+        if not hits:
+            return None
+        length, text = max(hits)
+        parts.append(_Evidence(tier, length, (text,)))
+    if not parts:
+        return None
+    return _Evidence(
+        max(p.tier for p in parts),
+        sum(p.score for p in parts),
+        tuple(t for p in sorted(parts, key=lambda p: -p.tier) for t in p.texts),
+    )
+
+
+def _match(issue: KnownIssue, forms: tuple[str, ...], found: Facts) -> Match | None:
+    structural = [e for s in issue.match if (e := _signature_evidence(s, found)) is not None]
+    best = max(structural, key=lambda e: (e.tier, e.score), default=None)
+    worded: list[str] = []
+    for pattern in issue.symptoms:
+        for form in forms:
+            hit = pattern.search(form)
+            if hit is not None:
+                worded.append(hit.group(0))
+                break
+    if best is None and not worded:
+        return None
+    tier = max(best.tier if best else 0, WORDING if worded else 0)
+    texts = (best.texts if best else ()) + tuple(worded)
+    if best is not None and best.tier < WORDING:
+        texts = tuple(worded) + best.texts
+    score = (best.score if best else 0) + sum(len(w) for w in worded)
+    return Match(issue=issue, matched=texts, score=score, tier=tier)
+
+
 def explain(text: str, kb: KnowledgeBase) -> list[Match]:
-    """The entries whose symptoms occur in ``text``, best first."""
+    """The entries whose signatures or symptoms fit ``text``, the most specific first."""
     forms = _forms(text)
-    matches = []
-    for issue in kb.issues:
-        found: list[str] = []
-        for pattern in issue.symptoms:
-            for form in forms:
-                hit = pattern.search(form)
-                if hit is not None:
-                    found.append(hit.group(0))
-                    break
-        if found:
-            matches.append(
-                Match(issue=issue, matched=tuple(found), score=sum(len(m) for m in found))
-            )
-    return sorted(matches, key=lambda m: (-m.score, m.issue.id))
+    found = _facts(forms)
+    matches = [m for issue in kb.issues if (m := _match(issue, forms, found)) is not None]
+    return sorted(matches, key=_rank)
+
+
+def _rank(match: Match) -> tuple[int, int, str]:
+    return -match.tier, -match.score, match.issue.id
 
 
 def read_input(text: str | None, file_path: str | None) -> str:

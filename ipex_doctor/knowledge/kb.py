@@ -66,6 +66,50 @@ class AffectedRange(JsonModel):
 
 
 @dataclass(frozen=True)
+class EventPattern(JsonModel):
+    """The library event a signature needs (``load``, ``symbol`` or ``version`` in ``match``).
+
+    Each field is a tuple of shell-style globs (``fnmatch``), any one of which may match; an
+    empty field does not constrain. ``library`` is the file name with its trailing version
+    numbers dropped (``libsycl.so`` for ``libsycl.so.8``, ``sycl8.dll`` stays), ``path`` the
+    path as written with ``/`` separators (both case-insensitive); ``name`` is the undefined
+    symbol or the missing symbol version (case-sensitive: C++ names are).
+    """
+
+    library: tuple[str, ...] = ()
+    path: tuple[str, ...] = ()
+    name: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Signature(JsonModel):
+    """One structured way an entry's error shows: every condition given must hold at once.
+
+    ``load``: a library that failed to load; ``symbol``: a library that lacks a symbol
+    (``undefined symbol: X``); ``version``: a library that lacks a symbol version
+    (``version `X' not found``). The other fields are globs over facts read from the text:
+    ``code`` a Unified Runtime / Level Zero / SYCL PI / OpenCL result code
+    (``UR_RESULT_ERROR_DEVICE_LOST``), ``module`` a Python module that is missing, ``backend`` a
+    distributed backend (or device type) said to be unavailable, ``api`` a dotted API name
+    (``torch.xpu.is_available``), ``exception`` an exception or warning class. How the facts are
+    read and how a match is scored is ``explain``'s business.
+    """
+
+    load: EventPattern | None = None
+    symbol: EventPattern | None = None
+    version: EventPattern | None = None
+    code: tuple[str, ...] = ()
+    module: tuple[str, ...] = ()
+    backend: tuple[str, ...] = ()
+    api: tuple[str, ...] = ()
+    exception: tuple[str, ...] = ()
+
+
+SIGNATURE_EVENTS = ("load", "symbol", "version")
+SIGNATURE_FACTS = ("code", "module", "backend", "api", "exception")
+
+
+@dataclass(frozen=True)
 class KnownIssue(JsonModel):
     """One knowledge-base entry: what goes wrong, for which versions, and what to do."""
 
@@ -90,6 +134,8 @@ class KnownIssue(JsonModel):
     healthy: str = ""
     """The title when the problem is absent ("PyTorch is installed" for "PyTorch is not
     installed"), so a passing finding reads right; ``title`` names the problem."""
+    match: tuple[Signature, ...] = ()
+    """Structured signatures of the error (``explain``), beside the ``symptoms`` regexes."""
 
 
 @dataclass(frozen=True)
@@ -187,6 +233,8 @@ def _check_entry(loc: _Located, index: int, raw: Mapping[str, Any]) -> str:
             re.compile(pattern, re.IGNORECASE)
         except re.error as exc:
             raise loc.error([*base, "symptoms", i], f"invalid regular expression: {exc}") from None
+    for i, signature in enumerate(raw.get("match") or ()):
+        _check_signature(loc, [*base, "match", i], signature)
     for key in sorted(set(raw) - schema.issue_keys()):
         loc.warnings.append(
             f"{loc.name}:{loc.line([*base, key])}: issue '{raw['id']}': unknown key '{key}' ignored"
@@ -203,6 +251,34 @@ def _check_entry(loc: _Located, index: int, raw: Mapping[str, Any]) -> str:
 
 
 _BOUNDS = ("introduced", "fixed", "last_affected")
+_WILDCARDS = r"\[[^\]]*\]|[*?]"
+
+
+def glob_literal(pattern: str) -> str:
+    """The characters of a glob that are not wildcards: what makes it specific."""
+    return re.sub(_WILDCARDS, "", pattern)
+
+
+def _check_signature(loc: _Located, path: list[str | int], signature: Mapping[str, Any]) -> None:
+    """What the schema cannot say of a ``match`` signature: it has a condition (an empty one
+    would name the entry for every text), and no glob is wildcards alone (``*`` would too)."""
+    if not signature:
+        raise loc.error(path, "a signature needs at least one condition")
+    for key in (*SIGNATURE_EVENTS, *SIGNATURE_FACTS):
+        value = signature.get(key)
+        if key in SIGNATURE_EVENTS and value is not None:
+            if not value:
+                raise loc.error([*path, key], f"'{key}' needs library, path or name")
+            if key == "load" and "name" in value:
+                raise loc.error([*path, key, "name"], "a library that fails to load has no name")
+            globs = [
+                ([*path, key, field, i], g) for field in value for i, g in enumerate(value[field])
+            ]
+        else:
+            globs = [([*path, key, i], g) for i, g in enumerate(value or ())]
+        for where, glob in globs:
+            if not glob_literal(glob):
+                raise loc.error(where, f"glob '{glob}' is wildcards alone: it would match anything")
 
 
 def _entry(raw: Mapping[str, Any], source: str) -> KnownIssue:
@@ -234,6 +310,31 @@ def _entry(raw: Mapping[str, Any], source: str) -> KnownIssue:
         ),
         source=source,
         healthy=raw.get("healthy", "").strip(),
+        match=tuple(_signature(item) for item in raw.get("match") or ()),
+    )
+
+
+def _event(raw: Mapping[str, Any] | None) -> EventPattern | None:
+    if raw is None:
+        return None
+    return EventPattern(
+        library=tuple(raw.get("library") or ()),
+        path=tuple(raw.get("path") or ()),
+        name=tuple(raw.get("name") or ()),
+    )
+
+
+def _signature(raw: Mapping[str, Any]) -> Signature:
+    """A checked ``match`` item as a ``Signature``."""
+    return Signature(
+        load=_event(raw.get("load")),
+        symbol=_event(raw.get("symbol")),
+        version=_event(raw.get("version")),
+        code=tuple(raw.get("code") or ()),
+        module=tuple(raw.get("module") or ()),
+        backend=tuple(raw.get("backend") or ()),
+        api=tuple(raw.get("api") or ()),
+        exception=tuple(raw.get("exception") or ()),
     )
 
 

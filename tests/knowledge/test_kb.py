@@ -53,7 +53,8 @@ def test_shipped_kb_invariants() -> None:
     are the loader's business: see the error tests below)."""
     scripts = catalog()
     for issue in kb.load().issues:
-        assert issue.rule is not None or issue.affected or issue.symptoms, f"{issue.id} is unusable"
+        usable = issue.rule is not None or issue.affected or issue.symptoms or issue.match
+        assert usable, f"{issue.id} is unusable"
         if issue.kind is FindingKind.KNOWN_ISSUE:
             assert issue.repro == issue.id and issue.repro in scripts, issue.id
             assert issue.symptoms or issue.id == "grad-mode-divergence", issue.id
