@@ -20,8 +20,10 @@ from __future__ import annotations
 import re
 import shlex
 from typing import TYPE_CHECKING
+from urllib.parse import quote
 
-from ipex_doctor.model.versions import parse
+from ipex_doctor.model.terms import Reference
+from ipex_doctor.model.versions import major_minor, parse
 
 if TYPE_CHECKING:
     from ipex_doctor.model.environment import Environment, Package
@@ -33,6 +35,8 @@ LAST_IPEX_LINE = "2.8"
 INTEL_CPU_INDEX = "https://pytorch-extension.intel.com/release-whl/stable/cpu/us/"
 INTEL_XPU_INDEX = "https://pytorch-extension.intel.com/release-whl/stable/xpu/us/"
 PYTORCH_INDEX = "https://download.pytorch.org/whl/"
+IPEX_REPOSITORY = "https://github.com/intel/intel-extension-for-pytorch"
+"""IPEX's sources; each release is tagged ``v<version>+cpu`` or ``v<version>+xpu``."""
 
 _CPU_LINES = ("1.10", "1.11", "1.12", "1.13", "2.0", "2.1", "2.2", "2.3", "2.4", "2.5", "2.6",
               "2.7", "2.8")  # fmt: skip
@@ -127,3 +131,41 @@ def install_torchvision(env: Environment, line: str) -> list[str]:
     return [
         pip(env, "install", f"torchvision=={line}.*", *(["--index-url", index] if index else []))
     ]
+
+
+def ipex_pin(ipex_line: str, variant: str | None) -> str:
+    """The requirement that pins IPEX to its ``ipex_line`` release (``...==2.7.*``, on XPU the
+    line's one ``+xpu`` version), for a requirements file beside ``torch==<line>.*``."""
+    release = ipex_release(ipex_line, variant)
+    return release[0] if release is not None else f"{IPEX}=={ipex_line}.*"
+
+
+def matching_pair(line: str, variant: str | None) -> str:
+    """``torch==2.7.* with intel-extension-for-pytorch==2.7.*``: the pair of one line that
+    loads together, as requirements to pin."""
+    return f"torch=={line}.* with {ipex_pin(line, variant)}"
+
+
+def ipex_tag(version: str, variant: str | None) -> str | None:
+    """The release tag of IPEX ``version`` (``v2.6.0+cpu``, ``v2.7.10+xpu``): the version
+    without its label, then the build (``variant``, else the version's own label, else ``cpu``,
+    the only build PyPI serves). ``None`` when ``version`` is not a version."""
+    parsed = parse(version)
+    if parsed is None:
+        return None
+    build = variant if variant in ("cpu", "xpu") else (parsed.local or "cpu")
+    return f"v{parsed.public}+{build}"
+
+
+def ipex_version_check(version: str, variant: str | None) -> Reference | None:
+    """IPEX's own major.minor check as this release has it: its ``__init__.py`` at the tag of
+    the installed ``version``, so a finding cites the code that judged this environment (not
+    another release's)."""
+    tag = ipex_tag(version, variant)
+    line = major_minor(version)
+    if tag is None or line is None:
+        return None
+    return Reference(
+        url=f"{IPEX_REPOSITORY}/blob/{quote(tag, safe='')}/intel_extension_for_pytorch/__init__.py",
+        title=f"IPEX {tag[1:]} __init__.py: the check that accepts only torch {line}.*",
+    )

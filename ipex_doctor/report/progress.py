@@ -7,16 +7,22 @@ The CLI hands these to the core, which reports through plain callbacks (``status
 - anywhere else (a CI log, a file, a pipe), one plain line per status change and per phase,
   each with the seconds since the start, so a log shows what the doctor was doing and when
   even when a run takes minutes. Nothing is ever erased or redrawn there.
+
+A phase counts in the unit its evidence will name: SGD steps unless the phase says otherwise
+as ``NAME: UNIT`` (the sanity run's ``throughput: rounds``, whose evidence says "best of 3
+rounds"), so the progress and the report describe one phase the same way.
 """
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from types import TracebackType
 from typing import TextIO
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -26,6 +32,25 @@ from rich.progress import (
     TextColumn,
     TimeElapsedColumn,
 )
+
+DEFAULT_UNIT = "steps"
+_UNIT = re.compile(r"^(?P<name>.+?):\s*(?P<unit>[a-z][a-z -]*)$")
+
+
+def phase_unit(phase: str) -> tuple[str, str]:
+    """``(name, unit)`` of a phase as a check reports it: ``throughput: rounds`` is the phase
+    ``throughput`` counted in rounds; a phase without ``: UNIT`` counts ``steps``."""
+    match = _UNIT.match(phase.strip())
+    if match is None:
+        return phase, DEFAULT_UNIT
+    return match.group("name"), match.group("unit").strip()
+
+
+def phase_line(phase: str, total: int) -> str:
+    """How a log names a phase: ``train (AMP) (12 steps)``, ``throughput (3 rounds)``; a phase
+    of one step is named alone."""
+    name, unit = phase_unit(phase)
+    return f"{name} ({total} {unit})" if total > 1 else name
 
 
 class Feedback:
@@ -46,7 +71,8 @@ class Feedback:
         """Say what the doctor is doing now."""
 
     def step(self, phase: str, done: int, total: int) -> None:
-        """Report ``done`` of ``total`` steps of ``phase`` (a phase of a long check)."""
+        """Report ``done`` of ``total`` units of ``phase`` (a phase of a long check; the unit
+        is named by the phase, see ``phase_unit``)."""
 
     @staticmethod
     def for_stream(stream: TextIO | None = None, *, quiet: bool = False) -> Feedback:
@@ -85,7 +111,7 @@ class PlainFeedback(Feedback):
     def step(self, phase: str, done: int, total: int) -> None:
         if phase not in self._phases:
             self._phases.add(phase)
-            self._line(f"  {phase} ({total} steps)" if total > 1 else f"  {phase}")
+            self._line(f"  {phase_line(phase, total)}")
 
 
 class LiveFeedback(Feedback):
@@ -127,6 +153,8 @@ class LiveFeedback(Feedback):
     def step(self, phase: str, done: int, total: int) -> None:
         task = self._phases.get(phase)
         if task is None:
-            task = self._progress.add_task(f"  {phase}", total=total or None)
+            name, unit = phase_unit(phase)
+            # NOTE: a phase name is the check's text, not markup ("[" must print as it is)
+            task = self._progress.add_task(escape(f"  {name}, {unit}"), total=total or None)
             self._phases[phase] = task
         self._progress.update(task, completed=done, total=total or None)

@@ -4,6 +4,8 @@ tests/test_envs.py applies them to real broken environments)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from builders import make_env
 
@@ -86,3 +88,65 @@ def test_a_path_with_spaces_is_quoted() -> None:
     env = type(env)(**{**env.__dict__, "interpreter": type(env.interpreter)(
         "/My Envs/py/bin/python", "3.11", "CPython", "/My Envs/py", True)})  # fmt: skip
     assert remedies.pip(env, "install", "torch") == "'/My Envs/py/bin/python' -m pip install torch"
+
+
+def _mismatch(packages: dict[str, str], **torch: object) -> tuple[str, list[str]]:
+    env = make_env(packages, torch_facts=dict(torch) or None)
+    finding = next(f for f in judge(env, KB) if f.id == "torch-ipex-mismatch")
+    return finding.remediation, [r.url for r in finding.references]
+
+
+@pytest.mark.parametrize(
+    ("torch", "ipex", "tag", "pair", "other_lines"),
+    [
+        ("2.7.1", "2.6.0+cpu", "v2.6.0%2Bcpu", "torch==2.7.* with intel-extension-for-pytorch==2.7.*",
+         ("2.8",)),
+        ("2.8.0", "2.7.0+cpu", "v2.7.0%2Bcpu", "torch==2.8.* with intel-extension-for-pytorch==2.8.*",
+         ("2.6",)),
+    ],
+)  # fmt: skip
+def test_mismatch_text_and_reference_follow_the_versions_found(
+    torch: str, ipex: str, tag: str, pair: str, other_lines: tuple[str, ...]
+) -> None:
+    """The fix names torch's line, the installed IPEX's line and the pair to pin, and nothing
+    of a third release; the code cited is the installed IPEX's own __init__.py, at its tag."""
+    fix, urls = _mismatch({"torch": torch, "intel-extension-for-pytorch": ipex})
+    torch_line, ipex_line = torch[:3], ipex[:3]
+    assert fix.startswith(f"Install the IPEX release built for torch {torch_line} ")
+    assert f"Moving torch to {ipex_line}.*, the line of the installed IPEX {ipex}" in fix
+    assert f"pin the pair that matches, {pair}," in fix
+    assert not any(line in fix for line in other_lines), fix
+    assert urls[0] == (
+        f"https://github.com/intel/intel-extension-for-pytorch/blob/{tag}/"
+        "intel_extension_for_pytorch/__init__.py"
+    )
+    releases = [u for u in urls if "/blob/v" in u]
+    assert releases == [urls[0]], urls  # no other release's file is cited
+
+
+def test_mismatch_on_xpu_pins_the_xpu_pair_and_cites_the_xpu_tag() -> None:
+    packages = {"torch": "2.7.0+xpu", "intel-extension-for-pytorch": "2.8.10+xpu"}
+    fix, urls = _mismatch(packages, xpu_compiled=True)
+    assert "torch==2.7.* with intel-extension-for-pytorch==2.7.10+xpu" in fix
+    assert "/blob/v2.8.10%2Bxpu/" in urls[0]
+
+
+def test_mismatch_kb_text_names_no_release() -> None:
+    """The entry's general text (kb show, explain) names no release line of its own."""
+    entry = next(i for i in KB.issues if i.id == "torch-ipex-mismatch")
+    assert not re.search(r"\d+\.\d+", entry.remediation)
+    assert not any("/blob/v" in r.url for r in entry.references)
+
+
+@pytest.mark.parametrize(
+    ("version", "variant", "tag"),
+    [
+        ("2.6.0+cpu", "cpu", "v2.6.0+cpu"),
+        ("2.6.0", None, "v2.6.0+cpu"),
+        ("2.7.10+xpu", "xpu", "v2.7.10+xpu"),
+        ("2.1.40+xpu", None, "v2.1.40+xpu"),
+        ("not a version", None, None),
+    ],
+)
+def test_ipex_tag(version: str, variant: str | None, tag: str | None) -> None:
+    assert remedies.ipex_tag(version, variant) == tag

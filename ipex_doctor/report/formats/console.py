@@ -30,6 +30,8 @@ from ipex_doctor.report.formats.views import (
     coverage,
     finding_matrix,
     fleet_size,
+    isa_view,
+    rate_text,
     sanity_views,
     sparkline,
 )
@@ -133,9 +135,10 @@ def render_environment(env: Environment, *, verbose: bool = False) -> list[Rende
     lines.append(line)
     lines.append(_packages_line(env))
     cpu = Text("  cpu       ", style="bold")
-    flags = " ".join(host.cpu_flags) or "unknown"
-    cpu.append(f"{host.cpu_model} · {host.logical_cpus} logical · {flags}")
+    cpu.append(f"{host.cpu_model} · {host.logical_cpus} logical · {isa_view(host).text()}")
     lines.append(cpu)
+    if verbose and host.cpu_flags:
+        lines.append(Text(f"  cpu flags {' '.join(host.cpu_flags)}"))
     memory = Text("  system    ", style="bold")
     memory.append(
         f"{host.os_release} · kernel {host.kernel} · "
@@ -309,10 +312,10 @@ def _sanity_lines(report: Report) -> list[RenderableType]:
             high = max(numbers.fp32[mode], numbers.amp[mode])
             row = Text(f"{indent}{mode} fp32 ")
             row.append(f"▕{bar(numbers.fp32[mode], high)}▏", style="dim")
-            row.append(f" {numbers.fp32[mode]:.1f}  AMP ")
+            row.append(f" {rate_text(numbers.fp32[mode])}  AMP ")
             faster = numbers.amp[mode] >= numbers.fp32[mode]
             row.append(f"▕{bar(numbers.amp[mode], high)}▏", style="green" if faster else "yellow")
-            row.append(f" {numbers.amp[mode]:.1f} img/s ({numbers.speedup(mode):.2f}x)")
+            row.append(f" {rate_text(numbers.amp[mode])} img/s ({numbers.speedup_text(mode)})")
             lines.append(row)
         lines.append(Text(f"{indent}measured at {numbers.regime_text()}", style="dim"))
     return lines

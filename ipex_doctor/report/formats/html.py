@@ -21,6 +21,7 @@ from ipex_doctor.model.findings import (
     Status,
     Verdict,
 )
+from ipex_doctor.model.variants import variant_label
 from ipex_doctor.report.formats import svg
 from ipex_doctor.report.formats.views import (
     Matrix,
@@ -28,10 +29,13 @@ from ipex_doctor.report.formats.views import (
     baseline_lines,
     baseline_throughput,
     coverage,
+    fact_variant,
     finding_matrix,
     fleet_size,
     gate_outcome,
+    isa_view,
     ordered,
+    rate_text,
     sanity_views,
 )
 
@@ -42,13 +46,6 @@ SYMBOLS = {
     Status.FAIL: "✗",
     Status.ERROR: "☠",
 }
-_ISA = (
-    ("avx2", "AVX2"),
-    ("avx512f", "AVX-512"),
-    ("avx512_bf16", "AVX512-BF16"),
-    ("amx_bf16", "AMX-BF16"),
-    ("amx_fp16", "AMX-FP16"),
-)
 _GIB = 1024**3
 
 _CSS = """
@@ -84,6 +81,7 @@ th{background:#f6f8fa}
 .device{border:1px solid var(--line);border-radius:4px;padding:8px 12px;margin:8px 0;
 break-inside:avoid}
 .regime{color:var(--muted);font-size:.9em;margin:2px 0 0}
+.isa-absent{color:var(--muted)}
 details summary{cursor:pointer;color:var(--muted)}
 footer{color:var(--muted);font-size:.85em;margin-top:24px}
 @media (max-width:600px){body{padding:8px}.charts{display:block}}
@@ -104,7 +102,7 @@ def _badge(status: Status | None, *, word: bool = False) -> str:
     return f'<span class="badge s-{status.value}" title="{status.value}">{_e(text)}</span>'
 
 
-def _finding(finding: Finding, total: int = 0) -> str:
+def _finding(finding: Finding, env: Environment, total: int = 0) -> str:
     inconclusive = finding.verdict is Verdict.INCONCLUSIVE
     meta = [f"<code>{_e(finding.id)}</code>"]
     if finding.verdict is not None:
@@ -129,7 +127,7 @@ def _finding(finding: Finding, total: int = 0) -> str:
     if finding.versions:
         rows = "".join(
             f"<tr><td>{_e(v.package)}</td><td>{_e(v.installed or 'not installed')}</td>"
-            f"<td>{_e(v.variant or '')}</td><td>{_e(v.affected)}</td>"
+            f"<td>{_e(fact_variant(v, env))}</td><td>{_e(v.affected)}</td>"
             f"<td>{_e(v.fixed_in or '')}</td></tr>"
             for v in finding.versions
         )
@@ -156,6 +154,19 @@ def _finding(finding: Finding, total: int = 0) -> str:
     return "".join(parts)
 
 
+def _isa_cell(env: Environment) -> str:
+    """The ISA row's cell: what the CPU has on one line and what it lacks on the next, each
+    feature with its own mark under a word, so an absent feature can never read as one more
+    item of the present list (and neither the mark nor a colour carries it alone)."""
+    isa = isa_view(env.host)
+    if not isa.known:
+        return _e(isa.text())
+    return (
+        f'<span class="isa-present">{_e(isa.present_text())}</span><br>'
+        f'<span class="isa-absent">{_e(isa.absent_text())}</span>'
+    )
+
+
 def _environment(env: Environment) -> str:
     host, interp = env.host, env.interpreter
     rows = [
@@ -165,26 +176,23 @@ def _environment(env: Environment) -> str:
         ("CPU", f"{host.cpu_model} · {host.logical_cpus} logical CPUs · "
                 f"{host.memory_total_bytes / _GIB:.1f} GiB RAM"),
     ]  # fmt: skip
-    isa = " ".join(
-        f"{SYMBOLS[Status.PASS] if host.has_flag(flag) else SYMBOLS[Status.SKIP]} {name}"
-        for flag, name in _ISA
-    )
-    rows.append(("ISA", isa))
+    cells = [(key, _e(value)) for key, value in rows]
+    cells.append(("ISA", _isa_cell(env)))
     torch = env.runtime.torch
     if torch.get("version"):
         build = [str(torch["version"])]
         build += [f"{name} {torch[name]}" for name in ("cuda", "xpu") if torch.get(name)]
         if torch.get("cpu_capability"):
             build.append(f"CPU capability {torch['cpu_capability']}")
-        rows.append(("torch build", " · ".join(build)))
+        cells.append(("torch build", _e(" · ".join(build))))
     if env.runtime.ipex.get("version"):
         ipex = env.runtime.ipex
-        rows.append(
-            ("IPEX build", f"{ipex['version']} · ISA {ipex.get('get_current_isa_level', '?')}")
-        )
-    table = "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in rows)
+        level = ipex.get("get_current_isa_level", "?")
+        cells.append(("IPEX build", _e(f"{ipex['version']} · ISA {level}")))
+    table = "".join(f"<tr><th>{_e(key)}</th><td>{cell}</td></tr>" for key, cell in cells)
     packages = "".join(
-        f"<tr><td>{_e(p.name)}</td><td>{_e(p.version)}</td><td>{_e(_variant(p.variant))}</td></tr>"
+        f"<tr><td>{_e(p.name)}</td><td>{_e(p.version)}</td>"
+        f"<td>{_e(variant_label(env, p))}</td></tr>"
         for p in env.packages
     )
     devices = "".join(
@@ -209,19 +217,6 @@ def _environment(env: Environment) -> str:
     else:
         out.append(f"<p>Devices not probed: {_e(env.runtime.skip_reason)}</p>")
     return "".join(out)
-
-
-def _variant(variant: object) -> str:
-    parts = []
-    for name in ("accelerator", "local"):
-        value = getattr(variant, name, None)
-        if value:
-            parts.append(str(value))
-    if getattr(variant, "cxx11_abi", False) and not any("cxx11" in p for p in parts):
-        parts.append("cxx11 ABI")
-    if getattr(variant, "prerelease", False):
-        parts.append("pre-release")
-    return ", ".join(dict.fromkeys(parts))
 
 
 def _memory(value: object) -> str:
@@ -254,8 +249,12 @@ def _sanity(view: SanityView, baseline: dict[str, dict[str, float]] | None) -> s
                     ("fp32, baseline", baseline.get(mode, {}).get("fp32")),
                     ("AMP, baseline", baseline.get(mode, {}).get("amp")),
                 ]
-            groups.append((f"{name} ({numbers.speedup(mode):.2f}x)", bars))
-        charts.append(svg.bar_chart(groups, title=f"Throughput on {view.device}", unit="img/s"))
+            groups.append((f"{name} ({numbers.speedup_text(mode)})", bars))
+        charts.append(
+            svg.bar_chart(
+                groups, title=f"Throughput on {view.device}", unit="img/s", value_text=rate_text
+            )
+        )
         note = " (inconclusive: the machine was busy)" if numbers.inconclusive else ""
         regime = f'<p class="regime">Measured at {_e(numbers.regime_text())}{_e(note)}.</p>'
     statuses = " ".join(f"{_badge(c.status)} {_e(c.label)}" for c in view.curves)
@@ -310,8 +309,8 @@ def _since_baseline(comparison: BaselineComparison) -> str:
     )
 
 
-def _section(title: str, findings: Iterable[Finding], total: int = 0) -> str:
-    shown = "".join(_finding(f, total) for f in findings)
+def _section(title: str, findings: Iterable[Finding], env: Environment, total: int = 0) -> str:
+    shown = "".join(_finding(f, env, total) for f in findings)
     return f"<h2>{_e(title)}</h2>{shown}" if shown else ""
 
 
@@ -333,6 +332,7 @@ def render_html(
         else ""
     )
     nodes = fleet_size(report)
+    env = report.environment
     problems = [f for f in ordered(report.findings) if f.is_problem]
     others = [f for f in report.findings if not f.is_problem]
     views = sanity_views(report)
@@ -343,9 +343,9 @@ def render_html(
         f'<div class="verdict {state}" role="status"><strong>'
         f"{_badge(Status.PASS if gate.passed else Status.FAIL)} Gate {state.upper()}</strong>"
         f" — {_e(gate.sentence())}<br>{tally}</div>{incomplete}</header>",
-        _section("Problems", problems, nodes)
+        _section("Problems", problems, env, nodes)
         or "<h2>Problems</h2><p>None: nothing at warning level or above.</p>",
-        f"<h2>Environment</h2>{_environment(report.environment)}",
+        f"<h2>Environment</h2>{_environment(env)}",
     ]
     if views:
         body.append("<h2>Sanity run</h2>")
@@ -361,7 +361,7 @@ def render_html(
         kinds = {kind: [f for f in others if f.kind is kind] for kind in FindingKind}
         rest = "".join(
             f"<details><summary>{_e(kind.value)}: {len(group)} passed or not applicable"
-            f"</summary>{''.join(_finding(f, nodes) for f in group)}</details>"
+            f"</summary>{''.join(_finding(f, env, nodes) for f in group)}</details>"
             for kind, group in kinds.items()
             if group
         )

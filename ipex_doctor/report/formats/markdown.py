@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from ipex_doctor.model.environment import device_label
+from ipex_doctor.model.environment import Environment, device_label
 from ipex_doctor.model.findings import (
     BaselineComparison,
     Finding,
@@ -17,7 +17,14 @@ from ipex_doctor.model.findings import (
     Status,
     Verdict,
 )
-from ipex_doctor.report.formats.views import baseline_lines, coverage, fleet_size
+from ipex_doctor.model.variants import variant_label
+from ipex_doctor.report.formats.views import (
+    baseline_lines,
+    coverage,
+    fact_variant,
+    fleet_size,
+    isa_view,
+)
 
 _MARK = {
     Status.PASS: "✅",
@@ -32,7 +39,7 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def _finding(finding: Finding, total: int = 0) -> list[str]:
+def _finding(finding: Finding, env: Environment, total: int = 0) -> list[str]:
     mark = "❔" if finding.verdict is Verdict.INCONCLUSIVE else _MARK[finding.status]
     head = f"### {mark} {finding.title} (`{finding.id}`"
     head += f", {finding.verdict}" if finding.verdict else ""
@@ -51,7 +58,7 @@ def _finding(finding: Finding, total: int = 0) -> list[str]:
             "|---|---|---|---|---|",
         ]
         lines += [
-            f"| {v.package} | {v.installed or 'not installed'} | {v.variant or ''} | {_cell(v.affected)} | {v.fixed_in or ''} |"
+            f"| {v.package} | {v.installed or 'not installed'} | {_cell(fact_variant(v, env))} | {_cell(v.affected)} | {v.fixed_in or ''} |"
             for v in finding.versions
         ]
         lines.append("")
@@ -96,9 +103,11 @@ def render_markdown(report: Report) -> str:
         "|---|---|",
         f"| Python | {env.interpreter.implementation} {env.interpreter.version} |",
         f"| OS | {_cell(env.host.os_release)}, kernel {env.host.kernel}, {env.host.machine} |",
-        f"| CPU | {_cell(env.host.cpu_model)} ({env.host.logical_cpus} logical): {' '.join(env.host.cpu_flags)} |",
+        f"| CPU | {_cell(env.host.cpu_model)} ({env.host.logical_cpus} logical) |",
+        f"| ISA | {_cell(isa_view(env.host).text())} |",
+        f"| CPU flags | {' '.join(env.host.cpu_flags) or 'none read'} |",
     ]
-    lines += [f"| {p.name} | {p.version} |" for p in env.packages]
+    lines += [f"| {p.name} | {p.version} · {_cell(variant_label(env, p))} |" for p in env.packages]
     if env.runtime.torch.get("version"):
         lines.append(f"| torch (imported) | {env.runtime.torch['version']} |")
     if env.runtime.ipex.get("version"):
@@ -113,7 +122,7 @@ def render_markdown(report: Report) -> str:
         lines += [f"## {title}", ""]
         for kind in FindingKind:
             for finding in (f for f in group if f.kind is kind):
-                lines += _finding(finding, fleet_size(report))
+                lines += _finding(finding, env, fleet_size(report))
         if title == "Problems" and report.baseline is not None:
             lines += _since_baseline(report.baseline)
     if not problems and report.baseline is not None:

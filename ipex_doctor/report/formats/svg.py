@@ -9,7 +9,7 @@ Okabe-Ito palette (distinguishable under the common colour-vision deficiencies).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from html import escape
 
 PALETTE = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00")
@@ -117,10 +117,12 @@ def bar_chart(
     unit: str,
     width: int = 420,
     bar_height: int = 16,
+    value_text: Callable[[float], str] = _nice,
 ) -> str:
     """Horizontal bars: for each group (e.g. ``train``) one bar per series (e.g. ``fp32``,
-    ``AMP``, ``AMP, baseline``), each labelled with its value and unit. ``None`` is drawn as
-    "not measured"."""
+    ``AMP``, ``AMP, baseline``), each labelled with its value and unit, the value written by
+    ``value_text`` (the caller's rule, so a bar reads as the report's text does). ``None`` is
+    drawn as "not measured"."""
     label_w, value_w = 110, 90
     plot_w = width - label_w - value_w
     values = [v for _, bars in groups for _, v in bars if v is not None and math.isfinite(v)]
@@ -160,7 +162,7 @@ def bar_chart(
                     )
                 parts.append(
                     f'<text x="{label_w + length + 4:.1f}" y="{y + bar_height - 4}" '
-                    f"{_FONT}>{_nice(value)} {escape(unit)}</text>"
+                    f"{_FONT}>{escape(value_text(value))} {escape(unit)}</text>"
                 )
             y += bar_height + 4
     parts.append("</svg>")

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
+from ipex_doctor.model.environment import Environment, Host
 from ipex_doctor.model.findings import (
     BaselineComparison,
     Command,
@@ -20,7 +21,11 @@ from ipex_doctor.model.findings import (
     Report,
     Status,
     Verdict,
+    VersionFact,
 )
+from ipex_doctor.model.variants import describe_label, variant_label
+from ipex_doctor.model.versions import build_variant
+from ipex_doctor.runs.devices import first_device
 from ipex_doctor.verdicts.hostlist import compress
 
 TRAINING_PATHS = {
@@ -41,6 +46,17 @@ class Curve:
     status: Status
 
 
+def ratio_text(value: float) -> str:
+    """A speedup as every format writes it, ``2.60x``: two decimals, the rule the sanity judge
+    writes its evidence with, applied to the same recorded number."""
+    return f"{value:.2f}x" if math.isfinite(value) else "n/a"
+
+
+def rate_text(value: float) -> str:
+    """A throughput as every format writes it, ``12.9``: one decimal, as the evidence does."""
+    return f"{value:.1f}"
+
+
 @dataclass(frozen=True)
 class Throughput:
     """Images per second of fp32 and AMP, per mode, in the regime they were measured in."""
@@ -50,10 +66,21 @@ class Throughput:
     regime: Mapping[str, Any]
     status: Status
     inconclusive: bool
+    speedups: Mapping[str, float] = field(default_factory=dict)
+    """AMP over fp32 per mode as the run recorded it (``speedup_train``), the number the judge
+    wrote into the evidence and judged."""
 
     def speedup(self, mode: str) -> float:
-        """AMP over fp32 in ``mode`` (``train`` or ``infer``)."""
+        """AMP over fp32 in ``mode`` (``train`` or ``infer``): the recorded ratio, so the charts
+        and the evidence show one number; computed from the rates only for a report that did
+        not record it."""
+        if mode in self.speedups:
+            return self.speedups[mode]
         return self.amp[mode] / self.fp32[mode] if self.fp32.get(mode) else math.nan
+
+    def speedup_text(self, mode: str) -> str:
+        """``speedup(mode)`` written by ``ratio_text``."""
+        return ratio_text(self.speedup(mode))
 
     def regime_text(self) -> str:
         """``batch 4 · 224x224 · channels_last · 3 rounds · 2 threads``, from what was recorded."""
@@ -82,10 +109,11 @@ class SanityView:
     throughput: Throughput | None
 
 
-def _float_map(data: Mapping[str, Any], suffix: str) -> dict[str, float]:
+def _float_map(data: Mapping[str, Any], key: str) -> dict[str, float]:
+    """The numbers ``key`` (``{mode}_fp32``, ``speedup_{mode}``) names per mode, by mode."""
     found = {}
     for mode in THROUGHPUT_MODES:
-        value = data.get(f"{mode}_{suffix}")
+        value = data.get(key.format(mode=mode))
         if isinstance(value, int | float) and not isinstance(value, bool):
             found[mode] = float(value)
     return found
@@ -93,7 +121,7 @@ def _float_map(data: Mapping[str, Any], suffix: str) -> dict[str, float]:
 
 def _throughput(finding: Finding) -> Throughput | None:
     data = finding.evidence.data
-    fp32, amp = _float_map(data, "fp32"), _float_map(data, "amp")
+    fp32, amp = _float_map(data, "{mode}_fp32"), _float_map(data, "{mode}_amp")
     if set(fp32) != set(THROUGHPUT_MODES) or set(amp) != set(THROUGHPUT_MODES):
         return None
     regime = data.get("regime")
@@ -103,6 +131,7 @@ def _throughput(finding: Finding) -> Throughput | None:
         regime=regime if isinstance(regime, Mapping) else {},
         status=finding.status,
         inconclusive=finding.verdict is Verdict.INCONCLUSIVE,
+        speedups=_float_map(data, "speedup_{mode}"),
     )
 
 
@@ -152,16 +181,34 @@ def finding_matrix(report: Report) -> Matrix | None:
         return _fleet_matrix(report)
     rows: dict[str, dict[str, Status]] = {}
     for finding in report.findings:
-        for column, status in finding.per_device.items():
+        for where, status in finding.per_device.items():
             row = rows.setdefault(finding.id, {})
-            if column not in row or row[column].rank < status.rank:
-                row[column] = status
+            for column in judged_devices(where, report.environment):
+                if column not in row or row[column].rank < status.rank:
+                    row[column] = status
     columns: list[str] = []
     for row in rows.values():
         columns.extend(c for c in row if c not in columns)
     if len(columns) < 2 or not rows:
         return None
     return Matrix("Finding x device", tuple(columns), rows)
+
+
+def judged_devices(where: str, env: Environment) -> list[str]:
+    """The devices a finding's ``per_device`` key stands for in ``env``.
+
+    A run that did not get as far as choosing a device (the sanity run without torchvision)
+    is recorded under the ``--device`` spec it was asked with (``auto``, ``local``, ``cuda``);
+    a matrix column names devices, so a spec becomes the device it picks here (``auto``: the
+    first accelerator, else ``cpu``; ``all``: every device). A device label, present or absent
+    (``xpu:1`` asked for and missing), and a spec naming a kind that is absent stay as they are.
+    """
+    if ":" in where or where in env.device_labels:
+        return [where]
+    if where == "all":
+        return list(env.device_labels)
+    device, _missing = first_device(where, env)
+    return [device] if device is not None else [where]
 
 
 _FLEET_OWN = ("fleet-summary", "fleet-outlier", "fleet-collectives")
@@ -254,6 +301,69 @@ def gate_outcome(report: Report, failing: Collection[Status], fail_on: str) -> G
     """The gate's outcome for ``report`` (policy already applied) with these failing statuses."""
     deciding = tuple(f for f in report.findings if f.status in failing)
     return GateOutcome(not deciding, deciding, fail_on)
+
+
+ISA_FEATURES = (
+    ("avx2", "AVX2"),
+    ("avx512f", "AVX-512"),
+    ("avx512_bf16", "AVX512-BF16"),
+    ("avx512_fp16", "AVX512-FP16"),
+    ("amx_bf16", "AMX-BF16"),
+    ("amx_fp16", "AMX-FP16"),
+)
+"""The CPU features that decide how fast PyTorch runs on a Xeon, by /proc/cpuinfo flag."""
+PRESENT_MARK, ABSENT_MARK = "✓", "✗"
+
+
+@dataclass(frozen=True)
+class IsaView:
+    """Which of ``ISA_FEATURES`` the CPU has and which it lacks (``known``: flags were read)."""
+
+    present: tuple[str, ...]
+    absent: tuple[str, ...]
+    known: bool
+
+    def text(self) -> str:
+        """``present: ✓ AVX2, ✓ AVX-512 · absent: ✗ AMX-BF16, ✗ AMX-FP16``: each feature with
+        its own mark and under a word, so neither the mark nor a colour alone carries it."""
+        if not self.known:
+            return "unknown: no CPU flags were read"
+        return f"{self.present_text()} · {self.absent_text()}"
+
+    def present_text(self) -> str:
+        """``present: ✓ AVX2, ✓ AVX-512`` (``present: none``)."""
+        return "present: " + (", ".join(f"{PRESENT_MARK} {n}" for n in self.present) or "none")
+
+    def absent_text(self) -> str:
+        """``absent: ✗ AMX-BF16`` (``absent: none``)."""
+        return "absent: " + (", ".join(f"{ABSENT_MARK} {n}" for n in self.absent) or "none")
+
+
+def isa_view(host: Host) -> IsaView:
+    """The features of ``ISA_FEATURES`` ``host`` has and lacks, in that order."""
+    return IsaView(
+        present=tuple(name for flag, name in ISA_FEATURES if host.has_flag(flag)),
+        absent=tuple(name for flag, name in ISA_FEATURES if not host.has_flag(flag)),
+        known=bool(host.cpu_flags),
+    )
+
+
+def fact_variant(fact: VersionFact, env: Environment) -> str:
+    """The build variant of a version fact in words, as the environment's package table says
+    it when the fact is about the package installed there (a fleet's finding may be about
+    another node's), else from the fact's own version label, else the judge's token."""
+    package = env.package(fact.package)
+    if (
+        package is not None
+        and fact.installed is not None
+        and fact.installed in (package.version, f"{package.version}+{package.variant.local}")
+    ):
+        return variant_label(env, package)
+    if fact.installed is not None and build_variant(fact.installed).local is not None:
+        text = describe_label(build_variant(fact.installed))
+        if text:
+            return text
+    return fact.variant or ""
 
 
 _SPARKS = "▁▂▃▄▅▆▇█"
