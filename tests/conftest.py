@@ -11,8 +11,10 @@ Two kinds of environments are examined through ``--python``:
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import textwrap
 import venv
 from collections.abc import Callable, Mapping
@@ -25,6 +27,26 @@ REPO = TESTS.parent
 sys.path.insert(0, str(TESTS))
 
 import testenvs  # noqa: E402
+
+# NOTE: the doctor keeps its caches under $XDG_CACHE_HOME/ipex-doctor (default ~/.cache): the
+# knowledge-base cache, the crash log. A test run must leave the user's copy alone, so every
+# doctor the tests run (in-process or as a child, which inherits os.environ) gets a cache of
+# its own. This happens at import, before any test module loads the knowledge base at import.
+# What lives in the real cache and must still be found is resolved first: the test
+# environments (reused, never rebuilt: IPEX_DOCTOR_TEST_ENVS is set for the children that
+# build or list them too) and pip's download cache, which the remedies the tests apply use.
+REAL_CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+"""The cache directory of the user running the tests, which no doctor run may touch."""
+os.environ["IPEX_DOCTOR_TEST_ENVS"] = str(testenvs.root())
+os.environ.setdefault("PIP_CACHE_DIR", str(REAL_CACHE / "pip"))
+TEST_CACHE = Path(tempfile.mkdtemp(prefix="ipex-doctor-test-cache-"))
+"""The cache directory of every doctor the tests run ($XDG_CACHE_HOME), removed at the end."""
+os.environ["XDG_CACHE_HOME"] = str(TEST_CACHE)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Remove the tests' cache directory."""
+    shutil.rmtree(TEST_CACHE, ignore_errors=True)
 
 
 def doctor_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -2,12 +2,23 @@
 
 Killing a child's process group misses a grandchild that made a session of its own (``setsid``,
 a daemonising driver helper). So every child the doctor starts carries a tag in its
-environment, which its descendants inherit; the doctor makes itself the *child subreaper*
-(Linux ``prctl(PR_SET_CHILD_SUBREAPER)``), so an orphaned descendant is re-parented to the
-doctor instead of to init; and whenever a child is closed (normal exit, timeout, interrupt) and
-when the doctor exits, every tagged process that no live child of the doctor accounts for is
-killed and reaped. Where the prctl is not available, the orphans are found by scanning the
+environment, which its descendants inherit; while a child of the doctor runs, the doctor is the
+*child subreaper* (Linux ``prctl(PR_SET_CHILD_SUBREAPER)``), so an orphaned descendant is
+re-parented to the doctor instead of to init; and whenever a child is closed (normal exit,
+timeout, interrupt) and when the doctor exits, every tagged process that no live child of the
+doctor accounts for is killed and reaped, and so is every adopted orphan that already exited
+in the session of one of the doctor's children (a zombie's environment cannot be read, but
+its session can). Where the prctl is not available, the orphans are found by scanning the
 process table for the tag instead.
+
+The subreaper role lasts only while the doctor has children (a *window*): it is taken when the
+first child is about to start and given back once the last one is closed and its orphans are
+reaped. The doctor may run inside a long-lived host process (a test session, a notebook
+calling ``main()``); a host that stayed subreaper would adopt every orphan of its other
+descendants for the rest of its life and, never waiting for them, keep each as a zombie. The
+host's own children are never waited for here (their exit statuses belong to the host): none
+of them is in the session of one of the doctor's children, each of which leads its own. A host
+that was a subreaper already keeps that role (and its orphans) as it was.
 """
 
 from __future__ import annotations
@@ -19,17 +30,38 @@ import ctypes.util
 import os
 import secrets
 import sys
+import threading
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
 
 import psutil
 
 TAG_VARIABLE = "IPEX_DOCTOR_REAPER_TAG"
 """The environment variable that marks the doctor's children and their descendants."""
 _PR_SET_CHILD_SUBREAPER = 36
-_state: dict[str, object] = {"tag": "", "subreaper": None}
+_PR_GET_CHILD_SUBREAPER = 37
+_state: dict[str, object] = {"tag": ""}
 _live: set[int] = set()
 """Pids of the children the doctor started and has not closed yet: their descendants are
 theirs to keep until they are closed."""
+_lock = threading.RLock()
+
+
+@dataclass
+class _Window:
+    """The time the doctor has children, in one process (fork starts none)."""
+
+    pid: int
+    subreaper: bool
+    """This process is a subreaper during the window (set here, or by the host before)."""
+    set_here: bool
+    """The doctor set the subreaper role, so it gives it back when the window closes."""
+    started: set[int] = field(default_factory=set)
+    """The doctor's children started in the window: each leads its own session, and their
+    exit statuses are for ``spawn`` to collect."""
+
+
+_window: dict[str, _Window] = {}
 
 
 def tag() -> str:
@@ -41,21 +73,70 @@ def tag() -> str:
     return current
 
 
-def become_subreaper() -> bool:
-    """Make this process the reaper of its orphaned descendants (Linux); whether it is."""
-    if _state["subreaper"] is None:
-        _state["subreaper"] = _prctl_subreaper()
-    return bool(_state["subreaper"])
-
-
-def _prctl_subreaper() -> bool:
+def _libc() -> ctypes.CDLL | None:
     if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+    except OSError:
+        return None
+
+
+def is_subreaper() -> bool | None:
+    """Whether this process is a child subreaper now (``None``: the prctl is not available)."""
+    libc = _libc()
+    if libc is None:
+        return None
+    flag = ctypes.c_int(0)
+    try:
+        if int(libc.prctl(_PR_GET_CHILD_SUBREAPER, ctypes.byref(flag), 0, 0, 0)) != 0:
+            return None
+    except AttributeError:
+        return None
+    return bool(flag.value)
+
+
+def _set_subreaper(on: bool) -> bool:
+    libc = _libc()
+    if libc is None:
         return False
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        return int(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)) == 0
-    except (OSError, AttributeError):
+        return int(libc.prctl(_PR_SET_CHILD_SUBREAPER, int(on), 0, 0, 0)) == 0
+    except AttributeError:
         return False
+
+
+def _current_window() -> _Window | None:
+    window = _window.get("open")
+    # NOTE: a forked child is no subreaper (the kernel clears it) and has none of the children
+    return window if window is not None and window.pid == os.getpid() else None
+
+
+def become_subreaper() -> bool:
+    """Open the window: make this process the reaper of its orphaned descendants (Linux) until
+    ``release``; whether it is one. Opening an open window changes nothing."""
+    with _lock:
+        window = _current_window()
+        if window is None:
+            already = is_subreaper()
+            set_here = not already and already is not None and _set_subreaper(True)
+            window = _Window(os.getpid(), bool(already) or set_here, set_here)
+            _window["open"] = window
+        return window.subreaper
+
+
+def release() -> None:
+    """Close the window once no child of the doctor is live: reap what its children left,
+    then give the subreaper role back if the doctor took it, so the host process does not
+    adopt (and keep as zombies) the orphans of its other descendants from then on."""
+    with _lock:
+        window = _current_window()
+        if window is None or _live:
+            return
+        reap_orphans()
+        if window.set_here:
+            _set_subreaper(False)
+        del _window["open"]
 
 
 def tagged_environment(env: Mapping[str, str] | None) -> dict[str, str]:
@@ -68,13 +149,18 @@ def tagged_environment(env: Mapping[str, str] | None) -> dict[str, str]:
 
 def started(pid: int) -> None:
     """A child was started: its descendants are its own until ``closing(pid)``."""
-    _live.add(pid)
+    with _lock:
+        _live.add(pid)
+        window = _current_window()
+        if window is not None:
+            window.started.add(pid)
 
 
 def closing(pid: int) -> list[psutil.Process]:
     """The descendants of a child about to be killed (to kill with it, whatever session they
     made); the child no longer protects them."""
-    _live.discard(pid)
+    with _lock:
+        _live.discard(pid)
     try:
         return psutil.Process(pid).children(recursive=True)
     except psutil.Error:
@@ -92,43 +178,79 @@ def kill(processes: Iterable[psutil.Process]) -> None:
 
 
 def orphans() -> list[psutil.Process]:
-    """Tagged processes of this doctor that no live child accounts for."""
+    """Tagged processes of this doctor that no live child accounts for, and, as subreaper,
+    the adopted ones in the session of one of its children (a descendant that cleared its
+    environment)."""
     mine = tag()
     protected = {os.getpid(), *_live}
     for pid in list(_live):
         with contextlib.suppress(psutil.Error):
             protected.update(p.pid for p in psutil.Process(pid).children(recursive=True))
+    window = _current_window()
     candidates: list[psutil.Process] = []
-    if become_subreaper():
+    if window is not None and window.subreaper:
         # NOTE: as subreaper, every orphan of a descendant is re-parented to this process
         with contextlib.suppress(psutil.Error):
             candidates = psutil.Process().children(recursive=True)
     else:
         candidates = list(psutil.process_iter())
+    sessions = window.started if window is not None and window.subreaper else set()
     found = []
     for process in candidates:
-        if process.pid in protected:
+        if process.pid in protected or process.pid in sessions:
             continue
-        with contextlib.suppress(psutil.Error):
-            if process.environ().get(TAG_VARIABLE) == mine:
+        with contextlib.suppress(psutil.Error, OSError):
+            if process.environ().get(TAG_VARIABLE) == mine or os.getsid(process.pid) in sessions:
                 found.append(process)
     return found
 
 
+def _reap_adopted_zombies(window: _Window) -> int:
+    """Wait for the orphans adopted in the window that already exited in the session of one
+    of the doctor's children (they were its descendants); how many.
+
+    Only those: the doctor's children themselves are ``spawn``'s to wait for, and every other
+    child of this process may be one the host still waits for (its exit status is the host's).
+    """
+    try:
+        children = psutil.Process().children()
+    except psutil.Error:
+        return 0
+    reaped = 0
+    for child in children:
+        if child.pid in window.started:
+            continue
+        try:
+            if child.status() != psutil.STATUS_ZOMBIE or os.getsid(child.pid) not in window.started:
+                continue
+            reaped += os.waitpid(child.pid, os.WNOHANG)[0] == child.pid
+        except (psutil.Error, OSError):
+            continue
+    return reaped
+
+
 def reap_orphans() -> int:
-    """Kill and reap every orphan of this doctor's children; how many there were."""
-    found = orphans()
-    kill(found)
-    return len(found)
+    """Kill and reap every orphan of this doctor's children, and wait for those that already
+    exited; how many there were."""
+    with _lock:
+        window = _current_window()
+        if window is None:
+            # NOTE: no child started, or the window closed after its last sweep: none left
+            return 0
+        found = orphans()
+        kill(found)
+        return len(found) + _reap_adopted_zombies(window)
 
 
 def reap_tree(pid: int, kill_group: Callable[[], None]) -> None:
     """End a child for good: its descendants (whatever session they made), its process group
-    (``kill_group``), and any orphan a child of the doctor left behind."""
+    (``kill_group``), and any orphan a child of the doctor left behind; the last child closed
+    closes the window (``release``)."""
     descendants = closing(pid)
     kill_group()
     kill(descendants)
     reap_orphans()
+    release()
 
 
 # NOTE: a last sweep when the doctor exits, whatever way it exits short of SIGKILL
