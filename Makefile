@@ -23,8 +23,9 @@ envs: $(BIN)/.installed ## build (or reuse) the real test environments, see test
 	$(BIN)/python tests/testenvs.py
 
 # Debian packages the tests use when present: headless Chromium renders the HTML report;
-# libze1 is the Level Zero loader whose real zeInit the Intel GPU ladder reports.
-SYSDEPS := chromium-headless-shell libze1
+# libze1 is the Level Zero loader whose real zeInit the Intel GPU ladder reports; qemu-user runs
+# an examined interpreter on an emulated CPU class this machine lacks (no AVX2).
+SYSDEPS := chromium-headless-shell libze1 qemu-user
 sysdeps: ## install the Debian packages the tests use (as root with apt), else say what is missing
 	@missing=$$(for p in $(SYSDEPS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -z "$$missing" ]; then exit 0; fi; \

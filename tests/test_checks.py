@@ -82,10 +82,11 @@ def test_scripts_compile_for_old_pythons() -> None:
     """Scripts run inside the examined interpreter: no syntax newer than Python 3.8."""
     for script in SHIPPED.values():
         ast.parse(script.path.read_text(), feature_version=(3, 8))
-    ast.parse(
-        (REPO / "ipex_doctor" / "probe" / "scripts" / "worker.py").read_text(),
-        feature_version=(3, 8),
-    )
+    for name in ("worker.py", "sanity.py", "cpu_isa.py"):
+        ast.parse(
+            (REPO / "ipex_doctor" / "probe" / "scripts" / name).read_text(),
+            feature_version=(3, 8),
+        )
 
 
 @pytest.mark.envs

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ipex_doctor.knowledge import remedies
-from ipex_doctor.model.terms import Verdict
+from ipex_doctor.model.terms import Reference, Verdict
 from ipex_doctor.model.versions import major_minor, parse
 
 if TYPE_CHECKING:
@@ -41,6 +41,11 @@ class Observation:
     replaces_remediation: bool = False
     """The specific remediation is the whole story: the entry's general one and its
     workaround would be unrelated advice here."""
+    title: str = ""
+    """A title for this environment, instead of the entry's wording for the status."""
+    references: tuple[Reference, ...] = ()
+    """Sources for the versions found here (the installed release's own code), cited before
+    the entry's references."""
 
 
 Earlier = Mapping[str, Observation]
@@ -162,10 +167,17 @@ def torch_ipex_mismatch(env: Environment, in_range: bool | None, earlier: Earlie
         return _na("needs both torch and IPEX installed")
     torch_mm, ipex_mm = major_minor(torch_v), major_minor(ipex_v)
     data: dict[str, Any] = {"torch": torch_v, "ipex": ipex_v}
+    ipex = env.package(IPEX)
+    variant = None if ipex is None else effective_variant(env, ipex)
+    # NOTE: cite the check of the release installed here; another release's file would show
+    # another line than the one this IPEX accepts.
+    source = remedies.ipex_version_check(ipex_v, variant)
+    cited = (source,) if source is not None else ()
     if torch_mm == ipex_mm:
         return Observation(
-            Verdict.NOT_AFFECTED, f"torch {torch_v} matches IPEX {ipex_v} ({torch_mm}.*)", data
-        )
+            Verdict.NOT_AFFECTED, f"torch {torch_v} matches IPEX {ipex_v} ({torch_mm}.*)", data,
+            references=cited,
+        )  # fmt: skip
     outcome = _import(env, IPEX_MODULE)
     observed = ""
     if outcome is not None and not outcome.ok:
@@ -179,40 +191,50 @@ def torch_ipex_mismatch(env: Environment, in_range: bool | None, earlier: Earlie
         )
         observed += _failure_text(outcome)
         data.update(_import_data(outcome))
-    fix, commands = _mismatch_fix(env, torch_mm or "", ipex_mm or "")
+    fix, commands = _mismatch_fix(env, torch_mm or "", ipex_mm or "", ipex_v, variant)
     return Observation(
         Verdict.AFFECTED,
         f"IPEX {ipex_v} needs torch {ipex_mm}.*, but torch {torch_v} is installed{observed}",
         data,
         remediation=fix,
         commands=tuple(commands),
+        # NOTE: the fix names the versions found here and the pair to pin; the entry's
+        # general advice would only repeat it without them.
+        replaces_remediation=True,
+        references=cited,
     )
 
 
-def _mismatch_fix(env: Environment, torch_mm: str, ipex_mm: str) -> tuple[str, list[str]]:
+def _mismatch_fix(
+    env: Environment, torch_mm: str, ipex_mm: str, ipex_v: str, variant: str | None
+) -> tuple[str, list[str]]:
     """The smallest consistent change: move IPEX to torch's line if IPEX has one, else remove
-    IPEX (torch is newer than every IPEX), else move torch (and torchvision) to IPEX's line."""
-    ipex = env.package(IPEX)
-    variant = None if ipex is None else effective_variant(env, ipex)
+    IPEX (torch is newer than every IPEX), else move torch (and torchvision) to IPEX's line.
+    Each text names the installed versions and the pair to pin that the change leaves."""
     commands = remedies.move_ipex(env, torch_mm, variant)
     if commands:
         return (
             f"Install the IPEX release built for torch {torch_mm} (one package; torch and "
-            f"torchvision stay as they are). Moving torch to {ipex_mm}.* instead would download "
-            "gigabytes and break a torchvision built for this torch.",
+            f"torchvision stay as they are). Moving torch to {ipex_mm}.*, the line of the "
+            f"installed IPEX {ipex_v}, would instead download gigabytes and break a torchvision "
+            f"built for this torch. Then pin the pair that matches, "
+            f"{remedies.matching_pair(torch_mm, variant)}, so other installs cannot move torch.",
             commands,
         )
     if remedies.is_after_last_ipex(torch_mm):
         return (
             f"No IPEX exists for torch {torch_mm}: IPEX was retired after "
             f"{remedies.LAST_IPEX_LINE}. Uninstall IPEX and use upstream PyTorch (torch.xpu, "
-            f"torch.amp, torch.compile) instead; to keep IPEX, move torch (and torchvision) to "
-            f"{ipex_mm}.*.",
+            f"torch.amp, torch.compile) instead; to keep IPEX {ipex_v}, move torch (and "
+            f"torchvision) to {ipex_mm}.* and pin the pair that matches, "
+            f"{remedies.matching_pair(ipex_mm, variant)}.",
             [remedies.pip(env, "uninstall", "-y", IPEX)],
         )
     return (
-        f"No IPEX release exists for torch {torch_mm}: move torch to the {ipex_mm} line IPEX "
-        "was built for (torchvision moves with it).",
+        f"No IPEX release exists for torch {torch_mm}: move torch to {ipex_mm}.*, the line the "
+        f"installed IPEX {ipex_v} was built for (torchvision moves with it), then pin the pair "
+        f"that matches, {remedies.matching_pair(ipex_mm, variant)}, so other installs cannot "
+        "move torch.",
         remedies.move_torch(env, ipex_mm),
     )
 
@@ -304,16 +326,17 @@ def ipex_import_failed(env: Environment, in_range: bool | None, earlier: Earlier
         name for name in NEEDS["ipex-import-failed"] if earlier[name].verdict is Verdict.AFFECTED
     ]
     if explained:
-        # NOTE: the problem is observed, so this finding fails too; it names its cause rather
-        # than repeating the cause's fix.
+        # NOTE: one cause is one finding: the failure is reported (and fixed) under its cause;
+        # this entry only points there, so the gate counts the cause once.
         causes = ", ".join(explained)
         return Observation(
-            Verdict.AFFECTED,
-            f"import intel_extension_for_pytorch failed (the cause: {causes}): "
-            f"{_failure_text(outcome)}",
+            Verdict.NOT_APPLICABLE,
+            f"import intel_extension_for_pytorch failed, explained by {causes} (reported "
+            f"there): {_failure_text(outcome)}",
             {**_import_data(outcome), "explained_by": explained},
             remediation=f"Apply the fix of {causes}; IPEX then imports.",
             replaces_remediation=True,
+            title=f"IPEX does not import: the cause is {causes}",
         )
     return Observation(
         Verdict.AFFECTED,
@@ -362,39 +385,84 @@ def _cpu_without(env: Environment, *alternatives: tuple[str, ...]) -> bool:
 
 
 def cpu_no_avx2(env: Environment, in_range: bool | None, earlier: Earlier) -> Observation:
-    """IPEX CPU >= 2.1 refuses to run on CPUs without AVX2."""
+    """IPEX CPU >= 2.1 needs AVX2: it refuses to run without it, or (2.8 seen under an
+    emulated Nehalem) dies on an illegal instruction (SIGILL) while importing.
+
+    The flags are what the examined process can execute (CPUID in that process), so an
+    emulated or masked CPU is judged as the process sees it. ``in_range`` is ``None`` when
+    another rule asks (``NEEDS``): then the version is judged here."""
     if env.package(IPEX) is None:
         return _na("IPEX is not installed")
     if not env.host.cpu_flags:
         return _na("the CPU flags could not be read")
     if env.host.has_flag("avx2"):
         return Observation(Verdict.NOT_AFFECTED, f"{env.host.cpu_model} has AVX2")
-    if not in_range:
+    version = parse(ipex_version(env) or "")
+    if in_range is False or (in_range is None and version is not None and version.release < (2, 1)):
         return Observation(
             Verdict.NOT_AFFECTED, f"IPEX {ipex_version(env)} predates the AVX2 check"
         )
-    return Observation(
-        Verdict.AFFECTED,
-        f"{env.host.cpu_model} has no AVX2 (flags: {' '.join(env.host.cpu_flags)})",
-    )
+    flags = " ".join(env.host.cpu_flags)
+    evidence = f"{env.host.cpu_model} has no AVX2 (the flags this interpreter can execute: {flags}"
+    evidence += f"; read with {env.host.isa_source})"
+    outcome = _import(env, IPEX_MODULE)
+    if outcome is not None and not outcome.ok:
+        evidence += f"; import intel_extension_for_pytorch failed: {_failure_text(outcome)}"
+    return Observation(Verdict.AFFECTED, evidence, {"cpu_flags": list(env.host.cpu_flags)})
+
+
+_ONEDNN_CAPS = ("ONEDNN_MAX_CPU_ISA", "DNNL_MAX_CPU_ISA", "ATEN_CPU_CAPABILITY")
+"""Variables that make oneDNN (and so IPEX's prepack test) see less of the CPU than it has."""
 
 
 def bf16_prepack_isa(env: Environment, in_range: bool | None, earlier: Earlier) -> Observation:
-    """``ipex.optimize(dtype=torch.bfloat16)`` weight prepack needs AVX-512 BW/VL/DQ or AVX-NE-CONVERT."""
+    """``ipex.optimize(dtype=torch.bfloat16)`` weight prepack needs AVX-512 BW/VL/DQ or AVX-NE-CONVERT.
+
+    IPEX's own answer (``onednn_has_bf16_support``, reported by the runtime probe) decides when
+    there is one: it is the very test behind the assertion, and sees a ``ONEDNN_MAX_CPU_ISA``
+    cap that the CPU flags do not. Without it, the flags the examined process can execute.
+    """
     ipex = env.package(IPEX)
     if ipex is None:
         return _na("IPEX is not installed")
     if effective_variant(env, ipex) != "cpu":
         return _na("only IPEX's CPU build prepacks weights (XPU does not)")
-    if not env.host.cpu_flags:
+    outcome = _import(env, IPEX_MODULE)
+    if outcome is not None and not outcome.ok:
+        return _na("IPEX does not import here (see ipex-import-failed), so it prepacks nothing")
+    said = env.runtime.ipex.get("onednn_has_bf16_support")
+    lacking = _cpu_without(env, ("avx_ne_convert",), ("avx512bw", "avx512vl", "avx512dq"))
+    if said is None and not env.host.cpu_flags:
         return _na("the CPU flags could not be read")
-    if _cpu_without(env, ("avx_ne_convert",), ("avx512bw", "avx512vl", "avx512dq")):
+    cap = [f"{name}={env.env_vars[name]}" for name in _ONEDNN_CAPS if env.env_vars.get(name)]
+    refuses = said is False if isinstance(said, bool) else lacking
+    if not refuses:
+        return Observation(
+            Verdict.NOT_AFFECTED, f"{env.host.cpu_model} supports BF16 weight prepack"
+        )
+    data = {"cpu_flags": list(env.host.cpu_flags), "ipex_onednn_has_bf16_support": said}
+    advice = (
+        "ipex.optimize(model, dtype=torch.bfloat16, weights_prepack=False) and run the model "
+        "under torch.amp.autocast('cpu', dtype=torch.bfloat16) (without autocast, fp32 input "
+        "then fails with 'mat1 and mat2 must have the same dtype'); or dtype=torch.float."
+    )
+    if cap and not lacking:
         return Observation(
             Verdict.AFFECTED,
-            f"{env.host.cpu_model} has neither avx_ne_convert nor avx512bw+avx512vl+avx512dq",
-            {"cpu_flags": list(env.host.cpu_flags)},
+            f"{env.host.cpu_model} can prepack BF16 weights, but {', '.join(cap)} makes IPEX "
+            "see less of it, so ipex.optimize(dtype=torch.bfloat16) refuses to prepack",
+            {**data, "capped_by": cap},
+            remediation=f"Unset {', '.join(c.split('=')[0] for c in cap)}; or use {advice}",
+            replaces_remediation=True,
         )
-    return Observation(Verdict.NOT_AFFECTED, f"{env.host.cpu_model} supports BF16 weight prepack")
+    return Observation(
+        Verdict.AFFECTED,
+        f"{env.host.cpu_model} has neither avx_ne_convert nor avx512bw+avx512vl+avx512dq, so "
+        "ipex.optimize(dtype=torch.bfloat16) refuses to prepack BF16 weights here",
+        data,
+        remediation=f"On this CPU use {advice}",
+        replaces_remediation=True,
+    )
 
 
 def bf16_no_native_isa(env: Environment, in_range: bool | None, earlier: Earlier) -> Observation:
@@ -550,7 +618,12 @@ RULES: dict[str, RuleFn] = {
 
 NEEDS: dict[str, tuple[str, ...]] = {
     "ipex-os-exit": ("torch-ipex-mismatch",),
-    "ipex-import-failed": ("torch-ipex-mismatch", "torchvision-broken", "oneapi-runtime-libs"),
+    "ipex-import-failed": (
+        "cpu-no-avx2",
+        "torch-ipex-mismatch",
+        "torchvision-broken",
+        "oneapi-runtime-libs",
+    ),
 }
 """The rules whose observations a rule reads: the judge observes those first and hands them
 over, so an import failure can name the finding that explains it."""

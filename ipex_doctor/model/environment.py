@@ -51,7 +51,8 @@ class Host(JsonModel):
     cpu_model: str
     logical_cpus: int
     cpu_flags: tuple[str, ...]
-    """The ISA flags that matter to PyTorch on Intel (a subset of /proc/cpuinfo flags)."""
+    """The ISA flags that matter to PyTorch on Intel, named as in /proc/cpuinfo: the ones the
+    examined interpreter's process can execute (``isa_source``)."""
     memory_total_bytes: int
     memory_available_bytes: int
     render_nodes: tuple[Mapping[str, Any], ...] = ()
@@ -62,6 +63,11 @@ class Host(JsonModel):
     device id, bound driver; for Intel, family and the drivers it needs), ``container``,
     ``wsl``, ``dxg`` and ``level_zero`` (loader,
     ``ze_init`` result, drivers, devices, GPU runtime libraries)."""
+    isa_source: str = "/proc/cpuinfo"
+    """Where ``cpu_flags`` came from (schema 1.5): ``cpuid`` (run in the examined interpreter,
+    so an emulated or masked CPU is seen as the process sees it) or ``/proc/cpuinfo``."""
+    isa_note: str = ""
+    """Why CPUID was not used, or what /proc/cpuinfo claims beyond it (empty when they agree)."""
 
     def has_flag(self, flag: str) -> bool:
         """Whether the CPU reports ``flag`` (as named in /proc/cpuinfo)."""

@@ -2,16 +2,24 @@
 
 from __future__ import annotations
 
+import dataclasses
 import grp
+import json
 import os
 import platform
 import stat
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 import psutil
 
+from ipex_doctor import resources
 from ipex_doctor.model.environment import Host
+from ipex_doctor.probe import spawn
+
+ISA_TIMEOUT_S = 60.0
+"""A bare interpreter start; generous because an emulated one (qemu-user) takes seconds."""
 
 # NOTE: the ISA flags PyTorch and IPEX dispatch on (IPEX isa_dynamic_dispatch.md: AVX2,
 # AVX2_VNNI, AVX512, AVX512_VNNI, AVX512_BF16, AMX, AVX512_FP16) plus the ones the BF16
@@ -89,8 +97,54 @@ def render_nodes(root: Path = Path("/")) -> tuple[dict[str, Any], ...]:
     return tuple(nodes)
 
 
+def executable_isa(
+    python: str, *, timeout: float = ISA_TIMEOUT_S, env: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """The instruction sets ``python``'s own process can execute, from CPUID run in a spawned
+    ``python`` (``probe/scripts/cpu_isa.py``): ``{"source": "cpuid", "flags": [...], ...}``, or
+    ``{"source": None, "why": ...}`` when it could not be asked (never raises)."""
+    script = str(resources.path("probe/scripts/cpu_isa.py"))
+    try:
+        done = spawn.run([python, "-I", script], timeout=timeout, env=env)
+    except OSError as exc:
+        return {"source": None, "why": f"could not start {python}: {exc.strerror}"}
+    if done.timed_out or done.returncode != 0:
+        return {"source": None, "why": f"the CPUID probe {done.describe_end()}"}
+    try:
+        answer: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return {"source": None, "why": "the CPUID probe printed no result"}
+    return answer
+
+
+def with_executable_isa(machine: Host, isa: Mapping[str, Any]) -> Host:
+    """``machine`` with the ISA flags the examined process can execute, when CPUID answered.
+
+    /proc/cpuinfo is the host kernel's view: under an emulator it lists the host's flags, not
+    the emulated CPU's, and a hypervisor may list flags whose register state the OS does not
+    enable. The flags that matter are the ones the examined interpreter can run, so CPUID wins;
+    a disagreement is kept in ``isa_note`` as evidence.
+    """
+    if isa.get("source") != "cpuid":
+        why = str(isa.get("why") or "CPUID could not be asked")
+        return dataclasses.replace(machine, isa_source="/proc/cpuinfo", isa_note=why)
+    executable = set(isa.get("flags") or ())
+    flags = tuple(flag for flag in ISA_FLAGS if flag in executable)
+    listed_only = [f for f in machine.cpu_flags if f not in executable]
+    note = ""
+    if listed_only:
+        note = (
+            f"/proc/cpuinfo lists {', '.join(listed_only)}, which this interpreter's process "
+            "cannot execute (an emulator or the hypervisor shows the host's CPU)"
+        )
+    return dataclasses.replace(machine, cpu_flags=flags, isa_source="cpuid", isa_note=note)
+
+
 def probe_host() -> Host:
-    """Collect the host facts; never raises for a missing /proc or /dev/dri."""
+    """Collect the host facts; never raises for a missing /proc or /dev/dri.
+
+    The ISA flags come from /proc/cpuinfo here; ``with_executable_isa`` replaces them with what
+    the examined interpreter can execute."""
     model, flags = _cpuinfo()
     memory = psutil.virtual_memory()
     return Host(

@@ -130,11 +130,14 @@ class Session:
         probe: bool = True,
         environ: Mapping[str, str] | None = None,
         only_import: str | None = None,
+        refuse: Mapping[str, str] | None = None,
     ) -> None:
         """Start the worker; raises ``OSError`` when ``python`` cannot be started.
 
         ``only_import`` makes a worker that imports that one module in a fresh interpreter,
-        reports it and exits (see ``fresh_import``).
+        reports it and exits (see ``fresh_import``). ``refuse`` maps modules the worker must
+        not import (their import killed an interpreter) to why: an import of one of them, by
+        the worker or a check, raises ImportError with that reason.
         """
         script = str(resources.path("probe/scripts/worker.py"))
         env = dict(os.environ if environ is None else environ)
@@ -145,6 +148,8 @@ class Session:
         extra = [] if probe else ["--no-probe"]
         if only_import is not None:
             extra = ["--import", only_import]
+        for module, why in (refuse or {}).items():
+            extra += ["--refuse", f"{module}={why}"]
         self.worker = spawn.Worker(lambda fd: [python, "-u", script, str(fd), *extra], env=env)
         self.records: list[dict[str, Any]] = []
         self.ready = False

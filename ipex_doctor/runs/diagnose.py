@@ -145,7 +145,8 @@ def examine(
     # with its one-line error alone.
     target = interpreter.inspect(options.python)
     progress(f"examining {target.interpreter.executable}: reading package metadata")
-    machine = host.probe_host()
+    isa = host.executable_isa(target.interpreter.executable, env=environ)
+    machine = host.with_executable_isa(host.probe_host(), isa)
     stack = gpu.gpu_facts(target.interpreter.executable, env=environ)
     static = StaticFacts(
         interpreter=target.interpreter,
@@ -191,10 +192,13 @@ def _runtime_probe(
         # NOTE: an interrupt while waiting: the worker must not outlive the doctor.
         session.close(grace=0)
         raise
-    if not keep_session:
-        session.close()
     probe = _as_fresh_imports(probe, python, options, environ)
-    return probe, (session if keep_session else None)
+    if not keep_session or failed_imports(probe):
+        # NOTE: a worker in which an import failed holds half-initialised modules: the checks
+        # get a fresh one that refuses them (runner.run_tasks, ``refuse``).
+        session.close()
+        return probe, None
+    return probe, session
 
 
 def _as_fresh_imports(
@@ -219,6 +223,27 @@ def _as_fresh_imports(
     return dataclasses.replace(
         probe, imports=tuple(fresh if o.module == IPEX_MODULE else o for o in probe.imports)
     )
+
+
+def failed_imports(probe: RuntimeProbe) -> dict[str, str]:
+    """The modules (torch aside) whose import failed in the probe, with how it failed in a
+    fresh interpreter: a worker for the checks refuses them (see ``Session``), so a module that
+    kills its interpreter (SIGILL) does not kill every check too, and a check sees the error a
+    user's fresh ``import`` gives, not the artifact of a second import in one interpreter
+    ("partially initialized module 'torchvision'")."""
+    refused = {}
+    for outcome in probe.imports:
+        if outcome.ok or outcome.module == "torch":
+            continue
+        if outcome.error_type in ("died", "timeout"):
+            refused[outcome.module] = f"importing it in a fresh interpreter {outcome.error}"
+        else:
+            error = str(outcome.error or "").strip().splitlines()
+            refused[outcome.module] = (
+                f"importing it in a fresh interpreter failed: {outcome.error_type}: "
+                f"{error[0] if error else ''}"
+            )
+    return refused
 
 
 def _plan_checks(
@@ -314,6 +339,7 @@ def diagnose(
                 progress=progress,
                 on_step=on_step,
                 on_run=lambda run: runs.setdefault(run.check_id, []).append(run),
+                refuse=failed_imports(env.runtime),
             )
         elif session is not None:
             session.close()

@@ -39,10 +39,12 @@ def run_tasks(
     progress: Callable[[str], None] = lambda _: None,
     on_step: StepProgress | None = None,
     on_run: Callable[[CheckRun], None] = lambda _: None,
+    refuse: Mapping[str, str] | None = None,
 ) -> list[CheckRun]:
     """Run ``tasks`` in order; ``session`` (already probed) is reused unless it breaks.
 
     ``on_run`` hears each run as it finishes, so an interrupted caller keeps what was done.
+    ``refuse``: modules a fresh worker must not import, and why (see ``Session``).
     """
     runs: list[CheckRun] = []
     try:
@@ -54,7 +56,7 @@ def run_tasks(
                 if session is not None:
                     session.close()
                 progress("starting a fresh worker")
-                session = Session(python, probe=False)
+                session = Session(python, probe=False, refuse=refuse)
                 started = session.start_up(startup_timeout)
                 if not session.ready:
                     how = started.unfinished_stage or "start-up"

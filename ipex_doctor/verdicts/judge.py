@@ -11,7 +11,7 @@ Status follows from verdict and severity (``status_for``); it is the only thing 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ipex_doctor.knowledge.kb import KnowledgeBase, KnownIssue
 from ipex_doctor.knowledge.rules import (
@@ -36,14 +36,18 @@ from ipex_doctor.model.observations import CheckRun, Outcome
 
 
 def status_for(verdict: Verdict, severity: Severity) -> Status:
-    """The gate status of a verdict for an entry of ``severity``."""
+    """The gate status of a verdict for an entry of ``severity``: the README's table
+    ("Findings, statuses and verdicts"). Affected, regression and predicted go by severity
+    (fail, warn, pass); latent warns for an error entry and passes otherwise; not-affected
+    passes; not-applicable and inconclusive are skipped, whatever the severity."""
     if verdict in (Verdict.AFFECTED, Verdict.REGRESSION, Verdict.PREDICTED):
         return {Severity.ERROR: Status.FAIL, Severity.WARNING: Status.WARN}.get(
             severity, Status.PASS
         )
     if verdict is Verdict.LATENT:
         return Status.WARN if severity is Severity.ERROR else Status.PASS
-    if verdict is Verdict.NOT_APPLICABLE:
+    if verdict in (Verdict.NOT_APPLICABLE, Verdict.INCONCLUSIVE):
+        # NOTE: an inconclusive measurement judged nothing, so it must not count as a pass.
         return Status.SKIP
     return Status.PASS
 
@@ -130,11 +134,48 @@ def _version_only(env: Environment, issue: KnownIssue, versions: VersionJudgemen
     return Observation(Verdict.PREDICTED, f"{which}; judged by version")
 
 
+def failed_itself(run: CheckRun) -> str:
+    """Why the check failed its own verification on this run, or "" when it did not.
+
+    A check script puts ``check_failed`` (one line) in its result when a call it makes to
+    measure something gives a wrong answer or raises although it should work (qconv-op-name
+    calls the op where a kernel exists and compares it with a float conv). Nothing it
+    concluded on that device can then be trusted, on whichever device: the run counts as a
+    broken one (status ``error``), never as a clean run or a reason for "not applicable".
+    """
+    if run.outcome is not Outcome.OK:
+        return ""
+    return str(run.result.get("check_failed") or "").strip()
+
+
 def _run_line(run: CheckRun) -> str:
     if run.outcome is Outcome.OK:
         evidence = str(run.result.get("evidence") or "").strip()
+        failed = failed_itself(run)
+        if failed:
+            return f"{run.device}: the check failed its own verification ({failed}): {evidence}"
         return f"{run.device}: {evidence or 'no evidence given'}"
     return f"{run.device}: the check {run.outcome}: {run.error}"
+
+
+def _own_failure(observation: Observation, failed: Sequence[CheckRun]) -> Observation:
+    """``observation``, with the advice for a check that failed its own verification.
+
+    The entry's fix would be unrelated advice here: what is wrong is the check's measurement
+    (or the kernel it called), which the entry does not describe.
+    """
+    if not failed:
+        return observation
+    where = ", ".join(r.device for r in failed)
+    check = failed[0].check_id
+    return replace(
+        observation,
+        remediation=f"The check {check} could not verify its own measurement on {where}, so it "
+        "judged nothing there. Run its script by hand for the numbers ('ipex-doctor repro "
+        "--list' names it) and report them with the torch version: upstream when the kernel "
+        "computes wrong, to the doctor's maintainers when the check does.",
+        replaces_remediation=True,
+    )
 
 
 def _on_its_devices(issue: KnownIssue, runs: Sequence[CheckRun]) -> list[CheckRun]:
@@ -149,8 +190,9 @@ def _observed(
 ) -> tuple[Observation, bool]:
     """Combine what the check observed on each device with the version facts.
 
-    Returns the observation and whether the check itself broke (crashed, hung, raised, or left
-    the device unusable) on some device, which makes the finding an ``error``.
+    Returns the observation and whether the check itself broke (crashed, hung, raised, left
+    the device unusable, or failed its own verification: ``failed_itself``) on some device,
+    which makes the finding an ``error``.
 
     One rule for entries that concern devices this machine lacks (dot-half on XPU with no XPU
     here): a reproduction anywhere is still a finding, but a clean run on another device (the
@@ -158,8 +200,9 @@ def _observed(
     the version is affected) or ``not-applicable``; the CPU numbers stay in the evidence.
     """
     reproduced = [r for r in runs if r.reproduced is True]
-    clean = [r for r in _on_its_devices(issue, runs) if r.reproduced is False]
-    broken = [r for r in runs if r.outcome not in (Outcome.OK, Outcome.DEVICE_ABSENT)]
+    failed = [r for r in runs if failed_itself(r)]
+    clean = [r for r in _on_its_devices(issue, runs) if r.reproduced is False and r not in failed]
+    broken = [r for r in runs if r.outcome not in (Outcome.OK, Outcome.DEVICE_ABSENT)] + failed
     absent = [r for r in runs if r.outcome is Outcome.DEVICE_ABSENT]
     lines = "; ".join(_run_line(r) for r in runs)
     stack = ", ".join(
@@ -180,7 +223,16 @@ def _observed(
         else:
             verdict = Verdict.AFFECTED
             why = f"reproduced on {where}, outside the builds the knowledge base lists: worth reporting upstream"
-        return Observation(verdict, f"{why}. {lines}", data), bool(broken)
+        # NOTE: a check may name the fix it verified on this machine (bf16-linear on a CPU that
+        # cannot prepack BF16 weights needs weights_prepack=False as well as autocast); then
+        # that fix is the whole advice, not the entry's general one beside it.
+        specific = next(
+            (str(r.result["remediation"]) for r in reproduced if r.result.get("remediation")), ""
+        )
+        return Observation(
+            verdict, f"{why}. {lines}", data,
+            remediation=specific, replaces_remediation=bool(specific),
+        ), bool(broken)  # fmt: skip
     if absent and not broken and len(absent) == len(runs):
         asked = ", ".join(r.device for r in absent)
         return Observation(
@@ -195,19 +247,25 @@ def _observed(
     if clean:
         if versions.in_range:
             why = "in the affected range by version, but it did not reproduce here"
-            return Observation(Verdict.LATENT, f"{why}. {lines}", data), bool(broken)
-        return Observation(Verdict.NOT_AFFECTED, f"did not reproduce. {lines}", data), bool(broken)
-    ran = [r for r in runs if r.outcome is Outcome.OK]
+            observation = Observation(Verdict.LATENT, f"{why}. {lines}", data)
+        else:
+            observation = Observation(Verdict.NOT_AFFECTED, f"did not reproduce. {lines}", data)
+        return _own_failure(observation, failed), bool(broken)
+    ran = [r for r in runs if r.outcome is Outcome.OK and r not in failed]
     if ran and all(r.result.get("applicable") is False for r in ran):
         # NOTE: the check itself says the issue cannot arise here (e.g. IPEX does not import).
-        return Observation(Verdict.NOT_APPLICABLE, lines, data), bool(broken)
+        return _own_failure(Observation(Verdict.NOT_APPLICABLE, lines, data), failed), bool(broken)
     if ran and facts.verdict is Verdict.NOT_AFFECTED:
         # NOTE: it ran cleanly, but only on devices the entry does not concern.
         where = "/".join(issue.devices)
-        return Observation(
-            Verdict.NOT_APPLICABLE, f"no {where} device here to run it on; {lines}", data
+        return _own_failure(
+            Observation(
+                Verdict.NOT_APPLICABLE, f"no {where} device here to run it on; {lines}", data
+            ),
+            failed,
         ), bool(broken)
-    return Observation(facts.verdict, f"{facts.evidence}. {lines}", data), bool(broken)
+    observation = Observation(facts.verdict, f"{facts.evidence}. {lines}", data)
+    return _own_failure(observation, failed), bool(broken)
 
 
 def title_for(issue: KnownIssue, status: Status, verdict: Verdict) -> str:
@@ -280,13 +338,14 @@ def judge_issue(
         kind=issue.kind,
         status=status,
         severity=issue.severity,
-        title=title_for(issue, status, observation.verdict),
+        title=observation.title or title_for(issue, status, observation.verdict),
         verdict=observation.verdict,
         evidence=Evidence(summary=observation.evidence, data=dict(observation.data)),
         versions=versions.facts,
         remediation=remediation,
         workaround=workaround,
-        references=issue.references,
+        # NOTE: what the rule cites for the versions found here comes before the entry's own
+        references=tuple(dict.fromkeys((*observation.references, *issue.references))),
         device=", ".join(devices) if devices else None,
         commands=commands,
         per_device=_per_device(issue, runs or (), status),
@@ -298,7 +357,8 @@ def _per_device(issue: KnownIssue, runs: Sequence[CheckRun], status: Status) -> 
 
     Reproduced there: the finding's status (a warning at least); a clean run on a device the
     entry concerns: pass; on another device (the CPU for an XPU issue), or when the check could
-    not tell: skip; the check broke, or the device was absent: error.
+    not tell: skip; the check broke, failed its own verification (``failed_itself``), or the
+    device was absent: error.
     """
     cells: dict[str, Status] = {}
     concerned = {r.device for r in _on_its_devices(issue, runs)}
@@ -307,6 +367,8 @@ def _per_device(issue: KnownIssue, runs: Sequence[CheckRun], status: Status) -> 
             cell = Status.ERROR
         elif run.reproduced is True:
             cell = status if status.rank >= Status.WARN.rank else Status.WARN
+        elif failed_itself(run):
+            cell = Status.ERROR
         elif run.reproduced is False and run.device in concerned:
             cell = Status.PASS
         else:

@@ -106,11 +106,15 @@ def _training(
     fraction = float(result.get("thresholds", {}).get("loss_fraction", 0.5))
     losses = phase.get("losses") or []
     steps = len(losses)
+    image = phase.get("image", result.get("image_size"))
     summary = (
         f"loss {phase['initial']:.3f} -> {phase['final']:.3f} in {steps} steps "
-        f"({dtype or result.get('amp_dtype')} autocast, lr {result.get('lr')}, batch {result.get('batch')}, "
-        f"{result.get('image_size')}x{result.get('image_size')})"
+        f"({dtype or result.get('amp_dtype')} autocast, lr {result.get('lr')}, "
+        f"batch {phase.get('batch', result.get('batch'))}, "
+        f"{image}x{image})"
     )
+    if phase.get("path"):
+        summary += f"; path: {phase['path']}"
     problems = []
     if not phase.get("loss_finite"):
         problems.append("the loss became NaN or infinite")
@@ -312,6 +316,15 @@ def _throughput(result: Mapping[str, Any], device: str) -> Finding:
     numbers = result["phases"]["throughput"]
     native = result.get("native", {})
     dtype = result.get("amp_dtype")
+    if "skipped" in numbers:
+        return dataclasses.replace(
+            _finding(
+                "sanity-throughput", f"{dtype} AMP against fp32 speed (not measured here)",
+                Status.SKIP, f"not measured: {numbers['skipped']}", {"native": native},
+                device=device, severity=Severity.WARNING,
+            ),
+            verdict=Verdict.NOT_APPLICABLE,
+        )  # fmt: skip
     summary = (
         f"{_regime_text(result)}: "
         f"train fp32 {numbers['train_fp32']:.1f} img/s, AMP {numbers['train_amp']:.1f} img/s "

@@ -82,14 +82,19 @@ def test_containers_and_wsl_are_recognised(tmp_path: Path) -> None:
                                                             "dxg": False}  # fmt: skip
 
 
-def test_this_machine_has_no_intel_gpu_on_its_pci_bus() -> None:
-    """Real: the machines of this project have no Intel GPU (a CPU, or an NVIDIA GPU)."""
-    assert not [d for d in gpu.display_devices() if d["vendor"] == gpu.INTEL]
+def test_the_real_pci_bus_is_read_and_classified() -> None:
+    """Real: whatever display devices this machine has are listed with vendor and driver, and
+    an Intel one gets a family (tested on the hardware found, not on what a machine lacks)."""
+    for device in gpu.display_devices():
+        assert {"slot", "vendor", "device", "driver"} <= set(device), device
+        if device["vendor"] == gpu.INTEL:
+            assert "family" in device and "drivers" in device, device
 
 
 def test_the_real_level_zero_loader_says_what_zeinit_returned() -> None:
-    """Real, with Debian's libze1 (make sysdeps): the loader loads and zeInit fails without an
-    Intel GPU driver; without the package, the loader is reported missing."""
+    """Real, with Debian's libze1 (make sysdeps): the loader loads and zeInit answers: with no
+    Intel GPU on this machine it fails uninitialised with no device; with one it names a
+    result and counts what it found."""
     facts = gpu.level_zero(shutil.which("python3") or "python3")
     assert facts["ran"] is True
     installed = Path("/usr/lib/x86_64-linux-gnu/libze_loader.so.1").exists()
@@ -97,4 +102,9 @@ def test_the_real_level_zero_loader_says_what_zeinit_returned() -> None:
         assert facts["loader"] is None
         pytest.skip("libze1 is not installed (make sysdeps installs it)")
     assert facts["loader"] == "libze_loader.so.1"
-    assert facts["ze_init"] == "ZE_RESULT_ERROR_UNINITIALIZED" and facts["devices"] == 0
+    intel = [d for d in gpu.display_devices() if d["vendor"] == gpu.INTEL]
+    if not intel:
+        assert facts["ze_init"] == "ZE_RESULT_ERROR_UNINITIALIZED" and facts["devices"] == 0
+    else:
+        assert str(facts["ze_init"]).startswith("ZE_RESULT_")
+        assert isinstance(facts["devices"], int)

@@ -7,8 +7,12 @@ of the judgement that the real CPU environments cannot reach.
 
 from __future__ import annotations
 
+import itertools
+import re
+
 import pytest
 from builders import ARC, MAX, XPU_TORCH, make_env
+from conftest import REPO
 
 from ipex_doctor.knowledge import kb
 from ipex_doctor.model.environment import (
@@ -16,6 +20,7 @@ from ipex_doctor.model.environment import (
     ImportOutcome,
 )
 from ipex_doctor.model.findings import Severity, Status, Verdict
+from ipex_doctor.model.observations import CheckRun, Outcome
 from ipex_doctor.verdicts.judge import judge, status_for
 
 KB = kb.load()
@@ -188,3 +193,75 @@ def test_status_never_improves_as_things_get_worse() -> None:
         ranks = [status_for(v, severity).rank for v in verdicts]
         assert ranks == sorted(ranks), severity
         assert status_for(Verdict.REGRESSION, severity) is status_for(Verdict.AFFECTED, severity)
+
+
+def _documented_statuses() -> dict[tuple[Verdict, Severity], Status]:
+    """The README's verdict table ("Findings, statuses and verdicts"), read as written: a
+    status column is a status, "as affected", or "SEVERITY → STATUS" pairs with an optional
+    "else STATUS"."""
+    lines = (REPO / "README.md").read_text(encoding="utf-8").splitlines()
+    start = lines.index("| verdict | meaning | status |")
+    rows: dict[Verdict, str] = {}
+    for line in lines[start + 2 :]:
+        if not line.startswith("|"):
+            break
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        rows[Verdict(cells[0].strip("`"))] = cells[-1]
+    table: dict[tuple[Verdict, Severity], Status] = {}
+    for verdict, text in rows.items():
+        if text == "as affected":
+            text = rows[Verdict.AFFECTED]
+        text = re.sub(r"\s*\(.*?\)", "", text.removeprefix("by severity:")).strip()
+        pairs = dict(re.findall(r"(\w+) → (\w+)", text))
+        otherwise = re.search(r"else (\w+)", text)
+        for severity in Severity:
+            if pairs:
+                status = pairs.get(severity.value) or (otherwise and otherwise.group(1))
+            else:
+                status = text
+            assert status, (verdict, text)
+            table[verdict, severity] = Status(status)
+    return table
+
+
+def test_status_for_is_the_documented_table() -> None:
+    """Every verdict x severity pair gets the status the README documents, and the README
+    documents every verdict (inconclusive, like not-applicable, is a skip)."""
+    documented = _documented_statuses()
+    assert set(documented) == set(itertools.product(Verdict, Severity))
+    assert documented[Verdict.INCONCLUSIVE, Severity.ERROR] is Status.SKIP
+    assert documented[Verdict.AFFECTED, Severity.INFO] is Status.PASS
+    assert documented[Verdict.LATENT, Severity.ERROR] is Status.WARN
+    for (verdict, severity), status in documented.items():
+        assert status_for(verdict, severity) is status, (verdict, severity)
+
+
+def test_a_check_that_fails_its_own_verification_is_an_error() -> None:
+    """A real call that disagrees where a kernel exists is the check's failure: an error
+    saying so, on a CPU torch as on an XPU one; never "not applicable" or a clean pass."""
+    result = {
+        "reproduced": False,
+        "evidence": "qconv_pointwise on cpu FAILED: rel. error 1.1e-01 above the tolerance 1e-04",
+        "check_failed": "qconv_pointwise on cpu: rel. error 1.1e-01 above the tolerance 1e-04",
+    }
+    cpu_torch = make_env({"torch": "2.8.0+cpu"}, torch_facts={"version": "2.8.0+cpu"})
+    xpu_torch = make_env({"torch": "2.8.0+xpu"}, devices=(MAX,), torch_facts=XPU_TORCH)
+    for env, device in ((cpu_torch, "cpu"), (xpu_torch, "cpu"), (xpu_torch, "xpu:0")):
+        run = CheckRun("qconv-op-name", device, Outcome.OK, result=result)
+        finding = next(
+            f for f in judge(env, KB, runs={"qconv-op-name": [run]}) if f.id == "qconv-op-name"
+        )
+        assert finding.status is Status.ERROR, (env.packages, device)
+        assert finding.per_device == {device: Status.ERROR}
+        assert finding.title.startswith("Could not check: ")
+        assert "failed its own verification (qconv_pointwise on cpu: rel. error 1.1e-01" in (
+            finding.evidence.summary
+        )
+        assert "qconv-op-name could not verify" in finding.remediation
+        assert "torch XPU release" not in finding.remediation  # the entry's fix is unrelated
+    reproduced = {**result, "reproduced": True}
+    run = CheckRun("qconv-op-name", "xpu:0", Outcome.OK, result=reproduced)
+    finding = next(
+        f for f in judge(xpu_torch, KB, runs={"qconv-op-name": [run]}) if f.id == "qconv-op-name"
+    )
+    assert finding.verdict is Verdict.REGRESSION and finding.status is Status.FAIL

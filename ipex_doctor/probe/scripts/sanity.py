@@ -16,13 +16,14 @@ import argparse
 import contextlib
 import copy
 import importlib
+import importlib.util
 import json
 import os
 import resource
 import sys
 import time
 import warnings
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Set, Tuple
 
 # Profiles. Training converges on one small seeded batch (``batch`` images of ``image``
 # pixels) on every device; the full profile also traces and freezes the model with JIT.
@@ -60,6 +61,15 @@ AGREEMENT = {"bfloat16": 5e-2, "float16": 1e-2}
 # NOTE: same threshold as the grad-mode-divergence check (relative MAE; measured 0.0 on the
 # CPU and on an H200).
 GRAD_MODE = 1e-3
+# NOTE: where torch's oneDNN has no bf16 (a CPU without AVX-512 BW/VL/DQ, AVX2-VNNI-2 or AMX:
+# AVX2-only EPYC Rome/Milan), a bf16 convolution runs torch's reference kernels
+# (aten::_slow_conv2d_backward took 79 % of a step), whose cost barely depends on the batch: a
+# ResNet-50 step of 32x32 images took 6-12 s with a batch of 8, 4 or 2 (oneDNN capped to AVX2
+# on a 2-core EPYC, the machine busy), some 30x the native step. The quick profile there trains
+# the AMP path on 2 images of 32x32 for 4 steps (loss 2.43 -> 0.32 -> 0.06 -> 0.00: far below
+# the half required after 2 steps) and leaves the IPEX path and the AMP throughput (which
+# cannot pay off there) to --profile full.
+SLOW_BF16_TRAINING = {"image": 32, "batch": 2, "train_steps": 4}
 
 Progress = Optional[Callable[[str, int, int], None]]
 
@@ -129,24 +139,83 @@ def _model(torch: Any, classes: int, weights: Optional[str]) -> Any:
     return torchvision.models.resnet50(weights=None, num_classes=classes)
 
 
+# oneDNN ISA levels (ONEDNN_MAX_CPU_ISA, DNNL_MAX_CPU_ISA before oneDNN 2.0) that compute BF16
+# and FP16 natively; a cap below them makes oneDNN emulate even on a CPU that has them.
+_NATIVE_LEVELS = {
+    "bfloat16": ("AVX512_CORE_BF16", "AVX10_1_512", "AVX512_CORE_FP16", "AVX10_1_512_AMX",
+                 "AVX512_CORE_AMX", "AVX10_1_512_AMX_FP16", "AVX512_CORE_AMX_FP16", "ALL"),
+    "float16": ("AVX512_CORE_FP16", "AVX10_1_512_AMX_FP16", "AVX512_CORE_AMX_FP16", "ALL"),
+}  # fmt: skip
+
+
+def executable_cpu_flags() -> Tuple[Optional[Set[str]], str]:
+    """The ISA flags this process can execute (CPUID, through ``cpu_isa.py`` beside this file),
+    else /proc/cpuinfo's; and which of the two answered. An emulator (qemu-user) or a hypervisor
+    can make /proc/cpuinfo list flags the process cannot run."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        spec = importlib.util.spec_from_file_location(
+            "_doctor_cpu_isa", os.path.join(here, "cpu_isa.py")
+        )
+        module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+        spec.loader.exec_module(module)  # type: ignore[union-attr]
+        answer = module.probe()
+    except Exception:  # noqa: BLE001 - fall back to the kernel's list
+        answer = {"source": None}
+    if answer.get("source") == "cpuid":
+        return set(answer["flags"]), "cpuid"
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split()), "/proc/cpuinfo"
+    except OSError:
+        pass
+    return None, "unreadable"
+
+
+def _onednn_cap(amp_dtype: str) -> Optional[str]:
+    """The variable that caps oneDNN below native ``amp_dtype`` math, as ``NAME=VALUE``."""
+    for name in ("ONEDNN_MAX_CPU_ISA", "DNNL_MAX_CPU_ISA"):
+        value = os.environ.get(name, "").strip().upper()
+        if value and value not in _NATIVE_LEVELS.get(amp_dtype, ()):
+            return "%s=%s" % (name, value)
+    return None
+
+
+def _onednn_bf16(torch: Any) -> Optional[bool]:
+    """Whether torch's oneDNN computes bf16 here (AVX-512 BW/VL/DQ, AVX2-VNNI-2, AMX). Without
+    it bf16 convolutions fall back to torch's reference kernels (aten::_slow_conv2d_*)."""
+    probe = getattr(
+        getattr(getattr(torch, "ops", None), "mkldnn", None), "_is_mkldnn_bf16_supported", None
+    )
+    try:
+        return bool(probe()) if probe is not None else None
+    except Exception:  # noqa: BLE001 - an old torch without the op
+        return None
+
+
 def _native_low_precision(torch: Any, device: str, amp_dtype: str) -> Dict[str, Any]:
-    """Whether the hardware computes ``amp_dtype`` natively (AMX/AVX512-BF16, XMX, tensor cores)."""
+    """Whether the hardware computes ``amp_dtype`` natively (AMX/AVX512-BF16, XMX, tensor cores).
+
+    On the CPU also ``onednn_bf16``: whether torch's oneDNN does bf16 at all here (when not,
+    bf16 training runs torch's reference convolutions, orders of magnitude slower)."""
     kind = torch.device(device).type
     if kind == "cpu":
-        flags = set()
-        try:
-            with open("/proc/cpuinfo", encoding="utf-8", errors="replace") as handle:
-                for line in handle:
-                    if line.startswith("flags"):
-                        flags = set(line.split(":", 1)[1].split())
-                        break
-        except OSError:
-            return {"native": None, "why": "CPU flags unreadable"}
+        flags, source = executable_cpu_flags()
+        onednn = _onednn_bf16(torch) if amp_dtype == "bfloat16" else None
+        if flags is None:
+            return {"native": None, "why": "CPU flags unreadable", "onednn_bf16": onednn}
         wanted = (
             ("amx_bf16", "avx512_bf16") if amp_dtype == "bfloat16" else ("amx_fp16", "avx512_fp16")
         )
         have = [f for f in wanted if f in flags]
-        return {"native": bool(have), "why": ", ".join(have) or "no %s" % "/".join(wanted)}
+        cap = _onednn_cap(amp_dtype)
+        if have and cap:
+            return {"native": False, "why": "%s caps oneDNN below %s" % (cap, ", ".join(have)),
+                    "source": source, "onednn_bf16": onednn}  # fmt: skip
+        return {"native": bool(have), "why": ", ".join(have) or "no %s" % "/".join(wanted),
+                "source": source, "onednn_bf16": onednn}  # fmt: skip
     if kind == "cuda":
         major = torch.cuda.get_device_capability(device)[0]
         return {
@@ -398,7 +467,7 @@ def _measure_throughput(
                 value = _throughput(torch, step, device, batch, timing["steps"], timing["seconds"])
                 rounds[name].append(round(value, 2))
                 if progress:
-                    progress("throughput", round_no * len(modes) + index + 1, ROUNDS * len(modes))
+                    progress("throughput: rounds", round_no + (index + 1) // len(modes), ROUNDS)
     finally:
         if kind == "cuda" and cudnn is not None:
             cudnn.benchmark = benchmark
@@ -465,6 +534,17 @@ def _inference_phase(
     }
 
 
+def ipex_can_prepack_bf16(ipex: Any) -> Optional[bool]:
+    """IPEX's own answer to whether ``ipex.optimize(dtype=torch.bfloat16)`` may prepack weights
+    here (the test its assertion makes: avx_ne_convert, or AVX-512 BW/VL/DQ, as oneDNN sees
+    them); ``None`` when this IPEX cannot say (an XPU build, an old release)."""
+    probe = getattr(getattr(ipex, "_C", None), "onednn_has_bf16_support", None)
+    try:
+        return bool(probe()) if probe is not None else None
+    except Exception:  # noqa: BLE001 - no answer is not a "no"
+        return None
+
+
 def _ipex_training_phase(
     torch: Any,
     ipex: Any,
@@ -476,26 +556,42 @@ def _ipex_training_phase(
     progress: Progress,
 ) -> Dict[str, Any]:
     """Training after ``ipex.optimize(model, optimizer, dtype=torch.bfloat16)``; a failure of
-    IPEX's own path is recorded as this phase's error (it is a finding, not a crash)."""
+    IPEX's own path is recorded as this phase's error (it is a finding, not a crash).
+
+    On a CPU that cannot prepack BF16 weights IPEX asserts unless ``weights_prepack=False``:
+    the run takes that path (the one IPEX allows there) and says so in ``path``."""
     model = copy.deepcopy(base).to(device)
     optimizer = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)
     x, y = batch
+    options: Dict[str, Any] = {}
+    path = "ipex.optimize(model, optimizer, dtype=torch.bfloat16)"
+    if torch.device(device).type == "cpu" and ipex_can_prepack_bf16(ipex) is False:
+        options["weights_prepack"] = False
+        path = (
+            "ipex.optimize(model, optimizer, dtype=torch.bfloat16, weights_prepack=False): "
+            "this CPU cannot prepack BF16 weights"
+        )
     try:
-        model, optimizer = ipex.optimize(model, optimizer=optimizer, dtype=torch.bfloat16)
-        return _train(
-            torch,
-            model,
-            optimizer,
-            x,
-            y,
-            device,
-            steps,
-            "bfloat16",
-            progress,
-            "train (ipex.optimize)",
+        model, optimizer = ipex.optimize(
+            model, optimizer=optimizer, dtype=torch.bfloat16, **options
+        )
+        return dict(
+            _train(
+                torch,
+                model,
+                optimizer,
+                x,
+                y,
+                device,
+                steps,
+                "bfloat16",
+                progress,
+                "train (ipex.optimize)",
+            ),
+            path=path,
         )
     except Exception as exc:  # noqa: BLE001 - a failure of IPEX's path is a finding
-        return {"error": _error_text(exc)}
+        return {"error": _error_text(exc), "path": path}
 
 
 def _jit_phase(
@@ -563,7 +659,14 @@ def run(
     }
     ipex = _import_ipex(use_ipex, result)
     result["ipex"] = getattr(ipex, "__version__", None)
-    result["native"] = _native_low_precision(torch, device, amp_dtype)
+    native = result["native"] = _native_low_precision(torch, device, amp_dtype)
+    on_cpu = torch.device(device).type == "cpu"
+    # NOTE: what cannot be judged on this hardware is not measured in the quick profile: AMP
+    # speed where the CPU emulates the AMP dtype, and (see SLOW_BF16_TRAINING) the second bf16
+    # training path where torch's oneDNN has no bf16 at all.
+    emulated = on_cpu and native.get("native") is False
+    slow_bf16 = on_cpu and amp_dtype == "bfloat16" and native.get("onednn_bf16") is False
+    trimmed = profile == "quick" and slow_bf16
     phases = result["phases"]
     x, y, classes = _batch(torch, device, settings["image"], settings["batch"], data)
     base = _model(torch, classes, weights)
@@ -574,13 +677,24 @@ def run(
     with _timed(timings, "infer_agreement"):
         phases.update(_inference_phase(torch, base, x, device, dtype, progress))
 
-    with _timed(timings, "throughput"):
-        numbers, regime = _measure_throughput(
-            torch, base, classes, device, dtype, profile, progress
-        )
-    result["throughput_regime"] = regime
-    phases["throughput"] = numbers
+    if profile == "quick" and emulated:
+        phases["throughput"] = {
+            "skipped": "%s is emulated on this CPU (%s), so AMP cannot pay off here and its speed "
+            "is not judged; --profile full measures it" % (amp_dtype, native.get("why"))
+        }
+    else:
+        with _timed(timings, "throughput"):
+            numbers, regime = _measure_throughput(
+                torch, base, classes, device, dtype, profile, progress
+            )
+        result["throughput_regime"] = regime
+        phases["throughput"] = numbers
 
+    train_x, train_y, train_steps = x, y, settings["train_steps"]
+    if trimmed:
+        image = SLOW_BF16_TRAINING["image"]
+        train_x, train_y, _ = _batch(torch, device, image, SLOW_BF16_TRAINING["batch"], data)
+        train_steps = SLOW_BF16_TRAINING["train_steps"]
     with _timed(timings, "train_amp"), warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         model = copy.deepcopy(base).to(device)
@@ -589,14 +703,18 @@ def run(
             torch,
             model,
             optimizer,
-            x,
-            y,
+            train_x,
+            train_y,
             device,
-            settings["train_steps"],
+            train_steps,
             amp_dtype,
             progress,
             "train (AMP)",
         )
+        if trimmed:
+            phases["train_amp"].update(
+                image=SLOW_BF16_TRAINING["image"], batch=SLOW_BF16_TRAINING["batch"]
+            )
         del model, optimizer
     result["autocast_warnings"] = [
         str(w.message) for w in caught if "autocast" in str(w.message).lower()
@@ -613,7 +731,15 @@ def run(
                                           "train (fp16 + GradScaler)")  # fmt: skip
             del model, optimizer
 
-    if ipex is not None and hasattr(ipex, "optimize"):
+    if ipex is not None and hasattr(ipex, "optimize") and trimmed:
+        phases["train_ipex"] = {
+            "skipped": "not in the quick profile on this CPU: torch's oneDNN has no bf16 here, so "
+            "bf16 training runs reference kernels (%.1f s a step of %dx%d images); --profile "
+            "full trains this path too"
+            % (phases["train_amp"]["seconds"] / max(1, train_steps), SLOW_BF16_TRAINING["image"],
+               SLOW_BF16_TRAINING["image"])
+        }  # fmt: skip
+    elif ipex is not None and hasattr(ipex, "optimize"):
         with _timed(timings, "train_ipex"):
             phases["train_ipex"] = _ipex_training_phase(
                 torch, ipex, base, (x, y), device, lr, settings["train_steps"], progress

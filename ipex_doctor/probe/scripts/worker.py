@@ -245,6 +245,9 @@ def ipex_facts(ipex: Any) -> Dict[str, Any]:
         "_get_highest_cpu_support_isa_level",
         "_get_highest_binary_support_isa_level",
         "_has_xpu",
+        # NOTE: the test behind ipex.optimize(dtype=bfloat16)'s "BF16 weight prepack needs the
+        # cpu support ..." assertion, as oneDNN sees the CPU (a ONEDNN_MAX_CPU_ISA cap included)
+        "onednn_has_bf16_support",
     ):
         fn = getattr(native, name, None)
         if callable(fn):
@@ -281,8 +284,11 @@ def probe(torch: Any) -> None:
 
 def _import_quietly(module: str) -> None:
     """Import ``module`` if installed, for a replacement worker (the probe already reported)."""
-    if importlib.util.find_spec(module) is None:
-        return
+    try:
+        if importlib.util.find_spec(module) is None:
+            return
+    except ImportError:
+        return  # NOTE: refused (see _Refused): the probe reported why
     with captured(io.StringIO()):
         try:
             importlib.import_module(module)
@@ -391,6 +397,36 @@ def serve(torch: Any) -> None:
         run_task(torch, json.loads(line))
 
 
+class _Refused:
+    """A meta-path finder that refuses modules whose import killed an earlier interpreter.
+
+    A module that dies on import (SIGILL: IPEX on a CPU without AVX2) would kill every worker
+    that imports it, and every check script that does; refused, it raises ImportError with
+    the reason, which the checks already treat as "not installed or broken here"."""
+
+    def __init__(self, modules: Dict[str, str]) -> None:
+        self.modules = modules
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> Any:
+        top = name.split(".")[0]
+        if top in self.modules:
+            raise ImportError(
+                "%s is not imported in this worker: %s" % (top, self.modules[top]), name=name
+            )
+        return None
+
+
+def _refuse(argv: List[str]) -> None:
+    """Install the ``--refuse MODULE=REASON`` arguments as a ``_Refused`` finder."""
+    refused = {}
+    for index, arg in enumerate(argv):
+        if arg == "--refuse" and index + 1 < len(argv):
+            module, _, reason = argv[index + 1].partition("=")
+            refused[module] = reason
+    if refused:
+        sys.meta_path.insert(0, _Refused(refused))
+
+
 def main(argv: List[str]) -> int:
     """Probe (unless --no-probe), then serve tasks; an import failure is data, never an exit.
 
@@ -401,6 +437,7 @@ def main(argv: List[str]) -> int:
     global _RESULT
     _RESULT = os.fdopen(int(argv[1]), "w", encoding="utf-8")
     do_probe = "--no-probe" not in argv[2:]
+    _refuse(argv[2:])
     emit({"event": "hello", "python": sys.version.split()[0], "pid": os.getpid()})
     if "--import" in argv[2:]:
         guarded_import(argv[argv.index("--import") + 1])
