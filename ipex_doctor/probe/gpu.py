@@ -9,7 +9,6 @@ spawned, time-bounded interpreter: a broken driver may crash or hang whoever cal
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -103,19 +102,11 @@ def level_zero(
     """The Level Zero loader's answer, asked by ``python`` in a spawned interpreter: the loader
     found or not, ``zeInit``'s result, the drivers and devices it lists, the GPU runtime library."""
     script = str(resources.path("probe/scripts/level_zero.py"))
-    try:
-        done = spawn.run([python, "-I", script], timeout=timeout, env=env)
-    except OSError as exc:
-        return {"ran": False, "error": f"could not start {python}: {exc.strerror}"}
-    if done.timed_out or done.returncode != 0:
-        return {
-            "ran": False,
-            "error": f"the Level Zero probe {done.describe_end()}: {done.stderr.strip()[-300:]}",
-        }
-    try:
-        facts: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        return {"ran": False, "error": "the Level Zero probe printed no result"}
+    facts, why = spawn.json_script(
+        python, script, timeout=timeout, env=env, what="the Level Zero probe"
+    )
+    if facts is None:
+        return {"ran": False, "error": why}
     return {"ran": True, **facts}
 
 

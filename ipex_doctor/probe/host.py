@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import grp
-import json
 import os
 import platform
 import stat
@@ -104,17 +103,10 @@ def executable_isa(
     ``python`` (``probe/scripts/cpu_isa.py``): ``{"source": "cpuid", "flags": [...], ...}``, or
     ``{"source": None, "why": ...}`` when it could not be asked (never raises)."""
     script = str(resources.path("probe/scripts/cpu_isa.py"))
-    try:
-        done = spawn.run([python, "-I", script], timeout=timeout, env=env)
-    except OSError as exc:
-        return {"source": None, "why": f"could not start {python}: {exc.strerror}"}
-    if done.timed_out or done.returncode != 0:
-        return {"source": None, "why": f"the CPUID probe {done.describe_end()}"}
-    try:
-        answer: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        return {"source": None, "why": "the CPUID probe printed no result"}
-    return answer
+    answer, why = spawn.json_script(
+        python, script, timeout=timeout, env=env, what="the CPUID probe"
+    )
+    return answer if answer is not None else {"source": None, "why": why}
 
 
 def with_executable_isa(machine: Host, isa: Mapping[str, Any]) -> Host:

@@ -156,6 +156,34 @@ def run(
     )
 
 
+def json_script(
+    python: str,
+    script: str,
+    *,
+    timeout: float,
+    env: Mapping[str, str] | None = None,
+    what: str,
+) -> tuple[dict[str, Any] | None, str]:
+    """Run the probe ``script`` in ``python -I`` and read the JSON object on its last line.
+
+    Returns ``(answer, "")``, or ``(None, why)`` when it could not start, timed out, failed or
+    printed no JSON; ``what`` names the probe in ``why``. Never raises for the script's sake.
+    """
+    try:
+        done = run([python, "-I", script], timeout=timeout, env=env)
+    except OSError as exc:
+        return None, f"could not start {python}: {exc.strerror}"
+    if done.timed_out or done.returncode != 0:
+        return None, f"{what} {done.describe_end()}: {done.stderr.strip()[-300:]}"
+    try:
+        answer = json.loads(done.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        return None, f"{what} printed no result"
+    if not isinstance(answer, dict):
+        return None, f"{what} printed no result"
+    return answer, ""
+
+
 class WorkerTimeout(Exception):
     """No record arrived from a worker within the time allowed."""
 

@@ -236,7 +236,9 @@ def failed_imports(probe: RuntimeProbe) -> dict[str, str]:
         if outcome.ok or outcome.module == "torch":
             continue
         if outcome.error_type in ("died", "timeout"):
-            refused[outcome.module] = f"importing it in a fresh interpreter {outcome.error}"
+            refused[outcome.module] = (
+                f"a fresh interpreter did not survive importing it ({outcome.error})"
+            )
         else:
             error = str(outcome.error or "").strip().splitlines()
             refused[outcome.module] = (
