@@ -39,7 +39,9 @@ BUILTIN: tuple[FindingSpec, ...] = (
                 "fall below half its start, losses and gradients finite.", _SANITY),
     FindingSpec("sanity-train-ipex", "Training converges after ipex.optimize", FindingKind.SANITY,
                 Severity.ERROR, "The same training after ipex.optimize(model, optimizer, "
-                "dtype=torch.bfloat16), where IPEX imports.", _SANITY),
+                "dtype=torch.bfloat16), where IPEX imports; with weights_prepack=False where "
+                "IPEX cannot prepack BF16 weights (AVX2 only); left to --profile full where "
+                "torch's oneDNN has no bf16.", _SANITY),
     FindingSpec("sanity-train-fp16", "Training converges in fp16 with a GradScaler",
                 FindingKind.SANITY, Severity.ERROR, "On accelerators, the same training in "
                 "float16 with torch.amp.GradScaler (skipped steps counted, not failed).",
@@ -53,7 +55,8 @@ BUILTIN: tuple[FindingSpec, ...] = (
     FindingSpec("sanity-throughput", "AMP is faster than fp32", FindingKind.SANITY,
                 Severity.WARNING, "fp32 and AMP training and inference throughput at 224x224 "
                 "in channels_last; a slower AMP on native hardware warns, on a busy machine "
-                "it is inconclusive.", _SANITY),
+                "it is inconclusive; not measured in the quick profile where the CPU emulates "
+                "the AMP dtype.", _SANITY),
     FindingSpec("sanity-jit", "JIT trace + freeze of the AMP model works", FindingKind.SANITY,
                 Severity.WARNING, "The full profile traces and freezes the AMP model; it must "
                 "run and agree with fp32.", _SANITY),
