@@ -112,15 +112,21 @@ def run(
     the child's whole process group is killed before the interrupt propagates.
     """
     started = time.monotonic()
-    process = subprocess.Popen(
-        list(argv),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=reaper.tagged_environment(env),
-        cwd=cwd,
-        start_new_session=True,
-    )
+    try:
+        process = subprocess.Popen(
+            list(argv),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=reaper.tagged_environment(env),
+            cwd=cwd,
+            start_new_session=True,
+        )
+    except BaseException:
+        # NOTE: tagged_environment opened the subreaper window; a child that never started
+        # must not leave this process a subreaper (it would keep adopting orphans).
+        reaper.release()
+        raise
     reaper.started(process.pid)
     assert process.stdout is not None and process.stderr is not None
     # NOTE: Popen with PIPE and no text mode gives BufferedReaders, which have read1().
@@ -223,6 +229,7 @@ class Worker:
             reaper.started(self.process.pid)
         except BaseException:
             os.close(read_fd)
+            reaper.release()  # NOTE: no child started: close the subreaper window again
             raise
         finally:
             os.close(write_fd)

@@ -126,3 +126,12 @@ def test_a_host_that_was_a_subreaper_stays_one(tmp_path: Path) -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
     )
     assert out.stdout.split() == ["0", "True"], out.stderr
+
+
+def test_a_child_that_cannot_start_leaves_no_subreaper_role() -> None:
+    """Starting a program that does not exist opens and closes the window: the host is not
+    left a subreaper (it would adopt, and keep as zombies, every later orphan)."""
+    before = reaper.is_subreaper()
+    with pytest.raises(OSError):
+        spawn.run(["/nonexistent/program"], timeout=5)
+    assert reaper.is_subreaper() is before
