@@ -2,7 +2,7 @@
 
 Rooms, from the bottom up (a room may import the rooms below it, never one above):
 
-    foundation (errors, resources) < model < knowledge < probe < verdicts < runs < report < cli
+    foundation (errors, resources) < model < knowledge < probe < verdicts < runs < reporting < app < cli
 
 Every ``import`` counts, at module level or inside a function, and those under
 ``if TYPE_CHECKING:`` too: a type-only arrow is still an arrow of the design. Modules must not
@@ -18,7 +18,7 @@ from pathlib import Path
 from conftest import REPO
 
 PACKAGE = REPO / "ipex_doctor"
-ROOMS = ("foundation", "model", "knowledge", "probe", "verdicts", "runs", "report", "cli")
+ROOMS = ("foundation", "model", "knowledge", "probe", "verdicts", "runs", "reporting", "app", "cli")
 FOUNDATION = {"ipex_doctor", "ipex_doctor.errors", "ipex_doctor.resources", "ipex_doctor.__main__"}
 
 

@@ -9,7 +9,7 @@ import subprocess
 import pytest
 from conftest import REPO, doctor_env, real_env
 
-from ipex_doctor.knowledge import kb
+from ipex_doctor.knowledge import known_issues
 from ipex_doctor.runs.catalog import catalog
 
 SHIPPED = catalog()
@@ -21,7 +21,7 @@ ALLOWED_IMPORTS = {
 
 def test_one_script_per_known_issue() -> None:
     """Every known-issue entry's repro exists, and every shipped script is used."""
-    repros = {i.repro for i in kb.load().issues if i.repro}
+    repros = {i.repro for i in known_issues.load().issues if i.repro}
     assert (
         repros
         == set(SHIPPED)

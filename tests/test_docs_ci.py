@@ -26,7 +26,7 @@ def test_yaml_blocks_parse() -> None:
 
 def test_policy_example_is_a_valid_policy(tmp_path) -> None:  # type: ignore[no-untyped-def]
     """The policy example loads with the doctor's own policy reader."""
-    from ipex_doctor.report.policy import FailOn, read_policy_file
+    from ipex_doctor.reporting.policy import FailOn, read_policy_file
 
     path = tmp_path / "p.yaml"
     path.write_text(BLOCKS[0])

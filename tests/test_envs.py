@@ -21,7 +21,7 @@ import jsonschema
 import pytest
 from conftest import REPO, doctor_env, real_env, run_doctor
 
-from ipex_doctor.knowledge import kb
+from ipex_doctor.knowledge import known_issues
 
 pytestmark = pytest.mark.envs
 
@@ -256,7 +256,7 @@ def test_ipex_optimize_casts_linear_layers_inside_containers_only() -> None:
         r"same dtype)",
         done.stdout,
     ), done.stdout
-    summary = " ".join(kb.load().get("bf16-linear").summary.split())  # type: ignore[union-attr]
+    summary = " ".join(known_issues.load().get("bf16-linear").summary.split())  # type: ignore[union-attr]
     assert "mat1 and mat2 must have the same dtype" in summary and "inside the model" in summary
 
 

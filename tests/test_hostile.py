@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ipex_doctor.errors import KnowledgeBaseError
-from ipex_doctor.knowledge import kb
+from ipex_doctor.knowledge import known_issues
 from ipex_doctor.model.findings import (
     Evidence,
     Finding,
@@ -24,7 +24,7 @@ from ipex_doctor.model.findings import (
     Status,
     Verdict,
 )
-from ipex_doctor.report.replay import load_report
+from ipex_doctor.reporting.replay import load_report
 
 ENTRY = """\
 schema_version: 1
@@ -53,7 +53,7 @@ def test_python_tags_are_not_code(tmp_path: Path) -> None:
     marker = tmp_path / "pwned"
     text = f"!!python/object/apply:os.system ['touch {marker}']\n"
     with pytest.raises(KnowledgeBaseError):
-        kb.read_document(_write(tmp_path, text))
+        known_issues.read_document(_write(tmp_path, text))
     assert not marker.exists()
 
 
@@ -68,7 +68,7 @@ def test_billion_laughs_is_refused_quickly(tmp_path: Path) -> None:
         )
     started = time.process_time()  # CPU time: a loaded machine slows the clock, not the work
     with pytest.raises(KnowledgeBaseError, match="aliases are not allowed"):
-        kb.read_document(_write(tmp_path, "\n".join(lines) + "\n"))
+        known_issues.read_document(_write(tmp_path, "\n".join(lines) + "\n"))
     assert time.process_time() - started < 2
 
 
@@ -78,7 +78,7 @@ def test_catastrophic_regex_is_refused(tmp_path: Path) -> None:
         "    references:", '    symptoms:\n      - "(\\\\w+\\\\s?)+$"\n    references:'
     )
     with pytest.raises(KnowledgeBaseError, match="quantified group") as caught:
-        kb.read_document(_write(tmp_path, text))
+        known_issues.read_document(_write(tmp_path, text))
     assert "kb.yaml:12" in str(caught.value)
 
 
@@ -86,7 +86,7 @@ def test_unknown_keys_are_warned_not_fatal(tmp_path: Path) -> None:
     """An unknown key is a warning with file and line; the entry still loads."""
     warnings: list[str] = []
     text = ENTRY.replace("    title: t\n", "    title: t\n    colour: blue\n")
-    issues = kb.read_document(_write(tmp_path, text), warnings)
+    issues = known_issues.read_document(_write(tmp_path, text), warnings)
     assert issues[0].id == "site-entry"
     assert warnings and "kb.yaml:5" in warnings[0] and "unknown key 'colour'" in warnings[0]
     done = run_doctor("kb", "validate", str(tmp_path / "kb.yaml"))
@@ -101,7 +101,7 @@ def test_kb_loader_on_arbitrary_text(text: str) -> None:
     """Any text: either entries or a KnowledgeBaseError, never another exception, quickly."""
     started = time.process_time()  # CPU time: a loaded machine slows the clock, not the work
     try:
-        kb.parse_document("fuzz.yaml", text)
+        known_issues.parse_document("fuzz.yaml", text)
     except KnowledgeBaseError:
         pass
     assert time.process_time() - started < 2
@@ -202,7 +202,7 @@ def test_empty_version_range_is_refused(tmp_path: Path) -> None:
         '      - package: torch\n        introduced: "1.0"\n        fixed: "0.5"\n',
     )
     with pytest.raises(KnowledgeBaseError, match="empty range"):
-        kb.read_document(_write(tmp_path, text))
+        known_issues.read_document(_write(tmp_path, text))
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ import pytest
 from builders import make_env
 from conftest import REPO, doctor_env, real_env
 
-from ipex_doctor.knowledge import kb
+from ipex_doctor.knowledge import known_issues
 from ipex_doctor.model.findings import Status
 from ipex_doctor.model.observations import CheckRun, Outcome
 from ipex_doctor.verdicts.judge import judge
@@ -45,7 +45,7 @@ def test_qconv_real_call_matches_without_vnni_and_a_failed_one_is_an_error() -> 
     for result, status in ((normal, Status.SKIP), (strict, Status.ERROR)):
         run = CheckRun("qconv-op-name", "cpu", Outcome.OK, result=result)
         finding = next(
-            f for f in judge(env, kb.load(), runs={"qconv-op-name": [run]})
+            f for f in judge(env, known_issues.load(), runs={"qconv-op-name": [run]})
             if f.id == "qconv-op-name"
         )  # fmt: skip
         assert (finding.status, finding.per_device) == (status, {"cpu": status})

@@ -39,7 +39,7 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
     except BrokenPipeError:
         sys.exit(ExitCode.OK)
     except Exception as exc:  # noqa: BLE001 - the last line of defence: no traceback for users
-        from ipex_doctor.report.output import write_crash_log
+        from ipex_doctor.reporting.output import write_crash_log
 
         where = write_crash_log(exc, __version__)
         hint = f"; details in {where}" if where else ""

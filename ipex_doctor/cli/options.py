@@ -24,7 +24,7 @@ def stack(*decorators: Callable[[Any], Any]) -> Callable[[F], F]:
 
 
 KB = click.option(
-    "--kb", "kb_files", metavar="FILE", multiple=True,
+    "--kb", "kb_overlays", metavar="FILE", multiple=True,
     help="Knowledge-base overlay; an entry with an existing id replaces it. Repeatable.",
 )  # fmt: skip
 DIAGNOSIS = stack(

@@ -33,7 +33,7 @@ def directory() -> Path:
 
 _MAX_FILES = 64
 """More documents than this (overlays come and go) and the oldest are removed on a write."""
-_VALIDATOR = ("kb.py", "rules.py", "schema.py", "known_issues.schema.json")
+_VALIDATOR = ("known_issues.py", "rules.py", "schema.py", "known_issues.schema.json")
 
 
 def _validator_stamp() -> str:

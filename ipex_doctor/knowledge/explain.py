@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ipex_doctor.errors import DoctorError
-from ipex_doctor.knowledge.kb import (
+from ipex_doctor.knowledge.known_issues import (
     EventPattern,
     KnowledgeBase,
     KnownIssue,

@@ -108,6 +108,6 @@ class Reference(JsonModel):
 
 
 SANITY_PROFILES = ("quick", "full")
-"""The sanity run's profiles (``probe/scripts/sanity.py`` defines them; a test keeps both equal)."""
+"""The sanity run's profiles (``probe/scripts/resnet_sanity.py`` defines them; a test keeps both equal)."""
 AMP_DTYPES = ("bfloat16", "float16")
 """The autocast dtypes the sanity run can train with."""

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ipex_doctor import __version__
 from ipex_doctor.errors import DoctorError, did_you_mean
-from ipex_doctor.knowledge.kb import KnowledgeBase, KnownIssue
+from ipex_doctor.knowledge.known_issues import KnowledgeBase, KnownIssue
 from ipex_doctor.knowledge.rules import IPEX_MODULE
 from ipex_doctor.model.environment import Environment, Host, Interpreter, Package, RuntimeProbe
 from ipex_doctor.model.findings import Command, FindingKind, Report, Severity, now_utc
@@ -26,10 +26,10 @@ from ipex_doctor.probe import gpu, host, interpreter
 from ipex_doctor.probe import session as sessions
 from ipex_doctor.probe.secrets import Redactor, reported_env_vars
 from ipex_doctor.probe.session import Session, StepProgress
-from ipex_doctor.runs import runner, sanity
+from ipex_doctor.runs import runner, sanity_plan
 from ipex_doctor.runs.catalog import CheckScript, catalog
-from ipex_doctor.runs.devices import local_rank, parse_device_spec, select_devices
-from ipex_doctor.runs.sanity import SanityOptions
+from ipex_doctor.runs.device_selection import local_rank, parse_device_spec, select_devices
+from ipex_doctor.runs.sanity_plan import SanityOptions
 from ipex_doctor.verdicts.assemble import findings_of
 
 Progress = Callable[[str], None]
@@ -326,10 +326,10 @@ def diagnose(
             tasks, decided = _plan_checks(env, kb, checks, rank=local_rank(environ))
             runs.update(decided)
         if checks.sanity is not None:
-            sanity_tasks, not_run = sanity.plan(env, checks.sanity, rank=local_rank(environ))
+            sanity_tasks, not_run = sanity_plan.plan(env, checks.sanity, rank=local_rank(environ))
             tasks.extend(sanity_tasks)
             if not_run:
-                runs[sanity.TASK_ID] = not_run
+                runs[sanity_plan.TASK_ID] = not_run
         if tasks:
             runner.run_tasks(
                 env.interpreter.executable,
@@ -364,12 +364,12 @@ def build_report(
     environ = os.environ if environ is None else environ
     if checks is not None:
         kb = _with_adhoc_entries(kb, checks)
-    check_runs = {k: v for k, v in runs.items() if k != sanity.TASK_ID}
+    check_runs = {k: v for k, v in runs.items() if k != sanity_plan.TASK_ID}
     findings = findings_of(
         env,
         kb,
         runs=check_runs,
-        sanity_runs=runs.get(sanity.TASK_ID, ()),
+        sanity_runs=runs.get(sanity_plan.TASK_ID, ()),
         kinds=kinds,
         only_checks=None if checks is None else checks.only,
     )

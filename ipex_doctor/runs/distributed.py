@@ -17,7 +17,7 @@ from ipex_doctor import resources
 from ipex_doctor.model.findings import Report
 from ipex_doctor.model.observations import Outcome
 from ipex_doctor.probe.session import Session
-from ipex_doctor.runs.devices import local_devices
+from ipex_doctor.runs.device_selection import local_devices
 from ipex_doctor.verdicts.fleet import NodeDigest, collectives_finding, merge
 from ipex_doctor.verdicts.launch import launch_finding
 

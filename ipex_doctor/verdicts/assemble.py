@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ipex_doctor.knowledge.kb import KnowledgeBase
+from ipex_doctor.knowledge.known_issues import KnowledgeBase
 from ipex_doctor.model.environment import Environment
 from ipex_doctor.model.findings import Finding, FindingKind
 from ipex_doctor.model.observations import CheckRun
-from ipex_doctor.verdicts.devices import device_outliers
+from ipex_doctor.verdicts.device_outliers import device_outliers
 from ipex_doctor.verdicts.judge import judge
-from ipex_doctor.verdicts.sanity import judge_sanity
+from ipex_doctor.verdicts.sanity_findings import judge_sanity
 from ipex_doctor.verdicts.xpu_ladder import ladder_findings
 
 

@@ -33,7 +33,7 @@ from ipex_doctor.model.findings import (
     ThroughputDelta,
     Verdict,
 )
-from ipex_doctor.verdicts.sanity import BUSY_SHARE
+from ipex_doctor.verdicts.sanity_findings import BUSY_SHARE
 
 MIN_DROP = 0.15
 """A throughput may fall this much (15 %) between two runs before it counts, whatever the noise:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
-from ipex_doctor.knowledge.kb import KnowledgeBase, KnownIssue
+from ipex_doctor.knowledge.known_issues import KnowledgeBase, KnownIssue
 from ipex_doctor.knowledge.rules import (
     NEEDS,
     RULES,

@@ -13,7 +13,7 @@ import pytest
 from conftest import REPO, doctor_env, make_fake_env, run_doctor
 
 HEAVY = ("torch", "intel_extension_for_pytorch", "torchvision")
-PICTURES = ("ipex_doctor.report.formats.html", "ipex_doctor.report.formats.svg")
+PICTURES = ("ipex_doctor.reporting.formats.html", "ipex_doctor.reporting.formats.svg")
 
 
 @pytest.mark.parametrize(

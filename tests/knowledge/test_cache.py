@@ -1,7 +1,7 @@
 """The cache of validated knowledge-base documents: hits only for the very same document.
 
 Every test points ``XDG_CACHE_HOME`` at its own directory and reads real files through
-``kb.read_document``, the way ``kb list`` and ``explain`` do.
+``known_issues.read_document``, the way ``kb list`` and ``explain`` do.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from ipex_doctor.errors import KnowledgeBaseError
-from ipex_doctor.knowledge import cache, kb
+from ipex_doctor.knowledge import cache, known_issues
 
 DOCUMENT = """\
 schema_version: 1
@@ -54,10 +54,10 @@ def test_a_valid_document_is_kept_and_read_back_with_its_warnings(
 ) -> None:
     path = write(tmp_path)
     first_warnings: list[str] = []
-    first = kb.read_document(path, first_warnings)
+    first = known_issues.read_document(path, first_warnings)
     assert cache.directory().is_relative_to(cache_home) and len(cached_files()) == 1
     again_warnings: list[str] = []
-    again = kb.read_document(path, again_warnings)
+    again = known_issues.read_document(path, again_warnings)
     assert again == first
     assert again_warnings == first_warnings and "surprise" in first_warnings[0]
 
@@ -65,36 +65,36 @@ def test_a_valid_document_is_kept_and_read_back_with_its_warnings(
 def test_a_hit_really_comes_from_the_cache(tmp_path: Path, cache_home: Path) -> None:
     """Rewrite the kept entry behind the loader's back: the next read returns the rewrite."""
     path = write(tmp_path)
-    kb.read_document(path)
+    known_issues.read_document(path)
     (kept,) = cached_files()
     payload = json.loads(kept.read_text())
     payload["entries"][0][0]["title"] = "From the cache"
     kept.write_text(json.dumps(payload))
-    assert kb.read_document(path)[0].title == "From the cache"
+    assert known_issues.read_document(path)[0].title == "From the cache"
 
 
 def test_an_edit_or_another_file_of_the_same_text_is_a_miss(
     tmp_path: Path, cache_home: Path
 ) -> None:
     path = write(tmp_path)
-    kb.read_document(path)
+    known_issues.read_document(path)
     write(tmp_path, title="Edited title")
-    assert kb.read_document(path)[0].title == "Edited title"
+    assert known_issues.read_document(path)[0].title == "Edited title"
     other = write(tmp_path, title="Edited title", name="other.yaml")
-    (issue,) = kb.read_document(other)
+    (issue,) = known_issues.read_document(other)
     assert issue.source.startswith(str(other))  # errors and sources name the file read
     assert len(cached_files()) == 3
 
 
 def test_a_damaged_cache_file_is_a_miss_and_is_replaced(tmp_path: Path, cache_home: Path) -> None:
     path = write(tmp_path)
-    expected = kb.read_document(path)
+    expected = known_issues.read_document(path)
     (kept,) = cached_files()
     hand_edited = {**json.loads(kept.read_text()), "entries": [[{"id": 1}, "x"]]}
     for damage in ("{not json", json.dumps({"identity": 3}), json.dumps([1, 2]), "",
                    json.dumps(hand_edited)):  # fmt: skip
         kept.write_text(damage)
-        assert kb.read_document(path) == expected
+        assert known_issues.read_document(path) == expected
     assert json.loads(kept.read_text())["entries"]  # rewritten valid by the last miss
 
 
@@ -106,8 +106,8 @@ def test_an_unusable_cache_directory_never_fails_a_load(
     blocker.write_text("")
     monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
     path = write(tmp_path)
-    assert kb.read_document(path)[0].id == "site-issue"
-    assert kb.read_document(path)[0].id == "site-issue"
+    assert known_issues.read_document(path)[0].id == "site-issue"
+    assert known_issues.read_document(path)[0].id == "site-issue"
     assert blocker.read_text() == ""
 
 
@@ -116,12 +116,12 @@ def test_a_document_with_errors_is_never_kept(tmp_path: Path, cache_home: Path) 
     path.write_text(DOCUMENT.format(title="x").replace("severity: warning", "severity: loud"))
     for _ in range(2):
         with pytest.raises(KnowledgeBaseError, match="loud"):
-            kb.read_document(path)
+            known_issues.read_document(path)
     assert cached_files() == []
 
 
 def test_the_cache_keeps_at_most_its_limit(tmp_path: Path, cache_home: Path) -> None:
     for index in range(cache._MAX_FILES + 6):
-        kb.read_document(write(tmp_path, title=f"Title {index}", name=f"kb{index}.yaml"))
+        known_issues.read_document(write(tmp_path, title=f"Title {index}", name=f"kb{index}.yaml"))
     assert len(cached_files()) == cache._MAX_FILES
     assert not list(cache.directory().glob(".kb.*.tmp"))  # no temporary file left behind

@@ -15,10 +15,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ipex_doctor.errors import KnowledgeBaseError
-from ipex_doctor.knowledge import kb
+from ipex_doctor.knowledge import known_issues
 from ipex_doctor.knowledge.explain import STRUCTURE, explain, facts
 
-KB = kb.load()
+KB = known_issues.load()
 
 CASES = [
     # IPEX 2.1.x prints its mismatch with runs of spaces (line continuations in the source)
@@ -248,7 +248,7 @@ def test_an_overlay_signature_is_explained(tmp_path: Path) -> None:
     """Sites write their own signatures; a signature needs every condition at once."""
     path = tmp_path / "site.yaml"
     path.write_text(SITE_KB)
-    knowledge = kb.load([path])
+    knowledge = known_issues.load([path])
     both = "x.so: undefined symbol: zeCommandListAppendFoo ... ZE_RESULT_ERROR_UNSUPPORTED_FEATURE"
     assert explain(both, knowledge)[0].issue.id == "site-driver"
     only_one = "ZE_RESULT_ERROR_UNSUPPORTED_FEATURE"
@@ -278,7 +278,7 @@ def test_a_bad_signature_is_refused_with_its_line(
     )
     assert signature in text
     with pytest.raises(KnowledgeBaseError) as raised:
-        kb.parse_document(str(tmp_path / "site.yaml"), text)
+        known_issues.parse_document(str(tmp_path / "site.yaml"), text)
     assert "site.yaml:10" in str(raised.value) and said in str(raised.value), str(raised.value)
 
 

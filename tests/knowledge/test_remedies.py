@@ -9,10 +9,10 @@ import re
 import pytest
 from builders import make_env
 
-from ipex_doctor.knowledge import kb, remedies
+from ipex_doctor.knowledge import known_issues, remedies
 from ipex_doctor.verdicts.judge import judge
 
-KB = kb.load()
+KB = known_issues.load()
 PY = "/x/bin/python"
 
 

@@ -18,10 +18,10 @@ from conftest import REPO, TESTS
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ipex_doctor.knowledge import kb, schema
-from ipex_doctor.report import policy
+from ipex_doctor.knowledge import known_issues, schema
+from ipex_doctor.reporting import policy
 
-SHIPPED = yaml.safe_load(kb.shipped_path().read_text())
+SHIPPED = yaml.safe_load(known_issues.shipped_path().read_text())
 KB_SCHEMA = schema.knowledge_base_schema()
 ISSUE_KEYS = sorted(schema.issue_keys())
 

@@ -18,7 +18,7 @@ import subprocess
 import pytest
 from conftest import REPO, doctor_env, real_env
 
-from ipex_doctor.verdicts.devices import PROPERTIES
+from ipex_doctor.verdicts.device_outliers import PROPERTIES
 
 SOURCES = sorted(
     [*(REPO / "ipex_doctor" / "probe" / "scripts").glob("*.py"), *(REPO / "checks").glob("*.py")]

@@ -6,7 +6,7 @@ import pytest
 from builders import MAX, make_env
 
 from ipex_doctor.errors import DoctorError
-from ipex_doctor.runs.devices import (
+from ipex_doctor.runs.device_selection import (
     first_device,
     local_rank,
     parse_device_spec,

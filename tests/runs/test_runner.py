@@ -14,7 +14,7 @@ import pytest
 from conftest import TESTS, real_env, run_doctor
 
 from ipex_doctor.errors import DoctorError
-from ipex_doctor.runs.devices import parse_device_spec
+from ipex_doctor.runs.device_selection import parse_device_spec
 
 FAULTY = TESTS / "assets" / "faulty_checks"
 pytestmark = pytest.mark.envs

@@ -20,7 +20,7 @@ from conftest import TESTS, real_env, run_doctor
 
 from ipex_doctor.model.findings import Report, Status, Verdict
 from ipex_doctor.verdicts import baseline
-from ipex_doctor.verdicts.sanity import BUSY_SHARE
+from ipex_doctor.verdicts.sanity_findings import BUSY_SHARE
 
 RECORDED = TESTS / "assets" / "reports" / "cpu-reference-check.json"
 

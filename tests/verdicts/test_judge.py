@@ -14,7 +14,7 @@ import pytest
 from builders import ARC, MAX, XPU_TORCH, make_env
 from conftest import REPO
 
-from ipex_doctor.knowledge import kb
+from ipex_doctor.knowledge import known_issues
 from ipex_doctor.model.environment import (
     Environment,
     ImportOutcome,
@@ -23,7 +23,7 @@ from ipex_doctor.model.findings import Severity, Status, Verdict
 from ipex_doctor.model.observations import CheckRun, Outcome
 from ipex_doctor.verdicts.judge import judge, status_for
 
-KB = kb.load()
+KB = known_issues.load()
 
 
 def verdicts(env: Environment) -> dict[str, Verdict | None]:

@@ -9,11 +9,11 @@ from pathlib import Path
 
 from conftest import REPO, TESTS
 
-from ipex_doctor.knowledge import kb
+from ipex_doctor.knowledge import known_issues
 from ipex_doctor.model.terms import AMP_DTYPES, SANITY_PROFILES
 from ipex_doctor.verdicts import registry
 
-KB_IDS = {issue.id for issue in kb.load().issues}
+KB_IDS = {issue.id for issue in known_issues.load().issues}
 
 
 def test_builtin_ids_are_unique_and_never_a_knowledge_base_id() -> None:

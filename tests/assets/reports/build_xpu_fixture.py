@@ -18,7 +18,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[2]))
 
-from ipex_doctor.knowledge import kb  # noqa: E402
+from ipex_doctor.knowledge import known_issues  # noqa: E402
 from ipex_doctor.model.environment import (  # noqa: E402
     Environment,
     Host,
@@ -110,7 +110,7 @@ def build() -> Report:
         created_at="2024-04-17T12:00:00Z",
         command="check",
         environment=env,
-        findings=judge(env, kb.load(), runs=runs),
+        findings=judge(env, known_issues.load(), runs=runs),
     )
 
 

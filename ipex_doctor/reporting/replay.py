@@ -17,7 +17,7 @@ from typing import Any
 from ipex_doctor import resources
 from ipex_doctor.errors import DoctorError, read_bounded
 from ipex_doctor.knowledge import schema
-from ipex_doctor.knowledge.kb import KnowledgeBase
+from ipex_doctor.knowledge.known_issues import KnowledgeBase
 from ipex_doctor.model.environment import Environment
 from ipex_doctor.model.findings import SCHEMA_VERSION, Command, FindingKind, Report
 from ipex_doctor.model.observations import CheckRun

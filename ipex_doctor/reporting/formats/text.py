@@ -11,7 +11,7 @@ import json
 from collections.abc import Mapping, Sequence
 
 from ipex_doctor.knowledge.explain import Match
-from ipex_doctor.knowledge.kb import DocumentCheck, KnowledgeBase, KnownIssue
+from ipex_doctor.knowledge.known_issues import DocumentCheck, KnowledgeBase, KnownIssue
 from ipex_doctor.verdicts.registry import BUILTIN, FindingSpec
 
 

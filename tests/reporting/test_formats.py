@@ -12,10 +12,10 @@ from conftest import REPO, run_doctor
 from junitparser import JUnitXml
 
 from ipex_doctor.model.findings import FindingKind, Report, Status, Verdict
-from ipex_doctor.report.formats.junit import case_name, render_junit
-from ipex_doctor.report.formats.markdown import render_markdown
-from ipex_doctor.report.policy import FailOn, build_policy
-from ipex_doctor.report.replay import load_report
+from ipex_doctor.reporting.formats.junit import case_name, render_junit
+from ipex_doctor.reporting.formats.markdown import render_markdown
+from ipex_doctor.reporting.policy import FailOn, build_policy
+from ipex_doctor.reporting.replay import load_report
 
 FIXTURE = REPO / "tests" / "assets" / "reports" / "xpu-ipex2120-arc-a770.json"
 SCHEMA = json.loads((REPO / "docs" / "report.schema.json").read_text())

@@ -25,7 +25,7 @@ from ipex_doctor.model.findings import (
 )
 from ipex_doctor.model.variants import describe_label, variant_label
 from ipex_doctor.model.versions import build_variant
-from ipex_doctor.runs.devices import first_device
+from ipex_doctor.runs.device_selection import first_device
 from ipex_doctor.verdicts.hostlist import compress
 
 TRAINING_PATHS = {

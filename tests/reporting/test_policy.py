@@ -10,8 +10,8 @@ from conftest import REPO
 
 from ipex_doctor.errors import ExitCode
 from ipex_doctor.model.findings import Status
-from ipex_doctor.report.policy import FailOn, Policy, PolicyError, build_policy, read_policy_file
-from ipex_doctor.report.replay import load_report
+from ipex_doctor.reporting.policy import FailOn, Policy, PolicyError, build_policy, read_policy_file
+from ipex_doctor.reporting.replay import load_report
 
 FIXTURE = REPO / "tests" / "assets" / "reports" / "xpu-ipex2120-arc-a770.json"
 TODAY = datetime.date(2026, 11, 21)

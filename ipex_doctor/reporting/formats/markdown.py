@@ -18,7 +18,7 @@ from ipex_doctor.model.findings import (
     Verdict,
 )
 from ipex_doctor.model.variants import variant_label
-from ipex_doctor.report.formats.views import (
+from ipex_doctor.reporting.formats.views import (
     baseline_lines,
     coverage,
     fact_variant,

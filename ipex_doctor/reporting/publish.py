@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from ipex_doctor.errors import DoctorError, ExitCode
 from ipex_doctor.model.findings import Report
-from ipex_doctor.report import output
-from ipex_doctor.report.policy import Policy, build_policy
+from ipex_doctor.reporting import output
+from ipex_doctor.reporting.policy import Policy, build_policy
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
@@ -98,7 +98,7 @@ class OutputOptions:
             return None
         from pathlib import Path
 
-        from ipex_doctor.report.replay import load_report
+        from ipex_doctor.reporting.replay import load_report
 
         return load_report(Path(self.baseline_path))
 
@@ -130,7 +130,7 @@ def print_human(renderable: RenderableType, *, to_stderr: bool) -> None:
     """
     from rich.console import Console
 
-    from ipex_doctor.report.formats.console import to_plain_text
+    from ipex_doctor.reporting.formats.console import to_plain_text
 
     stream = sys.stderr if to_stderr else sys.stdout
     width = _log_width(stream)
@@ -145,18 +145,18 @@ def render_sink(name: str, report: Report, policy: Policy) -> str:
     """The text of one output format; each formatter is imported only when asked for (the HTML
     and chart code costs light commands nothing)."""
     if name == "json":
-        from ipex_doctor.report.formats.json_format import render_json
+        from ipex_doctor.reporting.formats.json_format import render_json
 
         return render_json(report)
     if name == "junit":
-        from ipex_doctor.report.formats.junit import render_junit
+        from ipex_doctor.reporting.formats.junit import render_junit
 
         return render_junit(report, failing=policy.fail_on.failing())
     if name == "markdown":
-        from ipex_doctor.report.formats.markdown import render_markdown
+        from ipex_doctor.reporting.formats.markdown import render_markdown
 
         return render_markdown(report)
-    from ipex_doctor.report.formats.html import render_html
+    from ipex_doctor.reporting.formats.html import render_html
 
     return render_html(report, fail_on=policy.fail_on.value, failing=policy.fail_on.failing())
 
@@ -165,7 +165,7 @@ def publish(
     report: Report, options: OutputOptions, policy: Policy, *, today: datetime.date | None = None
 ) -> ExitCode:
     """Apply ``policy``, print the human report, write the sinks; return the exit code."""
-    from ipex_doctor.report.formats.console import render_console
+    from ipex_doctor.reporting.formats.console import render_console
 
     refusal: DoctorError | None = None
     baseline = options.baseline()

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ipex_doctor.errors import KnowledgeBaseError
-from ipex_doctor.knowledge import kb
+from ipex_doctor.knowledge import known_issues
 from ipex_doctor.knowledge.rules import RULES
 from ipex_doctor.model.findings import FindingKind
 from ipex_doctor.runs.catalog import catalog
@@ -40,7 +40,7 @@ def write(tmp_path: Path, text: str, name: str = "kb.yaml") -> Path:
 
 def test_shipped_kb_loads() -> None:
     """The shipped knowledge base validates and holds the seed issues and E-list entries."""
-    knowledge = kb.load()
+    knowledge = known_issues.load()
     ids = {issue.id for issue in knowledge.issues}
     assert SEED_ISSUES <= ids
     assert {"torch-ipex-mismatch", "ipex-os-exit", "torchvision-broken", "ipex-retired"} <= ids
@@ -52,7 +52,7 @@ def test_shipped_kb_invariants() -> None:
     known issue names a shipped check script of its own id (references, URLs and rule names
     are the loader's business: see the error tests below)."""
     scripts = catalog()
-    for issue in kb.load().issues:
+    for issue in known_issues.load().issues:
         usable = issue.rule is not None or issue.affected or issue.symptoms or issue.match
         assert usable, f"{issue.id} is unusable"
         if issue.kind is FindingKind.KNOWN_ISSUE:
@@ -68,7 +68,7 @@ def test_plain_http_reference_is_refused(tmp_path: Path) -> None:
 
 def test_every_rule_is_used() -> None:
     """No dead rules: each built-in rule judges some shipped entry."""
-    used = {issue.rule for issue in kb.load().issues}
+    used = {issue.rule for issue in known_issues.load().issues}
     assert set(RULES) <= used
 
 
@@ -85,7 +85,7 @@ def test_seed_error_texts_match_their_symptoms() -> None:
         "torchvision-broken": "RuntimeError: operator torchvision::nms does not exist",
         "qconv-op-name": "NotImplementedError: 'onednn::qconv_pointwise'",
     }
-    knowledge = kb.load()
+    knowledge = known_issues.load()
     for issue_id, text in texts.items():
         issue = knowledge.get(issue_id)
         assert issue is not None
@@ -94,7 +94,7 @@ def test_seed_error_texts_match_their_symptoms() -> None:
 
 def test_minimal_overlay_adds_entry(tmp_path: Path) -> None:
     """An overlay with a new id is added after the shipped entries."""
-    knowledge = kb.load([write(tmp_path, MINIMAL)])
+    knowledge = known_issues.load([write(tmp_path, MINIMAL)])
     assert knowledge.issues[-1].id == "my-site-issue"
     assert knowledge.issues[-1].source.endswith("kb.yaml:3")
 
@@ -104,7 +104,7 @@ def test_overlay_replaces_same_id(tmp_path: Path) -> None:
     text = MINIMAL.replace("my-site-issue", "bf16-linear").replace(
         "Our cluster's driver breaks things", "Replaced"
     )
-    knowledge = kb.load([write(tmp_path, text)])
+    knowledge = known_issues.load([write(tmp_path, text)])
     issue = knowledge.get("bf16-linear")
     assert issue is not None and issue.title == "Replaced"
     assert [i.id for i in knowledge.issues].count("bf16-linear") == 1
@@ -112,7 +112,7 @@ def test_overlay_replaces_same_id(tmp_path: Path) -> None:
 
 def error_of(tmp_path: Path, text: str) -> str:
     with pytest.raises(KnowledgeBaseError) as caught:
-        kb.read_document(write(tmp_path, text))
+        known_issues.read_document(write(tmp_path, text))
     return str(caught.value)
 
 
@@ -179,18 +179,18 @@ def test_not_a_mapping(tmp_path: Path) -> None:
 def test_missing_and_unreadable_files(tmp_path: Path) -> None:
     """Missing files, directories and non-UTF-8 files are one-line errors."""
     with pytest.raises(KnowledgeBaseError, match="no such knowledge-base file"):
-        kb.read_document(tmp_path / "absent.yaml")
+        known_issues.read_document(tmp_path / "absent.yaml")
     with pytest.raises(KnowledgeBaseError, match="is a directory"):
-        kb.read_document(tmp_path)
+        known_issues.read_document(tmp_path)
     binary = tmp_path / "bin.yaml"
     binary.write_bytes(b"\xff\xfe\x00garbage")
     with pytest.raises(KnowledgeBaseError, match="not UTF-8"):
-        kb.read_document(binary)
+        known_issues.read_document(binary)
 
 
 def test_size_limit(tmp_path: Path) -> None:
     """A huge file is refused before parsing."""
     big = tmp_path / "big.yaml"
-    big.write_text("# " + "x" * (kb.MAX_FILE_BYTES + 10))
+    big.write_text("# " + "x" * (known_issues.MAX_FILE_BYTES + 10))
     with pytest.raises(KnowledgeBaseError, match="larger than"):
-        kb.read_document(big)
+        known_issues.read_document(big)

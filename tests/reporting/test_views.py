@@ -23,11 +23,11 @@ from ipex_doctor.model.findings import (
     VersionFact,
 )
 from ipex_doctor.model.observations import CheckRun, Outcome
-from ipex_doctor.report.formats.console import render_console, to_plain_text
-from ipex_doctor.report.formats.html import render_html
-from ipex_doctor.report.formats.markdown import render_markdown
-from ipex_doctor.report.formats.views import finding_matrix, sanity_views
-from ipex_doctor.verdicts.sanity import judge_sanity
+from ipex_doctor.reporting.formats.console import render_console, to_plain_text
+from ipex_doctor.reporting.formats.html import render_html
+from ipex_doctor.reporting.formats.markdown import render_markdown
+from ipex_doctor.reporting.formats.views import finding_matrix, sanity_views
+from ipex_doctor.verdicts.sanity_findings import judge_sanity
 
 CUDA0 = {"type": "cuda", "index": 0, "name": "NVIDIA H200", "total_memory": 150 * 2**30}
 
@@ -55,7 +55,7 @@ def _console(report: Report, verbosity: int = 0) -> str:
 def test_isa_says_present_and_absent_in_words_and_marks() -> None:
     """An AVX2-only CPU: AVX2 under "present" with a check, each missing feature under
     "absent" with a cross; no absent feature reads as an item of the present list."""
-    from ipex_doctor.report.formats.views import isa_view
+    from ipex_doctor.reporting.formats.views import isa_view
 
     report = _report(make_env({"torch": "2.8.0"}, flags=("avx", "avx2", "fma")))
     isa = isa_view(report.environment.host)

@@ -22,8 +22,8 @@ from ipex_doctor.model.findings import (
     Verdict,
 )
 from ipex_doctor.model.variants import variant_label
-from ipex_doctor.report.formats import svg
-from ipex_doctor.report.formats.views import (
+from ipex_doctor.reporting.formats import svg
+from ipex_doctor.reporting.formats.views import (
     Matrix,
     SanityView,
     baseline_lines,

@@ -15,14 +15,14 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from ipex_doctor.errors import ExitCode, Stopped, Terminated
-from ipex_doctor.knowledge import kb
-from ipex_doctor.knowledge.kb import KnowledgeBase
+from ipex_doctor.knowledge import known_issues
+from ipex_doctor.knowledge.known_issues import KnowledgeBase
 from ipex_doctor.model.findings import Command, FindingKind, Report
 from ipex_doctor.probe.session import StepProgress
-from ipex_doctor.report.policy import Policy
-from ipex_doctor.report.publish import OutputOptions, publish
+from ipex_doctor.reporting.policy import Policy
+from ipex_doctor.reporting.publish import OutputOptions, publish
 from ipex_doctor.runs import distributed
-from ipex_doctor.runs.devices import local_rank
+from ipex_doctor.runs.device_selection import local_rank
 from ipex_doctor.runs.diagnose import CheckOptions, Partial, ProbeOptions, diagnose, partial_report
 from ipex_doctor.verdicts.registry import finding_ids
 
@@ -35,7 +35,7 @@ class Request:
 
     command: Command
     probe: ProbeOptions
-    kb_files: tuple[str, ...] = ()
+    kb_overlays: tuple[str, ...] = ()
     kinds: tuple[FindingKind, ...] | None = None
     checks: CheckOptions | None = None
     distributed: bool = False
@@ -76,7 +76,7 @@ def diagnose_and_publish(
         from ipex_doctor.verdicts.baseline import check_same_host
 
         check_same_host(baseline, probe_host(), str(out.baseline_path))
-    knowledge = kb.load_files(request.kb_files, notify)
+    knowledge = known_issues.load_files(request.kb_overlays, notify)
     checks = request.checks
     policy = gate_policy(out, knowledge, list(checks.catalog) if checks else ())
     partial = Partial()

@@ -5,11 +5,11 @@ from __future__ import annotations
 from builders import make_env
 from rich.console import Console
 
-from ipex_doctor.knowledge import kb
+from ipex_doctor.knowledge import known_issues
 from ipex_doctor.model.findings import Report, Status
 from ipex_doctor.model.observations import CheckRun, Outcome
-from ipex_doctor.report.formats.console import render_console
-from ipex_doctor.verdicts.devices import device_outliers
+from ipex_doctor.reporting.formats.console import render_console
+from ipex_doctor.verdicts.device_outliers import device_outliers
 from ipex_doctor.verdicts.judge import judge
 
 MAX = {"type": "xpu", "name": "Intel(R) Data Center GPU Max 1550", "total_memory": 68719476736,
@@ -64,7 +64,9 @@ def test_matrix_of_checks_on_several_devices() -> None:
             ),
         ]
     }
-    report = Report("0.1.0", "2026-11-21T00:00:00Z", "check", env, judge(env, kb.load(), runs=runs))
+    report = Report(
+        "0.1.0", "2026-11-21T00:00:00Z", "check", env, judge(env, known_issues.load(), runs=runs)
+    )
     console = Console(width=120, record=True, color_system=None)
     console.print(render_console(report))
     text = console.export_text()

@@ -23,7 +23,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Collection
 
 from ipex_doctor.model.findings import Command, Finding, FindingKind, Report, Status
-from ipex_doctor.report.formats.views import baseline_lines, coverage, fleet_size
+from ipex_doctor.reporting.formats.views import baseline_lines, coverage, fleet_size
 from ipex_doctor.verdicts.hostlist import compress
 from ipex_doctor.verdicts.registry import builtin
 

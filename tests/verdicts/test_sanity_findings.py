@@ -12,7 +12,7 @@ from conftest import real_env, run_doctor
 
 from ipex_doctor.model.findings import Finding, Status, Verdict
 from ipex_doctor.model.observations import CheckRun, Outcome
-from ipex_doctor.verdicts.sanity import judge_sanity
+from ipex_doctor.verdicts.sanity_findings import judge_sanity
 
 
 @cache

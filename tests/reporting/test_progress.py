@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import io
 
-from ipex_doctor.report.progress import LiveFeedback, PlainFeedback
+from ipex_doctor.reporting.progress import LiveFeedback, PlainFeedback
 
 
 def _log(*steps: tuple[str, int, int]) -> list[str]:
@@ -18,7 +18,7 @@ def _log(*steps: tuple[str, int, int]) -> list[str]:
 
 
 def test_a_phase_counts_steps_unless_it_names_its_unit() -> None:
-    from ipex_doctor.report.progress import phase_line, phase_unit
+    from ipex_doctor.reporting.progress import phase_line, phase_unit
 
     assert phase_unit("train (AMP)") == ("train (AMP)", "steps")
     assert phase_unit("throughput: rounds") == ("throughput", "rounds")

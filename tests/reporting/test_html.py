@@ -11,7 +11,7 @@ from browser import assert_renders
 from conftest import TESTS, run_doctor
 
 from ipex_doctor.model.findings import Report, Status
-from ipex_doctor.report.formats.html import SYMBOLS, render_html
+from ipex_doctor.reporting.formats.html import SYMBOLS, render_html
 from ipex_doctor.verdicts import baseline
 
 REPORTS = TESTS / "assets" / "reports"

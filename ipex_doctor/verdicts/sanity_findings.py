@@ -1,4 +1,4 @@
-"""Judge the ResNet-50 AMP sanity run (``probe/scripts/sanity.py``) into findings of kind ``sanity``.
+"""Judge the ResNet-50 AMP sanity run (``probe/scripts/resnet_sanity.py``) into findings of kind ``sanity``.
 
 The run itself happens in the worker; this module only reads its numbers: does training
 converge with finite losses and gradients, do AMP and fp32 agree, do grad and no_grad agree, is
@@ -193,7 +193,7 @@ def _broken(run: CheckRun) -> Finding:
         {"run": run.to_dict()},
         device=device,
         remediation="Run it by hand to see where it breaks: "
-        f"python {resources.path('probe/scripts/sanity.py')} --device {device}",
+        f"python {resources.path('probe/scripts/resnet_sanity.py')} --device {device}",
     )
 
 

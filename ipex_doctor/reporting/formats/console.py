@@ -24,7 +24,7 @@ from ipex_doctor.model.findings import (
     Status,
     Verdict,
 )
-from ipex_doctor.report.formats.views import (
+from ipex_doctor.reporting.formats.views import (
     bar,
     baseline_lines,
     coverage,

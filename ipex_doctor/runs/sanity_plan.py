@@ -1,7 +1,7 @@
 """Planning the ResNet-50 AMP sanity run: its options, its script, the devices it runs on.
 
-The run itself is ``probe/scripts/sanity.py`` in the worker; its findings are judged in
-``verdicts/sanity.py``. Here: what the CLI's options mean, and whether (and where) it runs.
+The run itself is ``probe/scripts/resnet_sanity.py`` in the worker; its findings are judged in
+``verdicts/sanity_findings.py``. Here: what the CLI's options mean, and whether (and where) it runs.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from ipex_doctor import resources
 from ipex_doctor.model.environment import Environment
 from ipex_doctor.model.observations import CheckRun, Outcome
 from ipex_doctor.runs.catalog import CheckScript
-from ipex_doctor.runs.devices import first_device
+from ipex_doctor.runs.device_selection import first_device
 from ipex_doctor.runs.runner import Task
 
 TASK_ID = "sanity"
@@ -59,7 +59,7 @@ def options_from(
     device: str | None,
 ) -> SanityOptions:
     """The options from the CLI's values; ``device`` ``auto``/None picks the first accelerator."""
-    from ipex_doctor.runs.devices import parse_device_spec
+    from ipex_doctor.runs.device_selection import parse_device_spec
 
     single = None if device in ("auto", None) else parse_device_spec(device)
     return SanityOptions(profile, amp_dtype, lr, weights, data, not no_ipex, single)
@@ -69,7 +69,7 @@ def script() -> CheckScript:
     """The sanity run as a task the worker can run like a check."""
     return CheckScript(
         id=TASK_ID,
-        path=resources.path("probe/scripts/sanity.py"),
+        path=resources.path("probe/scripts/resnet_sanity.py"),
         title="ResNet-50 AMP sanity train/infer run",
         doc="",
     )
