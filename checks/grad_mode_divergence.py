@@ -81,6 +81,13 @@ def run(device):
     return result
 
 
+# ---- shared by every script in checks/ ------------------------------------------------------
+# Each script must run alone (python checks/<name>.py, or copied out to attach to a bug report),
+# so it cannot import a common module: _cannot_run, main and the __main__ guard below are copied
+# into every script on purpose, and tests/test_check_scripts_shared.py keeps the copies
+# identical. Change them in every script at once.
+
+
 def _cannot_run(device):
     """Why this script cannot run on ``device`` here (torch missing, no such device), or None."""
     try:
@@ -126,6 +133,8 @@ def main(argv=None):
         state = {True: "REPRODUCED", False: "not reproduced", None: "could not tell"}
         print("%s on %s: %s" % (__doc__.splitlines()[0], args.device, state[result["reproduced"]]))
         print("  " + result["evidence"])
+        if result.get("check_failed"):
+            print("  the check failed its own verification: " + result["check_failed"])
     return 1 if result["reproduced"] else 0
 
 

@@ -195,6 +195,13 @@ def run(device):
     return result
 
 
+# ---- shared by every script in checks/ ------------------------------------------------------
+# Each script must run alone (python checks/<name>.py, or copied out to attach to a bug report),
+# so it cannot import a common module: _cannot_run, main and the __main__ guard below are copied
+# into every script on purpose, and tests/test_check_scripts_shared.py keeps the copies
+# identical. Change them in every script at once.
+
+
 def _cannot_run(device):
     """Why this script cannot run on ``device`` here (torch missing, no such device), or None."""
     try:

@@ -5,17 +5,21 @@ users can read and run them by hand. A wheel carries them under ``ipex_doctor/_d
 (``pyproject.toml``, ``force-include``); an editable install or a source checkout finds them one
 level above the package. Files that belong to the package itself (``knowledge/*.json``,
 ``probe/scripts/``) are always next to this module.
+
+The doctor's own writable directory, the per-user cache (``cache_dir``), is named here too, so
+that the knowledge-base cache and the crash log agree on it.
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
 _BUNDLED = _PACKAGE_DIR / "_data"
 _SOURCE_TREE = _PACKAGE_DIR.parent
 
-_TOP_LEVEL = {"checks", "known_issues.yaml", "report.schema.json"}
+_TOP_LEVEL = {"checks", "code_rules.yaml", "known_issues.yaml", "report.schema.json"}
 
 
 def path(name: str) -> Path:
@@ -34,3 +38,15 @@ def path(name: str) -> Path:
 def read_text(name: str) -> str:
     """The text of data file ``name``."""
     return path(name).read_text(encoding="utf-8")
+
+
+def cache_dir() -> Path:
+    """The doctor's per-user cache directory: ``$XDG_CACHE_HOME/ipex-doctor``, or
+    ``~/.cache/ipex-doctor`` when the variable is unset or empty.
+
+    Read from the environment on every call (never cached), so a test or a caller that moves
+    ``XDG_CACHE_HOME`` or ``HOME`` moves the cache with it. The directory may not exist: a
+    writer creates it, and one that cannot must cope (nothing here touches the disk).
+    """
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "ipex-doctor"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import site
 import subprocess
 import sys
 import tempfile
@@ -28,25 +29,66 @@ sys.path.insert(0, str(TESTS))
 
 import testenvs  # noqa: E402
 
-# NOTE: the doctor keeps its caches under $XDG_CACHE_HOME/ipex-doctor (default ~/.cache): the
-# knowledge-base cache, the crash log. A test run must leave the user's copy alone, so every
-# doctor the tests run (in-process or as a child, which inherits os.environ) gets a cache of
-# its own. This happens at import, before any test module loads the knowledge base at import.
-# What lives in the real cache and must still be found is resolved first: the test
-# environments (reused, never rebuilt: IPEX_DOCTOR_TEST_ENVS is set for the children that
-# build or list them too) and pip's download cache, which the remedies the tests apply use.
-REAL_CACHE = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+# NOTE: a test run leaves the user's home alone. The doctor keeps its caches under
+# $XDG_CACHE_HOME/ipex-doctor (default ~/.cache): the knowledge-base cache, the crash log; and
+# the programs the tests start (pip, git, Chromium, torch) write under $HOME. So every test,
+# in-process or in a child (which inherits os.environ), gets a temporary HOME with its cache
+# directory ($XDG_CACHE_HOME) inside. This happens at import, before any test module loads the
+# knowledge base at import. What lives in the real home and must still be found is resolved
+# first, from the real HOME: the test environments (reused, never rebuilt: IPEX_DOCTOR_TEST_ENVS
+# is set for the children that build or list them too), pip's download cache and its user
+# configuration (a mirror or wheel directory named there), git's global configuration
+# (safe.directory for a checkout another user owns) and Python's user site-packages (a
+# reference interpreter may keep torch there).
+REAL_HOME = Path.home()
+"""The home directory of the user running the tests, which no test may write to."""
+REAL_CACHE = Path(os.environ.get("XDG_CACHE_HOME") or REAL_HOME / ".cache")
 """The cache directory of the user running the tests, which no doctor run may touch."""
-os.environ["IPEX_DOCTOR_TEST_ENVS"] = str(testenvs.root())
-os.environ.setdefault("PIP_CACHE_DIR", str(REAL_CACHE / "pip"))
-TEST_CACHE = Path(tempfile.mkdtemp(prefix="ipex-doctor-test-cache-"))
-"""The cache directory of every doctor the tests run ($XDG_CACHE_HOME), removed at the end."""
+
+
+def _first_file(*candidates: Path) -> str | None:
+    return next((str(path) for path in candidates if path.is_file()), None)
+
+
+def _keep_from_the_real_home() -> dict[str, str]:
+    """The variables that point the tests' children at what they need from the real home."""
+    config = Path(os.environ.get("XDG_CONFIG_HOME") or REAL_HOME / ".config")
+    kept = {
+        "IPEX_DOCTOR_TEST_ENVS": str(testenvs.root()),
+        "PIP_CACHE_DIR": str(REAL_CACHE / "pip"),
+        "PYTHONUSERBASE": site.getuserbase(),
+    }
+    # NOTE: pip reads ~/.config/pip/pip.conf, else the older ~/.pip/pip.conf; git reads
+    # ~/.gitconfig, else ~/.config/git/config. Each variable names one file, so the one each
+    # program would read first.
+    pip_config = _first_file(config / "pip" / "pip.conf", REAL_HOME / ".pip" / "pip.conf")
+    git_config = _first_file(REAL_HOME / ".gitconfig", config / "git" / "config")
+    if pip_config:
+        kept["PIP_CONFIG_FILE"] = pip_config
+    if git_config:
+        kept["GIT_CONFIG_GLOBAL"] = git_config
+    # NOTE: the user's own settings win (IPEX_DOCTOR_TEST_ENVS is read by testenvs.root()).
+    return {name: os.environ.get(name) or value for name, value in kept.items()}
+
+
+os.environ.update(_keep_from_the_real_home())
+TEST_HOME = Path(tempfile.mkdtemp(prefix="ipex-doctor-test-home-"))
+"""The home directory ($HOME) of every test and every process the tests start, removed at
+the end."""
+TEST_CACHE = TEST_HOME / ".cache"
+"""The cache directory of every doctor the tests run ($XDG_CACHE_HOME)."""
+TEST_CACHE.mkdir()
+os.environ["HOME"] = str(TEST_HOME)
 os.environ["XDG_CACHE_HOME"] = str(TEST_CACHE)
+# NOTE: the other per-user directories default to the temporary home too, even where the user
+# moved them (Chromium keeps its profile under XDG_CONFIG_HOME).
+for _name in ("XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"):
+    os.environ.pop(_name, None)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    """Remove the tests' cache directory."""
-    shutil.rmtree(TEST_CACHE, ignore_errors=True)
+    """Remove the tests' home directory (and the cache directory in it)."""
+    shutil.rmtree(TEST_HOME, ignore_errors=True)
 
 
 def doctor_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -2,7 +2,7 @@
 
 Rooms, from the bottom up (a room may import the rooms below it, never one above):
 
-    foundation (errors, resources) < model < knowledge < probe < verdicts < runs < reporting < app < cli
+    foundation (errors, resources) < model < knowledge < scan < probe < verdicts < runs < reporting < app < cli
 
 Every ``import`` counts, at module level or inside a function, and those under
 ``if TYPE_CHECKING:`` too: a type-only arrow is still an arrow of the design. Modules must not
@@ -18,7 +18,18 @@ from pathlib import Path
 from conftest import REPO
 
 PACKAGE = REPO / "ipex_doctor"
-ROOMS = ("foundation", "model", "knowledge", "probe", "verdicts", "runs", "reporting", "app", "cli")
+ROOMS = (
+    "foundation",
+    "model",
+    "knowledge",
+    "scan",
+    "probe",
+    "verdicts",
+    "runs",
+    "reporting",
+    "app",
+    "cli",
+)
 FOUNDATION = {"ipex_doctor", "ipex_doctor.errors", "ipex_doctor.resources", "ipex_doctor.__main__"}
 
 
@@ -98,3 +109,19 @@ def test_scripts_import_nothing_of_the_package() -> None:
     """probe/scripts run inside the examined interpreter: standard library and torch only."""
     for path in (PACKAGE / "probe" / "scripts").glob("*.py"):
         assert not _imports(path), path
+
+
+def test_the_readme_room_table_is_the_tree() -> None:
+    """The README's room table names every room, in the order of the arrows, and nothing else."""
+    readme = (REPO / "README.md").read_text()
+    table = readme[readme.index("| room | owns |") :].split("\n\n", 1)[0]
+    rows = [line.split("|")[1].strip() for line in table.splitlines()[2:]]
+    named = [
+        "foundation" if row.startswith("`errors.py`") else row.strip("`").rstrip("/")
+        for row in rows
+    ]
+    assert named == list(ROOMS)
+    packages = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()}
+    assert packages == set(ROOMS) - {"foundation"}
+    foundation = {p.name for p in PACKAGE.glob("*.py")} - {"__init__.py", "__main__.py"}
+    assert {f"`{name}`" for name in foundation} == set(rows[0].split(", "))

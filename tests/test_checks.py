@@ -5,10 +5,12 @@ from __future__ import annotations
 import ast
 import json
 import subprocess
+from pathlib import Path
 
 import pytest
 from conftest import REPO, doctor_env, real_env
 
+from ipex_doctor import resources
 from ipex_doctor.knowledge import known_issues
 from ipex_doctor.runs.catalog import catalog
 
@@ -78,15 +80,44 @@ def test_scripts_run_by_hand_on_the_reference_stack() -> None:
     assert "on cpu: REPRODUCED" in readable.stdout and "workaround verified" in readable.stdout
 
 
-def test_scripts_compile_for_old_pythons() -> None:
-    """Scripts run inside the examined interpreter: no syntax newer than Python 3.8."""
-    for script in SHIPPED.values():
-        ast.parse(script.path.read_text(), feature_version=(3, 8))
-    for name in ("worker.py", "sanity.py", "cpu_isa.py"):
-        ast.parse(
-            (REPO / "ipex_doctor" / "probe" / "scripts" / name).read_text(),
-            feature_version=(3, 8),
-        )
+# NOTE: every script that runs inside the examined interpreter, found rather than listed, so a
+# new or renamed one is covered: the probe scripts (worker, sanity run, CPUID, Level Zero,
+# collectives) and the check scripts (run by the worker, or by hand).
+OLD_PYTHON = (3, 8)
+IN_EXAMINED_INTERPRETER = sorted(
+    [*resources.path("probe/scripts").glob("*.py"), *resources.path("checks").glob("*.py")]
+)
+
+
+def test_the_scripts_of_the_examined_interpreter_are_all_found() -> None:
+    """The list below is complete: every probe script the doctor starts and every check."""
+    names = {p.name for p in IN_EXAMINED_INTERPRETER}
+    assert {"worker.py", "resnet_sanity.py", "cpu_isa.py", "level_zero.py"} <= names
+    assert {s.path.name for s in SHIPPED.values()} <= names
+
+
+@pytest.mark.parametrize(
+    "script", IN_EXAMINED_INTERPRETER, ids=lambda p: p.parent.name + "/" + p.name
+)
+def test_scripts_parse_as_python_3_8(script: Path) -> None:
+    """Scripts run inside the examined interpreter, which may be as old as Python 3.8: no
+    syntax newer than 3.8, such as a match statement or parenthesized context managers. (What
+    is not syntax, ``list[int]`` evaluated at run time say, is beyond a parse.)"""
+    try:
+        ast.parse(script.read_text(encoding="utf-8"), str(script), feature_version=OLD_PYTHON)
+    except SyntaxError as error:
+        pytest.fail(f"{script.name}:{error.lineno}: not Python 3.8 syntax: {error.msg}")
+
+
+def test_the_python_3_8_parse_refuses_newer_syntax() -> None:
+    """The check above has teeth: the same parse refuses syntax that 3.8 lacks."""
+    for newer in (
+        "match x:\n    case 1:\n        pass\n",
+        "with (open(a) as b, open(c) as d):\n    pass\n",
+    ):
+        with pytest.raises(SyntaxError):
+            ast.parse(newer, feature_version=OLD_PYTHON)
+        ast.parse(newer)  # NOTE: the interpreter running the tests accepts it
 
 
 @pytest.mark.envs

@@ -24,7 +24,7 @@ from ipex_doctor.model.findings import (
     Status,
     Verdict,
 )
-from ipex_doctor.reporting.replay import load_report
+from ipex_doctor.reporting.saved_reports import load_report
 
 ENTRY = """\
 schema_version: 1

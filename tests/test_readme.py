@@ -43,3 +43,35 @@ def test_every_exit_code_is_documented() -> None:
     """Each ExitCode value is a row of the exit-code table."""
     for code in ExitCode:
         assert re.search(rf"^\| {int(code)} \|", README, re.MULTILINE), code
+
+
+def _readme_statuses() -> dict[str, dict[str, str]]:
+    """The README's verdict table as {verdict: {severity: status}}, read from its wording."""
+    section = README.split("| verdict | meaning | status |", 1)[1].split("\n\n", 1)[0]
+    rows = [line.split("|") for line in section.strip().splitlines()[1:]]
+    table: dict[str, dict[str, str]] = {}
+    for row in rows:
+        verdict, rule = row[1].strip().strip("`"), row[3].strip()
+        if rule == "as affected":
+            table[verdict] = dict(table["affected"])
+        elif rule.startswith("by severity:"):
+            pairs = re.findall(r"(error|warning|info) → (\w+)", rule)
+            table[verdict] = dict(pairs)
+        elif rule == "error → warn, else pass":
+            table[verdict] = {"error": "warn", "warning": "pass", "info": "pass"}
+        else:
+            table[verdict] = dict.fromkeys(("error", "warning", "info"), rule)
+    return table
+
+
+def test_every_verdict_and_severity_gives_the_status_the_readme_says() -> None:
+    """status_for agrees with the README's table on all 7 x 3 pairs (inconclusive: skip)."""
+    from ipex_doctor.model.terms import Severity, Verdict
+    from ipex_doctor.verdicts.judge import status_for
+
+    table = _readme_statuses()
+    assert set(table) == {v.value for v in Verdict}
+    for verdict in Verdict:
+        for severity in Severity:
+            expected = table[verdict.value][severity.value]
+            assert status_for(verdict, severity).value == expected, (verdict, severity)

@@ -47,6 +47,8 @@ def test_wheel_carries_data(installed: tuple[Path, Path]) -> None:
     """checks/, known_issues.yaml, the schemas and the probe script are inside the wheel."""
     names = zipfile.ZipFile(installed[0]).namelist()
     assert "ipex_doctor/_data/known_issues.yaml" in names
+    assert "ipex_doctor/_data/code_rules.yaml" in names
+    assert "ipex_doctor/knowledge/code_rules.schema.json" in names
     assert "ipex_doctor/_data/report.schema.json" in names
     assert "ipex_doctor/knowledge/known_issues.schema.json" in names
     assert "ipex_doctor/probe/scripts/worker.py" in names
@@ -95,3 +97,15 @@ def test_installed_doctor_runs_outside_the_repo(
     assert done.returncode == 1, done.stderr
     ids = {f["id"]: f["status"] for f in json.loads(done.stdout)["findings"]}
     assert ids["torch-missing"] == "fail"
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "train.py").write_text("import torch\nwith torch.xpu.amp.autocast():\n    pass\n")
+    scanned = subprocess.run(
+        [exe, "scan", str(project), "--python", bare, "--json", "-"],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+    )
+    found = {f["id"]: f["status"] for f in json.loads(scanned.stdout)["findings"]}
+    assert scanned.returncode == 1 and found == {"xpu-amp-autocast": "fail"}, scanned.stderr

@@ -93,7 +93,10 @@ def pip_mode() -> str:
 
 
 def root() -> Path:
-    """Where the environments live."""
+    """Where the environments live: ``$IPEX_DOCTOR_TEST_ENVS``, else under ``~/.cache``.
+
+    Read from ``HOME`` on every call: a test run replaces ``HOME`` with a temporary one, so
+    conftest resolves this first, from the real home, and exports it as the variable."""
     default = Path.home() / ".cache" / "ipex-doctor" / "test-envs"
     return Path(os.environ.get("IPEX_DOCTOR_TEST_ENVS", default))
 

@@ -38,7 +38,7 @@ Also covered elsewhere in the suite: a check that raises or calls `os._exit` in 
 `--timeout` or misses a oneAPI library (tests/probe/test_session.py); a `--python` that is not
 executable, a shell script printing fake JSON, Python 2 (tests/cli/test_cli.py); malformed,
 oversized, aliased or newer-format knowledge-base, policy and report files
-(tests/knowledge/test_known_issues.py, tests/reporting/test_policy.py, tests/reporting/test_replay.py,
+(tests/knowledge/test_known_issues.py, tests/reporting/test_policy.py, tests/app/test_replay.py,
 tests/test_hostile.py).
 
 What a report contains and what it never contains: README.md, "What a report contains".

@@ -7,57 +7,63 @@ Nothing here, or anywhere in the doctor's process, imports torch.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
 from ipex_doctor import __version__
-from ipex_doctor.cli.options import BASELINE, CHECK_RUN, DIAGNOSIS, KB, OUTPUT, SANITY
+from ipex_doctor.cli.options import (
+    BASELINE,
+    CHECK_RUN,
+    KB,
+    OUTPUT,
+    OUTPUT_EXPLAINING,
+    OUTPUT_SCAN,
+    PROBE,
+    SANITY,
+    DeviceSpec,
+)
 from ipex_doctor.errors import DoctorError, ExitCode, did_you_mean
+from ipex_doctor.model.terms import Isolation
 
 if TYPE_CHECKING:
+    from ipex_doctor.app.diagnosis import Request
     from ipex_doctor.reporting.publish import OutputOptions
-    from ipex_doctor.runs.diagnose import CheckOptions
+    from ipex_doctor.reporting.saved_reports import SavedReport
+    from ipex_doctor.runs.diagnose import CheckOptions, ProbeOptions
+    from ipex_doctor.runs.sanity_plan import SanityOptions
 
 
-def _say(message: str) -> None:
+def notify_user(message: str) -> None:
+    """A message for the user, beside the report: on stderr, prefixed with the program name."""
     click.echo(f"ipex-doctor: {message}", err=True)
 
 
-def _out(params: dict[str, Any], *, explaining: bool = False) -> OutputOptions:
-    from ipex_doctor.reporting.publish import OutputOptions
-
-    return OutputOptions.take(params, explaining=explaining)
-
-
-def _checks(params: dict[str, Any], only: tuple[str, ...] | None, sanity: bool) -> CheckOptions:
-    from ipex_doctor.runs import sanity_plan
+def _check_options(
+    *,
+    probe: ProbeOptions,
+    device: str,
+    only: tuple[str, ...] | None,
+    sanity: SanityOptions | None,
+    isolation: Isolation = Isolation.WORKER,
+    checks_dirs: tuple[str, ...] = (),
+) -> CheckOptions:
     from ipex_doctor.runs.diagnose import CheckOptions
 
-    device = params.pop("device")
-    keys = ("profile", "amp_dtype", "lr", "weights", "data", "no_ipex")
-    values = {key: params.pop(key) for key in keys if key in params}
-    options = sanity_plan.options_from(**values, device=device) if sanity else None
     return CheckOptions.build(
-        checks_dirs=params.pop("checks_dirs", ()), only=only, device=device,
-        timeout_s=params["timeout"], isolation=params.pop("isolation", "worker"),
-        sanity_options=options,
+        checks_dirs=checks_dirs, only=only, device=device, timeout_s=probe.timeout_s,
+        isolation=isolation, sanity_options=sanity,
     )  # fmt: skip
 
 
-def _diagnose(command: str, params: dict[str, Any], out: OutputOptions, **request: Any) -> int:
-    from ipex_doctor.model.findings import Command
-    from ipex_doctor.reporting.pipeline import Request, diagnose_and_publish
+def _run(request: Request) -> int:
+    from ipex_doctor.app.diagnosis import diagnose_and_publish
     from ipex_doctor.reporting.progress import Feedback
-    from ipex_doctor.runs.diagnose import ProbeOptions
 
-    probe = ProbeOptions(python=params["python"] or sys.executable, timeout_s=params["timeout"])
-    wanted = Request(Command(command), probe, tuple(params["kb_overlays"]), **request)
-    with Feedback.for_stream(quiet=out.verbosity < 0) as feedback:
+    with Feedback.for_stream(quiet=request.out.verbosity < 0) as feedback:
         return diagnose_and_publish(
-            wanted, out, notify=_say, progress=feedback.status, on_step=feedback.step
+            request, notify=notify_user, progress=feedback.status, on_step=feedback.step
         )
 
 
@@ -74,7 +80,8 @@ def cli() -> None:
 
 
 @cli.command()
-@DIAGNOSIS
+@PROBE
+@KB
 @OUTPUT
 @BASELINE
 @CHECK_RUN
@@ -82,61 +89,109 @@ def cli() -> None:
 @click.option("--distributed", is_flag=True,
               help="Under torchrun/mpirun: each rank examines its node, rank 0 writes one fleet report.")  # fmt: skip
 @SANITY
-def check(skip_sanity: bool, distributed: bool, **params: Any) -> int:
+def check(
+    probe: ProbeOptions,
+    kb_overlays: tuple[str, ...],
+    out: OutputOptions,
+    baseline: SavedReport | None,
+    device: str | None,
+    isolation: Isolation,
+    checks_dirs: tuple[str, ...],
+    skip_sanity: bool,
+    distributed: bool,
+    sanity_options: SanityOptions,
+) -> int:
     """Full diagnosis: probe, reproductions on every device, the AMP sanity run, verdicts."""
-    out = _out(params)
-    if distributed and params.get("device") is None:
-        # NOTE: under a launcher each rank examines its own device, once; not every device
-        params["device"] = "local"
-    checks = _checks(params, None, sanity=not skip_sanity)
-    return _diagnose("check", params, out, checks=checks, distributed=distributed)
+    from ipex_doctor.app.diagnosis import Request
+    from ipex_doctor.model.findings import Command
+
+    # NOTE: under a launcher each rank examines its own device, once; not every device.
+    default_device = "local" if distributed else "auto"
+    checks = _check_options(
+        probe=probe, device=device or default_device, only=None,
+        sanity=None if skip_sanity else sanity_options, isolation=isolation,
+        checks_dirs=checks_dirs,
+    )  # fmt: skip
+    return _run(
+        Request(Command.CHECK, probe, out, kb_overlays, checks=checks, distributed=distributed,
+                baseline=baseline)
+    )  # fmt: skip
 
 
 @cli.command()
 @click.argument("names", nargs=-1, metavar="[NAME]... | all")
 @click.option("--list", "list_only", is_flag=True, help="List the check scripts and exit.")
-@DIAGNOSIS
-@OUTPUT
+@PROBE
+@KB
+@OUTPUT_EXPLAINING
 @CHECK_RUN
-def repro(names: tuple[str, ...], list_only: bool, **params: Any) -> int:
+def repro(
+    names: tuple[str, ...],
+    list_only: bool,
+    probe: ProbeOptions,
+    kb_overlays: tuple[str, ...],
+    out: OutputOptions,
+    device: str | None,
+    isolation: Isolation,
+    checks_dirs: tuple[str, ...],
+) -> int:
     """Run reproductions of known issues (NAME..., or all) and explain what they found."""
     if list_only:
         from ipex_doctor.knowledge.known_issues import load_files
         from ipex_doctor.reporting.formats.text import checks_text
         from ipex_doctor.runs.catalog import catalog
 
-        scripts = catalog(tuple(Path(d) for d in params["checks_dirs"]))
-        knowledge = load_files(params["kb_overlays"], _say)
+        scripts = catalog(tuple(Path(d) for d in checks_dirs))
+        knowledge = load_files(kb_overlays, notify_user)
         click.echo(checks_text({k: s.title for k, s in scripts.items()}, knowledge))
         return ExitCode.OK
     if not names:
         raise click.UsageError("name at least one check, or 'all' (see 'ipex-doctor repro --list')")
+    from ipex_doctor.app.diagnosis import Request
+    from ipex_doctor.model.findings import Command
+
     only = ("all",) if "all" in names else tuple(dict.fromkeys(names))
-    out = _out(params, explaining=True)
-    return _diagnose("repro", params, out, checks=_checks(params, only, sanity=False))
+    checks = _check_options(
+        probe=probe, device=device or "auto", only=only, sanity=None, isolation=isolation,
+        checks_dirs=checks_dirs,
+    )  # fmt: skip
+    return _run(Request(Command.REPRO, probe, out, kb_overlays, checks=checks))
 
 
 @cli.command()
-@DIAGNOSIS
-@OUTPUT
+@PROBE
+@KB
+@OUTPUT_EXPLAINING
 @BASELINE
-@click.option("--device", default=None,
+@click.option("--device", type=DeviceSpec(), default=None,
               help="Device for the run (default: the first accelerator, else cpu): cpu, xpu, xpu:N, cuda, cuda:N.")  # fmt: skip
 @SANITY
-def sanity(**params: Any) -> int:
+def sanity(
+    probe: ProbeOptions,
+    kb_overlays: tuple[str, ...],
+    out: OutputOptions,
+    baseline: SavedReport | None,
+    device: str | None,
+    sanity_options: SanityOptions,
+) -> int:
     """ResNet-50 AMP sanity run: training converges, AMP agrees with fp32, AMP is faster."""
-    out = _out(params, explaining=True)
-    return _diagnose("sanity", params, out, checks=_checks(params, (), sanity=True))
+    from ipex_doctor.app.diagnosis import Request
+    from ipex_doctor.model.findings import Command
+
+    checks = _check_options(probe=probe, device=device or "auto", only=(), sanity=sanity_options)
+    return _run(Request(Command.SANITY, probe, out, kb_overlays, checks=checks, baseline=baseline))
 
 
 @cli.command()
-@DIAGNOSIS
+@PROBE
+@KB
 @OUTPUT
-def env(**params: Any) -> int:
+def env(probe: ProbeOptions, kb_overlays: tuple[str, ...], out: OutputOptions) -> int:
     """Probe the environment alone: versions, builds, CPU, devices and what breaks them."""
-    from ipex_doctor.model.findings import FindingKind
+    from ipex_doctor.app.diagnosis import Request
+    from ipex_doctor.model.findings import Command, FindingKind
 
-    return _diagnose("env", params, _out(params), kinds=(FindingKind.ENVIRONMENT,))
+    return _run(Request(Command.ENV, probe, out, kb_overlays, kinds=(FindingKind.ENVIRONMENT,)))
 
 
 @cli.command()
@@ -145,40 +200,80 @@ def env(**params: Any) -> int:
 @click.option("--as-recorded", is_flag=True, help="Keep the recorded verdicts; do not re-judge.")
 @OUTPUT
 @BASELINE
-def report(report_file: str, kb_overlays: tuple[str, ...], as_recorded: bool, **params: Any) -> int:
+def report(
+    report_file: str,
+    kb_overlays: tuple[str, ...],
+    as_recorded: bool,
+    out: OutputOptions,
+    baseline: SavedReport | None,
+) -> int:
     """Re-render a saved JSON report, re-judged against the current knowledge base."""
-    from ipex_doctor.knowledge.known_issues import load_files
-    from ipex_doctor.reporting.pipeline import gate_policy
-    from ipex_doctor.reporting.publish import publish
-    from ipex_doctor.reporting.replay import load_report, rejudge
+    from ipex_doctor.app.replay import replay_report
 
-    out = _out(params)
-    out.check()
-    knowledge = load_files(kb_overlays, _say)
-    saved = load_report(Path(report_file))
-    policy = gate_policy(out, knowledge, [f.id for f in saved.findings])
-    return publish(saved if as_recorded else rejudge(saved, knowledge), out, policy)
+    return replay_report(
+        Path(report_file), out, kb_overlays=kb_overlays, as_recorded=as_recorded,
+        baseline=baseline, notify=notify_user,
+    )  # fmt: skip
 
 
 @cli.command()
 @click.argument("report_files", nargs=-1, required=True, metavar="REPORT.json|DIR...")
 @KB
 @OUTPUT
-def merge(report_files: tuple[str, ...], kb_overlays: tuple[str, ...], **params: Any) -> int:
+def merge(report_files: tuple[str, ...], kb_overlays: tuple[str, ...], out: OutputOptions) -> int:
     """Merge reports of several nodes into one fleet report, naming the nodes that differ.
 
     A directory stands for the *.json reports in it."""
-    from ipex_doctor.knowledge.known_issues import load_files
-    from ipex_doctor.reporting.pipeline import gate_policy
-    from ipex_doctor.reporting.publish import publish
-    from ipex_doctor.reporting.replay import merge_files
+    from ipex_doctor.app.replay import merge_reports
 
-    out = _out(params)
-    out.check()
-    knowledge = load_files(kb_overlays, _say)
-    fleet = merge_files([Path(p) for p in report_files])
-    policy = gate_policy(out, knowledge, [f.id for f in fleet.findings])
-    return publish(fleet, out, policy)
+    return merge_reports(
+        [Path(p) for p in report_files], out, kb_overlays=kb_overlays, notify=notify_user
+    )
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, metavar="[PATH]...", type=click.Path(exists=True))
+@PROBE
+@KB
+@OUTPUT_SCAN
+@click.option(
+    "--fix",
+    is_flag=True,
+    help="Apply the mechanical rewrites to upstream PyTorch (each file replaced atomically), then report what is left.",
+)
+@click.option(
+    "--diff", is_flag=True, help="Print the mechanical rewrites as a unified diff; write nothing."
+)
+@click.option(
+    "--exclude",
+    "exclude",
+    metavar="PATTERN",
+    multiple=True,
+    help="Leave out files matching this .gitignore-style pattern (relative to each PATH). Repeatable.",
+)
+def scan(
+    paths: tuple[str, ...],
+    probe: ProbeOptions,
+    kb_overlays: tuple[str, ...],
+    out: OutputOptions,
+    fix: bool,
+    diff: bool,
+    exclude: tuple[str, ...],
+) -> int:
+    """Read your code (default: .) for IPEX APIs and known-issue patterns, judged against the
+    environment of --python; --fix moves what is mechanical to upstream PyTorch."""
+    if fix and diff:
+        raise click.UsageError("--fix writes the rewrites and --diff only shows them: choose one")
+    from ipex_doctor.app.code_scan import ScanRequest, scan_and_publish
+
+    request = ScanRequest(
+        tuple(Path(p) for p in paths), out, probe, kb_overlays, exclude, fix=fix, diff=diff
+    )
+    return scan_and_publish(request, notify=notify_user, emit=_emit_stderr)
+
+
+def _emit_stderr(text: str) -> None:
+    click.echo(text, err=True)
 
 
 @cli.command()
@@ -201,7 +296,7 @@ def explain(text: str | None, file_path: str | None, kb_overlays: tuple[str, ...
     from ipex_doctor.knowledge.known_issues import load_files
     from ipex_doctor.reporting.formats.text import explain_json, explain_text
 
-    matches = find(read_input(text, file_path), load_files(kb_overlays, _say))
+    matches = find(read_input(text, file_path), load_files(kb_overlays, notify_user))
     click.echo(explain_json(matches) if as_json else explain_text(matches))
     return ExitCode.OK if matches else ExitCode.FINDINGS
 
@@ -219,7 +314,7 @@ def kb_list(kb_overlays: tuple[str, ...], as_json: bool) -> int:
     from ipex_doctor.knowledge.known_issues import load_files
     from ipex_doctor.reporting.formats.text import kb_list_json, kb_list_text
 
-    knowledge = load_files(kb_overlays, _say)
+    knowledge = load_files(kb_overlays, notify_user)
     click.echo(kb_list_json(knowledge) if as_json else kb_list_text(knowledge))
     return ExitCode.OK
 
@@ -234,7 +329,7 @@ def kb_show(issue_id: str, kb_overlays: tuple[str, ...], as_json: bool) -> int:
     from ipex_doctor.reporting.formats.text import builtin_text, entry_json, kb_entry_text
     from ipex_doctor.verdicts.registry import builtin, finding_ids
 
-    knowledge = load_files(kb_overlays, _say)
+    knowledge = load_files(kb_overlays, notify_user)
     entry = knowledge.get(issue_id) or builtin(normalise_id(issue_id))
     if entry is None:
         ids = finding_ids(i.id for i in knowledge.issues)
@@ -264,7 +359,7 @@ def kb_validate(files: tuple[str, ...]) -> int:
         checked = known_issues.check_file(path)
         ok, messages = validation_text(path, checked)
         for message in messages:
-            _say(message)
+            notify_user(message)
         if ok:
             click.echo(ok)
         failed += bool(checked.errors)

@@ -1,18 +1,37 @@
-"""The options the commands share, as lists of Click decorators applied by one helper."""
+"""The options the commands share, each turned into a typed value once, where Click parses it.
+
+A group of options that together make one value (the output options, the sanity run's, what
+to examine) is declared with ``option_group``: the command receives the built value under one
+name, never the raw strings, and the builder's signature must name exactly the group's
+options, so an option nothing consumes fails the first call instead of vanishing. A single
+option is typed by a Click type or callback (``DeviceSpec``, ``--isolation``, ``--baseline``).
+
+Builders import the rest of the package lazily: ``--help`` and the light commands load only
+this module, Click and the model's vocabulary.
+"""
 
 from __future__ import annotations
 
+import functools
+import inspect
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from ipex_doctor.model.terms import AMP_DTYPES, SANITY_PROFILES
+from ipex_doctor.model.terms import AMP_DTYPES, SANITY_PROFILES, Isolation
+
+if TYPE_CHECKING:
+    from ipex_doctor.reporting.publish import OutputOptions
+    from ipex_doctor.reporting.saved_reports import SavedReport
+    from ipex_doctor.runs.diagnose import ProbeOptions
+    from ipex_doctor.runs.sanity_plan import SanityOptions
 
 F = TypeVar("F", bound=Callable[..., Any])
+Decorator = Callable[[Any], Any]
 
 
-def stack(*decorators: Callable[[Any], Any]) -> Callable[[F], F]:
+def stack(*decorators: Decorator) -> Callable[[F], F]:
     """One decorator applying ``decorators`` in the order written (the first is outermost)."""
 
     def apply(func: F) -> F:
@@ -23,20 +42,149 @@ def stack(*decorators: Callable[[Any], Any]) -> Callable[[F], F]:
     return apply
 
 
+def option_group(name: str, build: Callable[..., Any], *options: Decorator) -> Callable[[F], F]:
+    """Apply ``options`` and hand the command one argument, ``name``, built from their values by
+    ``build`` (called with one keyword argument per option, at invocation).
+
+    ``build``'s parameters must be exactly the options' names: checked here, when the command
+    is declared, so a group cannot grow an option its builder ignores.
+    """
+    declared = _param_names(options)
+    expected = set(inspect.signature(build).parameters)
+    if declared != expected:
+        raise TypeError(f"{name}: options {sorted(declared)} but builder takes {sorted(expected)}")
+
+    def apply(func: F) -> F:
+        @functools.wraps(func)
+        def command(*args: Any, **kwargs: Any) -> Any:
+            values = {key: kwargs.pop(key) for key in declared}
+            return func(*args, **kwargs, **{name: build(**values)})
+
+        return stack(*options)(command)  # type: ignore[return-value]
+
+    return apply
+
+
+def _param_names(options: tuple[Decorator, ...]) -> set[str]:
+    """The parameter names the Click ``options`` give a command."""
+
+    def probe() -> None:  # pragma: no cover - only its __click_params__ is read
+        return None
+
+    for option in options:
+        option(probe)
+    params: list[click.Parameter] = getattr(probe, "__click_params__", [])
+    return {p.name for p in params if p.name is not None}
+
+
+if TYPE_CHECKING:
+    _StringParam = click.ParamType[str]
+else:  # NOTE: ParamType is generic in Click's newer stubs only; the package supports 8.1.
+    _StringParam = click.ParamType
+
+
+class DeviceSpec(_StringParam):
+    """A ``--device`` value, validated and normalised once (``auto``, ``all``, ``local``,
+    ``cpu``, ``xpu``, ``xpu:N``, ``cuda``, ``cuda:N``)."""
+
+    name = "device"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        from ipex_doctor.errors import DoctorError
+        from ipex_doctor.runs.device_selection import parse_device_spec
+
+        try:
+            return parse_device_spec(str(value))
+        except DoctorError as exc:
+            self.fail(f"{value!r} is not a device ({exc.tip})", param, ctx)
+
+
+def _isolation(ctx: click.Context, param: click.Parameter, value: str) -> Isolation:
+    return Isolation(value)
+
+
+def _baseline(ctx: click.Context, param: click.Parameter, value: str | None) -> SavedReport | None:
+    """The ``--baseline`` report, read and validated once (a bad file is a one-line error)."""
+    if value is None:
+        return None
+    from ipex_doctor.reporting.saved_reports import SavedReport
+
+    return SavedReport.read(value)
+
+
+def _output_options(explaining: bool) -> Callable[..., OutputOptions]:
+    def build(
+        json_path: str | None,
+        junit_path: str | None,
+        markdown_path: str | None,
+        html_path: str | None,
+        fail_on: str | None,
+        ignores: tuple[str, ...],
+        policy_file: str | None,
+        quiet: bool,
+        verbose: int,
+    ) -> OutputOptions:
+        """The output options; ``explaining`` commands (repro, sanity) show the evidence of
+        every finding unless ``-q``."""
+        from ipex_doctor.reporting.formats import Format
+        from ipex_doctor.reporting.policy import FailOn
+        from ipex_doctor.reporting.publish import OutputOptions
+
+        verbosity = -1 if quiet else verbose
+        if explaining and verbosity >= 0:
+            verbosity = max(verbosity, 1)
+        paths = {
+            Format.JSON: json_path,
+            Format.JUNIT: junit_path,
+            Format.MARKDOWN: markdown_path,
+            Format.HTML: html_path,
+        }
+        return OutputOptions(
+            sinks=tuple((fmt, path) for fmt, path in paths.items() if path is not None),
+            fail_on=FailOn(fail_on) if fail_on else None,
+            ignores=ignores,
+            policy_file=policy_file,
+            verbosity=verbosity,
+        )
+
+    return build
+
+
+def _probe_options(python: str | None, timeout: float) -> ProbeOptions:
+    import sys
+
+    from ipex_doctor.runs.diagnose import ProbeOptions
+
+    return ProbeOptions(python=python or sys.executable, timeout_s=timeout)
+
+
+def _sanity_options(
+    profile: str,
+    amp_dtype: str,
+    lr: float | None,
+    weights: str | None,
+    data: str | None,
+    no_ipex: bool,
+) -> SanityOptions:
+    from ipex_doctor.runs.sanity_plan import SanityOptions
+
+    return SanityOptions(profile, amp_dtype, lr, weights, data, use_ipex=not no_ipex)
+
+
 KB = click.option(
     "--kb", "kb_overlays", metavar="FILE", multiple=True,
     help="Knowledge-base overlay; an entry with an existing id replaces it. Repeatable.",
 )  # fmt: skip
-DIAGNOSIS = stack(
+PROBE = option_group(
+    "probe", _probe_options,
     click.option("--python", "python", metavar="PATH",
                  help="Interpreter of the environment to examine (default: the one running the doctor)."),
-    KB,
     click.option("--timeout", type=click.FloatRange(min=1.0), default=180.0, show_default=True,
                  metavar="SECONDS",
                  help="Limit for each step in the spawned interpreter (the imports, each check): "
                  "the time it may go without progress."),
 )  # fmt: skip
-OUTPUT = stack(
+_OUTPUT_OPTIONS = (
     click.option("--json", "json_path", metavar="PATH",
                  help="Write the JSON report to PATH ('-' for stdout; human output then goes to stderr)."),
     click.option("--junit-xml", "junit_path", metavar="PATH", help="Write a JUnit XML report ('-': stdout)."),
@@ -53,23 +201,57 @@ OUTPUT = stack(
     click.option("-q", "--quiet", is_flag=True, help="Print only the problems and the summary."),
     click.option("-v", "--verbose", count=True, help="Also show passes, skips and evidence."),
 )  # fmt: skip
+OUTPUT = option_group("out", _output_options(explaining=False), *_OUTPUT_OPTIONS)
+
+
+def _scan_output_options(sarif_path: str | None, **common: Any) -> OutputOptions:
+    import dataclasses
+
+    from ipex_doctor.reporting.formats import Format
+
+    out = _output_options(explaining=False)(**common)
+    if sarif_path is None:
+        return out
+    return dataclasses.replace(out, sinks=(*out.sinks, (Format.SARIF, sarif_path)))
+
+
+def _with_names(build: Callable[..., Any], names: Callable[..., Any], extra: str) -> Any:
+    """``build`` presented with ``names``' parameters plus ``extra`` (for ``option_group``)."""
+    parameters = [*inspect.signature(names).parameters.values()]
+    parameters.append(inspect.Parameter(extra, inspect.Parameter.KEYWORD_ONLY))
+    build.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    return build
+
+
+OUTPUT_SCAN = option_group(
+    "out",
+    _with_names(_scan_output_options, _output_options(explaining=False), "sarif_path"),
+    *_OUTPUT_OPTIONS,
+    click.option("--sarif", "sarif_path", metavar="PATH",
+                 help="Write a SARIF 2.1.0 log of the code findings, for code scanning ('-': stdout)."),
+)  # fmt: skip
+"""The output options of scan: the others, and SARIF."""
+OUTPUT_EXPLAINING = option_group("out", _output_options(explaining=True), *_OUTPUT_OPTIONS)
+"""The output options of repro and sanity, which show every finding's evidence unless -q."""
 BASELINE = click.option(
-    "--baseline", "baseline_path", metavar="REPORT.json",
+    "--baseline", "baseline", metavar="REPORT.json", callback=_baseline,
     help="Compare with a saved JSON report of this machine: findings that appeared or resolved, "
     "versions that changed, throughput that fell beyond the runs' noise.",
 )  # fmt: skip
 CHECK_RUN = stack(
-    click.option("--device", default=None,
+    click.option("--device", type=DeviceSpec(), default=None,
                  help="Where to run the checks: auto (the default: cpu and every accelerator), all, cpu, xpu, xpu:N, "
                  "cuda, cuda:N; local (the default under --distributed): this rank's accelerator, and the cpu "
                  "on each node's first rank."),
-    click.option("--isolation", type=click.Choice(["worker", "process"]), default="worker", show_default=True,
+    click.option("--isolation", type=click.Choice([i.value for i in Isolation]), default="worker",
+                 show_default=True, callback=_isolation,
                  help="worker: one interpreter runs every check (replaced if one breaks it); "
                  "process: a fresh interpreter per check."),
     click.option("--checks-dir", "checks_dirs", metavar="DIR", multiple=True,
                  help="Directory of your own check scripts (a --kb entry can name them). Repeatable."),
 )  # fmt: skip
-SANITY = stack(
+SANITY = option_group(
+    "sanity_options", _sanity_options,
     click.option("--profile", type=click.Choice(SANITY_PROFILES), default="quick", show_default=True,
                  help="Sanity run: quick (trains on 64x64; about 20 s on 2 CPU cores) or full "
                  "(224x224, more steps, JIT trace + freeze; about a minute)."),

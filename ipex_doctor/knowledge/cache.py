@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ipex_doctor import __version__
+from ipex_doctor import __version__, resources
 
 _FORMAT = 1
 
@@ -26,14 +26,13 @@ Entries = Sequence[tuple[Mapping[str, Any], str]]
 
 
 def directory() -> Path:
-    """Where the cache lives."""
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "ipex-doctor" / "kb"
+    """Where the cache lives: ``kb/`` in the doctor's cache directory (``resources.cache_dir``)."""
+    return resources.cache_dir() / "kb"
 
 
 _MAX_FILES = 64
 """More documents than this (overlays come and go) and the oldest are removed on a write."""
-_VALIDATOR = ("known_issues.py", "rules.py", "schema.py", "known_issues.schema.json")
+_VALIDATOR = ("known_issues.py", "rule_names.py", "schema.py", "known_issues.schema.json")
 
 
 def _validator_stamp() -> str:

@@ -124,7 +124,7 @@ class KnownIssue(JsonModel):
     devices: tuple[str, ...]
     affected: tuple[AffectedRange, ...]
     rule: str | None
-    """The built-in detector that judges this entry against an environment (``rules.py``)."""
+    """The built-in detector that judges this entry against an environment (``verdicts/rules.py``; its names: ``rule_names``)."""
     repro: str | None
     """The check script that reproduces it (``checks/``)."""
     symptoms: tuple[re.Pattern[str], ...]
@@ -241,7 +241,7 @@ def _check_entry(loc: _Located, index: int, raw: Mapping[str, Any]) -> str:
         )
     rule = raw.get("rule")
     if rule is not None:
-        from ipex_doctor.knowledge.rules import RULES  # NOTE: only a validation needs the rules
+        from ipex_doctor.knowledge.rule_names import RULE_NAMES as RULES  # NOTE: validation only
 
         if rule not in RULES:
             known = ", ".join(sorted(RULES))

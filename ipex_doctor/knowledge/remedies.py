@@ -22,13 +22,13 @@ import shlex
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
+from ipex_doctor.model.environment import IPEX
 from ipex_doctor.model.terms import Reference
 from ipex_doctor.model.versions import major_minor, parse
 
 if TYPE_CHECKING:
     from ipex_doctor.model.environment import Environment, Package
 
-IPEX = "intel-extension-for-pytorch"
 LAST_IPEX_LINE = "2.8"
 """IPEX was retired after 2.8 (2.8.0+cpu and 2.8.10+xpu are its last releases)."""
 

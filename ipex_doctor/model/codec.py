@@ -7,7 +7,7 @@ nested dataclasses, enums, mappings of JSON). A field may carry a JSON name of i
 (``JSON_EXTRAS = ("summary",)``): those are written and ignored when read back. A missing key
 takes the field's default; a missing key without a default, or a value of the wrong shape, is
 a ``ValueError`` naming the path. Shapes are checked against the published report schema
-before a report is decoded (``report.replay``), so this is the second line of defence.
+before a report is decoded (``reporting.saved_reports``), so this is the second line of defence.
 """
 
 from __future__ import annotations

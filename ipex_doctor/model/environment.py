@@ -17,6 +17,11 @@ from ipex_doctor.model.versions import BuildVariant
 
 JSONDict = dict[str, Any]
 
+IPEX = "intel-extension-for-pytorch"
+"""IPEX's distribution name, normalised (PEP 503), as ``Environment.package`` takes it."""
+IPEX_MODULE = "intel_extension_for_pytorch"
+"""IPEX's import name, as ``RuntimeProbe.import_of`` takes it."""
+
 
 @dataclass(frozen=True)
 class Interpreter(JsonModel):
@@ -144,6 +149,51 @@ class Environment(JsonModel):
         for package in self.packages:
             if package.name == name:
                 return package
+        return None
+
+    def devices_of(self, kind: str) -> list[Mapping[str, Any]]:
+        """The accelerators of ``kind`` (``xpu``, ``cuda``) the runtime probe saw, in its order."""
+        return [device for device in self.runtime.devices if device.get("type") == kind]
+
+    def torch_version(self) -> str | None:
+        """The torch version: what the import said, else the package metadata."""
+        runtime = self.runtime.torch.get("version")
+        if isinstance(runtime, str) and runtime:
+            return runtime
+        package = self.package("torch")
+        return None if package is None else package.version
+
+    def ipex_version(self) -> str | None:
+        """The IPEX version: what the import said, else the package metadata (with its label)."""
+        runtime = self.runtime.ipex.get("version")
+        if isinstance(runtime, str) and runtime:
+            return runtime
+        package = self.package(IPEX)
+        if package is None:
+            return None
+        local = package.variant.local
+        if local is None or "+" in package.version:
+            return package.version
+        return f"{package.version}+{local}"
+
+    def effective_variant(self, package: Package) -> str | None:
+        """The build variant of ``package`` (``cpu``, ``xpu``, ``cuda``, ``rocm``) from its
+        label, else from what the runtime probe saw; ``None`` when neither tells."""
+        if package.variant.accelerator is not None:
+            return package.variant.accelerator
+        if package.name == "torch" and self.runtime.torch:
+            facts = self.runtime.torch
+            if facts.get("xpu_compiled"):
+                return "xpu"
+            if facts.get("cuda"):
+                return "cuda"
+            if facts.get("hip"):
+                return "rocm"
+            return "cpu"
+        if package.name == IPEX:
+            # NOTE: PyPI only ever hosted IPEX CPU wheels, whose metadata version has no label
+            # ("2.8.0" while ipex.__version__ says "2.8.0+cpu"); XPU wheels carry "+xpu".
+            return "cpu"
         return None
 
 

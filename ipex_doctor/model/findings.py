@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, TypeAlias
 
+from ipex_doctor.model.code import CodeLocation, SkippedFile
 from ipex_doctor.model.codec import JsonModel
 from ipex_doctor.model.environment import Environment
 from ipex_doctor.model.terms import (
@@ -33,7 +34,7 @@ __all__ = [
 JSON: TypeAlias = Any
 """A value that ``json.dumps`` accepts; the report's free-form data fields hold these."""
 
-SCHEMA_VERSION = "1.5"
+SCHEMA_VERSION = "1.6"
 """Version of the report's JSON shape. Bump the minor for additions, the major for breaks."""
 
 
@@ -107,6 +108,10 @@ class Finding(JsonModel):
     nodes: tuple[str, ...] = ()
     """In a fleet report, the nodes this finding holds on (with this status and device); a
     finding every node shares is written once with every node's name, not once per node."""
+    location: CodeLocation | None = None
+    """For a ``code`` finding of ``scan``: the place in the user's code (one finding per place)."""
+    snippet: str = ""
+    """For a ``code`` finding: the source line at ``location``."""
 
     @property
     def is_problem(self) -> bool:
@@ -188,6 +193,16 @@ class BaselineComparison(JsonModel):
 
 
 @dataclass(frozen=True)
+class ScanSummary(JsonModel):
+    """What a code scan read: its roots, how many files it saw and parsed, what it skipped."""
+
+    roots: tuple[str, ...]
+    files_seen: int
+    files_parsed: int
+    skipped: tuple[SkippedFile, ...] = ()
+
+
+@dataclass(frozen=True)
 class Report(JsonModel):
     """Everything one run of the doctor found, in the order it should be read."""
 
@@ -202,6 +217,8 @@ class Report(JsonModel):
     """False when the run was interrupted and the report is partial."""
     baseline: BaselineComparison | None = None
     """What changed since ``--baseline``, when one was given."""
+    scan: ScanSummary | None = None
+    """For ``scan``: what was read (roots, counts) and the files skipped, with why."""
     schema_version: str = SCHEMA_VERSION
     JSON_EXTRAS = ("summary",)
     """The summary is written for readers, and recomputed (never trusted) when read back."""

@@ -12,8 +12,19 @@ from dataclasses import dataclass
 from ipex_doctor.model.codec import JsonModel
 
 
+class TextEnum(str, enum.Enum):
+    """An enum whose members are their text: ``str(Status.PASS) == "pass"`` and equal to it,
+    as written in reports, policy files and on the command line.
+
+    Python 3.11's ``enum.StrEnum`` does the same; the package supports 3.10.
+    """
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+
 @enum.unique
-class Status(str, enum.Enum):
+class Status(TextEnum):
     """How a finding affects the gate, from best to worst (``ERROR`` = could not be judged)."""
 
     PASS = "pass"
@@ -21,9 +32,6 @@ class Status(str, enum.Enum):
     WARN = "warn"
     FAIL = "fail"
     ERROR = "error"
-
-    def __str__(self) -> str:
-        return self.value
 
     @property
     def rank(self) -> int:
@@ -35,31 +43,27 @@ _STATUS_RANK = {Status.PASS: 0, Status.SKIP: 1, Status.WARN: 2, Status.ERROR: 3,
 
 
 @enum.unique
-class Severity(str, enum.Enum):
+class Severity(TextEnum):
     """How bad a known issue is when it applies (set in the knowledge base)."""
 
     ERROR = "error"
     WARNING = "warning"
     INFO = "info"
 
-    def __str__(self) -> str:
-        return self.value
-
 
 @enum.unique
-class FindingKind(str, enum.Enum):
+class FindingKind(TextEnum):
     """Which part of the diagnosis produced a finding."""
 
     ENVIRONMENT = "environment"
     KNOWN_ISSUE = "known-issue"
     SANITY = "sanity"
-
-    def __str__(self) -> str:
-        return self.value
+    CODE = "code"
+    """A place in the user's code (``scan``), judged against the examined environment."""
 
 
 @enum.unique
-class Command(str, enum.Enum):
+class Command(TextEnum):
     """The doctor command a report comes from (``fleet`` for merged and distributed reports)."""
 
     CHECK = "check"
@@ -67,13 +71,11 @@ class Command(str, enum.Enum):
     REPRO = "repro"
     SANITY = "sanity"
     FLEET = "fleet"
-
-    def __str__(self) -> str:
-        return self.value
+    SCAN = "scan"
 
 
 @enum.unique
-class Verdict(str, enum.Enum):
+class Verdict(TextEnum):
     """What the doctor concluded about one knowledge-base entry in this environment.
 
     Version facts say what *should* happen; observations (probe, repro) say what *does*.
@@ -95,8 +97,16 @@ class Verdict(str, enum.Enum):
     """A measurement was made but cannot be judged here (the machine was too busy or too noisy
     while it ran); the evidence says why. Never blamed on the software stack."""
 
-    def __str__(self) -> str:
-        return self.value
+
+@enum.unique
+class Isolation(TextEnum):
+    """How the checks run (``--isolation``)."""
+
+    WORKER = "worker"
+    """One spawned interpreter imports torch and IPEX once and runs every check; it is
+    replaced when a check crashes, hangs or breaks its device."""
+    PROCESS = "process"
+    """A fresh interpreter per check."""
 
 
 @dataclass(frozen=True)

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import re
 
-from ipex_doctor.model.environment import Environment, Package
+from ipex_doctor.model.environment import IPEX, Environment, Package
 from ipex_doctor.model.versions import BuildVariant, build_variant
 
 TORCH_FAMILY = ("torch", "torchvision", "torchaudio")
 """The packages PyPI serves as one build per platform (CUDA on Linux x86_64, else CPU)."""
-_IPEX = "intel-extension-for-pytorch"
 _CUDA = re.compile(r"^cu(\d+)$")
 _ROCM = re.compile(r"^rocm(\d+(?:\.\d+)*)$")
 _CUDA_PLATFORMS = {("Linux", "x86_64")}
@@ -72,7 +71,7 @@ def _imported_variant(env: Environment, package: Package) -> BuildVariant | None
     texts = []
     if package.name == "torch" and env.runtime.torch.get("version"):
         texts.append(str(env.runtime.torch["version"]))
-    if package.name == _IPEX and env.runtime.ipex.get("version"):
+    if package.name == IPEX and env.runtime.ipex.get("version"):
         texts.append(str(env.runtime.ipex["version"]))
     outcome = env.runtime.import_of(package.name.replace("-", "_"))
     if outcome is not None and outcome.version:
@@ -101,7 +100,7 @@ def _compiled_in(env: Environment, package: Package) -> str:
 
 def _pypi_default(env: Environment, package: Package) -> str:
     """What an unlabelled build of ``package`` is, from where it can only have come: PyPI."""
-    if package.name == _IPEX:
+    if package.name == IPEX:
         return "CPU-only build (the only kind PyPI serves)"
     if package.name not in TORCH_FAMILY:
         return "no build label"

@@ -1,7 +1,7 @@
-"""report: what the user gets: the gate policy, the formats, the files, the progress shown.
+"""reporting: what the user gets: the gate policy, the formats, the files, the progress shown.
 
-Owns the gate (``policy``), publishing to every sink (``publish``, ``output``), the pure
-formatters (``formats/``), replaying saved reports (``replay``), the pipeline from a request
-to an exit code (``pipeline``) and the progress feedback (``progress``). May import every room
-below it; the CLI is its only caller.
+Owns the gate (``policy``: the threshold, the ignores and the one decision of pass or fail),
+publishing to every sink (``publish``, ``output``), the pure formatters (``formats/``),
+reading saved reports back (``saved_reports``) and the progress feedback (``progress``). It
+runs nothing: the use cases in ``app`` produce the reports it publishes.
 """

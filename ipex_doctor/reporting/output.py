@@ -15,6 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from ipex_doctor import resources
 from ipex_doctor.errors import OutputError
 
 STDOUT = "-"
@@ -137,8 +138,7 @@ def write_crash_log(exc: BaseException, version: str) -> str | None:
         f"{platform.platform()}\nargv: {sys.argv}\n\n### error information\n\n```\n"
         f"{''.join(traceback.format_exception(exc))}```\n"
     )
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    for directory in (os.path.join(base, "ipex-doctor"), tempfile.gettempdir()):
+    for directory in (str(resources.cache_dir()), tempfile.gettempdir()):
         try:
             os.makedirs(directory, exist_ok=True)
             path = os.path.join(directory, "ipex-doctor-crash.md")

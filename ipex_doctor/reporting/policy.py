@@ -24,9 +24,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ipex_doctor.errors import DoctorError, ExitCode, did_you_mean, read_bounded
+from ipex_doctor.errors import DoctorError, ExitCode, assert_never, did_you_mean, read_bounded
 from ipex_doctor.knowledge import schema, yamldoc
-from ipex_doctor.model.findings import Evidence, Ignored, Report, Status
+from ipex_doctor.model.findings import Evidence, Finding, Ignored, Report, Status
+from ipex_doctor.model.terms import TextEnum
 
 DEFAULT_POLICY_FILE = ".ipex-doctor.yaml"
 MAX_POLICY_BYTES = 256 * 1024
@@ -37,7 +38,7 @@ class PolicyError(DoctorError):
 
 
 @enum.unique
-class FailOn(str, enum.Enum):
+class FailOn(TextEnum):
     """Which findings make the run exit 1."""
 
     FAIL = "fail"
@@ -49,11 +50,15 @@ class FailOn(str, enum.Enum):
 
     def failing(self) -> frozenset[Status]:
         """The statuses that fail the run under this threshold."""
-        if self is FailOn.NEVER:
-            return frozenset()
-        if self is FailOn.WARN:
-            return frozenset({Status.WARN, Status.FAIL, Status.ERROR})
-        return frozenset({Status.FAIL, Status.ERROR})
+        match self:
+            case FailOn.NEVER:
+                return frozenset()
+            case FailOn.WARN:
+                return frozenset({Status.WARN, Status.FAIL, Status.ERROR})
+            case FailOn.FAIL:
+                return frozenset({Status.FAIL, Status.ERROR})
+            case _:
+                assert_never(self)
 
 
 @dataclass(frozen=True)
@@ -67,17 +72,54 @@ class Ignore:
 
 
 @dataclass(frozen=True)
+class Gate:
+    """Whether a run passes its gate, and the findings that decided it."""
+
+    fail_on: FailOn = FailOn.FAIL
+    deciding: tuple[Finding, ...] = ()
+    """The findings at or above the threshold (none: the gate passes)."""
+
+    @property
+    def passed(self) -> bool:
+        """True when no finding is at or above the threshold."""
+        return not self.deciding
+
+    @property
+    def failing(self) -> frozenset[Status]:
+        """The statuses that fail the run under this gate."""
+        return self.fail_on.failing()
+
+    @property
+    def exit_code(self) -> ExitCode:
+        """1 when any finding is at or above the threshold, else 0."""
+        return ExitCode.OK if self.passed else ExitCode.FINDINGS
+
+    def sentence(self) -> str:
+        """One line saying why the gate passed or failed."""
+        if self.passed:
+            return f"no finding at or above --fail-on {self.fail_on}"
+        names = ", ".join(
+            f"{f.id}" + (f" [{f.device}]" if f.device else "") for f in self.deciding[:5]
+        )
+        more = f" and {len(self.deciding) - 5} more" if len(self.deciding) > 5 else ""
+        count = len(self.deciding)
+        noun = "finding" if count == 1 else "findings"
+        return f"{count} {noun} at or above --fail-on {self.fail_on}: {names}{more}"
+
+
+@dataclass(frozen=True)
 class Policy:
     """The gate: threshold and ignores."""
 
     fail_on: FailOn = FailOn.FAIL
     ignores: tuple[Ignore, ...] = ()
 
-    def exit_code(self, report: Report) -> ExitCode:
-        """1 when any finding's status is at or above the threshold, else 0."""
+    def decide(self, report: Report) -> Gate:
+        """The gate's outcome for ``report`` (the ignores already applied): the one place the
+        run's pass or fail is decided; the exit code and every format read it from here."""
         failing = self.fail_on.failing()
-        hit = any(f.status in failing for f in report.findings)
-        return ExitCode.FINDINGS if hit else ExitCode.OK
+        deciding = tuple(f for f in report.findings if f.status in failing)
+        return Gate(self.fail_on, deciding)
 
     def apply(self, report: Report, *, today: datetime.date | None = None) -> Report:
         """The report with the ignores applied (expired ones noted, not applied)."""
@@ -187,7 +229,7 @@ def read_policy_file(path: Path) -> tuple[FailOn | None, tuple[Ignore, ...]]:
 
 def build_policy(
     *,
-    fail_on: str | None,
+    fail_on: FailOn | str | None,
     ignore_args: Sequence[str],
     policy_file: str | None,
     cwd: Path | None = None,

@@ -18,17 +18,24 @@ from pathlib import Path
 from ipex_doctor import __version__
 from ipex_doctor.errors import DoctorError, did_you_mean
 from ipex_doctor.knowledge.known_issues import KnowledgeBase, KnownIssue
-from ipex_doctor.knowledge.rules import IPEX_MODULE
-from ipex_doctor.model.environment import Environment, Host, Interpreter, Package, RuntimeProbe
+from ipex_doctor.model.environment import (
+    IPEX_MODULE,
+    Environment,
+    Host,
+    Interpreter,
+    Package,
+    RuntimeProbe,
+)
 from ipex_doctor.model.findings import Command, FindingKind, Report, Severity, now_utc
 from ipex_doctor.model.observations import CheckRun, Outcome
+from ipex_doctor.model.terms import Isolation
 from ipex_doctor.probe import gpu, host, interpreter
 from ipex_doctor.probe import session as sessions
 from ipex_doctor.probe.secrets import Redactor, reported_env_vars
 from ipex_doctor.probe.session import Session, StepProgress
 from ipex_doctor.runs import runner, sanity_plan
 from ipex_doctor.runs.catalog import CheckScript, catalog
-from ipex_doctor.runs.device_selection import local_rank, parse_device_spec, select_devices
+from ipex_doctor.runs.device_selection import local_rank, select_devices
 from ipex_doctor.runs.sanity_plan import SanityOptions
 from ipex_doctor.verdicts.assemble import findings_of
 
@@ -92,8 +99,11 @@ class CheckOptions:
     only: tuple[str, ...] | None = None
     """Check ids to run; ``None`` runs every check a knowledge-base entry names."""
     device: str = "auto"
+    """A ``--device`` spec, already validated (``device_selection.parse_device_spec``); the
+    sanity run goes to the one device it names, to the first accelerator for ``auto``, to every
+    device for ``all``."""
     timeout_s: float = runner.DEFAULT_CHECK_TIMEOUT_S
-    isolation: str = "worker"
+    isolation: Isolation = Isolation.WORKER
     sanity: SanityOptions | None = None
     """Run the ResNet-50 AMP sanity run after the checks (``None``: skip it)."""
 
@@ -103,13 +113,13 @@ class CheckOptions:
         *,
         checks_dirs: tuple[str, ...] = (),
         only: tuple[str, ...] | None = None,
-        device: str | None = "auto",
+        device: str = "auto",
         timeout_s: float = runner.DEFAULT_CHECK_TIMEOUT_S,
-        isolation: str = "worker",
+        isolation: Isolation = Isolation.WORKER,
         sanity_options: SanityOptions | None = None,
     ) -> CheckOptions:
         """The options from what the user typed: every name checked against the catalog
-        (a usage error with the closest names), the device spec validated."""
+        (a usage error with the closest names); ``device`` is a validated spec."""
         scripts = catalog(tuple(Path(d) for d in checks_dirs))
         only = tuple(scripts) if only == ("all",) else only
         for name in only or ():
@@ -119,7 +129,7 @@ class CheckOptions:
         return cls(
             catalog=scripts,
             only=only,
-            device=parse_device_spec(device or "auto"),
+            device=device,
             timeout_s=timeout_s,
             isolation=isolation,
             sanity=sanity_options,
@@ -326,7 +336,9 @@ def diagnose(
             tasks, decided = _plan_checks(env, kb, checks, rank=local_rank(environ))
             runs.update(decided)
         if checks.sanity is not None:
-            sanity_tasks, not_run = sanity_plan.plan(env, checks.sanity, rank=local_rank(environ))
+            sanity_tasks, not_run = sanity_plan.plan(
+                env, checks.sanity, checks.device, rank=local_rank(environ)
+            )
             tasks.extend(sanity_tasks)
             if not_run:
                 runs[sanity_plan.TASK_ID] = not_run

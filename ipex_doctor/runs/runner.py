@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ipex_doctor.model.observations import CheckRun, Outcome
+from ipex_doctor.model.terms import Isolation
 from ipex_doctor.probe.session import Session, StepProgress
 from ipex_doctor.runs.catalog import CheckScript
 
@@ -35,7 +36,7 @@ def run_tasks(
     session: Session | None,
     timeout: float,
     startup_timeout: float,
-    isolation: str = "worker",
+    isolation: Isolation = Isolation.WORKER,
     progress: Callable[[str], None] = lambda _: None,
     on_step: StepProgress | None = None,
     on_run: Callable[[CheckRun], None] = lambda _: None,
@@ -49,7 +50,7 @@ def run_tasks(
     runs: list[CheckRun] = []
     try:
         for task in tasks:
-            if isolation == "process" and session is not None:
+            if isolation is Isolation.PROCESS and session is not None:
                 session.close()
                 session = None
             if session is None or not session.ready:

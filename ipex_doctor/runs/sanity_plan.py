@@ -30,9 +30,6 @@ class SanityOptions:
     weights: str | None = None
     data: str | None = None
     use_ipex: bool = True
-    device: str | None = None
-    """A device (``xpu``, ``cuda:1``...); ``None`` picks the first accelerator, else cpu;
-    ``all`` runs on every device."""
 
     def args(self) -> dict[str, Any]:
         """Keyword arguments for the script's ``run(device, **args)``."""
@@ -48,23 +45,6 @@ class SanityOptions:
         return args
 
 
-def options_from(
-    *,
-    profile: str,
-    amp_dtype: str,
-    lr: float | None,
-    weights: str | None,
-    data: str | None,
-    no_ipex: bool,
-    device: str | None,
-) -> SanityOptions:
-    """The options from the CLI's values; ``device`` ``auto``/None picks the first accelerator."""
-    from ipex_doctor.runs.device_selection import parse_device_spec
-
-    single = None if device in ("auto", None) else parse_device_spec(device)
-    return SanityOptions(profile, amp_dtype, lr, weights, data, not no_ipex, single)
-
-
 def script() -> CheckScript:
     """The sanity run as a task the worker can run like a check."""
     return CheckScript(
@@ -76,23 +56,27 @@ def script() -> CheckScript:
 
 
 def plan(
-    env: Environment, options: SanityOptions, *, rank: int = 0
+    env: Environment, options: SanityOptions, device_spec: str = "auto", *, rank: int = 0
 ) -> tuple[list[Task], list[CheckRun]]:
     """The sanity run's tasks, or the runs that say why it does not run.
+
+    ``device_spec`` (a validated ``--device``): ``all`` runs it on every device, ``auto`` on
+    the first accelerator (else the cpu), ``local`` on this rank's first device, a device or
+    kind on that one.
 
     A device asked for that is absent is an error (the user's request cannot be met); torch
     that does not import, or no usable torchvision, makes it not applicable.
     """
     torch_import = env.runtime.import_of("torch")
     if torch_import is None or not torch_import.ok:
-        return [], [_not_run(options, "torch does not import")]
-    if options.device == "all":
+        return [], [_not_run(device_spec, "torch does not import")]
+    if device_spec == "all":
         # NOTE: --device all: a sanity run on every device, so a slow or broken card shows.
         devices = env.device_labels
     else:
-        device, missing = first_device(options.device, env, rank=rank)
+        device, missing = first_device(device_spec, env, rank=rank)
         if device is None and not missing:
-            return [], [_not_run(options, f"local rank {rank} of a node without accelerators: "
+            return [], [_not_run(device_spec, f"local rank {rank} of a node without accelerators: "
                                  "the node's first rank runs it")]  # fmt: skip
         if device is None:
             absent = CheckRun(
@@ -102,13 +86,13 @@ def plan(
         devices = [device]
     cannot = _without_torchvision(env)
     if cannot is not None:
-        return [], [_not_run(options, cannot, needs="torchvision")]
+        return [], [_not_run(device_spec, cannot, needs="torchvision")]
     return [Task(script(), d, options.args()) for d in devices], []
 
 
-def _not_run(options: SanityOptions, why: str, *, needs: str | None = None) -> CheckRun:
+def _not_run(device_spec: str, why: str, *, needs: str | None = None) -> CheckRun:
     result = {"needs": needs} if needs else {}
-    return CheckRun(TASK_ID, options.device or "auto", Outcome.SKIPPED, result=result, error=why)
+    return CheckRun(TASK_ID, device_spec, Outcome.SKIPPED, result=result, error=why)
 
 
 def _without_torchvision(env: Environment) -> str | None:

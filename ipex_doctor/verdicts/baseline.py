@@ -26,14 +26,15 @@ from ipex_doctor.model.findings import (
     Command,
     Evidence,
     Finding,
-    FindingKind,
     Report,
-    Severity,
     Status,
     ThroughputDelta,
     Verdict,
 )
+from ipex_doctor.verdicts.registry import spec
 from ipex_doctor.verdicts.sanity_findings import BUSY_SHARE
+
+_REGRESSION = spec("perf-regression")
 
 MIN_DROP = 0.15
 """A throughput may fall this much (15 %) between two runs before it counts, whatever the noise:
@@ -238,68 +239,77 @@ def _regression_findings(
     skipped: list[tuple[str, str]],
     source: str,
 ) -> list[Finding]:
+    """One ``perf-regression`` finding per device with throughput in either run."""
     by_device: dict[str, list[ThroughputDelta]] = {}
     for delta in deltas:
         by_device.setdefault(delta.device, []).append(delta)
     for device, _ in skipped:
         by_device.setdefault(device, [])
-    changed = "; ".join(f"{c.what}: {c.before or 'unset'} -> {c.after or 'unset'}" for c in changes)
-    findings = []
-    for device, mine in sorted(by_device.items()):
-        fallen = [d for d in mine if d.regressed]
-        reasons = [why for where, why in skipped if where == device]
-        measured = "; ".join(
-            f"{d.mode} {d.before:.1f} -> {d.after:.1f} img/s ({d.change:+.0%}, "
-            f"allowed -{d.tolerance:.0%})"
-            for d in (fallen or mine)
+    return [
+        _regression(
+            device, mine, [why for where, why in skipped if where == device], changes, source
         )
-        unexplained = bool(fallen) and not changes and len(fallen) * 2 <= len(MODES)
-        if unexplained:
-            # NOTE: measured on a 32-core Xeon: two runs in a row of one environment, nothing
-            # changed, inference fell 27-51% while training held, every round of each run
-            # alike (thread placement differs between processes). A fall in some modes with
-            # nothing changed is the machine's state, not the stack's: inconclusive.
-            status, verdict = Status.SKIP, Verdict.INCONCLUSIVE
-            title = "Throughput varied since the baseline, with nothing in the environment changed"
-            summary = (
-                f"{measured}; only {len(fallen)} of {len(MODES)} modes fell and nothing the doctor "
-                "records changed, so this is the machine's state between runs (thread "
-                "placement, clocks, other tenants), not the environment; rerun both to judge"
-            )
-        elif fallen:
-            status, verdict = Status.WARN, Verdict.REGRESSION
-            title = "Throughput fell since the baseline"
-            summary = f"{measured}, beyond the runs' noise; changed since the baseline: " + (
-                changed or "nothing the doctor records (look at the machine's load and clocks)"
-            )
-        elif mine:
-            status, verdict = Status.PASS, Verdict.NOT_AFFECTED
-            title = "Throughput as in the baseline"
-            summary = measured + ("; not compared: " + "; ".join(reasons) if reasons else "")
-        else:
-            status, verdict = Status.SKIP, Verdict.INCONCLUSIVE
-            title = "Throughput could not be compared with the baseline"
-            summary = "; ".join(reasons)
-        findings.append(
-            Finding(
-                id="perf-regression",
-                kind=FindingKind.SANITY,
-                status=status,
-                severity=Severity.WARNING,
-                title=title,
-                evidence=Evidence(summary, {
-                    "baseline": source,
-                    "throughput": [d.to_dict() for d in mine],
-                    "changes": [c.to_dict() for c in changes],
-                    "not_compared": reasons,
-                }),
-                remediation=_REMEDIES.get(status, ""),
-                verdict=verdict,
-                device=device,
-                per_device={device: status},
-            )
-        )  # fmt: skip
-    return findings
+        for device, mine in sorted(by_device.items())
+    ]
+
+
+def _regression(
+    device: str,
+    mine: list[ThroughputDelta],
+    reasons: list[str],
+    changes: list[Change],
+    source: str,
+) -> Finding:
+    """The ``perf-regression`` finding of one device: its deltas (``mine``), why some modes
+    were not compared (``reasons``) and what changed since the baseline."""
+    changed = "; ".join(f"{c.what}: {c.before or 'unset'} -> {c.after or 'unset'}" for c in changes)
+    fallen = [d for d in mine if d.regressed]
+    measured = "; ".join(
+        f"{d.mode} {d.before:.1f} -> {d.after:.1f} img/s ({d.change:+.0%}, "
+        f"allowed -{d.tolerance:.0%})"
+        for d in (fallen or mine)
+    )
+    unexplained = bool(fallen) and not changes and len(fallen) * 2 <= len(MODES)
+    if unexplained:
+        # NOTE: measured on a 32-core Xeon: two runs in a row of one environment, nothing
+        # changed, inference fell 27-51% while training held, every round of each run
+        # alike (thread placement differs between processes). A fall in some modes with
+        # nothing changed is the machine's state, not the stack's: inconclusive.
+        status, verdict = Status.SKIP, Verdict.INCONCLUSIVE
+        title = "Throughput varied since the baseline, with nothing in the environment changed"
+        summary = (
+            f"{measured}; only {len(fallen)} of {len(MODES)} modes fell and nothing the doctor "
+            "records changed, so this is the machine's state between runs (thread "
+            "placement, clocks, other tenants), not the environment; rerun both to judge"
+        )
+    elif fallen:
+        status, verdict = Status.WARN, Verdict.REGRESSION
+        title = "Throughput fell since the baseline"
+        summary = f"{measured}, beyond the runs' noise; changed since the baseline: " + (
+            changed or "nothing the doctor records (look at the machine's load and clocks)"
+        )
+    elif mine:
+        status, verdict = Status.PASS, Verdict.NOT_AFFECTED
+        title = "Throughput as in the baseline"
+        summary = measured + ("; not compared: " + "; ".join(reasons) if reasons else "")
+    else:
+        status, verdict = Status.SKIP, Verdict.INCONCLUSIVE
+        title = "Throughput could not be compared with the baseline"
+        summary = "; ".join(reasons)
+    return _REGRESSION.finding(
+        status,
+        Evidence(summary, {
+            "baseline": source,
+            "throughput": [d.to_dict() for d in mine],
+            "changes": [c.to_dict() for c in changes],
+            "not_compared": reasons,
+        }),
+        title=title,
+        remediation=_REMEDIES.get(status, ""),
+        verdict=verdict,
+        device=device,
+        per_device={device: status},
+    )  # fmt: skip
 
 
 def compare(

@@ -11,10 +11,12 @@ import collections
 from collections.abc import Sequence
 
 from ipex_doctor.model.environment import Environment, device_label
-from ipex_doctor.model.findings import Evidence, Finding, FindingKind, Severity, Status
+from ipex_doctor.model.findings import Evidence, Finding, Status
 from ipex_doctor.model.observations import CheckRun, Outcome
 from ipex_doctor.verdicts.majority import odd_members
+from ipex_doctor.verdicts.registry import spec
 
+_OUTLIER = spec("device-outlier")
 PROPERTIES = ("name", "total_memory", "driver_version", "has_fp64", "has_fp16", "max_compute_units",
               "gpu_eu_count", "multi_processor_count", "major", "minor")  # fmt: skip
 SLOW_FRACTION = 0.5
@@ -49,13 +51,10 @@ def device_outliers(env: Environment, sanity_runs: Sequence[CheckRun] = ()) -> l
                     f"AMP training {speed:.1f} img/s, the best {kind} device {best:.1f}"
                 )
     return [
-        Finding(
-            id="device-outlier",
-            kind=FindingKind.ENVIRONMENT,
-            status=Status.WARN,
-            severity=Severity.WARNING,
+        _OUTLIER.finding(
+            Status.WARN,
+            Evidence("; ".join(found), {"device": device, "differences": found}),
             title=f"{device} differs from the other devices of this node",
-            evidence=Evidence("; ".join(found), {"device": device, "differences": found}),
             remediation="Check this device's driver, firmware and placement (PCIe slot, tile mode "
             "ZE_FLAT_DEVICE_HIERARCHY); a job spread over these devices runs at the slowest one's pace.",
             device=device,

@@ -19,18 +19,13 @@ from typing import Any
 
 from ipex_doctor import __version__
 from ipex_doctor.model.environment import Environment
-from ipex_doctor.model.findings import (
-    Command,
-    Evidence,
-    Finding,
-    FindingKind,
-    Report,
-    Severity,
-    Status,
-    now_utc,
-)
+from ipex_doctor.model.findings import Command, Evidence, Finding, Report, Status, now_utc
 from ipex_doctor.verdicts.hostlist import compress
 from ipex_doctor.verdicts.majority import majority_of
+from ipex_doctor.verdicts.registry import spec
+
+_SUMMARY, _OUTLIER = spec("fleet-summary"), spec("fleet-outlier")
+_COLLECTIVES = spec("fleet-collectives")
 
 _PACKAGES = (
     "torch",
@@ -227,17 +222,13 @@ class Fleet:
         )
         if incomplete:
             text += f"; incomplete reports from {compress(incomplete)}"
-        return Finding(
-            id="fleet-summary",
-            kind=FindingKind.ENVIRONMENT,
-            status=Status.PASS,
-            severity=Severity.INFO,
-            title=f"Fleet of {_count(len(self._nodes), 'node')}",
-            evidence=Evidence(
+        return _SUMMARY.finding(
+            Status.PASS,
+            Evidence(
                 text,
                 {"node_count": len(self._nodes), "groups": groups, "incomplete": incomplete},
             ),
-            remediation="",
+            title=f"Fleet of {_count(len(self._nodes), 'node')}",
         )
 
     def _outliers(self) -> list[Finding]:
@@ -291,13 +282,10 @@ def _count(number: int, noun: str) -> str:
 def _outlier(names: list[str], differences: list[str], total: int) -> Finding:
     listed = compress(names)
     verb = "differs" if len(names) == 1 else f"({len(names)} of {total} nodes) differ"
-    return Finding(
-        id="fleet-outlier",
-        kind=FindingKind.ENVIRONMENT,
-        status=Status.FAIL,
-        severity=Severity.ERROR,
+    return _OUTLIER.finding(
+        Status.FAIL,
+        Evidence("; ".join(differences), {"nodes": listed, "differences": differences}),
         title=f"{listed} {verb} from the other nodes",
-        evidence=Evidence("; ".join(differences), {"nodes": listed, "differences": differences}),
         remediation="Make every node of the job run the same builds and drivers; "
         "examine such a node alone with 'ipex-doctor check' on it.",
         nodes=tuple(names),
@@ -318,7 +306,8 @@ def merge(
 
 
 def collectives_finding(ranks: Sequence[Mapping[str, Any]]) -> Finding:
-    """Correctness and bandwidth of all_reduce / all_gather across ``ranks`` (rank 0's view)."""
+    """Correctness and bandwidth of all_reduce / all_gather across ``ranks`` (rank 0's view):
+    a wrong result on any rank fails, a rank far below the median bandwidth warns."""
     facts = [r.get("collectives") or {} for r in ranks]
     wrong = [
         f"rank {f.get('rank')}"
@@ -344,13 +333,9 @@ def collectives_finding(ranks: Sequence[Mapping[str, Any]]) -> Finding:
         summary += (
             f"; far below the others (< {LINK_FRACTION:.0%} of the median): {', '.join(slow)}"
         )
-    return Finding(
-        id="fleet-collectives",
-        kind=FindingKind.SANITY,
-        status=status,
-        severity=Severity.ERROR if wrong else Severity.WARNING,
-        title="Collectives are correct and no link is far below its peers",
-        evidence=Evidence(summary, {"ranks": facts}),
+    return _COLLECTIVES.finding(
+        status,
+        Evidence(summary, {"ranks": facts}),
         remediation="Check the slow or wrong ranks' interconnect, driver and NIC/fabric settings "
         "(CCL_*, I_MPI_*, NCCL_* variables), then rerun."
         if status is not Status.PASS

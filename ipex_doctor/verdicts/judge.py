@@ -1,9 +1,11 @@
 """Judge every knowledge-base entry against an environment and turn the verdicts into findings.
 
 For each entry: the version facts come first (is an affected package installed, in the right
-build variant, in an affected range?), then the entry's rule if it has one. Entries of kind
-``known-issue`` without an observation are judged on versions alone (``predicted``); a later
-stage (reproductions) replaces that with what was observed.
+build variant, in an affected range?), then the entry's rule if it has one (``rules``: each
+gives a ``RuleVerdict``). Entries of kind ``known-issue`` without check runs are judged on
+versions alone (``predicted``); when their check ran, what it observed decides. The finding of
+an entry is made here, from the entry (id, kind, severity); built-in findings are made by
+their specs (``registry``).
 
 Status follows from verdict and severity (``status_for``); it is the only thing the gate reads.
 """
@@ -12,17 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from typing import Any
 
 from ipex_doctor.knowledge.known_issues import KnowledgeBase, KnownIssue
-from ipex_doctor.knowledge.rules import (
-    NEEDS,
-    RULES,
-    Observation,
-    effective_variant,
-    ipex_version,
-    torch_version,
-)
-from ipex_doctor.model.environment import Environment, device_label
+from ipex_doctor.model.environment import Environment
 from ipex_doctor.model.findings import (
     Evidence,
     Finding,
@@ -33,6 +28,7 @@ from ipex_doctor.model.findings import (
     VersionFact,
 )
 from ipex_doctor.model.observations import CheckRun, Outcome
+from ipex_doctor.verdicts.rules import RuleVerdict, observe_rule
 
 
 def status_for(verdict: Verdict, severity: Severity) -> Status:
@@ -68,7 +64,7 @@ def judge_versions(env: Environment, issue: KnownIssue) -> VersionJudgement:
     facts, applicable, in_range = [], False, False
     for affected in issue.affected:
         package = env.package(affected.package)
-        variant = None if package is None else effective_variant(env, package)
+        variant = None if package is None else env.effective_variant(package)
         variant_ok = affected.variant == "any" or variant == affected.variant
         contained = None
         if package is not None and variant_ok:
@@ -92,46 +88,37 @@ def judge_versions(env: Environment, issue: KnownIssue) -> VersionJudgement:
     )
 
 
-def _devices_present(env: Environment, kinds: tuple[str, ...]) -> list[str]:
-    present = [
-        device_label(device) for device in env.runtime.devices if device.get("type") in kinds
-    ]
-    if "cpu" in kinds:
-        present.insert(0, "cpu")
-    return present
-
-
-def _version_only(env: Environment, issue: KnownIssue, versions: VersionJudgement) -> Observation:
+def _version_only(env: Environment, issue: KnownIssue, versions: VersionJudgement) -> RuleVerdict:
     """Judge an entry that has no rule on its version facts alone."""
     if not issue.affected:
-        return Observation(Verdict.NOT_APPLICABLE, "nothing in this entry can be judged here")
+        return RuleVerdict(Verdict.NOT_APPLICABLE, "nothing in this entry can be judged here")
     installed = [f for f in versions.facts if f.installed is not None]
     if not versions.applicable:
         if installed:
             which = ", ".join(
                 f"{f.package} {f.installed} ({f.variant or 'unknown'} build)" for f in installed
             )
-            return Observation(Verdict.NOT_APPLICABLE, f"only affects other builds than {which}")
+            return RuleVerdict(Verdict.NOT_APPLICABLE, f"only affects other builds than {which}")
         names = ", ".join(sorted({f.package for f in versions.facts}))
-        return Observation(Verdict.NOT_APPLICABLE, f"{names} not installed")
+        return RuleVerdict(Verdict.NOT_APPLICABLE, f"{names} not installed")
     matched = [f for f in versions.facts if f.in_range]
     if not matched:
         which = ", ".join(f"{f.package} {f.installed}" for f in installed)
-        return Observation(Verdict.NOT_AFFECTED, f"{which} is outside the affected range")
+        return RuleVerdict(Verdict.NOT_AFFECTED, f"{which} is outside the affected range")
     which = ", ".join(f"{f.package} {f.installed} (affected: {f.affected})" for f in matched)
     if issue.kind is FindingKind.ENVIRONMENT:
-        return Observation(Verdict.AFFECTED, f"{which}")
+        return RuleVerdict(Verdict.AFFECTED, f"{which}")
     if issue.devices:
-        devices = _devices_present(env, issue.devices)
+        devices = [d for d in env.device_labels if d.split(":")[0] in issue.devices]
         if not devices:
-            return Observation(
+            return RuleVerdict(
                 Verdict.PREDICTED,
                 f"{which}; no {'/'.join(issue.devices)} device here to try it on",
             )
-        return Observation(
+        return RuleVerdict(
             Verdict.PREDICTED, f"{which}; judged by version (devices here: {', '.join(devices)})"
         )
-    return Observation(Verdict.PREDICTED, f"{which}; judged by version")
+    return RuleVerdict(Verdict.PREDICTED, f"{which}; judged by version")
 
 
 def failed_itself(run: CheckRun) -> str:
@@ -158,18 +145,18 @@ def _run_line(run: CheckRun) -> str:
     return f"{run.device}: the check {run.outcome}: {run.error}"
 
 
-def _own_failure(observation: Observation, failed: Sequence[CheckRun]) -> Observation:
-    """``observation``, with the advice for a check that failed its own verification.
+def _own_failure(judged: RuleVerdict, failed: Sequence[CheckRun]) -> RuleVerdict:
+    """``judged``, with the advice for a check that failed its own verification.
 
     The entry's fix would be unrelated advice here: what is wrong is the check's measurement
     (or the kernel it called), which the entry does not describe.
     """
     if not failed:
-        return observation
+        return judged
     where = ", ".join(r.device for r in failed)
     check = failed[0].check_id
     return replace(
-        observation,
+        judged,
         remediation=f"The check {check} could not verify its own measurement on {where}, so it "
         "judged nothing there. Run its script by hand for the numbers ('ipex-doctor repro "
         "--list' names it) and report them with the torch version: upstream when the kernel "
@@ -185,14 +172,14 @@ def _on_its_devices(issue: KnownIssue, runs: Sequence[CheckRun]) -> list[CheckRu
     return [r for r in runs if r.device.split(":")[0] in issue.devices]
 
 
-def _observed(
+def _from_runs(
     env: Environment, issue: KnownIssue, versions: VersionJudgement, runs: Sequence[CheckRun]
-) -> tuple[Observation, bool]:
+) -> tuple[RuleVerdict, bool]:
     """Combine what the check observed on each device with the version facts.
 
-    Returns the observation and whether the check itself broke (crashed, hung, raised, left
-    the device unusable, or failed its own verification: ``failed_itself``) on some device,
-    which makes the finding an ``error``.
+    Returns the verdict and whether the check itself broke (crashed, hung, raised, left the
+    device unusable, or failed its own verification: ``failed_itself``) on some device, which
+    makes the finding an ``error``.
 
     One rule for entries that concern devices this machine lacks (dot-half on XPU with no XPU
     here): a reproduction anywhere is still a finding, but a clean run on another device (the
@@ -204,38 +191,14 @@ def _observed(
     clean = [r for r in _on_its_devices(issue, runs) if r.reproduced is False and r not in failed]
     broken = [r for r in runs if r.outcome not in (Outcome.OK, Outcome.DEVICE_ABSENT)] + failed
     absent = [r for r in runs if r.outcome is Outcome.DEVICE_ABSENT]
-    lines = "; ".join(_run_line(r) for r in runs)
-    stack = ", ".join(
-        f"{name} {version}"
-        for name, version in (("torch", torch_version(env)), ("IPEX", ipex_version(env)))
-        if version
-    )
-    lines = f"({stack}) {lines}" if stack else lines
+    lines = _run_lines(env, runs)
     data = {"runs": [r.to_dict() for r in runs]}
     facts = _version_only(env, issue, versions)
     if reproduced:
-        where = ", ".join(r.device for r in reproduced)
-        if versions.applicable and versions.in_range:
-            verdict, why = Verdict.AFFECTED, f"reproduced on {where}"
-        elif versions.applicable:
-            verdict = Verdict.REGRESSION
-            why = f"reproduced on {where} although the knowledge base lists this version as not affected"
-        else:
-            verdict = Verdict.AFFECTED
-            why = f"reproduced on {where}, outside the builds the knowledge base lists: worth reporting upstream"
-        # NOTE: a check may name the fix it verified on this machine (bf16-linear on a CPU that
-        # cannot prepack BF16 weights needs weights_prepack=False as well as autocast); then
-        # that fix is the whole advice, not the entry's general one beside it.
-        specific = next(
-            (str(r.result["remediation"]) for r in reproduced if r.result.get("remediation")), ""
-        )
-        return Observation(
-            verdict, f"{why}. {lines}", data,
-            remediation=specific, replaces_remediation=bool(specific),
-        ), bool(broken)  # fmt: skip
+        return _reproduced(versions, reproduced, lines, data), bool(broken)
     if absent and not broken and len(absent) == len(runs):
         asked = ", ".join(r.device for r in absent)
-        return Observation(
+        return RuleVerdict(
             Verdict.NOT_APPLICABLE,
             f"{asked} was asked for (--device) but is not present here, so the check could not run",
             data,
@@ -247,25 +210,67 @@ def _observed(
     if clean:
         if versions.in_range:
             why = "in the affected range by version, but it did not reproduce here"
-            observation = Observation(Verdict.LATENT, f"{why}. {lines}", data)
+            judged = RuleVerdict(Verdict.LATENT, f"{why}. {lines}", data)
         else:
-            observation = Observation(Verdict.NOT_AFFECTED, f"did not reproduce. {lines}", data)
-        return _own_failure(observation, failed), bool(broken)
+            judged = RuleVerdict(Verdict.NOT_AFFECTED, f"did not reproduce. {lines}", data)
+        return _own_failure(judged, failed), bool(broken)
     ran = [r for r in runs if r.outcome is Outcome.OK and r not in failed]
     if ran and all(r.result.get("applicable") is False for r in ran):
         # NOTE: the check itself says the issue cannot arise here (e.g. IPEX does not import).
-        return _own_failure(Observation(Verdict.NOT_APPLICABLE, lines, data), failed), bool(broken)
+        return _own_failure(RuleVerdict(Verdict.NOT_APPLICABLE, lines, data), failed), bool(broken)
     if ran and facts.verdict is Verdict.NOT_AFFECTED:
         # NOTE: it ran cleanly, but only on devices the entry does not concern.
         where = "/".join(issue.devices)
         return _own_failure(
-            Observation(
+            RuleVerdict(
                 Verdict.NOT_APPLICABLE, f"no {where} device here to run it on; {lines}", data
             ),
             failed,
         ), bool(broken)
-    observation = Observation(facts.verdict, f"{facts.evidence}. {lines}", data)
-    return _own_failure(observation, failed), bool(broken)
+    judged = RuleVerdict(facts.verdict, f"{facts.evidence}. {lines}", data)
+    return _own_failure(judged, failed), bool(broken)
+
+
+def _run_lines(env: Environment, runs: Sequence[CheckRun]) -> str:
+    """One line per run, after the torch and IPEX versions they ran with."""
+    lines = "; ".join(_run_line(r) for r in runs)
+    stack = ", ".join(
+        f"{name} {version}"
+        for name, version in (("torch", env.torch_version()), ("IPEX", env.ipex_version()))
+        if version
+    )
+    return f"({stack}) {lines}" if stack else lines
+
+
+def _reproduced(
+    versions: VersionJudgement,
+    reproduced: Sequence[CheckRun],
+    lines: str,
+    data: Mapping[str, Any],
+) -> RuleVerdict:
+    """The verdict of an entry whose check reproduced it on some device: affected, or a
+    regression where the knowledge base lists the version as fixed."""
+    where = ", ".join(r.device for r in reproduced)
+    if versions.applicable and versions.in_range:
+        verdict, why = Verdict.AFFECTED, f"reproduced on {where}"
+    elif versions.applicable:
+        verdict = Verdict.REGRESSION
+        why = (
+            f"reproduced on {where} although the knowledge base lists this version as not affected"
+        )
+    else:
+        verdict = Verdict.AFFECTED
+        why = f"reproduced on {where}, outside the builds the knowledge base lists: worth reporting upstream"
+    # NOTE: a check may name the fix it verified on this machine (bf16-linear on a CPU that
+    # cannot prepack BF16 weights needs weights_prepack=False as well as autocast); then
+    # that fix is the whole advice, not the entry's general one beside it.
+    specific = next(
+        (str(r.result["remediation"]) for r in reproduced if r.result.get("remediation")), ""
+    )
+    return RuleVerdict(
+        verdict, f"{why}. {lines}", data,
+        remediation=specific, replaces_remediation=bool(specific),
+    )  # fmt: skip
 
 
 def title_for(issue: KnownIssue, status: Status, verdict: Verdict) -> str:
@@ -283,69 +288,49 @@ def title_for(issue: KnownIssue, status: Status, verdict: Verdict) -> str:
     return f"Not applicable here: {issue.title}"
 
 
-def observe_rule(
-    env: Environment,
-    rule: str,
-    in_range: bool | None,
-    seen: dict[str, Observation] | None = None,
-) -> Observation:
-    """The observation of ``rule`` in ``env``, the rules it needs (``NEEDS``) observed first.
-
-    ``seen`` caches the observations of needed rules across the entries of one judgement (they
-    do not depend on the entry's version ranges).
-    """
-    seen = {} if seen is None else seen
-    earlier = {}
-    for needed in NEEDS.get(rule, ()):
-        if needed not in seen:
-            seen[needed] = observe_rule(env, needed, None, seen)
-        earlier[needed] = seen[needed]
-    return RULES[rule](env, in_range, earlier)
-
-
 def judge_issue(
     env: Environment,
     issue: KnownIssue,
     runs: Sequence[CheckRun] | None = None,
     *,
-    seen: dict[str, Observation] | None = None,
+    seen: dict[str, RuleVerdict] | None = None,
 ) -> Finding:
     """The finding for one knowledge-base entry in ``env``, with its check's runs if any."""
     versions = judge_versions(env, issue)
     broken = False
     if runs:
-        observation, broken = _observed(env, issue, versions, runs)
+        judged, broken = _from_runs(env, issue, versions, runs)
     elif issue.rule is not None:
-        observation = observe_rule(env, issue.rule, versions.in_range, seen)
+        judged = observe_rule(env, issue.rule, versions.in_range, seen)
     else:
-        observation = _version_only(env, issue, versions)
-    status = status_for(observation.verdict, issue.severity)
-    if broken and observation.verdict not in (Verdict.AFFECTED, Verdict.REGRESSION):
+        judged = _version_only(env, issue, versions)
+    status = status_for(judged.verdict, issue.severity)
+    if broken and judged.verdict not in (Verdict.AFFECTED, Verdict.REGRESSION):
         status = Status.ERROR
     devices = [r.device for r in runs or () if r.reproduced]
     needs_action = status in (Status.WARN, Status.FAIL, Status.ERROR) or (
-        issue.severity is Severity.INFO and observation.verdict is Verdict.AFFECTED
+        issue.severity is Severity.INFO and judged.verdict is Verdict.AFFECTED
     )
     remediation, workaround = "", ""
     commands: tuple[str, ...] = ()
     if needs_action:
-        general = "" if observation.replaces_remediation else issue.remediation
-        remediation = " ".join(p for p in (observation.remediation, general) if p)
-        workaround = "" if observation.replaces_remediation else issue.workaround
-        commands = observation.commands
+        general = "" if judged.replaces_remediation else issue.remediation
+        remediation = " ".join(p for p in (judged.remediation, general) if p)
+        workaround = "" if judged.replaces_remediation else issue.workaround
+        commands = judged.commands
     return Finding(
         id=issue.id,
         kind=issue.kind,
         status=status,
         severity=issue.severity,
-        title=observation.title or title_for(issue, status, observation.verdict),
-        verdict=observation.verdict,
-        evidence=Evidence(summary=observation.evidence, data=dict(observation.data)),
+        title=judged.title or title_for(issue, status, judged.verdict),
+        verdict=judged.verdict,
+        evidence=Evidence(summary=judged.evidence, data=dict(judged.data)),
         versions=versions.facts,
         remediation=remediation,
         workaround=workaround,
         # NOTE: what the rule cites for the versions found here comes before the entry's own
-        references=tuple(dict.fromkeys((*observation.references, *issue.references))),
+        references=tuple(dict.fromkeys((*judged.references, *issue.references))),
         device=", ".join(devices) if devices else None,
         commands=commands,
         per_device=_per_device(issue, runs or (), status),
@@ -395,7 +380,7 @@ def judge(
     ``runs`` maps a check id to its runs; an entry whose ``repro`` ran is judged on them.
     """
     runs = runs or {}
-    seen: dict[str, Observation] = {}
+    seen: dict[str, RuleVerdict] = {}
     return tuple(
         judge_issue(env, issue, runs.get(issue.repro) if issue.repro else None, seen=seen)
         for issue in kb.issues

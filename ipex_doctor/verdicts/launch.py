@@ -10,7 +10,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ipex_doctor.model.findings import Evidence, Finding, FindingKind, Severity, Status
+from ipex_doctor.model.findings import Evidence, Finding, Status
+from ipex_doctor.verdicts.registry import spec
+
+_LAUNCH = spec("fleet-launch")
 
 
 def _why_backend(rank: Mapping[str, Any]) -> str:
@@ -29,7 +32,8 @@ def _why_backend(rank: Mapping[str, Any]) -> str:
 
 
 def launch_finding(ranks: Sequence[Mapping[str, Any]]) -> Finding:
-    """The ``fleet-launch`` finding from each rank's ``collectives`` facts (rank 0's view)."""
+    """The ``fleet-launch`` finding from each rank's ``collectives`` facts (rank 0's view):
+    two ranks of a node on one device fail, XPU ranks without XCCL warn."""
     facts = sorted((r.get("collectives") or {} for r in ranks), key=lambda f: int(f.get("rank", 0)))
     launchers = sorted({name for f in facts for name in f.get("launchers") or ()})
     placed: dict[tuple[str, str], list[int]] = {}
@@ -63,12 +67,6 @@ def launch_finding(ranks: Sequence[Mapping[str, Any]]) -> Finding:
                   "from https://download.pytorch.org/whl/xpu.")  # fmt: skip
     else:
         remedy = ""
-    return Finding(
-        id="fleet-launch",
-        kind=FindingKind.ENVIRONMENT,
-        status=status,
-        severity=Severity.ERROR if shared else Severity.WARNING,
-        title="Each rank has its own device and the backend its build offers",
-        evidence=Evidence(summary, {"launchers": launchers, "ranks": facts}),
-        remediation=remedy,
+    return _LAUNCH.finding(
+        status, Evidence(summary, {"launchers": launchers, "ranks": facts}), remediation=remedy
     )

@@ -1,22 +1,30 @@
 """Every finding id the doctor can report, in one registry: the knowledge base's entries and the
 built-in findings that no entry describes (the sanity run's, device and fleet comparisons).
 
-A policy may ignore any of these ids; ``kb show`` describes any of them.
+A built-in finding is made by its spec (``spec("fleet-launch").finding(...)``), so its id, kind,
+severity and title are written once, here, and what ``kb show`` describes is what the code
+emits. A finding of a knowledge-base entry is made by the judge from the entry (``judge``). A
+policy may ignore any of these ids.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ipex_doctor.model.codec import JsonModel
+from ipex_doctor.model.findings import Evidence, Finding, Reference, Status, Verdict
 from ipex_doctor.model.terms import FindingKind, Severity
-from ipex_doctor.verdicts.xpu_ladder import RUNGS
 
 
 @dataclass(frozen=True)
 class FindingSpec(JsonModel):
-    """A built-in finding: what it says, and which part of the doctor judges it."""
+    """A built-in finding: what it says, and which part of the doctor judges it.
+
+    ``severity`` is how bad the finding is when its problem holds at its worst, as a knowledge-
+    base entry's is: constant for the id, whatever one judgement found. The judgement decides
+    the status (a ``fleet-launch`` whose XPU ranks lack XCCL warns; two ranks on one device
+    fail; both are severity ``error``)."""
 
     id: str
     title: str
@@ -26,6 +34,39 @@ class FindingSpec(JsonModel):
     judged_by: str
     one_per_subject: bool = True
     """One finding per device (per node for fleet-outlier) can exist in a report."""
+
+    def finding(
+        self,
+        status: Status,
+        evidence: Evidence,
+        *,
+        title: str = "",
+        remediation: str = "",
+        verdict: Verdict | None = None,
+        device: str | None = None,
+        per_device: Mapping[str, Status] | None = None,
+        references: tuple[Reference, ...] = (),
+        commands: tuple[str, ...] = (),
+        nodes: tuple[str, ...] = (),
+    ) -> Finding:
+        """This finding as one judgement found it: id, kind and severity are the spec's, the
+        title too unless the judgement words its own for what it found (``title``); the rest
+        is the judgement's, as ``Finding`` documents it."""
+        return Finding(
+            id=self.id,
+            kind=self.kind,
+            status=status,
+            severity=self.severity,
+            title=title or self.title,
+            evidence=evidence,
+            remediation=remediation,
+            references=references,
+            verdict=verdict,
+            device=device,
+            commands=commands,
+            per_device=dict(per_device or {}),
+            nodes=nodes,
+        )
 
 
 _SANITY = "the ResNet-50 AMP sanity run (check, sanity)"
@@ -83,35 +124,53 @@ BUILTIN: tuple[FindingSpec, ...] = (
                 "check --distributed", one_per_subject=False),
     FindingSpec("fleet-collectives", "Collectives are correct and no link is far below its "
                 "peers", FindingKind.SANITY, Severity.ERROR, "all_reduce and all_gather "
-                "results exact on every rank, and no rank's all_reduce bus bandwidth below "
-                "half the median.", "check --distributed", one_per_subject=False),
+                "results exact on every rank (a wrong one fails), and no rank's all_reduce "
+                "bus bandwidth below half the median (such a rank warns).",
+                "check --distributed", one_per_subject=False),
 )  # fmt: skip
-_LADDER_WHAT = {
-    "hardware": "Intel display-class devices on the PCI bus (sysfs), with the family from the "
-    "device id.",
-    "driver": "The kernel driver bound to each Intel GPU (i915 or xe) against the one its family "
-    "needs.",
-    "device-nodes": "/dev/dri/renderD* present (passed into a container) and open to this user "
-    "(render/video group).",
-    "level-zero": "libze_loader.so.1 found, zeInit's real result, the drivers and devices it "
-    "lists (in a spawned interpreter).",
-    "runtime": "The oneAPI runtime wheels, and a sourced oneAPI toolkit shadowing them.",
-    "selection": "ZE_AFFINITY_MASK, ONEAPI_DEVICE_SELECTOR, ZE_FLAT_DEVICE_HIERARCHY; WSL.",
-    "torch": "An XPU build of torch that sees the GPU.",
-}
+_LADDER = (
+    ("hardware", "An Intel GPU is on the PCI bus", "Intel display-class devices on the PCI bus "
+     "(sysfs), with the family from the device id."),
+    ("driver", "The Intel GPU has the kernel driver it needs", "The kernel driver bound to each "
+     "Intel GPU (i915 or xe) against the one its family needs."),
+    ("device-nodes", "/dev/dri render nodes exist and this user may open them", "/dev/dri/"
+     "renderD* present (passed into a container) and open to this user (render/video group)."),
+    ("level-zero", "Level Zero initialises and lists the GPU", "libze_loader.so.1 found, "
+     "zeInit's real result, the drivers and devices it lists (in a spawned interpreter)."),
+    ("runtime", "No sourced oneAPI toolkit shadows the runtime wheels", "The oneAPI runtime "
+     "wheels, and a sourced oneAPI toolkit shadowing them."),
+    ("selection", "No device-selection variable hides the GPU", "ZE_AFFINITY_MASK, "
+     "ONEAPI_DEVICE_SELECTOR, ZE_FLAT_DEVICE_HIERARCHY; WSL."),
+    ("torch", "torch is an XPU build and sees the GPU", "An XPU build of torch that sees the GPU."),
+)  # fmt: skip
+"""The Intel GPU ladder's rungs, bottom up (``xpu_ladder.RUNGS`` climbs them in this order):
+name, healthy title, what the rung looks at."""
 BUILTIN += tuple(
     FindingSpec(f"xpu-rung-{name}", healthy, FindingKind.ENVIRONMENT, Severity.ERROR,
-                _LADDER_WHAT[name] + " Information when nothing expects an Intel GPU; the "
-                "first broken rung fails when an XPU build of torch or IPEX expects one.",
+                what + " Information when nothing expects an Intel GPU; the first broken rung "
+                "fails when an XPU build of torch or IPEX expects one.",
                 "the Intel GPU ladder (check, env)", one_per_subject=False)
-    for name, healthy, _, _ in RUNGS
+    for name, healthy, what in _LADDER
 )  # fmt: skip
-_BY_ID = {spec.id: spec for spec in BUILTIN}
+_BY_ID = {made.id: made for made in BUILTIN}
 
 
 def builtin(finding_id: str) -> FindingSpec | None:
-    """The built-in finding with ``finding_id``, or ``None``."""
+    """The built-in finding with ``finding_id``, or ``None`` (for ids read from elsewhere: a
+    report, the command line)."""
     return _BY_ID.get(finding_id)
+
+
+def spec(finding_id: str) -> FindingSpec:
+    """The built-in finding with ``finding_id``, for the code that emits it; ``KeyError`` for
+    an id the registry lacks. Emitters look their specs up at import, so a misspelt id fails
+    the first import rather than a report."""
+    found = _BY_ID.get(finding_id)
+    if found is None:
+        raise KeyError(
+            f"{finding_id!r} is not a built-in finding (verdicts/registry.py lists them)"
+        )
+    return found
 
 
 def finding_ids(kb_ids: Iterable[str]) -> set[str]:

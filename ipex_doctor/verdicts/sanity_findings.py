@@ -14,17 +14,19 @@ from typing import Any
 from ipex_doctor import resources
 from ipex_doctor.knowledge import remedies
 from ipex_doctor.model.environment import Environment
-from ipex_doctor.model.findings import (
-    Evidence,
-    Finding,
-    FindingKind,
-    Reference,
-    Severity,
-    Status,
-    Verdict,
-)
+from ipex_doctor.model.findings import Evidence, Finding, Reference, Status, Verdict
 from ipex_doctor.model.observations import CheckRun, Outcome
 from ipex_doctor.model.versions import parse
+from ipex_doctor.verdicts.registry import FindingSpec, spec
+
+_RUN = spec("sanity-run")
+_TRAIN = spec("sanity-train")
+_TRAIN_IPEX = spec("sanity-train-ipex")
+_TRAIN_FP16 = spec("sanity-train-fp16")
+_AMP_AGREEMENT = spec("sanity-amp-agreement")
+_GRAD_MODE = spec("sanity-grad-mode")
+_THROUGHPUT = spec("sanity-throughput")
+_JIT = spec("sanity-jit")
 
 SLOWER_THAN = 0.95
 """AMP counts as slower below 0.95x fp32: repeated runs of the same work varied by up to 5 %
@@ -53,23 +55,21 @@ _REFERENCES = (
 
 
 def _finding(
-    finding_id: str,
+    made_by: FindingSpec,
     title: str,
     status: Status,
     summary: str,
     data: Mapping[str, Any],
     *,
     device: str,
-    severity: Severity = Severity.ERROR,
     remediation: str = "",
 ) -> Finding:
-    return Finding(
-        id=finding_id,
-        kind=FindingKind.SANITY,
-        status=status,
-        severity=severity,
+    """A sanity finding on ``device``: the AMP references, the remediation only when it did not
+    pass."""
+    return made_by.finding(
+        status,
+        Evidence(summary=summary, data=dict(data)),
         title=title,
-        evidence=Evidence(summary=summary, data=dict(data)),
         remediation=remediation if status is not Status.PASS else "",
         references=_REFERENCES,
         device=device,
@@ -78,7 +78,7 @@ def _finding(
 
 
 def _training(
-    finding_id: str,
+    made_by: FindingSpec,
     how: str,
     phase: Mapping[str, Any],
     result: Mapping[str, Any],
@@ -90,12 +90,12 @@ def _training(
     ``dtype`` is the path's autocast dtype when it is not the run's ``--amp-dtype``."""
     if "skipped" in phase:
         return _finding(
-            finding_id, f"Training {how} was not run", Status.SKIP,
+            made_by, f"Training {how} was not run", Status.SKIP,
             f"skipped: {phase['skipped']}", phase, device=device,
         )  # fmt: skip
     if "error" in phase:
         return _finding(
-            finding_id,
+            made_by,
             f"Training {how} fails",
             Status.FAIL,
             f"failed: {phase['error']}",
@@ -125,7 +125,7 @@ def _training(
         problems.append(f"the final loss is not below {fraction:.0%} of the initial one")
     if problems:
         return _finding(
-            finding_id,
+            made_by,
             f"Training {how} does not converge",
             Status.FAIL,
             f"{'; '.join(problems)}: {summary}",
@@ -135,7 +135,7 @@ def _training(
             "dtype's support on this device, and compare with an fp32 run.",
         )
     return _finding(
-        finding_id, f"Training {how} converges", Status.PASS, f"{summary}; gradients finite",
+        made_by, f"Training {how} converges", Status.PASS, f"{summary}; gradients finite",
         phase, device=device,
     )  # fmt: skip
 
@@ -151,9 +151,9 @@ def judge_sanity(run: CheckRun, env: Environment | None = None) -> tuple[Finding
     phases = result.get("phases", {})
     device = run.device
     findings = [
-        _training("sanity-train", "under AMP", phases["train_amp"], result, device),
+        _training(_TRAIN, "under AMP", phases["train_amp"], result, device),
         _training(
-            "sanity-train-ipex",
+            _TRAIN_IPEX,
             "after ipex.optimize(model, optimizer, dtype=torch.bfloat16)",
             phases["train_ipex"],
             result,
@@ -167,7 +167,7 @@ def judge_sanity(run: CheckRun, env: Environment | None = None) -> tuple[Finding
     if "train_fp16" in phases:  # accelerators only: the CPU has no fp16 math to train with
         fp16 = phases["train_fp16"]
         how = "in float16 with a GradScaler"
-        findings.insert(2, _training("sanity-train-fp16", how, fp16, result, device, "float16"))
+        findings.insert(2, _training(_TRAIN_FP16, how, fp16, result, device, "float16"))
     if "jit" in phases:
         findings.append(_jit(phases["jit"], _agreement_limit(result), device))
     return tuple(findings)
@@ -178,7 +178,7 @@ def _broken(run: CheckRun) -> Finding:
     device = run.device
     if run.outcome is Outcome.DEVICE_ABSENT:
         return _finding(
-            "sanity-run", "The ResNet-50 AMP sanity run could not run", Status.ERROR,
+            _RUN, "The ResNet-50 AMP sanity run could not run", Status.ERROR,
             f"{device} was asked for (--device) but is not present here", {"run": run.to_dict()},
             device=device,
             remediation=f"Run it where {device} exists, or ask for a device this machine has "
@@ -186,7 +186,7 @@ def _broken(run: CheckRun) -> Finding:
             "is missing.",
         )  # fmt: skip
     return _finding(
-        "sanity-run",
+        _RUN,
         "The ResNet-50 AMP sanity run broke",
         Status.ERROR,
         f"the sanity run {run.outcome}: {run.error}",
@@ -215,7 +215,7 @@ def _amp_agreement(result: Mapping[str, Any], device: str) -> Finding:
     if warnings:
         summary = f"autocast did not apply: {warnings[0]}; " + summary
     return _finding(
-        "sanity-amp-agreement",
+        _AMP_AGREEMENT,
         "AMP inference agrees with fp32" if ok else "AMP inference disagrees with fp32",
         Status.PASS if ok else Status.FAIL,
         summary,
@@ -232,7 +232,7 @@ def _grad_mode(result: Mapping[str, Any], device: str) -> Finding:
     limit = float(result.get("thresholds", {}).get("grad_mode", 1e-3))
     agrees = grad["relative"] <= limit
     return _finding(
-        "sanity-grad-mode",
+        _GRAD_MODE,
         "ResNet-50 outputs agree with and without torch.no_grad()"
         if agrees
         else "ResNet-50 outputs differ with and without torch.no_grad()",
@@ -264,7 +264,7 @@ def _not_run(run: CheckRun, env: Environment | None) -> Finding:
         remediation = "Install the torchvision built for this torch, or pass --skip-sanity."
     return dataclasses.replace(
         _finding(
-            "sanity-run",
+            _RUN,
             "The ResNet-50 AMP sanity run does not apply here",
             Status.SKIP,
             f"not run: {run.error}",
@@ -319,9 +319,9 @@ def _throughput(result: Mapping[str, Any], device: str) -> Finding:
     if "skipped" in numbers:
         return dataclasses.replace(
             _finding(
-                "sanity-throughput", f"{dtype} AMP against fp32 speed (not measured here)",
+                _THROUGHPUT, f"{dtype} AMP against fp32 speed (not measured here)",
                 Status.SKIP, f"not measured: {numbers['skipped']}", {"native": native},
-                device=device, severity=Severity.WARNING,
+                device=device,
             ),
             verdict=Verdict.NOT_APPLICABLE,
         )  # fmt: skip
@@ -341,10 +341,7 @@ def _throughput(result: Mapping[str, Any], device: str) -> Finding:
     }
 
     def finding(title: str, status: Status, text: str, **extra: Any) -> Finding:
-        return _finding(
-            "sanity-throughput", title, status, text, data, device=device,
-            severity=Severity.WARNING, **extra,
-        )  # fmt: skip
+        return _finding(_THROUGHPUT, title, status, text, data, device=device, **extra)
 
     if not slower:
         return finding(f"{dtype} AMP is faster than fp32", Status.PASS,
@@ -361,16 +358,8 @@ def _throughput(result: Mapping[str, Any], device: str) -> Finding:
             f"{dtype} AMP against fp32 speed (not judged in this regime)", Status.PASS,
             f"{summary}; not judged: {not_judged} is too small for AMP to pay off",
         )  # fmt: skip
-    busy = float(numbers.get("others_cpu_share") or 0.0)
-    noisy = [mode for mode in slower if _overlap(numbers, mode)]
-    if busy > BUSY_SHARE or noisy:
-        why = []
-        if busy > BUSY_SHARE:
-            why.append(f"other processes used {busy:.0%} of the CPUs while it was measured")
-        if noisy:
-            why.append(
-                f"the rounds of {' and '.join(noisy)} overlap (spread {float(numbers.get('spread') or 0):.0%})"
-            )
+    why = _why_inconclusive(numbers, slower)
+    if why:
         return dataclasses.replace(
             finding(
                 f"{dtype} AMP against fp32 speed: inconclusive on a busy or noisy machine",
@@ -390,6 +379,21 @@ def _throughput(result: Mapping[str, Any], device: str) -> Finding:
     )  # fmt: skip
 
 
+def _why_inconclusive(numbers: Mapping[str, Any], slower: list[str]) -> list[str]:
+    """Why a slower AMP in the modes ``slower`` says nothing about the stack (empty: it does):
+    other processes took a share of the CPUs, or fp32's and AMP's rounds overlap."""
+    why = []
+    busy = float(numbers.get("others_cpu_share") or 0.0)
+    if busy > BUSY_SHARE:
+        why.append(f"other processes used {busy:.0%} of the CPUs while it was measured")
+    noisy = [mode for mode in slower if _overlap(numbers, mode)]
+    if noisy:
+        why.append(
+            f"the rounds of {' and '.join(noisy)} overlap (spread {float(numbers.get('spread') or 0):.0%})"
+        )
+    return why
+
+
 def _jit(jit: Mapping[str, Any], limit: float, device: str) -> Finding:
     """TorchScript is the serving path of Intel's guide; a failure or disagreement warns."""
     remediation = (
@@ -398,9 +402,8 @@ def _jit(jit: Mapping[str, Any], limit: float, device: str) -> Finding:
     )
     if not jit.get("ok"):
         return _finding(
-            "sanity-jit", "JIT trace + freeze of the AMP model fails", Status.WARN,
-            f"failed: {jit.get('error')}", jit,
-            device=device, severity=Severity.WARNING, remediation=remediation,
+            _JIT, "JIT trace + freeze of the AMP model fails", Status.WARN,
+            f"failed: {jit.get('error')}", jit, device=device, remediation=remediation,
         )  # fmt: skip
     versus_fp32 = float(jit.get("rel_l2_vs_fp32", jit.get("rel_l2", 1.0)))
     summary = (
@@ -409,10 +412,10 @@ def _jit(jit: Mapping[str, Any], limit: float, device: str) -> Finding:
     )
     agrees = versus_fp32 <= limit
     return _finding(
-        "sanity-jit",
+        _JIT,
         "JIT trace + freeze of the AMP model works and agrees with fp32"
         if agrees
         else "JIT trace + freeze of the AMP model disagrees with fp32",
         Status.PASS if agrees else Status.WARN, summary, jit,
-        device=device, severity=Severity.WARNING, remediation=remediation,
+        device=device, remediation=remediation,
     )  # fmt: skip

@@ -18,8 +18,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ipex_doctor.model.environment import Environment
-from ipex_doctor.model.findings import Evidence, Finding, FindingKind, Severity, Status
+from ipex_doctor.model.environment import IPEX, Environment
+from ipex_doctor.model.findings import Evidence, Finding, Status
+from ipex_doctor.verdicts.registry import spec
 
 SELECTORS = ("ZE_AFFINITY_MASK", "ONEAPI_DEVICE_SELECTOR", "ZE_FLAT_DEVICE_HIERARCHY")
 
@@ -37,7 +38,7 @@ class Rung:
 def expects_xpu(env: Environment) -> bool:
     """Whether the environment is built to run on an Intel GPU (an XPU torch or IPEX)."""
     torch = env.runtime.torch
-    ipex = env.package("intel-extension-for-pytorch")
+    ipex = env.package(IPEX)
     torch_package = env.package("torch")
     return bool(
         torch.get("xpu_compiled")
@@ -195,22 +196,19 @@ def torch_rung(env: Environment, gpu: Mapping[str, Any]) -> Rung:
     return Rung(True, f"torch {torch.get('version')} sees {count} XPU device(s)")
 
 
-RUNGS: tuple[tuple[str, str, str, Callable[[Environment, Mapping[str, Any]], Rung]], ...] = (
-    ("hardware", "An Intel GPU is on the PCI bus", "No Intel GPU on the PCI bus", hardware),
-    ("driver", "The Intel GPU has the kernel driver it needs",
-     "The Intel GPU lacks the kernel driver it needs", driver),
-    ("device-nodes", "/dev/dri render nodes exist and this user may open them",
-     "No /dev/dri render node this user may open", device_nodes),
-    ("level-zero", "Level Zero initialises and lists the GPU",
-     "Level Zero does not initialise or lists no GPU", level_zero),
-    ("runtime", "No sourced oneAPI toolkit shadows the runtime wheels",
-     "A sourced oneAPI toolkit shadows the runtime wheels", runtime),
-    ("selection", "No device-selection variable hides the GPU",
-     "A device-selection variable hides the GPU", selection),
-    ("torch", "torch is an XPU build and sees the GPU", "torch is no XPU build or sees no GPU",
-     torch_rung),
-)  # fmt: skip
-"""Each rung: id suffix, healthy title, broken title, judge; in the order a GPU is reached."""
+Judge = Callable[[Environment, Mapping[str, Any]], Rung]
+RUNGS: tuple[tuple[str, str, Judge], ...] = (
+    ("hardware", "No Intel GPU on the PCI bus", hardware),
+    ("driver", "The Intel GPU lacks the kernel driver it needs", driver),
+    ("device-nodes", "No /dev/dri render node this user may open", device_nodes),
+    ("level-zero", "Level Zero does not initialise or lists no GPU", level_zero),
+    ("runtime", "A sourced oneAPI toolkit shadows the runtime wheels", runtime),
+    ("selection", "A device-selection variable hides the GPU", selection),
+    ("torch", "torch is no XPU build or sees no GPU", torch_rung),
+)
+"""Each rung: id suffix, broken title, judge; in the order a GPU is reached (the registry's
+order). The healthy title is the registry's (``xpu-rung-<name>``)."""
+_SPECS = {name: spec(f"xpu-rung-{name}") for name, *_ in RUNGS}
 
 
 def ladder_findings(env: Environment) -> list[Finding]:
@@ -220,30 +218,27 @@ def ladder_findings(env: Environment) -> list[Finding]:
     expected = expects_xpu(env)
     findings: list[Finding] = []
     cause: str | None = None
-    for name, healthy, broken, judge in RUNGS:
+    for name, broken, judge in RUNGS:
         rung = judge(env, gpu)
         if cause is not None and expected:
-            status, severity = Status.SKIP, Severity.INFO
+            status = Status.SKIP
             summary = f"not reached: the {cause} rung is broken; {rung.seen}"
             remedy = ""
         elif rung.holds is False and expected:
             cause = name
-            status, severity = Status.FAIL, Severity.ERROR
+            status = Status.FAIL
             summary = f"the first broken rung, the cause: {rung.seen}"
             remedy = rung.fix
         else:
             # NOTE: where nothing expects an Intel GPU a rung that does not hold is not a
             # problem: not applicable (skip), never a warning
             status = Status.PASS if rung.holds else Status.SKIP
-            severity = Severity.INFO
             summary = rung.seen + ("" if expected or rung.holds is not False
                                    else " (information: nothing here expects an Intel GPU)")  # fmt: skip
             remedy = ""
-        findings.append(Finding(
-            id=f"xpu-rung-{name}", kind=FindingKind.ENVIRONMENT, status=status,
-            severity=severity, title=healthy if rung.holds is not False else broken,
-            evidence=Evidence(summary, {"rung": name, "holds": rung.holds, "expects_xpu": expected}),
-            remediation=remedy,
+        findings.append(_SPECS[name].finding(
+            status, Evidence(summary, {"rung": name, "holds": rung.holds, "expects_xpu": expected}),
+            title=broken if rung.holds is False else "", remediation=remedy,
         ))  # fmt: skip
     return findings
 

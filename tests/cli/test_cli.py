@@ -32,7 +32,11 @@ def test_light_commands_never_import_torch(args: list[str]) -> None:
         env=doctor_env(),
         check=False,
     )
-    assert done.returncode in (0, 1), done.stderr[-2000:]  # report: the recorded run warns
+    # NOTE: explain exits 1 when no entry matches, and this truncated message (without
+    # "forward propagation primitive") matches none; every other command exits 0, report
+    # included: the recorded run's worst finding is a warning, which the default gate
+    # (--fail-on fail) lets pass.
+    assert done.returncode == (1 if args[0] == "explain" else 0), done.stderr[-2000:]
     imported = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines() if "|" in line}
     assert imported.isdisjoint(HEAVY + PICTURES)
     assert "ipex_doctor.cli" in imported

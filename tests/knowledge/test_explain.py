@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from ipex_doctor.errors import KnowledgeBaseError
 from ipex_doctor.knowledge import known_issues
-from ipex_doctor.knowledge.explain import STRUCTURE, explain, facts
+from ipex_doctor.knowledge.explain import CONTEXT, STRUCTURE, WORDING, explain, facts
 
 KB = known_issues.load()
 
@@ -81,17 +81,38 @@ def test_stdin_and_file(tmp_path: Path) -> None:
     assert missing.returncode == 2 and "cannot read" in missing.stderr
 
 
+def _squeezed(text: str) -> str:
+    return "".join(text.split())
+
+
 @settings(max_examples=200, deadline=None)
-@given(st.text(max_size=5000))
-def test_arbitrary_text_never_crashes_and_is_fast(text: str) -> None:
-    """Any text: a list back, after bounded work.
+@given(
+    st.lists(st.text(max_size=500) | st.sampled_from([text for text, _ in CASES]), max_size=10),
+    st.sampled_from(["\n", " ", "", "\r\n"]),
+)
+def test_arbitrary_text_never_crashes_and_is_fast(pieces: list[str], glue: str) -> None:
+    """Any text, real errors among noise or none: bounded work, and a ranked list of distinct
+    knowledge-base entries whose every piece of evidence was read from the text; an error
+    on lines of its own is still named, whatever surrounds it.
 
     CPU time of this process, not wall time: another process loading the machine slows the
     clock, not the work. Idle, one example costs well under 10 ms; a catastrophic pattern
     would cost seconds."""
+    text = glue.join(pieces)
     started = time.process_time()
-    assert isinstance(explain(text, KB), list)
+    matches = explain(text, KB)
     assert time.process_time() - started < 1.0
+    ids = [m.issue.id for m in matches]
+    assert len(set(ids)) == len(ids) and set(ids) <= {i.id for i in KB.issues}
+    assert matches == sorted(matches, key=lambda m: (-m.tier, -m.score, m.issue.id))
+    for match in matches:
+        assert match.tier in (STRUCTURE, WORDING, CONTEXT) and match.matched, match
+        # NOTE: the text is read with its line breaks and runs of spaces normalised
+        assert all(_squeezed(piece) in _squeezed(text) for piece in match.matched), match
+    if glue in ("\n", "\r\n"):
+        for known, expected in CASES:
+            if known in pieces:
+                assert expected in ids, (expected, ids)
 
 
 def test_huge_input_is_bounded() -> None:

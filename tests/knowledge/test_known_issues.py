@@ -9,9 +9,9 @@ import pytest
 
 from ipex_doctor.errors import KnowledgeBaseError
 from ipex_doctor.knowledge import known_issues
-from ipex_doctor.knowledge.rules import RULES
 from ipex_doctor.model.findings import FindingKind
 from ipex_doctor.runs.catalog import catalog
+from ipex_doctor.verdicts.rules import RULES
 
 SEED_ISSUES = {"dot-half", "bf16-linear", "grad-mode-divergence", "qconv-op-name"}
 

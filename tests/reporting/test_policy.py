@@ -11,7 +11,7 @@ from conftest import REPO
 from ipex_doctor.errors import ExitCode
 from ipex_doctor.model.findings import Status
 from ipex_doctor.reporting.policy import FailOn, Policy, PolicyError, build_policy, read_policy_file
-from ipex_doctor.reporting.replay import load_report
+from ipex_doctor.reporting.saved_reports import load_report
 
 FIXTURE = REPO / "tests" / "assets" / "reports" / "xpu-ipex2120-arc-a770.json"
 TODAY = datetime.date(2026, 11, 21)
@@ -37,7 +37,7 @@ def test_ignore_turns_finding_into_skip_with_reason() -> None:
     finding = next(f for f in applied.findings if f.id == "dot-half")
     assert finding.status is Status.SKIP and finding.ignored is not None
     assert (finding.ignored.reason, finding.ignored.status) == ("tracked in TICKET-1", Status.FAIL)
-    assert policy.exit_code(applied) is ExitCode.FINDINGS  # grad-mode still fails
+    assert policy.decide(applied).exit_code is ExitCode.FINDINGS  # grad-mode still fails
 
 
 def test_policy_file_with_expiry(tmp_path: Path) -> None:

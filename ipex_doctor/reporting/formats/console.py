@@ -35,6 +35,7 @@ from ipex_doctor.reporting.formats.views import (
     sanity_views,
     sparkline,
 )
+from ipex_doctor.reporting.policy import FailOn, Gate, Policy
 
 MARKS: dict[Status, tuple[str, str]] = {
     Status.PASS: ("✓", "green"),
@@ -49,6 +50,7 @@ _KIND_TITLES = {
     FindingKind.ENVIRONMENT: "Environment",
     FindingKind.KNOWN_ISSUE: "Known issues",
     FindingKind.SANITY: "Sanity run",
+    FindingKind.CODE: "Your code",
 }
 _GIB = 1024**3
 
@@ -235,7 +237,7 @@ def _finding(finding: Finding, *, verbose: bool, fleet_size: int = 0) -> list[Re
     return out
 
 
-def _summary_line(report: Report, fail_on: str) -> Text:
+def _summary_line(report: Report, fail_on: FailOn) -> Text:
     counts = report.summary.counts
     order = (Status.FAIL, Status.ERROR, Status.WARN, Status.PASS, Status.SKIP)
     parts = [f"{counts[s]} {s}" for s in order if counts[s]]
@@ -250,13 +252,17 @@ def _summary_line(report: Report, fail_on: str) -> Text:
     return text
 
 
-def render_console(report: Report, *, verbosity: int = 0, fail_on: str = "fail") -> RenderableType:
+def render_console(
+    report: Report, gate: Gate | None = None, *, verbosity: int = 0
+) -> RenderableType:
     """The human report.
 
     ``verbosity`` -1 (``-q``) shows only the problems and the summary; 0 adds the environment,
-    notes and what the checks measured; 1 (``-v``) everything. ``fail_on`` is named in the
-    summary so a reader knows why the run passed or failed.
+    notes and what the checks measured; 1 (``-v``) everything. The gate's threshold
+    (default ``--fail-on fail``) is named in the summary so a reader knows why the run passed
+    or failed.
     """
+    gate = gate or Policy().decide(report)
     verbose, quiet = verbosity > 0, verbosity < 0
     nodes = fleet_size(report)
     parts: list[RenderableType] = (
@@ -282,7 +288,9 @@ def render_console(report: Report, *, verbosity: int = 0, fail_on: str = "fail")
         parts.append(title)
         if not shown:
             parts.append(Text("  ✓ nothing to report", style="green"))
-        for finding in _sorted(shown):
+        if kind is FindingKind.CODE:
+            parts.extend(_code_lines(shown, verbose=verbose))
+        for finding in _sorted(shown) if kind is not FindingKind.CODE else ():
             parts.extend(_finding(finding, verbose=verbose, fleet_size=nodes))
         if kind is FindingKind.SANITY and not quiet:
             parts.extend(_sanity_lines(report))
@@ -290,7 +298,7 @@ def render_console(report: Report, *, verbosity: int = 0, fail_on: str = "fail")
         parts.extend(_baseline_lines(report))
         parts.extend(_matrix(report))
     parts.append(Text(""))
-    parts.append(_summary_line(report, fail_on))
+    parts.append(_summary_line(report, gate.fail_on))
     return Group(*parts)
 
 
@@ -352,6 +360,55 @@ def _matrix(report: Report) -> list[RenderableType]:
             line.append(mark.center(len(column)) + "  ", style=style)
         lines.append(line)
     return lines
+
+
+def _code_lines(findings: Iterable[Finding], *, verbose: bool) -> list[RenderableType]:
+    """Code findings grouped by file, in file order: each with its line of code, the matched
+    span highlighted, what it means here and what replaces it."""
+    lines: list[RenderableType] = []
+    current = None
+    for finding in findings:
+        location = finding.location
+        if location is None:
+            continue
+        if location.path != current:
+            current = location.path
+            lines.append(Text(f"  {current}", style="bold"))
+        mark, style = _mark(finding)
+        head = Text("    ")
+        head.append(f"{mark} ", style=style)
+        cell = f"cell {location.cell} " if location.cell is not None else ""
+        head.append(f"{cell}{location.line}:{location.column + 1}  ", style="dim")
+        head.append(finding.title, style="bold" if finding.is_problem else "")
+        head.append(f"  [{finding.id} · {finding.verdict}]", style="dim")
+        lines.append(head)
+        if finding.snippet:
+            lines.append(_snippet(finding.snippet, location.column, location.end_column
+                                  if location.end_line in (0, location.line) else None))  # fmt: skip
+        if finding.ignored is not None:
+            lines.append(Text(f"        ignored ({finding.ignored.source}): "
+                              f"{finding.ignored.reason}", style="dim"))  # fmt: skip
+            continue
+        _, _, fact = finding.evidence.summary.partition(": ")
+        if fact:
+            lines.append(Text(f"        {fact}"))
+        if finding.remediation and (finding.is_problem or verbose):
+            fix = Text("        → ", style="cyan")
+            fix.append(finding.remediation)
+            lines.append(fix)
+    return lines
+
+
+def _snippet(code: str, start: int, end: int | None) -> Text:
+    """One line of code with the columns ``start``..``end`` (to the end: ``None`` or 0)
+    highlighted."""
+    text = Text("        │ ", style="dim")
+    shown = code.rstrip()
+    stop = end if end and end > start else len(shown)
+    text.append(shown[:start])
+    text.append(shown[start:stop], style="bold yellow")
+    text.append(shown[stop:])
+    return text
 
 
 def _sorted(findings: Iterable[Finding]) -> list[Finding]:

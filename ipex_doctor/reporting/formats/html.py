@@ -9,7 +9,7 @@ Like every format this only renders: each status shown was written into a findin
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Iterable
+from collections.abc import Iterable
 from html import escape
 
 from ipex_doctor.model.environment import Environment, device_label
@@ -32,12 +32,12 @@ from ipex_doctor.reporting.formats.views import (
     fact_variant,
     finding_matrix,
     fleet_size,
-    gate_outcome,
     isa_view,
     ordered,
     rate_text,
     sanity_views,
 )
+from ipex_doctor.reporting.policy import Gate, Policy
 
 SYMBOLS = {
     Status.PASS: "✓",
@@ -314,14 +314,9 @@ def _section(title: str, findings: Iterable[Finding], env: Environment, total: i
     return f"<h2>{_e(title)}</h2>{shown}" if shown else ""
 
 
-def render_html(
-    report: Report,
-    *,
-    fail_on: str = "fail",
-    failing: Collection[Status] = (Status.FAIL, Status.ERROR),
-) -> str:
-    """The whole page. ``failing`` are the statuses the gate fails on (named ``fail_on``)."""
-    gate = gate_outcome(report, failing, fail_on)
+def render_html(report: Report, gate: Gate | None = None) -> str:
+    """The whole page, stating the gate's decision (default: ``--fail-on fail``)."""
+    gate = gate or Policy().decide(report)
     counts = report.summary.counts
     order = (Status.FAIL, Status.ERROR, Status.WARN, Status.PASS, Status.SKIP)
     tally = " · ".join(f"{_badge(s)} {counts[s]} {s.value}" for s in order if counts[s])

@@ -24,6 +24,7 @@ from collections.abc import Collection
 
 from ipex_doctor.model.findings import Command, Finding, FindingKind, Report, Status
 from ipex_doctor.reporting.formats.views import baseline_lines, coverage, fleet_size
+from ipex_doctor.reporting.policy import Gate, Policy
 from ipex_doctor.verdicts.hostlist import compress
 from ipex_doctor.verdicts.registry import builtin
 
@@ -103,8 +104,10 @@ def _testcase(
     return "passed"
 
 
-def render_junit(report: Report, *, failing: Collection[Status]) -> str:
-    """The report as JUnit XML; ``failing`` are the statuses the gate fails on."""
+def render_junit(report: Report, gate: Gate | None = None) -> str:
+    """The report as JUnit XML: a finding the gate fails on is a ``failure`` (an ``error``
+    when it could not be judged); ``gate`` defaults to ``--fail-on fail``."""
+    failing = (gate or Policy().decide(report)).failing
     root = ET.Element("testsuites", name="ipex-doctor")
     totals = {"tests": 0, "failures": 0, "errors": 0, "skipped": 0}
     for kind in FindingKind:

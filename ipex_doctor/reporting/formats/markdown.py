@@ -25,6 +25,7 @@ from ipex_doctor.reporting.formats.views import (
     fleet_size,
     isa_view,
 )
+from ipex_doctor.reporting.policy import Gate, Policy
 
 _MARK = {
     Status.PASS: "✅",
@@ -89,15 +90,19 @@ def _finding(finding: Finding, env: Environment, total: int = 0) -> list[str]:
     return lines
 
 
-def render_markdown(report: Report) -> str:
-    """The report as Markdown."""
+def render_markdown(report: Report, gate: Gate | None = None) -> str:
+    """The report as Markdown; under the counts, the gate's decision and why (default gate:
+    ``--fail-on fail``)."""
     env = report.environment
     counts = report.summary.counts
+    gate = gate or Policy().decide(report)
     lines = [
         f"## ipex-doctor {report.doctor_version} report ({report.command}, {report.created_at})",
         "",
         ", ".join(f"{n} {s}" for s, n in counts.items() if n)
         + ("" if report.complete else " — **incomplete**"),
+        "",
+        f"Gate: **{'passed' if gate.passed else 'failed'}**, {gate.sentence()}.",
         "",
         "| | |",
         "|---|---|",

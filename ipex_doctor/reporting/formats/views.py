@@ -9,7 +9,7 @@ judge wrote into a finding.
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -274,33 +274,6 @@ def coverage(finding: Finding, total: int) -> str:
     if count == total:
         return f"on all {total} nodes" if total > 1 else ""
     return f"on {count} of {total}: {compress(finding.nodes)}"
-
-
-@dataclass(frozen=True)
-class GateOutcome:
-    """Whether the run passes its gate, and the findings that decided it."""
-
-    passed: bool
-    failing: tuple[Finding, ...]
-    fail_on: str
-
-    def sentence(self) -> str:
-        """One line saying why the gate passed or failed."""
-        if self.passed:
-            return f"no finding at or above --fail-on {self.fail_on}"
-        names = ", ".join(
-            f"{f.id}" + (f" [{f.device}]" if f.device else "") for f in self.failing[:5]
-        )
-        more = f" and {len(self.failing) - 5} more" if len(self.failing) > 5 else ""
-        count = len(self.failing)
-        noun = "finding" if count == 1 else "findings"
-        return f"{count} {noun} at or above --fail-on {self.fail_on}: {names}{more}"
-
-
-def gate_outcome(report: Report, failing: Collection[Status], fail_on: str) -> GateOutcome:
-    """The gate's outcome for ``report`` (policy already applied) with these failing statuses."""
-    deciding = tuple(f for f in report.findings if f.status in failing)
-    return GateOutcome(not deciding, deciding, fail_on)
 
 
 ISA_FEATURES = (

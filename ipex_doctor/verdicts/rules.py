@@ -1,12 +1,14 @@
-"""Built-in detectors that judge environment entries of the knowledge base.
+"""The rules: built-in detectors that judge the knowledge base's environment entries.
 
 The knowledge base is data: it names a rule (``rule: torch-ipex-mismatch``) and carries the
 versions, texts and references. A rule is the small piece of logic a version range cannot
 express (a relation between two packages, a CPU flag, a device property, what an import did).
 Rules read the ``Environment`` only; they never run anything.
 
-Each rule returns an ``Observation``: a verdict, a sentence of evidence, the data behind it and,
+Each rule returns a ``RuleVerdict``: a verdict, a sentence of evidence, the data behind it and,
 where the fix depends on this environment, a specific remediation to put before the KB's one.
+The judge (``judge``) turns it into the entry's finding. The names a KB may use are the
+knowledge base's (``knowledge.rule_names``); ``RULES`` here has one rule for each.
 """
 
 from __future__ import annotations
@@ -17,19 +19,18 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ipex_doctor.knowledge import remedies
+from ipex_doctor.model.environment import IPEX, IPEX_MODULE
 from ipex_doctor.model.terms import Reference, Verdict
 from ipex_doctor.model.versions import major_minor, parse
 
 if TYPE_CHECKING:
-    from ipex_doctor.model.environment import Environment, ImportOutcome, Package
-
-IPEX = remedies.IPEX
-IPEX_MODULE = "intel_extension_for_pytorch"
+    from ipex_doctor.model.environment import Environment, ImportOutcome
 
 
 @dataclass(frozen=True)
-class Observation:
-    """What a rule concluded about one entry in one environment."""
+class RuleVerdict:
+    """What a rule concluded about one entry in one environment (the judge makes the same from
+    an entry's version facts or its check's runs when the entry names no rule)."""
 
     verdict: Verdict
     evidence: str
@@ -48,19 +49,36 @@ class Observation:
     the entry's references."""
 
 
-Earlier = Mapping[str, Observation]
-"""The observations of the rules a rule needs (``NEEDS``), by rule name."""
-RuleFn = Callable[["Environment", bool | None, Earlier], Observation]
+Earlier = Mapping[str, RuleVerdict]
+"""The verdicts of the rules a rule needs (``NEEDS``), by rule name."""
+RuleFn = Callable[["Environment", bool | None, Earlier], RuleVerdict]
 """A rule gets the environment, whether a version is in the entry's affected ranges, and the
-observations of the rules it needs; it never calls another rule itself."""
+verdicts of the rules it needs; it never calls another rule itself."""
 
 
-def _na(reason: str) -> Observation:
-    return Observation(Verdict.NOT_APPLICABLE, reason)
+def observe_rule(
+    env: Environment,
+    rule: str,
+    in_range: bool | None,
+    seen: dict[str, RuleVerdict] | None = None,
+) -> RuleVerdict:
+    """The verdict of ``rule`` in ``env``, the rules it needs (``NEEDS``) observed first.
+
+    ``seen`` caches the verdicts of needed rules across the entries of one judgement (they do
+    not depend on the entry's version ranges). An unknown ``rule`` raises ``KeyError``: the
+    loader refused it already (``knowledge.rule_names``).
+    """
+    seen = {} if seen is None else seen
+    earlier = {}
+    for needed in NEEDS.get(rule, ()):
+        if needed not in seen:
+            seen[needed] = observe_rule(env, needed, None, seen)
+        earlier[needed] = seen[needed]
+    return RULES[rule](env, in_range, earlier)
 
 
-def _import(env: Environment, module: str) -> ImportOutcome | None:
-    return env.runtime.import_of(module)
+def _na(reason: str) -> RuleVerdict:
+    return RuleVerdict(Verdict.NOT_APPLICABLE, reason)
 
 
 def _failure_text(outcome: ImportOutcome) -> str:
@@ -74,58 +92,15 @@ def _import_data(outcome: ImportOutcome | None) -> dict[str, Any]:
     return {} if outcome is None else {"import": outcome.to_dict()}
 
 
-def torch_version(env: Environment) -> str | None:
-    """The torch version: what the import said, else the package metadata."""
-    runtime = env.runtime.torch.get("version")
-    if isinstance(runtime, str) and runtime:
-        return runtime
-    package = env.package("torch")
-    return None if package is None else package.version
-
-
-def ipex_version(env: Environment) -> str | None:
-    """The IPEX version: what the import said, else the package metadata (with its label)."""
-    runtime = env.runtime.ipex.get("version")
-    if isinstance(runtime, str) and runtime:
-        return runtime
-    package = env.package(IPEX)
-    if package is None:
-        return None
-    local = package.variant.local
-    return (
-        package.version if local is None or "+" in package.version else f"{package.version}+{local}"
-    )
-
-
-def effective_variant(env: Environment, package: Package) -> str | None:
-    """The build variant of ``package`` from its label, else from what the runtime probe saw."""
-    if package.variant.accelerator is not None:
-        return package.variant.accelerator
-    if package.name == "torch" and env.runtime.torch:
-        facts = env.runtime.torch
-        if facts.get("xpu_compiled"):
-            return "xpu"
-        if facts.get("cuda"):
-            return "cuda"
-        if facts.get("hip"):
-            return "rocm"
-        return "cpu"
-    if package.name == IPEX:
-        # NOTE: PyPI only ever hosted IPEX CPU wheels, whose metadata version has no label
-        # ("2.8.0" while ipex.__version__ says "2.8.0+cpu"); XPU wheels carry "+xpu".
-        return "cpu"
-    return None
-
-
-def torch_missing(env: Environment, in_range: bool | None, earlier: Earlier) -> Observation:
+def torch_missing(env: Environment, in_range: bool | None, earlier: Earlier) -> RuleVerdict:
     """torch is not installed in the examined interpreter."""
     if env.package("torch") is not None:
         torch = env.package("torch")
         assert torch is not None
-        return Observation(Verdict.NOT_AFFECTED, f"torch {torch.version} is installed")
+        return RuleVerdict(Verdict.NOT_AFFECTED, f"torch {torch.version} is installed")
     intel_gpu = bool(env.host.render_nodes)
     index = ["--index-url", remedies.PYTORCH_INDEX + "xpu"] if intel_gpu else []
-    return Observation(
+    return RuleVerdict(
         Verdict.AFFECTED,
         f"torch is not installed in {env.interpreter.executable} "
         f"(Python {env.interpreter.version}, prefix {env.interpreter.prefix})",
@@ -134,51 +109,51 @@ def torch_missing(env: Environment, in_range: bool | None, earlier: Earlier) -> 
     )
 
 
-def torch_import_failed(env: Environment, in_range: bool | None, earlier: Earlier) -> Observation:
+def torch_import_failed(env: Environment, in_range: bool | None, earlier: Earlier) -> RuleVerdict:
     """torch is installed but ``import torch`` fails (or the probe could not run)."""
     if env.package("torch") is None:
         return _na("torch is not installed")
     if not env.runtime.ran:
-        return Observation(
+        return RuleVerdict(
             Verdict.AFFECTED, f"the runtime probe could not run: {env.runtime.skip_reason}"
         )
-    outcome = _import(env, "torch")
+    outcome = env.runtime.import_of("torch")
     if outcome is None:
-        return Observation(
+        return RuleVerdict(
             Verdict.AFFECTED,
             f"the interpreter ended before importing torch ({env.runtime.unfinished_stage})",
             {"output_tail": env.runtime.output_tail},
         )
     if outcome.ok:
-        return Observation(
+        return RuleVerdict(
             Verdict.NOT_AFFECTED,
             f"import torch {outcome.version} succeeded in {outcome.seconds or 0:.1f} s",
             _import_data(outcome),
         )
-    return Observation(
+    return RuleVerdict(
         Verdict.AFFECTED, f"import torch failed: {_failure_text(outcome)}", _import_data(outcome)
     )
 
 
-def torch_ipex_mismatch(env: Environment, in_range: bool | None, earlier: Earlier) -> Observation:
+def torch_ipex_mismatch(env: Environment, in_range: bool | None, earlier: Earlier) -> RuleVerdict:
     """IPEX X.Y needs torch X.Y: its ``__init__`` refuses any other major.minor."""
-    torch_v, ipex_v = torch_version(env), ipex_version(env)
+    torch_v, ipex_v = env.torch_version(), env.ipex_version()
     if torch_v is None or ipex_v is None:
         return _na("needs both torch and IPEX installed")
     torch_mm, ipex_mm = major_minor(torch_v), major_minor(ipex_v)
     data: dict[str, Any] = {"torch": torch_v, "ipex": ipex_v}
     ipex = env.package(IPEX)
-    variant = None if ipex is None else effective_variant(env, ipex)
+    variant = None if ipex is None else env.effective_variant(ipex)
     # NOTE: cite the check of the release installed here; another release's file would show
     # another line than the one this IPEX accepts.
     source = remedies.ipex_version_check(ipex_v, variant)
     cited = (source,) if source is not None else ()
     if torch_mm == ipex_mm:
-        return Observation(
+        return RuleVerdict(
             Verdict.NOT_AFFECTED, f"torch {torch_v} matches IPEX {ipex_v} ({torch_mm}.*)", data,
             references=cited,
         )  # fmt: skip
-    outcome = _import(env, IPEX_MODULE)
+    outcome = env.runtime.import_of(IPEX_MODULE)
     observed = ""
     if outcome is not None and not outcome.ok:
         printed = next(
@@ -192,7 +167,7 @@ def torch_ipex_mismatch(env: Environment, in_range: bool | None, earlier: Earlie
         observed += _failure_text(outcome)
         data.update(_import_data(outcome))
     fix, commands = _mismatch_fix(env, torch_mm or "", ipex_mm or "", ipex_v, variant)
-    return Observation(
+    return RuleVerdict(
         Verdict.AFFECTED,
         f"IPEX {ipex_v} needs torch {ipex_mm}.*, but torch {torch_v} is installed{observed}",
         data,
@@ -239,42 +214,42 @@ def _mismatch_fix(
     )
 
 
-def ipex_os_exit(env: Environment, in_range: bool | None, earlier: Earlier) -> Observation:
+def ipex_os_exit(env: Environment, in_range: bool | None, earlier: Earlier) -> RuleVerdict:
     """Some IPEX releases call ``os.exit`` (which does not exist) after the mismatch message."""
     if env.package(IPEX) is None:
         return _na("IPEX is not installed")
     if not in_range:
-        return Observation(Verdict.NOT_AFFECTED, f"IPEX {ipex_version(env)} exits cleanly")
+        return RuleVerdict(Verdict.NOT_AFFECTED, f"IPEX {env.ipex_version()} exits cleanly")
     mismatch = earlier["torch-ipex-mismatch"].verdict is Verdict.AFFECTED
-    outcome = _import(env, IPEX_MODULE)
+    outcome = env.runtime.import_of(IPEX_MODULE)
     seen = outcome is not None and "has no attribute 'exit'" in (outcome.error or "")
     if mismatch or seen:
-        return Observation(
+        return RuleVerdict(
             Verdict.AFFECTED,
-            f"IPEX {ipex_version(env)} printed its version-mismatch error and then failed with "
+            f"IPEX {env.ipex_version()} printed its version-mismatch error and then failed with "
             "\"AttributeError: module 'os' has no attribute 'exit'\""
             if seen
-            else f"IPEX {ipex_version(env)} will fail with an AttributeError after its mismatch error",
+            else f"IPEX {env.ipex_version()} will fail with an AttributeError after its mismatch error",
             _import_data(outcome),
         )
-    return Observation(
+    return RuleVerdict(
         Verdict.LATENT,
-        f"IPEX {ipex_version(env)} has the os.exit bug, but it only shows on a torch mismatch",
+        f"IPEX {env.ipex_version()} has the os.exit bug, but it only shows on a torch mismatch",
     )
 
 
-def torchvision_broken(env: Environment, in_range: bool | None, earlier: Earlier) -> Observation:
+def torchvision_broken(env: Environment, in_range: bool | None, earlier: Earlier) -> RuleVerdict:
     """torchvision does not import, or was built for another torch."""
     tv, torch = env.package("torchvision"), env.package("torch")
     if tv is None or torch is None:
         return _na("needs both torch and torchvision installed")
-    data: dict[str, Any] = {"torchvision": tv.version, "torch": torch_version(env)}
+    data: dict[str, Any] = {"torchvision": tv.version, "torch": env.torch_version()}
     problems = []
-    outcome = _import(env, "torchvision")
+    outcome = env.runtime.import_of("torchvision")
     if outcome is not None and not outcome.ok:
         problems.append(f"import torchvision failed: {_failure_text(outcome)}")
         data.update(_import_data(outcome))
-    tv_v, torch_v = parse(tv.version), parse(torch_version(env) or torch.version)
+    tv_v, torch_v = parse(tv.version), parse(env.torch_version() or torch.version)
     tv_line = None if tv_v is None else f"{tv_v.major}.{tv_v.minor}"
     expected = (
         None if torch_v is None else remedies.torchvision_for(f"{torch_v.major}.{torch_v.minor}")
@@ -282,41 +257,41 @@ def torchvision_broken(env: Environment, in_range: bool | None, earlier: Earlier
     built_for = None if tv_line is None else remedies.torch_for(tv_line)
     if expected is not None and built_for is not None and expected != tv_line:
         problems.append(f"torchvision {tv.version} is built for torch {built_for}, not {torch_v}")
-    tv_variant, torch_variant = tv.variant.accelerator, effective_variant(env, torch)
+    tv_variant, torch_variant = tv.variant.accelerator, env.effective_variant(torch)
     missing = "" if outcome is None else (outcome.missing_library or "")
     if tv_variant is None and "cuda" in missing:
         tv_variant = "cuda"  # NOTE: its extension links libc10_cuda.so: a CUDA build
     if tv_variant and torch_variant and tv_variant != torch_variant:
         problems.append(
-            f"torchvision {tv.version} is a {tv_variant} build but torch {torch_version(env)} "
+            f"torchvision {tv.version} is a {tv_variant} build but torch {env.torch_version()} "
             f"is a {torch_variant} build"
         )
     if not problems:
         ok = "imports" if outcome is not None else "is installed"
-        return Observation(
+        return RuleVerdict(
             Verdict.NOT_AFFECTED, f"torchvision {tv.version} {ok} and matches torch", data
         )
     remedy, commands = "", []
     if expected is not None:
         remedy = f"Install the torchvision built for this torch ({expected}.*), from the index torch came from."
         commands = remedies.install_torchvision(env, expected)
-    return Observation(
+    return RuleVerdict(
         Verdict.AFFECTED, "; ".join(problems), data, remediation=remedy, commands=tuple(commands)
     )
 
 
-def ipex_import_failed(env: Environment, in_range: bool | None, earlier: Earlier) -> Observation:
+def ipex_import_failed(env: Environment, in_range: bool | None, earlier: Earlier) -> RuleVerdict:
     """IPEX is installed but does not import, for a reason no more specific entry explains."""
     if env.package(IPEX) is None:
         return _na("IPEX is not installed")
-    outcome = _import(env, IPEX_MODULE)
+    outcome = env.runtime.import_of(IPEX_MODULE)
     if outcome is None:
-        torch_import = _import(env, "torch")
+        torch_import = env.runtime.import_of("torch")
         if torch_import is not None and not torch_import.ok:
             return _na("torch itself does not import")
         return _na("the runtime probe did not reach the IPEX import")
     if outcome.ok:
-        return Observation(
+        return RuleVerdict(
             Verdict.NOT_AFFECTED,
             f"import intel_extension_for_pytorch {outcome.version} succeeded in "
             f"{outcome.seconds or 0:.1f} s",
@@ -329,7 +304,7 @@ def ipex_import_failed(env: Environment, in_range: bool | None, earlier: Earlier
         # NOTE: one cause is one finding: the failure is reported (and fixed) under its cause;
         # this entry only points there, so the gate counts the cause once.
         causes = ", ".join(explained)
-        return Observation(
+        return RuleVerdict(
             Verdict.NOT_APPLICABLE,
             f"import intel_extension_for_pytorch failed, explained by {causes} (reported "
             f"there): {_failure_text(outcome)}",
@@ -338,7 +313,7 @@ def ipex_import_failed(env: Environment, in_range: bool | None, earlier: Earlier
             replaces_remediation=True,
             title=f"IPEX does not import: the cause is {causes}",
         )
-    return Observation(
+    return RuleVerdict(
         Verdict.AFFECTED,
         f"import intel_extension_for_pytorch failed: {_failure_text(outcome)}",
         _import_data(outcome),
@@ -352,7 +327,7 @@ _ONEAPI_LIBRARY = re.compile(
 _ONEAPI_SYMBOL = re.compile(r"undefined symbol: (iJIT_NotifyEvent|\w*sycl\w*)")
 
 
-def oneapi_runtime_libs(env: Environment, in_range: bool | None, earlier: Earlier) -> Observation:
+def oneapi_runtime_libs(env: Environment, in_range: bool | None, earlier: Earlier) -> RuleVerdict:
     """An import failed on a missing or mismatched oneAPI runtime library."""
     failed = [o for o in env.runtime.imports if not o.ok]
     if not env.runtime.ran or not env.runtime.imports:
@@ -366,13 +341,13 @@ def oneapi_runtime_libs(env: Environment, in_range: bool | None, earlier: Earlie
                 f"library {library.group(0)}" if library else f"symbol {symbol.group(1)}"  # type: ignore[union-attr]
             )
             oneapi = [p.name + " " + p.version for p in env.packages if _is_oneapi_wheel(p.name)]
-            return Observation(
+            return RuleVerdict(
                 Verdict.AFFECTED,
                 f"import {outcome.module} failed on the oneAPI runtime {what}: "
                 f"{_failure_text(outcome)}",
                 {**_import_data(outcome), "oneapi_wheels": oneapi},
             )
-    return Observation(Verdict.NOT_AFFECTED, "no import failed on a oneAPI runtime library")
+    return RuleVerdict(Verdict.NOT_AFFECTED, "no import failed on a oneAPI runtime library")
 
 
 def _is_oneapi_wheel(name: str) -> bool:
@@ -384,7 +359,7 @@ def _cpu_without(env: Environment, *alternatives: tuple[str, ...]) -> bool:
     return not any(all(env.host.has_flag(f) for f in group) for group in alternatives)
 
 
-def cpu_no_avx2(env: Environment, in_range: bool | None, earlier: Earlier) -> Observation:
+def cpu_no_avx2(env: Environment, in_range: bool | None, earlier: Earlier) -> RuleVerdict:
     """IPEX CPU >= 2.1 needs AVX2: it refuses to run without it, or (2.8 seen under an
     emulated Nehalem) dies on an illegal instruction (SIGILL) while importing.
 
@@ -396,26 +371,26 @@ def cpu_no_avx2(env: Environment, in_range: bool | None, earlier: Earlier) -> Ob
     if not env.host.cpu_flags:
         return _na("the CPU flags could not be read")
     if env.host.has_flag("avx2"):
-        return Observation(Verdict.NOT_AFFECTED, f"{env.host.cpu_model} has AVX2")
-    version = parse(ipex_version(env) or "")
+        return RuleVerdict(Verdict.NOT_AFFECTED, f"{env.host.cpu_model} has AVX2")
+    version = parse(env.ipex_version() or "")
     if in_range is False or (in_range is None and version is not None and version.release < (2, 1)):
-        return Observation(
-            Verdict.NOT_AFFECTED, f"IPEX {ipex_version(env)} predates the AVX2 check"
+        return RuleVerdict(
+            Verdict.NOT_AFFECTED, f"IPEX {env.ipex_version()} predates the AVX2 check"
         )
     flags = " ".join(env.host.cpu_flags)
     evidence = f"{env.host.cpu_model} has no AVX2 (the flags this interpreter can execute: {flags}"
     evidence += f"; read with {env.host.isa_source})"
-    outcome = _import(env, IPEX_MODULE)
+    outcome = env.runtime.import_of(IPEX_MODULE)
     if outcome is not None and not outcome.ok:
         evidence += f"; import intel_extension_for_pytorch failed: {_failure_text(outcome)}"
-    return Observation(Verdict.AFFECTED, evidence, {"cpu_flags": list(env.host.cpu_flags)})
+    return RuleVerdict(Verdict.AFFECTED, evidence, {"cpu_flags": list(env.host.cpu_flags)})
 
 
 _ONEDNN_CAPS = ("ONEDNN_MAX_CPU_ISA", "DNNL_MAX_CPU_ISA", "ATEN_CPU_CAPABILITY")
 """Variables that make oneDNN (and so IPEX's prepack test) see less of the CPU than it has."""
 
 
-def bf16_prepack_isa(env: Environment, in_range: bool | None, earlier: Earlier) -> Observation:
+def bf16_prepack_isa(env: Environment, in_range: bool | None, earlier: Earlier) -> RuleVerdict:
     """``ipex.optimize(dtype=torch.bfloat16)`` weight prepack needs AVX-512 BW/VL/DQ or AVX-NE-CONVERT.
 
     IPEX's own answer (``onednn_has_bf16_support``, reported by the runtime probe) decides when
@@ -425,9 +400,9 @@ def bf16_prepack_isa(env: Environment, in_range: bool | None, earlier: Earlier) 
     ipex = env.package(IPEX)
     if ipex is None:
         return _na("IPEX is not installed")
-    if effective_variant(env, ipex) != "cpu":
+    if env.effective_variant(ipex) != "cpu":
         return _na("only IPEX's CPU build prepacks weights (XPU does not)")
-    outcome = _import(env, IPEX_MODULE)
+    outcome = env.runtime.import_of(IPEX_MODULE)
     if outcome is not None and not outcome.ok:
         return _na("IPEX does not import here (see ipex-import-failed), so it prepacks nothing")
     said = env.runtime.ipex.get("onednn_has_bf16_support")
@@ -437,7 +412,7 @@ def bf16_prepack_isa(env: Environment, in_range: bool | None, earlier: Earlier) 
     cap = [f"{name}={env.env_vars[name]}" for name in _ONEDNN_CAPS if env.env_vars.get(name)]
     refuses = said is False if isinstance(said, bool) else lacking
     if not refuses:
-        return Observation(
+        return RuleVerdict(
             Verdict.NOT_AFFECTED, f"{env.host.cpu_model} supports BF16 weight prepack"
         )
     data = {"cpu_flags": list(env.host.cpu_flags), "ipex_onednn_has_bf16_support": said}
@@ -447,7 +422,7 @@ def bf16_prepack_isa(env: Environment, in_range: bool | None, earlier: Earlier) 
         "then fails with 'mat1 and mat2 must have the same dtype'); or dtype=torch.float."
     )
     if cap and not lacking:
-        return Observation(
+        return RuleVerdict(
             Verdict.AFFECTED,
             f"{env.host.cpu_model} can prepack BF16 weights, but {', '.join(cap)} makes IPEX "
             "see less of it, so ipex.optimize(dtype=torch.bfloat16) refuses to prepack",
@@ -455,7 +430,7 @@ def bf16_prepack_isa(env: Environment, in_range: bool | None, earlier: Earlier) 
             remediation=f"Unset {', '.join(c.split('=')[0] for c in cap)}; or use {advice}",
             replaces_remediation=True,
         )
-    return Observation(
+    return RuleVerdict(
         Verdict.AFFECTED,
         f"{env.host.cpu_model} has neither avx_ne_convert nor avx512bw+avx512vl+avx512dq, so "
         "ipex.optimize(dtype=torch.bfloat16) refuses to prepack BF16 weights here",
@@ -465,7 +440,7 @@ def bf16_prepack_isa(env: Environment, in_range: bool | None, earlier: Earlier) 
     )
 
 
-def bf16_no_native_isa(env: Environment, in_range: bool | None, earlier: Earlier) -> Observation:
+def bf16_no_native_isa(env: Environment, in_range: bool | None, earlier: Earlier) -> RuleVerdict:
     """Without AVX512-BF16 or AMX, BF16 math on the CPU is emulated and slow."""
     if env.package("torch") is None:
         return _na("torch is not installed")
@@ -473,45 +448,42 @@ def bf16_no_native_isa(env: Environment, in_range: bool | None, earlier: Earlier
         return _na("the CPU flags could not be read")
     native = [f for f in ("amx_bf16", "avx512_bf16") if env.host.has_flag(f)]
     if native:
-        return Observation(
+        return RuleVerdict(
             Verdict.NOT_AFFECTED,
             f"{env.host.cpu_model} has native BF16 ({', '.join(native)})",
             {"native_bf16": native},
         )
-    return Observation(
+    return RuleVerdict(
         Verdict.AFFECTED,
         f"{env.host.cpu_model} has no AVX512-BF16 or AMX: BF16 runs emulated on this CPU",
         {"cpu_flags": list(env.host.cpu_flags)},
     )
 
 
-def _xpu_devices(env: Environment) -> list[Mapping[str, Any]]:
-    return [d for d in env.runtime.devices if d.get("type") == "xpu"]
-
-
-def xpu_no_fp64(env: Environment, in_range: bool | None, earlier: Earlier) -> Observation:
+def xpu_no_fp64(env: Environment, in_range: bool | None, earlier: Earlier) -> RuleVerdict:
     """XPU devices without native FP64 (Arc A-series, Flex) fail on float64 kernels."""
-    devices = _xpu_devices(env)
+    devices = env.devices_of("xpu")
     if not devices:
         return _na("no XPU device is visible")
     without = [
         f"xpu:{d.get('index')} {d.get('name', '?')}" for d in devices if d.get("has_fp64") is False
     ]
     if without:
-        return Observation(
+        return RuleVerdict(
             Verdict.AFFECTED,
             f"no native FP64 on {', '.join(without)}",
             {"devices": [dict(d) for d in devices]},
         )
-    return Observation(Verdict.NOT_AFFECTED, f"all {len(devices)} XPU device(s) have FP64")
+    return RuleVerdict(Verdict.NOT_AFFECTED, f"all {len(devices)} XPU device(s) have FP64")
 
 
-def xpu_not_visible(env: Environment, in_range: bool | None, earlier: Earlier) -> Observation:
+def xpu_not_visible(env: Environment, in_range: bool | None, earlier: Earlier) -> RuleVerdict:
     """torch is built with XPU support but sees no XPU device."""
     if not env.runtime.torch.get("xpu_compiled"):
         return _na("torch is not built with XPU support")
-    if _xpu_devices(env):
-        return Observation(Verdict.NOT_AFFECTED, f"{len(_xpu_devices(env))} XPU device(s) visible")
+    visible = env.devices_of("xpu")
+    if visible:
+        return RuleVerdict(Verdict.NOT_AFFECTED, f"{len(visible)} XPU device(s) visible")
     accel = env.runtime.torch.get("accelerators", {}).get("xpu", {})
     messages = [str(m) for m in accel.get("messages", ())]
     nodes = env.host.render_nodes
@@ -531,26 +503,26 @@ def xpu_not_visible(env: Environment, in_range: bool | None, earlier: Earlier) -
         )
         remedy = ""
     said = f"; torch said: {messages[0]}" if messages else ""
-    return Observation(
+    return RuleVerdict(
         Verdict.AFFECTED,
-        f"torch {torch_version(env)} is built with XPU but sees no XPU device: {where}{said}",
+        f"torch {env.torch_version()} is built with XPU but sees no XPU device: {where}{said}",
         {"render_nodes": [dict(n) for n in nodes], "messages": messages},
         remediation=remedy,
     )
 
 
-def torch_without_xpu(env: Environment, in_range: bool | None, earlier: Earlier) -> Observation:
+def torch_without_xpu(env: Environment, in_range: bool | None, earlier: Earlier) -> RuleVerdict:
     """An XPU build of IPEX sits next to a torch built without XPU."""
     ipex = env.package(IPEX)
-    if ipex is None or effective_variant(env, ipex) != "xpu":
+    if ipex is None or env.effective_variant(ipex) != "xpu":
         return _na("no XPU build of IPEX is installed")
     if not env.runtime.torch:
         return _na("torch did not import, so its build could not be checked")
     if env.runtime.torch.get("xpu_compiled"):
-        return Observation(Verdict.NOT_AFFECTED, "torch is built with XPU")
-    return Observation(
+        return RuleVerdict(Verdict.NOT_AFFECTED, "torch is built with XPU")
+    return RuleVerdict(
         Verdict.AFFECTED,
-        f"IPEX {ipex.version} is an XPU build but torch {torch_version(env)} is not built with XPU "
+        f"IPEX {ipex.version} is an XPU build but torch {env.torch_version()} is not built with XPU "
         "(torch.xpu._is_compiled() is False)",
     )
 
@@ -558,16 +530,16 @@ def torch_without_xpu(env: Environment, in_range: bool | None, earlier: Earlier)
 _AFFINITY_OK = re.compile(r"^\s*\d+\s*(,\s*\d+\s*)*$")
 
 
-def ze_affinity_mask(env: Environment, in_range: bool | None, earlier: Earlier) -> Observation:
+def ze_affinity_mask(env: Environment, in_range: bool | None, earlier: Earlier) -> RuleVerdict:
     """``ZE_AFFINITY_MASK`` in a tile (COMPOSITE) format that upstream torch cannot parse."""
     mask = env.env_vars.get("ZE_AFFINITY_MASK")
     if mask is None:
         return _na("ZE_AFFINITY_MASK is not set")
     if _AFFINITY_OK.match(mask):
-        return Observation(
+        return RuleVerdict(
             Verdict.NOT_AFFECTED, f"ZE_AFFINITY_MASK={mask} is a list of device indices"
         )
-    return Observation(
+    return RuleVerdict(
         Verdict.AFFECTED,
         f"ZE_AFFINITY_MASK={mask!r} is not a comma-separated list of device indices",
         {
@@ -577,20 +549,20 @@ def ze_affinity_mask(env: Environment, in_range: bool | None, earlier: Earlier) 
     )
 
 
-def ipex_xpu_abi(env: Environment, in_range: bool | None, earlier: Earlier) -> Observation:
+def ipex_xpu_abi(env: Environment, in_range: bool | None, earlier: Earlier) -> RuleVerdict:
     """IPEX XPU before 2.6.10 needs Intel's CXX11-ABI torch build, not a stock wheel."""
     ipex, torch = env.package(IPEX), env.package("torch")
-    if ipex is None or torch is None or effective_variant(env, ipex) != "xpu":
+    if ipex is None or torch is None or env.effective_variant(ipex) != "xpu":
         return _na("no XPU build of IPEX with torch is installed")
     if not in_range:
-        return Observation(
+        return RuleVerdict(
             Verdict.NOT_AFFECTED, f"IPEX {ipex.version} works with official torch builds"
         )
     abi = env.runtime.torch.get("cxx11_abi")
     intel_build = torch.variant.cxx11_abi or torch.variant.prerelease or abi is True
     if intel_build:
-        return Observation(Verdict.NOT_AFFECTED, f"torch {torch.version} is a CXX11-ABI build")
-    return Observation(
+        return RuleVerdict(Verdict.NOT_AFFECTED, f"torch {torch.version} is a CXX11-ABI build")
+    return RuleVerdict(
         Verdict.AFFECTED,
         f"IPEX {ipex.version} needs Intel's CXX11-ABI torch build, but torch {torch.version} is a "
         "stock build" + ("" if abi is None else f" (torch.compiled_with_cxx11_abi() = {abi})"),
@@ -625,5 +597,5 @@ NEEDS: dict[str, tuple[str, ...]] = {
         "oneapi-runtime-libs",
     ),
 }
-"""The rules whose observations a rule reads: the judge observes those first and hands them
+"""The rules whose verdicts a rule reads: ``observe_rule`` observes those first and hands them
 over, so an import failure can name the finding that explains it."""

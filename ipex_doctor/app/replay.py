@@ -1,4 +1,5 @@
-"""Replay a saved report: read it, refuse newer formats, re-judge it with the current knowledge base.
+"""Replaying saved reports: one re-judged against today's knowledge base (``report``), many
+merged into one fleet report (``merge``).
 
 A maintainer can triage a user's XPU report without the hardware: the environment and the
 checks' observations travel in the report, so the verdicts are recomputed from them with
@@ -8,95 +9,25 @@ findings of checks no entry names anymore are kept as they were.
 
 from __future__ import annotations
 
-import functools
-import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
-from ipex_doctor import resources
-from ipex_doctor.errors import DoctorError, read_bounded
-from ipex_doctor.knowledge import schema
+from ipex_doctor.app.conclusion import conclude, gate_policy
+from ipex_doctor.errors import DoctorError, ExitCode
+from ipex_doctor.knowledge import known_issues
 from ipex_doctor.knowledge.known_issues import KnowledgeBase
 from ipex_doctor.model.environment import Environment
-from ipex_doctor.model.findings import SCHEMA_VERSION, Command, FindingKind, Report
+from ipex_doctor.model.findings import Command, FindingKind, Report
 from ipex_doctor.model.observations import CheckRun
+from ipex_doctor.reporting.publish import OutputOptions
+from ipex_doctor.reporting.saved_reports import (
+    SavedReport,
+    load_report,
+    read_report_data,
+    report_paths,
+)
 from ipex_doctor.verdicts.fleet import Fleet, NodeDigest
 from ipex_doctor.verdicts.judge import judge
-
-MAX_REPORT_BYTES = 64 * 1024 * 1024
-
-
-def _version(text: str) -> tuple[int, int]:
-    major, _, minor = text.partition(".")
-    return int(major), int(minor or 0)
-
-
-def load_report(path: Path) -> Report:
-    """Read a report written by ipex-doctor; raises ``DoctorError`` with what is wrong."""
-    data = read_report_data(path)
-    try:
-        return Report.from_dict(data)
-    except ValueError as exc:
-        raise DoctorError(f"{path}: not a valid ipex-doctor report ({exc})") from None
-
-
-def read_report_data(path: Path) -> dict[str, Any]:
-    """A report as JSON, checked against the published schema (``DoctorError`` otherwise)."""
-    text = read_bounded(path, MAX_REPORT_BYTES, DoctorError, "report")
-    try:
-        data: Any = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DoctorError(f"{path}:{exc.lineno}: not JSON ({exc.msg})") from None
-    if not isinstance(data, dict) or "schema_version" not in data:
-        raise DoctorError(f"{path}: not an ipex-doctor report (no schema_version)")
-    try:
-        theirs = _version(str(data["schema_version"]))
-    except ValueError:
-        raise DoctorError(f"{path}: unreadable schema_version {data['schema_version']!r}") from None
-    if theirs > _version(SCHEMA_VERSION):
-        raise DoctorError(
-            f"{path}: written by a newer ipex-doctor (report schema {data['schema_version']}, "
-            f"this one reads up to {SCHEMA_VERSION})",
-            tip="upgrade ipex-doctor to replay it",
-        )
-    _check_schema(path, data)
-    return data
-
-
-@functools.cache
-def _report_schema() -> dict[str, Any]:
-    schema: dict[str, Any] = json.loads(resources.read_text("report.schema.json"))
-    return schema
-
-
-def _check_schema(path: Path, data: Any) -> None:
-    """Refuse a report that does not match the published schema, naming the first place.
-
-    The schema-subset validator (``knowledge.schema``, checked against jsonschema by the
-    tests) compiles the schema once: a fleet merge reads thousands of reports."""
-    errors = schema.errors(data, _report_schema())
-    if errors:
-        first = errors[0]
-        where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first.path)
-        raise DoctorError(
-            f"{path}: not a valid ipex-doctor report ({where}: {first.message[:200]})"
-        )
-
-
-def report_paths(arguments: Sequence[Path]) -> list[Path]:
-    """The report files the arguments name: a directory stands for its ``*.json`` files (a
-    fleet's thousands of reports need no shell glob)."""
-    paths: list[Path] = []
-    for argument in arguments:
-        if argument.is_dir():
-            found = sorted(argument.glob("*.json"))
-            if not found:
-                raise DoctorError(f"{argument}: a directory with no *.json reports in it")
-            paths.extend(found)
-        else:
-            paths.append(argument)
-    return paths
 
 
 def merge_files(arguments: Sequence[Path]) -> Report:
@@ -165,3 +96,37 @@ def rejudge(report: Report, kb: KnowledgeBase) -> Report:
         findings=judged + kept,
         complete=report.complete,
     )
+
+
+def replay_report(
+    path: Path,
+    out: OutputOptions,
+    *,
+    kb_overlays: tuple[str, ...] = (),
+    as_recorded: bool = False,
+    baseline: SavedReport | None = None,
+    notify: Callable[[str], None],
+) -> ExitCode:
+    """``report``: a saved report re-judged against the current knowledge base (or as it was
+    recorded), compared with ``baseline``, published; the exit code."""
+    out.check()
+    knowledge = known_issues.load_files(kb_overlays, notify)
+    saved = load_report(path)
+    policy = gate_policy(out, knowledge, [f.id for f in saved.findings])
+    report = saved if as_recorded else rejudge(saved, knowledge)
+    return conclude(report, out, policy, baseline)
+
+
+def merge_reports(
+    paths: Sequence[Path],
+    out: OutputOptions,
+    *,
+    kb_overlays: tuple[str, ...] = (),
+    notify: Callable[[str], None],
+) -> ExitCode:
+    """``merge``: the fleet report of node reports, published; the exit code."""
+    out.check()
+    knowledge = known_issues.load_files(kb_overlays, notify)
+    fleet = merge_files(paths)
+    policy = gate_policy(out, knowledge, [f.id for f in fleet.findings])
+    return conclude(fleet, out, policy)

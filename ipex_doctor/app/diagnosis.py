@@ -11,20 +11,20 @@ from __future__ import annotations
 
 import contextlib
 import signal
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from ipex_doctor.app.conclusion import conclude, gate_policy
 from ipex_doctor.errors import ExitCode, Stopped, Terminated
 from ipex_doctor.knowledge import known_issues
-from ipex_doctor.knowledge.known_issues import KnowledgeBase
 from ipex_doctor.model.findings import Command, FindingKind, Report
 from ipex_doctor.probe.session import StepProgress
 from ipex_doctor.reporting.policy import Policy
-from ipex_doctor.reporting.publish import OutputOptions, publish
+from ipex_doctor.reporting.publish import OutputOptions
+from ipex_doctor.reporting.saved_reports import SavedReport
 from ipex_doctor.runs import distributed
 from ipex_doctor.runs.device_selection import local_rank
 from ipex_doctor.runs.diagnose import CheckOptions, Partial, ProbeOptions, diagnose, partial_report
-from ipex_doctor.verdicts.registry import finding_ids
 
 Notify = Callable[[str], None]
 
@@ -35,15 +35,13 @@ class Request:
 
     command: Command
     probe: ProbeOptions
+    out: OutputOptions
     kb_overlays: tuple[str, ...] = ()
     kinds: tuple[FindingKind, ...] | None = None
     checks: CheckOptions | None = None
     distributed: bool = False
-
-
-def gate_policy(out: OutputOptions, knowledge: KnowledgeBase, extra_ids: Sequence[str]) -> Policy:
-    """The gate policy, its ignores checked against every id a finding can have."""
-    return out.policy(finding_ids([i.id for i in knowledge.issues] + list(extra_ids)))
+    baseline: SavedReport | None = None
+    """``--baseline``, read and validated once where the option was parsed."""
 
 
 @contextlib.contextmanager
@@ -62,23 +60,22 @@ def sigterm_raises() -> Iterator[None]:
 
 def diagnose_and_publish(
     request: Request,
-    out: OutputOptions,
     *,
     notify: Notify,
     progress: Callable[[str], None] = lambda _: None,
     on_step: StepProgress | None = None,
 ) -> ExitCode:
     """Run the diagnosis ``request`` asks for and publish its report; return the exit code."""
+    out, baseline = request.out, request.baseline
     out.check()
-    baseline = out.baseline()
+    knowledge = known_issues.load_files(request.kb_overlays, notify)
+    checks = request.checks
+    policy = gate_policy(out, knowledge, list(checks.catalog) if checks else ())
     if baseline is not None and not request.distributed:
         from ipex_doctor.probe.host import probe_host
         from ipex_doctor.verdicts.baseline import check_same_host
 
-        check_same_host(baseline, probe_host(), str(out.baseline_path))
-    knowledge = known_issues.load_files(request.kb_overlays, notify)
-    checks = request.checks
-    policy = gate_policy(out, knowledge, list(checks.catalog) if checks else ())
+        check_same_host(baseline.report, probe_host(), baseline.path)
     partial = Partial()
     try:
         with sigterm_raises():
@@ -98,20 +95,20 @@ def diagnose_and_publish(
             raise Stopped(
                 f"{what} before the environment was examined; no report written", exit_code=code
             ) from None
-        publish(kept, out, policy)
+        conclude(kept, out, policy, baseline)
         raise Stopped(
             f"{what}: the report above is partial (marked incomplete)", exit_code=code
         ) from None
     if not request.distributed:
-        return publish(report, out, policy)
+        return conclude(report, out, policy, baseline)
     # NOTE: the launcher stops the other ranks (SIGTERM) once rank 0 exits; a rank still
     # closing its worker then ends it on the way out instead of leaving it behind.
     with sigterm_raises():
-        return _gather_and_publish(report, request, out, policy, notify)
+        return _gather_and_publish(report, request, policy, notify)
 
 
 def _gather_and_publish(
-    report: Report, request: Request, out: OutputOptions, policy: Policy, notify: Notify
+    report: Report, request: Request, policy: Policy, notify: Notify
 ) -> ExitCode:
     """Every rank's report to rank 0, which publishes the fleet report; the others exit 0."""
     device = distributed.rank_device(report, local_rank())
@@ -121,10 +118,10 @@ def _gather_and_publish(
     )
     if error:
         notify(f"error: --distributed: {error}; this rank's own report follows")
-        return max(publish(report, out, policy), ExitCode.FINDINGS)
+        return max(conclude(report, request.out, policy, request.baseline), ExitCode.FINDINGS)
     if rank != 0 or fleet is None:
         # NOTE: only rank 0 writes; other ranks exit 0 so the launcher does not tear the job
         # down while rank 0 is still writing the fleet report.
         notify(f"rank {rank}: report sent to rank 0")
         return ExitCode.OK
-    return publish(fleet, out, policy)
+    return conclude(fleet, request.out, policy, request.baseline)

@@ -1,0 +1,7 @@
+"""app: the use cases, from a typed request to a published report and an exit code.
+
+``diagnosis`` (check, env, repro, sanity: probe, runs, verdicts), ``replay`` (report:
+re-judge one saved report; merge: many into a fleet report) and ``conclusion`` (the route
+every one of them ends on: the gate policy checked before any work, the baseline compared,
+the report published). May import every room below it; the CLI is its only caller.
+"""

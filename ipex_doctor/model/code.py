@@ -1,0 +1,89 @@
+"""What a scan of the user's code found: rule matches at source locations, and files skipped.
+
+The scanner (``ipex_doctor.scan``) produces a ``ScanResult`` from files alone; joining each
+match with an examined environment (``--python``) happens in the verdicts room and gives each
+match its status. A location is 1-based in lines and 0-based in columns, as Python's ``ast``
+and LibCST report them (SARIF wants 1-based columns: its writer adds one).
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from ipex_doctor.model.codec import JsonModel
+from ipex_doctor.model.terms import TextEnum
+
+
+@enum.unique
+class FileKind(TextEnum):
+    """What a scanned file is, which decides how it is read and which rules apply."""
+
+    PYTHON = "python"
+    NOTEBOOK = "notebook"
+    """A Jupyter notebook: its code cells are read as Python, located by cell and line."""
+    REQUIREMENTS = "requirements"
+    """``requirements*.txt`` / ``constraints*.txt``."""
+    PYPROJECT = "pyproject"
+    SETUP = "setup"
+    """``setup.py`` is read as Python too; ``setup.cfg`` as text."""
+    CONDA = "conda"
+    """conda ``environment.yml`` / ``environment.yaml``."""
+    DOCKERFILE = "dockerfile"
+    SHELL = "shell"
+    """``*.sh`` / ``*.bash`` scripts."""
+    CONFIG = "config"
+    """YAML / JSON / TOML configs that can switch IPEX on (accelerate's ``ipex: true``)."""
+
+
+@dataclass(frozen=True)
+class CodeLocation(JsonModel):
+    """Where a match is: the file (relative to the scan root it was found under, in POSIX form),
+    the 1-based line and 0-based column span, and for a notebook the 1-based code cell (lines
+    then count within the cell)."""
+
+    path: str
+    line: int
+    column: int = 0
+    end_line: int = 0
+    """0: the same as ``line``."""
+    end_column: int = 0
+    """0 with ``end_line`` 0: to the end of the line."""
+    cell: int | None = None
+
+
+@dataclass(frozen=True)
+class CodeMatch(JsonModel):
+    """One rule matched at one place."""
+
+    rule_id: str
+    location: CodeLocation
+    symbol: str
+    """What matched: the resolved dotted name (``torch.xpu.amp.autocast``, whatever alias the
+    code used), or the matched text in a non-Python file."""
+    snippet: str
+    """The source line (stripped of its line ending), for the report and for SARIF."""
+    suppressed: str | None = None
+    """The reason given by an inline ``# ipex-doctor: ignore[RULE] reason`` on that line (or
+    the line above), when one applies; ``None`` otherwise."""
+
+
+@dataclass(frozen=True)
+class SkippedFile(JsonModel):
+    """A file the scan could not read, and why (never a traceback)."""
+
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class ScanResult(JsonModel):
+    """A scan's whole outcome: the matches in file order, and the files skipped."""
+
+    roots: tuple[str, ...]
+    files_seen: int
+    """Candidate files under the roots (after ignores)."""
+    files_parsed: int
+    """Files that contained a trigger word and were parsed in full."""
+    matches: tuple[CodeMatch, ...] = ()
+    skipped: tuple[SkippedFile, ...] = ()

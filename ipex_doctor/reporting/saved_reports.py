@@ -1,0 +1,106 @@
+"""Saved reports read back: one file, or a directory of them, checked against the published
+schema and refused with one line when it is not a report this doctor can read.
+
+``report`` re-renders one, ``merge`` reads a fleet's, ``--baseline`` compares with one.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ipex_doctor import resources
+from ipex_doctor.errors import DoctorError, read_bounded
+from ipex_doctor.knowledge import schema
+from ipex_doctor.model.findings import SCHEMA_VERSION, Report
+
+MAX_REPORT_BYTES = 64 * 1024 * 1024
+
+
+def _version(text: str) -> tuple[int, int]:
+    major, _, minor = text.partition(".")
+    return int(major), int(minor or 0)
+
+
+def load_report(path: Path) -> Report:
+    """Read a report written by ipex-doctor; raises ``DoctorError`` with what is wrong."""
+    data = read_report_data(path)
+    try:
+        return Report.from_dict(data)
+    except ValueError as exc:
+        raise DoctorError(f"{path}: not a valid ipex-doctor report ({exc})") from None
+
+
+def read_report_data(path: Path) -> dict[str, Any]:
+    """A report as JSON, checked against the published schema (``DoctorError`` otherwise)."""
+    text = read_bounded(path, MAX_REPORT_BYTES, DoctorError, "report")
+    try:
+        data: Any = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DoctorError(f"{path}:{exc.lineno}: not JSON ({exc.msg})") from None
+    if not isinstance(data, dict) or "schema_version" not in data:
+        raise DoctorError(f"{path}: not an ipex-doctor report (no schema_version)")
+    try:
+        theirs = _version(str(data["schema_version"]))
+    except ValueError:
+        raise DoctorError(f"{path}: unreadable schema_version {data['schema_version']!r}") from None
+    if theirs > _version(SCHEMA_VERSION):
+        raise DoctorError(
+            f"{path}: written by a newer ipex-doctor (report schema {data['schema_version']}, "
+            f"this one reads up to {SCHEMA_VERSION})",
+            tip="upgrade ipex-doctor to replay it",
+        )
+    _check_schema(path, data)
+    return data
+
+
+@functools.cache
+def _report_schema() -> dict[str, Any]:
+    schema: dict[str, Any] = json.loads(resources.read_text("report.schema.json"))
+    return schema
+
+
+def _check_schema(path: Path, data: Any) -> None:
+    """Refuse a report that does not match the published schema, naming the first place.
+
+    The schema-subset validator (``knowledge.schema``, checked against jsonschema by the
+    tests) compiles the schema once: a fleet merge reads thousands of reports."""
+    errors = schema.errors(data, _report_schema())
+    if errors:
+        first = errors[0]
+        where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first.path)
+        raise DoctorError(
+            f"{path}: not a valid ipex-doctor report ({where}: {first.message[:200]})"
+        )
+
+
+def report_paths(arguments: Sequence[Path]) -> list[Path]:
+    """The report files the arguments name: a directory stands for its ``*.json`` files (a
+    fleet's thousands of reports need no shell glob)."""
+    paths: list[Path] = []
+    for argument in arguments:
+        if argument.is_dir():
+            found = sorted(argument.glob("*.json"))
+            if not found:
+                raise DoctorError(f"{argument}: a directory with no *.json reports in it")
+            paths.extend(found)
+        else:
+            paths.append(argument)
+    return paths
+
+
+@dataclass(frozen=True)
+class SavedReport:
+    """A report read from a file (``--baseline``): where it came from, and what it says."""
+
+    path: str
+    report: Report
+
+    @classmethod
+    def read(cls, path: str) -> SavedReport:
+        """Read and validate ``path``; a bad file is a ``DoctorError`` naming it."""
+        return cls(path, load_report(Path(path)))

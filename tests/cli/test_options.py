@@ -1,0 +1,62 @@
+"""Options are typed once, where Click parses them: groups build one value, and a group whose
+builder does not take exactly its options is refused when the command is declared."""
+
+from __future__ import annotations
+
+import inspect
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from ipex_doctor.cli.commands import cli
+from ipex_doctor.cli.options import DeviceSpec, option_group
+
+
+def test_a_group_whose_builder_ignores_an_option_is_refused() -> None:
+    """An option added to a group but not to its builder cannot vanish silently."""
+
+    def build(a: str | None) -> str:
+        return a or ""
+
+    with pytest.raises(TypeError, match="options"):
+        option_group("value", build, click.option("--a"), click.option("--b"))
+
+
+def test_a_group_hands_the_command_one_built_value() -> None:
+    """The command sees the built value under the group's name, and none of the raw options."""
+
+    def build(a: str | None, b: int) -> tuple[str | None, int]:
+        return a, b
+
+    @click.command()
+    @option_group("pair", build, click.option("--a"), click.option("--b", type=int, default=3))
+    def command(pair: tuple[str | None, int]) -> None:
+        click.echo(repr(pair))
+
+    done = CliRunner().invoke(command, ["--a", "x"])
+    assert done.exit_code == 0 and done.output.strip() == "('x', 3)"
+
+
+def test_every_command_callback_names_each_parameter_it_receives() -> None:
+    """No command takes ``**params``: each typed value is a named parameter of its callback."""
+    commands = dict(cli.commands)
+    for group in [c for c in commands.values() if isinstance(c, click.Group)]:
+        commands.update({f"kb {n}": c for n, c in group.commands.items()})
+    for name, command in commands.items():
+        if command.callback is None or isinstance(command, click.Group):
+            continue
+        target = inspect.unwrap(command.callback)
+        kinds = {p.kind for p in inspect.signature(target).parameters.values()}
+        assert inspect.Parameter.VAR_KEYWORD not in kinds, name
+
+
+@pytest.mark.parametrize("value", ["cuda:1", " CUDA:1 ", "Cuda:1"])
+def test_device_spec_normalises(value: str) -> None:
+    assert DeviceSpec().convert(value, None, None) == "cuda:1"
+
+
+@pytest.mark.parametrize("value", ["gpu", "cpu:1", "all:0", "xpu:", ""])
+def test_device_spec_refuses_with_the_accepted_forms(value: str) -> None:
+    with pytest.raises(click.BadParameter, match="is not a device .*cuda:N"):
+        DeviceSpec().convert(value, None, None)
