@@ -34,6 +34,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     if args.with_ipex:
+        # ipex-doctor: ignore[ipex-import] measures the IPEX path of the reference stack on purpose
         import intel_extension_for_pytorch  # noqa: F401
     device, kind = args.device, torch.device(args.device).type
     torch.manual_seed(0)

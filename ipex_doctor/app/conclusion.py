@@ -16,8 +16,9 @@ from collections.abc import Iterable
 from ipex_doctor.errors import ExitCode
 from ipex_doctor.knowledge.known_issues import KnowledgeBase
 from ipex_doctor.model.findings import Report
-from ipex_doctor.reporting.policy import Policy
-from ipex_doctor.reporting.publish import OutputOptions, publish
+from ipex_doctor.reporting.output_options import OutputOptions
+from ipex_doctor.reporting.policy import Policy, build_policy
+from ipex_doctor.reporting.publish import publish
 from ipex_doctor.reporting.saved_reports import SavedReport
 from ipex_doctor.verdicts.registry import finding_ids
 
@@ -27,7 +28,9 @@ def gate_policy(
 ) -> Policy:
     """The gate policy, its ignores checked against every id a finding can have (the knowledge
     base's, the built-in ones, ``extra_ids``)."""
-    return out.policy(finding_ids([i.id for i in knowledge.issues] + list(extra_ids)))
+    policy = build_policy(fail_on=out.fail_on, ignore_args=out.ignores, policy_file=out.policy_file)
+    policy.check_ids(finding_ids([i.id for i in knowledge.issues] + list(extra_ids)))
+    return policy
 
 
 def conclude(

@@ -18,13 +18,14 @@ from ipex_doctor.app.conclusion import conclude, gate_policy
 from ipex_doctor.errors import ExitCode, Stopped, Terminated
 from ipex_doctor.knowledge import known_issues
 from ipex_doctor.model.findings import Command, FindingKind, Report
+from ipex_doctor.probe.options import ProbeOptions
 from ipex_doctor.probe.session import StepProgress
+from ipex_doctor.reporting.output_options import OutputOptions
 from ipex_doctor.reporting.policy import Policy
-from ipex_doctor.reporting.publish import OutputOptions
 from ipex_doctor.reporting.saved_reports import SavedReport
 from ipex_doctor.runs import distributed
 from ipex_doctor.runs.device_selection import local_rank
-from ipex_doctor.runs.diagnose import CheckOptions, Partial, ProbeOptions, diagnose, partial_report
+from ipex_doctor.runs.diagnose import CheckOptions, Partial, diagnose, partial_report
 
 Notify = Callable[[str], None]
 

@@ -19,7 +19,7 @@ from ipex_doctor.knowledge.known_issues import KnowledgeBase
 from ipex_doctor.model.environment import Environment
 from ipex_doctor.model.findings import Command, FindingKind, Report
 from ipex_doctor.model.observations import CheckRun
-from ipex_doctor.reporting.publish import OutputOptions
+from ipex_doctor.reporting.output_options import OutputOptions
 from ipex_doctor.reporting.saved_reports import (
     SavedReport,
     load_report,

@@ -29,10 +29,11 @@ from ipex_doctor.model.terms import Isolation
 
 if TYPE_CHECKING:
     from ipex_doctor.app.diagnosis import Request
-    from ipex_doctor.reporting.publish import OutputOptions
+    from ipex_doctor.probe.options import ProbeOptions
+    from ipex_doctor.reporting.output_options import OutputOptions
     from ipex_doctor.reporting.saved_reports import SavedReport
-    from ipex_doctor.runs.diagnose import CheckOptions, ProbeOptions
-    from ipex_doctor.runs.sanity_plan import SanityOptions
+    from ipex_doctor.runs.diagnose import CheckOptions
+    from ipex_doctor.runs.sanity_options import SanityOptions
 
 
 def notify_user(message: str) -> None:

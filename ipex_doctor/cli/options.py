@@ -22,10 +22,10 @@ import click
 from ipex_doctor.model.terms import AMP_DTYPES, SANITY_PROFILES, Isolation
 
 if TYPE_CHECKING:
-    from ipex_doctor.reporting.publish import OutputOptions
+    from ipex_doctor.probe.options import ProbeOptions
+    from ipex_doctor.reporting.output_options import OutputOptions
     from ipex_doctor.reporting.saved_reports import SavedReport
-    from ipex_doctor.runs.diagnose import ProbeOptions
-    from ipex_doctor.runs.sanity_plan import SanityOptions
+    from ipex_doctor.runs.sanity_options import SanityOptions
 
 F = TypeVar("F", bound=Callable[..., Any])
 Decorator = Callable[[Any], Any]
@@ -126,9 +126,8 @@ def _output_options(explaining: bool) -> Callable[..., OutputOptions]:
     ) -> OutputOptions:
         """The output options; ``explaining`` commands (repro, sanity) show the evidence of
         every finding unless ``-q``."""
-        from ipex_doctor.reporting.formats import Format
-        from ipex_doctor.reporting.policy import FailOn
-        from ipex_doctor.reporting.publish import OutputOptions
+        from ipex_doctor.reporting.formats.kinds import Format
+        from ipex_doctor.reporting.output_options import FailOn, OutputOptions
 
         verbosity = -1 if quiet else verbose
         if explaining and verbosity >= 0:
@@ -153,7 +152,7 @@ def _output_options(explaining: bool) -> Callable[..., OutputOptions]:
 def _probe_options(python: str | None, timeout: float) -> ProbeOptions:
     import sys
 
-    from ipex_doctor.runs.diagnose import ProbeOptions
+    from ipex_doctor.probe.options import ProbeOptions
 
     return ProbeOptions(python=python or sys.executable, timeout_s=timeout)
 
@@ -166,7 +165,7 @@ def _sanity_options(
     data: str | None,
     no_ipex: bool,
 ) -> SanityOptions:
-    from ipex_doctor.runs.sanity_plan import SanityOptions
+    from ipex_doctor.runs.sanity_options import SanityOptions
 
     return SanityOptions(profile, amp_dtype, lr, weights, data, use_ipex=not no_ipex)
 
@@ -204,28 +203,34 @@ _OUTPUT_OPTIONS = (
 OUTPUT = option_group("out", _output_options(explaining=False), *_OUTPUT_OPTIONS)
 
 
-def _scan_output_options(sarif_path: str | None, **common: Any) -> OutputOptions:
+def _scan_output_options(
+    json_path: str | None,
+    junit_path: str | None,
+    markdown_path: str | None,
+    html_path: str | None,
+    sarif_path: str | None,
+    fail_on: str | None,
+    ignores: tuple[str, ...],
+    policy_file: str | None,
+    quiet: bool,
+    verbose: int,
+) -> OutputOptions:
+    """The output options of ``scan``: the common ones, and SARIF last."""
     import dataclasses
 
-    from ipex_doctor.reporting.formats import Format
+    from ipex_doctor.reporting.formats.kinds import Format
 
-    out = _output_options(explaining=False)(**common)
+    common = _output_options(explaining=False)
+    out = common(json_path, junit_path, markdown_path, html_path, fail_on, ignores, policy_file,
+                 quiet, verbose)  # fmt: skip
     if sarif_path is None:
         return out
     return dataclasses.replace(out, sinks=(*out.sinks, (Format.SARIF, sarif_path)))
 
 
-def _with_names(build: Callable[..., Any], names: Callable[..., Any], extra: str) -> Any:
-    """``build`` presented with ``names``' parameters plus ``extra`` (for ``option_group``)."""
-    parameters = [*inspect.signature(names).parameters.values()]
-    parameters.append(inspect.Parameter(extra, inspect.Parameter.KEYWORD_ONLY))
-    build.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
-    return build
-
-
 OUTPUT_SCAN = option_group(
     "out",
-    _with_names(_scan_output_options, _output_options(explaining=False), "sarif_path"),
+    _scan_output_options,
     *_OUTPUT_OPTIONS,
     click.option("--sarif", "sarif_path", metavar="PATH",
                  help="Write a SARIF 2.1.0 log of the code findings, for code scanning ('-': stdout)."),

@@ -19,7 +19,6 @@ from ipex_doctor.model.environment import ImportOutcome, RuntimeProbe
 from ipex_doctor.model.observations import CheckRun, Outcome
 from ipex_doctor.probe import spawn
 
-DEFAULT_TIMEOUT_S = 180.0
 """Default limit for the probe (the imports): a hung driver must still end the probe."""
 
 _TAIL_LINES = 25

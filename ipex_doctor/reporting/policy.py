@@ -8,6 +8,8 @@ A policy comes from ``--fail-on``/``--ignore ID`` on the command line and from a
       - id: bf16-linear
         reason: we always run ipex.optimize under autocast (TICKET-123)   # mandatory
         expires: 2027-03-31            # optional; after it the ignore stops applying
+    scan:
+      exclude: [tests/fixtures/]       # scan leaves these out (.gitignore patterns)
 
 An ignored finding becomes ``skip`` and keeps the status it had and the reason. An expired
 ignore does not apply, and the finding says so. An id that no finding can have is a
@@ -18,16 +20,15 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import enum
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ipex_doctor.errors import DoctorError, ExitCode, assert_never, did_you_mean, read_bounded
+from ipex_doctor.errors import DoctorError, ExitCode, did_you_mean, read_bounded
 from ipex_doctor.knowledge import schema, yamldoc
 from ipex_doctor.model.findings import Evidence, Finding, Ignored, Report, Status
-from ipex_doctor.model.terms import TextEnum
+from ipex_doctor.reporting.output_options import FailOn
 
 DEFAULT_POLICY_FILE = ".ipex-doctor.yaml"
 MAX_POLICY_BYTES = 256 * 1024
@@ -35,30 +36,6 @@ MAX_POLICY_BYTES = 256 * 1024
 
 class PolicyError(DoctorError):
     """A policy file or ignore is invalid; the message names the file, line or id."""
-
-
-@enum.unique
-class FailOn(TextEnum):
-    """Which findings make the run exit 1."""
-
-    FAIL = "fail"
-    """fail and error findings (the default)."""
-    WARN = "warn"
-    """warn, fail and error findings."""
-    NEVER = "never"
-    """none: report only (usage and internal errors still exit 2 and 3)."""
-
-    def failing(self) -> frozenset[Status]:
-        """The statuses that fail the run under this threshold."""
-        match self:
-            case FailOn.NEVER:
-                return frozenset()
-            case FailOn.WARN:
-                return frozenset({Status.WARN, Status.FAIL, Status.ERROR})
-            case FailOn.FAIL:
-                return frozenset({Status.FAIL, Status.ERROR})
-            case _:
-                assert_never(self)
 
 
 @dataclass(frozen=True)
@@ -113,6 +90,8 @@ class Policy:
 
     fail_on: FailOn = FailOn.FAIL
     ignores: tuple[Ignore, ...] = ()
+    scan_exclude: tuple[str, ...] = ()
+    """``scan.exclude`` of the policy file: paths ``scan`` leaves out (.gitignore patterns)."""
 
     def decide(self, report: Report) -> Gate:
         """The gate's outcome for ``report`` (the ignores already applied): the one place the
@@ -172,6 +151,13 @@ _SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
     "properties": {
         "fail_on": {"enum": ["fail", "warn", "never"]},
+        "scan": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {
+                "exclude": {"type": "array", "items": {"type": "string", "minLength": 1}},
+            },
+        },
         "ignore": {
             "type": "array",
             "items": {
@@ -196,6 +182,15 @@ def _date(text: Any, where: str) -> datetime.date:
         return datetime.date.fromisoformat(str(text))
     except ValueError:
         raise PolicyError(f"{where}: expires '{text}' is not a date (YYYY-MM-DD)") from None
+
+
+def read_scan_exclude(path: Path) -> tuple[str, ...]:
+    """The ``scan.exclude`` patterns of a policy file (validated by ``read_policy_file``)."""
+    text = read_bounded(path, MAX_POLICY_BYTES, PolicyError, "policy")
+    data, _ = yamldoc.load(str(path), text, PolicyError)
+    scan = data.get("scan") if isinstance(data, dict) else None
+    exclude = scan.get("exclude") if isinstance(scan, dict) else None
+    return tuple(str(p) for p in exclude) if isinstance(exclude, list) else ()
 
 
 def read_policy_file(path: Path) -> tuple[FailOn | None, tuple[Ignore, ...]]:
@@ -241,8 +236,10 @@ def build_policy(
     path = Path(policy_file) if policy_file else (cwd or Path.cwd()) / DEFAULT_POLICY_FILE
     file_fail_on: FailOn | None = None
     ignores: tuple[Ignore, ...] = ()
+    scan_exclude: tuple[str, ...] = ()
     if policy_file or path.is_file():
         file_fail_on, ignores = read_policy_file(path)
+        scan_exclude = read_scan_exclude(path)
     cli_ignores = []
     for arg in ignore_args:
         finding_id, _, reason = arg.partition("=")
@@ -254,4 +251,4 @@ def build_policy(
         )
     threshold = FailOn(fail_on) if fail_on else (file_fail_on or FailOn.FAIL)
     merged = {i.id: i for i in (*ignores, *cli_ignores)}
-    return Policy(fail_on=threshold, ignores=tuple(merged.values()))
+    return Policy(fail_on=threshold, ignores=tuple(merged.values()), scan_exclude=scan_exclude)

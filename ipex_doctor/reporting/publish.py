@@ -11,66 +11,17 @@ from __future__ import annotations
 import datetime
 import os
 import sys
-from collections.abc import Collection
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, TextIO
 
-from ipex_doctor.errors import DoctorError, ExitCode
+from ipex_doctor.errors import ExitCode
 from ipex_doctor.model.findings import Report
 from ipex_doctor.reporting import output
-from ipex_doctor.reporting.formats import Format, renderer
-from ipex_doctor.reporting.policy import FailOn, Policy, build_policy
+from ipex_doctor.reporting.formats import renderer
+from ipex_doctor.reporting.output_options import OutputOptions
+from ipex_doctor.reporting.policy import Policy
 
 if TYPE_CHECKING:
     from rich.console import RenderableType
-
-
-@dataclass(frozen=True)
-class OutputOptions:
-    """Where the report goes and how the gate judges it (the CLI's output options, typed)."""
-
-    sinks: tuple[tuple[Format, str], ...] = ()
-    """The machine formats asked for, each with its path (``-``: stdout), in the order given."""
-    fail_on: FailOn | None = None
-    """``--fail-on``; ``None``: the policy file's, else ``fail``."""
-    ignores: tuple[str, ...] = ()
-    """``--ignore ID[=REASON]`` as typed."""
-    policy_file: str | None = None
-    verbosity: int = 0
-    """-1 (``-q``): problems only; 0: problems, notes and observations; 1 (``-v``): everything."""
-
-    def check(self) -> None:
-        """Refuse two formats on stdout or in one file, and destinations that cannot be written.
-
-        Called before anything runs: a report path that cannot be written is a usage error
-        found in a blink, not after minutes of diagnosis.
-        """
-        on_stdout = [str(fmt) for fmt, path in self.sinks if path == output.STDOUT]
-        if len(on_stdout) > 1:
-            raise DoctorError(
-                f"only one format can go to stdout ('-'), not {' and '.join(on_stdout)}",
-                tip="write the others to files",
-            )
-        files: dict[str, Format] = {}
-        for fmt, path in self.sinks:
-            if path == output.STDOUT:
-                continue
-            key = os.path.realpath(path)
-            if key in files:
-                raise DoctorError(
-                    f"{files[key]} and {fmt} would both be written to {path}",
-                    tip="give each format its own file",
-                )
-            files[key] = fmt
-            output.check_writable(path)
-
-    def policy(self, known_ids: Collection[str]) -> Policy:
-        """The gate policy (command line + policy file), its ids checked against ``known_ids``."""
-        policy = build_policy(
-            fail_on=self.fail_on, ignore_args=self.ignores, policy_file=self.policy_file
-        )
-        policy.check_ids(known_ids)
-        return policy
 
 
 def _log_width(stream: TextIO) -> int | None:

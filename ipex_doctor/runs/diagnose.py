@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -31,12 +30,13 @@ from ipex_doctor.model.observations import CheckRun, Outcome
 from ipex_doctor.model.terms import Isolation
 from ipex_doctor.probe import gpu, host, interpreter
 from ipex_doctor.probe import session as sessions
+from ipex_doctor.probe.options import ProbeOptions
 from ipex_doctor.probe.secrets import Redactor, reported_env_vars
 from ipex_doctor.probe.session import Session, StepProgress
 from ipex_doctor.runs import runner, sanity_plan
 from ipex_doctor.runs.catalog import CheckScript, catalog
 from ipex_doctor.runs.device_selection import local_rank, select_devices
-from ipex_doctor.runs.sanity_plan import SanityOptions
+from ipex_doctor.runs.sanity_options import SanityOptions
 from ipex_doctor.verdicts.assemble import findings_of
 
 Progress = Callable[[str], None]
@@ -80,15 +80,6 @@ class Partial:
                 ran=False, skip_reason="interrupted before the runtime probe finished"
             ),
         )
-
-
-@dataclass(frozen=True)
-class ProbeOptions:
-    """What to examine and how long the runtime probe may take."""
-
-    python: str = sys.executable
-    timeout_s: float = sessions.DEFAULT_TIMEOUT_S
-    runtime_probe: bool = True
 
 
 @dataclass(frozen=True)

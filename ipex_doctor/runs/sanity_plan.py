@@ -6,43 +6,16 @@ The run itself is ``probe/scripts/resnet_sanity.py`` in the worker; its findings
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
-
 from ipex_doctor import resources
 from ipex_doctor.model.environment import Environment
 from ipex_doctor.model.observations import CheckRun, Outcome
 from ipex_doctor.runs.catalog import CheckScript
 from ipex_doctor.runs.device_selection import first_device
 from ipex_doctor.runs.runner import Task
+from ipex_doctor.runs.sanity_options import SanityOptions
 
 TASK_ID = "sanity"
 """The sanity run's id among the runner's tasks (its findings are ``sanity-*``)."""
-
-
-@dataclass(frozen=True)
-class SanityOptions:
-    """How to run the sanity run (the CLI's --profile, --amp-dtype, --lr, ...)."""
-
-    profile: str = "quick"
-    amp_dtype: str = "bfloat16"
-    lr: float | None = None
-    weights: str | None = None
-    data: str | None = None
-    use_ipex: bool = True
-
-    def args(self) -> dict[str, Any]:
-        """Keyword arguments for the script's ``run(device, **args)``."""
-        args: dict[str, Any] = {
-            "profile": self.profile,
-            "amp_dtype": self.amp_dtype,
-            "weights": self.weights,
-            "data": self.data,
-            "use_ipex": self.use_ipex,
-        }
-        if self.lr is not None:
-            args["lr"] = self.lr
-        return args
 
 
 def script() -> CheckScript:

@@ -10,22 +10,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Protocol
 
 from ipex_doctor.errors import assert_never
-from ipex_doctor.model.terms import TextEnum
+from ipex_doctor.reporting.formats.kinds import Format
 
 if TYPE_CHECKING:
     from ipex_doctor.model.findings import Report
     from ipex_doctor.reporting.policy import Gate
-
-
-class Format(TextEnum):
-    """A report format written to a file or stdout (``--json``, ``--junit-xml``, ...)."""
-
-    JSON = "json"
-    JUNIT = "junit"
-    MARKDOWN = "markdown"
-    HTML = "html"
-    SARIF = "sarif"
-    """SARIF 2.1.0: the code findings of ``scan``, for code scanning."""
 
 
 class Renderer(Protocol):

@@ -35,7 +35,8 @@ from ipex_doctor.reporting.formats.views import (
     sanity_views,
     sparkline,
 )
-from ipex_doctor.reporting.policy import FailOn, Gate, Policy
+from ipex_doctor.reporting.output_options import FailOn
+from ipex_doctor.reporting.policy import Gate, Policy
 
 MARKS: dict[Status, tuple[str, str]] = {
     Status.PASS: ("✓", "green"),

@@ -1,0 +1,507 @@
+"""The code rules: what ``ipex-doctor scan`` looks for in a project, as data (``code_rules.yaml``).
+
+A rule names what it matches (resolved names, imports, a structural pattern, or a line of a
+non-Python file), why it matters, the upstream replacement, the mechanical fix when there is
+one, the knowledge-base entries it walks into and the public sources behind it.
+
+The file is data, never code, and is read as the knowledge base is: PyYAML's safe loader with
+aliases refused (``yamldoc``), validated against ``knowledge/code_rules.schema.json``
+(``knowledge.schema``), then checked for what a schema cannot say: regular expressions compile
+and cannot backtrack for minutes, fix and pattern ids are ones the scanner implements, knowledge
+base ids exist (and rule ids are not also issue ids: a report names both), a rule without a fix
+has a recipe. Every error is one line naming the file, the line and the rule id, raised as
+``KnowledgeBaseError``. PyYAML and the knowledge base are imported only when a file is read, so
+importing this module stays cheap for the light commands.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from ipex_doctor import resources
+from ipex_doctor.errors import KnowledgeBaseError, read_bounded
+from ipex_doctor.knowledge import schema
+from ipex_doctor.model.code import FileKind
+from ipex_doctor.model.codec import JsonModel
+from ipex_doctor.model.terms import Reference, Severity, TextEnum
+
+if TYPE_CHECKING:
+    import yaml
+
+
+@enum.unique
+class IpexBuild(TextEnum):
+    """Which IPEX build provides a matched API (for joining a match with an environment)."""
+
+    CPU = "cpu"
+    XPU = "xpu"
+    ANY = "any"
+
+
+MATCH_KINDS = ("symbols", "imports", "pattern", "text")
+"""The ways a rule matches, in the order errors name them; a rule sets exactly one."""
+
+PYTHON_KINDS = frozenset({FileKind.PYTHON, FileKind.NOTEBOOK, FileKind.SETUP})
+"""The file kinds read as Python source (``setup`` means ``setup.py``; ``setup.cfg`` is text)."""
+
+DEFAULT_APPLIES_TO = (FileKind.PYTHON, FileKind.NOTEBOOK, FileKind.SETUP)
+"""The file kinds a rule applies to when it does not say (text rules must say)."""
+
+FIXES: Mapping[str, str] = MappingProxyType(
+    {
+        "autocast-xpu": 'torch.xpu.amp.autocast(...) -> torch.amp.autocast("xpu", ...)',
+        "autocast-cpu": 'torch.cpu.amp.autocast(...) -> torch.amp.autocast("cpu", ...)',
+        "autocast-xpu-state": 'torch.xpu.get_autocast_xpu_dtype() -> torch.get_autocast_dtype("xpu") '
+        "(is_autocast_xpu_enabled, set_autocast_xpu_enabled, set_autocast_xpu_dtype likewise)",
+        "grad-scaler-xpu": 'torch.xpu.amp.GradScaler(...) -> torch.amp.GradScaler("xpu", ...)',
+        "with-and": "with a() and b(): -> with a(), b():",
+        "device-properties": "torch.xpu.has_fp64_dtype() -> torch.xpu.get_device_properties().has_fp64 "
+        "(has_xmx, has_2d_block_array likewise)",
+        "mem-get-info": "ipex.xpu.mem_get_info -> torch.xpu.mem_get_info",
+        "ccl-to-xccl": 'backend="ccl" -> "xccl", guarded by torch.distributed.is_xccl_available()',
+        "launcher": "ipexrun / python -m intel_extension_for_pytorch.cpu.launch -> "
+        "python -m torch.backends.xeon.run_cpu",
+        "qconv-op-rename": "torch.ops.onednn.qconv2d_pointwise -> torch.ops.onednn.qconv_pointwise",
+        "ipex-side-effect-import": "remove an import of intel_extension_for_pytorch whose name is "
+        "never used",
+    }
+)
+"""The mechanical rewrites ``scan --fix`` implements, by id, with what each rewrites. A rule's
+``fix`` must be one of these: the codemods and the rules agree on this one list."""
+
+PATTERNS: Mapping[str, str] = MappingProxyType(
+    {
+        "with-and": "a with statement whose single item is `a() and b()` (only b() is entered)",
+        "half-spectral-norm": "a module converted with .half() in a file that applies spectral_norm",
+        "optimize-bf16": "ipex.optimize(..., dtype=torch.bfloat16)",
+        "ccl-backend": 'a process group created with backend "ccl"',
+    }
+)
+"""The structural patterns the scanner implements, by id; a rule's ``match.pattern`` is one."""
+
+LAUNCHER_COMMON_OPTIONS = (
+    "-m",
+    "--no-python",
+    "--ninstances",
+    "--ncores-per-instance",
+    "--ncores_per_instance",
+    "--latency-mode",
+    "--throughput-mode",
+    "--log-file-prefix",
+)
+"""The options IPEX 2.8's CPU launcher (``ipexrun cpu``, ``python -m
+intel_extension_for_pytorch.cpu.launch``) and torch 2.8's ``python -m torch.backends.xeon.run_cpu``
+both accept, read from both ``--help`` texts (``tests/test_code_rule_facts.py`` checks them
+against the real modules). The ``launcher`` fix is mechanical only for a command line that uses
+these alone; the others are spelled differently or do not exist upstream, and IPEX's
+``--skip-cross-node-cores``, which both parse, is a deprecated spelling of its
+``--bind-numa-node`` there."""
+
+MAX_FILE_BYTES = 512 * 1024
+"""A code-rules file larger than this is refused: the shipped one is about 60 KiB."""
+
+SCHEMA_FILE = "knowledge/code_rules.schema.json"
+
+_TIP = "fix that line; the format is ipex_doctor/knowledge/code_rules.schema.json"
+
+
+@functools.lru_cache(maxsize=512)
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+@dataclass(frozen=True)
+class RuleMatch(JsonModel):
+    """What a rule matches; exactly one kind is set."""
+
+    symbols: tuple[str, ...] = ()
+    """Resolved dotted names, whatever alias the code used; ``a.b.*`` matches every name under
+    ``a.b`` (not ``a.b`` itself)."""
+    imports: tuple[str, ...] = ()
+    """An import of one of these modules (or a submodule of one)."""
+    pattern: str | None = None
+    """A structural pattern the scanner implements, by id (``with-and``, ``half-spectral-norm``,
+    ``optimize-bf16``, ``ccl-backend``)."""
+    text: tuple[str, ...] = ()
+    """For non-Python files: regular expressions, searched line by line. They are compiled as
+    written (``(?i)`` makes one case-insensitive) and never match an empty line. A text rule
+    whose ``applies_to`` names a Python kind is searched in the lines of Python source too
+    (a launcher command in a subprocess argument list, ``use_ipex=True``)."""
+
+    @property
+    def kind(self) -> str:
+        """Which of ``MATCH_KINDS`` this match sets (a loaded rule sets exactly one)."""
+        return next((k for k in MATCH_KINDS if getattr(self, k) not in ((), None)), MATCH_KINDS[0])
+
+    def matches_symbol(self, name: str) -> bool:
+        """Whether the resolved dotted ``name`` is one of ``symbols`` (``a.b.*``: under ``a.b``)."""
+        for symbol in self.symbols:
+            if symbol.endswith(".*"):
+                if name.startswith(symbol[:-1]):
+                    return True
+            elif name == symbol:
+                return True
+        return False
+
+    def matches_import(self, module: str) -> bool:
+        """Whether importing ``module`` is an import of one of ``imports`` or of a submodule."""
+        return any(module == m or module.startswith(m + ".") for m in self.imports)
+
+    def text_patterns(self) -> tuple[re.Pattern[str], ...]:
+        """``text`` compiled (once per process for each pattern)."""
+        return tuple(_compiled(p) for p in self.text)
+
+
+@dataclass(frozen=True)
+class CodeRule(JsonModel):
+    """One rule of ``code_rules.yaml``."""
+
+    id: str
+    title: str
+    severity: Severity
+    match: RuleMatch
+    why: str
+    replacement: str
+    """The upstream replacement, as code or a sentence; ``none`` when upstream has none."""
+    applies_to: tuple[FileKind, ...] = DEFAULT_APPLIES_TO
+    needs_ipex: bool = False
+    """The matched API exists only while IPEX is installed (``ipex.*``, the ``torch.xpu.*``
+    aliases IPEX injects): without IPEX the code fails at run time."""
+    ipex_build: IpexBuild = IpexBuild.ANY
+    fix: str | None = None
+    """The id of the mechanical rewrite ``scan --fix`` applies, when one is proven safe."""
+    recipe: str = ""
+    """What to do by hand when there is no mechanical fix."""
+    kb: tuple[str, ...] = ()
+    """Knowledge-base entries this code walks into (their verdict joins the match's)."""
+    references: tuple[Reference, ...] = ()
+    replacement_symbols: tuple[str, ...] = ()
+    """Upstream dotted names the replacement relies on (``torch.amp.autocast``); the tests
+    check each exists in a real torch 2.8 (or torchvision 0.23 for ``torchvision.*``)."""
+    unverified: str = ""
+    """What of this rule the tests could not check against real modules, and why (an XPU-only
+    IPEX API: the test environments have IPEX's CPU build); empty when everything was."""
+
+
+@dataclass(frozen=True)
+class CodeRules:
+    """The loaded rules, in file order, and where they came from."""
+
+    rules: tuple[CodeRule, ...]
+    sources: tuple[str, ...] = ()
+
+    def get(self, rule_id: str) -> CodeRule | None:
+        """The rule with ``rule_id``, or ``None``."""
+        return next((r for r in self.rules if r.id == rule_id), None)
+
+    def for_kind(self, kind: FileKind) -> tuple[CodeRule, ...]:
+        """The rules that apply to files of ``kind``, in file order."""
+        return tuple(r for r in self.rules if kind in r.applies_to)
+
+
+@functools.cache
+def rules_schema() -> dict[str, Any]:
+    """The code rules' JSON Schema (read once per process)."""
+    loaded: dict[str, Any] = json.loads(resources.read_text(SCHEMA_FILE))
+    return loaded
+
+
+def shipped_path() -> Path:
+    """Where the code rules shipped with the doctor live."""
+    return resources.path("code_rules.yaml")
+
+
+def load(path: Path | str | None = None, *, known_ids: Iterable[str] | None = None) -> CodeRules:
+    """The code rules of ``path`` (default: the shipped ``code_rules.yaml``), validated.
+
+    ``known_ids`` are the knowledge-base ids a rule's ``kb`` may name and its ``id`` must not
+    take (default: the shipped knowledge base's). Raises the first error (by line) as a
+    one-line ``KnowledgeBaseError`` naming the file, the line and the rule.
+    """
+    target = shipped_path() if path is None else Path(path)
+    text = read_bounded(target, MAX_FILE_BYTES, KnowledgeBaseError, "code-rules")
+    rules = parse_document(str(target), text, known_ids=known_ids)
+    return CodeRules(rules=rules, sources=(str(target),))
+
+
+def parse_document(
+    name: str, text: str, *, known_ids: Iterable[str] | None = None
+) -> tuple[CodeRule, ...]:
+    """The rules of one document named ``name``; raises its first ``KnowledgeBaseError``."""
+    checked = check_document(name, text, known_ids=known_ids)
+    if checked.errors:
+        raise checked.errors[0]
+    return checked.rules
+
+
+@dataclass(frozen=True)
+class RulesCheck:
+    """Everything validating one code-rules document found."""
+
+    rules: tuple[CodeRule, ...]
+    """The rules that are valid (all of them when ``errors`` is empty)."""
+    errors: tuple[KnowledgeBaseError, ...]
+    """Every error in the order of their lines; each message is one line naming the file, the
+    line and the rule."""
+
+
+def check_document(name: str, text: str, *, known_ids: Iterable[str] | None = None) -> RulesCheck:
+    """Validate one code-rules document, collecting every error rather than the first.
+
+    A document that is too large, is not YAML, uses an alias or is not a mapping has exactly
+    one error. Unknown keys are errors (unlike in the knowledge base): a misspelt ``fix`` or
+    ``recipe`` would otherwise silently drop what the rule is for.
+    """
+    if len(text.encode("utf-8", "surrogatepass")) > MAX_FILE_BYTES:
+        limit = MAX_FILE_BYTES // 1024
+        too_big = f"{name}: larger than {limit} KiB; a code-rules file is a small text file"
+        return RulesCheck((), (KnowledgeBaseError(too_big),))
+    from ipex_doctor.knowledge import yamldoc  # NOTE: lazy; PyYAML costs ~15 ms to import
+
+    try:
+        data, tree = yamldoc.load(name, text, KnowledgeBaseError)
+    except KnowledgeBaseError as exc:
+        return RulesCheck((), (exc,))
+    where = _Where(name, tree, data)
+    if not isinstance(data, dict):
+        message = "the top level must be a mapping with 'schema_version' and 'rules'"
+        return RulesCheck((), (where.error([], message),))
+    located: list[tuple[int, KnowledgeBaseError]] = []
+    broken: set[int] = set()
+    for found in schema.errors(data, rules_schema()):
+        path, message = _explain(data, list(found.path), found.message)
+        if len(path) >= 2 and path[0] == "rules" and isinstance(path[1], int):
+            broken.add(path[1])
+        located.append((where.line(path) or 0, where.error(path, message)))
+    entries = data.get("rules")
+    rules: list[CodeRule] = []
+    if isinstance(entries, list):
+        known = _known_ids(known_ids)
+        first: dict[str, int] = {}
+        for index, raw in enumerate(entries):
+            if not isinstance(raw, dict) or not isinstance(raw.get("id"), str):
+                continue
+            if raw["id"] in first:
+                error = where.error(
+                    ["rules", index, "id"],
+                    f"duplicate id (first defined as rules[{first[raw['id']]}])",
+                )
+                located.append((where.line(["rules", index, "id"]) or 0, error))
+                continue
+            first[raw["id"]] = index
+            if index in broken:
+                continue
+            problems = _check_rule(raw, known)
+            for path, message in problems:
+                full = ["rules", index, *path]
+                located.append((where.line(full) or 0, where.error(full, message)))
+            if not problems:
+                rules.append(_rule(raw))
+    located.sort(key=lambda pair: pair[0])
+    return RulesCheck(tuple(rules), tuple(error for _, error in located))
+
+
+def _known_ids(given: Iterable[str] | None) -> frozenset[str]:
+    if given is not None:
+        return frozenset(given)
+    from ipex_doctor.knowledge import known_issues  # NOTE: lazy; only reading a file needs it
+
+    return frozenset(issue.id for issue in known_issues.load().issues)
+
+
+class _Where:
+    """Builds errors that name the file, line and rule id of a path in one document."""
+
+    def __init__(self, name: str, tree: yaml.Node | None, data: Any) -> None:
+        self.name, self.tree, self.data = name, tree, data
+
+    def line(self, path: Sequence[str | int]) -> int | None:
+        """The 1-based line of ``path`` in the document, best effort."""
+        from ipex_doctor.knowledge import yamldoc
+
+        return yamldoc.line_of(self.tree, path)
+
+    def error(self, path: Sequence[str | int], message: str) -> KnowledgeBaseError:
+        line = self.line(path)
+        where = self.name if line is None else f"{self.name}:{line}"
+        if len(path) >= 2 and path[0] == "rules" and isinstance(path[1], int):
+            rule = _rule_at(self.data, path[1])
+            subject = f"rule '{rule}'" if rule is not None else f"rules[{path[1]}]"
+            field = ".".join(str(p) for p in path[2:])
+            if field:
+                subject += f", field '{field}'"
+        else:
+            subject = "code rules"
+            if path:
+                subject += f", field '{'.'.join(str(p) for p in path)}'"
+        # NOTE: one line whatever the message quotes (a schema message repr()s the value)
+        flat = " ".join(message.split())
+        return KnowledgeBaseError(f"{where}: {subject}: {flat}", tip=_TIP)
+
+
+def _rule_at(data: Any, index: int) -> str | None:
+    rules = data.get("rules") if isinstance(data, dict) else None
+    if isinstance(rules, list) and index < len(rules):
+        entry = rules[index]
+        if isinstance(entry, dict) and isinstance(entry.get("id"), str):
+            return str(entry["id"])
+    return None
+
+
+def _value_at(data: Any, path: Sequence[str | int]) -> Any:
+    node = data
+    for step in path:
+        if isinstance(node, dict) and isinstance(step, str):
+            node = node.get(step)
+        elif isinstance(node, list) and isinstance(step, int) and step < len(node):
+            node = node[step]
+        else:
+            return None
+    return node
+
+
+def _allowed_keys(path: Sequence[str | int]) -> tuple[str, ...]:
+    """The keys the schema allows in the object at ``path`` (for naming a misspelt one)."""
+    root = rules_schema()
+    defs = root["$defs"]
+    if not path:
+        node = root
+    elif len(path) == 2:
+        node = defs["rule"]
+    elif path[2] == "match":
+        node = defs["match"]
+    elif path[2] == "references":
+        node = defs["rule"]["properties"]["references"]["items"]
+    else:
+        return ()
+    return tuple(node.get("properties", {}))
+
+
+def _explain(data: Any, path: list[str | int], message: str) -> tuple[list[str | int], str]:
+    """A schema error in the words of this format, pointed at the line that is wrong: an
+    unknown key at its own line (with the closest known one), a match that sets no kind or
+    two kinds as such."""
+    value = _value_at(data, path)
+    if message.startswith("Additional properties are not allowed") and isinstance(value, dict):
+        allowed = _allowed_keys(path)
+        unknown = [k for k in value if isinstance(k, str) and k not in allowed]
+        if unknown:
+            close = _close(unknown[0], allowed)
+            hint = f"; did you mean '{close}'?" if close else f" (known keys: {', '.join(allowed)})"
+            return [*path, unknown[0]], f"unknown key '{unknown[0]}'{hint}"
+    if path[-1:] == ["match"] and "the given schemas" in message and isinstance(value, dict):
+        kinds = [k for k in MATCH_KINDS if k in value]
+        found = ", ".join(kinds) if kinds else "none"
+        return path, f"match needs exactly one of {', '.join(MATCH_KINDS)}; found {found}"
+    return path, message
+
+
+def _check_rule(raw: Mapping[str, Any], known: frozenset[str]) -> list[tuple[list[str | int], str]]:
+    """What the schema cannot say of one schema-valid rule, as (path in the rule, message)."""
+    problems: list[tuple[list[str | int], str]] = []
+
+    def add(path: list[str | int], message: str) -> None:
+        problems.append((path, message))
+
+    match = raw["match"]
+    kind = next(k for k in MATCH_KINDS if k in match)
+    if raw["id"] in known:
+        add(["id"], "is also a knowledge-base id; a report names rules and issues side by side")
+    for i, issue in enumerate(raw.get("kb") or ()):
+        if issue not in known:
+            add(["kb", i], f"unknown knowledge-base id '{issue}'{_closest(issue, known)}")
+    fix = raw.get("fix")
+    if fix is not None and fix not in FIXES:
+        add(["fix"], f"unknown fix '{fix}'{_closest(fix, FIXES)} (known: {', '.join(FIXES)})")
+    if fix is None and "recipe" not in raw:
+        add([], "a rule without 'fix' needs a 'recipe' (what to do by hand)")
+    if kind == "pattern" and match["pattern"] not in PATTERNS:
+        name = match["pattern"]
+        known_patterns = ", ".join(PATTERNS)
+        add(["match", "pattern"], f"unknown pattern '{name}'{_closest(name, PATTERNS)} (known: {known_patterns})")  # fmt: skip
+    if kind == "text":
+        if "applies_to" not in raw:
+            add(["match", "text"], "a text rule needs 'applies_to': the file kinds whose lines it searches")  # fmt: skip
+        for i, pattern in enumerate(match["text"]):
+            problem = _regex_problem(pattern)
+            if problem is not None:
+                add(["match", "text", i], problem)
+    elif "applies_to" in raw:
+        # NOTE: a symbol, import or pattern rule is matched on Python's syntax tree; another
+        # kind of file never reaches it, so naming one would be a rule that silently never fires
+        outside = [k for k in raw["applies_to"] if FileKind(k) not in PYTHON_KINDS]
+        if outside:
+            add(["applies_to"], f"a {kind} rule reads Python source; {', '.join(outside)} files are not read as Python (use match.text)")  # fmt: skip
+    return problems
+
+
+def _close(word: str, choices: Iterable[str]) -> str | None:
+    """The choice closest to a misspelt ``word``, if one is close."""
+    import difflib  # NOTE: lazy, like everything only an invalid file needs
+
+    close = difflib.get_close_matches(word, list(choices), n=1)
+    return close[0] if close else None
+
+
+def _closest(word: str, choices: Iterable[str]) -> str:
+    """`` (did you mean 'x'?)`` for the choice closest to ``word``, or nothing."""
+    close = _close(word, choices)
+    return f" (did you mean '{close}'?)" if close else ""
+
+
+def _regex_problem(pattern: str) -> str | None:
+    """Why ``pattern`` cannot be a text rule's expression, or ``None`` when it can."""
+    from ipex_doctor.knowledge.known_issues import _NESTED_QUANTIFIER  # NOTE: the KB's guard
+
+    # NOTE: Python's re has no timeout, and the scanner runs every text rule on every line of
+    # every Dockerfile and script in a project: a quantified group that is quantified again
+    # ("(a+)+") can backtrack for minutes on one long line, so it is refused here.
+    if _NESTED_QUANTIFIER.search(pattern):
+        return "regular expression has a quantified group that is itself quantified (like '(a+)+'), which can backtrack for minutes on a long line; rewrite it"
+    try:
+        compiled = re.compile(pattern)
+    except re.error as exc:
+        return f"invalid regular expression: {exc}"
+    if compiled.search("") is not None:
+        return "regular expression matches an empty line, so it would match every line"
+    return None
+
+
+def _rule(raw: Mapping[str, Any]) -> CodeRule:
+    """The ``CodeRule`` of a checked rule (see ``_check_rule``)."""
+    match = raw["match"]
+    applies_to = raw.get("applies_to")
+    return CodeRule(
+        id=raw["id"],
+        title=raw["title"].strip(),
+        severity=Severity(raw["severity"]),
+        match=RuleMatch(
+            symbols=tuple(match.get("symbols") or ()),
+            imports=tuple(match.get("imports") or ()),
+            pattern=match.get("pattern"),
+            text=tuple(match.get("text") or ()),
+        ),
+        why=raw["why"].strip(),
+        replacement=raw["replacement"].strip(),
+        applies_to=DEFAULT_APPLIES_TO
+        if applies_to is None
+        else tuple(FileKind(k) for k in applies_to),
+        needs_ipex=bool(raw.get("needs_ipex", False)),
+        ipex_build=IpexBuild(raw.get("ipex_build", IpexBuild.ANY.value)),
+        fix=raw.get("fix"),
+        recipe=raw.get("recipe", "").strip(),
+        kb=tuple(raw.get("kb") or ()),
+        references=tuple(
+            Reference(url=r["url"], title=r.get("title", "")) for r in raw["references"]
+        ),
+        replacement_symbols=tuple(raw.get("replacement_symbols") or ()),
+        unverified=raw.get("unverified", "").strip(),
+    )

@@ -1,0 +1,176 @@
+"""SARIF 2.1.0 for code findings (``scan --sarif PATH``), so code scanning shows them inline.
+
+One run, one tool (``ipex-doctor``) whose ``rules`` are the code rules the findings name, each
+with its title, why, the upstream replacement and its references. A result is one finding at
+one place; a suppressed (inline) or policy-ignored finding stays in the log with a SARIF
+``suppressions`` entry rather than vanishing. A mechanical fix travels as a SARIF ``fix``:
+the replaced lines of the file and the text that replaces them, computed by ``scan --fix``'s
+own rewrite. Paths are relative to the scan root (``%SRCROOT%``), as GitHub's ingestion wants.
+Findings without a code location (the environment's, in ``check --code``) are not code
+results and are left out: the other formats carry them.
+
+Written by hand rather than with an object model (``sarif-om``) because the shape needed is
+small and the tests validate every log against the official OASIS schema.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ipex_doctor import __version__
+from ipex_doctor.model.findings import Finding, Report, Status
+
+if TYPE_CHECKING:
+    from ipex_doctor.reporting.policy import Gate
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+INFORMATION_URI = "https://pypi.org/project/ipex-doctor/"
+_LEVELS = {
+    Status.FAIL: "error",
+    Status.ERROR: "error",
+    Status.WARN: "warning",
+    Status.PASS: "note",
+    Status.SKIP: "note",
+}
+
+
+def render_sarif(report: Report, gate: Gate | None = None) -> str:
+    """The report's code findings as a SARIF 2.1.0 log (JSON text ending in a newline)."""
+    coded = [f for f in report.findings if f.location is not None]
+    rule_ids = list(dict.fromkeys(f.id for f in coded))
+    first_of = {rule_id: next(f for f in coded if f.id == rule_id) for rule_id in rule_ids}
+    log = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "ipex-doctor",
+                        "version": __version__,
+                        "semanticVersion": __version__,
+                        "informationUri": INFORMATION_URI,
+                        "rules": [_rule(first_of[r]) for r in rule_ids],
+                    }
+                },
+                "originalUriBaseIds": {
+                    "%SRCROOT%": {"description": {"text": "The root the scan was given."}}
+                },
+                "columnKind": "unicodeCodePoints",
+                "results": [_result(f, rule_ids.index(f.id)) for f in coded],
+            }
+        ],
+    }
+    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+
+
+def _rule(finding: Finding) -> dict[str, Any]:
+    data = finding.evidence.data
+    why = str(data.get("why") or finding.title)
+    replacement = finding.remediation or "see the references"
+    links = "".join(f"\n- [{r.title or r.url}]({r.url})" for r in finding.references)
+    rule: dict[str, Any] = {
+        "id": finding.id,
+        "name": "".join(part.capitalize() for part in finding.id.split("-")),
+        "shortDescription": {"text": finding.title},
+        "fullDescription": {"text": why},
+        "help": {
+            "text": f"{why}\nInstead: {replacement}",
+            "markdown": f"{why}\n\n**Instead:** {replacement}\n{links}".rstrip(),
+        },
+        "defaultConfiguration": {"level": _severity_level(finding)},
+        "properties": {"tags": ["ipex-migration", finding.severity.value]},
+    }
+    if finding.references:
+        rule["helpUri"] = finding.references[0].url
+    return rule
+
+
+def _severity_level(finding: Finding) -> str:
+    return {"error": "error", "warning": "warning"}.get(finding.severity.value, "note")
+
+
+def _result(finding: Finding, rule_index: int) -> dict[str, Any]:
+    location = finding.location
+    assert location is not None
+    region: dict[str, Any] = {"startLine": location.line, "startColumn": location.column + 1}
+    if location.end_line:
+        region["endLine"] = location.end_line
+        region["endColumn"] = location.end_column + 1
+    if finding.snippet:
+        region["snippet"] = {"text": finding.snippet}
+    physical: dict[str, Any] = {
+        "artifactLocation": {"uri": location.path, "uriBaseId": "%SRCROOT%"},
+        "region": region,
+    }
+    result: dict[str, Any] = {
+        "ruleId": finding.id,
+        "ruleIndex": rule_index,
+        "level": _level(finding),
+        "message": {"text": finding.evidence.summary or finding.title},
+        "locations": [{"physicalLocation": physical}],
+    }
+    if location.cell is not None:
+        result["properties"] = {"notebookCell": location.cell}
+    suppressions = _suppressions(finding)
+    if suppressions:
+        result["suppressions"] = suppressions
+    fix = finding.evidence.data.get("fix_edit")
+    if isinstance(fix, Mapping):
+        result["fixes"] = [_fix(location.path, fix)]
+    return result
+
+
+def _level(finding: Finding) -> str:
+    """The level of the finding as judged (``ignored`` keeps the status it had)."""
+    status = finding.ignored.status if finding.ignored is not None else finding.status
+    if status is Status.SKIP and finding.evidence.data.get("suppressed"):
+        return _severity_level(finding)
+    return _LEVELS[status]
+
+
+def _suppressions(finding: Finding) -> list[dict[str, Any]]:
+    found = []
+    inline = finding.evidence.data.get("suppressed")
+    if isinstance(inline, str):
+        found.append({"kind": "inSource", "justification": inline})
+    if finding.ignored is not None:
+        found.append({"kind": "external", "justification": finding.ignored.reason})
+    return found
+
+
+def _fix(path: str, edit: Mapping[str, Any]) -> dict[str, Any]:
+    """A SARIF fix: lines ``start``..``end`` (1-based, inclusive; ``end`` < ``start``: an
+    insertion) replaced by ``text``."""
+    start, end = int(edit["start"]), int(edit["end"])
+    deleted: dict[str, Any] = {"startLine": start, "startColumn": 1}
+    # NOTE: a whole-line replacement ends at column 1 of the line after the last one replaced.
+    deleted.update({"endLine": end + 1, "endColumn": 1})
+    return {
+        "description": {"text": str(edit.get("description") or "apply the upstream replacement")},
+        "artifactChanges": [
+            {
+                "artifactLocation": {"uri": path, "uriBaseId": "%SRCROOT%"},
+                "replacements": [
+                    {"deletedRegion": deleted, "insertedContent": {"text": str(edit["text"])}}
+                ],
+            }
+        ],
+    }
+
+
+def line_edits(before: str, after: str) -> Sequence[dict[str, Any]]:
+    """The changed line ranges between two versions of a file, as ``fix_edit`` mappings
+    (``start``/``end`` 1-based inclusive in ``before``; ``text``: the lines that replace them)."""
+    import difflib
+
+    old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    edits = []
+    matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        edits.append({"start": i1 + 1, "end": i2, "text": "".join(new[j1:j2])})
+    return edits

@@ -1,0 +1,46 @@
+"""The mechanical rewrites of ``scan --fix``, by fix id: one LibCST codemod per id for Python,
+and the text rewrites for files without a syntax tree (shell scripts, Dockerfiles).
+
+A rule of ``code_rules.yaml`` names its fix by one of these ids. The Python codemods run in
+the order of ``CODEMODS``: ``ipex-side-effect-import`` comes last so it sees the code the
+others left (it keeps an import while something that needs IPEX remains). Each codemod's
+docstring states what it rewrites, why that is equivalent, and what it refuses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from ipex_doctor.scan.codemods_amp import AutocastCpu, AutocastXpu, AutocastXpuState, GradScalerXpu
+from ipex_doctor.scan.codemods_base import Codemod
+from ipex_doctor.scan.codemods_dist import CclToXccl
+from ipex_doctor.scan.codemods_imports import IpexSideEffectImport
+from ipex_doctor.scan.codemods_launcher import Launcher, LaunchNote, rewrite_launch_text
+from ipex_doctor.scan.codemods_with import WithAnd
+from ipex_doctor.scan.codemods_xpu import DeviceProperties, MemGetInfo, QconvOpRename
+
+CODEMODS: dict[str, type[Codemod]] = {
+    codemod.FIX_ID: codemod
+    for codemod in (
+        AutocastXpu,
+        AutocastCpu,
+        AutocastXpuState,
+        GradScalerXpu,
+        DeviceProperties,
+        MemGetInfo,
+        QconvOpRename,
+        WithAnd,
+        CclToXccl,
+        Launcher,
+        IpexSideEffectImport,
+    )
+}
+"""The Python codemods by fix id, in the order they run."""
+
+TEXT_FIXES: dict[str, Callable[[str], tuple[str, list[LaunchNote]]]] = {
+    "launcher": rewrite_launch_text,
+}
+"""The fixes of shell scripts and Dockerfiles by fix id."""
+
+FIX_IDS = frozenset(CODEMODS) | frozenset(TEXT_FIXES)
+"""Every fix id a rule may name."""

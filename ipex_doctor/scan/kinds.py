@@ -1,0 +1,55 @@
+"""Which kind of file a path is, by its name alone (``FileKind``), or ``None``: not read.
+
+Names are compared case-insensitively (``Dockerfile``, ``dockerfile``, ``DOCKERFILE.xpu``).
+Specific names win over extensions: ``setup.py`` is ``SETUP`` (read as Python and as text),
+``pyproject.toml`` is ``PYPROJECT``, ``environment.yml`` (and ``environment-*.yml``) is
+``CONDA``; a ``*.txt`` or ``*.in`` named ``requirements*`` / ``constraints*`` or inside a
+``requirements/`` directory is ``REQUIREMENTS``; any other ``*.yaml``,
+``*.yml``, ``*.json``, ``*.toml`` or ``*.cfg`` is a ``CONFIG`` that may switch IPEX on.
+"""
+
+from __future__ import annotations
+
+from ipex_doctor.model.code import FileKind
+
+_EXACT = {
+    "setup.py": FileKind.SETUP,
+    "setup.cfg": FileKind.SETUP,
+    "pyproject.toml": FileKind.PYPROJECT,
+    "containerfile": FileKind.DOCKERFILE,
+}
+_CONFIG_SUFFIXES = (".yaml", ".yml", ".json", ".toml", ".cfg")
+
+
+def classify(name: str, parent: str = "") -> FileKind | None:
+    """The kind of a file called ``name`` in a directory called ``parent`` (its last component,
+    which only matters for ``requirements/*.txt``), or ``None`` when the scan does not read it."""
+    lower = name.lower()
+    exact = _EXACT.get(lower)
+    if exact is not None:
+        return exact
+    stem, dot, suffix = lower.rpartition(".")
+    suffix = dot + suffix if dot else ""
+    if suffix == ".py":
+        return FileKind.PYTHON
+    if suffix == ".ipynb":
+        return FileKind.NOTEBOOK
+    if suffix in (".txt", ".in") and (
+        lower.startswith(("requirements", "constraints")) or parent.lower() == "requirements"
+    ):
+        return FileKind.REQUIREMENTS
+    if lower.startswith("dockerfile") or suffix == ".dockerfile":
+        return FileKind.DOCKERFILE
+    if suffix in (".sh", ".bash"):
+        return FileKind.SHELL
+    if suffix in (".yml", ".yaml") and (stem == "environment" or stem.startswith("environment-")):
+        return FileKind.CONDA
+    if suffix in _CONFIG_SUFFIXES:
+        return FileKind.CONFIG
+    return None
+
+
+def reads_as_python(kind: FileKind, name: str) -> bool:
+    """Whether a file of ``kind`` called ``name`` is parsed as Python (``*.py`` and ``setup.py``;
+    a notebook's cells are Python too, but the notebook reader splits them first)."""
+    return kind is FileKind.PYTHON or (kind is FileKind.SETUP and name.lower().endswith(".py"))

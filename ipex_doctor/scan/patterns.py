@@ -1,0 +1,262 @@
+"""The structural patterns a rule can name (``match.pattern``), each with its prefilter triggers.
+
+* ``with-and``: a ``with A and B:`` item whose operands are calls. ``and`` evaluates to its
+  last truthy operand, so only ``B`` is entered (``with torch.cpu.amp.autocast() and
+  torch.no_grad():`` runs without autocast). Reported at the ``A and B`` expression.
+* ``half-spectral-norm``: a module that applies ``spectral_norm`` (``torch.nn.utils`` or its
+  ``parametrizations``) and converts to half precision: ``.half()``, or ``.to(...)`` with
+  ``torch.float16`` / ``torch.half`` as an argument or ``dtype=``. Reported at each conversion
+  (from its ``.``), since the conversion is what breaks the spectral-normed layers.
+* ``optimize-bf16``: ``intel_extension_for_pytorch.optimize`` or ``torch.xpu.optimize`` called
+  with ``dtype=torch.bfloat16`` (or as its second positional argument, which is ``dtype``).
+  Reported at the call.
+* ``ccl-backend``: a call with ``backend="ccl"``, or ``torch.distributed.init_process_group``
+  with ``"ccl"`` as its first argument. Reported at the string.
+
+Names resolve as everywhere (``python_names``): ``dtype=bf16`` after ``from torch import
+bfloat16 as bf16`` counts, a dtype passed through a variable of another function does not.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import re
+from collections.abc import Callable, Iterator, Sequence
+from typing import NamedTuple
+
+from ipex_doctor.scan.python_names import Facts, NameTable, Scope
+from ipex_doctor.scan.triggers import Trigger, combined, name_trigger
+
+SPECTRAL_NORM = (
+    "torch.nn.utils.spectral_norm",
+    "torch.nn.utils.spectral_norm.spectral_norm",
+    "torch.nn.utils.parametrizations.spectral_norm",
+)
+HALF_DTYPES = ("torch.float16", "torch.half")
+OPTIMIZE = ("intel_extension_for_pytorch.optimize", "torch.xpu.optimize")
+BFLOAT16 = ("torch.bfloat16",)
+INIT_PROCESS_GROUP = (
+    "torch.distributed.init_process_group",
+    "torch.distributed.distributed_c10d.init_process_group",
+)
+
+
+class PatternHit(NamedTuple):
+    """Where a pattern matched: a span in ``ast`` terms (1-based lines, UTF-8 byte columns)."""
+
+    part: int
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    symbol: str
+
+
+class Pattern(NamedTuple):
+    """A structural pattern: its id, what a file must contain, and the search itself."""
+
+    id: str
+    triggers: tuple[Trigger, ...]
+    find: Callable[[Sequence[Facts]], Iterator[PatternHit]]
+
+
+def _resolves_to(node: ast.AST, scope: Scope, names: tuple[str, ...]) -> str | None:
+    """The first of ``names`` that ``node`` may stand for, or ``None``."""
+    if isinstance(node, ast.Attribute) and node.attr not in _last_parts(names):
+        return None  # NOTE: an alias can rename a module, never an attribute: a cheap "no"
+    return next((n for n in NameTable.resolve(node, scope) if n in names), None)
+
+
+@functools.cache
+def _last_parts(names: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(name.rsplit(".", 1)[-1] for name in names)
+
+
+def _hit(part: int, node: ast.expr, symbol: str) -> PatternHit:
+    end_line = node.end_lineno if node.end_lineno is not None else node.lineno
+    end_column = node.end_col_offset if node.end_col_offset is not None else node.col_offset
+    return PatternHit(part, node.lineno, node.col_offset, end_line, end_column, symbol)
+
+
+# --- with-and ---------------------------------------------------------------------------------
+
+_WITH = re.compile(
+    rb"with[ \t(\\](?=(?P<same_line>[^\n]*\)[ \t]*and\b)"
+    rb"|[^\n]*[(\[{,\\][ \t]*(?:#[^\n]*)?\r?$)",
+    re.MULTILINE,
+)
+"""``with`` followed on its line by ``) and``, or by an open bracket, a comma or a backslash
+at the line's end (the header goes on)."""
+_AND_BEFORE_COLON = re.compile(rb"[^:]*?\)\s*(?:\\\s*)?and\b")
+_STATEMENT_LEAD = re.compile(rb"[ \t]*(?:async[ \t]+)?")
+
+
+def _maybe_with_and(data: bytes) -> bool:
+    """Whether some ``with`` starts its line (after indentation and ``async``, as a ``with``
+    statement always does) and has ``) and`` after it: on its line, or, when the line goes on
+    (it ends in an open bracket, a comma or a backslash), before the header's first colon.
+
+    The one form this misses: a header over several lines with a colon (a slice, a dict, a
+    lambda) before a ``) and`` on a later line. The search is one regex led by the literal
+    ``with`` (fast in ``re``); the line-start test runs in Python on the few it finds.
+    """
+    for found in _WITH.finditer(data):
+        if _starts_statement(data, found.start()) and (
+            found.group("same_line") is not None or _AND_BEFORE_COLON.match(data, found.end())
+        ):
+            return True
+    return False
+
+
+def _starts_statement(data: bytes, start: int) -> bool:
+    line_start = max(data.rfind(b"\n", 0, start), data.rfind(b"\r", 0, start)) + 1
+    return _STATEMENT_LEAD.fullmatch(data, line_start, start) is not None
+
+
+def _call_name(call: ast.Call, scope: Scope) -> str:
+    names = NameTable.resolve(call.func, scope)
+    if names:
+        return names[0]
+    text = ast.unparse(call.func)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _find_with_and(parts: Sequence[Facts]) -> Iterator[PatternHit]:
+    for facts in parts:
+        for item, scope in facts.withs:
+            expr = item.context_expr
+            if (
+                isinstance(expr, ast.BoolOp)
+                and isinstance(expr.op, ast.And)
+                and all(isinstance(value, ast.Call) for value in expr.values)
+            ):
+                calls = [v for v in expr.values if isinstance(v, ast.Call)]
+                symbol = " and ".join(f"{_call_name(c, scope)}()" for c in calls)
+                yield _hit(facts.part, expr, symbol)
+
+
+# --- half-spectral-norm -----------------------------------------------------------------------
+
+
+def _half_conversion(call: ast.Call, scope: Scope) -> str | None:
+    func = call.func
+    if not isinstance(func, ast.Attribute):
+        return None
+    if func.attr == "half" and not call.args and not call.keywords:
+        return ".half()"
+    if func.attr == "to":
+        arguments = [*call.args, *(k.value for k in call.keywords if k.arg == "dtype")]
+        for argument in arguments:
+            dtype = _resolves_to(argument, scope, HALF_DTYPES)
+            if dtype is not None:
+                return f".to({dtype})"
+    return None
+
+
+def _find_half_spectral_norm(parts: Sequence[Facts]) -> Iterator[PatternHit]:
+    spectral = next(
+        (
+            name
+            for facts in parts
+            for call, scope in facts.calls
+            if (name := _resolves_to(call.func, scope, SPECTRAL_NORM)) is not None
+        ),
+        None,
+    )
+    if spectral is None:
+        return
+    for facts in parts:
+        for call, scope in facts.calls:
+            conversion = _half_conversion(call, scope)
+            if conversion is not None:
+                func = call.func
+                assert isinstance(func, ast.Attribute)  # _half_conversion checked it
+                value = func.value
+                end = _hit(facts.part, call, "")
+                yield PatternHit(
+                    facts.part,
+                    value.end_lineno or value.lineno,
+                    value.end_col_offset if value.end_col_offset is not None else 0,
+                    end.end_line,
+                    end.end_column,
+                    f"{spectral} + {conversion}",
+                )
+
+
+# --- optimize-bf16 ----------------------------------------------------------------------------
+
+
+def _find_optimize_bf16(parts: Sequence[Facts]) -> Iterator[PatternHit]:
+    for facts in parts:
+        for call, scope in facts.calls:
+            optimize = _resolves_to(call.func, scope, OPTIMIZE)
+            if optimize is None:
+                continue
+            dtypes = [k.value for k in call.keywords if k.arg == "dtype"] + call.args[1:2]
+            if any(_resolves_to(dtype, scope, BFLOAT16) for dtype in dtypes):
+                yield _hit(facts.part, call, f"{optimize}(dtype=torch.bfloat16)")
+
+
+# --- ccl-backend ------------------------------------------------------------------------------
+
+
+def _is_ccl(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value == "ccl"
+
+
+def _find_ccl_backend(parts: Sequence[Facts]) -> Iterator[PatternHit]:
+    for facts in parts:
+        for call, scope in facts.calls:
+            for keyword in call.keywords:
+                if keyword.arg == "backend" and _is_ccl(keyword.value):
+                    yield _hit(facts.part, keyword.value, 'backend="ccl"')
+            if (
+                call.args
+                and _is_ccl(call.args[0])
+                and _resolves_to(call.func, scope, INIT_PROCESS_GROUP)
+            ):
+                yield _hit(facts.part, call.args[0], 'backend="ccl"')
+
+
+# --- the registry -----------------------------------------------------------------------------
+
+
+def _names_with(first: Sequence[str], second: Sequence[Trigger]) -> tuple[Trigger, ...]:
+    return tuple(combined(name_trigger(a), b) for a in first for b in second)
+
+
+PATTERNS: dict[str, Pattern] = {
+    pattern.id: pattern
+    for pattern in (
+        Pattern(
+            "with-and",
+            (
+                Trigger(
+                    (b"with", b"and"),
+                    confirm=_maybe_with_and,
+                    grep=r"^[[:space:]]*(async[[:space:]]+)?with[[:space:](\\].*\)[[:space:]]*and\b",
+                ),
+            ),
+            _find_with_and,
+        ),
+        Pattern(
+            "half-spectral-norm",
+            _names_with(
+                SPECTRAL_NORM, [Trigger((b"half",)), *(name_trigger(n) for n in HALF_DTYPES)]
+            ),
+            _find_half_spectral_norm,
+        ),
+        Pattern(
+            "optimize-bf16",
+            _names_with(OPTIMIZE, [name_trigger(n) for n in BFLOAT16]),
+            _find_optimize_bf16,
+        ),
+        Pattern(
+            "ccl-backend",
+            (Trigger((b'"ccl"',)), Trigger((b"'ccl'",))),
+            _find_ccl_backend,
+        ),
+    )
+}
+"""Every structural pattern, by the id a rule names."""

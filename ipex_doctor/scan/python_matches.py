@@ -1,0 +1,122 @@
+"""The matches of ``symbols``, ``imports`` and ``pattern`` rules in a module read by ``python_names``.
+
+* ``symbols``: each outermost name chain is reported once, at the longest part of it that some
+  rule names (``torch.xpu.amp.autocast()`` is reported as ``torch.xpu.amp.autocast`` even when
+  ``torch.xpu.amp`` is a rule too), for the most specific rules at that length (an exact name
+  before a wildcard, a longer wildcard before a shorter one);
+* ``imports``: each module an import statement may load (``imported_modules``), for the rules
+  of the longest listed module it is or is under; ``from m import n`` reports ``m``'s rules at
+  the statement and a more specific rule for ``m.n`` at ``n``;
+* ``pattern``: what ``patterns`` finds.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator, Mapping, Sequence
+
+from ipex_doctor.scan.patterns import PatternHit
+from ipex_doctor.scan.python_names import Facts, NameTable, Scope, imported_modules
+from ipex_doctor.scan.ruleset import Best, ImportIndex, PythonRules, SymbolIndex
+from ipex_doctor.scan.source import Hit, char_column
+
+
+def python_hits(
+    parts: Sequence[Facts],
+    table: NameTable,
+    rules: PythonRules,
+    lines: Mapping[int, Sequence[str]],
+) -> list[Hit]:
+    """The hits of ``rules`` in the module whose parts are ``parts``, read into ``table``
+    (finished); ``lines`` are each part's source lines, by part."""
+    hits: list[Hit] = []
+    for facts in parts:
+        if rules.symbols:
+            hits += _symbol_hits(facts, table.bound_names, rules.symbols, lines[facts.part])
+        if rules.imports.modules:
+            hits += _import_hits(facts, rules.imports, lines[facts.part])
+    for rule_id, pattern in rules.patterns:
+        hits += (_pattern_hit(rule_id, found, lines[found.part]) for found in pattern.find(parts))
+    return hits
+
+
+def _symbol_hits(
+    facts: Facts, bound: frozenset[str], symbols: SymbolIndex, lines: Sequence[str]
+) -> Iterator[Hit]:
+    for chain, scope in facts.chains:
+        base: ast.expr = chain
+        while isinstance(base, ast.Attribute):
+            base = base.value
+        if not isinstance(base, ast.Name) or base.id not in bound:
+            continue  # NOTE: most chains start at a local (self, x): no lookup needed
+        found = _best_in_chain(chain, scope, symbols)
+        if found is not None:
+            node, name, best = found
+            for rule_id in best.rule_ids:
+                yield _hit(rule_id, name, node, lines, facts.part)
+
+
+def _import_hits(facts: Facts, imports: ImportIndex, lines: Sequence[str]) -> Iterator[Hit]:
+    for statement in facts.imports:
+        reported: set[str] = set()
+        for module, node in imported_modules(statement):
+            best = imports.best(module)
+            for rule_id in best.rule_ids if best is not None else ():
+                if rule_id not in reported:
+                    reported.add(rule_id)
+                    yield _hit(rule_id, module, node, lines, facts.part)
+
+
+def _pattern_hit(rule_id: str, found: PatternHit, lines: Sequence[str]) -> Hit:
+    return Hit(
+        rule_id,
+        found.symbol,
+        found.line,
+        char_column(_line(lines, found.line), found.column),
+        found.end_line,
+        char_column(_line(lines, found.end_line), found.end_column),
+        found.part,
+    )
+
+
+def _best_in_chain(
+    node: ast.Attribute | ast.Name, scope: Scope, symbols: SymbolIndex
+) -> tuple[ast.expr, str, Best] | None:
+    """The longest part of the chain ``node`` that a rule names: (that node, its resolved
+    name, the rules); of several bindings of its base, the most specific match."""
+    chain: list[ast.expr] = [node]
+    while isinstance(chain[-1], ast.Attribute):
+        chain.append(chain[-1].value)
+    bases = NameTable.resolve(chain[-1], scope)
+    attributes = [link.attr for link in reversed(chain[:-1]) if isinstance(link, ast.Attribute)]
+    found: tuple[int, str, Best] | None = None
+    for base in bases:
+        candidate = symbols.longest(base, attributes)
+        if candidate is not None and (
+            found is None or (candidate[0], candidate[2].score) > (found[0], found[2].score)
+        ):
+            found = candidate
+    if found is None:
+        return None
+    count, name, best = found
+    return chain[len(attributes) - count], name, best
+
+
+def _line(lines: Sequence[str], number: int) -> str:
+    return lines[number - 1] if 0 < number <= len(lines) else ""
+
+
+def _hit(rule_id: str, symbol: str, node: ast.AST, lines: Sequence[str], part: int) -> Hit:
+    line: int = getattr(node, "lineno", 1)
+    column: int = getattr(node, "col_offset", 0)
+    end_line: int = getattr(node, "end_lineno", None) or line
+    end_column: int = getattr(node, "end_col_offset", None) or column
+    return Hit(
+        rule_id,
+        symbol,
+        line,
+        char_column(_line(lines, line), column),
+        end_line,
+        char_column(_line(lines, end_line), end_column),
+        part,
+    )

@@ -1,0 +1,355 @@
+"""What the names of a Python module stand for, and where it uses them: one walk of its ``ast``.
+
+``NameTable.read(tree)`` walks a module once, binding names and collecting the ``Facts`` the
+matchers need (name chains, imports, calls, ``with`` items, each with its scope); ``finish()``
+then resolves simple assignments. ``resolve(node, scope)`` gives the dotted names an
+expression may stand for:
+
+* ``import a.b`` binds ``a``; ``import a.b as x`` binds ``x`` to ``a.b``; ``from a.b import c
+  as d`` binds ``d`` to ``a.b.c``: so ``ipex.optimize`` is ``intel_extension_for_pytorch.
+  optimize`` after ``import intel_extension_for_pytorch as ipex``;
+* attribute chains extend what their base stands for (``amp.autocast`` after ``from torch.xpu
+  import amp`` is ``torch.xpu.amp.autocast``);
+* ``x = <chain>`` (also annotated) binds ``x`` to what the chain stands for through imports:
+  one level; ``y = x.amp`` after it is not followed;
+* scopes are Python's: a function or lambda sees its own names, then the enclosing functions'
+  and the module's, never a class body's; a name the function binds otherwise (a parameter, a
+  loop variable, ``ipex = None``) hides the outer one unless the same scope also imports it;
+* bindings are flow-insensitive within a scope: a name imported in ``try`` and set to ``None``
+  in ``except ImportError`` still stands for the module, and several imports under one name
+  give several candidates (the matchers report the best).
+
+* ``global ipex`` in a function makes its ``import ... as ipex`` bind in the module (the lazy
+  import idiom), ``nonlocal`` in the enclosing function.
+
+Not followed (the name stays unresolved): star imports, relative imports (the project's own
+modules), ``__import__`` and ``importlib``, ``getattr`` with a string, attributes of objects
+(``self.amp = torch.xpu.amp``), tuple unpacking, function return values, names no import
+binds (a notebook kernel's pre-imported ``torch``). A comprehension's variables are taken as
+its function's (``[torch for torch in xs]`` hides the module's ``torch`` in that function).
+Strings and comments are never names, so a docstring about ``ipex.optimize`` matches nothing.
+
+Several trees may share one table: a notebook's cells are read in order into the same module
+scope, so an import in cell 1 resolves a use in cell 5.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from typing import NamedTuple, cast
+
+_EMPTY: frozenset[str] = frozenset()
+
+
+class Scope:
+    """A namespace: the module, a function or lambda, or a class body."""
+
+    __slots__ = ("bound", "declared", "is_class", "local", "parent")
+
+    def __init__(self, parent: Scope | None, *, is_class: bool = False) -> None:
+        self.parent = parent
+        self.is_class = is_class
+        self.bound: dict[str, set[str]] = {}
+        """Name -> the dotted names it may stand for (imports and resolved assignments)."""
+        self.local: set[str] = set()
+        """Names bound here in any other way: they hide the enclosing scopes' bindings."""
+        self.declared: dict[str, bool] = {}
+        """Names declared ``global`` (``True``) or ``nonlocal`` (``False``) here."""
+
+    def owner(self, name: str, module: Scope) -> Scope:
+        """The scope a binding of ``name`` here lands in: this one, or the module for a
+        ``global`` name, or the enclosing function for a ``nonlocal`` one."""
+        declared = self.declared.get(name)
+        if declared is None:
+            return self
+        if declared:
+            return module
+        scope = self.parent
+        while scope is not None and scope.is_class:
+            scope = scope.parent
+        return scope or module
+
+    def lookup(self, name: str) -> frozenset[str] | set[str]:
+        """What ``name`` may stand for here, by Python's scoping (see the module)."""
+        scope: Scope | None = self
+        while scope is not None:
+            if scope is self or not scope.is_class:
+                targets = scope.bound.get(name)
+                if targets:
+                    return targets
+                if name in scope.local:
+                    return _EMPTY
+            scope = scope.parent
+        return _EMPTY
+
+
+class Facts(NamedTuple):
+    """What one tree uses, each with its scope, for the matchers."""
+
+    chains: list[tuple[ast.Attribute | ast.Name, Scope]]
+    """Outermost name chains (``a``, ``a.b.c``) that are read or attribute targets."""
+    imports: list[ast.Import | ast.ImportFrom]
+    calls: list[tuple[ast.Call, Scope]]
+    withs: list[tuple[ast.withitem, Scope]]
+    part: int = 0
+    """Which part of the file the tree is: 0, or a notebook's 1-based cell."""
+
+
+class NameTable:
+    """The bindings of one module (one file, or one notebook's cells) and their scopes."""
+
+    def __init__(self) -> None:
+        self.module = Scope(None)
+        self._scopes: list[Scope] = [self.module]
+        self._assignments: list[tuple[Scope, str, ast.expr]] = []
+        self.bound_names: frozenset[str] = frozenset()
+        """Every name some scope binds (after ``finish``): a chain on any other name resolves
+        to nothing, whatever its scope."""
+
+    def read(self, tree: ast.Module, part: int = 0) -> Facts:
+        """Bind the names ``tree`` (part ``part`` of the file) defines and collect its facts;
+        call ``finish`` after the last tree."""
+        # NOTE: this loop visits every node of every file that passed the prefilter, so it is
+        # written for speed: dispatch on the exact type, one work list per scope, no generator.
+        facts = Facts([], [], [], [], part)
+        work: list[tuple[list[ast.AST], Scope]] = [(list(tree.body), self.module)]
+        while work:
+            stack, scope = work.pop()
+            while stack:
+                node = stack.pop()
+                kind = type(node)
+                if kind is ast.Name:
+                    name = cast(ast.Name, node)
+                    if type(name.ctx) is ast.Store:
+                        scope.local.add(name.id)
+                    else:
+                        facts.chains.append((name, scope))
+                    continue
+                if kind is ast.Attribute:
+                    attribute = cast(ast.Attribute, node)
+                    base = attribute.value
+                    while type(base) is ast.Attribute:
+                        base = base.value
+                    if type(base) is ast.Name:
+                        facts.chains.append((attribute, scope))
+                    else:
+                        stack.append(base)
+                    continue
+                if kind is ast.Constant:
+                    continue
+                handler = _SPECIAL.get(kind)
+                if handler is not None and handler(self, node, scope, facts, stack, work):
+                    continue
+                for field in _child_fields(kind):
+                    value = getattr(node, field)
+                    if type(value) is list:
+                        stack.extend(value)
+                    elif isinstance(value, ast.AST):
+                        stack.append(value)
+        return facts
+
+    def finish(self) -> None:
+        """Move what ``global`` / ``nonlocal`` names bind to their scope, then resolve the
+        simple assignments through the imports only (one level, see the module)."""
+        for scope in self._scopes:
+            for name in scope.declared:
+                owner = scope.owner(name, self.module)
+                scope.local.discard(name)
+                moved = scope.bound.pop(name, None)
+                if moved:
+                    owner.bound.setdefault(name, set()).update(moved)
+        resolved = [
+            (scope.owner(name, self.module), name, self.resolve(value, scope))
+            for scope, name, value in self._assignments
+        ]
+        for owner, name, targets in resolved:
+            if targets:
+                owner.bound.setdefault(name, set()).update(targets)
+        self._assignments.clear()
+        self.bound_names = frozenset(name for scope in self._scopes for name in scope.bound)
+
+    @staticmethod
+    def resolve(node: ast.AST, scope: Scope) -> tuple[str, ...]:
+        """The dotted names ``node`` may stand for in ``scope``, sorted; ``()`` when it is not a
+        name chain or its base is not bound (see the module for what is followed)."""
+        attributes: list[str] = []
+        while isinstance(node, ast.Attribute):
+            attributes.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return ()
+        bases = scope.lookup(node.id)
+        if not bases:
+            return ()
+        suffix = "".join("." + attribute for attribute in reversed(attributes))
+        if len(bases) == 1:
+            return (next(iter(bases)) + suffix,)
+        return tuple(sorted(base + suffix for base in bases))
+
+    def _scope(self, parent: Scope, *, is_class: bool = False) -> Scope:
+        scope = Scope(parent, is_class=is_class)
+        self._scopes.append(scope)
+        return scope
+
+
+_Stack = list[ast.AST]
+_Work = list[tuple[list[ast.AST], Scope]]
+
+
+def _import(
+    table: NameTable, node: ast.AST, scope: Scope, facts: Facts, stack: _Stack, work: _Work
+) -> bool:
+    assert isinstance(node, ast.Import | ast.ImportFrom)
+    _bind_import(node, scope)
+    facts.imports.append(node)
+    return True
+
+
+def _function(
+    table: NameTable, node: ast.AST, scope: Scope, facts: Facts, stack: _Stack, work: _Work
+) -> bool:
+    assert isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+    inner = table._scope(scope)
+    arguments = node.args
+    parameters = [
+        *arguments.posonlyargs,
+        *arguments.args,
+        *arguments.kwonlyargs,
+        *(a for a in (arguments.vararg, arguments.kwarg) if a is not None),
+    ]
+    inner.local.update(a.arg for a in parameters)
+    stack.extend(arguments.defaults)
+    stack.extend(d for d in arguments.kw_defaults if d is not None)
+    if isinstance(node, ast.Lambda):
+        work.append(([node.body], inner))
+        return True
+    scope.local.add(node.name)
+    stack.extend(node.decorator_list)
+    stack.extend(a.annotation for a in parameters if a.annotation is not None)
+    if node.returns is not None:
+        stack.append(node.returns)
+    work.append((list(node.body), inner))
+    return True
+
+
+def _class(
+    table: NameTable, node: ast.AST, scope: Scope, facts: Facts, stack: _Stack, work: _Work
+) -> bool:
+    assert isinstance(node, ast.ClassDef)
+    scope.local.add(node.name)
+    stack.extend(node.decorator_list)
+    stack.extend(node.bases)
+    stack.extend(k.value for k in node.keywords)
+    work.append((list(node.body), table._scope(scope, is_class=True)))
+    return True
+
+
+def _call(
+    table: NameTable, node: ast.AST, scope: Scope, facts: Facts, stack: _Stack, work: _Work
+) -> bool:
+    assert isinstance(node, ast.Call)
+    facts.calls.append((node, scope))
+    return False
+
+
+def _withitem(
+    table: NameTable, node: ast.AST, scope: Scope, facts: Facts, stack: _Stack, work: _Work
+) -> bool:
+    assert isinstance(node, ast.withitem)
+    facts.withs.append((node, scope))
+    return False
+
+
+def _assign(
+    table: NameTable, node: ast.AST, scope: Scope, facts: Facts, stack: _Stack, work: _Work
+) -> bool:
+    if isinstance(node, ast.Assign):
+        if len(node.targets) == 1 and type(node.targets[0]) is ast.Name:
+            table._assignments.append((scope, node.targets[0].id, node.value))
+    elif isinstance(node, ast.AnnAssign):
+        if node.value is not None and type(node.target) is ast.Name:
+            table._assignments.append((scope, node.target.id, node.value))
+    return False
+
+
+def _except(
+    table: NameTable, node: ast.AST, scope: Scope, facts: Facts, stack: _Stack, work: _Work
+) -> bool:
+    assert isinstance(node, ast.ExceptHandler)
+    if node.name:
+        scope.local.add(node.name)
+    return False
+
+
+def _declaration(
+    table: NameTable, node: ast.AST, scope: Scope, facts: Facts, stack: _Stack, work: _Work
+) -> bool:
+    assert isinstance(node, ast.Global | ast.Nonlocal)
+    scope.declared.update(dict.fromkeys(node.names, isinstance(node, ast.Global)))
+    return True
+
+
+_SPECIAL = {
+    ast.Import: _import,
+    ast.ImportFrom: _import,
+    ast.FunctionDef: _function,
+    ast.AsyncFunctionDef: _function,
+    ast.Lambda: _function,
+    ast.ClassDef: _class,
+    ast.Call: _call,
+    ast.withitem: _withitem,
+    ast.Assign: _assign,
+    ast.AnnAssign: _assign,
+    ast.ExceptHandler: _except,
+    ast.Global: _declaration,
+    ast.Nonlocal: _declaration,
+}
+"""The node types that bind, open a scope or are a fact; ``True``: their children are done."""
+
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}
+_NOT_CHILDREN = frozenset({"ctx", "op", "ops", "type_ignores"})
+"""Fields that hold only expression contexts and operators: never a name."""
+
+
+def _child_fields(kind: type) -> tuple[str, ...]:
+    """The fields of node type ``kind`` that may hold nodes (anything else has none)."""
+    fields = _CHILD_FIELDS.get(kind)
+    if fields is None:
+        names: tuple[str, ...] = getattr(kind, "_fields", ())
+        fields = _CHILD_FIELDS[kind] = tuple(f for f in names if f not in _NOT_CHILDREN)
+    return fields
+
+
+def _bind_import(node: ast.Import | ast.ImportFrom, scope: Scope) -> None:
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            if alias.asname:
+                scope.bound.setdefault(alias.asname, set()).add(alias.name)
+            else:
+                top = alias.name.split(".", 1)[0]
+                scope.bound.setdefault(top, set()).add(top)
+        return
+    if node.level or not node.module:
+        scope.local.update(a.asname or a.name for a in node.names if a.name != "*")
+        return  # the project's own modules: not followed
+    for alias in node.names:
+        if alias.name != "*":
+            name = alias.asname or alias.name
+            scope.bound.setdefault(name, set()).add(f"{node.module}.{alias.name}")
+
+
+def imported_modules(node: ast.Import | ast.ImportFrom) -> Iterator[tuple[str, ast.AST]]:
+    """The modules an import statement may load, each with the node to report it at: every
+    ``import`` alias; for ``from m import n``, ``m`` at the statement and ``m.n`` at the alias
+    (``n`` may be a submodule). Relative imports load the project's own modules: none."""
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            yield alias.name, alias
+        return
+    if node.level or not node.module:
+        return
+    yield node.module, node
+    for alias in node.names:
+        if alias.name != "*":
+            yield f"{node.module}.{alias.name}", alias

@@ -1,0 +1,176 @@
+"""Reading one candidate's bytes into matches: as Python, as a notebook, or as text lines.
+
+Each reader first asks its prefilter (``RuleSet.prefilter``) whether the bytes can match at
+all; only then does it decode and parse. A file it cannot read is one ``SkippedFile`` with the
+reason, never an exception: not decodable in its encoding, not Python 3, not a notebook. A
+notebook cell that does not parse is skipped alone (the other cells are still read).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from collections.abc import Iterator
+from typing import NamedTuple
+
+from ipex_doctor.model.code import CodeMatch, FileKind, SkippedFile
+from ipex_doctor.scan.discovery import Candidate
+from ipex_doctor.scan.notebooks import NotANotebook, code_cells
+from ipex_doctor.scan.python_matches import python_hits
+from ipex_doctor.scan.python_names import Facts, NameTable
+from ipex_doctor.scan.ruleset import RuleSet
+from ipex_doctor.scan.source import (
+    Hit,
+    TextLine,
+    Undecodable,
+    Unparsable,
+    decode_python,
+    decode_text,
+    parse_python,
+    split_lines,
+    to_match,
+)
+from ipex_doctor.scan.text_matches import text_hits
+from ipex_doctor.scan.triggers import Probe
+
+
+class Outcome(NamedTuple):
+    """What reading one file gave."""
+
+    parsed: bool
+    """It passed the prefilter and was read in full."""
+    matches: list[CodeMatch]
+    skipped: list[SkippedFile]
+
+
+NOT_PARSED = Outcome(False, [], [])
+
+
+def skipped(candidate: Candidate, reason: str) -> Outcome:
+    """The outcome of a file that could not be read, and why."""
+    return Outcome(False, [], [SkippedFile(candidate.display, reason)])
+
+
+def read_python(candidate: Candidate, data: bytes, rules: RuleSet) -> Outcome:
+    """A ``*.py`` or ``setup.py``: its Python rules, and the text rules of its kind by line."""
+    probe = Probe(data)
+    if not rules.prefilter(candidate.kind, python=True).admits(probe):
+        return NOT_PARSED
+    try:
+        text = decode_python(data)
+    except Undecodable as error:
+        return skipped(candidate, f"cannot be decoded: {error}")
+    lines = split_lines(text)
+    hits: list[Hit] = []
+    python = rules.python(candidate.kind)
+    tree: ast.Module | None = None
+    if python is not None:
+        try:
+            tree = parse_python(text)
+        except Unparsable as error:
+            return skipped(candidate, str(error))
+        table = NameTable()
+        facts = table.read(tree)
+        table.finish()
+        hits = python_hits([facts], table, python, {0: lines})
+    text_rules = rules.text(candidate.kind)
+    if text_rules:
+        found = text_hits(_code_lines(lines), text_rules, probe)
+        if found and tree is None:
+            try:
+                tree = parse_python(text)
+            except Unparsable as error:
+                return skipped(candidate, str(error))
+        live = _argument_lines(tree) if tree is not None else set()
+        hits += [hit for hit in found if hit.line in live]
+    return Outcome(True, [to_match(hit, candidate.display, lines) for hit in hits], [])
+
+
+def _argument_lines(tree: ast.Module) -> set[int]:
+    """The lines where a text rule can mean something in Python: string and constant values
+    passed to a call (``backend="ipex"``, ``use_ipex=True``, ``subprocess.run("ipexrun ...")``)
+    and the strings of a list or tuple (a command line built as ``["ipexrun", ...]``). A
+    docstring, a message, a constant or a comment that mentions them runs nothing."""
+    values: list[ast.expr] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            values += node.args
+            values += [keyword.value for keyword in node.keywords]
+        elif isinstance(node, (ast.List, ast.Tuple)):
+            values += node.elts
+    lines: set[int] = set()
+    for value in values:
+        if isinstance(value, ast.Constant) and isinstance(value.value, (str, bool)):
+            lines.update(range(value.lineno, (value.end_lineno or value.lineno) + 1))
+    return lines
+
+
+def read_notebook(candidate: Candidate, data: bytes, rules: RuleSet) -> Outcome:
+    """A notebook: its cells' Python read as one module (an import in one cell resolves a use
+    in a later one), the ``NOTEBOOK`` text rules on every line, the ``SHELL`` ones on shell
+    lines."""
+    try:
+        cells = code_cells(json.loads(data))
+    except (ValueError, RecursionError) as error:  # JSON, UTF-8 or the notebook's shape
+        reason = str(error) if isinstance(error, NotANotebook) else f"not JSON: {error}"
+        return skipped(candidate, f"cannot be read as a notebook: {reason}")
+    probe = Probe("\n".join(line for cell in cells for line in cell.lines).encode())
+    if not rules.prefilter(FileKind.NOTEBOOK, python=True).admits(probe):
+        return NOT_PARSED
+    cell_skips: list[SkippedFile] = []
+    hits: list[Hit] = []
+    python = rules.python(FileKind.NOTEBOOK)
+    if python is not None:
+        table = NameTable()
+        parts: list[Facts] = []
+        for cell in cells:
+            try:
+                parts.append(table.read(parse_python(cell.python), cell.number))
+            except Unparsable as error:
+                cell_skips.append(SkippedFile(candidate.display, f"cell {cell.number} {error}"))
+        table.finish()
+        hits = python_hits(parts, table, python, {cell.number: cell.lines for cell in cells})
+    text: list[Hit] = []
+    for cell in cells:
+        numbered = (TextLine(n, line) for n, line in enumerate(cell.lines, start=1))
+        text += text_hits(numbered, rules.text(FileKind.NOTEBOOK), probe, cell.number)
+        text += text_hits(cell.shell, rules.text(FileKind.SHELL), probe, cell.number)
+    by_cell = {cell.number: cell.lines for cell in cells}
+    hits += _unique(text)
+    matches = [to_match(hit, candidate.display, by_cell[hit.part]) for hit in hits]
+    return Outcome(True, matches, cell_skips)
+
+
+def read_text(candidate: Candidate, data: bytes, rules: RuleSet) -> Outcome:
+    """Any other kind: the text rules of its kind, line by line."""
+    probe = Probe(data)
+    if not rules.prefilter(candidate.kind, python=False).admits(probe):
+        return NOT_PARSED
+    try:
+        lines = split_lines(decode_text(data))
+    except Undecodable as error:
+        return skipped(candidate, f"cannot be decoded: {error}")
+    hits = text_hits(_code_lines(lines), rules.text(candidate.kind), probe)
+    return Outcome(True, [to_match(hit, candidate.display, lines) for hit in hits], [])
+
+
+def _code_lines(lines: list[str]) -> Iterator[TextLine]:
+    """The numbered lines that are not whole-line comments: a commented-out ``pip install``
+    or ``source setvars.sh`` runs nothing (every kind read as text, Python included, comments
+    with ``#``; JSON has no comments and no line of it starts with one)."""
+    for number, text in enumerate(lines, start=1):
+        if not text.lstrip().startswith("#"):
+            yield TextLine(number, text)
+
+
+def _unique(hits: list[Hit]) -> list[Hit]:
+    """Text ``hits`` less repeats of a rule on one line (a shell line is a notebook line too,
+    when a rule applies to both kinds)."""
+    seen: set[tuple[str, int, int]] = set()
+    kept: list[Hit] = []
+    for hit in hits:
+        key = (hit.rule_id, hit.part, hit.line)
+        if key not in seen:
+            seen.add(key)
+            kept.append(hit)
+    return kept

@@ -1,0 +1,269 @@
+"""Literals that every match of a regular expression contains: the prefilter of a ``text`` rule.
+
+``required_literals(r"intel[-_]extension[-_]for[-_]pytorch")`` gives one alternative,
+``("extension", "pytorch", "intel")``: the literal runs outside classes and optional atoms, all
+of which every match contains. Alternations give several alternatives, one of which every
+match satisfies: ``(?:setvars|oneapi-vars)\\.sh`` gives ``("setvars",)`` and
+``("oneapi-vars",)``. A file that satisfies no alternative cannot match, so it is never split
+into lines.
+
+The answer is conservative: a construct this reader does not follow (a lookaround, a scoped
+flag, a numeric or named escape, more than ``MAX_ALTERNATIVES``) contributes nothing, and
+``None`` (no prefilter: every file of the rule's kinds is matched line by line) comes back
+when some alternative keeps no literal of ``MIN_LENGTH`` ASCII characters, or in verbose mode.
+Fewer literals than possible is fine, a wrong one never.
+
+NOTE: hand-written because no maintained library answers this for Python's ``re`` dialect and
+``re._parser`` is private to CPython (it moved in 3.11). The tests hold it to ``re`` itself:
+strings generated to match each expression must contain the literals of an alternative.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+MIN_LENGTH = 3
+"""A shorter literal is in nearly every file: checking it would cost a pass and save none."""
+MAX_ALTERNATIVES = 8
+"""More alternatives than this (a product of alternations) are not worth a pass each."""
+
+_GLOBAL_FLAGS = "aiLmsux"
+_CLASS_ESCAPES = set("dDsSwWbBAZntrfva")
+"""Escapes of one letter that stand for a class, an anchor or a control character."""
+_QUANTIFIERS = "*+?{"
+
+
+class RequiredLiterals(NamedTuple):
+    """Every match contains all the literals of at least one alternative."""
+
+    alternatives: tuple[tuple[str, ...], ...]
+    """Each alternative's literals, longest first."""
+    folded: bool
+    """Case-insensitive (``(?i)``): the literals are lower case, compared with lowered data."""
+
+
+def required_literals(regex: str) -> RequiredLiterals | None:
+    """The literals every match of ``regex`` contains, or ``None`` (see the module)."""
+    flags, body = _split_global_flags(regex)
+    if flags is None or "x" in flags:
+        return None
+    alternatives = _alternatives(body)
+    if not alternatives:
+        return None
+    folded = "i" in flags
+    kept: list[tuple[str, ...]] = []
+    for runs in alternatives:
+        usable = [r for r in dict.fromkeys(runs) if len(r) >= MIN_LENGTH and r.isascii()]
+        if not usable:
+            return None  # this alternative can match with no literal to look for
+        usable.sort(key=len, reverse=True)
+        kept.append(tuple(r.lower() for r in usable) if folded else tuple(usable))
+    return RequiredLiterals(tuple(dict.fromkeys(kept)), folded)
+
+
+def _split_global_flags(regex: str) -> tuple[str | None, str]:
+    """The leading ``(?flags)`` groups joined, and the rest (``None``: an unclosed group)."""
+    flags = ""
+    while regex.startswith("(?") and len(regex) > 2 and regex[2] in _GLOBAL_FLAGS:
+        end = regex.find(")")
+        if end < 0:
+            return None, regex
+        if not all(c in _GLOBAL_FLAGS for c in regex[2:end]):
+            break  # (?i:...) is a group with a scoped flag
+        flags += regex[2:end]
+        regex = regex[end + 1 :]
+    return flags, regex
+
+
+def _alternatives(body: str) -> list[list[str]] | None:
+    """For each way ``body`` can match, the literal runs it then contains; ``None`` when the
+    expression is malformed or has too many ways."""
+    branches = _split_branches(body)
+    if branches is None:
+        return None
+    found: list[list[str]] = []
+    for branch in branches:
+        sequence = _sequence(branch)
+        if sequence is None:
+            return None
+        found.extend(sequence)
+        if len(found) > MAX_ALTERNATIVES:
+            return None
+    return found
+
+
+def _sequence(branch: str) -> list[list[str]] | None:
+    """The alternatives of one branch (no top-level ``|``): literal runs and groups in order."""
+    alternatives: list[list[str]] = [[]]
+    run: list[str] = []
+
+    def close() -> None:
+        if run:
+            text = "".join(run)
+            for alternative in alternatives:
+                alternative.append(text)
+            run.clear()
+
+    i, n = 0, len(branch)
+    while i < n:
+        c = branch[i]
+        if c == "\\":
+            if i + 1 >= n:
+                return None
+            escaped = branch[i + 1]
+            i += 2
+            if escaped.isalnum():
+                if escaped not in _CLASS_ESCAPES:
+                    return None  # \1, \x41, \u00e9, \N{...}, \g<...>: not worth reading
+                close()
+            else:
+                run.append(escaped)
+            continue
+        if c == "[":
+            end = _class_end(branch, i)
+            if end is None:
+                return None
+            close()
+            i = end
+            continue
+        if c == "(":
+            end = _group_end(branch, i)
+            if end is None:
+                return None
+            close()
+            quantifier_end, minimum = _quantifier(branch, end) if end < n else (None, 1)
+            inner = _group_body(branch[i:end])
+            if inner is not None and (quantifier_end is None or minimum > 0):
+                inner_alternatives = _alternatives(inner)
+                if inner_alternatives and (
+                    len(alternatives) * len(inner_alternatives) <= MAX_ALTERNATIVES
+                ):
+                    alternatives = [a + b for a in alternatives for b in inner_alternatives]
+            i = end
+            continue
+        if c in ".^$":
+            close()
+            i += 1
+            continue
+        if c == ")":
+            return None  # unbalanced
+        if c in _QUANTIFIERS:
+            end, minimum = _quantifier(branch, i)
+            if end is None:
+                run.append(c)  # a "{" that starts no quantifier is itself
+                i += 1
+                continue
+            if run and minimum == 0:
+                run.pop()  # the atom before it may be absent
+            close()
+            i = end
+            if i < n and branch[i] in "?+":
+                i += 1  # lazy or possessive
+            continue
+        run.append(c)
+        i += 1
+    close()
+    return alternatives
+
+
+def _group_body(group: str) -> str | None:
+    """The expression inside a capturing, non-capturing or named group; ``None`` for the
+    groups whose literals are not simply required (lookarounds, scoped flags, conditionals)."""
+    inner = group[1:-1]
+    if not inner.startswith("?"):
+        return inner
+    if inner.startswith("?:"):
+        return inner[2:]
+    if inner.startswith("?P<"):
+        close = inner.find(">")
+        return inner[close + 1 :] if close > 0 else None
+    return None
+
+
+def _split_branches(body: str) -> list[str] | None:
+    """``body`` split at its top-level ``|``; ``None`` when a group or class is unclosed."""
+    branches: list[str] = []
+    start = i = 0
+    while i < len(body):
+        c = body[i]
+        if c == "\\":
+            i += 2
+            continue
+        if c == "[":
+            end = _class_end(body, i)
+        elif c == "(":
+            end = _group_end(body, i)
+        else:
+            if c == "|":
+                branches.append(body[start:i])
+                start = i + 1
+            i += 1
+            continue
+        if end is None:
+            return None
+        i = end
+    branches.append(body[start:])
+    return branches
+
+
+def _quantifier(body: str, i: int) -> tuple[int | None, int]:
+    """Where the quantifier at ``i`` ends and its minimum count; ``(None, 0)`` when there is
+    none (a ``{`` that is a literal brace, or any other character)."""
+    c = body[i]
+    if c in "*?":
+        return i + 1, 0
+    if c == "+":
+        return i + 1, 1
+    if c != "{":
+        return None, 0
+    end = body.find("}", i)
+    if end < 0:
+        return None, 0
+    low, comma, high = body[i + 1 : end].partition(",")
+    if not (low.isdigit() or (comma and not low)) or (high and not high.isdigit()):
+        return None, 0
+    if not low and not high:
+        return None, 0  # "{,}" is literal in re
+    return end + 1, int(low) if low else 0
+
+
+def _class_end(body: str, i: int) -> int | None:
+    """The index after the character class that starts at ``i``."""
+    j = i + 1
+    if j < len(body) and body[j] == "^":
+        j += 1
+    if j < len(body) and body[j] == "]":
+        j += 1  # a leading "]" is a member
+    while j < len(body):
+        if body[j] == "\\":
+            j += 2
+            continue
+        if body[j] == "]":
+            return j + 1
+        j += 1
+    return None
+
+
+def _group_end(body: str, i: int) -> int | None:
+    """The index after the group that starts at ``i`` (nested groups, classes and escapes)."""
+    depth = 0
+    j = i
+    while j < len(body):
+        c = body[j]
+        if c == "\\":
+            j += 2
+            continue
+        if c == "[":
+            end = _class_end(body, j)
+            if end is None:
+                return None
+            j = end
+            continue
+        if c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if depth == 0:
+                return j + 1
+        j += 1
+    return None

@@ -1,0 +1,232 @@
+"""The byte prefilter: which files can possibly match, decided from their bytes before parsing.
+
+A ``Trigger`` is a set of words that must all occur in a file (and, for a structural pattern, a
+cheap check of the bytes); a file is parsed only when one trigger of its reader holds. The
+triggers are derived from the rules, never listed by hand:
+
+* a ``symbols`` or ``imports`` name: all its components. Resolution (``python_names``) follows
+  imports, attributes and simple assignments only, so every component of a resolved name is
+  written in the file: ``torch.xpu.amp.autocast`` needs ``autocast``, ``xpu``, ``amp`` and
+  ``torch``, whatever the aliases (``a.b.*`` needs ``a`` and ``b``);
+* a structural pattern: the triggers its implementation declares (``patterns``);
+* a ``text`` regex: the literals of each of its alternatives (``regex_literals``), or none (then
+  every file of the rule's kinds is read: correct, only slower).
+
+A file is searched for a few *anchors* first, so that the cost for a file without IPEX is one
+``bytes`` search per anchor (``grep`` makes one pass for all its words; ``re`` has no fast
+search for many words, ``bytes.__contains__`` has one for each). An anchor is inside one of a
+trigger's words, so the trigger cannot hold without it: ``xpu`` covers every ``torch.xpu.*``
+trigger, ``ccl`` those of ``torch_ccl`` and ``oneccl_bindings_for_pytorch`` (``_cover`` says how
+they are chosen). The package a name starts with (``torch`` of ``torch.xpu.has_xmx``) is never
+one, as every file that uses torch has it. Only the triggers of the anchors found are tried,
+each word searched at most once per file (``Probe`` remembers). Triggers that another implies
+are dropped first (``minimal``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from typing import NamedTuple
+
+
+class Trigger(NamedTuple):
+    """Words that must all occur in a file (and ``confirm``, when set, must hold)."""
+
+    words: tuple[bytes, ...]
+    """Most selective first; empty: every file (a ``text`` regex without a usable literal)."""
+    folded: bool = False
+    """The words are lower case and compared with the file's bytes lowered (ASCII)."""
+    confirm: Callable[[bytes], bool] | None = None
+    """A check of the whole content, run only when every word occurs."""
+    grep: str | None = None
+    """An extended regex that ``grep -E`` can use in place of ``words`` and ``confirm`` (for
+    the benchmark's floor); ``None``: the words themselves."""
+    roots: tuple[bytes, ...] = ()
+    """Words that are the package a name starts with: never an anchor."""
+
+
+FOLDED_TO_ASCII = {
+    "\u0130": "i",  # LATIN CAPITAL LETTER I WITH DOT ABOVE
+    "\u0131": "i",  # LATIN SMALL LETTER DOTLESS I
+    "\u017f": "s",  # LATIN SMALL LETTER LONG S
+    "\u212a": "k",  # KELVIN SIGN
+}
+"""The only characters beyond ASCII that ``re``'s case-insensitive matching takes for ASCII
+letters (a test asks ``re`` for every code point), with the letter."""
+
+
+def _fold(data: bytes) -> bytes:
+    """``data`` as a folded trigger sees it: ASCII letters in lower case, and the characters of
+    ``FOLDED_TO_ASCII`` (UTF-8) as their letter, so that a folded word is found exactly where
+    a case-insensitive regex could match it."""
+    lowered = data.lower()
+    if not data.isascii():
+        for char, letter in FOLDED_TO_ASCII.items():
+            lowered = lowered.replace(char.encode(), letter.encode())
+    return lowered
+
+
+class Probe:
+    """One file's bytes, asked for words; each word is searched once."""
+
+    __slots__ = ("_data", "_found", "_lower")
+
+    def __init__(self, data: bytes) -> None:
+        self._data = data
+        self._found: dict[bytes, bool] = {}
+        self._lower: bytes | None = None
+
+    def has(self, word: bytes) -> bool:
+        """Whether ``word`` occurs (case-sensitively)."""
+        present = self._found.get(word)
+        if present is None:
+            present = self._found[word] = word in self._data
+        return present
+
+    def holds(self, trigger: Trigger) -> bool:
+        """Whether ``trigger`` holds for these bytes."""
+        if trigger.folded:
+            if self._lower is None:
+                self._lower = _fold(self._data)
+            lower = self._lower
+            if not all(word in lower for word in trigger.words):
+                return False
+        elif not all(self.has(word) for word in trigger.words):
+            return False
+        return trigger.confirm is None or trigger.confirm(self._data)
+
+
+class Prefilter:
+    """Whether a file can match any rule of one reader: one of its triggers holds."""
+
+    __slots__ = ("always", "anchors", "direct", "triggers")
+
+    def __init__(self, triggers: Iterable[Trigger]) -> None:
+        self.triggers = minimal(triggers)
+        self.always = any(not t.words and t.confirm is None for t in self.triggers)
+        """Some rule must read every file (no literal to look for)."""
+        plain = [t for t in self.triggers if t.words and not t.folded]
+        self.anchors = _cover(plain)
+        """(anchor, the triggers it covers), in the order they are searched."""
+        self.direct = tuple(t for t in self.triggers if t.folded or not t.words)
+        """The triggers no anchor covers, tried one by one (folded ones: case-insensitive)."""
+
+    def admits(self, probe: Probe) -> bool:
+        """Whether the file behind ``probe`` must be parsed."""
+        if self.always:
+            return True
+        for anchor, covered in self.anchors:
+            if probe.has(anchor) and any(probe.holds(trigger) for trigger in covered):
+                return True
+        return any(probe.holds(trigger) for trigger in self.direct)
+
+    def __bool__(self) -> bool:
+        """Whether this reader has any rule at all (else its files are not even read)."""
+        return bool(self.triggers)
+
+
+def name_trigger(dotted: str) -> Trigger:
+    """The trigger of a resolved name (``a.b.c``) or a wildcard (``a.b.*``): all components."""
+    parts = [part for part in dotted.split(".") if part and part != "*"]
+    first, rest = parts[:1], sorted(parts[1:], key=len, reverse=True)
+    words = _without_implied(tuple(dict.fromkeys(p.encode() for p in [*rest, *first])))
+    roots = tuple(p.encode() for p in first) if rest else ()
+    return Trigger(words, roots=roots)
+
+
+def combined(*triggers: Trigger) -> Trigger:
+    """A trigger that needs everything each of ``triggers`` needs (no ``confirm``, not folded)."""
+    words: list[bytes] = []
+    roots: list[bytes] = []
+    for trigger in triggers:
+        words.extend(w for w in trigger.words if w not in words)
+        roots.extend(r for r in trigger.roots if r not in roots)
+    return Trigger(_without_implied(tuple(words)), roots=tuple(roots))
+
+
+def minimal(triggers: Iterable[Trigger]) -> tuple[Trigger, ...]:
+    """``triggers`` without those another implies, in a stable order: ``a`` goes when a
+    trigger ``b`` without ``confirm`` holds whenever ``a`` does: each of ``b``'s words is
+    inside one of ``a``'s (in lower case when ``b`` is folded; a folded ``a`` implies only a
+    folded ``b``). Of equivalent triggers the first stays. ``any(...)`` over them is unchanged.
+    """
+    unique = list(dict.fromkeys(triggers))
+    # NOTE: words never hold a NUL byte, so "inside one of a's words" is one search of them
+    # joined by NULs; and only the triggers whose first word is inside can be implied (this
+    # runs for every pair of a reader's hundred-odd triggers).
+    joined = [b"\0".join(t.words) for t in unique]
+    lowered = [j.lower() for j in joined]
+    by_first: dict[tuple[bytes, bool], list[int]] = {}
+    for j, other in enumerate(unique):
+        if other.confirm is None:
+            first = other.words[0] if other.words else b""
+            by_first.setdefault((first, other.folded), []).append(j)
+
+    def implies(i: int, j: int) -> bool:
+        a, b = unique[i], unique[j]
+        if b.confirm is not None or (a.folded and not b.folded):
+            return False
+        haystack = lowered[i] if b.folded else joined[i]
+        return all(word in haystack for word in b.words)
+
+    def implied(i: int) -> bool:
+        for (first, folded), others in by_first.items():
+            if first in (lowered[i] if folded else joined[i]):
+                for j in others:
+                    if j != i and implies(i, j) and not (j > i and implies(j, i)):
+                        return True
+        return False
+
+    return tuple(trigger for i, trigger in enumerate(unique) if not implied(i))
+
+
+ANCHOR_WEIGHT_CAP = 8
+"""Up to this many characters, a longer anchor counts as rarer; beyond, all are rare enough."""
+
+
+def _cover(triggers: Sequence[Trigger]) -> tuple[tuple[bytes, tuple[Trigger, ...]], ...]:
+    """Anchors for ``triggers``, each with the triggers it covers (see the module).
+
+    Candidates are the triggers' words and their alphanumeric parts (``ccl`` of
+    ``torch_ccl``), never a package a name starts with (unless a trigger has nothing else).
+    Each round takes the candidate that covers the most uncovered triggers, weighted by its
+    length up to ``ANCHOR_WEIGHT_CAP`` (one rare word searched instead of several is the
+    saving; a short common word would let most files through to their triggers).
+    """
+    roots = {root for trigger in triggers for root in trigger.roots}
+    options: dict[Trigger, set[bytes]] = {}
+    for trigger in triggers:
+        allowed = {part for word in trigger.words for part in _parts(word)} - roots
+        options[trigger] = allowed or set(trigger.words)
+    candidates = {word for allowed in options.values() for word in allowed}
+    covers = {word: {t for t in triggers if _inside(word, t.words)} for word in candidates}
+    uncovered = set(triggers)
+    chosen: list[tuple[bytes, tuple[Trigger, ...]]] = []
+    while uncovered:
+        anchor = max(
+            {word for t in uncovered for word in options[t]},
+            key=lambda w: (min(len(w), ANCHOR_WEIGHT_CAP) * len(covers[w] & uncovered), len(w), w),
+        )
+        covered = covers[anchor] & uncovered
+        chosen.append((anchor, tuple(t for t in triggers if t in covered)))
+        uncovered -= covered
+    return tuple(chosen)
+
+
+def _parts(word: bytes) -> set[bytes]:
+    """``word`` and its alphanumeric runs of three characters or more."""
+    return {word, *(part for part in re.split(rb"[^A-Za-z0-9]+", word) if len(part) >= 3)}
+
+
+def _inside(anchor: bytes, words: Sequence[bytes]) -> bool:
+    return any(anchor in word for word in words)
+
+
+def _without_implied(words: Sequence[bytes]) -> tuple[bytes, ...]:
+    """``words`` less those inside another of them (``ccl`` is implied by ``oneccl``)."""
+    return tuple(
+        word
+        for i, word in enumerate(words)
+        if not any(j != i and word in other and word != other for j, other in enumerate(words))
+    )

@@ -1,0 +1,141 @@
+"""Code matches joined with the examined environment: each place in the code becomes a finding
+whose verdict names both halves, the line of code and the fact of the environment.
+
+- An API that exists only with IPEX (``needs_ipex``) fails where IPEX is not installed (the
+  code raises at run time), and where only IPEX's CPU build is installed for an XPU-only API;
+  where IPEX provides it, it still works and warns: IPEX is retired, so the line breaks the day
+  IPEX goes.
+- A rule linked to knowledge-base entries (``kb``) follows their verdicts in this environment:
+  in range (affected or predicted) it is judged by its severity; outside the range it passes,
+  saying why; where the entries do not apply (no such software here) they tell nothing.
+- Otherwise (a deprecated spelling, a pin in a requirements file) the rule's severity decides.
+- An inline suppression (``# ipex-doctor: ignore[RULE] reason``) makes the finding a skip that
+  keeps its reason.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ipex_doctor.knowledge.code_rules import CodeRule, IpexBuild
+from ipex_doctor.model.code import CodeMatch
+from ipex_doctor.model.environment import IPEX, Environment
+from ipex_doctor.model.findings import Evidence, Finding, FindingKind, Severity, Status, Verdict
+
+_BY_SEVERITY = {
+    Severity.ERROR: Status.FAIL,
+    Severity.WARNING: Status.WARN,
+    Severity.INFO: Status.PASS,
+}
+_IN_RANGE = (Verdict.AFFECTED, Verdict.REGRESSION, Verdict.PREDICTED, Verdict.LATENT)
+
+
+def _where(match: CodeMatch) -> str:
+    location = match.location
+    cell = f" (cell {location.cell})" if location.cell is not None else ""
+    return f"{location.path}:{location.line}{cell}"
+
+
+def _environment_fact(rule: CodeRule, env: Environment) -> tuple[Status, Verdict, str]:
+    """The status, verdict and sentence of ``rule`` in ``env`` (before any suppression)."""
+    if rule.needs_ipex:
+        ipex = env.package(IPEX)
+        if ipex is None:
+            torch = env.torch_version()
+            what = f"torch {torch}" if torch else "no torch"
+            return (Status.FAIL, Verdict.AFFECTED,
+                    f"fails at run time here: IPEX is not installed ({what})")  # fmt: skip
+        variant = env.effective_variant(ipex)
+        if rule.ipex_build is IpexBuild.XPU and variant == "cpu":
+            return (Status.FAIL, Verdict.AFFECTED,
+                    f"fails at run time here: IPEX {ipex.version} is the CPU build, which lacks it")  # fmt: skip
+        return (Status.WARN, Verdict.LATENT,
+                f"works with IPEX {ipex.version} here, and breaks once IPEX (retired) is removed")  # fmt: skip
+    status = _BY_SEVERITY[rule.severity]
+    return status, Verdict.AFFECTED, ""
+
+
+def _kb_fact(
+    rule: CodeRule, kb_findings: Mapping[str, Finding]
+) -> tuple[Status, Verdict, str] | None:
+    """What the linked knowledge-base entries say here, or ``None`` when none was judged."""
+    judged = [kb_findings[k] for k in rule.kb if k in kb_findings]
+    if not judged:
+        return None
+    hit = [f for f in judged if f.verdict in _IN_RANGE]
+    if hit:
+        first = hit[0]
+        return (_BY_SEVERITY[rule.severity], Verdict.AFFECTED,
+                f"the known issue {first.id} is {first.verdict} here ({first.evidence.summary})")  # fmt: skip
+    outside = [f for f in judged if f.verdict is Verdict.NOT_AFFECTED]
+    if not outside:
+        return None  # NOTE: not applicable here (no such software): the entries tell nothing
+    first = outside[0]
+    return (Status.PASS, Verdict.NOT_AFFECTED,
+            f"not affected here: the known issue {first.id} is {first.verdict} "
+            f"({first.evidence.summary})")  # fmt: skip
+
+
+def _judged(
+    rule: CodeRule, env: Environment, kb_findings: Mapping[str, Finding]
+) -> tuple[Status, Verdict, str]:
+    """An API missing without IPEX fails whatever the known issues say; where it exists, a
+    linked known issue in range here decides (the code walks into it); else the environment."""
+    own = _environment_fact(rule, env)
+    if rule.needs_ipex and own[0] is Status.FAIL:
+        return own
+    linked = _kb_fact(rule, kb_findings) if rule.kb else None
+    if linked is None or (rule.needs_ipex and linked[1] is not Verdict.AFFECTED):
+        return own
+    return linked
+
+
+def code_finding(
+    match: CodeMatch,
+    rule: CodeRule,
+    env: Environment | None,
+    kb_findings: Mapping[str, Finding],
+    *,
+    fix_edit: Mapping[str, object] | None = None,
+) -> Finding:
+    """The finding of one match: its status in ``env`` (``None``, an interpreter without
+    torch, as a pre-commit hook's: judged by the rule's severity alone),
+    evidence naming the line and the environment's fact, the replacement as remediation."""
+    if env is None:
+        status, verdict = _BY_SEVERITY[rule.severity], Verdict.PREDICTED
+        fact = "judged by the rule alone: the examined interpreter has no torch (give --python)"
+    else:
+        status, verdict, fact = _judged(rule, env, kb_findings)
+    sentence = f"{_where(match)}: {match.symbol}" + (f" — {fact}" if fact else "")
+    data: dict[str, object] = {
+        "symbol": match.symbol,
+        "why": rule.why,
+        "replacement": rule.replacement,
+        "fix": rule.fix,
+        "kb": list(rule.kb),
+    }
+    if match.suppressed is not None:
+        data["suppressed"] = match.suppressed
+        data["status_before_suppression"] = status.value
+        sentence += f" (suppressed inline: {match.suppressed})"
+        status = Status.SKIP
+    if fix_edit is not None:
+        data["fix_edit"] = dict(fix_edit)
+    remediation = rule.replacement if rule.replacement != "none" else rule.recipe
+    if rule.fix:
+        remediation += " (mechanical: ipex-doctor scan --fix)"
+    elif rule.recipe and rule.recipe not in remediation:
+        remediation = f"{remediation.rstrip('.')}. {rule.recipe}"
+    return Finding(
+        id=rule.id,
+        kind=FindingKind.CODE,
+        status=status,
+        severity=rule.severity,
+        title=rule.title,
+        evidence=Evidence(sentence, data),
+        remediation=remediation,
+        references=rule.references,
+        verdict=verdict,
+        location=match.location,
+        snippet=match.snippet,
+    )

@@ -1,0 +1,520 @@
+"""The code rules: the shipped file's invariants, the loader's one-line errors, the helpers."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse
+
+import jsonschema
+import pytest
+import yaml
+
+from ipex_doctor import resources
+from ipex_doctor.errors import KnowledgeBaseError
+from ipex_doctor.knowledge import code_rules, known_issues
+from ipex_doctor.knowledge.code_rules import CodeRule, IpexBuild, RuleMatch
+from ipex_doctor.model.code import FileKind
+from ipex_doctor.model.codec import from_json, to_json
+from ipex_doctor.model.terms import Severity
+
+MINIMAL = """\
+schema_version: 1
+rules:
+  - id: my-rule
+    title: A site rule
+    severity: warning
+    match:
+      symbols: [mylib.old_api]
+    why: Because mylib.old_api is gone.
+    replacement: mylib.new_api
+    recipe: Call mylib.new_api instead.
+    references:
+      - url: https://example.org/ticket/1
+"""
+"""A valid one-rule document; its lines: 3 id, 6 match, 7 symbols, 10 recipe, 12 url."""
+
+
+@pytest.fixture(scope="module")
+def shipped() -> code_rules.CodeRules:
+    return code_rules.load()
+
+
+def write(tmp_path: Path, text: str, name: str = "rules.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def error_of(tmp_path: Path, text: str) -> str:
+    """The message of the error loading ``text`` raises (asserted to be one line)."""
+    with pytest.raises(KnowledgeBaseError) as caught:
+        code_rules.load(write(tmp_path, text))
+    message = caught.value.message
+    assert "\n" not in message, message
+    return message
+
+
+# ------------------------------------------------------------------ the shipped file
+
+
+def test_shipped_rules_load(shipped: code_rules.CodeRules) -> None:
+    """The shipped file validates (the loader's checks are the invariants), from where
+    ``resources`` says, with its rules in file order."""
+    assert shipped.sources == (str(resources.path("code_rules.yaml")),)
+    assert resources.path("code_rules.yaml").is_file()
+    assert len(shipped.rules) == 58  # update when adding rules
+    assert shipped.rules[0].id == "ipex-import"
+
+
+def test_ids_are_unique_and_not_knowledge_base_ids(shipped: code_rules.CodeRules) -> None:
+    """A report names rules and issues side by side: no id may mean both."""
+    ids = [rule.id for rule in shipped.rules]
+    assert len(ids) == len(set(ids))
+    assert not set(ids) & {issue.id for issue in known_issues.load().issues}
+
+
+def test_every_rule_cites_a_public_source(shipped: code_rules.CodeRules) -> None:
+    """Each rule has at least one https reference on a public host, with a title."""
+    for rule in shipped.rules:
+        assert rule.references, rule.id
+        for reference in rule.references:
+            host = urlparse(reference.url).hostname or ""
+            assert reference.url.startswith("https://"), (rule.id, reference.url)
+            assert "." in host and not host.endswith((".invalid", ".local", "localhost")), (
+                rule.id,
+                reference.url,
+            )
+            assert reference.title, (rule.id, reference.url)
+
+
+def test_the_file_cites_nothing_private() -> None:
+    """The rules speak of public sources and of this repository alone."""
+    text = resources.read_text("code_rules.yaml")
+    assert "/work/" not in text and "MIGRATION" not in text
+
+
+def test_every_fix_and_pattern_is_used(shipped: code_rules.CodeRules) -> None:
+    """Each codemod has a rule that asks for it, and each structural pattern a rule that uses
+    it: the lists in code_rules.py are the scanner's contract, not wishes."""
+    assert {rule.fix for rule in shipped.rules if rule.fix} == set(code_rules.FIXES)
+    patterns = {rule.match.pattern for rule in shipped.rules if rule.match.pattern}
+    assert patterns == set(code_rules.PATTERNS)
+
+
+def test_seed_patterns_join_their_knowledge_base_entries(shipped: code_rules.CodeRules) -> None:
+    """The seed issues are reachable from code: each pattern rule names its entries."""
+    joined = {rule.match.pattern: set(rule.kb) for rule in shipped.rules if rule.match.pattern}
+    assert joined["half-spectral-norm"] == {"dot-half"}
+    assert joined["optimize-bf16"] == {"bf16-linear", "bf16-prepack-isa"}
+    assert joined["with-and"] == {"amp-deprecated-api"}
+    assert joined["ccl-backend"] == {"oneccl-bindings-missing", "xccl-unavailable"}
+    qconv = shipped.get("qconv2d-pointwise-op")
+    assert qconv is not None and qconv.kb == ("qconv-op-name",)
+
+
+def test_no_name_is_claimed_by_two_rules(shipped: code_rules.CodeRules) -> None:
+    """A resolved name matches one symbol rule at most, globs included, and an imported module
+    one import rule, so a scan reports each use once and its fix is not ambiguous (importing a
+    module and using one of its names are two findings)."""
+    fallback = "ipex-other-api"  # NOTE: every IPEX name; the scanner prefers the longest match
+    for rule in shipped.rules:
+        for name in rule.match.symbols:
+            concrete = name.removesuffix(".*") + ".x" if name.endswith(".*") else name
+            claimed = [o.id for o in shipped.rules if o.match.matches_symbol(concrete)]
+            if rule.id != fallback:
+                claimed = [c for c in claimed if c != fallback]
+            assert claimed == [rule.id], (name, claimed)
+        for module in rule.match.imports:
+            claimed = [o.id for o in shipped.rules if o.match.matches_import(module)]
+            assert claimed == [rule.id], (module, claimed)
+
+
+def test_python_rules_read_only_python_and_text_rules_say_where(
+    shipped: code_rules.CodeRules,
+) -> None:
+    """Symbol, import and pattern rules apply to files read as Python; the text rules that
+    also search Python lines are the few whose target is a string there (a launcher command in
+    an argument list, a keyword value), which no resolved name can find."""
+    for rule in shipped.rules:
+        if rule.match.kind != "text":
+            assert set(rule.applies_to) <= code_rules.PYTHON_KINDS, rule.id
+    python_text = {
+        rule.id
+        for rule in shipped.rules
+        if rule.match.kind == "text" and FileKind.PYTHON in rule.applies_to
+    }
+    assert python_text == {"ipex-launcher", "use-ipex-flag", "torch-compile-ipex-backend"}
+
+
+def test_xpu_only_ipex_rules_say_what_was_not_verified(shipped: code_rules.CodeRules) -> None:
+    """The test environments carry IPEX's CPU build: a rule about an API only its XPU build
+    has says so, and which names a fact test can check is never left to guesswork."""
+    for rule in shipped.rules:
+        if rule.needs_ipex and rule.ipex_build is IpexBuild.XPU:
+            assert rule.unverified.startswith("XPU only"), rule.id
+        outside = [
+            name
+            for name in (*rule.match.symbols, *rule.match.imports)
+            if name.split(".")[0] not in {"torch", "intel_extension_for_pytorch"}
+        ]
+        if outside:
+            assert rule.unverified, (rule.id, outside)
+
+
+def test_replacement_symbols_are_upstream_names(shipped: code_rules.CodeRules) -> None:
+    """What a replacement relies on is torch's or torchvision's, never IPEX's."""
+    for rule in shipped.rules:
+        for name in rule.replacement_symbols:
+            assert name.split(".")[0] in {"torch", "torchvision"}, (rule.id, name)
+
+
+# ------------------------------------------------------------------ text rules on real lines
+
+TEXT_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
+    "ipex-requirement": (
+        [
+            "intel-extension-for-pytorch==2.8.10+xpu",
+            "RUN pip install intel_extension_for_pytorch",
+            '  "Intel-Extension-For-PyTorch>=2.1",',
+        ],
+        ["python -m intel_extension_for_pytorch.cpu.launch x.py", "torch==2.8.0"],
+    ),
+    "ipex-wheel-index": (
+        ["--extra-index-url https://pytorch-extension.intel.com/release-whl/stable/xpu/us/"],
+        ["--index-url https://download.pytorch.org/whl/xpu"],
+    ),
+    "cxx11-abi-torch-pin": (
+        ["torch==2.1.0a0+cxx11.abi", "torchvision==0.16.0a0+cxx11.abi ; sys_platform"],
+        ["torch==2.8.0+xpu", "cxx11abi"],
+    ),
+    "oneccl-bind-pt-requirement": (
+        ["oneccl_bind_pt==2.8.0+xpu", "oneccl-bind-pt", "import oneccl_bindings_for_pytorch"],
+        ["oneccl==2021.14"],
+    ),
+    "oneapi-setvars": (
+        ["source /opt/intel/oneapi/setvars.sh", "RUN . /opt/intel/oneapi/2025.0/oneapi-vars.sh"],
+        ["export PATH=/opt/intel/oneapi/bin:$PATH"],
+    ),
+    "accelerate-ipex-config": (
+        ["ipex: true", '  "ipex": true,', "accelerate launch --cpu --ipex train.py"],
+        ["ipex: false", "use_cpu: true", "accelerate launch --ipex-foo train.py"],
+    ),
+    "use-ipex-flag": (
+        [
+            "args = TrainingArguments(out, use_ipex=True)",
+            "use_ipex: true",
+            "python run.py --use_ipex",
+        ],
+        ["use_ipex=False", "--use_ipex_kernels"],
+    ),
+    "ipex-launcher": (
+        [
+            "ipexrun cpu --ninstances 2 infer.py",
+            'cmd = ["ipexrun", "infer.py"]',
+            "python -m intel_extension_for_pytorch.cpu.launch --throughput-mode run.py",
+            "python -m intel_extension_for_pytorch.launcher xpu run.py",
+        ],
+        ["python -m torch.backends.xeon.run_cpu run.py", "my-ipexrun-wrapper run.py"],
+    ),
+    "torch-compile-ipex-backend": (
+        ['model = torch.compile(model, backend="ipex")', "torch.compile(m, backend = 'ipex')"],
+        ['torch.compile(model, backend="inductor")', 'backend="ipex2"'],
+    ),
+}
+
+
+def test_text_rules_match_real_lines(shipped: code_rules.CodeRules) -> None:
+    """Each text rule matches the lines it is for and leaves its neighbours alone."""
+    text_rules = {rule.id: rule for rule in shipped.rules if rule.match.kind == "text"}
+    assert set(text_rules) == set(TEXT_EXAMPLES)
+    for rule_id, (hits, misses) in TEXT_EXAMPLES.items():
+        patterns = text_rules[rule_id].match.text_patterns()
+        for line in hits:
+            assert any(p.search(line) for p in patterns), (rule_id, line)
+        for line in misses:
+            assert not any(p.search(line) for p in patterns), (rule_id, line)
+
+
+# ------------------------------------------------------------------ the helpers
+
+
+def test_match_helpers() -> None:
+    """``a.b.*`` is everything under a.b but not a.b; an import covers its submodules."""
+    match = RuleMatch(symbols=("a.b.*", "c.d"), imports=("pkg",))
+    assert match.kind == "symbols"
+    assert match.matches_symbol("a.b.c") and match.matches_symbol("a.b.c.d")
+    assert not match.matches_symbol("a.b") and not match.matches_symbol("a.bc")
+    assert match.matches_symbol("c.d") and not match.matches_symbol("c.d.e")
+    assert match.matches_import("pkg") and match.matches_import("pkg.sub")
+    assert not match.matches_import("pkg2")
+    assert RuleMatch(text=("(?i)x",)).text_patterns()[0].search("X")
+    assert RuleMatch(pattern="with-and").kind == "pattern"
+
+
+def test_for_kind(shipped: code_rules.CodeRules) -> None:
+    """The rules for a file kind, in file order."""
+    dockerfile = shipped.for_kind(FileKind.DOCKERFILE)
+    assert dockerfile and all(FileKind.DOCKERFILE in r.applies_to for r in dockerfile)
+    assert [r.id for r in dockerfile] == [
+        r.id for r in shipped.rules if FileKind.DOCKERFILE in r.applies_to
+    ]
+
+
+def test_rules_round_trip_through_json(shipped: code_rules.CodeRules) -> None:
+    """A rule is plain JSON for reports and SARIF, and comes back equal."""
+    for rule in shipped.rules:
+        data = json.loads(json.dumps(to_json(rule)))
+        assert from_json(CodeRule, data) == rule
+
+
+def test_schema_enums_are_the_models() -> None:
+    """The schema's enums are the model's: a new file kind or severity is added to both."""
+    rule = code_rules.rules_schema()["$defs"]["rule"]["properties"]
+    assert rule["applies_to"]["items"]["enum"] == [k.value for k in FileKind]
+    assert rule["severity"]["enum"] == [s.value for s in Severity]
+    assert rule["ipex_build"]["enum"] == [b.value for b in IpexBuild]
+    assert code_rules.rules_schema()["$defs"]["match"]["properties"].keys() == set(
+        code_rules.MATCH_KINDS
+    )
+
+
+def test_schema_agrees_with_jsonschema(shipped: code_rules.CodeRules) -> None:
+    """The fast validator and jsonschema accept the shipped file and refuse the same edits."""
+    data = yaml.safe_load(resources.read_text("code_rules.yaml"))
+    validator = jsonschema.Draft202012Validator(code_rules.rules_schema())
+    assert not list(validator.iter_errors(data))
+    from ipex_doctor.knowledge import schema
+
+    assert not schema.errors(data, code_rules.rules_schema())
+    edits: list[Callable[[dict[str, Any]], None]] = [
+        lambda d: d["rules"][0].update(colour="red"),
+        lambda d: d["rules"][0]["match"].update(text=["x"]),
+        lambda d: d["rules"][0].update(match={}),
+        lambda d: d["rules"][0].update(severity="fatal"),
+        lambda d: d["rules"][0]["references"][0].update(url="http://example.org"),
+        lambda d: d["rules"][0].update(applies_to=["makefile"]),
+        lambda d: d["rules"][0]["match"].update(symbols=["a.*.b"]),
+        lambda d: d.update(schema_version=2),
+    ]
+    for edit in edits:
+        mutated = yaml.safe_load(resources.read_text("code_rules.yaml"))
+        edit(mutated)
+        assert list(validator.iter_errors(mutated)), edit
+        assert schema.errors(mutated, code_rules.rules_schema()), edit
+
+
+def test_importing_the_module_is_light() -> None:
+    """Light commands may import this module: neither PyYAML nor the knowledge base load."""
+    code = (
+        "import sys, ipex_doctor.knowledge.code_rules\n"
+        "print(sorted(m for m in ('yaml', 'ipex_doctor.knowledge.known_issues') if m in sys.modules))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.strip() == "[]"
+
+
+# ------------------------------------------------------------------ one-line errors
+
+
+def test_minimal_document_loads(tmp_path: Path) -> None:
+    """A valid site file loads, with the defaults filled in."""
+    rules = code_rules.load(write(tmp_path, MINIMAL)).rules
+    assert len(rules) == 1
+    rule = rules[0]
+    assert rule.applies_to == code_rules.DEFAULT_APPLIES_TO
+    assert (rule.needs_ipex, rule.ipex_build, rule.fix) == (False, IpexBuild.ANY, None)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "expected"),
+    [
+        pytest.param(
+            "    recipe:",
+            "    fixes: launcher\n    recipe:",
+            r":10: rule 'my-rule', field 'fixes': unknown key 'fixes'; did you mean 'fix'\?",
+            id="unknown-key",
+        ),
+        pytest.param(
+            "      symbols: [mylib.old_api]",
+            "      symbols: [mylib.old_api]\n      colour: red",
+            r":8: rule 'my-rule', field 'match.colour': unknown key 'colour' \(known keys: symbols, imports, pattern, text\)",
+            id="unknown-match-key",
+        ),
+        pytest.param(
+            "      symbols: [mylib.old_api]",
+            "      symbols: [mylib.old_api]\n      text: ['old_api']",
+            r":7: rule 'my-rule', field 'match': match needs exactly one of symbols, imports, pattern, text; found symbols, text",
+            id="two-match-kinds",
+        ),
+        pytest.param(
+            "    match:\n      symbols: [mylib.old_api]",
+            "    match: {}",
+            r":6: rule 'my-rule', field 'match': match needs exactly one of .*; found none",
+            id="no-match-kind",
+        ),
+        pytest.param(
+            "      symbols: [mylib.old_api]",
+            "      text: ['unbalanced (']\n    applies_to: [shell]",
+            r":7: rule 'my-rule', field 'match.text.0': invalid regular expression",
+            id="bad-regex",
+        ),
+        pytest.param(
+            "      symbols: [mylib.old_api]",
+            "      text: ['(a+)+$']\n    applies_to: [shell]",
+            r":7: rule 'my-rule', field 'match.text.0': regular expression has a quantified group",
+            id="catastrophic-regex",
+        ),
+        pytest.param(
+            "      symbols: [mylib.old_api]",
+            "      text: ['ipexrun|']\n    applies_to: [shell]",
+            r":7: rule 'my-rule', field 'match.text.0': regular expression matches an empty line",
+            id="empty-matching-regex",
+        ),
+        pytest.param(
+            "      symbols: [mylib.old_api]",
+            "      text: ['ipexrun']",
+            r":7: rule 'my-rule', field 'match.text': a text rule needs 'applies_to'",
+            id="text-without-applies-to",
+        ),
+        pytest.param(
+            "    recipe:",
+            "    applies_to: [python, dockerfile]\n    recipe:",
+            r":10: rule 'my-rule', field 'applies_to': a symbols rule reads Python source; dockerfile files",
+            id="symbols-on-a-dockerfile",
+        ),
+        pytest.param(
+            "    recipe:",
+            "    kb: [dot-half, dot-halves]\n    recipe:",
+            r":10: rule 'my-rule', field 'kb.1': unknown knowledge-base id 'dot-halves' \(did you mean 'dot-half'\?\)",
+            id="unknown-kb-id",
+        ),
+        pytest.param(
+            "  - id: my-rule",
+            "  - id: dot-half",
+            r":3: rule 'dot-half', field 'id': is also a knowledge-base id",
+            id="id-of-a-kb-entry",
+        ),
+        pytest.param(
+            "    recipe:",
+            "    fix: autocast-gpu\n    recipe:",
+            r":10: rule 'my-rule', field 'fix': unknown fix 'autocast-gpu' \(did you mean 'autocast-xpu'\?\) \(known: autocast-xpu, ",
+            id="unknown-fix-id",
+        ),
+        pytest.param(
+            "      symbols: [mylib.old_api]",
+            "      pattern: with-or",
+            r":7: rule 'my-rule', field 'match.pattern': unknown pattern 'with-or' \(did you mean 'with-and'\?\)",
+            id="unknown-pattern",
+        ),
+        pytest.param(
+            "    recipe: Call mylib.new_api instead.\n",
+            "",
+            r":3: rule 'my-rule': a rule without 'fix' needs a 'recipe'",
+            id="no-fix-no-recipe",
+        ),
+        pytest.param(
+            "severity: warning",
+            "severity: fatal",
+            r":5: rule 'my-rule', field 'severity': 'fatal' is not one of \['error', 'warning', 'info'\]",
+            id="bad-severity",
+        ),
+        pytest.param(
+            "https://example.org",
+            "http://example.org",
+            r":12: rule 'my-rule', field 'references.0.url': 'http://example.org/ticket/1' does not match",
+            id="plain-http-reference",
+        ),
+        pytest.param(
+            "[mylib.old_api]",
+            "[mylib.*.old_api]",
+            r":7: rule 'my-rule', field 'match.symbols.0': 'mylib.\*.old_api' does not match",
+            id="glob-in-the-middle",
+        ),
+    ],
+)
+def test_bad_rules_are_one_line_errors_naming_the_line(
+    tmp_path: Path, old: str, new: str, expected: str
+) -> None:
+    """Every mistake is one line: the file and line, the rule, the field, what is wrong."""
+    assert old in MINIMAL
+    message = error_of(tmp_path, MINIMAL.replace(old, new, 1))
+    assert message.startswith(str(tmp_path / "rules.yaml") + ":"), message
+    assert re.search(expected, message), message
+
+
+def test_yaml_alias_is_refused(tmp_path: Path) -> None:
+    """Aliases (the billion-laughs vector) are refused outright, naming the line."""
+    text = MINIMAL.replace("why: Because", "why: &why Because").replace(
+        "replacement: mylib.new_api", "replacement: *why"
+    )
+    message = error_of(tmp_path, text)
+    assert re.search(r"rules\.yaml:8: YAML aliases are not allowed", message), message
+
+
+def test_duplicate_id(tmp_path: Path) -> None:
+    """Two rules with one id: the second is named, with the first's index."""
+    entry = MINIMAL.split("rules:\n", 1)[1]
+    message = error_of(tmp_path, MINIMAL + entry)
+    assert re.search(r"rules\.yaml:13: rule 'my-rule', field 'id': duplicate id \(first defined as rules\[0\]\)", message), message  # fmt: skip
+
+
+def test_every_error_is_collected_in_line_order(tmp_path: Path) -> None:
+    """``check_document`` reports all errors, by line; the valid rules still load."""
+    second = MINIMAL.split("rules:\n", 1)[1].replace("my-rule", "other-rule")
+    third = second.replace("other-rule", "third-rule")
+    text = (
+        MINIMAL.replace("severity: warning", "severity: fatal")
+        + second.replace("    recipe: Call mylib.new_api instead.\n", "")
+        + third
+    )
+    checked = code_rules.check_document("rules.yaml", text)
+    lines = [int(e.message.split(":")[1]) for e in checked.errors]
+    assert lines == sorted(lines) and len(lines) == 2, [e.message for e in checked.errors]
+    assert [r.id for r in checked.rules] == ["third-rule"]
+
+
+def test_known_ids_can_be_given(tmp_path: Path) -> None:
+    """A caller with its own knowledge base (overlays) says which ids exist."""
+    text = MINIMAL.replace("    recipe:", "    kb: [site-issue]\n    recipe:")
+    rules = code_rules.load(write(tmp_path, text), known_ids={"site-issue"}).rules
+    assert rules[0].kb == ("site-issue",)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("rules: [", r"rules\.yaml:\d+: malformed YAML"),
+        ("- 1\n- 2\n", r"rules\.yaml:1: code rules: the top level must be a mapping"),
+        ("schema_version: 1\n", r"rules\.yaml:1: code rules: 'rules' is a required property"),
+        (
+            "schema_version: 2\nrules: []\n",
+            r"rules\.yaml:1: code rules, field 'schema_version': 1 was expected",
+        ),
+    ],
+)
+def test_bad_documents(tmp_path: Path, text: str, expected: str) -> None:
+    """What is wrong with the document as a whole is one line too."""
+    assert re.search(expected, error_of(tmp_path, text))
+
+
+def test_missing_unreadable_and_huge_files(tmp_path: Path) -> None:
+    """Missing files, directories, non-UTF-8 and oversized files are one-line errors."""
+    with pytest.raises(KnowledgeBaseError, match="no such code-rules file"):
+        code_rules.load(tmp_path / "absent.yaml")
+    with pytest.raises(KnowledgeBaseError, match="is a directory"):
+        code_rules.load(tmp_path)
+    binary = tmp_path / "bin.yaml"
+    binary.write_bytes(b"\xff\xfe\x00garbage")
+    with pytest.raises(KnowledgeBaseError, match="not UTF-8"):
+        code_rules.load(binary)
+    big = write(tmp_path, "# " + "x" * code_rules.MAX_FILE_BYTES, "big.yaml")
+    with pytest.raises(KnowledgeBaseError, match="larger than"):
+        code_rules.load(big)

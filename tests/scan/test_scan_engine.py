@@ -1,0 +1,135 @@
+"""``scan_paths`` as a whole: roots, counts, order, determinism, the JSON round trip, and a
+scan that never imports torch."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from scan_rules import SAMPLE, found, scan, write
+
+from ipex_doctor.model.code import ScanResult
+from ipex_doctor.model.codec import from_json, to_json
+from ipex_doctor.scan import scan_paths
+
+PROJECT = {
+    "train.py": (
+        "import torch\n"
+        "import intel_extension_for_pytorch as ipex\n"
+        "model, opt = ipex.optimize(model, dtype=torch.bfloat16)\n"
+        "with torch.cpu.amp.autocast() and torch.no_grad():\n"
+        "    out = model(x)\n"
+    ),
+    "dist/launch.py": "import torch.distributed as dist\ndist.init_process_group(backend='ccl')\n",
+    "requirements.txt": "intel-extension-for-pytorch==2.8.0\n",
+    "docs/conf.py": "project = 'ipex'\n",
+    "README.md": "ipex.optimize everywhere\n",
+}
+
+
+def test_a_project_scan(tmp_path: Path) -> None:
+    """Matches sorted by path, line, column (then the end, then the rule); counts of candidates
+    and of parsed files (docs/conf.py has no trigger word)."""
+    write(tmp_path, PROJECT)
+    result = scan(tmp_path)
+    assert found(result) == [
+        ("dist/launch.py", 2, "ccl-backend", 'backend="ccl"'),
+        ("requirements.txt", 1, "pip-ipex", "intel-extension-for-pytorch"),
+        ("train.py", 2, "ipex-import", "intel_extension_for_pytorch"),
+        ("train.py", 3, "ipex-optimize", "intel_extension_for_pytorch.optimize"),
+        (
+            "train.py",
+            3,
+            "optimize-bf16",
+            "intel_extension_for_pytorch.optimize(dtype=torch.bfloat16)",
+        ),
+        ("train.py", 4, "cpu-autocast", "torch.cpu.amp.autocast"),
+        ("train.py", 4, "with-and", "torch.cpu.amp.autocast() and torch.no_grad()"),
+    ]
+    assert (result.files_seen, result.files_parsed) == (4, 3)
+    assert result.roots == (tmp_path.as_posix(),)
+
+
+def test_the_default_root_is_the_current_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No roots: ``.``; paths stay relative to it."""
+    write(tmp_path, PROJECT)
+    monkeypatch.chdir(tmp_path)
+    result = scan_paths([], SAMPLE)
+    assert result.roots == (".",)
+    assert found(result) == found(scan(tmp_path))
+
+
+def test_several_roots_and_excludes(tmp_path: Path) -> None:
+    """Each file is relative to its own root; a file under two roots is scanned once."""
+    write(tmp_path, PROJECT)
+    result = scan_paths([tmp_path / "dist", tmp_path], SAMPLE, exclude=["requirements*.txt"])
+    assert [m.location.path for m in result.matches] == [
+        "launch.py",
+        "train.py",
+        "train.py",
+        "train.py",
+        "train.py",
+        "train.py",
+    ]
+
+
+def test_the_result_is_deterministic_and_round_trips(tmp_path: Path) -> None:
+    """Two scans give equal results, whatever order the files were written in; JSON and back."""
+    write(tmp_path / "one", PROJECT)
+    write(tmp_path / "two", dict(reversed(list(PROJECT.items()))))
+    first, second = scan(tmp_path / "one"), scan(tmp_path / "two")
+    assert first.matches == second.matches
+    assert from_json(ScanResult, json.loads(json.dumps(to_json(first)))) == first
+
+
+def test_a_scan_never_imports_torch(tmp_path: Path) -> None:
+    """The doctor's process reads code; it never imports what the code imports."""
+    write(tmp_path, PROJECT)
+    tests = Path(__file__).resolve().parent
+    code = (
+        "import sys; from pathlib import Path; sys.path.insert(0, sys.argv[1])\n"
+        "from scan_rules import SAMPLE\n"
+        "from ipex_doctor.scan import scan_paths\n"
+        "result = scan_paths([Path(sys.argv[2])], SAMPLE)\n"
+        "assert result.matches\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'intel_extension_for_pytorch')))\n"
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(tests), str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+    )
+    assert out.stdout.strip() == "[]"
+
+
+def test_a_large_tree_read_by_workers_gives_the_same_result(tmp_path: Path) -> None:
+    """From ``PARALLEL_FROM`` candidates the files are read in spawned workers: the result is
+    the one a serial read gives, in the same order, every file counted once."""
+    from ipex_doctor.scan import engine
+
+    files: dict[str, str | bytes] = {
+        f"pkg{i // 50}/mod{i}.py": f"import torch\nx = {i}\n"
+        for i in range(engine.PARALLEL_FROM + 40)
+    }
+    files["pkg3/uses.py"] = PROJECT["train.py"]
+    files["pkg7/dist.py"] = PROJECT["dist/launch.py"]
+    write(tmp_path, files)
+    parallel = scan(tmp_path)
+    serial_from = engine.PARALLEL_FROM
+    try:
+        engine.PARALLEL_FROM = 10**9
+        serial = scan(tmp_path)
+    finally:
+        engine.PARALLEL_FROM = serial_from
+    assert parallel == serial
+    assert parallel.files_seen == len(files)
+    assert {m.location.path for m in parallel.matches} == {"pkg3/uses.py", "pkg7/dist.py"}
