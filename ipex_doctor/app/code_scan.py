@@ -22,7 +22,14 @@ from ipex_doctor.knowledge import code_rules, known_issues
 from ipex_doctor.knowledge.code_rules import CodeRules
 from ipex_doctor.model.code import CodeMatch, ScanResult
 from ipex_doctor.model.environment import Environment
-from ipex_doctor.model.findings import Command, Finding, Report, ScanSummary, now_utc
+from ipex_doctor.model.findings import (
+    Command,
+    Finding,
+    FindingKind,
+    Report,
+    ScanSummary,
+    now_utc,
+)
 from ipex_doctor.probe.options import ProbeOptions
 from ipex_doctor.reporting.output_options import OutputOptions
 from ipex_doctor.runs.diagnose import examine
@@ -183,3 +190,20 @@ def _report(
         findings=tuple(findings),
         scan=summary,
     )
+
+
+def with_code(report: Report, roots: Sequence[Path], exclude: Sequence[str] = ()) -> Report:
+    """``check --code PATH``: ``report`` with the code findings of ``roots`` added, each
+    joined with the environment the check examined, its known issues as the check judged
+    them (with the reproductions' observations, stronger than static facts)."""
+    import dataclasses
+
+    from ipex_doctor.scan.engine import scan_paths
+
+    rules = code_rules.load()
+    result = scan_paths(roots, rules, exclude=exclude)
+    env = report.environment
+    joined = env if env.package("torch") is not None else None
+    judged = {f.id: f for f in report.findings if f.kind is not FindingKind.CODE}
+    coded = _report(result, rules, env, joined, judged if joined else {}, {})
+    return dataclasses.replace(report, findings=report.findings + coded.findings, scan=coded.scan)

@@ -13,6 +13,7 @@ import contextlib
 import signal
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 
 from ipex_doctor.app.conclusion import conclude, gate_policy
 from ipex_doctor.errors import ExitCode, Stopped, Terminated
@@ -43,6 +44,8 @@ class Request:
     distributed: bool = False
     baseline: SavedReport | None = None
     """``--baseline``, read and validated once where the option was parsed."""
+    code: tuple[Path, ...] = ()
+    """``check --code PATH``: the user's code to read and join with this environment."""
 
 
 @contextlib.contextmanager
@@ -71,7 +74,12 @@ def diagnose_and_publish(
     out.check()
     knowledge = known_issues.load_files(request.kb_overlays, notify)
     checks = request.checks
-    policy = gate_policy(out, knowledge, list(checks.catalog) if checks else ())
+    extra_ids = list(checks.catalog) if checks else []
+    if request.code:
+        from ipex_doctor.knowledge import code_rules
+
+        extra_ids += [rule.id for rule in code_rules.load().rules]
+    policy = gate_policy(out, knowledge, extra_ids)
     if baseline is not None and not request.distributed:
         from ipex_doctor.probe.host import probe_host
         from ipex_doctor.verdicts.baseline import check_same_host
@@ -100,6 +108,10 @@ def diagnose_and_publish(
         raise Stopped(
             f"{what}: the report above is partial (marked incomplete)", exit_code=code
         ) from None
+    if request.code:
+        from ipex_doctor.app.code_scan import with_code
+
+        report = with_code(report, request.code, policy.scan_exclude)
     if not request.distributed:
         return conclude(report, out, policy, baseline)
     # NOTE: the launcher stops the other ranks (SIGTERM) once rank 0 exits; a rank still

@@ -89,6 +89,8 @@ def cli() -> None:
 @click.option("--skip-sanity", is_flag=True, help="Leave out the ResNet-50 AMP sanity run.")
 @click.option("--distributed", is_flag=True,
               help="Under torchrun/mpirun: each rank examines its node, rank 0 writes one fleet report.")  # fmt: skip
+@click.option("--code", "code", metavar="PATH", multiple=True, type=click.Path(exists=True),
+              help="Also read your code under PATH (as scan does), judged against this environment. Repeatable.")  # fmt: skip
 @SANITY
 def check(
     probe: ProbeOptions,
@@ -100,6 +102,7 @@ def check(
     checks_dirs: tuple[str, ...],
     skip_sanity: bool,
     distributed: bool,
+    code: tuple[str, ...],
     sanity_options: SanityOptions,
 ) -> int:
     """Full diagnosis: probe, reproductions on every device, the AMP sanity run, verdicts."""
@@ -115,7 +118,7 @@ def check(
     )  # fmt: skip
     return _run(
         Request(Command.CHECK, probe, out, kb_overlays, checks=checks, distributed=distributed,
-                baseline=baseline)
+                baseline=baseline, code=tuple(Path(p) for p in code))
     )  # fmt: skip
 
 

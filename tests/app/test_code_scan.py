@@ -175,3 +175,25 @@ def test_a_scan_of_this_repository_reports_nothing() -> None:
     assert done.returncode == 0, done.stderr
     findings = json.loads(done.stdout)["findings"]
     assert all(f["status"] == "skip" and f["evidence"]["data"]["suppressed"] for f in findings)
+
+
+def test_check_code_adds_the_code_findings_judged_against_the_probed_environment(
+    tmp_path: Path,
+) -> None:
+    """``check --code PATH``: the environment's findings and the code's, in one report, the
+    code judged against the environment the check examined."""
+    from conftest import FAKE_TORCH_OK
+
+    project = _project(tmp_path / "project")
+    python = make_fake_env(tmp_path / "env", {"torch": ("2.8.0", FAKE_TORCH_OK)})
+    done = run_doctor(
+        "check", "--python", python, "--skip-sanity", "--code", str(project), "--json", "-", "-q"
+    )
+    assert "Traceback" not in done.stderr, done.stderr
+    report = json.loads(done.stdout)
+    kinds = {f["kind"] for f in report["findings"]}
+    assert {"environment", "code"} <= kinds
+    autocast = next(f for f in report["findings"] if f["id"] == "xpu-amp-autocast")
+    assert autocast["status"] == "fail" and "IPEX is not installed" in autocast["evidence"]["summary"]
+    assert report["scan"]["files_seen"] >= 2
+    assert done.returncode == 1
