@@ -194,6 +194,8 @@ def test_check_code_adds_the_code_findings_judged_against_the_probed_environment
     kinds = {f["kind"] for f in report["findings"]}
     assert {"environment", "code"} <= kinds
     autocast = next(f for f in report["findings"] if f["id"] == "xpu-amp-autocast")
-    assert autocast["status"] == "fail" and "IPEX is not installed" in autocast["evidence"]["summary"]
+    assert (
+        autocast["status"] == "fail" and "IPEX is not installed" in autocast["evidence"]["summary"]
+    )
     assert report["scan"]["files_seen"] >= 2
     assert done.returncode == 1
