@@ -192,7 +192,9 @@ def _report(
     )
 
 
-def with_code(report: Report, roots: Sequence[Path], exclude: Sequence[str] = ()) -> Report:
+def with_code(
+    report: Report, roots: Sequence[Path], rules: CodeRules, exclude: Sequence[str] = ()
+) -> Report:
     """``check --code PATH``: ``report`` with the code findings of ``roots`` added, each
     joined with the environment the check examined, its known issues as the check judged
     them (with the reproductions' observations, stronger than static facts)."""
@@ -200,7 +202,6 @@ def with_code(report: Report, roots: Sequence[Path], exclude: Sequence[str] = ()
 
     from ipex_doctor.scan.engine import scan_paths
 
-    rules = code_rules.load()
     result = scan_paths(roots, rules, exclude=exclude)
     env = report.environment
     joined = env if env.package("torch") is not None else None

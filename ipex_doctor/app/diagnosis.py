@@ -75,10 +75,12 @@ def diagnose_and_publish(
     knowledge = known_issues.load_files(request.kb_overlays, notify)
     checks = request.checks
     extra_ids = list(checks.catalog) if checks else []
+    rules = None
     if request.code:
         from ipex_doctor.knowledge import code_rules
 
-        extra_ids += [rule.id for rule in code_rules.load().rules]
+        rules = code_rules.load()
+        extra_ids += [rule.id for rule in rules.rules]
     policy = gate_policy(out, knowledge, extra_ids)
     if baseline is not None and not request.distributed:
         from ipex_doctor.probe.host import probe_host
@@ -108,10 +110,10 @@ def diagnose_and_publish(
         raise Stopped(
             f"{what}: the report above is partial (marked incomplete)", exit_code=code
         ) from None
-    if request.code:
+    if rules is not None:
         from ipex_doctor.app.code_scan import with_code
 
-        report = with_code(report, request.code, policy.scan_exclude)
+        report = with_code(report, request.code, rules, policy.scan_exclude)
     if not request.distributed:
         return conclude(report, out, policy, baseline)
     # NOTE: the launcher stops the other ranks (SIGTERM) once rank 0 exits; a rank still

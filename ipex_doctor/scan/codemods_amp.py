@@ -52,11 +52,6 @@ class Autocast(NameCodemod):
     """
 
     DEVICE: ClassVar[str] = ""
-    TARGETS: ClassVar[tuple[str, ...]] = ()
-
-    def targets(self) -> tuple[str, ...]:
-        """The spellings of the old class."""
-        return self.TARGETS
 
     def plan(self, module: cst.Module) -> None:
         """Plan each call of the old class."""
@@ -232,10 +227,6 @@ class GradScalerXpu(NameCodemod):
     TRIGGERS = ("GradScaler",)
     REQUIRES = ("xpu",)
     TARGETS = ("torch.xpu.amp.GradScaler", "torch.xpu.amp.grad_scaler.GradScaler")
-
-    def targets(self) -> tuple[str, ...]:
-        """The spellings of the old class."""
-        return self.TARGETS
 
     def plan(self, module: cst.Module) -> None:
         """Plan each call of the old class."""

@@ -159,9 +159,13 @@ class Codemod(cst.CSTTransformer):
         """Decide every edit and record it (``rewrite`` / ``refuse``); called once."""
         raise NotImplementedError
 
+    TARGETS: ClassVar[tuple[str, ...]] = ()
+    """The qualified names a codemod of one old API rewrites (its spellings)."""
+
     def targets(self) -> Collection[str]:
-        """The qualified names this codemod rewrites (for pruning their imports)."""
-        return ()
+        """The qualified names this codemod rewrites (for pruning their imports); by default
+        ``TARGETS``."""
+        return self.TARGETS
 
     def prunable(self, qualified: str) -> bool:
         """Whether an import binding ``qualified`` (a ``from M import X`` or ``import M as Y``)

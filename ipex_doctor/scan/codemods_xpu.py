@@ -117,10 +117,6 @@ class MemGetInfo(NameCodemod):
         "intel_extension_for_pytorch.xpu.memory.mem_get_info",
     )
 
-    def targets(self) -> tuple[str, ...]:
-        """The spellings of IPEX's function."""
-        return self.TARGETS
-
     def plan(self, module: cst.Module) -> None:
         """Plan each use of IPEX's function."""
         for node, _ in self.references(module, dict.fromkeys(self.TARGETS)):

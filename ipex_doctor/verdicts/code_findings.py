@@ -20,13 +20,9 @@ from collections.abc import Mapping
 from ipex_doctor.knowledge.code_rules import CodeRule, IpexBuild
 from ipex_doctor.model.code import CodeMatch
 from ipex_doctor.model.environment import IPEX, Environment
-from ipex_doctor.model.findings import Evidence, Finding, FindingKind, Severity, Status, Verdict
+from ipex_doctor.model.findings import Evidence, Finding, FindingKind, Status, Verdict
+from ipex_doctor.verdicts.judge import status_for
 
-_BY_SEVERITY = {
-    Severity.ERROR: Status.FAIL,
-    Severity.WARNING: Status.WARN,
-    Severity.INFO: Status.PASS,
-}
 _IN_RANGE = (Verdict.AFFECTED, Verdict.REGRESSION, Verdict.PREDICTED, Verdict.LATENT)
 
 
@@ -51,7 +47,7 @@ def _environment_fact(rule: CodeRule, env: Environment) -> tuple[Status, Verdict
                     f"fails at run time here: IPEX {ipex.version} is the CPU build, which lacks it")  # fmt: skip
         return (Status.WARN, Verdict.LATENT,
                 f"works with IPEX {ipex.version} here, and breaks once IPEX (retired) is removed")  # fmt: skip
-    status = _BY_SEVERITY[rule.severity]
+    status = status_for(Verdict.AFFECTED, rule.severity)
     return status, Verdict.AFFECTED, ""
 
 
@@ -65,7 +61,7 @@ def _kb_fact(
     hit = [f for f in judged if f.verdict in _IN_RANGE]
     if hit:
         first = hit[0]
-        return (_BY_SEVERITY[rule.severity], Verdict.AFFECTED,
+        return (status_for(Verdict.AFFECTED, rule.severity), Verdict.AFFECTED,
                 f"the known issue {first.id} is {first.verdict} here ({first.evidence.summary})")  # fmt: skip
     outside = [f for f in judged if f.verdict is Verdict.NOT_AFFECTED]
     if not outside:
@@ -102,7 +98,7 @@ def code_finding(
     torch, as a pre-commit hook's: judged by the rule's severity alone),
     evidence naming the line and the environment's fact, the replacement as remediation."""
     if env is None:
-        status, verdict = _BY_SEVERITY[rule.severity], Verdict.PREDICTED
+        status, verdict = status_for(Verdict.PREDICTED, rule.severity), Verdict.PREDICTED
         fact = "judged by the rule alone: the examined interpreter has no torch (give --python)"
     else:
         status, verdict, fact = _judged(rule, env, kb_findings)
