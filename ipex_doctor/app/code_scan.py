@@ -52,6 +52,8 @@ class ScanRequest:
     """Apply the mechanical rewrites (atomically, file by file) before reporting."""
     diff: bool = False
     """Print the rewrites as a unified diff; write nothing."""
+    cache: bool = True
+    """Reuse the outcomes of files unchanged since the last scan (``scan.outcome_cache``)."""
 
 
 def _file_of(roots: Sequence[Path], display: str) -> Path | None:
@@ -117,12 +119,12 @@ def scan_and_publish(request: ScanRequest, *, notify: Notify, emit: Notify) -> E
 
     roots = request.roots or (Path("."),)
     exclude = (*policy.scan_exclude, *request.exclude)
-    result = scan_paths(roots, rules, exclude=exclude)
+    result = scan_paths(roots, rules, exclude=exclude, cache=request.cache)
     edits: dict[str, list[dict[str, Any]]] = {}
     if request.fix or request.diff:
         edits = _fixes(result, rules, roots, write=request.fix, emit=emit)
         if request.fix and edits:
-            result = scan_paths(roots, rules, exclude=exclude)
+            result = scan_paths(roots, rules, exclude=exclude, cache=request.cache)
             edits = {}
     # NOTE: an interpreter without torch (a pre-commit hook's own) says nothing about where
     # the code runs: its matches are judged by the rules alone, and say so.
@@ -202,7 +204,7 @@ def with_code(
 
     from ipex_doctor.scan.engine import scan_paths
 
-    result = scan_paths(roots, rules, exclude=exclude)
+    result = scan_paths(roots, rules, exclude=exclude, cache=True)
     env = report.environment
     joined = env if env.package("torch") is not None else None
     judged = {f.id: f for f in report.findings if f.kind is not FindingKind.CODE}

@@ -255,6 +255,11 @@ def merge(report_files: tuple[str, ...], kb_overlays: tuple[str, ...], out: Outp
     multiple=True,
     help="Leave out files matching this .gitignore-style pattern (relative to each PATH). Repeatable.",
 )
+@click.option(
+    "--no-cache",
+    is_flag=True,
+    help="Read every file, even those unchanged since the last scan of the same PATHs.",
+)
 def scan(
     paths: tuple[str, ...],
     probe: ProbeOptions,
@@ -263,6 +268,7 @@ def scan(
     fix: bool,
     diff: bool,
     exclude: tuple[str, ...],
+    no_cache: bool,
 ) -> int:
     """Read your code (default: .) for IPEX APIs and known-issue patterns, judged against the
     environment of --python; --fix moves what is mechanical to upstream PyTorch."""
@@ -271,7 +277,14 @@ def scan(
     from ipex_doctor.app.code_scan import ScanRequest, scan_and_publish
 
     request = ScanRequest(
-        tuple(Path(p) for p in paths), out, probe, kb_overlays, exclude, fix=fix, diff=diff
+        tuple(Path(p) for p in paths),
+        out,
+        probe,
+        kb_overlays,
+        exclude,
+        fix=fix,
+        diff=diff,
+        cache=not no_cache,
     )
     return scan_and_publish(request, notify=notify_user, emit=_emit_stderr)
 

@@ -1,7 +1,7 @@
-"""A cache of validated knowledge-base documents, so light commands need not parse YAML.
+"""A cache of validated knowledge documents, so light commands need not parse YAML.
 
-``kb list``, ``kb show`` and ``explain`` load the knowledge base on every run; PyYAML alone
-takes longer to import than their whole budget allows. A document that validated is kept as
+``kb list``, ``kb show`` and ``explain`` load the knowledge base on every run, ``scan`` the
+code rules; PyYAML alone takes longer to import than their whole budget allows. A document that validated is kept as
 JSON under ``$XDG_CACHE_HOME/ipex-doctor/kb/`` (default ``~/.cache``) with the text it was
 made from; a hit needs the same text, name and doctor version, compared in full (the file
 name is only a checksum of them), so an edit, another file of the same name or a new doctor
@@ -32,15 +32,18 @@ def directory() -> Path:
 
 _MAX_FILES = 64
 """More documents than this (overlays come and go) and the oldest are removed on a write."""
-_VALIDATOR = ("known_issues.py", "rule_names.py", "schema.py", "known_issues.schema.json")
+KNOWN_ISSUES = ("known_issues.py", "rule_names.py", "schema.py", "known_issues.schema.json")
+"""The files (in ``knowledge/``) that validate a knowledge-base document."""
+CODE_RULES = ("code_rules.py", "schema.py", "code_rules.schema.json")
+"""The files that validate a code-rules document."""
 
 
-def _validator_stamp() -> str:
+def _validator_stamp(validator: Sequence[str]) -> str:
     """What validated the document: a change to the loader, rules or schema is a miss (a
     development checkout keeps the same version while that code changes)."""
     here = Path(__file__).resolve().parent
     stamps = []
-    for name in _VALIDATOR:
+    for name in validator:
         try:
             stat = (here / name).stat()
             stamps.append(f"{name}:{stat.st_mtime_ns}:{stat.st_size}")
@@ -49,8 +52,8 @@ def _validator_stamp() -> str:
     return ";".join(stamps)
 
 
-def _identity(name: str, text: str) -> list[str]:
-    return [str(_FORMAT), __version__, _validator_stamp(), name, text]
+def _identity(name: str, text: str, validator: Sequence[str], context: str) -> list[str]:
+    return [str(_FORMAT), __version__, _validator_stamp(validator), context, name, text]
 
 
 def _file(identity: list[str]) -> Path:
@@ -58,9 +61,13 @@ def _file(identity: list[str]) -> Path:
     return directory() / f"{checksum:08x}.json"
 
 
-def get(name: str, text: str) -> tuple[list[tuple[dict[str, Any], str]], list[str]] | None:
-    """The entries (as parsed, with their sources) and warnings of a document seen valid."""
-    identity = _identity(name, text)
+def get(
+    name: str, text: str, validator: Sequence[str] = KNOWN_ISSUES, context: str = ""
+) -> tuple[list[tuple[dict[str, Any], str]], list[str]] | None:
+    """The entries (as parsed, with their sources) and warnings of a document seen valid by
+    ``validator`` (the files that check it) in ``context`` (anything else its validity
+    depends on, such as the ids a code rule may name)."""
+    identity = _identity(name, text, validator, context)
     try:
         data = json.loads(_file(identity).read_text(encoding="utf-8"))
         if data.get("identity") != identity:
@@ -71,11 +78,19 @@ def get(name: str, text: str) -> tuple[list[tuple[dict[str, Any], str]], list[st
         return None
 
 
-def put(name: str, text: str, entries: Entries, warnings: Sequence[str]) -> None:
-    """Keep a valid document's entries and warnings; silently nothing when it cannot."""
+def put(
+    name: str,
+    text: str,
+    entries: Entries,
+    warnings: Sequence[str],
+    validator: Sequence[str] = KNOWN_ISSUES,
+    context: str = "",
+) -> None:
+    """Keep a valid document's entries and warnings (see ``get``); silently nothing when it
+    cannot."""
     import tempfile  # NOTE: lazy; only a miss writes, and tempfile is slow to import
 
-    identity = _identity(name, text)
+    identity = _identity(name, text, validator, context)
     payload = {
         "identity": identity,
         "entries": [[dict(r), s] for r, s in entries],

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from ipex_doctor import resources
 from ipex_doctor.errors import KnowledgeBaseError, read_bounded
-from ipex_doctor.knowledge import schema
+from ipex_doctor.knowledge import cache, schema
 from ipex_doctor.model.code import FileKind
 from ipex_doctor.model.codec import JsonModel
 from ipex_doctor.model.terms import Reference, Severity, TextEnum
@@ -224,12 +224,28 @@ def load(path: Path | str | None = None, *, known_ids: Iterable[str] | None = No
 
     ``known_ids`` are the knowledge-base ids a rule's ``kb`` may name and its ``id`` must not
     take (default: the shipped knowledge base's). Raises the first error (by line) as a
-    one-line ``KnowledgeBaseError`` naming the file, the line and the rule.
+    one-line ``KnowledgeBaseError`` naming the file, the line and the rule. A document seen
+    valid before with the same ids comes from the cache (``knowledge.cache``): parsing the
+    YAML is most of a small scan's start.
     """
     target = shipped_path() if path is None else Path(path)
     text = read_bounded(target, MAX_FILE_BYTES, KnowledgeBaseError, "code-rules")
-    rules = parse_document(str(target), text, known_ids=known_ids)
-    return CodeRules(rules=rules, sources=(str(target),))
+    known = _known_ids(known_ids)
+    context = "\0".join(sorted(known))
+    hit = cache.get(str(target), text, cache.CODE_RULES, context)
+    if hit is not None:
+        try:
+            cached = tuple(_rule(raw) for raw, _ in hit[0])
+        except (KeyError, TypeError, ValueError, AttributeError, KnowledgeBaseError):
+            cached = None  # NOTE: a cache file edited by hand is a miss, never a traceback
+        if cached is not None:
+            return CodeRules(rules=cached, sources=(str(target),))
+    checked = check_document(str(target), text, known_ids=known)
+    if checked.errors:
+        raise checked.errors[0]
+    raw_rules = [(raw, "") for raw in checked.raw]
+    cache.put(str(target), text, raw_rules, (), cache.CODE_RULES, context)
+    return CodeRules(rules=checked.rules, sources=(str(target),))
 
 
 def parse_document(
@@ -248,6 +264,8 @@ class RulesCheck:
 
     rules: tuple[CodeRule, ...]
     """The rules that are valid (all of them when ``errors`` is empty)."""
+    raw: tuple[dict[str, Any], ...]
+    """Those rules as parsed from the document (what the cache keeps)."""
     errors: tuple[KnowledgeBaseError, ...]
     """Every error in the order of their lines; each message is one line naming the file, the
     line and the rule."""
@@ -263,17 +281,17 @@ def check_document(name: str, text: str, *, known_ids: Iterable[str] | None = No
     if len(text.encode("utf-8", "surrogatepass")) > MAX_FILE_BYTES:
         limit = MAX_FILE_BYTES // 1024
         too_big = f"{name}: larger than {limit} KiB; a code-rules file is a small text file"
-        return RulesCheck((), (KnowledgeBaseError(too_big),))
+        return RulesCheck((), (), (KnowledgeBaseError(too_big),))
     from ipex_doctor.knowledge import yamldoc  # NOTE: lazy; PyYAML costs ~15 ms to import
 
     try:
         data, tree = yamldoc.load(name, text, KnowledgeBaseError)
     except KnowledgeBaseError as exc:
-        return RulesCheck((), (exc,))
+        return RulesCheck((), (), (exc,))
     where = _Where(name, tree, data)
     if not isinstance(data, dict):
         message = "the top level must be a mapping with 'schema_version' and 'rules'"
-        return RulesCheck((), (where.error([], message),))
+        return RulesCheck((), (), (where.error([], message),))
     located: list[tuple[int, KnowledgeBaseError]] = []
     broken: set[int] = set()
     for found in schema.errors(data, rules_schema()):
@@ -283,6 +301,7 @@ def check_document(name: str, text: str, *, known_ids: Iterable[str] | None = No
         located.append((where.line(path) or 0, where.error(path, message)))
     entries = data.get("rules")
     rules: list[CodeRule] = []
+    raws: list[dict[str, Any]] = []
     if isinstance(entries, list):
         known = _known_ids(known_ids)
         first: dict[str, int] = {}
@@ -305,8 +324,9 @@ def check_document(name: str, text: str, *, known_ids: Iterable[str] | None = No
                 located.append((where.line(full) or 0, where.error(full, message)))
             if not problems:
                 rules.append(_rule(raw))
+                raws.append(raw)
     located.sort(key=lambda pair: pair[0])
-    return RulesCheck(tuple(rules), tuple(error for _, error in located))
+    return RulesCheck(tuple(rules), tuple(raws), tuple(error for _, error in located))
 
 
 def _known_ids(given: Iterable[str] | None) -> frozenset[str]:

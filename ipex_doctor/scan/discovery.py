@@ -38,6 +38,15 @@ class Candidate(NamedTuple):
     kind: FileKind
     size: int
     """Bytes, from the directory walk's ``stat`` (the reader re-checks what it reads)."""
+    stamp: tuple[int, ...] = ()
+    """What any write to the file changes, from the same ``stat`` (``outcome_cache.stamp``)."""
+
+
+def file_stamp(stat: os.stat_result) -> tuple[int, ...]:
+    """What any write to a file changes: device, inode, size, modification and status-change
+    times in nanoseconds (``st_ctime_ns`` moves on every write and ``touch``, and no user call
+    sets it back)."""
+    return (stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
 
 
 def source_path(root: Path, display: str) -> Path:
@@ -81,7 +90,7 @@ class _Walk:
             return
         stat = root.stat()
         if self._first_visit(self.files, stat, root):
-            yield Candidate(root, display, kind, stat.st_size)
+            yield Candidate(root, display, kind, stat.st_size, file_stamp(stat))
 
     def directory(self, root: Path, ignores: Ignores) -> Iterator[Candidate | SkippedFile]:
         if not self._first_visit(self.dirs, root.stat(), root):
@@ -119,7 +128,7 @@ class _Walk:
                 except OSError:
                     continue  # vanished or unreadable while walking: not a candidate
                 if self._first_visit(self.files, stat, entry.path):
-                    yield Candidate(Path(entry.path), child, kind, stat.st_size)
+                    yield Candidate(Path(entry.path), child, kind, stat.st_size, file_stamp(stat))
             stack.extend(reversed(subdirs))
 
     @staticmethod

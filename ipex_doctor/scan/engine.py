@@ -13,13 +13,16 @@ skipped files by path and reason.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
 from ipex_doctor.knowledge.code_rules import CodeRules
 from ipex_doctor.model.code import CodeMatch, FileKind, ScanResult, SkippedFile
 from ipex_doctor.scan.discovery import Candidate, discover
 from ipex_doctor.scan.kinds import reads_as_python
+from ipex_doctor.scan.outcome_cache import OutcomeCache
 from ipex_doctor.scan.readers import (
     NOT_PARSED,
     Outcome,
@@ -43,6 +46,7 @@ def scan_paths(
     *,
     exclude: Sequence[str] = (),
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
+    cache: bool = False,
 ) -> ScanResult:
     """Scan the files under ``roots`` (directories or files; none: the current directory) for
     ``rules``, leaving out what ``exclude`` (gitignore patterns, relative to each root) and the
@@ -52,6 +56,9 @@ def scan_paths(
     when a rule names an unknown pattern or an invalid regex. Anything wrong with a file is a
     ``SkippedFile`` in the result. Paths in the result are relative to the root each file was
     found under (POSIX form); ``discovery.source_path`` finds the file again.
+
+    With ``cache``, a file unchanged since the last scan of the same roots with the same rules
+    is not read: its outcome comes from ``outcome_cache`` (the result is the same).
     """
     paths = tuple(roots) or (Path("."),)
     ruleset = RuleSet(rules)
@@ -63,8 +70,23 @@ def scan_paths(
             skips.append(item)
         else:
             candidates.append(item)
+    kept = OutcomeCache(paths, rules, max_file_bytes) if cache else None
+    outcomes: list[Outcome] = []
+    unread: list[Candidate] = []
+    for candidate in candidates:
+        hit = kept.get(candidate) if kept is not None else None
+        if hit is None:
+            unread.append(candidate)
+        else:
+            outcomes.append(hit)
+    for candidate, outcome in _outcomes(unread, rules, ruleset, max_file_bytes):
+        outcomes.append(outcome)
+        if kept is not None:
+            kept.put(candidate, outcome)
+    if kept is not None:
+        kept.save()
     parsed = 0
-    for outcome in _outcomes(candidates, rules, ruleset, max_file_bytes):
+    for outcome in outcomes:
         parsed += outcome.parsed
         matches.extend(outcome.matches)
         skips.extend(outcome.skipped)
@@ -78,47 +100,106 @@ def scan_paths(
     )
 
 
-PARALLEL_FROM = 400
-"""Candidates from which the files are read in worker processes too (one per core, up to
-``MAX_WORKERS``): parsing the files a prefilter admits is most of a large tree's time, and a
-spawned worker costs about a tenth of a second to start."""
+HELP_WHEN_LEFT_S = 0.5
+"""Spawned workers join the read once the work left is projected to take longer than this
+(seconds): a worker costs a tenth of a second or more to start, which a small tree, or a tree
+where the prefilter admits few files, would only lose."""
+JUDGE_AFTER_S = 0.05
+"""The projection waits until the read has run this long (one chunk says little)."""
 MAX_WORKERS = 8
 _CHUNK = 16
 
 
 def _outcomes(
     candidates: Sequence[Candidate], rules: CodeRules, ruleset: RuleSet, max_file_bytes: int
-) -> Iterator[Outcome]:
-    """Each candidate's outcome, in order; a large tree is shared among spawned workers (never
-    forked: the doctor's process may hold threads, and a fork would copy them half-way)."""
+) -> Iterator[tuple[Candidate, Outcome]]:
+    """Every candidate with its outcome (in no particular order: the caller sorts results).
+
+    This process reads the candidates chunk by chunk and projects, from the bytes read so far
+    and the time taken, how long the rest will take. When that is over ``HELP_WHEN_LEFT_S``
+    and there are cores to spare, spawned workers (never forked: the doctor's process may hold
+    threads, and a fork would copy them half-way) take chunks from one shared counter beside
+    this process, which keeps reading: a slow start on a busy machine costs nothing but the
+    start, as the workers then take fewer chunks. The time decides only who reads what,
+    never what is found.
+    """
+    chunks = [candidates[i : i + _CHUNK] for i in range(0, len(candidates), _CHUNK)]
+    sizes = [sum(candidate.size for candidate in chunk) for chunk in chunks]
     workers = min(os.cpu_count() or 1, MAX_WORKERS)
-    if len(candidates) < PARALLEL_FROM or workers < 2:
-        for candidate in candidates:
-            yield _read(candidate, ruleset, max_file_bytes)
-        return
+    left = sum(sizes)
+    started = time.perf_counter()
+    for index, chunk in enumerate(chunks):
+        for candidate in chunk:
+            yield candidate, _read(candidate, ruleset, max_file_bytes)
+        done = sum(sizes[: index + 1])
+        left -= sizes[index]
+        elapsed = time.perf_counter() - started
+        if workers > 1 and index + 1 < len(chunks) and elapsed >= JUDGE_AFTER_S:
+            projected = elapsed / max(done, 1) * left
+            if projected > HELP_WHEN_LEFT_S:
+                yield from _with_helpers(
+                    chunks, index + 1, workers - 1, rules, ruleset, max_file_bytes
+                )
+                return
+
+
+def _with_helpers(
+    chunks: list[Sequence[Candidate]],
+    first: int,
+    helpers: int,
+    rules: CodeRules,
+    ruleset: RuleSet,
+    max_file_bytes: int,
+) -> Iterator[tuple[Candidate, Outcome]]:
+    """The outcomes of ``chunks[first:]``, read by this process and ``helpers`` workers."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
-    chunks = [candidates[i : i + _CHUNK] for i in range(0, len(candidates), _CHUNK)]
     context = multiprocessing.get_context("spawn")
+    counter = context.Value("i", first)
+    shared = (rules, chunks, counter, max_file_bytes)
     with ProcessPoolExecutor(
-        workers, mp_context=context, initializer=_start_worker, initargs=(rules,)
+        helpers, mp_context=context, initializer=_start_worker, initargs=shared
     ) as pool:
-        for outcomes in pool.map(_read_chunk, chunks, [max_file_bytes] * len(chunks)):
-            yield from outcomes
+        helped = [pool.submit(_drain) for _ in range(helpers)]
+        for index in _turns(counter, len(chunks)):
+            for candidate in chunks[index]:
+                yield candidate, _read(candidate, ruleset, max_file_bytes)
+        for future in helped:
+            for index, outcomes in future.result():
+                yield from zip(chunks[index], outcomes, strict=True)
 
 
-_WORKER_RULES: RuleSet | None = None
+_Counter = Any  # NOTE: multiprocessing's synchronized Value has no public type
+_WORKER: tuple[RuleSet, list[Sequence[Candidate]], _Counter, int] | None = None
 
 
-def _start_worker(rules: CodeRules) -> None:
-    global _WORKER_RULES
-    _WORKER_RULES = RuleSet(rules)
+def _start_worker(
+    rules: CodeRules, chunks: list[Sequence[Candidate]], counter: _Counter, max_file_bytes: int
+) -> None:
+    global _WORKER
+    _WORKER = (RuleSet(rules), chunks, counter, max_file_bytes)
 
 
-def _read_chunk(chunk: Sequence[Candidate], max_file_bytes: int) -> list[Outcome]:
-    assert _WORKER_RULES is not None
-    return [_read(candidate, _WORKER_RULES, max_file_bytes) for candidate in chunk]
+def _drain() -> list[tuple[int, list[Outcome]]]:
+    """A worker's share: chunks from the shared counter until none are left, by index."""
+    assert _WORKER is not None
+    ruleset, chunks, counter, max_file_bytes = _WORKER
+    return [
+        (index, [_read(candidate, ruleset, max_file_bytes) for candidate in chunks[index]])
+        for index in _turns(counter, len(chunks))
+    ]
+
+
+def _turns(counter: _Counter, count: int) -> Iterator[int]:
+    """The chunk indexes this process takes from the shared ``counter``, until none are left."""
+    while True:
+        with counter.get_lock():
+            index = counter.value
+            counter.value = index + 1
+        if index >= count:
+            return
+        yield index
 
 
 def _read(candidate: Candidate, rules: RuleSet, max_file_bytes: int) -> Outcome:
@@ -132,9 +213,10 @@ def _read(candidate: Candidate, rules: RuleSet, max_file_bytes: int) -> Outcome:
     try:
         data = candidate.path.read_bytes()
     except OSError as error:
-        return skipped(candidate, f"cannot be read: {error.strerror or error}")
+        reason = f"cannot be read: {error.strerror or error}"
+        return skipped(candidate, reason)._replace(lasting=False)
     if len(data) > limit:  # it grew since the walk
-        return skipped(candidate, _too_large(len(data), limit))
+        return skipped(candidate, _too_large(len(data), limit))._replace(lasting=False)
     if b"\0" in data:
         return skipped(candidate, "binary (contains NUL bytes)")
     if notebook:

@@ -1,7 +1,8 @@
 """What the names of a Python module stand for, and where it uses them: one walk of its ``ast``.
 
 ``NameTable.read(tree)`` walks a module once, binding names and collecting the ``Facts`` the
-matchers need (name chains, imports, calls, ``with`` items, each with its scope); ``finish()``
+matchers need (name chains, imports, calls, ``with`` items, each with its scope; list and
+tuple displays); ``finish()``
 then resolves simple assignments. ``resolve(node, scope)`` gives the dotted names an
 expression may stand for:
 
@@ -92,6 +93,8 @@ class Facts(NamedTuple):
     imports: list[ast.Import | ast.ImportFrom]
     calls: list[tuple[ast.Call, Scope]]
     withs: list[tuple[ast.withitem, Scope]]
+    sequences: list[ast.List | ast.Tuple]
+    """List and tuple displays (a command line built as ``["ipexrun", ...]``)."""
     part: int = 0
     """Which part of the file the tree is: 0, or a notebook's 1-based cell."""
 
@@ -112,7 +115,7 @@ class NameTable:
         call ``finish`` after the last tree."""
         # NOTE: this loop visits every node of every file that passed the prefilter, so it is
         # written for speed: dispatch on the exact type, one work list per scope, no generator.
-        facts = Facts([], [], [], [], part)
+        facts = Facts([], [], [], [], [], part)
         work: list[tuple[list[ast.AST], Scope]] = [(list(tree.body), self.module)]
         while work:
             stack, scope = work.pop()
@@ -253,6 +256,14 @@ def _call(
     return False
 
 
+def _sequence(
+    table: NameTable, node: ast.AST, scope: Scope, facts: Facts, stack: _Stack, work: _Work
+) -> bool:
+    assert isinstance(node, ast.List | ast.Tuple)
+    facts.sequences.append(node)
+    return False
+
+
 def _withitem(
     table: NameTable, node: ast.AST, scope: Scope, facts: Facts, stack: _Stack, work: _Work
 ) -> bool:
@@ -299,6 +310,8 @@ _SPECIAL = {
     ast.ClassDef: _class,
     ast.Call: _call,
     ast.withitem: _withitem,
+    ast.List: _sequence,
+    ast.Tuple: _sequence,
     ast.Assign: _assign,
     ast.AnnAssign: _assign,
     ast.ExceptHandler: _except,

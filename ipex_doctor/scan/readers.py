@@ -41,6 +41,9 @@ class Outcome(NamedTuple):
     """It passed the prefilter and was read in full."""
     matches: list[CodeMatch]
     skipped: list[SkippedFile]
+    lasting: bool = True
+    """It follows from the file's content alone (a cache may keep it); ``False`` when the file
+    could not be read (permissions, gone) or changed while read."""
 
 
 NOT_PARSED = Outcome(False, [], [])
@@ -63,41 +66,47 @@ def read_python(candidate: Candidate, data: bytes, rules: RuleSet) -> Outcome:
     lines = split_lines(text)
     hits: list[Hit] = []
     python = rules.python(candidate.kind)
-    tree: ast.Module | None = None
+    facts: Facts | None = None
     if python is not None:
         try:
-            tree = parse_python(text)
+            facts, table = _read_names(text)
         except Unparsable as error:
             return skipped(candidate, str(error))
-        table = NameTable()
-        facts = table.read(tree)
-        table.finish()
         hits = python_hits([facts], table, python, {0: lines})
     text_rules = rules.text(candidate.kind)
-    if text_rules:
-        found = text_hits(_code_lines(lines), text_rules, probe)
-        if found and tree is None:
+    found = text_hits(_code_lines(lines), text_rules, probe) if text_rules else []
+    if found:
+        if facts is None:
             try:
-                tree = parse_python(text)
+                facts, _ = _read_names(text)
             except Unparsable as error:
                 return skipped(candidate, str(error))
-        live = _argument_lines(tree) if tree is not None else set()
+        live = _argument_lines(facts)
         hits += [hit for hit in found if hit.line in live]
     return Outcome(True, [to_match(hit, candidate.display, lines) for hit in hits], [])
 
 
-def _argument_lines(tree: ast.Module) -> set[int]:
+def _read_names(text: str) -> tuple[Facts, NameTable]:
+    """One module's facts and finished name table; ``Unparsable`` when it is not Python 3."""
+    table = NameTable()
+    facts = table.read(parse_python(text))
+    table.finish()
+    return facts, table
+
+
+def _argument_lines(facts: Facts) -> set[int]:
     """The lines where a text rule can mean something in Python: string and constant values
     passed to a call (``backend="ipex"``, ``use_ipex=True``, ``subprocess.run("ipexrun ...")``)
     and the strings of a list or tuple (a command line built as ``["ipexrun", ...]``). A
-    docstring, a message, a constant or a comment that mentions them runs nothing."""
+    docstring, a message, a constant or a comment that mentions them runs nothing. (Read from
+    the facts of the one walk of the tree, not a second walk: this runs for every file a text
+    rule hit.)"""
     values: list[ast.expr] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
-            values += node.args
-            values += [keyword.value for keyword in node.keywords]
-        elif isinstance(node, (ast.List, ast.Tuple)):
-            values += node.elts
+    for call, _ in facts.calls:
+        values += call.args
+        values += [keyword.value for keyword in call.keywords]
+    for sequence in facts.sequences:
+        values += sequence.elts
     lines: set[int] = set()
     for value in values:
         if isinstance(value, ast.Constant) and isinstance(value.value, (str, bool)):

@@ -8,6 +8,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from scan_rules import SAMPLE, found, scan, write
@@ -111,25 +112,35 @@ def test_a_scan_never_imports_torch(tmp_path: Path) -> None:
     assert out.stdout.strip() == "[]"
 
 
-def test_a_large_tree_read_by_workers_gives_the_same_result(tmp_path: Path) -> None:
-    """From ``PARALLEL_FROM`` candidates the files are read in spawned workers: the result is
-    the one a serial read gives, in the same order, every file counted once."""
+def test_a_large_tree_read_by_workers_gives_the_same_result(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When the work left is projected to take long, spawned workers read beside this process:
+    the result is the one a serial read gives, in the same order, every file counted once."""
     from ipex_doctor.scan import engine
 
     files: dict[str, str | bytes] = {
-        f"pkg{i // 50}/mod{i}.py": f"import torch\nx = {i}\n"
-        for i in range(engine.PARALLEL_FROM + 40)
+        f"pkg{i // 50}/mod{i}.py": f"import torch\nx = {i}\n" for i in range(440)
     }
     files["pkg3/uses.py"] = PROJECT["train.py"]
     files["pkg7/dist.py"] = PROJECT["dist/launch.py"]
     write(tmp_path, files)
+    monkeypatch.setattr(engine, "JUDGE_AFTER_S", 0.0)
+    monkeypatch.setattr(engine, "HELP_WHEN_LEFT_S", 0.0)  # helpers after the first chunk
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)  # one helper, whatever this machine has
+    started = []
+    real = engine._with_helpers
+
+    def counted(*args: Any) -> Any:
+        started.append(args[1:3])
+        return real(*args)
+
+    monkeypatch.setattr(engine, "_with_helpers", counted)
     parallel = scan(tmp_path)
-    serial_from = engine.PARALLEL_FROM
-    try:
-        engine.PARALLEL_FROM = 10**9
-        serial = scan(tmp_path)
-    finally:
-        engine.PARALLEL_FROM = serial_from
+    assert started == [(1, 1)]  # from the second chunk on, with one worker
+    monkeypatch.setattr(engine, "HELP_WHEN_LEFT_S", float("inf"))  # this process alone
+    serial = scan(tmp_path)
+    assert len(started) == 1
     assert parallel == serial
     assert parallel.files_seen == len(files)
     assert {m.location.path for m in parallel.matches} == {"pkg3/uses.py", "pkg7/dist.py"}

@@ -1,0 +1,150 @@
+"""Each file's scan outcome kept from one scan to the next, so an unchanged file is not read.
+
+A scan of a tree whose files have not changed (the next commit's hook, a second run in CI with
+the cache directory kept) would read and search every byte again; reading is most of a large
+tree's cost. The cache keeps, per scanned file, its outcome and the ``stat`` facts any write
+to it changes (``discovery.file_stamp``: device, inode, size, modification and status-change
+times; an edit that keeps size and modification time still moves the last). The outcome is
+reused only when all five are equal.
+
+One cache file per set of scan roots (``scan/`` in the doctor's cache directory, named by a
+checksum of the roots' absolute paths and the identity below), holding the files the last scan
+of those roots saw; a hit needs the same identity, compared in full:
+
+* the rules, as JSON (an edit to ``code_rules.yaml`` or an overlay is a miss);
+* the size limit, the doctor's version, and the size and time of every module of this
+  package (a development checkout keeps its version while the readers change).
+
+Only outcomes that follow from a file's content are kept: a file that could not be read
+(permissions, vanished) is read again next time. Anything unusable (a missing or read-only
+cache directory, a damaged or foreign file) is a miss, never an error; the file is replaced
+atomically, and at most ``MAX_FILES`` sets of roots are kept (the oldest go).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ipex_doctor import __version__, resources
+from ipex_doctor.knowledge.code_rules import CodeRules
+from ipex_doctor.model.code import CodeMatch, SkippedFile
+from ipex_doctor.model.codec import from_json, to_json
+from ipex_doctor.scan.discovery import Candidate
+from ipex_doctor.scan.readers import Outcome
+
+_FORMAT = 1
+MAX_FILES = 32
+"""Cache files (one per set of scan roots) kept; the oldest go on a write."""
+
+
+def directory() -> Path:
+    """Where the cache lives: ``scan/`` in the doctor's cache directory."""
+    return resources.cache_dir() / "scan"
+
+
+class OutcomeCache:
+    """The outcomes kept for the files under one set of scan roots."""
+
+    def __init__(self, roots: Sequence[Path], rules: CodeRules, max_file_bytes: int) -> None:
+        self._identity = _identity(roots, rules, max_file_bytes)
+        checksum = zlib.crc32("\0".join(self._identity).encode("utf-8", "surrogatepass"))
+        self._file = directory() / f"{checksum:08x}.json"
+        self._kept: dict[str, list[Any]] = _read(self._file, self._identity)
+        self._next: dict[str, list[Any]] = {}
+
+    def get(self, candidate: Candidate) -> Outcome | None:
+        """The outcome kept for ``candidate`` when the file is unchanged since, else ``None``."""
+        if not candidate.stamp:
+            return None
+        key = _key(candidate)
+        entry = self._kept.get(key)
+        if entry is None:
+            return None
+        try:
+            if tuple(entry[0]) != candidate.stamp:
+                return None
+            outcome = Outcome(
+                bool(entry[1]),
+                [from_json(CodeMatch, m) for m in entry[2]],
+                [from_json(SkippedFile, s) for s in entry[3]],
+            )
+        except (ValueError, TypeError, KeyError, IndexError, AttributeError):
+            return None  # NOTE: a cache file edited by hand is a miss, never a traceback
+        self._next[key] = entry
+        return outcome
+
+    def put(self, candidate: Candidate, outcome: Outcome) -> None:
+        """Keep ``outcome`` for ``candidate`` (only when it follows from the content)."""
+        if candidate.stamp and outcome.lasting:
+            matches = [to_json(m) for m in outcome.matches]
+            skips = [to_json(s) for s in outcome.skipped]
+            entry = [list(candidate.stamp), outcome.parsed, matches, skips]
+            self._next[_key(candidate)] = entry
+
+    def save(self) -> None:
+        """Replace the cache file with this scan's outcomes; silently nothing when it cannot."""
+        import tempfile  # NOTE: lazy; tempfile is slow to import
+
+        payload = {"identity": self._identity, "files": self._next}
+        try:
+            self._file.parent.mkdir(parents=True, exist_ok=True)
+            fd, temp = tempfile.mkstemp(prefix=".scan.", suffix=".tmp", dir=self._file.parent)
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                    json.dump(payload, handle, separators=(",", ":"))
+                os.replace(temp, self._file)
+            except BaseException:
+                Path(temp).unlink(missing_ok=True)
+                raise
+            kept = sorted(self._file.parent.glob("*.json"), key=lambda p: p.stat().st_mtime)
+            for old in kept[:-MAX_FILES]:
+                old.unlink(missing_ok=True)
+        except (OSError, TypeError, ValueError):
+            return
+
+
+def _key(candidate: Candidate) -> str:
+    """A file's key: where it is and its path in results (both fixed by the roots)."""
+    return f"{candidate.path}\0{candidate.display}"
+
+
+def _identity(roots: Sequence[Path], rules: CodeRules, max_file_bytes: int) -> list[str]:
+    rules_json = json.dumps(to_json(rules.rules), sort_keys=True, separators=(",", ":"))
+    return [
+        str(_FORMAT),
+        __version__,
+        _package_stamp(),
+        "\0".join(os.path.abspath(root) for root in roots),
+        os.getcwd(),
+        str(max_file_bytes),
+        rules_json,
+    ]
+
+
+def _package_stamp() -> str:
+    """The size and modification time of every module of this package, by name."""
+    here = Path(__file__).resolve().parent
+    stamps: list[str] = []
+    for module in sorted(here.glob("*.py")):
+        try:
+            stat = module.stat()
+        except OSError:
+            continue
+        stamps.append(f"{module.name}:{stat.st_mtime_ns}:{stat.st_size}")
+    return ";".join(stamps)
+
+
+def _read(file: Path, identity: Sequence[str]) -> dict[str, list[Any]]:
+    try:
+        data = json.loads(file.read_bytes())
+        if data.get("identity") != list(identity):
+            return {}
+        files = data["files"]
+        return files if isinstance(files, dict) else {}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}

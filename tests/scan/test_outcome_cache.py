@@ -1,0 +1,163 @@
+"""The outcome cache: a file unchanged since the last scan is not read again, and a change
+of any kind (content, rules, the file's identity) is read; a damaged or unwritable cache is
+only a miss."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from scan_rules import SAMPLE, rule, write
+
+from ipex_doctor.knowledge.code_rules import CodeRules
+from ipex_doctor.model.code import ScanResult
+from ipex_doctor.scan import engine, outcome_cache, readers
+from ipex_doctor.scan.engine import scan_paths
+
+TREE = {
+    "train.py": "import torch\nwith torch.xpu.amp.autocast():\n    pass\n",
+    "plain.py": "import json\nprint(json.dumps({}))\n",
+    "requirements.txt": "torch==2.8.0\n",
+    "broken.py": "def f(:\n    pass  # torch.xpu.amp\n",
+}
+
+
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    return cache
+
+
+class Reads:
+    """Counts the files the engine reads (its one reader of a candidate)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.paths: list[str] = []
+        real = engine._read
+
+        def counted(candidate: Any, *args: Any) -> Any:
+            self.paths.append(candidate.display)
+            return real(candidate, *args)
+
+        monkeypatch.setattr(engine, "_read", counted)
+
+
+def scan_tree(root: Path, rules: CodeRules = SAMPLE, cache: bool = True) -> ScanResult:
+    return scan_paths([root], rules, cache=cache)
+
+
+def test_an_unchanged_tree_is_not_read_again_and_gives_the_same_result(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "project"
+    write(root, TREE)
+    first = scan_tree(root)
+    assert first.matches and first.skipped  # a match and a file that does not parse
+    reads = Reads(monkeypatch)
+    second = scan_tree(root)
+    assert reads.paths == []
+    assert second == first == scan_tree(root, cache=False)
+
+
+def test_an_edit_that_keeps_size_and_modification_time_is_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "project"
+    write(root, TREE)
+    target = root / "plain.py"
+    before = scan_tree(root)
+    stat = target.stat()
+    time.sleep(0.01)  # NOTE: so the status-change time moves even on a coarse clock
+    same_size = "import torch\ntorch.xpu.amp.GradScaler()\n"[: stat.st_size].ljust(stat.st_size)
+    target.write_text(same_size)
+    os.utime(target, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # what a careless tool does
+    assert target.stat().st_size == stat.st_size
+    assert target.stat().st_mtime_ns == stat.st_mtime_ns
+    reads = Reads(monkeypatch)
+    after = scan_tree(root)
+    assert reads.paths == ["plain.py"]
+    assert after == scan_tree(root, cache=False)
+    assert {m.location.path for m in after.matches} - {m.location.path for m in before.matches}
+
+
+def test_other_rules_read_everything_again(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "project"
+    write(root, TREE)
+    scan_tree(root)
+    more = CodeRules((*SAMPLE.rules, rule("plain-json", symbols=["json.dumps"])))
+    reads = Reads(monkeypatch)
+    result = scan_tree(root, more)
+    assert sorted(reads.paths) == sorted(TREE)
+    assert "plain-json" in {m.rule_id for m in result.matches}
+
+
+def test_a_file_that_could_not_be_read_is_read_next_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = tmp_path / "project"
+    write(root, TREE)
+    real = engine._read
+
+    def unreadable(candidate: Any, *args: Any) -> Any:
+        if candidate.display == "train.py":
+            return readers.skipped(candidate, "cannot be read: Permission denied")._replace(
+                lasting=False
+            )
+        return real(candidate, *args)
+
+    monkeypatch.setattr(engine, "_read", unreadable)
+    assert "train.py" in {s.path for s in scan_tree(root).skipped}
+    monkeypatch.setattr(engine, "_read", real)
+    reads = Reads(monkeypatch)
+    result = scan_tree(root)
+    assert reads.paths == ["train.py"]
+    assert "train.py" in {m.location.path for m in result.matches}
+
+
+def test_a_damaged_cache_is_a_miss_and_a_read_only_one_changes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, own_cache: Path
+) -> None:
+    root = tmp_path / "project"
+    write(root, TREE)
+    expected = scan_tree(root, cache=False)
+    scan_tree(root)
+    (kept,) = (own_cache / "ipex-doctor" / "scan").glob("*.json")
+    for damage in ("{not json", '{"identity": [], "files": []}', "[]", ""):
+        kept.write_text(damage)
+        assert scan_tree(root) == expected
+    data = kept.read_text()
+    kept.write_text(data.replace('"train.py"', '"train.py", 7', 1))  # an entry of the wrong shape
+    assert scan_tree(root) == expected
+    if os.geteuid() != 0:  # NOTE: root writes into a read-only directory anyway
+        kept.parent.chmod(0o500)
+        try:
+            assert scan_tree(root) == expected
+        finally:
+            kept.parent.chmod(0o700)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(root / "train.py"))  # a file, not a directory
+    assert scan_tree(root) == expected
+
+
+def test_at_most_max_files_sets_of_roots_are_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, own_cache: Path
+) -> None:
+    monkeypatch.setattr(outcome_cache, "MAX_FILES", 3)
+    for n in range(5):
+        root = tmp_path / f"project{n}"
+        write(root, {"a.py": "import torch\n"})
+        scan_tree(root)
+    assert len(list((own_cache / "ipex-doctor" / "scan").glob("*.json"))) == 3
+
+
+def test_the_scan_result_does_not_depend_on_the_cache_for_a_large_tree(tmp_path: Path) -> None:
+    """Workers and the cache together: the third scan (cached) equals the first (read)."""
+    root = tmp_path / "project"
+    files = {f"pkg{i // 40}/m{i}.py": f"import torch\nx = {i}\n" for i in range(200)}
+    write(root, {**files, **TREE})
+    first = scan_tree(root)
+    assert dataclasses.replace(scan_tree(root), roots=first.roots) == first
