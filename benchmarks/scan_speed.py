@@ -40,6 +40,7 @@ from pathlib import Path
 from _timing import time_commands
 
 BUDGET = 3.0
+STDLIB = sysconfig.get_paths()["stdlib"]
 
 _SCAN = """
 import json, sys, time
@@ -62,7 +63,7 @@ print(json.dumps({
 def main() -> int:
     """Run both trees, print the numbers; exit 1 when a scan is over budget."""
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("tree", nargs="?", default=sysconfig.get_paths()["stdlib"])
+    parser.add_argument("tree", nargs="?", default=STDLIB)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--files", type=int, default=3000)
     parser.add_argument("--ipex-every", type=int, default=10, help="one module in N uses IPEX")
@@ -85,7 +86,7 @@ def main() -> int:
         os.environ["XDG_CACHE_HOME"] = cache  # the warm runs' cache, gone afterwards
         write_synthetic_project(Path(synthetic), args.files, args.ipex_every)
         for label, tree in (
-            ("tree without IPEX", args.tree),
+            ("tree without IPEX" if args.tree == STDLIB else "the tree given", args.tree),
             ("synthetic tree with IPEX", synthetic),
         ):
             over |= measure(label, tree, pattern, excludes, args.repeat)

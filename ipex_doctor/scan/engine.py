@@ -107,7 +107,10 @@ where the prefilter admits few files, would only lose."""
 JUDGE_AFTER_S = 0.05
 """The projection waits until the read has run this long (one chunk says little)."""
 MAX_WORKERS = 8
-_CHUNK = 16
+CHUNK_BYTES = 256 * 1024
+"""A chunk (what one process takes at a time) holds files up to about this many bytes, or
+``CHUNK_FILES`` files: one large file is a chunk of its own."""
+CHUNK_FILES = 64
 
 
 def _outcomes(
@@ -115,48 +118,66 @@ def _outcomes(
 ) -> Iterator[tuple[Candidate, Outcome]]:
     """Every candidate with its outcome (in no particular order: the caller sorts results).
 
-    This process reads the candidates chunk by chunk and projects, from the bytes read so far
-    and the time taken, how long the rest will take. When that is over ``HELP_WHEN_LEFT_S``
-    and there are cores to spare, spawned workers (never forked: the doctor's process may hold
-    threads, and a fork would copy them half-way) take chunks from one shared counter beside
-    this process, which keeps reading: a slow start on a busy machine costs nothing but the
-    start, as the workers then take fewer chunks. The time decides only who reads what,
-    never what is found.
+    This process reads the candidates in order and projects, from the bytes read so far and
+    the time taken, how long the rest will take. When that is over ``HELP_WHEN_LEFT_S`` and
+    there are cores to spare, the rest is cut into chunks (``_chunks``), and spawned workers
+    (never forked: the doctor's process may hold threads, and a fork would copy them half-way)
+    take chunks from one shared counter beside this process, which keeps reading: a slow start
+    on a busy machine costs nothing but the start, as the workers then take fewer chunks. The
+    time decides only who reads what, never what is found.
     """
-    chunks = [candidates[i : i + _CHUNK] for i in range(0, len(candidates), _CHUNK)]
-    sizes = [sum(candidate.size for candidate in chunk) for chunk in chunks]
     workers = min(os.cpu_count() or 1, MAX_WORKERS)
-    left = sum(sizes)
+    left = sum(candidate.size for candidate in candidates)
+    done = 0
     started = time.perf_counter()
-    for index, chunk in enumerate(chunks):
-        for candidate in chunk:
-            yield candidate, _read(candidate, ruleset, max_file_bytes)
-        done = sum(sizes[: index + 1])
-        left -= sizes[index]
+    for index, candidate in enumerate(candidates):
+        yield candidate, _read(candidate, ruleset, max_file_bytes)
+        done += candidate.size
+        left -= candidate.size
+        if workers < 2 or index % _JUDGE_EVERY:
+            continue
         elapsed = time.perf_counter() - started
-        if workers > 1 and index + 1 < len(chunks) and elapsed >= JUDGE_AFTER_S:
-            projected = elapsed / max(done, 1) * left
-            if projected > HELP_WHEN_LEFT_S:
-                yield from _with_helpers(
-                    chunks, index + 1, workers - 1, rules, ruleset, max_file_bytes
-                )
-                return
+        if elapsed >= JUDGE_AFTER_S and elapsed / max(done, 1) * left > HELP_WHEN_LEFT_S:
+            rest = _chunks(candidates[index + 1 :])
+            yield from _with_helpers(rest, workers - 1, rules, ruleset, max_file_bytes)
+            return
+
+
+_JUDGE_EVERY = 8
+"""Files between two projections (a clock read is cheap, but not free)."""
+
+
+def _chunks(candidates: Sequence[Candidate]) -> list[Sequence[Candidate]]:
+    """``candidates`` in chunks, largest files first: whoever is reading then ends on small
+    chunks, so no process waits long on another's last large file (the results are sorted
+    afterwards, so the order costs nothing)."""
+    chunks: list[Sequence[Candidate]] = []
+    chunk: list[Candidate] = []
+    held = 0
+    for candidate in sorted(candidates, key=lambda c: c.size, reverse=True):
+        chunk.append(candidate)
+        held += candidate.size
+        if held >= CHUNK_BYTES or len(chunk) >= CHUNK_FILES:
+            chunks.append(chunk)
+            chunk, held = [], 0
+    if chunk:
+        chunks.append(chunk)
+    return chunks
 
 
 def _with_helpers(
     chunks: list[Sequence[Candidate]],
-    first: int,
     helpers: int,
     rules: CodeRules,
     ruleset: RuleSet,
     max_file_bytes: int,
 ) -> Iterator[tuple[Candidate, Outcome]]:
-    """The outcomes of ``chunks[first:]``, read by this process and ``helpers`` workers."""
+    """The outcomes of ``chunks``, read by this process and ``helpers`` workers."""
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
     context = multiprocessing.get_context("spawn")
-    counter = context.Value("i", first)
+    counter = context.Value("i", 0)
     shared = (rules, chunks, counter, max_file_bytes)
     with ProcessPoolExecutor(
         helpers, mp_context=context, initializer=_start_worker, initargs=shared

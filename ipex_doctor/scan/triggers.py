@@ -108,7 +108,7 @@ class Probe:
 class Prefilter:
     """Whether a file can match any rule of one reader: one of its triggers holds."""
 
-    __slots__ = ("always", "anchors", "direct", "triggers")
+    __slots__ = ("always", "anchors", "direct", "gate", "triggers", "ungated")
 
     def __init__(self, triggers: Iterable[Trigger]) -> None:
         self.triggers = minimal(triggers)
@@ -117,6 +117,14 @@ class Prefilter:
         plain = [t for t in self.triggers if t.words and not t.folded]
         self.anchors = _cover(plain)
         """(anchor, the triggers it covers), in the order they are searched."""
+        self.gate = _gate(plain)
+        """A word inside most triggers' words (``torch``): a file without it needs only the
+        anchors of the other triggers (``ungated``). ``None``: no word is in most."""
+        self.ungated = (
+            _cover([t for t in plain if not _inside(self.gate, t.words)])
+            if self.gate is not None
+            else self.anchors
+        )
         self.direct = tuple(t for t in self.triggers if t.folded or not t.words)
         """The triggers no anchor covers, tried one by one (folded ones: case-insensitive)."""
 
@@ -124,7 +132,10 @@ class Prefilter:
         """Whether the file behind ``probe`` must be parsed."""
         if self.always:
             return True
-        for anchor, covered in self.anchors:
+        anchors = self.anchors
+        if self.gate is not None and not probe.has(self.gate):
+            anchors = self.ungated
+        for anchor, covered in anchors:
             if probe.has(anchor) and any(probe.holds(trigger) for trigger in covered):
                 return True
         return any(probe.holds(trigger) for trigger in self.direct)
@@ -220,6 +231,22 @@ def _cover(triggers: Sequence[Trigger]) -> tuple[tuple[bytes, tuple[Trigger, ...
         chosen.append((anchor, tuple(t for t in triggers if t in covered)))
         uncovered -= covered
     return tuple(chosen)
+
+
+def _gate(triggers: Sequence[Trigger]) -> bytes | None:
+    """The word (a trigger word or a part of one) inside the words of the most ``triggers``,
+    when that is more than half of them: one search of it spares a file without it the
+    anchors of all those triggers (a tree without torch, most of the time, searches ``torch``
+    and the few anchors of the rest)."""
+    counts: dict[bytes, int] = {}
+    for trigger in triggers:
+        for part in {part for word in trigger.words for part in _parts(word)}:
+            counts[part] = counts.get(part, 0) + 1
+    if not counts:
+        return None
+    best = max(counts, key=lambda part: (sum(_inside(part, t.words) for t in triggers), part))
+    covered = sum(_inside(best, t.words) for t in triggers)
+    return best if covered * 2 > len(triggers) else None
 
 
 def _parts(word: bytes) -> set[bytes]:

@@ -126,18 +126,18 @@ def test_a_large_tree_read_by_workers_gives_the_same_result(
     files["pkg7/dist.py"] = PROJECT["dist/launch.py"]
     write(tmp_path, files)
     monkeypatch.setattr(engine, "JUDGE_AFTER_S", 0.0)
-    monkeypatch.setattr(engine, "HELP_WHEN_LEFT_S", 0.0)  # helpers after the first chunk
+    monkeypatch.setattr(engine, "HELP_WHEN_LEFT_S", 0.0)  # helpers after the first file
     monkeypatch.setattr(os, "cpu_count", lambda: 2)  # one helper, whatever this machine has
     started = []
     real = engine._with_helpers
 
     def counted(*args: Any) -> Any:
-        started.append(args[1:3])
+        started.append((sum(len(chunk) for chunk in args[0]), args[1]))
         return real(*args)
 
     monkeypatch.setattr(engine, "_with_helpers", counted)
     parallel = scan(tmp_path)
-    assert started == [(1, 1)]  # from the second chunk on, with one worker
+    assert started == [(len(files) - 1, 1)]  # all but the first file, with one worker
     monkeypatch.setattr(engine, "HELP_WHEN_LEFT_S", float("inf"))  # this process alone
     serial = scan(tmp_path)
     assert len(started) == 1

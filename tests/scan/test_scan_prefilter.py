@@ -55,6 +55,53 @@ def test_anchors_cover_every_trigger_of_every_reader(rules: CodeRules | None) ->
                 assert b"torch" != anchor
 
 
+@pytest.mark.parametrize("rules", [SAMPLE, None], ids=["sample", "shipped"])
+def test_the_gate_spares_only_triggers_that_need_it(rules: CodeRules | None) -> None:
+    """A file without the gate word (``torch`` for the shipped rules) searches the anchors of
+    the other triggers only: each of those is covered there, and every trigger left out has
+    the gate inside one of its words, so it could not hold anyway."""
+    ruleset = RuleSet(code_rules.load() if rules is None else rules)
+    if rules is None:
+        assert ruleset.prefilter(FileKind.PYTHON, python=True).gate == b"torch"
+    for kind in FileKind:
+        for python in (False, True):
+            prefilter = ruleset.prefilter(kind, python=python)
+            if prefilter.gate is None:
+                assert prefilter.ungated == prefilter.anchors
+                continue
+            plain = [t for _, covered in prefilter.anchors for t in covered]
+            spared = [t for _, covered in prefilter.ungated for t in covered]
+            assert sorted(spared) == sorted(
+                t for t in plain if not any(prefilter.gate in w for w in t.words)
+            )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "import intel_extension_for_pytorch as ipex\n",
+        "from optimum.intel import IPEXModel\n",
+        "subprocess.run(['ipexrun', 'train.py'])\n",
+        "dist.init_process_group('ccl')\n",
+        "with a() and b():\n    pass\n",
+        "USE_IPEX = True\n",
+        "x = torch.xpu.amp.autocast\n",
+        "import json\n",
+        "from torch import nn\n",
+    ],
+)
+def test_the_gate_never_changes_what_is_admitted(text: str) -> None:
+    """With the gate and without it (every anchor searched), the same files are admitted."""
+    ruleset = RuleSet(code_rules.load())
+    prefilter = ruleset.prefilter(FileKind.PYTHON, python=True)
+    data = text.encode()
+    gated = prefilter.admits(Probe(data))
+    everything = prefilter.always or any(
+        Probe(data).holds(trigger) for trigger in prefilter.triggers
+    )
+    assert gated == everything
+
+
 def test_a_name_trigger_needs_every_component() -> None:
     """Resolution only follows written names: every component of a resolved name is in the
     file; the package a name starts with is marked (it is never an anchor)."""
