@@ -34,7 +34,16 @@ The recipes:
   a real broken torchvision (``operator torchvision::nms does not exist``), which IPEX's own
   import then trips over;
 - ``torch28-only``: torch 2.8.0 and nothing else, the upstream-torch setup (no torchvision, no
-  IPEX); its worker starts fastest, so the fault-injection tests run there.
+  IPEX); its worker starts fastest, so the fault-injection tests run there;
+- ``rt-matched``: the oneAPI runtime wheels of 2025.3.1 and no torch: libsycl, the Unified
+  Runtime loader and its adapters, and Intel's OpenCL CPU runtime (a real OpenCL CPU device);
+- ``rt-old-loader``: the same with intel-cmplr-lib-ur 2025.0.4 installed over it: libsycl.so.8
+  needs ``LIBUR_LOADER_0.12``, the loader defines up to 0.10, loading fails for real.
+
+The runtime wheels install into the environment's ``lib/`` (not site-packages) and ship each
+library three times (``.so``, ``.so.N``, ``.so.N.M``): those files are hard-linked too, to each
+other and across environments (measured: rt-matched 743 MB instead of 1.3 GB, rt-old-loader
+78 MB beside it).
 """
 
 from __future__ import annotations
@@ -51,6 +60,9 @@ import venv
 from collections.abc import Iterator
 from pathlib import Path
 
+RUNTIME_SET = ("intel-sycl-rt==2025.3.1", "intel-opencl-rt==2025.3.1")
+"""One matching set of the oneAPI runtime wheels (pulls intel-cmplr-lib-ur, -lib-rt, umf, tbb)."""
+
 # Each step is one `pip install` argument list, run in order.
 RECIPES: dict[str, list[list[str]]] = {
     "bare": [],
@@ -65,6 +77,11 @@ RECIPES: dict[str, list[list[str]]] = {
         ["numpy", "pillow"],
     ],
     "torch28-only": [["torch==2.8.0"]],
+    # The oneAPI runtime wheels alone (no torch): the runtime rungs on real libraries.
+    "rt-matched": [[*RUNTIME_SET]],
+    # NOTE: pip warns that intel-sycl-rt 2025.3.1 requires intel-cmplr-lib-ur==2025.3.1: that
+    # disagreement is the point (its libsycl.so.8 needs LIBUR_LOADER_0.12; 2025.0.4 gives 0.10).
+    "rt-old-loader": [[*RUNTIME_SET], ["intel-cmplr-lib-ur==2025.0.4"]],
 }
 NOTES = {
     "tv022-ipex28": "torchvision 0.22.0 goes next to torch 2.8.0 on purpose: pip's resolver "
@@ -189,20 +206,49 @@ def _peer_prefixes(exclude: Path) -> list[Path]:
 def link_identical_files(target: Path) -> int:
     """Replace large files of ``target`` by hard links to identical ones in the other environments.
 
-    Only files at the same path inside site-packages, of the same size and the same bytes are
-    linked, so every environment still sees exactly what pip installed. Returns the bytes saved.
+    Only files at the same path inside site-packages (or directly in ``lib/``, where the oneAPI
+    runtime wheels go), of the same size and the same bytes are linked, so every environment
+    still sees exactly what pip installed; then identical copies within ``lib/`` are linked to
+    each other. Returns the bytes saved.
     """
     saved = 0
     for peer in _peer_prefixes(target):
         for peer_site in _site_packages(peer):
             for site in _site_packages(target):
                 saved += _link_tree(site, peer_site)
+        saved += _link_tree(target / "lib", peer / "lib", recursive=False)
+    return saved + _link_duplicates(target / "lib")
+
+
+def _link_duplicates(directory: Path) -> int:
+    """Hard-link identical large files directly in ``directory`` to one another."""
+    by_size: dict[int, list[Path]] = {}
+    for path in sorted(directory.glob("*")):
+        if path.is_file() and not path.is_symlink() and path.stat().st_size >= _LINK_MIN_BYTES:
+            by_size.setdefault(path.stat().st_size, []).append(path)
+    saved = 0
+    for paths in by_size.values():
+        kept: list[Path] = []
+        for path in paths:
+            twin = next((k for k in kept if filecmp.cmp(path, k, shallow=False)), None)
+            if twin is None:
+                kept.append(path)
+                continue
+            if twin.stat().st_ino == path.stat().st_ino:
+                continue
+            temporary = path.with_name(path.name + ".link-tmp")
+            try:
+                os.link(twin, temporary)
+            except OSError:
+                return saved
+            os.replace(temporary, path)
+            saved += path.stat().st_size
     return saved
 
 
-def _link_tree(site: Path, peer_site: Path) -> int:
+def _link_tree(site: Path, peer_site: Path, *, recursive: bool = True) -> int:
     saved = 0
-    for path in site.rglob("*"):
+    for path in site.rglob("*") if recursive else site.glob("*"):
         if path.is_symlink() or not path.is_file():
             continue
         stat = path.stat()

@@ -10,12 +10,12 @@ spawned, time-bounded interpreter: a broken driver may crash or hang whoever cal
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ipex_doctor import resources
-from ipex_doctor.probe import spawn
+from ipex_doctor.probe import runtime_libraries, spawn
 
 INTEL = "0x8086"
 DISPLAY_CLASS = "0x03"
@@ -110,13 +110,58 @@ def level_zero(
     return {"ran": True, **facts}
 
 
+RUNTIME_TIMEOUT_S = 20.0
+"""Level Zero and the Unified Runtime together: loading the runtime starts every adapter."""
+
+
+def runtime_facts(
+    python: str, *, timeout: float = RUNTIME_TIMEOUT_S, env: Mapping[str, str] | None = None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Level Zero's answer and the oneAPI runtime's (``scripts/unified_runtime.py``: libsycl
+    loaded as torch would, the UR loader, adapters, platforms, devices, OpenCL ICD files),
+    both asked by ``python`` in one spawned interpreter. Each is ``{"ran": False, "error"}``
+    when it could not be asked."""
+    script = str(resources.path("probe/scripts/unified_runtime.py"))
+    facts, why = spawn.json_script(
+        python, script, timeout=timeout, env=env, what="the Intel runtime probe"
+    )
+    if facts is None or not isinstance(facts.get("runtime"), dict):
+        failed = {"ran": False, "error": why or "the Intel runtime probe said nothing"}
+        return failed, failed
+    zero = facts.get("level_zero")
+    return (zero if isinstance(zero, dict) else {"ran": False}), facts["runtime"]
+
+
 def gpu_facts(
-    python: str, *, root: Path = Path("/"), env: Mapping[str, str] | None = None
+    python: str,
+    *,
+    root: Path = Path("/"),
+    env: Mapping[str, str] | None = None,
+    sys_path: Sequence[str] = (),
+    python_version: tuple[int, int, int] = (3, 0, 0),
 ) -> dict[str, Any]:
     """Every fact of the Intel GPU stack below torch but the device nodes, as the report keeps
-    it (``Host.gpu``)."""
+    it (``Host.gpu``). The runtime's files are read here too (``runtime_libraries``): what each
+    ``libsycl`` needs that the libraries the linker would load do not give, the runtime wheels'
+    pins on each other (``sys_path`` is the examined interpreter's), and which wheel installed
+    each library."""
+    zero, runtime = runtime_facts(python, env=env)
+    if runtime.get("ran"):
+        environ = os.environ if env is None else env
+        ld_path = [p for p in environ.get("LD_LIBRARY_PATH", "").split(":") if p]
+        libraries = runtime_libraries.library_checks(runtime, ld_path)
+        files = [c["library"] for c in libraries]
+        files += [p["found"] for c in libraries for p in c["problems"] if p.get("found")]
+        files += [r["path"] for c in libraries for r in c["resolved"].values()]
+        runtime = {
+            **runtime,
+            "libraries": libraries,
+            "requirements": runtime_libraries.requirement_checks(sys_path, python_version),
+            "owners": runtime_libraries.owners(sys_path, files),
+        }
     return {
         "display_devices": display_devices(root),
         **surroundings(root),
-        "level_zero": level_zero(python, env=env),
+        "level_zero": zero,
+        "runtime": runtime,
     }

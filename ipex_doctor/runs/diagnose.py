@@ -148,7 +148,12 @@ def examine(
     progress(f"examining {target.interpreter.executable}: reading package metadata")
     isa = host.executable_isa(target.interpreter.executable, env=environ)
     machine = host.with_executable_isa(host.probe_host(), isa)
-    stack = gpu.gpu_facts(target.interpreter.executable, env=environ)
+    stack = gpu.gpu_facts(
+        target.interpreter.executable,
+        env=environ,
+        sys_path=target.sys_path,
+        python_version=target.version_info,
+    )
     static = StaticFacts(
         interpreter=target.interpreter,
         host=dataclasses.replace(machine, gpu=stack),

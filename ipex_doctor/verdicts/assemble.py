@@ -11,7 +11,8 @@ from ipex_doctor.model.observations import CheckRun
 from ipex_doctor.verdicts.device_outliers import device_outliers
 from ipex_doctor.verdicts.judge import judge
 from ipex_doctor.verdicts.sanity_findings import judge_sanity
-from ipex_doctor.verdicts.xpu_ladder import ladder_findings
+from ipex_doctor.verdicts.xpu_ladder import expects_xpu, ladder_findings
+from ipex_doctor.verdicts.xpu_runtime import runtime_findings
 
 
 def findings_of(
@@ -32,6 +33,7 @@ def findings_of(
     findings = judge(env, kb, kinds=kinds, runs=runs)
     if kinds is None or FindingKind.ENVIRONMENT in kinds:
         findings += tuple(ladder_findings(env))
+        findings += tuple(runtime_findings(env, expects_xpu(env)))
     findings += tuple(f for run in sanity_runs for f in judge_sanity(run, env))
     findings += tuple(device_outliers(env, sanity_runs))
     if only_checks is None:

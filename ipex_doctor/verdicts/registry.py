@@ -137,8 +137,10 @@ _LADDER = (
      "renderD* present (passed into a container) and open to this user (render/video group)."),
     ("level-zero", "Level Zero initialises and lists the GPU", "libze_loader.so.1 found, "
      "zeInit's real result, the drivers and devices it lists (in a spawned interpreter)."),
-    ("runtime", "No sourced oneAPI toolkit shadows the runtime wheels", "The oneAPI runtime "
-     "wheels, and a sourced oneAPI toolkit shadowing them."),
+    ("runtime", "The oneAPI runtime loads and lists its adapters", "The oneAPI runtime as "
+     "torch loads it: libsycl, the Unified Runtime loader (file and wheel), urLoaderInit, each "
+     "adapter's platforms and devices and why an adapter found nothing; a sourced oneAPI "
+     "toolkit shadowing the wheels."),
     ("selection", "No device-selection variable hides the GPU", "ZE_AFFINITY_MASK, "
      "ONEAPI_DEVICE_SELECTOR, ZE_FLAT_DEVICE_HIERARCHY; WSL."),
     ("torch", "torch is an XPU build and sees the GPU", "An XPU build of torch that sees the GPU."),
@@ -151,6 +153,15 @@ BUILTIN += tuple(
                 "fails when an XPU build of torch or IPEX expects one.",
                 "the Intel GPU ladder (check, env)", one_per_subject=False)
     for name, healthy, what in _LADDER
+)  # fmt: skip
+BUILTIN += (
+    FindingSpec("xpu-runtime-versions", "The oneAPI runtime's versions agree",
+                FindingKind.ENVIRONMENT, Severity.ERROR,
+                "The symbol versions each runtime library needs (LIBUR_LOADER_*, GLIBCXX_*) "
+                "against the files the dynamic linker would load, the runtime wheels' and "
+                "torch's pins on each other, LD_LIBRARY_PATH entries in front of the wheels, "
+                "two libsycl majors. Fails when the runtime cannot load and an XPU build "
+                "expects it; warns otherwise.", "the Intel GPU ladder (check, env)"),
 )  # fmt: skip
 _BY_ID = {made.id: made for made in BUILTIN}
 

@@ -21,6 +21,7 @@ from typing import Any
 from ipex_doctor.model.environment import IPEX, Environment
 from ipex_doctor.model.findings import Evidence, Finding, Status
 from ipex_doctor.verdicts.registry import spec
+from ipex_doctor.verdicts.xpu_runtime import rung_summary, runtime_findings
 
 SELECTORS = ("ZE_AFFINITY_MASK", "ONEAPI_DEVICE_SELECTOR", "ZE_FLAT_DEVICE_HIERARCHY")
 
@@ -146,18 +147,7 @@ def level_zero(env: Environment, gpu: Mapping[str, Any]) -> Rung:
 
 
 def runtime(env: Environment, gpu: Mapping[str, Any]) -> Rung:
-    wheels = [
-        p
-        for p in env.packages
-        if p.name
-        in (
-            "intel-sycl-rt",
-            "intel-cmplr-lib-ur",
-            "intel-opencl-rt",
-            "onemkl-sycl-blas",
-            "intel-pti",
-        )
-    ]
+    wheels = [p for p in env.packages if p.name in RUNTIME_WHEELS]
     sourced = [v for v in ("SETVARS_COMPLETED", "ONEAPI_ROOT", "CMPLR_ROOT") if env.env_vars.get(v)]
     listed = ", ".join(f"{p.name} {p.version}" for p in wheels) or "no oneAPI runtime wheels"
     if wheels and sourced:
@@ -167,7 +157,26 @@ def runtime(env: Environment, gpu: Mapping[str, Any]) -> Rung:
             "libraries first on the library path, shadowing the wheels torch was built against",
             "Do not source oneAPI's setvars.sh for a torch XPU wheel: open a fresh shell.",
         )
-    return Rung(True if wheels else None, listed)
+    holds, seen = rung_summary(gpu.get("runtime") or {}, gpu.get("level_zero") or {})
+    if holds is False:
+        return Rung(False, f"{seen} (the versions: xpu-runtime-versions)", _versions_fix(env))
+    if holds is None and not seen:
+        return Rung(True if wheels else None, listed)
+    return Rung(holds, f"{listed}; {seen}" if wheels else seen)
+
+
+RUNTIME_WHEELS = (
+    "intel-sycl-rt",
+    "intel-cmplr-lib-ur",
+    "intel-opencl-rt",
+    "onemkl-sycl-blas",
+    "intel-pti",
+)
+
+
+def _versions_fix(env: Environment) -> str:
+    found = runtime_findings(env, expects_xpu(env))
+    return found[0].remediation if found else ""
 
 
 def selection(env: Environment, gpu: Mapping[str, Any]) -> Rung:

@@ -27,6 +27,7 @@ from ipex_doctor.verdicts.judge import judge
 from ipex_doctor.verdicts.launch import launch_finding
 from ipex_doctor.verdicts.sanity_findings import judge_sanity
 from ipex_doctor.verdicts.xpu_ladder import ladder_findings
+from ipex_doctor.verdicts.xpu_runtime import runtime_findings
 
 KB = known_issues.load()
 RECORDED = sorted((TESTS / "assets" / "reports").glob("*.json"))
@@ -80,6 +81,16 @@ def _ladder() -> Iterable[Finding]:
     yield from ladder_findings(make_env({"torch": "2.8.0"}))
 
 
+def _runtime() -> Iterable[Finding]:
+    """The versions finding, passing, skipping and failing (the mismatch of the real
+    rt-old-loader environment beside an XPU build)."""
+    from test_xpu_ladder import HEALTHY, xpu_env
+    from test_xpu_runtime import OLD_LOADER, judged
+
+    yield judged(xpu_env({**HEALTHY, "runtime": OLD_LOADER}))["xpu-runtime-versions"]
+    yield from runtime_findings(make_env({"torch": "2.8.0"}), expects_xpu=False)
+
+
 def _devices() -> Iterable[Finding]:
     cards = ({**ARC, "index": 0}, {**ARC, "index": 1, "has_fp64": True}, {**ARC, "index": 2})
     return device_outliers(make_env({"torch": "2.8.0+xpu"}, devices=cards))
@@ -118,7 +129,7 @@ def _baseline() -> Iterable[Finding]:
 
 
 EMITTERS: dict[str, Callable[[], Iterable[Finding]]] = {
-    "judge": _entries, "sanity_findings": _sanity, "xpu_ladder": _ladder,
+    "judge": _entries, "sanity_findings": _sanity, "xpu_ladder": _ladder, "xpu_runtime": _runtime,
     "device_outliers": _devices, "fleet": _fleet, "launch and collectives": _distributed,
     "baseline": _baseline,
 }  # fmt: skip

@@ -27,7 +27,8 @@ LOADERS = (
 GPU_RUNTIMES = ("ze_intel_gpu", "ze_intel_gpu64", "igdrcl")
 
 
-def main() -> None:
+def facts() -> dict[str, object]:
+    """What the loader answers (see the module)."""
     facts: dict[str, object] = {"loader": None, "ze_init": None}
     drivers = devices = 0
     library = None
@@ -52,7 +53,11 @@ def main() -> None:
                 found = ctypes.c_uint32(0)
                 library.zeDeviceGet(ctypes.c_void_p(handle), ctypes.byref(found), None)
                 devices += found.value
-    print(json.dumps({**facts, "drivers": drivers, "devices": devices}))
+    return {**facts, "drivers": drivers, "devices": devices}
+
+
+def main() -> None:
+    print(json.dumps(facts()))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,132 @@
+"""The oneAPI runtime rungs on real libraries: environments built from PyPI (``rt-matched``,
+``rt-old-loader``, ``bare``) examined through ``env --python``, each diagnosed right, and each
+remedy applied to a copy turning it green.
+
+What is asserted holds on any Linux x86-64 machine: the runtime wheels' own libraries and
+Intel's OpenCL CPU runtime, not a GPU. Whether a Level Zero GPU answers is discovered (the
+Level Zero adapter's words follow ``zeInit``'s real result), never assumed.
+"""
+
+from __future__ import annotations
+
+import json
+import platform
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import real_env, run_doctor
+
+pytestmark = pytest.mark.skipif(
+    not sys.platform.startswith("linux") or platform.machine() != "x86_64",
+    reason="the oneAPI runtime wheels on PyPI are Linux x86-64 libraries",
+)
+
+
+def findings(python: str, **extra_env: str) -> dict[str, dict[str, Any]]:
+    done = run_doctor("env", "--python", python, "--json", "-", extra_env=extra_env)
+    assert done.returncode in (0, 1), done.stderr
+    report = json.loads(done.stdout)
+    by_id = {f["id"]: f for f in report["findings"]}
+    by_id["_runtime"] = report["environment"]["host"]["gpu"]["runtime"]
+    by_id["_level_zero"] = report["environment"]["host"]["gpu"]["level_zero"]
+    return by_id
+
+
+def copy_env(python: str, target: Path) -> str:
+    """A copy of the environment (hard links: pip replaces files, never writes into them)."""
+    source = Path(python).parent.parent
+    subprocess.run(["cp", "-al", str(source), str(target)], check=True)
+    return str(target / "bin" / "python")
+
+
+def test_matched_wheels_load_and_show_the_opencl_cpu_device() -> None:
+    python = real_env("rt-matched")
+    prefix = Path(python).parent.parent
+    plain = findings(python)
+    rung, versions = plain["xpu-rung-runtime"], plain["xpu-runtime-versions"]
+    assert rung["status"] == "pass"
+    assert versions["status"] == "pass"
+    said = rung["evidence"]["summary"]
+    assert f"{prefix}/lib/libur_loader.so.0 (intel-cmplr-lib-ur 2025.3.1)" in said
+    # the wheel's ICD file names a build-time placeholder: no OpenCL platform, and the words say
+    # which file and what to set (information: nothing here expects an Intel GPU)
+    assert "opencl adapter: no platform: the ICD file" in said
+    assert f"OCL_ICD_FILENAMES={prefix}/lib/libintelocl.so" in said
+    seen = findings(python, OCL_ICD_FILENAMES=f"{prefix}/lib/libintelocl.so")
+    runtime = seen["_runtime"]
+    (opencl,) = [a for a in runtime["adapters"] if a["backend"] == "opencl"]
+    (platform_,) = opencl["platforms"]
+    assert platform_["name"] == "Intel(R) OpenCL"
+    assert [d["type"] for d in platform_["devices"]] == ["cpu"]
+    assert platform_["devices"][0]["driver_version"]
+    assert "opencl: Intel(R) OpenCL:" in seen["xpu-rung-runtime"]["evidence"]["summary"]
+    if seen["_level_zero"].get("ze_init") != "ZE_RESULT_SUCCESS":  # discovered, not assumed
+        assert (
+            "level_zero adapter loaded but offers nothing"
+            in (seen["xpu-rung-runtime"]["evidence"]["summary"])
+        )
+
+
+def test_a_loader_older_than_libsycl_needs_is_one_finding_with_a_remedy_that_works(
+    tmp_path: Path,
+) -> None:
+    python = real_env("rt-old-loader")
+    prefix = Path(python).parent.parent
+    found = findings(python)
+    versions = found["xpu-runtime-versions"]
+    assert versions["status"] == "warn"  # nothing here expects an Intel GPU: not a fail
+    said = versions["evidence"]["summary"]
+    assert "libsycl.so.8 (intel-sycl-rt 2025.3.1) needs LIBUR_LOADER_0.12" in said
+    assert f"{prefix}/lib/libur_loader.so.0 (intel-cmplr-lib-ur 2025.0.4)" in said
+    assert "defines up to LIBUR_LOADER_0.10" in said
+    # the real loader says the same when libsycl is loaded as torch would load it
+    assert "version `LIBUR_LOADER_0.12' not found" in found["_runtime"]["sycl_error"]
+    rung = found["xpu-rung-runtime"]
+    assert rung["evidence"]["data"]["holds"] is False
+    assert "xpu-runtime-versions" in rung["evidence"]["summary"]
+    remedy = versions["remediation"]
+    assert remedy == f"{python} -m pip install intel-cmplr-lib-ur==2025.3.1"
+    copy = copy_env(python, tmp_path / "copy")
+    command = remedy.replace(python, copy).split()
+    subprocess.run([*command[:3], "--isolated", *command[3:], "-qq"], check=True)
+    after = findings(copy)
+    assert after["xpu-runtime-versions"]["status"] == "pass"
+    assert after["xpu-rung-runtime"]["status"] == "pass"
+    assert findings(python)["xpu-runtime-versions"]["status"] == "warn"  # the original is as it was
+
+
+def test_a_loader_on_ld_library_path_in_front_of_the_wheels_is_named_with_its_directory() -> None:
+    python = real_env("rt-matched")
+    shadow = str(Path(real_env("rt-old-loader")).parent.parent / "lib")
+    found = findings(python, LD_LIBRARY_PATH=shadow)
+    versions = found["xpu-runtime-versions"]
+    assert versions["status"] == "warn"
+    said = versions["evidence"]["summary"]
+    assert f"libur_loader.so.0 for libsycl.so.8 comes from LD_LIBRARY_PATH entry {shadow}" in said
+    assert "LIBUR_LOADER_0.12" in said
+    assert f"drop {shadow} from LD_LIBRARY_PATH" in versions["remediation"]
+    assert "LIBUR_LOADER_0.12' not found" in found["_runtime"]["sycl_error"]
+    # the remedy is the environment without that entry: green
+    assert findings(python)["xpu-runtime-versions"]["status"] == "pass"
+
+
+def test_no_runtime_at_all_is_information_only() -> None:
+    found = findings(real_env("bare"))
+    assert found["xpu-runtime-versions"]["status"] == "skip"
+    assert found["xpu-rung-runtime"]["status"] == "skip"
+    assert found["_runtime"]["sycl"] == []
+
+
+def test_the_runtime_probe_runs_by_hand_with_the_standard_library_only() -> None:
+    """A user can run the probe script alone and attach its JSON line to a bug report."""
+    import ipex_doctor
+
+    script = Path(ipex_doctor.__file__).parent / "probe" / "scripts" / "unified_runtime.py"
+    python = real_env("rt-matched")
+    done = subprocess.run([python, "-I", str(script)], capture_output=True, text=True, check=True)
+    answer = json.loads(done.stdout)
+    assert answer["runtime"]["init"] == "UR_RESULT_SUCCESS"
+    assert answer["level_zero"]["ran"] is True
