@@ -302,19 +302,65 @@ def _emit_stderr(text: str) -> None:
     help="Read the error or traceback from PATH ('-': stdin).",
 )
 @KB
+@click.option(
+    "--report",
+    "report_path",
+    metavar="FILE.json",
+    help="Decide between causes with a report of 'ipex-doctor env/check --json'.",
+)
+@click.option(
+    "--python",
+    "python",
+    metavar="PATH",
+    help="Decide between causes by examining this interpreter's environment, as env does.",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=1.0),
+    default=180.0,
+    show_default=True,
+    metavar="SECONDS",
+    help="With --python: the limit for each step of the examination.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the matches as JSON.")
-def explain(text: str | None, file_path: str | None, kb_overlays: tuple[str, ...], as_json: bool) -> int:  # fmt: skip
-    """Explain an error message or traceback (TEXT, --file PATH, or '-' for stdin).
+def explain(
+    text: str | None, file_path: str | None, kb_overlays: tuple[str, ...],
+    report_path: str | None, python: str | None, timeout: float, as_json: bool,
+) -> int:  # fmt: skip
+    """Explain an error message or traceback (TEXT, --file PATH, or '-' for stdin): the known
+    issue, its layer, and for a message with several causes the ranked causes and the env rung
+    that separates them (--report / --python decide with the environment's findings).
 
     Exit 0 when a known issue matched, 1 when nothing did.
     """
+    from ipex_doctor.knowledge.explain import EnvFacts, read_input
     from ipex_doctor.knowledge.explain import explain as find
-    from ipex_doctor.knowledge.explain import read_input
     from ipex_doctor.knowledge.known_issues import load_files
     from ipex_doctor.reporting.formats.text import explain_json, explain_text
 
-    matches = find(read_input(text, file_path), load_files(kb_overlays, notify_user))
-    click.echo(explain_json(matches) if as_json else explain_text(matches))
+    if report_path is not None and python is not None:
+        raise DoctorError("give --report or --python, not both")
+    error = read_input(text, file_path)
+    knowledge = load_files(kb_overlays, notify_user)
+    env: EnvFacts | None = None
+    # NOTE: the light path (text alone) imports neither the report reader nor the probe
+    if report_path is not None:
+        from ipex_doctor.reporting.saved_reports import read_report_data
+
+        env = EnvFacts.of_report(report_path, read_report_data(Path(report_path)))
+        if not env.findings:
+            raise DoctorError(f"{report_path}: the report has no findings to decide with")
+    elif python is not None:
+        from ipex_doctor.model.findings import FindingKind
+        from ipex_doctor.probe.options import ProbeOptions
+        from ipex_doctor.runs.diagnose import examine
+        from ipex_doctor.verdicts.assemble import findings_of
+
+        examined, _ = examine(ProbeOptions(python=python, timeout_s=timeout), progress=notify_user)
+        judged = findings_of(examined, knowledge, runs={}, kinds=(FindingKind.ENVIRONMENT,))
+        env = EnvFacts(python, {f.id: (f.status.value, f.evidence.summary) for f in judged})
+    matches = find(error, knowledge, env)
+    click.echo(explain_json(matches, env) if as_json else explain_text(matches, env))
     return ExitCode.OK if matches else ExitCode.FINDINGS
 
 

@@ -18,6 +18,17 @@ code, the missing module or backend) outranks message wording, which outranks co
 scores the characters of its evidence: the literal (non-wildcard) characters of the globs that
 matched in its best signature, plus the length of what its symptoms matched; ties go by id.
 
+Many messages have several causes ("XPU device count is zero": no driver, a render node the
+user may not open, a Level Zero too old, a sourced oneAPI, a device filter...). The entry that
+names such a message lists them, most frequent first, in ``causes``; each cause then stands in
+the ranking in the message's place, with the message's evidence, ahead of its siblings when
+wording of its own (its ``hints``) is in the text, else in the listed order. Every entry names
+its ``layer``: a rung of ``ipex-doctor env``'s GPU ladder (``xpu-rung-<layer>``), or a layer
+beyond it. Given the findings of an examined environment (``EnvFacts``: a saved report, or
+``--python``), a candidate whose probe fails (its rung, or its own rule's finding) goes first
+and one whose probes all pass goes last: the environment decides between the causes, and
+``Match.decided_by`` says which finding did.
+
 Tracebacks arrive mangled: surrounded by other frames, wrapped by a terminal (sometimes in the
 middle of a word), indented, with runs of spaces, with Windows paths. The text is read in two
 normalised forms (line breaks as spaces, and line breaks removed), whitespace runs collapsed.
@@ -31,12 +42,13 @@ import fnmatch
 import functools
 import re
 import sys
-from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import NamedTuple
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, replace
+from typing import Any, NamedTuple
 
 from ipex_doctor.errors import DoctorError
 from ipex_doctor.knowledge.known_issues import (
+    LAYERS,
     EventPattern,
     KnowledgeBase,
     KnownIssue,
@@ -62,6 +74,59 @@ class Match:
     """Characters of evidence within the tier (see the module docstring)."""
     tier: int = WORDING
     """``STRUCTURE``, ``WORDING`` or ``CONTEXT``: what kind of evidence the best match is."""
+    via: str | None = None
+    """The entry whose message matched when this entry is one of its ``causes``, else ``None``."""
+    prior: int = 0
+    """The place of this cause in ``via``'s list (0: the most frequent); 0 outside a family."""
+    verdict: int = 0
+    """What the environment said (``CONFIRMED``, ``RULED_OUT``; 0: nothing, or not asked)."""
+    decided_by: str = ""
+    """The finding that gave the verdict and its status, e.g. ``xpu-rung-device-nodes: fail``."""
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The ids this match stands for: the entry, and the message it is a cause of."""
+        return (self.issue.id,) if self.via is None else (self.issue.id, self.via)
+
+
+CONFIRMED, RULED_OUT = 1, -1
+"""``Match.verdict``: a probe of the candidate fails (or warns), or all its probes pass."""
+PROBLEM_STATUSES = frozenset({"fail", "warn", "error"})
+
+
+class EnvFacts(NamedTuple):
+    """Findings of an examined environment, by id: what ``explain`` decides causes with."""
+
+    source: str
+    """Where they come from (a report's path, an interpreter), for the user."""
+    findings: dict[str, tuple[str, str]]
+    """Finding id -> (status, summary)."""
+
+    @classmethod
+    def of_report(cls, source: str, report: Mapping[str, Any]) -> EnvFacts:
+        """The findings of a saved report (its JSON, already checked against the report
+        schema), by id and status only: explain needs no more of a report's shape."""
+        findings = [f for f in report.get("findings") or () if isinstance(f, Mapping)]
+        return cls(source, {
+            str(f["id"]): (str(f["status"]), str((f.get("evidence") or {}).get("summary", "")))
+            for f in findings if "id" in f and "status" in f
+        })  # fmt: skip
+
+
+def rung(layer: str) -> str | None:
+    """The GPU ladder's finding for ``layer`` (``xpu-rung-driver``), or ``None`` off the ladder."""
+    return f"xpu-rung-{layer}" if layer in LAYERS[:7] else None
+
+
+def probes(issue: KnownIssue) -> tuple[str, ...]:
+    """The findings of ``ipex-doctor env`` that tell whether ``issue`` is the cause: its layer's
+    rung (the runtime layer also the runtime versions check) and its own rule's finding."""
+    found = [f for f in (rung(issue.layer),) if f]
+    if issue.layer == "runtime":
+        found.append("xpu-runtime-versions")
+    if issue.rule is not None:
+        found.append(issue.id)
+    return tuple(found)
 
 
 # NOTE: the internal records are named tuples: a frozen dataclass costs a millisecond or two to
@@ -345,13 +410,7 @@ def _signature_evidence(signature: Signature, found: Facts) -> _Evidence | None:
 def _match(issue: KnownIssue, forms: tuple[str, ...], found: Facts) -> Match | None:
     structural = [e for s in issue.match if (e := _signature_evidence(s, found)) is not None]
     best = max(structural, key=lambda e: (e.tier, e.score), default=None)
-    worded: list[str] = []
-    for pattern in issue.symptoms:
-        for form in forms:
-            hit = pattern.search(form)
-            if hit is not None:
-                worded.append(hit.group(0))
-                break
+    worded = [w for pattern in issue.symptoms if (w := _search(pattern, forms))]
     if best is None and not worded:
         return None
     tier = max(best.tier if best else 0, WORDING if worded else 0)
@@ -362,16 +421,76 @@ def _match(issue: KnownIssue, forms: tuple[str, ...], found: Facts) -> Match | N
     return Match(issue=issue, matched=texts, score=score, tier=tier)
 
 
-def explain(text: str, kb: KnowledgeBase) -> list[Match]:
-    """The entries whose signatures or symptoms fit ``text``, the most specific first."""
+def explain(text: str, kb: KnowledgeBase, env: EnvFacts | None = None) -> list[Match]:
+    """The entries whose signatures or symptoms fit ``text``, the most specific first; a
+    message with ``causes`` stands for its causes. With ``env``, what it confirms goes first
+    and what it rules out last (see the module docstring)."""
     forms = _forms(text)
     found = _facts(forms)
-    matches = [m for issue in kb.issues if (m := _match(issue, forms, found)) is not None]
-    return sorted(matches, key=_rank)
+    direct = {m.issue.id: m for issue in kb.issues if (m := _match(issue, forms, found))}
+    matches = list(direct.values())
+    for message in [m for m in matches if m.issue.causes]:
+        family = _causes(message, kb, direct, forms)
+        if family:
+            own = {m.issue.id for m in family}
+            matches = [m for m in matches if m is not message and m.issue.id not in own]
+            matches += family
+    if env is not None:
+        matches = [_judged(m, env) for m in matches]
+    return sorted(matches, key=rank)
 
 
-def _rank(match: Match) -> tuple[int, int, str]:
-    return -match.tier, -match.score, match.issue.id
+def _causes(
+    message: Match, kb: KnowledgeBase, direct: dict[str, Match], forms: tuple[str, ...]
+) -> list[Match]:
+    """The causes of ``message``'s entry that the knowledge base has, each with the message's
+    evidence plus its own (its direct match, its hints)."""
+    family = []
+    for place, cause_id in enumerate(message.issue.causes):
+        cause = kb.get(cause_id)
+        if cause is None or cause.id == message.issue.id:
+            continue
+        own = direct.get(cause.id)
+        hinted = [w for pattern in cause.hints if (w := _search(pattern, forms))]
+        evidence = (own.matched if own else ()) + tuple(hinted) + message.matched
+        family.append(Match(
+            issue=cause, matched=evidence,
+            score=message.score + (own.score if own else 0) + sum(len(h) for h in hinted),
+            tier=max(message.tier, own.tier if own else 0), via=message.issue.id, prior=place,
+        ))  # fmt: skip
+    return family
+
+
+def _search(pattern: re.Pattern[str], forms: tuple[str, ...]) -> str:
+    for form in forms:
+        hit = pattern.search(form)
+        if hit is not None:
+            return hit.group(0)
+    return ""
+
+
+def _judged(match: Match, env: EnvFacts) -> Match:
+    """``match`` with the verdict of the first of its probes the environment has a problem
+    with, else (every probe it has passing) ruled out by the first."""
+    seen = [(f, env.findings[f][0]) for f in probes(match.issue) if f in env.findings]
+    failing = [(f, status) for f, status in seen if status in PROBLEM_STATUSES]
+    if failing:
+        finding, status = failing[0]
+        verdict = CONFIRMED
+    elif seen and all(status == "pass" for _, status in seen):
+        finding, status = seen[0]
+        verdict = RULED_OUT
+    else:
+        return match
+    summary = env.findings[finding][1]
+    said = f"{finding}: {status}" + (f" ({summary})" if summary else "")
+    return replace(match, verdict=verdict, decided_by=said)
+
+
+def rank(match: Match) -> tuple[int, int, int, int, str]:
+    """The sort key: the environment's verdict, then the evidence tier and score, then the
+    place among a message's causes, then the id."""
+    return -match.verdict, -match.tier, -match.score, match.prior, match.issue.id
 
 
 def read_input(text: str | None, file_path: str | None) -> str:

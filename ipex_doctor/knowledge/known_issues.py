@@ -105,6 +105,13 @@ class Signature(JsonModel):
     exception: tuple[str, ...] = ()
 
 
+LAYERS = (
+    "hardware", "driver", "device-nodes", "level-zero", "runtime", "selection", "torch",
+    "cpu", "compiler", "distributed", "memory", "code",
+)  # fmt: skip
+"""The layers an entry's cause can sit in: the seven rungs of the GPU ladder
+(``xpu-rung-<layer>``, from the hardware up), then the layers beyond it."""
+
 SIGNATURE_EVENTS = ("load", "symbol", "version")
 SIGNATURE_FACTS = ("code", "module", "backend", "api", "exception")
 
@@ -136,6 +143,13 @@ class KnownIssue(JsonModel):
     installed"), so a passing finding reads right; ``title`` names the problem."""
     match: tuple[Signature, ...] = ()
     """Structured signatures of the error (``explain``), beside the ``symptoms`` regexes."""
+    layer: str = ""
+    """Where the cause sits (``LAYERS``): a rung of the GPU ladder, or a layer beyond it."""
+    causes: tuple[str, ...] = ()
+    """Entries that can each produce this entry's message, most frequent first: ``explain``
+    ranks them in its place (this entry names the message, they name what to fix)."""
+    hints: tuple[re.Pattern[str], ...] = ()
+    """Wording that tells this cause from its siblings; it never names the entry alone."""
 
 
 @dataclass(frozen=True)
@@ -222,17 +236,21 @@ def _check_entry(loc: _Located, index: int, raw: Mapping[str, Any]) -> str:
             loc.warnings.append(
                 f"{loc.name}:{where}: issue '{raw['id']}': unknown key '{key}' in affected ignored"
             )
-    for i, pattern in enumerate(raw.get("symptoms") or ()):
+    patterns = [("symptoms", i, p) for i, p in enumerate(raw.get("symptoms") or ())]
+    patterns += [("hints", i, p) for i, p in enumerate(raw.get("hints") or ())]
+    for key, i, pattern in patterns:
         if _NESTED_QUANTIFIER.search(pattern):
             raise loc.error(
-                [*base, "symptoms", i],
+                [*base, key, i],
                 "regular expression has a quantified group that is itself quantified "
                 "(like '(a+)+'), which can backtrack for minutes on a long traceback; rewrite it",
             )
         try:
             re.compile(pattern, re.IGNORECASE)
         except re.error as exc:
-            raise loc.error([*base, "symptoms", i], f"invalid regular expression: {exc}") from None
+            raise loc.error([*base, key, i], f"invalid regular expression: {exc}") from None
+    if raw["id"] in (raw.get("causes") or ()):
+        raise loc.error([*base, "causes"], "an entry cannot be one of its own causes")
     for i, signature in enumerate(raw.get("match") or ()):
         _check_signature(loc, [*base, "match", i], signature)
     for key in sorted(set(raw) - schema.issue_keys()):
@@ -311,6 +329,9 @@ def _entry(raw: Mapping[str, Any], source: str) -> KnownIssue:
         source=source,
         healthy=raw.get("healthy", "").strip(),
         match=tuple(_signature(item) for item in raw.get("match") or ()),
+        layer=raw.get("layer", ""),
+        causes=tuple(raw.get("causes") or ()),
+        hints=tuple(re.compile(p, re.IGNORECASE) for p in raw.get("hints") or ()),
     )
 
 

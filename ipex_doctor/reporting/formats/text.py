@@ -10,22 +10,29 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping, Sequence
 
-from ipex_doctor.knowledge.explain import Match
+from ipex_doctor.knowledge.explain import CONFIRMED, RULED_OUT, EnvFacts, Match, probes, rung
 from ipex_doctor.knowledge.known_issues import DocumentCheck, KnowledgeBase, KnownIssue
 from ipex_doctor.verdicts.registry import BUILTIN, FindingSpec
 
 
-def explain_text(matches: Sequence[Match]) -> str:
-    """The best match with why, fix, workaround, affected versions, references, others."""
+def explain_text(matches: Sequence[Match], env: EnvFacts | None = None) -> str:
+    """The best match with its layer, why, fix, workaround, affected versions, references;
+    when several causes give the message, the ranked candidates and the ``ipex-doctor env``
+    rungs that tell them apart (or, with ``env``, the finding that decided); the others."""
     if not matches:
         return (
             "No known issue matches this text. 'ipex-doctor check' examines the environment itself."
         )
-    best = matches[0].issue
-    lines = [
-        f"{best.id}: {best.title}",
-        "",
-        f"  matched: {matches[0].matched[0]!r}",
+    top = matches[0]
+    best = top.issue
+    lines = [f"{best.id}: {best.title}", "", f"  layer: {_layer(best.layer)}"]
+    if top.via is not None:
+        lines.append(f"  a cause of: {top.via} (the message the text gives)")
+    if top.decided_by:
+        said = "confirmed by" if top.verdict == CONFIRMED else "all its probes pass:"
+        lines.append(f"  environment ({env.source if env else 'given'}): {said} {top.decided_by}")
+    lines += [
+        f"  matched: {top.matched[0]!r}",
         "",
         f"  why: {best.summary}",
         "",
@@ -37,18 +44,64 @@ def explain_text(matches: Sequence[Match]) -> str:
         fixed = f"; fixed in {affected.range.fixed}" if affected.range.fixed else "; no fix"
         lines.append(f"  affects: {affected.describe()}{fixed}")
     lines += [f"  ref: {r.url}" + (f"  {r.title}" if r.title else "") for r in best.references]
-    if len(matches) > 1:
-        others = ", ".join(f"{m.issue.id} ({m.issue.title})" for m in matches[1:])
-        lines += ["", f"  other candidates: {others}"]
+    family = [m for m in matches if top.via is not None and m.via == top.via]
+    if len(family) > 1:
+        lines += ["", *_candidates(family, env)]
+    others = [m for m in matches[1:] if m not in family]
+    if others:
+        named = ", ".join(f"{m.issue.id} ({m.issue.title}; {m.issue.layer or 'no layer'})"
+                          for m in others)  # fmt: skip
+        lines += ["", f"  other candidates: {named}"]
     return "\n".join(lines)
 
 
-def explain_json(matches: Sequence[Match]) -> str:
-    """The matches as JSON: each entry's own JSON with its score and what matched."""
+def _layer(layer: str) -> str:
+    probe = rung(layer)
+    return f"{layer} (the GPU ladder's rung {probe})" if probe else layer or "not given"
+
+
+def _candidates(family: Sequence[Match], env: EnvFacts | None) -> list[str]:
+    """The ranked causes of one message, and what separates them."""
+    lines = [f"  {len(family)} causes give this message, most likely first:"]
+    for place, match in enumerate(family, 1):
+        probe = ", ".join(probes(match.issue)) or "no probe"
+        verdict = {CONFIRMED: " <- confirmed", RULED_OUT: " (ruled out)"}.get(match.verdict, "")
+        lines.append(f"    {place}. {match.issue.id} [{match.issue.layer}] {match.issue.title}"
+                     f"  (probe: {probe}){verdict}")  # fmt: skip
+    if env is None:
+        lines += [
+            "  to tell them apart: 'ipex-doctor env' checks the GPU ladder rung by rung (hardware,",
+            "  driver, device-nodes, level-zero, runtime, selection, torch); the first broken rung",
+            "  is the cause. Or let explain read the environment: --python PATH, or --report FILE.json",
+            "  (from 'ipex-doctor env --json FILE.json').",
+        ]
+    elif not any(m.verdict == CONFIRMED for m in family):
+        lines.append(
+            f"  the environment ({env.source}) confirms none of them: the ranking is the text's"
+        )
+    return lines
+
+
+def explain_json(matches: Sequence[Match], env: EnvFacts | None = None) -> str:
+    """The matches as JSON: each entry's own JSON with its score, what matched, the message it
+    is a cause of (``via``), its probes and, with ``env``, the verdict and what decided it."""
+    verdicts = {CONFIRMED: "confirmed", RULED_OUT: "ruled-out", 0: None}
     found = [
-        m.issue.to_dict() | {"score": m.score, "matched_text": list(m.matched)} for m in matches
+        m.issue.to_dict()
+        | {
+            "score": m.score,
+            "matched_text": list(m.matched),
+            "via": m.via,
+            "probes": list(probes(m.issue)),
+            "verdict": verdicts[m.verdict],
+            "decided_by": m.decided_by or None,
+        }  # fmt: skip
+        for m in matches
     ]
-    return json.dumps({"matched": bool(matches), "matches": found}, indent=2)
+    data: dict[str, object] = {"matched": bool(matches), "matches": found}
+    if env is not None:
+        data["environment"] = env.source
+    return json.dumps(data, indent=2)
 
 
 def kb_list_json(knowledge: KnowledgeBase) -> str:
