@@ -130,3 +130,35 @@ def test_the_runtime_probe_runs_by_hand_with_the_standard_library_only() -> None
     answer = json.loads(done.stdout)
     assert answer["runtime"]["init"] == "UR_RESULT_SUCCESS"
     assert answer["level_zero"]["ran"] is True
+
+
+def test_the_pins_of_an_xpu_torch_are_checked_against_the_installed_wheels(tmp_path: Path) -> None:
+    """An XPU build of torch pins the runtime wheels exactly (its Requires-Dist, as the +xpu
+    wheels of download.pytorch.org do; PyPI serves none, so its metadata is written here),
+    checked against the real rt-matched wheels: the pin that disagrees is named, the ones that
+    agree hold, a pin behind a marker for another platform is left out."""
+    from ipex_doctor.probe.runtime_libraries import requirement_checks
+
+    prefix = Path(real_env("rt-matched")).parent.parent
+    site = next((prefix / "lib").glob("python*/site-packages"))
+    torch_site = tmp_path / "site"
+    info = torch_site / "torch-2.9.0+xpu.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: torch\nVersion: 2.9.0+xpu\n"
+        'Requires-Dist: intel-sycl-rt==2025.3.1; platform_system == "Linux"\n'
+        'Requires-Dist: intel-cmplr-lib-ur==2025.2.1; platform_system == "Linux"\n'
+        'Requires-Dist: intel-pti==0.14.0; platform_system == "Windows"\n'
+        "Requires-Dist: filelock\n"
+    )
+    checks = requirement_checks([str(torch_site), str(site)], (3, 11, 7))
+    by_torch = {c["requires"]: c for c in checks if c["by"] == "torch 2.9.0+xpu"}
+    assert set(by_torch) == {"intel-sycl-rt==2025.3.1", "intel-cmplr-lib-ur==2025.2.1"}
+    assert by_torch["intel-sycl-rt==2025.3.1"]["ok"] is True
+    assert by_torch["intel-cmplr-lib-ur==2025.2.1"] == {
+        "by": "torch 2.9.0+xpu",
+        "requires": "intel-cmplr-lib-ur==2025.2.1",
+        "installed": "2025.3.1",
+        "ok": False,
+    }
+    assert all(c["ok"] for c in checks if c["by"] != "torch 2.9.0+xpu")  # the wheels agree

@@ -103,3 +103,24 @@ def test_a_runtime_that_loads_but_lists_no_device_claims_none() -> None:
 def test_no_runtime_facts_leave_the_versions_unjudged() -> None:
     found = judged(xpu_env(HEALTHY))
     assert found["xpu-runtime-versions"].status is Status.SKIP
+
+
+def test_two_libsycl_majors_on_the_search_path_warn_and_name_both() -> None:
+    two = {
+        "ran": True,
+        "sycl": [
+            {"path": "/opt/intel/oneapi/lib/libsycl.so.7", "major": 7, "source": "LD_LIBRARY_PATH"},
+            {"path": "/env/lib/libsycl.so.8", "major": 8, "source": "environment"},
+        ],
+        "loader": "/env/lib/libur_loader.so.0",
+        "init": "UR_RESULT_SUCCESS",
+        "adapters": [],
+        "libraries": [],
+        "requirements": [],
+        "owners": {},
+    }
+    env = xpu_env({**HEALTHY, "runtime": two})
+    versions = judged(env)["xpu-runtime-versions"]
+    assert versions.status is Status.WARN  # nothing failed to load: a warning, not the cause
+    assert "/opt/intel/oneapi/lib/libsycl.so.7 (LD_LIBRARY_PATH)" in versions.evidence.summary
+    assert "/env/lib/libsycl.so.8 (environment)" in versions.evidence.summary
