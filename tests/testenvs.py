@@ -35,6 +35,10 @@ The recipes:
   import then trips over;
 - ``torch28-only``: torch 2.8.0 and nothing else, the upstream-torch setup (no torchvision, no
   IPEX); its worker starts fastest, so the fault-injection tests run there;
+- ``tv021-torch28``: torch 2.8.0 with torchvision 0.21.0 (built for torch 2.6) and no IPEX: a
+  torchvision two lines behind, whose fix is one torchvision install;
+- ``ipex28-torch29``: torch 2.9.0 with IPEX 2.8.0, the last IPEX, left beside a torch no IPEX
+  supports: its fix is an uninstall (``fix`` exercises both kinds of step on these);
 - ``rt-matched``: the oneAPI runtime wheels of 2025.3.1 and no torch: libsycl, the Unified
   Runtime loader and its adapters, and Intel's OpenCL CPU runtime (a real OpenCL CPU device);
 - ``rt-old-loader``: the same with intel-cmplr-lib-ur 2025.0.4 installed over it: libsycl.so.8
@@ -77,6 +81,14 @@ RECIPES: dict[str, list[list[str]]] = {
         ["numpy", "pillow"],
     ],
     "torch28-only": [["torch==2.8.0"]],
+    # NOTE: --no-deps again: torchvision 0.21.0 pins torch 2.6.0.
+    "tv021-torch28": [["torch==2.8.0"], ["--no-deps", "torchvision==0.21.0"], ["numpy", "pillow"]],
+    # NOTE: IPEX 2.8.0 does not pin torch either; --no-deps keeps the choice explicit.
+    "ipex28-torch29": [
+        ["torch==2.9.0"],
+        ["--no-deps", "intel-extension-for-pytorch==2.8.0"],
+        ["numpy", "packaging", "psutil"],
+    ],
     # The oneAPI runtime wheels alone (no torch): the runtime rungs on real libraries.
     "rt-matched": [[*RUNTIME_SET]],
     # NOTE: pip warns that intel-sycl-rt 2025.3.1 requires intel-cmplr-lib-ur==2025.3.1: that

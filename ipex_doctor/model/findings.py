@@ -15,6 +15,7 @@ from typing import Any, TypeAlias
 from ipex_doctor.model.code import CodeLocation, SkippedFile
 from ipex_doctor.model.codec import JsonModel
 from ipex_doctor.model.environment import Environment
+from ipex_doctor.model.repair import Repair
 from ipex_doctor.model.terms import (
     Command,
     FindingKind,
@@ -34,7 +35,7 @@ __all__ = [
 JSON: TypeAlias = Any
 """A value that ``json.dumps`` accepts; the report's free-form data fields hold these."""
 
-SCHEMA_VERSION = "1.6"
+SCHEMA_VERSION = "1.7"
 """Version of the report's JSON shape. Bump the minor for additions, the major for breaks."""
 
 
@@ -219,6 +220,8 @@ class Report(JsonModel):
     """What changed since ``--baseline``, when one was given."""
     scan: ScanSummary | None = None
     """For ``scan``: what was read (roots, counts) and the files skipped, with why."""
+    repair: Repair | None = None
+    """For ``fix``: what was planned, what was applied, and the verdict after (schema 1.7)."""
     schema_version: str = SCHEMA_VERSION
     JSON_EXTRAS = ("summary",)
     """The summary is written for readers, and recomputed (never trusted) when read back."""

@@ -72,6 +72,7 @@ class Command(TextEnum):
     SANITY = "sanity"
     FLEET = "fleet"
     SCAN = "scan"
+    FIX = "fix"
 
 
 @enum.unique

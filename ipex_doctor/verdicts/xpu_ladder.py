@@ -176,7 +176,9 @@ RUNTIME_WHEELS = (
 
 def _versions_fix(env: Environment) -> str:
     found = runtime_findings(env, expects_xpu(env))
-    return found[0].remediation if found else ""
+    if not found:
+        return ""
+    return "; ".join((found[0].remediation, *found[0].commands)).strip("; ")
 
 
 def selection(env: Environment, gpu: Mapping[str, Any]) -> Rung:

@@ -15,9 +15,9 @@ that works:
   library that needs it (a sourced oneAPI, an old toolkit), and two ``libsycl`` majors are on the
   search path.
 
-The remedy installs the pinned versions into the examined interpreter
-(``PYTHON -m pip install 'name==version'``) or names the ``LD_LIBRARY_PATH`` entry to drop; a
-newer ``libstdc++`` than the system's is a manual step.
+The remedy installs the pinned versions into the examined interpreter (the finding's command,
+``PYTHON -m pip install 'name==version'``, which ``fix`` can apply) or names the
+``LD_LIBRARY_PATH`` entry to drop; a newer ``libstdc++`` than the system's is a manual step.
 """
 
 from __future__ import annotations
@@ -100,13 +100,18 @@ def disagreeing_pins(runtime: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [c for c in runtime.get("requirements") or () if not c.get("ok")]
 
 
-def remedy(env: Environment, runtime: Mapping[str, Any], shadows: Sequence[str]) -> str:
-    """The commands that make the versions agree (see the module)."""
+def remedy(
+    env: Environment, runtime: Mapping[str, Any], shadows: Sequence[str]
+) -> tuple[str, tuple[str, ...]]:
+    """What makes the versions agree (see the module): the words, and the commands that run
+    as they are (the pip install of the pinned versions into the examined interpreter)."""
     steps: list[str] = []
+    commands: tuple[str, ...] = ()
     pins = sorted({str(c["requires"]) for c in disagreeing_pins(runtime)})
     if pins:
         python = shlex.quote(env.interpreter.executable)
-        steps.append(f"{python} -m pip install {' '.join(shlex.quote(p) for p in pins)}")
+        commands = (f"{python} -m pip install {' '.join(shlex.quote(p) for p in pins)}",)
+        steps.append(f"install the versions the runtime wheels pin ({', '.join(pins)})")
     steps += [
         f"drop {directory} from LD_LIBRARY_PATH (it is searched before the wheels' own "
         "copies): start from a shell that did not source oneAPI or set it"
@@ -117,7 +122,7 @@ def remedy(env: Environment, runtime: Mapping[str, Any], shadows: Sequence[str])
             "install the runtime wheels as one matching set (the versions torch's XPU build "
             "requires), or a newer libstdc++ where the system's is older than libsycl needs"
         )
-    return "; then ".join(steps)
+    return "; then ".join(steps), commands
 
 
 def runtime_findings(env: Environment, expects_xpu: bool) -> list[Finding]:
@@ -152,12 +157,13 @@ def runtime_findings(env: Environment, expects_xpu: bool) -> list[Finding]:
     effect = ("the runtime cannot load" if breaks else "the installed runtime wheels disagree") + (
         "" if expects_xpu else " (nothing here expects an Intel GPU yet)"
     )
-    fix = remedy(env, runtime, [d for _, d in shadows])
+    fix, commands = remedy(env, runtime, [d for _, d in shadows])
     return [
         _SPEC.finding(
             status,
             Evidence(f"{effect}: " + "; ".join(sentences), data),
             remediation=fix,
+            commands=commands,
         )
     ]
 

@@ -87,7 +87,7 @@ def test_a_loader_older_than_libsycl_needs_is_one_finding_with_a_remedy_that_wor
     rung = found["xpu-rung-runtime"]
     assert rung["evidence"]["data"]["holds"] is False
     assert "xpu-runtime-versions" in rung["evidence"]["summary"]
-    remedy = versions["remediation"]
+    (remedy,) = versions["commands"]
     assert remedy == f"{python} -m pip install intel-cmplr-lib-ur==2025.3.1"
     copy = copy_env(python, tmp_path / "copy")
     command = remedy.replace(python, copy).split()
@@ -162,3 +162,21 @@ def test_the_pins_of_an_xpu_torch_are_checked_against_the_installed_wheels(tmp_p
         "ok": False,
     }
     assert all(c["ok"] for c in checks if c["by"] != "torch 2.9.0+xpu")  # the wheels agree
+
+
+def test_fix_applies_the_runtime_remedy_to_a_copy_and_undo_brings_the_mismatch_back(
+    tmp_path: Path,
+) -> None:
+    """The versions finding's command is one `fix` may run (a pinned pip install into the
+    examined interpreter): applied to a copy it turns the runtime green, and the snapshot's
+    undo restores the mismatch exactly."""
+    copy = copy_env(real_env("rt-old-loader"), tmp_path / "copy")
+    report = tmp_path / "fix.json"
+    done = run_doctor("fix", "--python", copy, "--fail-on", "warn", "--yes", "--json", str(report))
+    assert done.returncode == 1, done.stderr  # torch is still missing: a manual step
+    assert "install intel-cmplr-lib-ur==2025.3.1" in done.stdout + done.stderr
+    assert findings(copy)["xpu-runtime-versions"]["status"] == "pass"
+    (snapshot,) = tmp_path.glob("*.snapshot.json")
+    undone = run_doctor("fix", "--python", copy, "--undo", str(snapshot), "--yes")
+    assert undone.returncode == 0, undone.stderr
+    assert findings(copy)["xpu-runtime-versions"]["status"] == "warn"

@@ -349,6 +349,11 @@ def render_html(report: Report, gate: Gate | None = None) -> str:
         body.extend(_sanity(view, before.get(view.device)) for view in views)
     if report.baseline is not None:
         body.append(_since_baseline(report.baseline))
+    if report.repair is not None:
+        from ipex_doctor.reporting.formats.repair_text import outcome_text, plan_text
+
+        text = plan_text(report.repair) + outcome_text(report.repair)
+        body.append(f"<h2>Repair (fix): {_e(str(report.repair.verdict))}</h2><pre>{_e(text)}</pre>")
     if matrix is not None:
         body.append(_matrix(matrix))
     body.append(_bandwidth(report))

@@ -148,5 +148,18 @@ def render_junit(report: Report, gate: Gate | None = None) -> str:
         since = [f"Since the baseline ({report.baseline.source}, {report.baseline.created_at}):"]
         since += [f"  {text}" for _, text in baseline_lines(report.baseline)]
         ET.SubElement(target, "system-out").text = "\n".join(since)
+    if report.repair is not None:
+        from ipex_doctor.reporting.formats.repair_text import outcome_text, plan_text
+
+        # NOTE: a fix's plan and outcome ride on a suite of their own: no testcase, so the
+        # counts stay the findings'; the verdict is a property CI can read.
+        repair = ET.SubElement(root, "testsuite", name="ipex-doctor.fix", tests="0",
+                               failures="0", errors="0", skipped="0")  # fmt: skip
+        properties = ET.SubElement(repair, "properties")
+        ET.SubElement(
+            properties, "property", name="repair.verdict", value=str(report.repair.verdict)
+        )
+        text = plan_text(report.repair) + outcome_text(report.repair)
+        ET.SubElement(repair, "system-out").text = text
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"

@@ -132,6 +132,11 @@ def render_markdown(report: Report, gate: Gate | None = None) -> str:
             lines += _since_baseline(report.baseline)
     if not problems and report.baseline is not None:
         lines += _since_baseline(report.baseline)
+    if report.repair is not None:
+        from ipex_doctor.reporting.formats.repair_text import outcome_text, plan_text
+
+        lines += ["## Repair (fix)", "", "```text", plan_text(report.repair).rstrip(),
+                  outcome_text(report.repair).rstrip(), "```", ""]  # fmt: skip
     return "\n".join(lines).rstrip() + "\n"
 
 

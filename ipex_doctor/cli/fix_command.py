@@ -1,0 +1,110 @@
+"""``ipex-doctor fix``: the pip remedies of the findings, planned, confirmed, applied, undoable.
+
+Attached to the ``cli`` group when this module is imported (``cli/__init__``). The plan goes to
+stdout, or to stderr when a machine report takes stdout; progress and the undo command go to
+stderr. Nothing changes without ``--yes`` or a "yes" typed at a terminal.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from ipex_doctor.cli.commands import cli, notify_user
+from ipex_doctor.cli.options import KB, OUTPUT, PROBE
+
+if TYPE_CHECKING:
+    from ipex_doctor.model.repair import Repair
+    from ipex_doctor.probe.options import ProbeOptions
+    from ipex_doctor.reporting.output_options import OutputOptions
+
+
+def _python_given() -> bool:
+    # NOTE: PROBE hands the command its built value, in which an absent --python is already
+    # the doctor's own interpreter; whether the user typed it is read from the context.
+    ctx = click.get_current_context()
+    source = ctx.get_parameter_source("python")
+    return source is not None and source is not click.core.ParameterSource.DEFAULT
+
+
+def _approver(yes: bool, to_stderr: bool) -> Callable[[Repair], bool]:
+    """``--yes``, else the user's answer on a terminal; without either, never."""
+
+    def approve(repair: Repair) -> bool:
+        if yes:
+            return True
+        if not sys.stdin.isatty():
+            return False
+        return click.confirm("Apply this plan?", default=False, err=to_stderr)
+
+    return approve
+
+
+@cli.command()
+@PROBE
+@KB
+@OUTPUT
+@click.option("--report", "saved_report", metavar="FILE.json", type=click.Path(dir_okay=False),
+              help="Plan from this saved JSON report instead of diagnosing again.")  # fmt: skip
+@click.option("--yes", "-y", "yes", is_flag=True, help="Apply the plan without asking.")
+@click.option("--undo", "undo", metavar="SNAPSHOT", type=click.Path(dir_okay=False),
+              help="Restore the distributions recorded in SNAPSHOT (written by an earlier fix).")  # fmt: skip
+@click.option("--snapshot", "snapshot", metavar="PATH", type=click.Path(dir_okay=False),
+              help="Where to write the snapshot (default: next to the --json report, else ./ipex-doctor-fix-TIME.snapshot.json).")  # fmt: skip
+@click.option("--rollback-on-regression", is_flag=True,
+              help="Undo at once if the diagnosis after is worse than before.")  # fmt: skip
+def fix(
+    probe: ProbeOptions,
+    kb_overlays: tuple[str, ...],
+    out: OutputOptions,
+    saved_report: str | None,
+    yes: bool,
+    undo: str | None,
+    snapshot: str | None,
+    rollback_on_regression: bool,
+) -> int:
+    """Plan, and with --yes apply, the pip remedies of the findings: install or uninstall
+    pinned packages in the examined interpreter only, with a snapshot to undo.
+
+    \b
+    Exit codes: 0 nothing left at the gate (or the undo restored the snapshot exactly),
+    1 findings remain (or the plan was not applied), 2 usage or refused (nothing changed),
+    130 / 143 interrupted (the report names the step and the undo command).
+    """
+    from ipex_doctor.app.repair import FixRequest, fix_and_publish, undo_and_publish
+    from ipex_doctor.model.repair import RepairVerdict
+    from ipex_doctor.reporting.formats.repair_text import outcome_text, plan_text
+    from ipex_doctor.reporting.output import STDOUT
+
+    to_stderr = any(path == STDOUT for _, path in out.sinks)
+
+    def show(repair: Repair) -> None:
+        planning = repair.verdict in (RepairVerdict.PLANNED, RepairVerdict.NOTHING_TO_DO)
+        text = plan_text(repair) if planning else outcome_text(repair)
+        click.echo(text, nl=False, err=to_stderr)
+
+    python_given = _python_given()
+    if undo is not None:
+        if saved_report is not None or rollback_on_regression or snapshot is not None:
+            raise click.UsageError(
+                "--undo restores a snapshot: --report, --snapshot and --rollback-on-regression "
+                "do not apply to it"
+            )
+        return undo_and_publish(
+            Path(undo), python=probe.python if python_given else None, out=out,
+            kb_overlays=kb_overlays, timeout_s=probe.timeout_s, notify=notify_user,
+            approve=_approver(yes, to_stderr), show=show,
+        )  # fmt: skip
+    request = FixRequest(
+        probe, out, kb_overlays,
+        saved_report=Path(saved_report) if saved_report else None,
+        python_given=python_given,
+        snapshot=Path(snapshot) if snapshot else None,
+        rollback_on_regression=rollback_on_regression,
+    )  # fmt: skip
+    approve = _approver(yes, to_stderr)
+    return fix_and_publish(request, notify=notify_user, approve=approve, show=show)

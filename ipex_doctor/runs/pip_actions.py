@@ -1,0 +1,265 @@
+"""pip, run in the examined interpreter: the only way ``fix`` changes an environment.
+
+Every command is ``<examined python> -m pip ...`` with the user's pip configuration as it is
+(index, mirror, wheel directory, proxy: pip reads them, the doctor passes them through), never
+another interpreter's pip and never ``sudo``. Three uses:
+
+- ``resolve``: ``pip install --dry-run --report`` says what an install would fetch, without
+  changing anything; sizes come from the index (a ``HEAD`` request) or the local file;
+- ``run_pip``: one real install or uninstall, its output read for what pip downloaded;
+- ``installed``: the distributions the environment has now (a snapshot's content).
+
+pip runs in a session of its own, so a Ctrl-C typed at the terminal reaches the doctor, not pip
+half-way through replacing a package: the doctor lets the step finish (pip installs or rolls
+back each package as a whole) and stops before the next one. A second Ctrl-C, or SIGTERM, ends
+pip at once; the caller then records the step as interrupted.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import tempfile
+import threading
+import time
+import urllib.request
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from ipex_doctor.errors import DoctorError
+from ipex_doctor.model.repair import Distribution, Download
+
+RESOLVE_TIMEOUT_S = 600.0
+"""A dry run resolves against the index; pip's own retries bound each request."""
+_HEAD_TIMEOUT_S = 15.0
+_STOP_GRACE_S = 10.0
+_UNREACHABLE = re.compile(
+    r"Could not fetch URL|connection error|NewConnectionError|Max retries exceeded|Failed to establish a new connection|"
+    r"Temporary failure in name resolution|Name or service not known|Network is unreachable|"
+    r"Connection refused|ConnectTimeout|ReadTimeout|ProxyError"
+)
+_DOWNLOADING = re.compile(r"Downloading \S+ \((\d+(?:\.\d+)?) (kB|MB|GB|bytes)\)")
+_UNITS = {"bytes": 1, "kB": 1000, "MB": 1000**2, "GB": 1000**3}
+
+Notify = Callable[[str], None]
+
+
+class PipError(DoctorError):
+    """pip could not do what the plan needs (no index, nothing satisfies a requirement); the
+    message carries pip's own last error line. Nothing was changed when this is raised."""
+
+
+def _pip_environ() -> dict[str, str]:
+    # NOTE: the user's configuration is kept as it is; only what would make pip talk to the
+    # terminal (a prompt for credentials, a progress bar in the captured output) is turned off.
+    env = dict(os.environ)
+    env.setdefault("PIP_NO_INPUT", "1")
+    env["PIP_PROGRESS_BAR"] = "off"
+    env.setdefault("PIP_DISABLE_PIP_VERSION_CHECK", "1")
+    return env
+
+
+def _last_error(output: str) -> str:
+    lines = [line.strip() for line in output.splitlines() if line.strip()]
+    errors = [line for line in lines if line.startswith("ERROR:")]
+    return (errors or lines or ["(no output)"])[-1][:300]
+
+
+def _failure(output: str, what: str) -> PipError:
+    if _UNREACHABLE.search(output):
+        return PipError(
+            f"{what}: pip could not reach the package index ({_last_error(output)}); "
+            "nothing was changed",
+            tip="check the network or proxy, or point pip at a local wheel directory "
+            "(PIP_FIND_LINKS, pip.conf) and run fix again",
+        )
+    if "(from versions: none)" in output:
+        # NOTE: with PIP_RETRIES=0 pip says nothing about a connection that failed; an index
+        # that answers with no version at all is reported with where pip looked.
+        looked = [line.strip() for line in output.splitlines() if line.startswith("Looking in ")]
+        where = f" ({'; '.join(looked)})" if looked else ""
+        return PipError(
+            f"{what}: pip found no version at all{where}: the index is unreachable or does not "
+            "serve this package; nothing was changed",
+            tip="check the network or proxy, or point pip at a local wheel directory "
+            "(PIP_FIND_LINKS, pip.conf) and run fix again",
+        )
+    return PipError(f"{what}: {_last_error(output)}; nothing was changed")
+
+
+def resolve(python: str, arguments: Sequence[str]) -> tuple[tuple[Download, ...], int]:
+    """What ``pip install ARGUMENTS`` would install, resolved by pip without installing, and
+    the bytes pip fetched to resolve it (pip up to 23.x downloads every wheel a dry run
+    resolves; newer ones read the index's metadata files only).
+
+    Raises ``PipError`` (naming an unreachable index) when pip cannot resolve it."""
+    with tempfile.TemporaryDirectory(prefix="ipex-doctor-plan-") as scratch:
+        report = Path(scratch) / "report.json"
+        # NOTE: not --quiet: pip says why an index could not be read ("Could not fetch URL
+        # ...: connection error") at its info level only.
+        command = [python, "-m", "pip", "install", "--dry-run", "--report", str(report),
+                   *arguments]  # fmt: skip
+        try:
+            done = subprocess.run(
+                command, capture_output=True, text=True, env=_pip_environ(),
+                stdin=subprocess.DEVNULL, timeout=RESOLVE_TIMEOUT_S, check=False,
+            )  # fmt: skip
+        except subprocess.TimeoutExpired:
+            raise PipError(
+                f"pip install --dry-run {' '.join(arguments)}: no answer in "
+                f"{RESOLVE_TIMEOUT_S:.0f} s; nothing was changed"
+            ) from None
+        if done.returncode != 0 or not report.exists():
+            raise _failure(done.stdout + done.stderr, f"resolving {' '.join(arguments)}")
+        data = json.loads(report.read_text(encoding="utf-8"))
+    items = [
+        (item["metadata"]["name"], item["metadata"]["version"], item["download_info"]["url"])
+        for item in data.get("install", [])
+    ]
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        sizes = list(pool.map(file_size, [url for _, _, url in items]))
+    downloads = tuple(
+        Download(name=name, version=version, url=url, size=size)
+        for (name, version, url), size in zip(items, sizes, strict=True)
+    )
+    return downloads, _downloaded(done.stdout)
+
+
+def _downloaded(output: str) -> int:
+    """The bytes of pip's ``Downloading NAME (N MB)`` lines (cached files print none)."""
+    return sum(int(float(m.group(1)) * _UNITS[m.group(2)]) for m in _DOWNLOADING.finditer(output))
+
+
+def file_size(url: str) -> int | None:
+    """The size of the file at ``url``: a local file's, else the index's ``Content-Length``
+    (``None`` when the index does not say or cannot be asked)."""
+    parsed = urlparse(url)
+    if parsed.scheme == "file":
+        try:
+            return Path(unquote(parsed.path)).stat().st_size
+        except OSError:
+            return None
+    if parsed.scheme not in ("http", "https"):
+        return None
+    request = urllib.request.Request(url, method="HEAD")
+    try:
+        with urllib.request.urlopen(request, timeout=_HEAD_TIMEOUT_S) as response:  # noqa: S310
+            length = response.headers.get("Content-Length")
+    except (OSError, ValueError):
+        return None
+    return int(length) if length and length.isdigit() else None
+
+
+@dataclass
+class PipRun:
+    """One pip command as it ran."""
+
+    returncode: int | None = None
+    downloaded_bytes: int = 0
+    output: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    stop_requested: bool = False
+    """A first Ctrl-C came while it ran: it was let finish, and nothing after it may run."""
+
+    @property
+    def last_error(self) -> str:
+        """pip's last error line (or its last line)."""
+        return _last_error("\n".join(self.output))
+
+
+def _read(stream: object, run: PipRun) -> None:
+    for line in stream:  # type: ignore[attr-defined]
+        run.output.append(line.rstrip("\n"))
+        run.downloaded_bytes += _downloaded(line)
+
+
+def _stop(process: subprocess.Popen[str]) -> None:
+    """End pip and everything it started (its own session): SIGTERM, then SIGKILL."""
+    for sig, wait in ((signal.SIGTERM, _STOP_GRACE_S), (signal.SIGKILL, None)):
+        try:
+            os.killpg(process.pid, sig)
+        except ProcessLookupError:
+            return
+        try:
+            process.wait(timeout=wait)
+            return
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def run_pip(python: str, arguments: Sequence[str], *, notify: Notify) -> PipRun:
+    """Run ``python -m pip ARGUMENTS`` to its end and return what happened.
+
+    A first ``KeyboardInterrupt`` is absorbed: pip finishes this command and the result says
+    ``stop_requested``. A second one, or ``Terminated``, ends pip's session and propagates."""
+    run = PipRun()
+    started = time.monotonic()
+    process = subprocess.Popen(
+        [python, "-m", "pip", *arguments], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        stdin=subprocess.DEVNULL, text=True, env=_pip_environ(), start_new_session=True,
+    )  # fmt: skip
+    reader = threading.Thread(target=_read, args=(process.stdout, run), daemon=True)
+    reader.start()
+    try:
+        while True:
+            try:
+                run.returncode = process.wait()
+                break
+            except KeyboardInterrupt:
+                if run.stop_requested:
+                    raise
+                run.stop_requested = True
+                notify("interrupt: letting this pip step finish, then stopping (Ctrl-C again "
+                       "stops pip now, leaving this step half-done)")  # fmt: skip
+    except BaseException:
+        _stop(process)
+        raise
+    finally:
+        reader.join(timeout=5)
+        run.seconds = time.monotonic() - started
+    return run
+
+
+_INSTALLED = """
+import json, sys
+from importlib import metadata
+seen = {}
+for dist in metadata.distributions():
+    name = dist.metadata["Name"]
+    if not name:
+        continue
+    key = name.lower().replace("_", "-").replace(".", "-")
+    if key in seen:
+        continue  # NOTE: the first on sys.path is the one Python imports
+    source = None
+    text = dist.read_text("direct_url.json")
+    if text:
+        try:
+            source = json.loads(text).get("url")
+        except ValueError:
+            source = None
+    seen[key] = {"name": name, "version": dist.version, "source": source}
+print(json.dumps(sorted(seen.values(), key=lambda d: d["name"].lower())))
+"""
+
+
+def installed(python: str) -> tuple[Distribution, ...]:
+    """Every distribution ``python`` sees (the first of each name on ``sys.path``), with the
+    URL or file it came from where pip recorded one. Read by the standard library in the
+    examined interpreter; nothing is imported from the packages themselves."""
+    try:
+        done = subprocess.run(
+            [python, "-c", _INSTALLED], capture_output=True, text=True, timeout=120,
+            stdin=subprocess.DEVNULL, check=False,
+        )  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise PipError(f"{python}: cannot list its distributions ({exc})") from None
+    if done.returncode != 0:
+        raise PipError(f"{python}: cannot list its distributions: {_last_error(done.stderr)}")
+    return tuple(Distribution(**item) for item in json.loads(done.stdout))

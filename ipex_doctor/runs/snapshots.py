@@ -1,0 +1,54 @@
+"""Snapshot files: the installed distributions ``fix`` records before it changes anything.
+
+A snapshot is a small JSON file (``Snapshot.to_dict``), written atomically before the first pip
+step, and read back by ``fix --undo``: a file that is missing, not JSON or not a snapshot is a
+one-line ``SnapshotError``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from ipex_doctor.errors import DoctorError, read_bounded
+from ipex_doctor.model.repair import Snapshot
+
+_MAX_BYTES = 8 * 1024 * 1024
+_FORMAT = Snapshot.__dataclass_fields__["format"].default
+
+
+class SnapshotError(DoctorError):
+    """A snapshot cannot be written or read; the message names the file."""
+
+
+def write(path: Path, snapshot: Snapshot) -> None:
+    """Write ``snapshot`` to ``path`` atomically (a reader never sees half a file)."""
+    text = json.dumps(snapshot.to_dict(), indent=2) + "\n"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except OSError as exc:
+        raise SnapshotError(
+            f"{path}: cannot write the snapshot ({exc.strerror}); nothing was changed",
+            tip="name a writable place with --snapshot PATH",
+        ) from None
+
+
+def read(path: Path) -> Snapshot:
+    """The snapshot in ``path``; ``SnapshotError`` with what is wrong."""
+    text = read_bounded(path, _MAX_BYTES, SnapshotError, "snapshot")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SnapshotError(f"{path}:{exc.lineno}: not JSON ({exc.msg})") from None
+    if not isinstance(data, dict) or data.get("format") != _FORMAT:
+        raise SnapshotError(f"{path}: not an ipex-doctor snapshot (format is not {_FORMAT!r})")
+    try:
+        return Snapshot.from_dict(data)
+    except ValueError as exc:
+        raise SnapshotError(f"{path}: not a valid ipex-doctor snapshot ({exc})") from None
