@@ -345,20 +345,13 @@ def explain(
     env: EnvFacts | None = None
     # NOTE: the light path (text alone) imports neither the report reader nor the probe
     if report_path is not None:
-        from ipex_doctor.reporting.saved_reports import read_report_data
+        from ipex_doctor.app.explanation import facts_of_report
 
-        env = EnvFacts.of_report(report_path, read_report_data(Path(report_path)))
-        if not env.findings:
-            raise DoctorError(f"{report_path}: the report has no findings to decide with")
+        env = facts_of_report(report_path)
     elif python is not None:
-        from ipex_doctor.model.findings import FindingKind
-        from ipex_doctor.probe.options import ProbeOptions
-        from ipex_doctor.runs.diagnose import examine
-        from ipex_doctor.verdicts.assemble import findings_of
+        from ipex_doctor.app.explanation import facts_of_interpreter
 
-        examined, _ = examine(ProbeOptions(python=python, timeout_s=timeout), progress=notify_user)
-        judged = findings_of(examined, knowledge, runs={}, kinds=(FindingKind.ENVIRONMENT,))
-        env = EnvFacts(python, {f.id: (f.status.value, f.evidence.summary) for f in judged})
+        env = facts_of_interpreter(python, timeout, knowledge, notify_user)
     matches = find(error, knowledge, env)
     click.echo(explain_json(matches, env) if as_json else explain_text(matches, env))
     return ExitCode.OK if matches else ExitCode.FINDINGS

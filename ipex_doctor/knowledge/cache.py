@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import os
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,18 +38,24 @@ CODE_RULES = ("code_rules.py", "schema.py", "code_rules.schema.json")
 """The files that validate a code-rules document."""
 
 
+def files_stamp(paths: Iterable[Path]) -> str:
+    """Each file's name, modification time and size, in order (``?`` for one that cannot be
+    read): what a cache keyed on the code that made it compares."""
+    stamps = []
+    for path in paths:
+        try:
+            stat = path.stat()
+            stamps.append(f"{path.name}:{stat.st_mtime_ns}:{stat.st_size}")
+        except OSError:
+            stamps.append(f"{path.name}:?")
+    return ";".join(stamps)
+
+
 def _validator_stamp(validator: Sequence[str]) -> str:
     """What validated the document: a change to the loader, rules or schema is a miss (a
     development checkout keeps the same version while that code changes)."""
     here = Path(__file__).resolve().parent
-    stamps = []
-    for name in validator:
-        try:
-            stat = (here / name).stat()
-            stamps.append(f"{name}:{stat.st_mtime_ns}:{stat.st_size}")
-        except OSError:
-            stamps.append(f"{name}:?")
-    return ";".join(stamps)
+    return files_stamp(here / name for name in validator)
 
 
 def _identity(name: str, text: str, validator: Sequence[str], context: str) -> list[str]:

@@ -15,20 +15,16 @@ from which wheel each file comes, without loading anything:
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from importlib import metadata
 from typing import Any
 
 from ipex_doctor.probe import shared_libraries
+from ipex_doctor.probe.interpreter import normalize_name
 
 RUNTIME_NAMES = frozenset({"umf", "tbb", "tcmlib", "dpcpp-cpp-rt", "mkl", "impi-rt", "oneccl"})
 RUNTIME_PREFIXES = ("intel-", "onemkl-")
 """The distributions of the oneAPI runtime (and ``torch``, whose XPU build pins them)."""
-
-
-def _normalise(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
 
 
 def is_runtime(name: str) -> bool:
@@ -89,7 +85,7 @@ def _installed(sys_path: Sequence[str]) -> dict[str, metadata.Distribution]:
     found: dict[str, metadata.Distribution] = {}
     for dist in metadata.distributions(path=list(sys_path)):
         try:
-            name = _normalise(dist.metadata["Name"] or "")
+            name = normalize_name(dist.metadata["Name"] or "")
         except (KeyError, OSError, ValueError):
             continue
         if name and name not in found and (is_runtime(name) or name == "torch"):
@@ -123,7 +119,7 @@ def requirement_checks(
                 requirement = Requirement(text)
             except InvalidRequirement:
                 continue
-            wanted = _normalise(requirement.name)
+            wanted = normalize_name(requirement.name)
             if not is_runtime(wanted):
                 continue
             if requirement.marker is not None and not requirement.marker.evaluate(marker_env):

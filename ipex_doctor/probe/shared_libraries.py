@@ -138,12 +138,3 @@ def newest(versions: Sequence[str], prefix: str) -> str | None:
     """The highest of ``versions`` that start with ``prefix`` (``GLIBCXX_``), or ``None``."""
     chosen = [v for v in versions if v.startswith(prefix) and version_key(v)]
     return max(chosen, key=version_key) if chosen else None
-
-
-def as_json(facts: ElfFacts) -> dict[str, Any]:
-    """The facts a report keeps of one library (its versions needed, its versions defined)."""
-    return {
-        "path": facts.path,
-        "soname": facts.soname,
-        "needs_versions": {k: list(v) for k, v in facts.needs_versions.items()},
-    }

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ipex_doctor import __version__, resources
+from ipex_doctor.knowledge.cache import files_stamp
 from ipex_doctor.knowledge.code_rules import CodeRules
 from ipex_doctor.model.code import CodeMatch, SkippedFile
 from ipex_doctor.model.codec import from_json, to_json
@@ -128,15 +129,7 @@ def _identity(roots: Sequence[Path], rules: CodeRules, max_file_bytes: int) -> l
 
 def _package_stamp() -> str:
     """The size and modification time of every module of this package, by name."""
-    here = Path(__file__).resolve().parent
-    stamps: list[str] = []
-    for module in sorted(here.glob("*.py")):
-        try:
-            stat = module.stat()
-        except OSError:
-            continue
-        stamps.append(f"{module.name}:{stat.st_mtime_ns}:{stat.st_size}")
-    return ";".join(stamps)
+    return files_stamp(sorted(Path(__file__).resolve().parent.glob("*.py")))
 
 
 def _read(file: Path, identity: Sequence[str]) -> dict[str, list[Any]]:
