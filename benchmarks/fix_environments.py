@@ -2,7 +2,7 @@
 
     python benchmarks/fix_environments.py [--json PATH] [NAME ...]
 
-For each broken environment of tests/testenvs.py (default: all four; they are built first if
+For each broken environment of tests/testenvs.py (default: all five; they are built first if
 missing) on a hard-linked copy: ``pip freeze --all`` before; ``fix --yes`` timed from command
 to verdict; a full ``check`` (with the sanity run) after, which must exit 0; ``fix --undo``;
 ``pip freeze --all`` again, which must equal the first. The plan's download estimate (sizes
@@ -30,7 +30,7 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 import testenvs  # noqa: E402
 
-BROKEN = ("ipex27-torch28", "tv022-ipex28", "tv021-torch28", "ipex28-torch29")
+BROKEN = ("ipex27-torch28", "ipex28-torch27", "tv022-ipex28", "tv021-torch28", "ipex28-torch29")
 
 
 def _doctor(*args: str) -> tuple[int, float, str]:

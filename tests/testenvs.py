@@ -39,6 +39,9 @@ The recipes:
   torchvision two lines behind, whose fix is one torchvision install;
 - ``ipex28-torch29``: torch 2.9.0 with IPEX 2.8.0, the last IPEX, left beside a torch no IPEX
   supports: its fix is an uninstall (``fix`` exercises both kinds of step on these);
+- ``ipex28-torch27``: IPEX 2.8.0 one line ahead of torch 2.7.0 (IPEX refuses to load); its
+  torch 2.7.0 brings CUDA 12.6 wheels of its own, so it shares little with the others (about
+  4 GB more);
 - ``rt-matched``: the oneAPI runtime wheels of 2025.3.1 and no torch: libsycl, the Unified
   Runtime loader and its adapters, and Intel's OpenCL CPU runtime (a real OpenCL CPU device);
 - ``rt-old-loader``: the same with intel-cmplr-lib-ur 2025.0.4 installed over it: libsycl.so.8
@@ -86,6 +89,12 @@ RECIPES: dict[str, list[list[str]]] = {
     # NOTE: IPEX 2.8.0 does not pin torch either; --no-deps keeps the choice explicit.
     "ipex28-torch29": [
         ["torch==2.9.0"],
+        ["--no-deps", "intel-extension-for-pytorch==2.8.0"],
+        ["numpy", "packaging", "psutil"],
+    ],
+    # NOTE: IPEX one line ahead: 2.8.0 beside torch 2.7.0 (--no-deps, as above).
+    "ipex28-torch27": [
+        ["torch==2.7.0"],
         ["--no-deps", "intel-extension-for-pytorch==2.8.0"],
         ["numpy", "packaging", "psutil"],
     ],

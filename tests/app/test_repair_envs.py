@@ -23,6 +23,7 @@ SCHEMA = json.loads((REPO / "docs" / "report.schema.json").read_text())
 
 BROKEN = {
     "ipex27-torch28": ("torch-ipex-mismatch", "install", "intel-extension-for-pytorch==2.8.0"),
+    "ipex28-torch27": ("torch-ipex-mismatch", "install", "intel-extension-for-pytorch==2.7.0"),
     "tv022-ipex28": ("torchvision-broken", "install", "torchvision==0.23.0"),
     "tv021-torch28": ("torchvision-broken", "install", "torchvision==0.23.0"),
     "ipex28-torch29": ("torch-ipex-mismatch", "uninstall", "intel-extension-for-pytorch"),
