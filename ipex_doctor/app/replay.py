@@ -10,6 +10,7 @@ findings of checks no entry names anymore are kept as they were.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from ipex_doctor.app.conclusion import conclude, gate_policy
@@ -17,7 +18,7 @@ from ipex_doctor.errors import DoctorError, ExitCode
 from ipex_doctor.knowledge import known_issues
 from ipex_doctor.knowledge.known_issues import KnowledgeBase
 from ipex_doctor.model.environment import Environment
-from ipex_doctor.model.findings import Command, FindingKind, Report
+from ipex_doctor.model.findings import SCHEMA_VERSION, Command, FindingKind, Report
 from ipex_doctor.model.observations import CheckRun
 from ipex_doctor.reporting.output_options import OutputOptions
 from ipex_doctor.reporting.saved_reports import (
@@ -86,15 +87,15 @@ def rejudge(report: Report, kb: KnowledgeBase) -> Report:
         if f.id not in judged_ids and f.kind is not FindingKind.ENVIRONMENT
     )
     selected = {f.id for f in report.findings}
-    if report.command in (Command.REPRO, Command.SANITY):
+    # NOTE: these commands judge a chosen part only (a scan, the code's environment needs):
+    # a replay judges that part again and adds nothing the command did not report.
+    if report.command in (Command.REPRO, Command.SANITY, Command.SCAN):
         judged = tuple(f for f in judged if f.id in selected)
-    return Report(
-        doctor_version=report.doctor_version,
-        created_at=report.created_at,
-        command=report.command,
-        environment=report.environment,
-        findings=judged + kept,
-        complete=report.complete,
+    # NOTE: everything but the verdicts stays as recorded (a scan's summary, a fix's repair
+    # record); the baseline comparison was made against the old verdicts, so it is dropped
+    # (``--baseline`` makes a new one), and the report is written in the current schema.
+    return replace(
+        report, findings=judged + kept, baseline=None, schema_version=SCHEMA_VERSION
     )
 
 
@@ -114,6 +115,17 @@ def replay_report(
     saved = load_report(path)
     policy = gate_policy(out, knowledge, [f.id for f in saved.findings])
     report = saved if as_recorded else rejudge(saved, knowledge)
+    if report.repair is not None:
+        # NOTE: a fix's report is replayed with its plan and outcome first, as fix printed
+        # them: the findings below are the diagnosis after the repair.
+        from rich.text import Text
+
+        from ipex_doctor.reporting.formats.repair_text import repair_section
+        from ipex_doctor.reporting.output import STDOUT
+        from ipex_doctor.reporting.publish import print_human
+
+        to_stderr = any(sink == STDOUT for _, sink in out.sinks)
+        print_human(Text(repair_section(report.repair)), to_stderr=to_stderr)
     return conclude(report, out, policy, baseline)
 
 

@@ -103,6 +103,11 @@ def test_fix_applies_the_plan_and_undo_restores_the_exact_set(
     assert [a["status"] for a in repair["applied"]] == ["applied", "applied"]
     assert repair["snapshot"] == str(tmp_path / "fix.snapshot.json")
     assert {"slowpkg==1.0", "fastpkg==1.0"} <= set(freeze(python))
+    # Replayed, the report keeps its repair record and shows it before the findings.
+    replayed = run_doctor("report", str(out), "--json", str(tmp_path / "again.json"))
+    assert replayed.stdout.startswith("Plan: 2 step(s)"), replayed.stdout[:500]
+    assert "step 2 applied: install fastpkg==1.0" in replayed.stdout
+    assert _report(tmp_path / "again.json")["repair"] == repair
     undo = run_doctor("fix", "--undo", repair["snapshot"], "--yes", extra_env=_pip_env(index))
     assert undo.returncode == 0, undo.stderr
     assert freeze(python) == before

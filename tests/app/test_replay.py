@@ -73,3 +73,20 @@ def test_garbage_is_refused(tmp_path: Path) -> None:
         done = run_doctor("report", str(path))
         assert done.returncode == 2 and "Traceback" not in done.stderr, (name, done.stderr)
     assert run_doctor("report", str(tmp_path / "missing.json")).returncode == 2
+
+
+def test_replay_keeps_what_is_not_a_verdict(tmp_path: Path) -> None:
+    """A scan's summary (what was read, what was skipped) survives the replay unchanged; only
+    the verdicts are judged again."""
+    (tmp_path / "train.py").write_text(
+        "import intel_extension_for_pytorch as ipex\nmodel = ipex.optimize(model)\n"
+    )
+    saved = tmp_path / "scan.json"
+    scanned = run_doctor("scan", str(tmp_path / "train.py"), "--json", str(saved))
+    assert scanned.returncode in (0, 1), scanned.stderr
+    recorded = json.loads(saved.read_text())
+    assert recorded["scan"] is not None
+    done = run_doctor("report", str(saved), "--json", "-")
+    replayed = json.loads(done.stdout)
+    assert replayed["scan"] == recorded["scan"]
+    assert {f["id"] for f in replayed["findings"]} == {f["id"] for f in recorded["findings"]}

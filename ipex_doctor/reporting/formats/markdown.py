@@ -133,10 +133,9 @@ def render_markdown(report: Report, gate: Gate | None = None) -> str:
     if not problems and report.baseline is not None:
         lines += _since_baseline(report.baseline)
     if report.repair is not None:
-        from ipex_doctor.reporting.formats.repair_text import outcome_text, plan_text
+        from ipex_doctor.reporting.formats.repair_text import repair_section
 
-        lines += ["## Repair (fix)", "", "```text", plan_text(report.repair).rstrip(),
-                  outcome_text(report.repair).rstrip(), "```", ""]  # fmt: skip
+        lines += ["## Repair (fix)", "", "```text", repair_section(report.repair).rstrip(), "```", ""]
     return "\n".join(lines).rstrip() + "\n"
 
 

@@ -66,3 +66,8 @@ def outcome_text(repair: Repair) -> str:
     if repair.undo_command and repair.verdict is not RepairVerdict.ROLLED_BACK:
         lines.append(f"undo: {repair.undo_command}")
     return "\n".join(lines) + "\n"
+
+
+def repair_section(repair: Repair) -> str:
+    """The whole record of a fix, plan then outcome: what a saved report shows of it."""
+    return plan_text(repair) + outcome_text(repair)
