@@ -17,10 +17,12 @@ pip at once; the caller then records the step as interrupted.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
 import signal
+import ssl
 import subprocess
 import tempfile
 import threading
@@ -122,8 +124,9 @@ def resolve(python: str, arguments: Sequence[str]) -> tuple[tuple[Download, ...]
         (item["metadata"]["name"], item["metadata"]["version"], item["download_info"]["url"])
         for item in data.get("install", [])
     ]
+    opener = size_opener(network_settings(python))
     with ThreadPoolExecutor(max_workers=8) as pool:
-        sizes = list(pool.map(file_size, [url for _, _, url in items]))
+        sizes = list(pool.map(lambda url: file_size(url, opener), [url for _, _, url in items]))
     downloads = tuple(
         Download(name=name, version=version, url=url, size=size)
         for (name, version, url), size in zip(items, sizes, strict=True)
@@ -136,9 +139,66 @@ def _downloaded(output: str) -> int:
     return sum(int(float(m.group(1)) * _UNITS[m.group(2)]) for m in _DOWNLOADING.finditer(output))
 
 
-def file_size(url: str) -> int | None:
+@dataclass(frozen=True)
+class NetworkSettings:
+    """What of pip's configuration decides how its index is reached: the proxy and the CA
+    bundle (``None`` where pip uses its defaults)."""
+
+    proxy: str | None = None
+    cert: str | None = None
+
+
+_CONFIG_LINE = re.compile(r"^(?P<section>[^.\s]+|:env:)\.(?P<key>proxy|cert)='(?P<value>.*)'$")
+# NOTE: pip's own order: a PIP_* variable wins over the [install] section, which wins over
+# [global]; `pip config list` prints the merged value of each key once.
+_SECTION_ORDER = (":env:", "install", "global")
+
+
+@functools.lru_cache(maxsize=8)
+def network_settings(python: str) -> NetworkSettings:
+    """The proxy and CA bundle ``python``'s pip would use, from ``pip config list`` (its
+    files and ``PIP_*`` variables): the size requests go the way pip's downloads go, so a
+    proxy or a company CA named only in pip.conf does not leave every size unknown. Empty
+    settings when pip cannot say (an old pip, no pip)."""
+    try:
+        done = subprocess.run(
+            [python, "-m", "pip", "config", "list"], capture_output=True, text=True,
+            env=_pip_environ(), stdin=subprocess.DEVNULL, timeout=60, check=False,
+        )  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired):
+        return NetworkSettings()
+    found: dict[tuple[str, str], str] = {}
+    for line in done.stdout.splitlines():
+        if (match := _CONFIG_LINE.match(line.strip())) is not None:
+            found[(match["section"], match["key"])] = match["value"]
+
+    def first(key: str) -> str | None:
+        return next((found[s, key] for s in _SECTION_ORDER if found.get((s, key))), None)
+
+    return NetworkSettings(proxy=first("proxy"), cert=first("cert"))
+
+
+def size_opener(settings: NetworkSettings) -> urllib.request.OpenerDirector:
+    """A URL opener that asks through pip's proxy and trusts pip's CA bundle; without them,
+    the standard library's defaults (the ``*_proxy`` variables, the system CAs)."""
+    handlers: list[urllib.request.BaseHandler] = []
+    if settings.proxy:
+        # NOTE: pip takes a proxy without a scheme ("proxy.corp:3128") as http://.
+        proxy = settings.proxy if "://" in settings.proxy else f"http://{settings.proxy}"
+        handlers.append(urllib.request.ProxyHandler({"http": proxy, "https": proxy}))
+    if settings.cert:
+        try:
+            context = ssl.create_default_context(cafile=settings.cert)
+        except (OSError, ssl.SSLError):
+            context = None  # NOTE: pip would fail on it too; the sizes then come out unknown
+        if context is not None:
+            handlers.append(urllib.request.HTTPSHandler(context=context))
+    return urllib.request.build_opener(*handlers)
+
+
+def file_size(url: str, opener: urllib.request.OpenerDirector | None = None) -> int | None:
     """The size of the file at ``url``: a local file's, else the index's ``Content-Length``
-    (``None`` when the index does not say or cannot be asked)."""
+    asked through ``opener`` (``None`` when the index does not say or cannot be asked)."""
     parsed = urlparse(url)
     if parsed.scheme == "file":
         try:
@@ -149,7 +209,8 @@ def file_size(url: str) -> int | None:
         return None
     request = urllib.request.Request(url, method="HEAD")
     try:
-        with urllib.request.urlopen(request, timeout=_HEAD_TIMEOUT_S) as response:  # noqa: S310
+        opened = (opener or urllib.request.build_opener()).open(request, timeout=_HEAD_TIMEOUT_S)
+        with opened as response:
             length = response.headers.get("Content-Length")
     except (OSError, ValueError):
         return None
