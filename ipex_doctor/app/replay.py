@@ -94,9 +94,7 @@ def rejudge(report: Report, kb: KnowledgeBase) -> Report:
     # NOTE: everything but the verdicts stays as recorded (a scan's summary, a fix's repair
     # record); the baseline comparison was made against the old verdicts, so it is dropped
     # (``--baseline`` makes a new one), and the report is written in the current schema.
-    return replace(
-        report, findings=judged + kept, baseline=None, schema_version=SCHEMA_VERSION
-    )
+    return replace(report, findings=judged + kept, baseline=None, schema_version=SCHEMA_VERSION)
 
 
 def replay_report(

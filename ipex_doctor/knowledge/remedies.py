@@ -126,11 +126,27 @@ def move_torch(env: Environment, torch_line: str) -> list[str]:
 
 
 def install_torchvision(env: Environment, line: str) -> list[str]:
-    """The command that installs torchvision ``line`` from the index torch came from."""
-    index = torch_index(env.package("torch"))
-    return [
-        pip(env, "install", f"torchvision=={line}.*", *(["--index-url", index] if index else []))
-    ]
+    """The commands that put torchvision ``line``, built like torch, in place, from the index
+    torch came from.
+
+    When the installed torchvision is of ``line`` already but of another build (a CUDA one
+    beside a ``+cpu`` torch), ``==0.N.*`` would not move it: pip ignores a local label the
+    requirement does not name, calls the requirement satisfied and changes nothing. So the
+    requirement names torch's label (``==0.28.0+cpu``, which only that build satisfies), and
+    where torch has none (PyPI's build), the labelled torchvision is uninstalled first."""
+    torch, installed = env.package("torch"), env.package("torchvision")
+    index = torch_index(torch)
+    from_index = ["--index-url", index] if index else []
+    requirement = f"torchvision=={line}.*"
+    tv = None if installed is None else parse(installed.version)
+    if tv is None or f"{tv.major}.{tv.minor}" != line:
+        return [pip(env, "install", requirement, *from_index)]
+    label = None if torch is None else torch.variant.local
+    if label is not None and _PYTORCH_LABEL.fullmatch(label) and tv.local != label:
+        return [pip(env, "install", f"torchvision=={tv.public}+{label}", *from_index)]
+    if label is None and tv.local is not None:
+        return [pip(env, "uninstall", "-y", "torchvision"), pip(env, "install", requirement)]
+    return [pip(env, "install", requirement, *from_index)]
 
 
 def ipex_pin(ipex_line: str, variant: str | None) -> str:

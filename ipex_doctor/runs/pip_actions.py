@@ -46,6 +46,7 @@ _UNREACHABLE = re.compile(
     r"Temporary failure in name resolution|Name or service not known|Network is unreachable|"
     r"Connection refused|ConnectTimeout|ReadTimeout|ProxyError"
 )
+_ERRNO = re.compile(r"\[Errno -?\d+\] [^'\")\]]+")
 _DOWNLOADING = re.compile(r"Downloading \S+ \((\d+(?:\.\d+)?) (kB|MB|GB|bytes)\)")
 _UNITS = {"bytes": 1, "kB": 1000, "MB": 1000**2, "GB": 1000**3}
 
@@ -73,10 +74,23 @@ def _last_error(output: str) -> str:
     return (errors or lines or ["(no output)"])[-1][:300]
 
 
+def _unreachable(output: str) -> str:
+    """Why and where pip could not connect, from its first connection complaint
+    (``[Errno -2] Name or service not known; looked in https://...``): its last error line
+    is then often the resolver's, which says nothing of the network."""
+    line = next(line for line in output.splitlines() if _UNREACHABLE.search(line))
+    errno = _ERRNO.search(line)
+    found = _UNREACHABLE.search(line)
+    reason = errno.group(0) if errno else (found.group(0) if found else line.strip()[:200])
+    looked = [line.strip()[len("Looking in indexes: "):] for line in output.splitlines()
+              if line.startswith("Looking in indexes: ")]  # fmt: skip
+    return f"{reason}; looked in {looked[0]}" if looked else reason
+
+
 def _failure(output: str, what: str) -> PipError:
     if _UNREACHABLE.search(output):
         return PipError(
-            f"{what}: pip could not reach the package index ({_last_error(output)}); "
+            f"{what}: pip could not reach the package index ({_unreachable(output)}); "
             "nothing was changed",
             tip="check the network or proxy, or point pip at a local wheel directory "
             "(PIP_FIND_LINKS, pip.conf) and run fix again",

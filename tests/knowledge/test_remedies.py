@@ -82,6 +82,27 @@ def test_torchvision_comes_from_torchs_index(torch: str, expected: str) -> None:
     assert _commands(packages, "torchvision-broken") == [expected]
 
 
+@pytest.mark.parametrize(
+    ("torch", "torchvision", "expected"),
+    [
+        # PyPI's CUDA torchvision beside a CPU torch of its line: name torch's label, or pip
+        # calls 'torchvision==0.28.*' satisfied by the CUDA build and changes nothing
+        ("2.13.0+cpu", "0.28.0+cu126", [f"{PY} -m pip install torchvision==0.28.0+cpu --index-url https://download.pytorch.org/whl/cpu"]),
+        ("2.9.1+cu126", "0.24.1+cpu", [f"{PY} -m pip install torchvision==0.24.1+cu126 --index-url https://download.pytorch.org/whl/cu126"]),
+        # a CPU torchvision beside PyPI's (unlabelled) torch: no requirement excludes a
+        # label, so the labelled build goes first
+        ("2.8.0", "0.23.0+cpu", [f"{PY} -m pip uninstall -y torchvision", f"{PY} -m pip install 'torchvision==0.23.*'"]),
+    ],
+)  # fmt: skip
+def test_a_build_of_the_right_line_is_replaced_not_called_satisfied(
+    torch: str, torchvision: str, expected: list[str]
+) -> None:
+    """torchvision of torch's line but another build: the commands really replace it."""
+    packages = {"torch": torch, "torchvision": torchvision}
+    facts = {} if "+" in torch else {"cuda": "12.8"}  # PyPI's torch says its build at run time
+    assert _commands(packages, "torchvision-broken", **facts) == expected
+
+
 def test_a_path_with_spaces_is_quoted() -> None:
     """The interpreter's path is quoted for the shell."""
     env = make_env({"torch": "2.8.0"})

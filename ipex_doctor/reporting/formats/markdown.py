@@ -135,7 +135,14 @@ def render_markdown(report: Report, gate: Gate | None = None) -> str:
     if report.repair is not None:
         from ipex_doctor.reporting.formats.repair_text import repair_section
 
-        lines += ["## Repair (fix)", "", "```text", repair_section(report.repair).rstrip(), "```", ""]
+        lines += [
+            "## Repair (fix)",
+            "",
+            "```text",
+            repair_section(report.repair).rstrip(),
+            "```",
+            "",
+        ]
     return "\n".join(lines).rstrip() + "\n"
 
 
