@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ipex_doctor.errors import DoctorError
-from ipex_doctor.knowledge.explain import EnvFacts
+from ipex_doctor.knowledge.explain import EnvFacts, seen
 from ipex_doctor.knowledge.known_issues import KnowledgeBase
 from ipex_doctor.model.findings import FindingKind
 from ipex_doctor.probe.options import ProbeOptions
@@ -34,4 +34,4 @@ def facts_of_interpreter(
     """The environment findings of ``python``, examined and judged as ``env`` does."""
     examined, _ = examine(ProbeOptions(python=python, timeout_s=timeout), progress=progress)
     judged = findings_of(examined, knowledge, runs={}, kinds=(FindingKind.ENVIRONMENT,))
-    return EnvFacts(python, {f.id: (f.status.value, f.evidence.summary) for f in judged})
+    return EnvFacts(python, {f.id: seen(f.status.value, f.evidence) for f in judged})

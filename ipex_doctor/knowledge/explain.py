@@ -94,23 +94,61 @@ CONFIRMED, RULED_OUT = 1, -1
 PROBLEM_STATUSES = frozenset({"fail", "warn", "error"})
 
 
+class Seen(NamedTuple):
+    """One finding of an examined environment, as explain weighs it."""
+
+    status: str
+    summary: str
+    holds: bool | None = None
+    """A GPU-ladder rung's own answer (its evidence's ``holds``): whether the rung holds,
+    whatever status the gate gave it. Where nothing expects an Intel GPU a rung that does not
+    hold is only information (``skip``), but a pasted XPU error says something expected one,
+    so the rung's answer decides, not its status."""
+
+    @property
+    def problem(self) -> bool | None:
+        """``True``: the probe found this layer broken; ``False``: it passed; ``None``: it
+        says neither (not reached, not applicable)."""
+        if self.holds is not None:
+            return not self.holds
+        if self.status in PROBLEM_STATUSES:
+            return True
+        return False if self.status == "pass" else None
+
+    def said(self) -> str:
+        """``fail``, or for a rung ``does not hold``/``holds``, with the finding's summary."""
+        word = self.status if self.holds is None else ("holds" if self.holds else "does not hold")
+        return word + (f" ({self.summary})" if self.summary else "")
+
+
 class EnvFacts(NamedTuple):
     """Findings of an examined environment, by id: what ``explain`` decides causes with."""
 
     source: str
     """Where they come from (a report's path, an interpreter), for the user."""
-    findings: dict[str, tuple[str, str]]
-    """Finding id -> (status, summary)."""
+    findings: dict[str, Seen]
 
     @classmethod
     def of_report(cls, source: str, report: Mapping[str, Any]) -> EnvFacts:
         """The findings of a saved report (its JSON, already checked against the report
-        schema), by id and status only: explain needs no more of a report's shape."""
+        schema), by id, status, summary and a rung's ``holds``: explain needs no more of a
+        report's shape."""
         findings = [f for f in report.get("findings") or () if isinstance(f, Mapping)]
         return cls(source, {
-            str(f["id"]): (str(f["status"]), str((f.get("evidence") or {}).get("summary", "")))
+            str(f["id"]): seen(str(f["status"]), f.get("evidence"))
             for f in findings if "id" in f and "status" in f
         })  # fmt: skip
+
+
+def seen(status: str, evidence: object) -> Seen:
+    """A finding's ``Seen`` from its status and its evidence (a report's JSON object, or an
+    ``Evidence``'s ``summary`` and ``data``)."""
+    summary = getattr(evidence, "summary", None)
+    data = getattr(evidence, "data", None)
+    if isinstance(evidence, Mapping):
+        summary, data = evidence.get("summary"), evidence.get("data")
+    holds = data.get("holds") if isinstance(data, Mapping) else None
+    return Seen(status, str(summary or ""), holds if isinstance(holds, bool) else None)
 
 
 def rung(layer: str) -> str | None:
@@ -472,25 +510,24 @@ def _search(pattern: re.Pattern[str], forms: tuple[str, ...]) -> str:
 def _judged(match: Match, env: EnvFacts) -> Match:
     """``match`` with the verdict of the first of its probes the environment has a problem
     with, else (every probe it has passing) ruled out by the first."""
-    seen = [(f, env.findings[f][0]) for f in probes(match.issue) if f in env.findings]
-    failing = [(f, status) for f, status in seen if status in PROBLEM_STATUSES]
+    found = [f for f in probes(match.issue) if f in env.findings]
+    failing = [f for f in found if env.findings[f].problem]
     if failing:
-        finding, status = failing[0]
-        verdict = CONFIRMED
-    elif seen and all(status == "pass" for _, status in seen):
-        finding, status = seen[0]
-        verdict = RULED_OUT
+        finding, verdict = failing[0], CONFIRMED
+    elif found and all(env.findings[f].problem is False for f in found):
+        finding, verdict = found[0], RULED_OUT
     else:
         return match
-    summary = env.findings[finding][1]
-    said = f"{finding}: {status}" + (f" ({summary})" if summary else "")
-    return replace(match, verdict=verdict, decided_by=said)
+    return replace(match, verdict=verdict, decided_by=f"{finding}: {env.findings[finding].said()}")
 
 
-def rank(match: Match) -> tuple[int, int, int, int, str]:
-    """The sort key: the environment's verdict, then the evidence tier and score, then the
-    place among a message's causes, then the id."""
-    return -match.verdict, -match.tier, -match.score, match.prior, match.issue.id
+def rank(match: Match) -> tuple[int, int, int, int, int, str]:
+    """The sort key: the environment's verdict; among confirmed causes the lowest rung of the
+    GPU ladder first (a rung that does not hold leaves every rung above it broken too: the
+    lowest is the one to fix, the others follow from it); then the evidence tier and score,
+    the place among a message's causes, the id."""
+    low = LAYERS.index(match.issue.layer) if match.verdict == CONFIRMED else 0
+    return -match.verdict, low, -match.tier, -match.score, match.prior, match.issue.id
 
 
 def read_input(text: str | None, file_path: str | None) -> str:

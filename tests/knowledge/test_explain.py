@@ -23,6 +23,7 @@ from ipex_doctor.knowledge.explain import (
     STRUCTURE,
     WORDING,
     EnvFacts,
+    Seen,
     explain,
     facts,
     probes,
@@ -388,8 +389,31 @@ def test_hints_alone_name_nothing() -> None:
 
 def _env(**statuses: str) -> EnvFacts:
     return EnvFacts(
-        "test", {k.replace("_", "-"): (v, f"{k} said {v}") for k, v in statuses.items()}
+        "test", {k.replace("_", "-"): Seen(v, f"{k} said {v}") for k, v in statuses.items()}
     )
+
+
+def test_a_rung_that_does_not_hold_decides_even_where_nothing_expected_a_gpu() -> None:
+    """A CUDA machine (no Intel GPU, torch not an XPU build, no oneAPI runtime): its rungs are
+    only information ('skip') because nothing there expects an Intel GPU, but a pasted XPU
+    error says something did: the rungs that do not hold confirm their causes, and a runtime
+    cause (no runtime at all, so its rung says nothing) is not confirmed."""
+    not_expected = "(information: nothing here expects an Intel GPU)"
+    env = EnvFacts("cuda-machine", {
+        "xpu-rung-hardware": Seen("skip", f"no Intel GPU on the PCI bus {not_expected}", False),
+        "xpu-rung-torch": Seen("skip", f"torch 2.11.0+cu130 is not an XPU build {not_expected}", False),
+        "xpu-rung-runtime": Seen("skip", "no oneAPI runtime in this environment", None),
+        "xpu-runtime-versions": Seen("skip", "no oneAPI runtime here"),
+    })  # fmt: skip
+    matches = explain(NO_DEVICE, KB, env)
+    confirmed = [m.issue.id for m in matches if m.verdict == CONFIRMED]
+    # the lowest rung that does not hold first: the others follow from it
+    assert matches[0].issue.id == "xpu-no-intel-gpu" and "xpu-no-intel-gpu" in confirmed
+    assert "xpu-rung-hardware: does not hold (no Intel GPU" in next(
+        m.decided_by for m in matches if m.issue.id == "xpu-no-intel-gpu"
+    )
+    runtime = [m for m in matches if m.issue.layer == "runtime"]
+    assert runtime and all(m.verdict == 0 for m in runtime)
 
 
 def test_the_environment_decides_between_the_causes() -> None:
