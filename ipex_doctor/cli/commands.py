@@ -29,6 +29,8 @@ from ipex_doctor.model.terms import Isolation
 
 if TYPE_CHECKING:
     from ipex_doctor.app.diagnosis import Request
+    from ipex_doctor.knowledge.code_rules import CodeRules
+    from ipex_doctor.knowledge.known_issues import KnowledgeBase
     from ipex_doctor.probe.options import ProbeOptions
     from ipex_doctor.reporting.output_options import OutputOptions
     from ipex_doctor.reporting.saved_reports import SavedReport
@@ -371,8 +373,16 @@ def kb_list(kb_overlays: tuple[str, ...], as_json: bool) -> int:
     from ipex_doctor.reporting.formats.text import kb_list_json, kb_list_text
 
     knowledge = load_files(kb_overlays, notify_user)
-    click.echo(kb_list_json(knowledge) if as_json else kb_list_text(knowledge))
+    rules = _code_rules(knowledge).rules
+    click.echo(kb_list_json(knowledge, rules) if as_json else kb_list_text(knowledge, rules))
     return ExitCode.OK
+
+
+def _code_rules(knowledge: KnowledgeBase) -> CodeRules:
+    """The shipped code rules of ``scan``, checked against ``knowledge``'s ids."""
+    from ipex_doctor.knowledge import code_rules
+
+    return code_rules.load(known_ids=[issue.id for issue in knowledge.issues])
 
 
 @kb_group.command("show")
@@ -380,19 +390,32 @@ def kb_list(kb_overlays: tuple[str, ...], as_json: bool) -> int:
 @KB
 @click.option("--json", "as_json", is_flag=True, help="Print the entry as JSON.")
 def kb_show(issue_id: str, kb_overlays: tuple[str, ...], as_json: bool) -> int:
-    """Show everything the knowledge base says about one issue (or one built-in finding)."""
+    """Show everything the knowledge base says about one issue (or one built-in finding, or
+    one code rule of scan)."""
     from ipex_doctor.knowledge.known_issues import KnownIssue, load_files, normalise_id
-    from ipex_doctor.reporting.formats.text import builtin_text, entry_json, kb_entry_text
+    from ipex_doctor.reporting.formats.text import (
+        builtin_text,
+        code_rule_text,
+        entry_json,
+        kb_entry_text,
+    )
     from ipex_doctor.verdicts.registry import builtin, finding_ids
 
     knowledge = load_files(kb_overlays, notify_user)
     entry = knowledge.get(issue_id) or builtin(normalise_id(issue_id))
     if entry is None:
-        ids = finding_ids(i.id for i in knowledge.issues)
-        tip = did_you_mean(
-            normalise_id(issue_id), ids, otherwise="'ipex-doctor kb list' lists them"
-        )
-        raise DoctorError(f"no knowledge-base entry '{issue_id}'", tip=tip)
+        # NOTE: a scan finding's id is a code rule's; the rules are read only when no entry
+        # has the id, so showing an entry costs no more than before.
+        rules = _code_rules(knowledge)
+        rule = rules.get(normalise_id(issue_id))
+        if rule is None:
+            ids = [*finding_ids(i.id for i in knowledge.issues), *(r.id for r in rules.rules)]
+            tip = did_you_mean(
+                normalise_id(issue_id), ids, otherwise="'ipex-doctor kb list' lists them"
+            )
+            raise DoctorError(f"no knowledge-base entry or code rule '{issue_id}'", tip=tip)
+        click.echo(entry_json(rule) if as_json else code_rule_text(rule, rules.sources[0]))
+        return ExitCode.OK
     if as_json:
         click.echo(entry_json(entry))
     else:

@@ -11,10 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ipex_doctor.model.codec import JsonModel
-from ipex_doctor.model.findings import Evidence, Finding, Reference, Status, Verdict
-from ipex_doctor.model.terms import FindingKind, Severity
+from ipex_doctor.model.terms import FindingKind, Reference, Severity, Status, Verdict
+
+if TYPE_CHECKING:
+    from ipex_doctor.model.findings import Evidence, Finding
 
 
 @dataclass(frozen=True)
@@ -52,6 +55,10 @@ class FindingSpec(JsonModel):
         """This finding as one judgement found it: id, kind and severity are the spec's, the
         title too unless the judgement words its own for what it found (``title``); the rest
         is the judgement's, as ``Finding`` documents it."""
+        # NOTE: imported here: kb list and kb show read the specs without the report model
+        # (its dataclasses are a fifth of a light command's start).
+        from ipex_doctor.model.findings import Finding
+
         return Finding(
             id=self.id,
             kind=self.kind,

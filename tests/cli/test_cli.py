@@ -18,7 +18,8 @@ PICTURES = ("ipex_doctor.reporting.formats.html", "ipex_doctor.reporting.formats
 
 @pytest.mark.parametrize(
     "args",
-    [["--help"], ["kb", "list"], ["kb", "show", "dot-half"], ["kb", "validate"],
+    [["--help"], ["kb", "list"], ["kb", "show", "dot-half"], ["kb", "show", "ipex-import"],
+     ["kb", "validate"],
      ["explain", "could not create a primitive descriptor for an inner product"],
      ["repro", "--list"], ["report", str(REPO / "tests/assets/reports/cpu-reference-check.json")]],
 )  # fmt: skip
@@ -72,7 +73,9 @@ def test_kb_show_unknown_id_suggests() -> None:
     """An unknown id exits 2 with a one-line error and close matches."""
     done = run_doctor("kb", "show", "dot-hlaf")
     assert done.returncode == 2
-    assert done.stderr.startswith("ipex-doctor: error: no knowledge-base entry 'dot-hlaf'")
+    assert done.stderr.startswith(
+        "ipex-doctor: error: no knowledge-base entry or code rule 'dot-hlaf'"
+    )
     assert "dot-half" in done.stderr and "Traceback" not in done.stderr
 
 
@@ -82,6 +85,29 @@ def test_kb_show_prints_versions_and_references() -> None:
     assert done.returncode == 0
     assert "fixed in 2.3.110" in done.stdout and "issues/673" in done.stdout
     assert "autocast" in done.stdout
+
+
+def test_kb_show_explains_the_id_of_a_scan_finding(tmp_path: Path) -> None:
+    """Every id a scan reports can be looked up with kb show (text and JSON), and kb list
+    lists the code rules with kind 'code'."""
+    (tmp_path / "train.py").write_text(
+        "import intel_extension_for_pytorch as ipex\n"
+        "model = ipex.optimize(model, dtype=torch.bfloat16)\n"
+        "with torch.cpu.amp.autocast():\n    pass\n"
+    )
+    scan = json.loads(run_doctor("scan", str(tmp_path), "--json", "-").stdout)
+    reported = {f["id"] for f in scan["findings"] if f["kind"] == "code"}
+    assert len(reported) >= 2
+    for rule_id in reported:
+        shown = run_doctor("kb", "show", rule_id)
+        assert shown.returncode == 0 and shown.stdout.startswith(f"{rule_id}: "), shown.stderr
+        assert "kind code (scan rule)" in shown.stdout and "replacement: " in shown.stdout
+        as_json = json.loads(run_doctor("kb", "show", rule_id, "--json").stdout)
+        assert (as_json["id"], as_json["kind"]) == (rule_id, "code")
+    listed = {e["id"]: e["kind"] for e in json.loads(run_doctor("kb", "list", "--json").stdout)}
+    assert all(listed[rule_id] == "code" for rule_id in reported)
+    near = run_doctor("kb", "show", "ipex-imprt")
+    assert near.returncode == 2 and "did you mean ipex-import" in near.stderr
 
 
 def test_kb_list_json() -> None:

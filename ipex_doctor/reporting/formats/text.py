@@ -9,10 +9,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from ipex_doctor.knowledge.explain import CONFIRMED, RULED_OUT, EnvFacts, Match, probes, rung
 from ipex_doctor.knowledge.known_issues import DocumentCheck, KnowledgeBase, KnownIssue
 from ipex_doctor.verdicts.registry import BUILTIN, FindingSpec
+
+if TYPE_CHECKING:
+    from ipex_doctor.knowledge.code_rules import CodeRule
 
 
 def explain_text(matches: Sequence[Match], env: EnvFacts | None = None) -> str:
@@ -104,22 +108,33 @@ def explain_json(matches: Sequence[Match], env: EnvFacts | None = None) -> str:
     return json.dumps(data, indent=2)
 
 
-def kb_list_json(knowledge: KnowledgeBase) -> str:
-    """Every entry and built-in finding as JSON."""
+def kb_list_json(knowledge: KnowledgeBase, rules: Sequence[CodeRule] = ()) -> str:
+    """Every entry, built-in finding and code rule (``"kind": "code"``) as JSON."""
     return json.dumps(
-        [i.to_dict() for i in knowledge.issues] + [s.to_dict() for s in BUILTIN], indent=2
+        [i.to_dict() for i in knowledge.issues]
+        + [s.to_dict() for s in BUILTIN]
+        + [_code_rule_dict(r) for r in rules],
+        indent=2,
     )
 
 
-def entry_json(entry: KnownIssue | FindingSpec) -> str:
-    """One entry (or built-in finding) as JSON."""
-    return json.dumps(entry.to_dict(), indent=2)
+def _code_rule_dict(rule: CodeRule) -> dict[str, object]:
+    return {"kind": "code", **rule.to_dict()}
 
 
-def kb_list_text(knowledge: KnowledgeBase) -> str:
-    """One line per entry, then the built-in findings: id, kind, severity, title."""
+def entry_json(entry: KnownIssue | FindingSpec | CodeRule) -> str:
+    """One entry (or built-in finding, or code rule) as JSON."""
+    if isinstance(entry, (KnownIssue, FindingSpec)):
+        return json.dumps(entry.to_dict(), indent=2)
+    return json.dumps(_code_rule_dict(entry), indent=2)
+
+
+def kb_list_text(knowledge: KnowledgeBase, rules: Sequence[CodeRule] = ()) -> str:
+    """One line per entry, then the built-in findings, then the code rules of ``scan``: id,
+    kind, severity, title."""
     rows = [(i.id, i.kind.value, i.severity.value, i.title) for i in knowledge.issues]
     rows += [(s.id, s.kind.value, s.severity.value, f"{s.title} (built in)") for s in BUILTIN]
+    rows += [(r.id, "code", r.severity.value, f"{r.title} (scan rule)") for r in rules]
     width = max(len(row[0]) for row in rows)
     return "\n".join(f"{a:<{width}}  {b:<11}  {c:<7}  {d}" for a, b, c, d in rows)
 
@@ -148,6 +163,37 @@ def kb_entry_text(issue: KnownIssue) -> str:
     lines += [f"  symptom: /{pattern.pattern}/" for pattern in issue.symptoms]
     lines += [f"  ref: {r.url}" + (f"  {r.title}" if r.title else "") for r in issue.references]
     lines.append(f"  source: {issue.source}")
+    return "\n".join(lines)
+
+
+def code_rule_text(rule: CodeRule, source: str) -> str:
+    """Everything a code rule of ``scan`` says: what it matches, why, the upstream
+    replacement, the rewrite or the recipe, the entries it leads to."""
+    match = rule.match
+    looks_for = [f"{kind} {', '.join(values)}" for kind, values in (
+        ("imports of", match.imports), ("uses of", match.symbols), ("lines matching", match.text),
+        ("the pattern", (match.pattern,) if match.pattern else ()),
+    ) if values]  # fmt: skip
+    lines = [
+        f"{rule.id}: {rule.title}",
+        f"  kind code (scan rule) · severity {rule.severity.value} · in "
+        + ", ".join(k.value for k in rule.applies_to),
+        "",
+        f"  {rule.why}",
+        "",
+        f"  matches: {'; '.join(looks_for)}",
+        f"  replacement: {rule.replacement}",
+    ]
+    if rule.fix:
+        lines.append(f"  scan --fix rewrites it ({rule.fix})")
+    if rule.recipe:
+        lines.append(f"  by hand: {rule.recipe}")
+    if rule.needs_ipex:
+        lines.append("  fails without IPEX installed (the API exists only while IPEX is)")
+    if rule.kb:
+        lines.append(f"  leads to: {', '.join(rule.kb)} ('ipex-doctor kb show ID')")
+    lines += [f"  ref: {r.url}" + (f"  {r.title}" if r.title else "") for r in rule.references]
+    lines.append(f"  source: {source}")
     return "\n".join(lines)
 
 
