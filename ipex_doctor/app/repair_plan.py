@@ -134,16 +134,27 @@ def resolve(
     steps: list[PlannedStep] = []
     manual: list[ManualStep] = []
     fetched = 0
+    uninstalled: set[str] = set()
     for proposal in proposals:
         head = (python, "-m", "pip", proposal.kind.value)
         if proposal.kind is StepKind.UNINSTALL:
             names = tuple(n for n in proposal.requirements if canonicalize_name(n) in have)
             removes = tuple(have[canonicalize_name(n)] for n in names)
+            uninstalled.update(canonicalize_name(n) for n in names)
             if removes:
                 steps.append(PlannedStep(proposal.kind, (*head, "-y", *names),
                                          proposal.findings, removes=removes))  # fmt: skip
             continue
-        downloads, more = pip_actions.resolve(python, [*proposal.options, *proposal.requirements])
+        # NOTE: an install of what an earlier step uninstalls (a build to replace: the
+        # installed one satisfies the requirement, its label aside) is resolved as pip will
+        # see it then, without it; else pip calls it satisfied and the plan would only remove.
+        # --no-deps: its dependencies are installed and stay.
+        gone = any(canonicalize_name(Requirement(r).name) in uninstalled
+                   for r in proposal.requirements)  # fmt: skip
+        absent = ("--ignore-installed", "--no-deps") if gone else ()
+        downloads, more = pip_actions.resolve(
+            python, [*absent, *proposal.options, *proposal.requirements]
+        )
         fetched += more
         chosen = {canonicalize_name(d.name): d for d in downloads}
         pinned = []

@@ -113,6 +113,33 @@ def test_fix_applies_the_plan_and_undo_restores_the_exact_set(
     assert freeze(python) == before
 
 
+def test_a_package_to_replace_is_uninstalled_then_installed_never_only_removed(
+    tmp_path: Path, index: LocalIndex
+) -> None:
+    """A remedy that uninstalls a package and installs it again (a build to replace, that
+    the installed one already satisfies): both steps are planned and applied, in that order,
+    and the package is there after."""
+    python = _copy_env(real_env("bare"), tmp_path / "env")
+    installed = subprocess.run(
+        [python, "-m", "pip", "install", "-q", "fastpkg==1.0"],
+        env={**os.environ, **_pip_env(index)}, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert installed.returncode == 0, installed.stderr
+    replace = ("{py} -m pip uninstall -y fastpkg", "{py} -m pip install fastpkg==1.0")
+    saved = _saved_report(tmp_path, python, replace, "fail")
+    out = tmp_path / "fix.json"
+    done = run_doctor("fix", "--report", str(saved), "--yes", "--json", str(out),
+                      extra_env=_pip_env(index))  # fmt: skip
+    repair = _report(out)["repair"]
+    assert [s["command"][3:] for s in repair["planned"]] == [
+        ["uninstall", "-y", "fastpkg"],
+        ["install", "fastpkg==1.0"],
+    ], done.stderr
+    assert repair["planned"][1]["download_bytes"] == index.wheels["fastpkg"].stat().st_size
+    assert [a["status"] for a in repair["applied"]] == ["applied", "applied"]
+    assert "fastpkg==1.0" in freeze(python)
+
+
 def test_without_yes_nothing_changes_and_every_format_has_the_plan(
     tmp_path: Path, index: LocalIndex
 ) -> None:
