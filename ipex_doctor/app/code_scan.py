@@ -33,6 +33,7 @@ from ipex_doctor.model.findings import (
 from ipex_doctor.probe.options import ProbeOptions
 from ipex_doctor.reporting.output_options import OutputOptions
 from ipex_doctor.runs.diagnose import examine
+from ipex_doctor.scan.kinds import rewritten_by_fix
 from ipex_doctor.verdicts.code_findings import code_finding
 from ipex_doctor.verdicts.judge import judge
 
@@ -54,6 +55,8 @@ class ScanRequest:
     """Print the rewrites as a unified diff; write nothing."""
     cache: bool = True
     """Reuse the outcomes of files unchanged since the last scan (``scan.outcome_cache``)."""
+    docs: bool = False
+    """Read the code blocks of the Markdown and reST documents under the roots too."""
 
 
 def _file_of(roots: Sequence[Path], display: str) -> Path | None:
@@ -76,7 +79,12 @@ def _fixes(
     wanted: dict[str, set[str]] = {}
     for match in result.matches:
         rule = rules.get(match.rule_id)
-        if rule is not None and rule.fix and match.suppressed is None:
+        if (
+            rule is not None
+            and rule.fix
+            and match.suppressed is None
+            and rewritten_by_fix(match.location.path)
+        ):
             wanted.setdefault(match.location.path, set()).add(rule.fix)
     edits: dict[str, list[dict[str, Any]]] = {}
     for display, fix_ids in sorted(wanted.items()):
@@ -119,12 +127,14 @@ def scan_and_publish(request: ScanRequest, *, notify: Notify, emit: Notify) -> E
 
     roots = request.roots or (Path("."),)
     exclude = (*policy.scan_exclude, *request.exclude)
-    result = scan_paths(roots, rules, exclude=exclude, cache=request.cache)
+    result = scan_paths(roots, rules, exclude=exclude, cache=request.cache, docs=request.docs)
     edits: dict[str, list[dict[str, Any]]] = {}
     if request.fix or request.diff:
         edits = _fixes(result, rules, roots, write=request.fix, emit=emit)
         if request.fix and edits:
-            result = scan_paths(roots, rules, exclude=exclude, cache=request.cache)
+            result = scan_paths(
+                roots, rules, exclude=exclude, cache=request.cache, docs=request.docs
+            )
             edits = {}
     # NOTE: an interpreter without torch (a pre-commit hook's own) says nothing about where
     # the code runs: its matches are judged by the rules alone, and say so.

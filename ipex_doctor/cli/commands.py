@@ -262,6 +262,11 @@ def merge(report_files: tuple[str, ...], kb_overlays: tuple[str, ...], out: Outp
     is_flag=True,
     help="Read every file, even those unchanged since the last scan of the same PATHs.",
 )
+@click.option(
+    "--docs",
+    is_flag=True,
+    help="Read the Python and shell code blocks of Markdown and reST documents too (reported, never rewritten); a document named as a PATH is always read.",
+)
 def scan(
     paths: tuple[str, ...],
     probe: ProbeOptions,
@@ -271,6 +276,7 @@ def scan(
     diff: bool,
     exclude: tuple[str, ...],
     no_cache: bool,
+    docs: bool,
 ) -> int:
     """Read your code (default: .) for IPEX APIs and known-issue patterns, judged against the
     environment of --python; --fix moves what is mechanical to upstream PyTorch."""
@@ -287,6 +293,7 @@ def scan(
         fix=fix,
         diff=diff,
         cache=not no_cache,
+        docs=docs,
     )
     return scan_and_publish(request, notify=notify_user, emit=_emit_stderr)
 

@@ -34,6 +34,9 @@ class FileKind(TextEnum):
     """``*.sh`` / ``*.bash`` scripts."""
     CONFIG = "config"
     """YAML / JSON / TOML configs that can switch IPEX on (accelerate's ``ipex: true``)."""
+    DOCS = "docs"
+    """Markdown / reStructuredText: their Python and shell code blocks, read like notebook
+    cells (``scan --docs``, or a document named on the command line)."""
 
 
 @dataclass(frozen=True)

@@ -55,11 +55,13 @@ def source_path(root: Path, display: str) -> Path:
 
 
 def discover(
-    roots: Sequence[Path], *, exclude: Sequence[str] = ()
+    roots: Sequence[Path], *, exclude: Sequence[str] = (), docs: bool = False
 ) -> Iterator[Candidate | SkippedFile]:
     """Every candidate file under ``roots`` (a directory that cannot be listed, or a root file
-    of a kind the scan does not read, comes as a ``SkippedFile``). ``ScanError`` before the first
-    item when a root does not exist or an ``exclude`` pattern is invalid."""
+    of a kind the scan does not read, comes as a ``SkippedFile``). Documents (``DOCS``) found
+    in a directory are candidates only with ``docs``; one named as a root always is.
+    ``ScanError`` before the first item when a root does not exist or an ``exclude`` pattern
+    is invalid."""
     try:
         ignores = Ignores(exclude)
     except InvalidPattern as error:
@@ -67,7 +69,7 @@ def discover(
     for root in roots:
         if not root.is_file() and not root.is_dir():
             raise ScanError(f"{root}: no such file or directory")
-    walk = _Walk()
+    walk = _Walk(docs=docs)
     for root in roots:
         if root.is_dir():
             yield from walk.directory(root, ignores)
@@ -78,9 +80,10 @@ def discover(
 class _Walk:
     """One scan's walk over all its roots: what it has visited, by device and inode."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, docs: bool = False) -> None:
         self.dirs: set[tuple[int, int] | str] = set()
         self.files: set[tuple[int, int] | str] = set()
+        self.docs = docs
 
     def file(self, root: Path) -> Iterator[Candidate | SkippedFile]:
         display = root.as_posix()
@@ -122,7 +125,9 @@ class _Walk:
                     if not entry.is_file():
                         continue  # a broken link, a FIFO, a socket, a device
                     kind = classify(entry.name, path.name)
-                    if kind is None or rules.ignored(child, is_dir=False):
+                    if kind is None or (kind is FileKind.DOCS and not self.docs):
+                        continue
+                    if rules.ignored(child, is_dir=False):
                         continue
                     stat = entry.stat()
                 except OSError:

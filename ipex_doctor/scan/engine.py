@@ -26,6 +26,7 @@ from ipex_doctor.scan.outcome_cache import OutcomeCache
 from ipex_doctor.scan.readers import (
     NOT_PARSED,
     Outcome,
+    read_docs,
     read_notebook,
     read_python,
     read_text,
@@ -47,6 +48,7 @@ def scan_paths(
     exclude: Sequence[str] = (),
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
     cache: bool = False,
+    docs: bool = False,
 ) -> ScanResult:
     """Scan the files under ``roots`` (directories or files; none: the current directory) for
     ``rules``, leaving out what ``exclude`` (gitignore patterns, relative to each root) and the
@@ -57,6 +59,9 @@ def scan_paths(
     ``SkippedFile`` in the result. Paths in the result are relative to the root each file was
     found under (POSIX form); ``discovery.source_path`` finds the file again.
 
+    With ``docs``, the Markdown and reST documents under the roots are read too (their code
+    blocks); a document named as a root always is.
+
     With ``cache``, a file unchanged since the last scan of the same roots with the same rules
     is not read: its outcome comes from ``outcome_cache`` (the result is the same).
     """
@@ -65,7 +70,7 @@ def scan_paths(
     matches: list[CodeMatch] = []
     skips: list[SkippedFile] = []
     candidates: list[Candidate] = []
-    for item in discover(paths, exclude=exclude):
+    for item in discover(paths, exclude=exclude, docs=docs):
         if isinstance(item, SkippedFile):
             skips.append(item)
         else:
@@ -225,8 +230,11 @@ def _turns(counter: _Counter, count: int) -> Iterator[int]:
 
 def _read(candidate: Candidate, rules: RuleSet, max_file_bytes: int) -> Outcome:
     notebook = candidate.kind is FileKind.NOTEBOOK
-    python = notebook or reads_as_python(candidate.kind, candidate.path.name)
-    if not rules.prefilter(candidate.kind, python=python):
+    docs = candidate.kind is FileKind.DOCS
+    python = notebook or docs or reads_as_python(candidate.kind, candidate.path.name)
+    # NOTE: a document's code blocks are read as notebook cells, with the notebook's rules
+    ruled = FileKind.NOTEBOOK if docs else candidate.kind
+    if not rules.prefilter(ruled, python=python):
         return NOT_PARSED  # no rule reads this kind: not even opened
     limit = max_file_bytes * (NOTEBOOK_FACTOR if notebook else 1)
     if candidate.size > limit:
@@ -242,6 +250,8 @@ def _read(candidate: Candidate, rules: RuleSet, max_file_bytes: int) -> Outcome:
         return skipped(candidate, "binary (contains NUL bytes)")
     if notebook:
         return read_notebook(candidate, data, rules)
+    if docs:
+        return read_docs(candidate, data, rules)
     if python:
         return read_python(candidate, data, rules)
     return read_text(candidate, data, rules)

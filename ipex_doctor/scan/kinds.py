@@ -5,7 +5,9 @@ Specific names win over extensions: ``setup.py`` is ``SETUP`` (read as Python an
 ``pyproject.toml`` is ``PYPROJECT``, ``environment.yml`` (and ``environment-*.yml``) is
 ``CONDA``; a ``*.txt`` or ``*.in`` named ``requirements*`` / ``constraints*`` or inside a
 ``requirements/`` directory is ``REQUIREMENTS``; any other ``*.yaml``,
-``*.yml``, ``*.json``, ``*.toml`` or ``*.cfg`` is a ``CONFIG`` that may switch IPEX on.
+``*.yml``, ``*.json``, ``*.toml`` or ``*.cfg`` is a ``CONFIG`` that may switch IPEX on;
+``*.md``, ``*.markdown``, ``*.rst`` and ``*.rest`` are ``DOCS`` (a walk of a directory takes
+them only when asked to, ``scan --docs``).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ _EXACT = {
     "containerfile": FileKind.DOCKERFILE,
 }
 _CONFIG_SUFFIXES = (".yaml", ".yml", ".json", ".toml", ".cfg")
+_DOC_SUFFIXES = (".md", ".markdown", ".rst", ".rest")
 
 
 def classify(name: str, parent: str = "") -> FileKind | None:
@@ -46,6 +49,8 @@ def classify(name: str, parent: str = "") -> FileKind | None:
         return FileKind.CONDA
     if suffix in _CONFIG_SUFFIXES:
         return FileKind.CONFIG
+    if suffix in _DOC_SUFFIXES:
+        return FileKind.DOCS
     return None
 
 
@@ -53,3 +58,11 @@ def reads_as_python(kind: FileKind, name: str) -> bool:
     """Whether a file of ``kind`` called ``name`` is parsed as Python (``*.py`` and ``setup.py``;
     a notebook's cells are Python too, but the notebook reader splits them first)."""
     return kind is FileKind.PYTHON or (kind is FileKind.SETUP and name.lower().endswith(".py"))
+
+
+def rewritten_by_fix(path: str) -> bool:
+    """Whether ``scan --fix`` may rewrite a match in the file at ``path``. A document's code
+    block is reported but never rewritten: it is an example inside prose (often with output
+    lines and prompts), which the author words around it."""
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    return classify(name) is not FileKind.DOCS

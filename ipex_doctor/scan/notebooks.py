@@ -72,7 +72,7 @@ def code_cells(document: Any) -> list[Cell]:
             source = "".join(part for part in source if isinstance(part, str))
         if not isinstance(source, str):
             continue
-        found.append(_cell(number, source))
+        found.append(read_cell(number, source))
     return found
 
 
@@ -87,7 +87,9 @@ def _language(document: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _cell(number: int, source: str) -> Cell:
+def read_cell(number: int, source: str) -> Cell:
+    """One code cell's ``source`` read as the module docstring says (a Markdown or reST
+    Python block is read the same way)."""
     lines = split_lines(source)
     python = list(lines)
     shell: list[TextLine] = []

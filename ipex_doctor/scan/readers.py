@@ -1,4 +1,5 @@
-"""Reading one candidate's bytes into matches: as Python, as a notebook, or as text lines.
+"""Reading one candidate's bytes into matches: as Python, as a notebook, as a document's code
+blocks, or as text lines.
 
 Each reader first asks its prefilter (``RuleSet.prefilter``) whether the bytes can match at
 all; only then does it decode and parse. A file it cannot read is one ``SkippedFile`` with the
@@ -15,7 +16,8 @@ from typing import NamedTuple
 
 from ipex_doctor.model.code import CodeMatch, FileKind, SkippedFile
 from ipex_doctor.scan.discovery import Candidate
-from ipex_doctor.scan.notebooks import NotANotebook, code_cells
+from ipex_doctor.scan.doc_blocks import REST_SUFFIXES, code_blocks
+from ipex_doctor.scan.notebooks import Cell, NotANotebook, code_cells
 from ipex_doctor.scan.python_matches import python_hits
 from ipex_doctor.scan.python_names import Facts, NameTable
 from ipex_doctor.scan.ruleset import RuleSet
@@ -123,9 +125,49 @@ def read_notebook(candidate: Candidate, data: bytes, rules: RuleSet) -> Outcome:
     except (ValueError, RecursionError) as error:  # JSON, UTF-8 or the notebook's shape
         reason = str(error) if isinstance(error, NotANotebook) else f"not JSON: {error}"
         return skipped(candidate, f"cannot be read as a notebook: {reason}")
+    read = _read_cells(candidate, cells, rules, "cell")
+    if read is None:
+        return NOT_PARSED
+    hits, cell_skips = read
+    by_cell = {cell.number: cell.lines for cell in cells}
+    matches = [to_match(hit, candidate.display, by_cell[hit.part]) for hit in hits]
+    return Outcome(True, matches, cell_skips)
+
+
+def read_docs(candidate: Candidate, data: bytes, rules: RuleSet) -> Outcome:
+    """A Markdown or reST document: its Python and shell code blocks read as a notebook's
+    cells are (``doc_blocks``), each match placed at the document's own line and column."""
+    try:
+        text = decode_text(data)
+    except Undecodable as error:
+        return skipped(candidate, f"cannot be decoded: {error}")
+    rest = candidate.path.name.lower().endswith(REST_SUFFIXES)
+    blocks = {block.cell.number: block for block in code_blocks(text, rest=rest)}
+    read = _read_cells(candidate, [b.cell for b in blocks.values()], rules, "code block")
+    if read is None:
+        return NOT_PARSED
+    hits, block_skips = read
+    lines = split_lines(text)
+    matches = []
+    for hit in hits:
+        block = blocks[hit.part]
+        line, column = block.place(hit.line, hit.column)
+        end_line, end_column = block.place(hit.end_line, hit.end_column)
+        placed = hit._replace(line=line, column=column, end_line=end_line,
+                              end_column=end_column, part=0)  # fmt: skip
+        matches.append(to_match(placed, candidate.display, lines))
+    return Outcome(True, matches, block_skips)
+
+
+def _read_cells(
+    candidate: Candidate, cells: list[Cell], rules: RuleSet, what: str
+) -> tuple[list[Hit], list[SkippedFile]] | None:
+    """The hits of ``cells`` (each hit's ``part`` its cell's number), and a skip for each cell
+    whose Python does not parse (named ``what`` and its number); ``None`` when the prefilter
+    rules every rule out."""
     probe = Probe("\n".join(line for cell in cells for line in cell.lines).encode())
     if not rules.prefilter(FileKind.NOTEBOOK, python=True).admits(probe):
-        return NOT_PARSED
+        return None
     cell_skips: list[SkippedFile] = []
     hits: list[Hit] = []
     python = rules.python(FileKind.NOTEBOOK)
@@ -136,18 +178,19 @@ def read_notebook(candidate: Candidate, data: bytes, rules: RuleSet) -> Outcome:
             try:
                 parts.append(table.read(parse_python(cell.python), cell.number))
             except Unparsable as error:
-                cell_skips.append(SkippedFile(candidate.display, f"cell {cell.number} {error}"))
+                cell_skips.append(SkippedFile(candidate.display, f"{what} {cell.number} {error}"))
         table.finish()
         hits = python_hits(parts, table, python, {cell.number: cell.lines for cell in cells})
     text: list[Hit] = []
     for cell in cells:
-        numbered = (TextLine(n, line) for n, line in enumerate(cell.lines, start=1))
-        text += text_hits(numbered, rules.text(FileKind.NOTEBOOK), probe, cell.number)
+        # NOTE: the notebook's text rules (use_ipex=True, a launcher in an argument list) read
+        # the lines of Python cells that are not comments; a shell or %%html cell is not
+        # Python, and a commented-out line runs nothing.
+        if cell.python:
+            lines = _code_lines(cell.lines)
+            text += text_hits(lines, rules.text(FileKind.NOTEBOOK), probe, cell.number)
         text += text_hits(cell.shell, rules.text(FileKind.SHELL), probe, cell.number)
-    by_cell = {cell.number: cell.lines for cell in cells}
-    hits += _unique(text)
-    matches = [to_match(hit, candidate.display, by_cell[hit.part]) for hit in hits]
-    return Outcome(True, matches, cell_skips)
+    return hits + _unique(text), cell_skips
 
 
 def read_text(candidate: Candidate, data: bytes, rules: RuleSet) -> Outcome:

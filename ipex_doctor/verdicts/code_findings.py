@@ -21,6 +21,7 @@ from ipex_doctor.knowledge.code_rules import CodeRule, IpexBuild
 from ipex_doctor.model.code import CodeMatch
 from ipex_doctor.model.environment import IPEX, Environment
 from ipex_doctor.model.findings import Evidence, Finding, FindingKind, Status, Verdict
+from ipex_doctor.scan.kinds import rewritten_by_fix
 from ipex_doctor.verdicts.judge import status_for
 
 _IN_RANGE = (Verdict.AFFECTED, Verdict.REGRESSION, Verdict.PREDICTED, Verdict.LATENT)
@@ -118,7 +119,7 @@ def code_finding(
     if fix_edit is not None:
         data["fix_edit"] = dict(fix_edit)
     remediation = rule.replacement if rule.replacement != "none" else rule.recipe
-    if rule.fix:
+    if rule.fix and rewritten_by_fix(match.location.path):
         remediation += " (mechanical: ipex-doctor scan --fix)"
     elif rule.recipe and rule.recipe not in remediation:
         remediation = f"{remediation.rstrip('.')}. {rule.recipe}"
