@@ -1,6 +1,6 @@
 """Time the scanner (``ipex_doctor.scan.scan_paths``) against ``grep -rl`` of its trigger words.
 
-    python benchmarks/scan_speed.py [DIR] [--repeat N] [--files N]
+    python benchmarks/scan_speed.py [DIR] [--repeat N] [--files N] [--docs]
 
 Two trees: DIR (default: this Python's standard library, ``sysconfig.get_paths()["stdlib"]``,
 thousands of Python files and no IPEX), and a synthetic project with IPEX built in a temporary
@@ -50,7 +50,8 @@ from ipex_doctor.scan import scan_paths
 started = time.perf_counter()
 rules = code_rules.load()
 loaded = time.perf_counter()
-result = scan_paths([Path(sys.argv[1])], rules, cache=sys.argv[2] == "warm")
+result = scan_paths([Path(sys.argv[1])], rules, cache=sys.argv[2] == "warm",
+                    docs=sys.argv[3] == "docs")
 done = time.perf_counter()
 print(json.dumps({
     "load_s": loaded - started, "scan_s": done - loaded,
@@ -67,6 +68,9 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--files", type=int, default=3000)
     parser.add_argument("--ipex-every", type=int, default=10, help="one module in N uses IPEX")
+    parser.add_argument(
+        "--docs", action="store_true", help="scan as 'scan --docs' (Markdown / reST blocks too)"
+    )
     args = parser.parse_args()
     package = Path(__file__).resolve().parent.parent / "ipex_doctor"
     compileall.compile_dir(str(package), quiet=1)
@@ -89,17 +93,19 @@ def main() -> int:
             ("tree without IPEX" if args.tree == STDLIB else "the tree given", args.tree),
             ("synthetic tree with IPEX", synthetic),
         ):
-            over |= measure(label, tree, pattern, excludes, args.repeat)
+            over |= measure(label, tree, pattern, excludes, args.repeat, args.docs)
     return 1 if over else 0
 
 
-def measure(label: str, tree: str, pattern: str, excludes: list[str], repeat: int) -> bool:
+def measure(
+    label: str, tree: str, pattern: str, excludes: list[str], repeat: int, docs: bool = False
+) -> bool:
     """Time grep and the scan on ``tree``, print them; whether the scan is over budget."""
     commands = {
         "grep": ["grep", "-rlE", pattern, tree],
         "grep --exclude-dir": ["grep", "-rlE", *excludes, pattern, tree],
-        "scan": [sys.executable, "-c", _SCAN, tree, "cold"],
-        "scan, cache warm": [sys.executable, "-c", _SCAN, tree, "warm"],
+        "scan": [sys.executable, "-c", _SCAN, tree, "cold", "docs" if docs else "code"],
+        "scan, cache warm": [sys.executable, "-c", _SCAN, tree, "warm", "docs" if docs else "code"],
     }
     samples = time_commands(commands, repeat=repeat, warmup=1)
     best = {name: min(values) for name, values in samples.items()}
