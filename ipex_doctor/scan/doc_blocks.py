@@ -151,8 +151,10 @@ def _block(number: int, raw: _Raw) -> DocBlock | None:
         if raw.language == "pycon" or first.startswith(">>>"):
             source, extra = _doctest(source)
             shifts = [s + e for s, e in zip(shifts, extra, strict=True)]
+        # NOTE: the cell's lines are the code as read (prompts off, output blanked), so
+        # every column of a hit, Python or text rule, moves by the same shift
         cell = read_cell(number, "\n".join(source))
-        return DocBlock(Cell(number, raw.lines, cell.python, cell.shell), raw.first_line, shifts)
+        return DocBlock(Cell(number, source, cell.python, cell.shell), raw.first_line, shifts)
     if raw.language in SHELL_LANGUAGES:
         return DocBlock(Cell(number, raw.lines, "", _shell(raw.lines)), raw.first_line, shifts)
     return None

@@ -143,3 +143,13 @@ def test_fix_reports_documents_but_never_rewrites_them(tmp_path: Path) -> None:
     docs = [f for f in findings if f["location"] and f["location"]["path"] == "README.md"]
     assert docs and all("scan --fix" not in f["remediation"] for f in docs)
     assert "not fixed" not in done.stderr
+
+
+def test_a_text_rule_in_a_doctest_block_points_at_the_document_column(tmp_path: Path) -> None:
+    """use_ipex=True after a >>> prompt: the column is the document's, prompt included."""
+    text = "```pycon\n>>> args = TrainingArguments(use_ipex=True)\n```\n"
+    write(tmp_path, {"usage.md": text})
+    (match,) = scan(tmp_path, SHIPPED, docs=True).matches
+    line = text.splitlines()[1]
+    assert (match.rule_id, match.location.line) == ("use-ipex-flag", 2)
+    assert line[match.location.column :].startswith("use_ipex")
