@@ -180,3 +180,37 @@ def test_fix_applies_the_runtime_remedy_to_a_copy_and_undo_brings_the_mismatch_b
     undone = run_doctor("fix", "--python", copy, "--undo", str(snapshot), "--yes")
     assert undone.returncode == 0, undone.stderr
     assert findings(copy)["xpu-runtime-versions"]["status"] == "warn"
+
+
+def test_the_markdown_and_html_reports_show_the_runtime_as_the_probe_saw_it(
+    tmp_path: Path,
+) -> None:
+    """libsycl, the loader and its initialisation, each adapter's platforms and devices, the
+    ICD files: a table's rows in the Markdown report and the HTML one (the real OpenCL CPU
+    device of the matched wheels)."""
+    python = real_env("rt-matched")
+    prefix = Path(python).parent.parent
+    md, html = tmp_path / "env.md", tmp_path / "env.html"
+    done = run_doctor(
+        "env", "--python", python, "--markdown", str(md), "--html", str(html),
+        extra_env={"OCL_ICD_FILENAMES": f"{prefix}/lib/libintelocl.so"},
+    )  # fmt: skip
+    assert done.returncode in (0, 1), done.stderr
+    markdown = md.read_text()
+    assert f"| libsycl | {prefix}/lib/libsycl.so.8 (loaded) |" in markdown
+    assert (
+        f"| UR loader | {prefix}/lib/libur_loader.so.0 · urLoaderInit UR_RESULT_SUCCESS |"
+        in markdown
+    )
+    assert "| adapter opencl | Intel(R) OpenCL: " in markdown and "(cpu, driver " in markdown
+    assert f"| OCL_ICD_FILENAMES | {prefix}/lib/libintelocl.so |" in markdown
+    page = html.read_text()
+    assert "<th>adapter opencl</th><td>Intel(R) OpenCL: " in page and "(cpu, driver " in page
+
+
+def test_no_runtime_adds_no_runtime_rows(tmp_path: Path) -> None:
+    """An environment without the runtime: no runtime rows (the rung says it in words)."""
+    md = tmp_path / "env.md"
+    done = run_doctor("env", "--python", real_env("bare"), "--markdown", str(md))
+    assert done.returncode in (0, 1), done.stderr
+    assert "| libsycl |" not in md.read_text() and "| UR loader |" not in md.read_text()

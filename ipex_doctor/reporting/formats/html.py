@@ -35,6 +35,7 @@ from ipex_doctor.reporting.formats.views import (
     isa_view,
     ordered,
     rate_text,
+    runtime_rows,
     sanity_views,
 )
 from ipex_doctor.reporting.policy import Gate, Policy
@@ -189,6 +190,7 @@ def _environment(env: Environment) -> str:
         ipex = env.runtime.ipex
         level = ipex.get("get_current_isa_level", "?")
         cells.append(("IPEX build", _e(f"{ipex['version']} · ISA {level}")))
+    cells += [(label, _e(text)) for label, text in runtime_rows(env)]
     table = "".join(f"<tr><th>{_e(key)}</th><td>{cell}</td></tr>" for key, cell in cells)
     packages = "".join(
         f"<tr><td>{_e(p.name)}</td><td>{_e(p.version)}</td>"

@@ -24,6 +24,7 @@ from ipex_doctor.reporting.formats.views import (
     fact_variant,
     fleet_size,
     isa_view,
+    runtime_rows,
 )
 from ipex_doctor.reporting.policy import Gate, Policy
 
@@ -118,7 +119,9 @@ def render_markdown(report: Report, gate: Gate | None = None) -> str:
     if env.runtime.ipex.get("version"):
         lines.append(f"| IPEX (imported) | {env.runtime.ipex['version']} |")
     devices = ", ".join(f"{device_label(d)} {d.get('name', '')}" for d in env.runtime.devices)
-    lines += [f"| devices | {_cell(devices) or 'cpu only'} |", ""]
+    lines.append(f"| devices | {_cell(devices) or 'cpu only'} |")
+    lines += [f"| {_cell(label)} | {_cell(text)} |" for label, text in runtime_rows(env)]
+    lines.append("")
     problems = [f for f in report.findings if f.is_problem or f.ignored is not None]
     others = [f for f in report.findings if f not in problems]
     for title, group in (("Problems", problems), ("Other findings", others)):

@@ -404,3 +404,59 @@ def baseline_lines(comparison: BaselineComparison) -> list[tuple[Status | None, 
     ]
     lines += [(Status.SKIP, f"not compared: {item}") for item in comparison.not_compared]
     return lines or [(Status.PASS, "nothing changed")]
+
+
+def runtime_rows(env: Environment) -> list[tuple[str, str]]:
+    """The oneAPI runtime as the runtime probe saw it, one (label, text) row each: libsycl,
+    the Unified Runtime loader and its initialisation, each adapter's platforms and devices,
+    the OpenCL ICD files. Empty where the probe did not run or found no runtime at all (the
+    GPU ladder's runtime rung says so in words)."""
+    runtime = env.host.gpu.get("runtime")
+    if not isinstance(runtime, Mapping) or not runtime.get("ran"):
+        return []
+    if not runtime.get("sycl") and not runtime.get("loader_candidates"):
+        return []
+    rows: list[tuple[str, str]] = []
+    if runtime.get("sycl_error"):
+        rows.append(("libsycl", f"does not load: {runtime['sycl_error']}"))
+    elif runtime.get("sycl_loaded"):
+        rows.append(("libsycl", f"{runtime['sycl_loaded']} (loaded)"))
+    if runtime.get("load_error"):
+        rows.append(("UR loader", f"does not load: {runtime['load_error']}"))
+    elif runtime.get("loader"):
+        init = f" · urLoaderInit {runtime['init']}" if runtime.get("init") else ""
+        rows.append(("UR loader", f"{runtime['loader']}{init}"))
+    for adapter in runtime.get("adapters") or ():
+        if not isinstance(adapter, Mapping):
+            continue
+        rows.append((f"adapter {adapter.get('backend', '?')}", _adapter_text(adapter)))
+    for icd in runtime.get("icd_files") or ():
+        if not isinstance(icd, Mapping):
+            continue
+        state = "present" if icd.get("exists") else "missing"
+        copy = (
+            f"; this environment's copy: {icd['environment_copy']}"
+            if icd.get("environment_copy")
+            else ""
+        )
+        rows.append(("OpenCL ICD", f"{icd.get('file')} names {icd.get('names')} ({state}{copy})"))
+    if runtime.get("ocl_icd_filenames"):
+        rows.append(("OCL_ICD_FILENAMES", str(runtime["ocl_icd_filenames"])))
+    return rows
+
+
+def _adapter_text(adapter: Mapping[str, Any]) -> str:
+    if adapter.get("error"):
+        return f"error: {adapter['error']}"
+    platforms = [p for p in adapter.get("platforms") or () if isinstance(p, Mapping)]
+    if not platforms:
+        return "no platform"
+    parts = []
+    for platform in platforms:
+        devices = [d for d in platform.get("devices") or () if isinstance(d, Mapping)]
+        seen = ", ".join(
+            f"{d.get('name', '?')} ({d.get('type', '?')}, driver {d.get('driver_version', '?')})"
+            for d in devices
+        )
+        parts.append(f"{platform.get('name', '?')}: {seen or 'no device'}")
+    return "; ".join(parts)
