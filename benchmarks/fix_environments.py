@@ -7,8 +7,9 @@ missing) on a hard-linked copy: ``pip freeze --all`` before; ``fix --yes`` timed
 to verdict; a full ``check`` (with the sanity run) after, which must exit 0; ``fix --undo``;
 ``pip freeze --all`` again, which must equal the first. The plan's download estimate (sizes
 from the index) is set against what pip reported fetching, in the install and while planning
-(pip 23.x downloads every wheel a dry run resolves). The healthy reference stack is last: its
-plan must be empty and ``fix --yes`` must leave ``pip freeze`` as it was.
+(a dry run downloads every wheel it resolves where the index serves no metadata files). The
+healthy reference stack is last: its plan must be empty and ``fix --yes`` must leave
+``pip freeze`` as it was.
 
 pip runs with this machine's configuration, as a user's would; run it twice to see the
 difference pip's cache makes.

@@ -157,6 +157,22 @@ def real_env(name: str) -> str:
     return str(testenvs.python_of(name))
 
 
+def copy_env(python: str, into: Path) -> str:
+    """A copy of the environment of ``python`` at ``into``, its interpreter returned: hard
+    links, so it is quick and costs no disk, and pip replacing files in the copy (it unlinks,
+    never rewrites) leaves the original as it was."""
+    subprocess.run(["cp", "-al", str(Path(python).parent.parent), str(into)], check=True)
+    return str(into / "bin" / "python")
+
+
+def freeze(python: str) -> list[str]:
+    """``pip freeze --all`` of ``python``: the exact set of distributions and versions."""
+    done = subprocess.run(
+        [python, "-m", "pip", "freeze", "--all"], capture_output=True, text=True, check=True
+    )
+    return sorted(done.stdout.splitlines())
+
+
 def _site_packages(root: Path) -> Path:
     version = f"python{sys.version_info.major}.{sys.version_info.minor}"
     return root / "lib" / version / "site-packages"

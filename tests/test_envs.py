@@ -19,7 +19,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from conftest import REPO, doctor_env, real_env, run_doctor
+from conftest import REPO, copy_env, doctor_env, real_env, run_doctor
 
 from ipex_doctor.knowledge import known_issues
 
@@ -197,20 +197,12 @@ def test_asking_for_an_absent_device_says_only_that() -> None:
     assert run["status"] == "error" and "xpu was asked for" in run["evidence"]["summary"]
 
 
-def _copy_env(source: str, into: Path) -> str:
-    """A copy of a built environment: hard links, so it is quick and costs no disk, and pip
-    replacing files in the copy (it unlinks, never rewrites) leaves the original as it was."""
-    root = Path(source).parent.parent
-    subprocess.run(["cp", "-al", str(root), str(into)], check=True)
-    return str(into / "bin" / "python")
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("env_name", ["ipex27-torch28", "tv022-ipex28"])
 def test_remedies_work_when_applied(tmp_path: Path, env_name: str) -> None:
     """Apply every command the doctor gives to a copy of the broken environment, run the
     doctor again: it exits 0, the problems gone."""
-    python = _copy_env(real_env(env_name), tmp_path / "env")
+    python = copy_env(real_env(env_name), tmp_path / "env")
     before = run_doctor("check", "--skip-sanity", "--python", python, "--json", "-")
     assert before.returncode == 1
     failing = [f for f in json.loads(before.stdout)["findings"] if f["status"] in ("fail", "error")]

@@ -9,6 +9,7 @@ undoes it, and the verdict of the diagnosis run after. Frozen dataclasses, no I/
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ipex_doctor.model.codec import JsonModel
@@ -63,8 +64,14 @@ class PlannedStep(JsonModel):
     @property
     def download_bytes(self) -> int | None:
         """The bytes the step downloads at most (``None`` when a size is unknown)."""
-        sizes = [d.size for d in self.downloads]
-        return None if None in sizes else sum(s for s in sizes if s is not None)
+        return total_size(d.size for d in self.downloads)
+
+
+def total_size(sizes: Iterable[int | None]) -> int | None:
+    """The sum of ``sizes``; ``None`` when any of them is unknown (an estimate with a hole is
+    no estimate)."""
+    known = list(sizes)
+    return None if None in known else sum(s for s in known if s is not None)
 
 
 @dataclass(frozen=True)
@@ -144,15 +151,14 @@ class Repair(JsonModel):
     seconds: float = 0.0
     """From the command's start to the verdict (the diagnosis after included)."""
     planning_bytes: int = 0
-    """What pip fetched while the plan was resolved: pip up to 23.x downloads every wheel a
-    dry run resolves (newer ones read the index's metadata files only)."""
+    """What pip fetched while the plan was resolved: a dry run downloads every wheel it
+    resolves unless the index serves the wheel's metadata file (PEP 658)."""
     JSON_EXTRAS = ("download_bytes",)
 
     @property
     def download_bytes(self) -> int | None:
         """The plan's download estimate (``None`` when a size is unknown)."""
-        sizes = [step.download_bytes for step in self.planned]
-        return None if None in sizes else sum(s for s in sizes if s is not None)
+        return total_size(step.download_bytes for step in self.planned)
 
 
 @dataclass(frozen=True)

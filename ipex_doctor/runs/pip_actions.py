@@ -111,8 +111,8 @@ def _failure(output: str, what: str) -> PipError:
 
 def resolve(python: str, arguments: Sequence[str]) -> tuple[tuple[Download, ...], int]:
     """What ``pip install ARGUMENTS`` would install, resolved by pip without installing, and
-    the bytes pip fetched to resolve it (pip up to 23.x downloads every wheel a dry run
-    resolves; newer ones read the index's metadata files only).
+    the bytes pip fetched to resolve it (a dry run downloads every wheel it resolves unless
+    the index serves the wheel's metadata file, PEP 658).
 
     Raises ``PipError`` (naming an unreachable index) when pip cannot resolve it."""
     with tempfile.TemporaryDirectory(prefix="ipex-doctor-plan-") as scratch:

@@ -10,12 +10,11 @@ would (these install from PyPI, or pip's cache, like the test-environment builde
 from __future__ import annotations
 
 import json
-import subprocess
 from pathlib import Path
 
 import jsonschema
 import pytest
-from conftest import REPO, real_env, run_doctor
+from conftest import REPO, copy_env, freeze, real_env, run_doctor
 
 pytestmark = [pytest.mark.envs, pytest.mark.slow]
 
@@ -30,19 +29,6 @@ BROKEN = {
 }
 
 
-def _copy_env(source: str, into: Path) -> str:
-    subprocess.run(["cp", "-al", str(Path(source).parent.parent), str(into)], check=True)
-    return str(into / "bin" / "python")
-
-
-def freeze(python: str) -> list[str]:
-    """``pip freeze --all`` of ``python``: the exact set of distributions and versions."""
-    done = subprocess.run(
-        [python, "-m", "pip", "freeze", "--all"], capture_output=True, text=True, check=True
-    )
-    return sorted(done.stdout.splitlines())
-
-
 @pytest.mark.parametrize("env_name", list(BROKEN))
 def test_fix_turns_the_broken_stack_green_and_undo_restores_it(
     tmp_path: Path, env_name: str
@@ -50,7 +36,7 @@ def test_fix_turns_the_broken_stack_green_and_undo_restores_it(
     """One pinned step resolves the failing finding; the diagnosis after is green (exit 0);
     the report records plan, outcome and verdict; --undo gives back pip freeze exactly."""
     finding, kind, requirement = BROKEN[env_name]
-    python = _copy_env(real_env(env_name), tmp_path / "env")
+    python = copy_env(real_env(env_name), tmp_path / "env")
     before = freeze(python)
     out = tmp_path / "fix.json"
     done = run_doctor("fix", "--yes", "--python", python, "--json", str(out), timeout=1200)
@@ -72,7 +58,7 @@ def test_fix_turns_the_broken_stack_green_and_undo_restores_it(
 
 def test_healthy_stack_has_an_empty_plan_and_fix_changes_nothing(tmp_path: Path) -> None:
     """The reference stack: nothing to do, exit 0, no snapshot, pip freeze unchanged."""
-    python = _copy_env(real_env("reference"), tmp_path / "env")
+    python = copy_env(real_env("reference"), tmp_path / "env")
     before = freeze(python)
     out = tmp_path / "fix.json"
     done = run_doctor("fix", "--yes", "--python", python, "--json", str(out), cwd=tmp_path)

@@ -20,27 +20,12 @@ from typing import Any
 
 import psutil
 import pytest
-from conftest import doctor_env, real_env, run_doctor, start_doctor
+from conftest import copy_env, doctor_env, freeze, real_env, run_doctor, start_doctor
 from pipindex import LocalIndex, build_wheel, serve
 
 pytestmark = pytest.mark.envs
 
 PACKAGES = {"slowpkg": "1.0", "fastpkg": "1.0"}
-
-
-def _copy_env(source: str, into: Path) -> str:
-    """A copy of a built environment: hard links, so it is quick and costs no disk, and pip
-    replacing files in the copy (it unlinks, never rewrites) leaves the original as it was."""
-    subprocess.run(["cp", "-al", str(Path(source).parent.parent), str(into)], check=True)
-    return str(into / "bin" / "python")
-
-
-def freeze(python: str) -> list[str]:
-    """``pip freeze --all`` of ``python``: the exact set of distributions and versions."""
-    done = subprocess.run(
-        [python, "-m", "pip", "freeze", "--all"], capture_output=True, text=True, check=True
-    )
-    return sorted(done.stdout.splitlines())
 
 
 def _saved_report(tmp_path: Path, python: str, commands: Sequence[str], status: str) -> Path:
@@ -87,7 +72,7 @@ def test_fix_applies_the_plan_and_undo_restores_the_exact_set(
 ) -> None:
     """Two pinned installs: planned with their sizes from the index, applied in order, the
     diagnosis after recorded; the snapshot next to the report; --undo gives back pip freeze."""
-    python = _copy_env(real_env("bare"), tmp_path / "env")
+    python = copy_env(real_env("bare"), tmp_path / "env")
     before = freeze(python)
     saved = _saved_report(tmp_path, python, TWO_STEPS, "fail")
     out = tmp_path / "fix.json"
@@ -119,7 +104,7 @@ def test_a_package_to_replace_is_uninstalled_then_installed_never_only_removed(
     """A remedy that uninstalls a package and installs it again (a build to replace, that
     the installed one already satisfies): both steps are planned and applied, in that order,
     and the package is there after."""
-    python = _copy_env(real_env("bare"), tmp_path / "env")
+    python = copy_env(real_env("bare"), tmp_path / "env")
     installed = subprocess.run(
         [python, "-m", "pip", "install", "-q", "fastpkg==1.0"],
         env={**os.environ, **_pip_env(index)}, capture_output=True, text=True, check=False,
@@ -145,7 +130,7 @@ def test_without_yes_nothing_changes_and_every_format_has_the_plan(
 ) -> None:
     """No --yes and no terminal: the plan is printed, nothing is installed, no snapshot; the
     JSON, Markdown, JUnit and HTML reports each record the plan and its verdict."""
-    python = _copy_env(real_env("bare"), tmp_path / "env")
+    python = copy_env(real_env("bare"), tmp_path / "env")
     before = freeze(python)
     saved = _saved_report(tmp_path, python, TWO_STEPS, "fail")
     paths = {fmt: tmp_path / f"fix.{fmt}" for fmt in ("json", "markdown", "junit-xml", "html")}
@@ -165,7 +150,7 @@ def test_without_yes_nothing_changes_and_every_format_has_the_plan(
 def test_offline_from_a_local_wheel_directory(tmp_path: Path) -> None:
     """No index at all (``PIP_NO_INDEX``), the wheels in a directory pip's configuration
     names: the plan resolves with the files' sizes, applies, and undoes."""
-    python = _copy_env(real_env("bare"), tmp_path / "env")
+    python = copy_env(real_env("bare"), tmp_path / "env")
     before = freeze(python)
     wheels = tmp_path / "wheels"
     wheels.mkdir()
@@ -188,7 +173,7 @@ def test_offline_from_a_local_wheel_directory(tmp_path: Path) -> None:
 def test_unreachable_index_changes_nothing(tmp_path: Path) -> None:
     """An index that cannot be reached: exit 2 with one line saying so; nothing installed, no
     snapshot, no report."""
-    python = _copy_env(real_env("bare"), tmp_path / "env")
+    python = copy_env(real_env("bare"), tmp_path / "env")
     before = freeze(python)
     saved = _saved_report(tmp_path, python, TWO_STEPS, "fail")
     offline = {"PIP_CONFIG_FILE": os.devnull, "PIP_FIND_LINKS": "", "PIP_RETRIES": "0",
@@ -206,7 +191,7 @@ def test_unreachable_index_changes_nothing(tmp_path: Path) -> None:
 def test_regression_is_rolled_back_on_request(tmp_path: Path, index: LocalIndex) -> None:
     """The diagnosis after is worse than the saved one (a warning became a failure): the fix
     says so and, with --rollback-on-regression, restores the snapshot at once."""
-    python = _copy_env(real_env("bare"), tmp_path / "env")
+    python = copy_env(real_env("bare"), tmp_path / "env")
     before = freeze(python)
     saved = _saved_report(tmp_path, python, TWO_STEPS[:1], "warn")
     out = tmp_path / "fix.json"
@@ -241,7 +226,7 @@ def _pip_of(python: str) -> list[psutil.Process]:
 def _stop_midway(tmp_path: Path, index: LocalIndex, stop: str) -> tuple[str, list[str], subprocess.CompletedProcess[str], dict[str, Any]]:  # fmt: skip
     """Start fix with two steps, wait until pip is mid-way through step 1, then ``stop`` it
     (``SIGTERM``/``SIGINT`` to the doctor, ``kill-pip``); return what came out."""
-    python = _copy_env(real_env("bare"), tmp_path / "env")
+    python = copy_env(real_env("bare"), tmp_path / "env")
     before = freeze(python)
     saved = _saved_report(tmp_path, python, TWO_STEPS, "fail")
     out = tmp_path / "fix.json"
@@ -320,7 +305,7 @@ def test_a_pip_that_dies_is_reported_with_the_undo(tmp_path: Path, index: LocalI
 def test_a_report_of_another_interpreter_is_refused(tmp_path: Path) -> None:
     """``--report`` examined one interpreter and ``--python`` names another: exit 2 before
     anything runs; a fix applies only where the diagnosis looked."""
-    python = _copy_env(real_env("bare"), tmp_path / "env")
+    python = copy_env(real_env("bare"), tmp_path / "env")
     saved = _saved_report(tmp_path, python, TWO_STEPS, "fail")
     done = run_doctor("fix", "--report", str(saved), "--python", real_env("bare"), "--yes")
     assert (
@@ -334,7 +319,7 @@ def test_on_a_terminal_the_user_is_asked_and_no_changes_nothing(
     tmp_path: Path, index: LocalIndex
 ) -> None:
     """Without --yes, on a terminal, the plan ends with a question; "n" changes nothing."""
-    python = _copy_env(real_env("bare"), tmp_path / "env")
+    python = copy_env(real_env("bare"), tmp_path / "env")
     before = freeze(python)
     saved = _saved_report(tmp_path, python, TWO_STEPS, "fail")
     controller, terminal = os.openpty()

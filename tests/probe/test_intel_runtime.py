@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import real_env, run_doctor
+from conftest import copy_env, real_env, run_doctor
 
 pytestmark = pytest.mark.skipif(
     not sys.platform.startswith("linux") or platform.machine() != "x86_64",
@@ -33,13 +33,6 @@ def findings(python: str, **extra_env: str) -> dict[str, dict[str, Any]]:
     by_id["_runtime"] = report["environment"]["host"]["gpu"]["runtime"]
     by_id["_level_zero"] = report["environment"]["host"]["gpu"]["level_zero"]
     return by_id
-
-
-def copy_env(python: str, target: Path) -> str:
-    """A copy of the environment (hard links: pip replaces files, never writes into them)."""
-    source = Path(python).parent.parent
-    subprocess.run(["cp", "-al", str(source), str(target)], check=True)
-    return str(target / "bin" / "python")
 
 
 def test_matched_wheels_load_and_show_the_opencl_cpu_device() -> None:
