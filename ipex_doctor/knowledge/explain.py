@@ -291,7 +291,8 @@ def _library_before(form: str, end: int, gap: str) -> tuple[int, str] | None:
     its start and its path, or ``None`` when what stands there is not a library file."""
     backwards = form[max(0, end - _LOOKBACK) : end][::-1]
     spaced = re.match(gap, backwards)
-    assert spaced is not None  # NOTE: every gap pattern can match nothing
+    if spaced is None:  # e.g. "undefined symbol" with no colon before it: no library is named
+        return None
     token = re.match(_TOKEN_BACKWARDS, backwards[spaced.end() :])
     if token is None:
         return None

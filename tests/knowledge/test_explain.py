@@ -340,6 +340,24 @@ def test_hostile_shapes_are_read_in_linear_time(shape: str) -> None:
     assert time.process_time() - started < 5
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "undefined symbol 0",  # found by the property test above on a CI run
+        "ImportError undefined symbol: _ZN3c105ErrorC1Ev",
+        "version `GLIBCXX_3.4.30' not found (required by torch)",
+        "cannot open shared object file: No such file or directory",
+        "=> not found",
+        "(NOT_FOUND)",
+    ],
+)
+def test_an_anchor_with_no_library_before_it_is_read_without_one(text: str) -> None:
+    """The fact readers look backwards from an anchor for the library it speaks of; where
+    the text starts at the anchor, or no colon stands before it, there is none to find."""
+    for ids in (_ids(text), _ids("\n" + text), _ids("x " + text)):
+        assert len(set(ids)) == len(ids)
+
+
 # ---------------------------------------------------------------------------- layers and causes
 NO_DEVICE = "RuntimeError: No XPU devices are available."
 NOT_VISIBLE = KB.get("xpu-not-visible")
