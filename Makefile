@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: test lint envs sysdeps unit reference bench clean
+.PHONY: test lint envs sysdeps unit fuzz reference bench clean
 
 test: lint envs sysdeps ## everything CI runs: lint, type check, the real environments, the whole suite
 	$(BIN)/python -m pytest -ra
@@ -38,6 +38,13 @@ sysdeps: ## install the Debian packages the tests use (as root with apt), else s
 
 unit: $(BIN)/.installed ## the tests that need no real environment (seconds)
 	$(BIN)/python -m pytest -ra -m "not envs and not slow"
+
+# The property tests with fresh random draws and 25 times their examples (the suite itself
+# repeats the same draws on every run): run it before a release and turn what it finds into
+# an explicit case.
+fuzz: $(BIN)/.installed ## look for new counterexamples to the property tests (minutes)
+	IPEX_DOCTOR_FUZZ=25 $(BIN)/python -m pytest -q -m "not envs and not slow" \
+	  $$(grep -rl --include='*.py' '@given' tests)
 
 bench: envs ## the benchmarks of benchmarks/, against their floors
 	$(BIN)/python benchmarks/light_commands.py

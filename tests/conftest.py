@@ -28,6 +28,24 @@ REPO = TESTS.parent
 sys.path.insert(0, str(TESTS))
 
 import testenvs  # noqa: E402
+from hypothesis import settings  # noqa: E402
+
+# NOTE: the property tests run the same examples on every run of the suite (derandomize: a
+# seed from each test's own code): a CI run must not pass or fail by the luck of its draw.
+# Looking for new counterexamples is a job of its own, `make fuzz`: fresh random draws and
+# IPEX_DOCTOR_FUZZ times the examples of each test; what it finds becomes an explicit case.
+# The profile is loaded here, before any test module builds its @settings on top of it.
+FUZZ = int(os.environ.get("IPEX_DOCTOR_FUZZ", "0") or 0)
+settings.register_profile("repeatable", derandomize=True, database=None)
+settings.register_profile("fuzz", derandomize=False)
+settings.load_profile("fuzz" if FUZZ else "repeatable")
+
+
+def examples(count: int) -> int:
+    """The number of examples a property test draws: ``count``, times IPEX_DOCTOR_FUZZ under
+    ``make fuzz``."""
+    return count * max(FUZZ, 1)
+
 
 # NOTE: a test run leaves the user's home alone. The doctor keeps its caches under
 # $XDG_CACHE_HOME/ipex-doctor (default ~/.cache): the knowledge-base cache, the crash log; and

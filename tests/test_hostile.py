@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import REPO, make_fake_env, run_doctor
+from conftest import REPO, examples, make_fake_env, run_doctor
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -94,7 +94,9 @@ def test_unknown_keys_are_warned_not_fatal(tmp_path: Path) -> None:
 
 
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=examples(150),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
 )
 @given(st.text(max_size=2000))
 def test_kb_loader_on_arbitrary_text(text: str) -> None:
@@ -107,7 +109,7 @@ def test_kb_loader_on_arbitrary_text(text: str) -> None:
     assert time.process_time() - started < 2
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(
     st.lists(
         st.builds(

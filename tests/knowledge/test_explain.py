@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import doctor_env, run_doctor
+from conftest import doctor_env, examples, run_doctor
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -98,7 +98,7 @@ def _squeezed(text: str) -> str:
     return "".join(text.split())
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.lists(st.text(max_size=500) | st.sampled_from([text for text, _ in CASES]), max_size=10),
     st.sampled_from(["\n", " ", "", "\r\n"]),

@@ -14,7 +14,7 @@ from typing import Any
 import jsonschema
 import pytest
 import yaml
-from conftest import REPO, TESTS
+from conftest import REPO, TESTS, examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -47,7 +47,7 @@ def test_the_shipped_document_is_valid_for_both() -> None:
     assert by_subset(SHIPPED) == by_library(SHIPPED, KB_SCHEMA) == set()
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     entry=st.integers(0, len(SHIPPED["issues"]) - 1),
     key=st.sampled_from([*ISSUE_KEYS, "unknown_key"]),
@@ -65,14 +65,14 @@ def test_both_refuse_the_same_places_in_a_mutated_entry(
     assert by_subset(document) == by_library(document, KB_SCHEMA)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(document=json_values | st.fixed_dictionaries({"schema_version": json_values,
                                                        "issues": json_values}))  # fmt: skip
 def test_both_refuse_the_same_places_in_any_document(document: Any) -> None:
     assert by_subset(document) == by_library(document, KB_SCHEMA)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     fail_on=st.sampled_from(["error", "warning", "never", "loud"]) | json_values,
     ignore=st.lists(
@@ -110,7 +110,7 @@ def test_a_real_report_is_valid_for_both() -> None:
     assert by_subset(REPORT, REPORT_SCHEMA) == by_library(REPORT, REPORT_SCHEMA) == set()
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     finding=st.integers(0, len(REPORT["findings"]) - 1),
     key=st.sampled_from(["id", "status", "verdict", "device", "per_device", "ignored",
@@ -124,7 +124,7 @@ def test_both_judge_a_mutated_report_alike(finding: int, key: str, value: Any) -
     assert by_subset(document, REPORT_SCHEMA) == by_library(document, REPORT_SCHEMA)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     where=st.sampled_from(["summary", "environment", "baseline", "complete", "schema_version"]),
     value=json_values,

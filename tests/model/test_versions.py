@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from conftest import examples
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from packaging.version import Version
 
@@ -128,6 +129,7 @@ versions = st.builds(
 )
 
 
+@settings(max_examples=examples(100))
 @given(versions, versions, versions)
 def test_range_agrees_with_key_ordering(version: str, low: str, high: str) -> None:
     """contains() is exactly introduced <= key < fixed, for any labels and pre-releases."""

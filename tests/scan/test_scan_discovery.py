@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
+from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pathspec import GitIgnoreSpec
@@ -179,7 +180,7 @@ _PATTERN = st.sampled_from(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     patterns=st.lists(_PATTERN, max_size=6),
     segments=st.lists(_SEGMENT, min_size=1, max_size=4),

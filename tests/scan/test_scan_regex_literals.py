@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from conftest import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -73,7 +74,7 @@ def test_literals_of_known_expressions(regex: str, expected: list[tuple[str, ...
 
 
 @pytest.mark.parametrize("regex", EXPRESSIONS)
-@settings(max_examples=30, suppress_health_check=[HealthCheck.too_slow], deadline=None)
+@settings(max_examples=examples(30), suppress_health_check=[HealthCheck.too_slow], deadline=None)
 @given(data=st.data())
 def test_every_match_contains_an_alternative(regex: str, data: st.DataObject) -> None:
     """Whatever ``re`` matches contains all literals of one alternative (folded when the
