@@ -78,10 +78,9 @@ def _unreachable(output: str) -> str:
     """Why and where pip could not connect, from its first connection complaint
     (``[Errno -2] Name or service not known; looked in https://...``): its last error line
     is then often the resolver's, which says nothing of the network."""
-    line = next(line for line in output.splitlines() if _UNREACHABLE.search(line))
-    errno = _ERRNO.search(line)
-    found = _UNREACHABLE.search(line)
-    reason = errno.group(0) if errno else (found.group(0) if found else line.strip()[:200])
+    found = next(hit for line in output.splitlines() if (hit := _UNREACHABLE.search(line)))
+    errno = _ERRNO.search(found.string)
+    reason = errno.group(0) if errno else found.group(0)
     looked = [line.strip()[len("Looking in indexes: "):] for line in output.splitlines()
               if line.startswith("Looking in indexes: ")]  # fmt: skip
     return f"{reason}; looked in {looked[0]}" if looked else reason
@@ -138,7 +137,10 @@ def resolve(python: str, arguments: Sequence[str]) -> tuple[tuple[Download, ...]
         (item["metadata"]["name"], item["metadata"]["version"], item["download_info"]["url"])
         for item in data.get("install", [])
     ]
-    opener = size_opener(network_settings(python))
+    # NOTE: pip's network settings cost an interpreter start (`pip config list`): asked only
+    # when a size must come from an index, not for wheels in a local directory.
+    remote = any(urlparse(url).scheme != "file" for _, _, url in items)
+    opener = size_opener(network_settings(python)) if remote else None
     with ThreadPoolExecutor(max_workers=8) as pool:
         sizes = list(pool.map(lambda url: file_size(url, opener), [url for _, _, url in items]))
     downloads = tuple(
