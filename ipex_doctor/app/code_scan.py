@@ -74,7 +74,8 @@ def _fixes(
     """Apply (``write``) or compute the mechanical rewrites of every file with a fixable match;
     the line edits per file (for SARIF), after printing each diff through ``emit``."""
     from ipex_doctor.reporting.formats.sarif import line_edits
-    from ipex_doctor.scan.fix import FixError, fix_file
+    from ipex_doctor.scan.fix import FixError
+    from ipex_doctor.scan.fix_files import fix_file
 
     wanted: dict[str, set[str]] = {}
     for match in result.matches:

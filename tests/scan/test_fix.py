@@ -16,16 +16,9 @@ import pytest
 from ipex_doctor.errors import DoctorError
 from ipex_doctor.model.code import FileKind
 from ipex_doctor.scan.codemods import CODEMODS, FIX_IDS, TEXT_FIXES
-from ipex_doctor.scan.fix import (
-    WHOLE_FILE,
-    FixError,
-    FixOutcome,
-    fix_file,
-    fix_notebook,
-    fix_source,
-    fix_text,
-    write_fix,
-)
+from ipex_doctor.scan.fix import WHOLE_FILE, FixError, FixOutcome, fix_source, fix_text
+from ipex_doctor.scan.fix_files import fix_file, write_fix
+from ipex_doctor.scan.fix_notebook import fix_notebook
 
 
 def fix(source: str, *fix_ids: str) -> FixOutcome:
