@@ -435,6 +435,7 @@ def _measure_throughput(
     dtype: Any,
     profile: str,
     progress: Progress,
+    timings: Optional[Dict[str, float]] = None,
 ) -> Tuple[Dict[str, Any], Dict[str, Any]]:
     """fp32 and AMP training and inference throughput in the regime where AMP pays off.
 
@@ -445,9 +446,11 @@ def _measure_throughput(
     """
     kind = torch.device(device).type
     timing = TIMING[(profile, "cpu" if kind == "cpu" else "accelerator")]
+    timings = {} if timings is None else timings
     model = copy.deepcopy(base).to(device).to(memory_format=torch.channels_last)
     optimizer = torch.optim.SGD(model.parameters(), lr=DEFAULT_LR, momentum=0.9)
-    batch, x, y = _throughput_inputs(torch, model, classes, device)
+    with _timed(timings, "throughput_batch"):
+        batch, x, y = _throughput_inputs(torch, model, classes, device)
     modes = _modes(torch, model, optimizer, x, y, kind, dtype)
     cudnn = getattr(getattr(torch, "backends", None), "cudnn", None)
     benchmark = getattr(cudnn, "benchmark", None)
@@ -459,8 +462,11 @@ def _measure_throughput(
     try:
         for name, step in modes:  # NOTE: warm-up (kernels chosen, caches filled)
             model.train(name.startswith("train"))
-            for _ in range(timing["warmup"]):
-                step()
+            with _timed(timings, "warmup_" + name):
+                for _ in range(timing["warmup"]):
+                    step()
+                _sync(torch, device)
+        started_rounds = time.perf_counter()
         for round_no in range(ROUNDS):
             for index, (name, step) in enumerate(modes):
                 model.train(name.startswith("train"))
@@ -468,6 +474,7 @@ def _measure_throughput(
                 rounds[name].append(round(value, 2))
                 if progress:
                     progress("throughput: rounds", round_no + (index + 1) // len(modes), ROUNDS)
+        timings["throughput_rounds"] = round(time.perf_counter() - started_rounds, 3)
     finally:
         if kind == "cuda" and cudnn is not None:
             cudnn.benchmark = benchmark
@@ -633,11 +640,14 @@ def run(
     data: Optional[str] = None,
     use_ipex: bool = True,
     progress: Progress = None,
+    threads: Optional[Dict[str, Any]] = None,
 ) -> Dict[str, Any]:
     """The whole sanity run on ``device``; every phase's numbers in one dict.
 
     Every phase starts from a copy of the same initial model, so one phase's failure (a
-    diverged training, a broken IPEX path) never shows up again in another.
+    diverged training, a broken IPEX path) never shows up again in another. ``threads`` is
+    the doctor worker's word on the CPU threads it left this run (fewer than torch's default
+    where other processes kept cores busy); it is recorded as given.
     """
     torch = importlib.import_module("torch")
 
@@ -650,6 +660,7 @@ def run(
         "image_size": settings["image"],
         "batch": settings["batch"],
         "torch": torch.__version__,
+        "threads": threads,
         "phases": {},
         "thresholds": {
             "loss_fraction": LOSS_FRACTION,
@@ -668,11 +679,12 @@ def run(
     slow_bf16 = on_cpu and amp_dtype == "bfloat16" and native.get("onednn_bf16") is False
     trimmed = profile == "quick" and slow_bf16
     phases = result["phases"]
-    x, y, classes = _batch(torch, device, settings["image"], settings["batch"], data)
-    base = _model(torch, classes, weights)
-    dtype = getattr(torch, amp_dtype)
     timings: Dict[str, float] = {}
     result["timings"] = timings
+    with _timed(timings, "model"):
+        x, y, classes = _batch(torch, device, settings["image"], settings["batch"], data)
+        base = _model(torch, classes, weights)
+    dtype = getattr(torch, amp_dtype)
 
     with _timed(timings, "infer_agreement"):
         phases.update(_inference_phase(torch, base, x, device, dtype, progress))
@@ -685,7 +697,7 @@ def run(
     else:
         with _timed(timings, "throughput"):
             numbers, regime = _measure_throughput(
-                torch, base, classes, device, dtype, profile, progress
+                torch, base, classes, device, dtype, profile, progress, timings
             )
         result["throughput_regime"] = regime
         phases["throughput"] = numbers
