@@ -319,9 +319,20 @@ def reset_state(torch: Any) -> None:
     if callable(clear):
         clear()
     dynamo = sys.modules.get("torch._dynamo")
-    if dynamo is not None:
+    if dynamo is not None and _dynamo_compiled(dynamo):
         _safe(dynamo.reset)
     torch.manual_seed(0)
+
+
+def _dynamo_compiled(dynamo: Any) -> bool:
+    """Whether TorchDynamo compiled anything since its last reset (its frame counters), so
+    that a reset has something to undo. torchvision imports dynamo, and a first reset of an
+    unused one imports Inductor: seconds spent after every worker's first check for nothing.
+    A dynamo that does not keep the counters is reset."""
+    counters = getattr(getattr(dynamo, "utils", None), "counters", None)
+    if not isinstance(counters, dict):
+        return True
+    return any(sum(counter.values()) for counter in counters.values() if hasattr(counter, "values"))
 
 
 def device_health(torch: Any, device: str) -> Optional[str]:
