@@ -29,6 +29,7 @@ import argparse
 import collections
 import json
 import os
+import random
 import re
 import subprocess
 import sys
@@ -82,13 +83,21 @@ class Case:
 
 @dataclass
 class Outcome:
-    """What one case's scan found: the key lines found and missed, the findings outside it."""
+    """What one case's scan found: the key lines found and missed, and its findings."""
+
+    @property
+    def outside(self) -> list[dict[str, Any]]:
+        """The findings on no key line."""
+        return [f for f in self.findings if f["where"] != "key"]
 
     case: Case
     found: list[KeyLine] = field(default_factory=list)
     missed: list[KeyLine] = field(default_factory=list)
     uncounted: list[KeyLine] = field(default_factory=list)
-    outside: list[dict[str, Any]] = field(default_factory=list)
+    findings: list[dict[str, Any]] = field(default_factory=list)
+    """Every finding with a location: its rule, status, title, remediation, place, snippet, and
+    ``where`` it lies: on a key line (``key``), on a line the removal deleted that the key
+    leaves out, or on a line the maintainers kept."""
     problems: list[str] = field(default_factory=list)
     wall_s: float = 0.0
     files_seen: int = 0
@@ -243,28 +252,45 @@ def judge(case: Case, report: dict[str, Any], removed: set[tuple[str, int]], doc
     key_lines = {(k.path, k.line) for k in case.key}
     for finding in findings:
         where = finding["location"]
-        last = max(where["line"], where.get("end_line") or 0)
-        if where.get("cell") is None and any(
-            (where["path"], line) in key_lines for line in range(where["line"], last + 1)
-        ):
-            continue
-        if where.get("cell") is not None and any(
-            k.path == where["path"]
-            and notebook_source(k.text) == (finding.get("snippet") or "").strip()
-            for k in case.key
-        ):
-            continue
-        on_removed = where.get("cell") is None and (where["path"], where["line"]) in removed
-        outcome.outside.append({
-            "id": finding["id"], "status": finding["status"], "path": where["path"],
-            "line": where["line"], "cell": where.get("cell"),
-            "snippet": (finding.get("snippet") or "").strip(),
-            "where": "removed, not keyed" if on_removed else "kept by the maintainers",
+        snippet = (finding.get("snippet") or "").strip()
+        if where.get("cell") is None:
+            last = max(where["line"], where.get("end_line") or 0)
+            keyed = any((where["path"], n) in key_lines for n in range(where["line"], last + 1))
+        else:
+            keyed = any(
+                k.path == where["path"] and notebook_source(k.text) == snippet for k in case.key
+            )
+        if keyed:
+            lies = "key"
+        elif where.get("cell") is None and (where["path"], where["line"]) in removed:
+            lies = "removed, not keyed"
+        else:
+            lies = "kept by the maintainers"
+        outcome.findings.append({
+            "id": finding["id"], "status": finding["status"], "title": finding.get("title", ""),
+            "remediation": finding.get("remediation", ""), "path": where["path"],
+            "line": where["line"], "cell": where.get("cell"), "snippet": snippet, "where": lies,
         })  # fmt: skip
     scan = report.get("scan") or {}
     outcome.files_seen = scan.get("files_seen", 0)
     outcome.files_parsed = scan.get("files_parsed", 0)
     return outcome
+
+
+def add_context(findings: list[dict[str, Any]], tree: Path, around: int = 2) -> None:
+    """Give each finding outside a notebook the lines around it, to be read."""
+    files: dict[str, list[str]] = {}
+    for finding in findings:
+        if finding["cell"] is not None:
+            continue
+        if finding["path"] not in files:
+            path = tree / finding["path"]
+            text = path.read_text(encoding="utf-8", errors="replace") if path.is_file() else ""
+            files[finding["path"]] = text.splitlines()
+        lines = files[finding["path"]]
+        first = max(finding["line"] - around, 1)
+        last = min(finding["line"] + around, len(lines))
+        finding["context"] = [f"{n}: {lines[n - 1]}" for n in range(first, last + 1)]
 
 
 def check_key(case: Case, tree: Path) -> list[str]:
@@ -302,7 +328,8 @@ def measure(case: Case, repos: Path, docs: bool, python: str | None) -> Outcome:
         missing = export_tree(git_dir, case.before, tree)
         drift = check_key(case, tree)
         report, wall = run_scan(tree, docs, python)
-    outcome = judge(case, report, removed_lines(git_dir, case), docs)
+        outcome = judge(case, report, removed_lines(git_dir, case), docs)
+        add_context(outcome.findings, tree)
     outcome.wall_s = wall
     outcome.problems += drift
     if missing:
@@ -376,6 +403,25 @@ def print_part(name: str, outcomes: list[Outcome], show: int) -> None:
                 )
 
 
+def print_sample(outcomes: list[Outcome], count: int, seed: int) -> None:
+    """``count`` findings drawn at random (``seed``) from ``outcomes``, to be read and judged."""
+    every = sorted(
+        ((o.case.project, f) for o in outcomes for f in o.findings),
+        key=lambda pf: (pf[0], pf[1]["path"], pf[1]["line"], pf[1]["id"]),
+    )
+    drawn = random.Random(seed).sample(every, min(count, len(every)))
+    print(f"\n== {len(drawn)} of {len(every)} findings drawn with seed {seed}, to read")
+    for number, (project, finding) in enumerate(drawn, 1):
+        mechanical = re.search(r"\(mechanical: [^)]*\)", finding["remediation"])
+        print(
+            f"[{number}] {project} {finding['path']}:{finding['line']} {finding['id']}"
+            f" ({finding['status']}; {finding['where']}){' ' + mechanical[0] if mechanical else ''}"
+        )
+        print(f"    {finding['title']}")
+        for line in finding.get("context") or [finding["snippet"]]:
+            print(f"      | {line[:140]}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repos", type=Path, required=True, help="directory of the clones")
@@ -385,6 +431,8 @@ def main() -> int:
     parser.add_argument("--python", default=None, help="the interpreter to judge against")
     parser.add_argument("--json", type=Path, default=None, help="write every outcome here")
     parser.add_argument("--show", type=int, default=3, help="examples per kind and rule")
+    parser.add_argument("--sample", type=int, default=0, help="print N findings drawn at random")
+    parser.add_argument("--seed", type=int, default=1, help="the seed of --sample's draw")
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     args = parser.parse_args()
     cases = [
@@ -403,6 +451,8 @@ def main() -> int:
         chosen = [o for o in outcomes if o.case.part == part]
         if chosen:
             print_part(part, chosen, args.show)
+    if args.sample:
+        print_sample(outcomes, args.sample, args.seed)
     if args.json:
         args.json.write_text(
             json.dumps(
@@ -413,7 +463,7 @@ def main() -> int:
                         "after": o.case.after,
                         "found": [vars(k) for k in o.found],
                         "missed": [vars(k) for k in o.missed],
-                        "outside": o.outside,
+                        "findings": o.findings,
                         "problems": o.problems,
                         "wall_s": o.wall_s,
                         "files_seen": o.files_seen,
