@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import NamedTuple
 
 from ipex_doctor.scan.python_names import Facts, NameTable, Scope
+from ipex_doctor.scan.python_probes import PROBE_PATTERN, Probes
 from ipex_doctor.scan.triggers import Trigger, combined, name_trigger
 
 SPECTRAL_NORM = (
@@ -40,6 +41,7 @@ INIT_PROCESS_GROUP = (
     "torch.distributed.init_process_group",
     "torch.distributed.distributed_c10d.init_process_group",
 )
+TORCH_COMPILE = ("torch.compile", "torch._dynamo.optimize")
 
 
 class PatternHit(NamedTuple):
@@ -53,12 +55,27 @@ class PatternHit(NamedTuple):
     symbol: str
 
 
+class Context(NamedTuple):
+    """What a pattern is given besides the module: its rule's data and the rules' knowledge."""
+
+    names: tuple[str, ...] = ()
+    """The rule's ``match.names``."""
+    ipex_only: Callable[[str], bool] = lambda name: False
+    """Whether a resolved dotted name exists only with IPEX (a ``needs_ipex`` rule names it)."""
+    probes: Probes | None = None
+    """The module's availability probes, found once for the reader and the pattern alike."""
+
+
+Find = Callable[[Sequence[Facts], Context], Iterator[PatternHit]]
+
+
 class Pattern(NamedTuple):
-    """A structural pattern: its id, what a file must contain, and the search itself."""
+    """A structural pattern: its id, what a file must contain (given the rule's ``names``),
+    and the search itself."""
 
     id: str
-    triggers: tuple[Trigger, ...]
-    find: Callable[[Sequence[Facts]], Iterator[PatternHit]]
+    triggers: Callable[[tuple[str, ...]], tuple[Trigger, ...]]
+    find: Find
 
 
 def _resolves_to(node: ast.AST, scope: Scope, names: tuple[str, ...]) -> str | None:
@@ -122,7 +139,7 @@ def _call_name(call: ast.Call, scope: Scope) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _find_with_and(parts: Sequence[Facts]) -> Iterator[PatternHit]:
+def _find_with_and(parts: Sequence[Facts], context: Context) -> Iterator[PatternHit]:
     for facts in parts:
         for item, scope in facts.withs:
             expr = item.context_expr
@@ -154,7 +171,7 @@ def _half_conversion(call: ast.Call, scope: Scope) -> str | None:
     return None
 
 
-def _find_half_spectral_norm(parts: Sequence[Facts]) -> Iterator[PatternHit]:
+def _find_half_spectral_norm(parts: Sequence[Facts], context: Context) -> Iterator[PatternHit]:
     spectral = next(
         (
             name
@@ -187,7 +204,7 @@ def _find_half_spectral_norm(parts: Sequence[Facts]) -> Iterator[PatternHit]:
 # --- optimize-bf16 ----------------------------------------------------------------------------
 
 
-def _find_optimize_bf16(parts: Sequence[Facts]) -> Iterator[PatternHit]:
+def _find_optimize_bf16(parts: Sequence[Facts], context: Context) -> Iterator[PatternHit]:
     for facts in parts:
         for call, scope in facts.calls:
             optimize = _resolves_to(call.func, scope, OPTIMIZE)
@@ -205,18 +222,80 @@ def _is_ccl(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) and node.value == "ccl"
 
 
-def _find_ccl_backend(parts: Sequence[Facts]) -> Iterator[PatternHit]:
+def _find_ccl_backend(parts: Sequence[Facts], context: Context) -> Iterator[PatternHit]:
+    """``backend="ccl"`` passed to a call, ``init_process_group("ccl")``, and ``"ccl"`` kept
+    for later as a backend (``backend = "ccl"``, ``self.dist_backend = "ccl"``, ``{"backend":
+    "ccl"}``)."""
     for facts in parts:
         for call, scope in facts.calls:
-            for keyword in call.keywords:
-                if keyword.arg == "backend" and _is_ccl(keyword.value):
-                    yield _hit(facts.part, keyword.value, 'backend="ccl"')
+            group = _resolves_to(call.func, scope, INIT_PROCESS_GROUP)
+            literal = next((k.value for k in call.keywords if k.arg == "backend"), None)
+            if literal is None and call.args and group is not None:
+                literal = call.args[0]
+            if literal is None or not _is_ccl(literal):
+                continue
+            yield _hit(facts.part, literal, 'backend="ccl"')
+        for assign, _ in facts.assigns:
+            targets = assign.targets if isinstance(assign, ast.Assign) else [assign.target]
+            if assign.value is not None and _is_ccl(assign.value) and any(map(_backend, targets)):
+                yield _hit(facts.part, assign.value, 'backend = "ccl"')
+        for mapping in facts.dicts:
+            for key, value in zip(mapping.keys, mapping.values, strict=True):
+                if isinstance(key, ast.Constant) and key.value == "backend" and _is_ccl(value):
+                    yield _hit(facts.part, value, '"backend": "ccl"')
+
+
+def _backend(target: ast.expr) -> bool:
+    """Whether an assignment target names a backend (``backend``, ``self.dist_backend``)."""
+    name = target.id if isinstance(target, ast.Name) else getattr(target, "attr", "")
+    return isinstance(name, str) and name.lower().endswith("backend")
+
+
+# --- backend="ipex" ---------------------------------------------------------------------------
+
+
+def _ipex_backend_calls(
+    parts: Sequence[Facts], *, compile_calls: bool
+) -> Iterator[tuple[int, ast.expr, str]]:
+    """``backend="ipex"`` (or ``torch._dynamo.optimize("ipex")``): given to ``torch.compile``
+    when ``compile_calls``, to anything else otherwise; (part, the string, what is called)."""
+    for facts in parts:
+        for call, scope in facts.calls:
+            literal = next((k.value for k in call.keywords if k.arg == "backend"), None)
+            compiling = _resolves_to(call.func, scope, TORCH_COMPILE) is not None or (
+                not NameTable.resolve(call.func, scope)
+                and isinstance(call.func, ast.Attribute | ast.Name)
+                and _call_name(call, scope).rsplit(".", 1)[-1] == "compile"
+            )
+            if literal is None and call.args and compiling:
+                literal = call.args[0]
             if (
-                call.args
-                and _is_ccl(call.args[0])
-                and _resolves_to(call.func, scope, INIT_PROCESS_GROUP)
+                isinstance(literal, ast.Constant)
+                and literal.value == "ipex"
+                and compiling == compile_calls
             ):
-                yield _hit(facts.part, call.args[0], 'backend="ccl"')
+                yield facts.part, literal, _call_name(call, scope)
+
+
+def _find_compile_ipex_backend(parts: Sequence[Facts], context: Context) -> Iterator[PatternHit]:
+    for part, literal, called in _ipex_backend_calls(parts, compile_calls=True):
+        yield _hit(part, literal, f'{called}(backend="ipex")')
+
+
+def _find_ipex_backend_option(parts: Sequence[Facts], context: Context) -> Iterator[PatternHit]:
+    for part, literal, called in _ipex_backend_calls(parts, compile_calls=False):
+        yield _hit(part, literal, f'{called}(backend="ipex")')
+
+
+# --- availability-probe -----------------------------------------------------------------------
+
+
+def _find_probes(parts: Sequence[Facts], context: Context) -> Iterator[PatternHit]:
+    probes = context.probes if context.probes is not None else Probes(parts, context.names)
+    for found in probes.hits():
+        node = found.node
+        assert isinstance(node, ast.expr)
+        yield _hit(found.part, node, found.symbol)
 
 
 # --- the registry -----------------------------------------------------------------------------
@@ -226,12 +305,28 @@ def _names_with(first: Sequence[str], second: Sequence[Trigger]) -> tuple[Trigge
     return tuple(combined(name_trigger(a), b) for a in first for b in second)
 
 
+def _fixed(*triggers: Trigger) -> Callable[[tuple[str, ...]], tuple[Trigger, ...]]:
+    """The triggers of a pattern that takes no ``names``."""
+    return lambda names: triggers
+
+
+def _probe_triggers(names: tuple[str, ...]) -> tuple[Trigger, ...]:
+    """A probe names what it asks about: one of ``names`` is in the file (``hasattr`` on an
+    IPEX object needs IPEX's name too, through its import or the name it checks)."""
+    return tuple(Trigger((name.encode(),)) for name in names)
+
+
+def _quoted(word: str) -> tuple[Trigger, Trigger]:
+    """The triggers of a string literal ``word`` in either quote."""
+    return Trigger((f'"{word}"'.encode(),)), Trigger((f"'{word}'".encode(),))
+
+
 PATTERNS: dict[str, Pattern] = {
     pattern.id: pattern
     for pattern in (
         Pattern(
             "with-and",
-            (
+            _fixed(
                 Trigger(
                     (b"with", b"and"),
                     confirm=_maybe_with_and,
@@ -242,21 +337,22 @@ PATTERNS: dict[str, Pattern] = {
         ),
         Pattern(
             "half-spectral-norm",
-            _names_with(
-                SPECTRAL_NORM, [Trigger((b"half",)), *(name_trigger(n) for n in HALF_DTYPES)]
+            _fixed(
+                *_names_with(
+                    SPECTRAL_NORM, [Trigger((b"half",)), *(name_trigger(n) for n in HALF_DTYPES)]
+                )
             ),
             _find_half_spectral_norm,
         ),
         Pattern(
             "optimize-bf16",
-            _names_with(OPTIMIZE, [name_trigger(n) for n in BFLOAT16]),
+            _fixed(*_names_with(OPTIMIZE, [name_trigger(n) for n in BFLOAT16])),
             _find_optimize_bf16,
         ),
-        Pattern(
-            "ccl-backend",
-            (Trigger((b'"ccl"',)), Trigger((b"'ccl'",))),
-            _find_ccl_backend,
-        ),
+        Pattern("ccl-backend", _fixed(*_quoted("ccl")), _find_ccl_backend),
+        Pattern("compile-ipex-backend", _fixed(*_quoted("ipex")), _find_compile_ipex_backend),
+        Pattern("ipex-backend-option", _fixed(*_quoted("ipex")), _find_ipex_backend_option),
+        Pattern(PROBE_PATTERN, _probe_triggers, _find_probes),
     )
 }
 """Every structural pattern, by the id a rule names."""

@@ -8,6 +8,9 @@
   of the longest listed module it is or is under; ``from m import n`` reports ``m``'s rules at
   the statement and a more specific rule for ``m.n`` at ``n``;
 * ``pattern``: what ``patterns`` finds.
+
+Every hit (and the text rules' hits in the same module, given by the reader) carries the probe
+or ``try`` that guards it, if any (``python_probes``).
 """
 
 from __future__ import annotations
@@ -15,10 +18,11 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator, Mapping, Sequence
 
-from ipex_doctor.scan.patterns import PatternHit
+from ipex_doctor.scan.patterns import Context, PatternHit
 from ipex_doctor.scan.python_names import Facts, NameTable, Scope, imported_modules
+from ipex_doctor.scan.python_probes import PROBE_PATTERN, Guard, Probes
 from ipex_doctor.scan.ruleset import Best, ImportIndex, PythonRules, SymbolIndex
-from ipex_doctor.scan.source import Hit, char_column
+from ipex_doctor.scan.source import Hit, byte_column, char_column
 
 
 def python_hits(
@@ -26,18 +30,39 @@ def python_hits(
     table: NameTable,
     rules: PythonRules,
     lines: Mapping[int, Sequence[str]],
+    text: Sequence[Hit] = (),
 ) -> list[Hit]:
     """The hits of ``rules`` in the module whose parts are ``parts``, read into ``table``
-    (finished); ``lines`` are each part's source lines, by part."""
+    (finished), and ``text`` (the text rules' hits in it), each with its guard; ``lines``
+    are each part's source lines, by part."""
+    probe_names = next((n for _, p, n in rules.patterns if p.id == PROBE_PATTERN), ())
+    probes = Probes(parts, probe_names, rules.ipex_only_name)
+    guards = probes.guards(parts)
+    context = Context(probe_names, rules.ipex_only_name, probes)
     hits: list[Hit] = []
     for facts in parts:
+        part_lines = lines[facts.part]
         if rules.symbols:
-            hits += _symbol_hits(facts, table.bound_names, rules.symbols, lines[facts.part])
+            hits += _symbol_hits(facts, table.bound_names, rules.symbols, part_lines)
         if rules.imports.modules:
-            hits += _import_hits(facts, rules.imports, lines[facts.part])
-    for rule_id, pattern in rules.patterns:
-        hits += (_pattern_hit(rule_id, found, lines[found.part]) for found in pattern.find(parts))
-    return hits
+            hits += _import_hits(facts, rules.imports, part_lines)
+    for rule_id, pattern, names in rules.patterns:
+        found = pattern.find(parts, context._replace(names=names))
+        hits += (_pattern_hit(rule_id, hit, lines[hit.part]) for hit in found)
+    hits += text
+    return [_guarded(hit, guards, lines) for hit in hits]
+
+
+def _guarded(hit: Hit, guards: Sequence[Guard], lines: Mapping[int, Sequence[str]]) -> Hit:
+    """``hit`` with the guard it sits under (the innermost: the last span that covers it)."""
+    if not guards:
+        return hit
+    column = byte_column(_line(lines.get(hit.part, ()), hit.line), hit.column)
+    covering = [g for g in guards if g.covers(hit.part, hit.line, column)]
+    if not covering:
+        return hit
+    innermost = max(covering, key=lambda g: g.start)
+    return hit._replace(guard=innermost.what)
 
 
 def _symbol_hits(

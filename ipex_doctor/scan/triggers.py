@@ -78,12 +78,20 @@ _FOLDED_UTF8 = tuple(
 class Probe:
     """One file's bytes, asked for words; each word is searched once."""
 
-    __slots__ = ("_data", "_found", "_lower")
+    __slots__ = ("_data", "_found", "_lower", "_searched")
 
     def __init__(self, data: bytes) -> None:
         self._data = data
         self._found: dict[bytes, bool] = {}
         self._lower: bytes | None = None
+        self._searched: dict[re.Pattern[bytes], bool] = {}
+
+    def search(self, regex: re.Pattern[bytes]) -> bool:
+        """Whether ``regex`` matches somewhere in the bytes (each regex searched once)."""
+        present = self._searched.get(regex)
+        if present is None:
+            present = self._searched[regex] = regex.search(self._data) is not None
+        return present
 
     def has(self, word: bytes) -> bool:
         """Whether ``word`` occurs (case-sensitively)."""

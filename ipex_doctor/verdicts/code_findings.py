@@ -9,6 +9,9 @@ whose verdict names both halves, the line of code and the fact of the environmen
   in range (affected or predicted) it is judged by its severity; outside the range it passes,
   saying why; where the entries do not apply (no such software here) they tell nothing.
 - Otherwise (a deprecated spelling, a pin in a requirements file) the rule's severity decides.
+- A place guarded by an availability probe or ``try`` / ``except ImportError`` (``match.guard``)
+  runs only where IPEX is: what would fail there is a warning (an IPEX path to remove with its
+  probe), and the evidence names the guard.
 - An inline suppression (``# ipex-doctor: ignore[RULE] reason``) makes the finding a skip that
   keeps its reason.
 """
@@ -87,6 +90,17 @@ def _judged(
     return linked
 
 
+def _guarded(judged: tuple[Status, Verdict, str], guard: str) -> tuple[Status, Verdict, str]:
+    """A guarded place runs only where its probe said yes (or its failure is caught): what
+    would fail is a warning, an IPEX path to remove with its probe, and the fact says why."""
+    status, verdict, fact = judged
+    where = f"guarded by {guard}: it runs only where IPEX is there"
+    if status is Status.FAIL:
+        return (Status.WARN, Verdict.LATENT,
+                f"{where}, so it does not fail without IPEX; it is an IPEX path to remove")  # fmt: skip
+    return status, verdict, f"{fact}; {where}" if fact else where
+
+
 def code_finding(
     match: CodeMatch,
     rule: CodeRule,
@@ -103,6 +117,8 @@ def code_finding(
         fact = "judged by the rule alone: the examined interpreter has no torch (give --python)"
     else:
         status, verdict, fact = _judged(rule, env, kb_findings)
+    if match.guard:
+        status, verdict, fact = _guarded((status, verdict, fact), match.guard)
     sentence = f"{_where(match)}: {match.symbol}" + (f" — {fact}" if fact else "")
     data: dict[str, object] = {
         "symbol": match.symbol,
@@ -111,6 +127,8 @@ def code_finding(
         "fix": rule.fix,
         "kb": list(rule.kb),
     }
+    if match.guard:
+        data["guard"] = match.guard
     if match.suppressed is not None:
         data["suppressed"] = match.suppressed
         data["status_before_suppression"] = status.value
