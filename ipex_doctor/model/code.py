@@ -72,6 +72,9 @@ class CodeMatch(JsonModel):
     suppressed: str | None = None
     """The reason given by an inline ``# ipex-doctor: ignore[RULE] reason`` on that line (or
     the line above), when one applies; ``None`` otherwise."""
+    mechanical: bool = False
+    """``scan --fix`` rewrites this place: the rule's fix applies to this form of it (the
+    scanner checks the fix's conditions; where it cannot tell, this is ``False``)."""
     guard: str | None = None
     """The availability probe (``if is_ipex_available():``, ``hasattr(...)``) or ``try`` /
     ``except ImportError`` under which this place runs only where IPEX is, as written and

@@ -25,6 +25,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import NamedTuple
 
+from ipex_doctor.scan.fixable import Module
 from ipex_doctor.scan.python_names import Facts, NameTable, Scope
 from ipex_doctor.scan.python_probes import PROBE_PATTERN, Probes
 from ipex_doctor.scan.triggers import Trigger, combined, name_trigger
@@ -53,6 +54,8 @@ class PatternHit(NamedTuple):
     end_line: int
     end_column: int
     symbol: str
+    mechanical: bool = False
+    """``scan --fix`` rewrites this place (the rule's fix applies to this form of it)."""
 
 
 class Context(NamedTuple):
@@ -64,6 +67,8 @@ class Context(NamedTuple):
     """Whether a resolved dotted name exists only with IPEX (a ``needs_ipex`` rule names it)."""
     probes: Probes | None = None
     """The module's availability probes, found once for the reader and the pattern alike."""
+    module: Module | None = None
+    """The whole module, for the fixes' conditions (``fixable``)."""
 
 
 Find = Callable[[Sequence[Facts], Context], Iterator[PatternHit]]
@@ -141,6 +146,7 @@ def _call_name(call: ast.Call, scope: Scope) -> str:
 
 def _find_with_and(parts: Sequence[Facts], context: Context) -> Iterator[PatternHit]:
     for facts in parts:
+        lines = context.module.lines.get(facts.part, ()) if context.module else ()
         for item, scope in facts.withs:
             expr = item.context_expr
             if (
@@ -150,7 +156,15 @@ def _find_with_and(parts: Sequence[Facts], context: Context) -> Iterator[Pattern
             ):
                 calls = [v for v in expr.values if isinstance(v, ast.Call)]
                 symbol = " and ".join(f"{_call_name(c, scope)}()" for c in calls)
-                yield _hit(facts.part, expr, symbol)
+                # NOTE: the fix leaves an `and` in parentheses (the item's or the statement's)
+                opened = _text_before(lines, expr).endswith("(")
+                yield _hit(facts.part, expr, symbol)._replace(mechanical=not opened)
+
+
+def _text_before(lines: Sequence[str], node: ast.expr) -> str:
+    """The source of ``node``'s first line before it, without trailing blanks."""
+    line = lines[node.lineno - 1] if 0 < node.lineno <= len(lines) else ""
+    return line.encode("utf-8")[: node.col_offset].decode("utf-8", "ignore").rstrip()
 
 
 # --- half-spectral-norm -----------------------------------------------------------------------
@@ -225,7 +239,8 @@ def _is_ccl(node: ast.AST) -> bool:
 def _find_ccl_backend(parts: Sequence[Facts], context: Context) -> Iterator[PatternHit]:
     """``backend="ccl"`` passed to a call, ``init_process_group("ccl")``, and ``"ccl"`` kept
     for later as a backend (``backend = "ccl"``, ``self.dist_backend = "ccl"``, ``{"backend":
-    "ccl"}``)."""
+    "ccl"}``). Mechanical only where ``ccl-to-xccl`` rewrites: an ``init_process_group`` (one
+    import binds it) given the literal, where the fix can write ``torch``."""
     for facts in parts:
         for call, scope in facts.calls:
             group = _resolves_to(call.func, scope, INIT_PROCESS_GROUP)
@@ -234,7 +249,9 @@ def _find_ccl_backend(parts: Sequence[Facts], context: Context) -> Iterator[Patt
                 literal = call.args[0]
             if literal is None or not _is_ccl(literal):
                 continue
-            yield _hit(facts.part, literal, 'backend="ccl"')
+            yield _hit(facts.part, literal, 'backend="ccl"')._replace(
+                mechanical=group is not None and _fixable_group(call, scope, facts, context)
+            )
         for assign, _ in facts.assigns:
             targets = assign.targets if isinstance(assign, ast.Assign) else [assign.target]
             if assign.value is not None and _is_ccl(assign.value) and any(map(_backend, targets)):
@@ -249,6 +266,17 @@ def _backend(target: ast.expr) -> bool:
     """Whether an assignment target names a backend (``backend``, ``self.dist_backend``)."""
     name = target.id if isinstance(target, ast.Name) else getattr(target, "attr", "")
     return isinstance(name, str) and name.lower().endswith("backend")
+
+
+def _fixable_group(call: ast.Call, scope: Scope, facts: Facts, context: Context) -> bool:
+    base: ast.expr = call.func
+    while isinstance(base, ast.Attribute):
+        base = base.value
+    if context.module is None or not isinstance(base, ast.Name):
+        return False
+    if not scope.unambiguous(base.id) or any(isinstance(a, ast.Starred) for a in call.args):
+        return False
+    return context.module.torch_writable(scope, facts.part, call.lineno)
 
 
 # --- backend="ipex" ---------------------------------------------------------------------------

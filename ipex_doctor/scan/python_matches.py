@@ -9,8 +9,9 @@
   the statement and a more specific rule for ``m.n`` at ``n``;
 * ``pattern``: what ``patterns`` finds.
 
-Every hit (and the text rules' hits in the same module, given by the reader) carries the probe
-or ``try`` that guards it, if any (``python_probes``).
+Every hit (and the text rules' hits in the same module, given by the reader) carries whether
+``scan --fix`` rewrites it (``fixable``) and the probe or ``try`` that guards it, if any
+(``python_probes``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator, Mapping, Sequence
 
+from ipex_doctor.scan.fixable import Module, mechanical_use, removable_import
 from ipex_doctor.scan.patterns import Context, PatternHit
 from ipex_doctor.scan.python_names import Facts, NameTable, Scope, imported_modules
 from ipex_doctor.scan.python_probes import PROBE_PATTERN, Guard, Probes
@@ -38,14 +40,15 @@ def python_hits(
     probe_names = next((n for _, p, n in rules.patterns if p.id == PROBE_PATTERN), ())
     probes = Probes(parts, probe_names, rules.ipex_only_name)
     guards = probes.guards(parts)
-    context = Context(probe_names, rules.ipex_only_name, probes)
+    module = Module.of(parts, table, lines)
+    context = Context(probe_names, rules.ipex_only_name, probes, module)
     hits: list[Hit] = []
     for facts in parts:
         part_lines = lines[facts.part]
         if rules.symbols:
-            hits += _symbol_hits(facts, table.bound_names, rules.symbols, part_lines)
+            hits += _symbol_hits(facts, table.bound_names, rules, part_lines, module)
         if rules.imports.modules:
-            hits += _import_hits(facts, rules.imports, part_lines)
+            hits += _import_hits(facts, rules, part_lines, guards, module)
     for rule_id, pattern, names in rules.patterns:
         found = pattern.find(parts, context._replace(names=names))
         hits += (_pattern_hit(rule_id, hit, lines[hit.part]) for hit in found)
@@ -66,7 +69,7 @@ def _guarded(hit: Hit, guards: Sequence[Guard], lines: Mapping[int, Sequence[str
 
 
 def _symbol_hits(
-    facts: Facts, bound: frozenset[str], symbols: SymbolIndex, lines: Sequence[str]
+    facts: Facts, bound: frozenset[str], rules: PythonRules, lines: Sequence[str], module: Module
 ) -> Iterator[Hit]:
     for chain, scope in facts.chains:
         base: ast.expr = chain
@@ -74,22 +77,44 @@ def _symbol_hits(
             base = base.value
         if not isinstance(base, ast.Name) or base.id not in bound:
             continue  # NOTE: most chains start at a local (self, x): no lookup needed
-        found = _best_in_chain(chain, scope, symbols)
+        found = _best_in_chain(chain, scope, rules.symbols)
         if found is not None:
             node, name, best = found
             for rule_id in best.rule_ids:
-                yield _hit(rule_id, name, node, lines, facts.part)
+                fix = rules.fixes.get(rule_id)
+                mechanical = fix is not None and mechanical_use(
+                    fix, name, node, scope, facts.part, module
+                )
+                yield _hit(rule_id, name, node, lines, facts.part, mechanical)
 
 
-def _import_hits(facts: Facts, imports: ImportIndex, lines: Sequence[str]) -> Iterator[Hit]:
+def _import_hits(
+    facts: Facts,
+    rules: PythonRules,
+    lines: Sequence[str],
+    guards: Sequence[Guard],
+    module: Module,
+) -> Iterator[Hit]:
+    imports: ImportIndex = rules.imports
     for statement in facts.imports:
         reported: set[str] = set()
-        for module, node in imported_modules(statement):
-            best = imports.best(module)
+        for module_name, node in imported_modules(statement):
+            best = imports.best(module_name)
             for rule_id in best.rule_ids if best is not None else ():
                 if rule_id not in reported:
                     reported.add(rule_id)
-                    yield _hit(rule_id, module, node, lines, facts.part)
+                    mechanical = False
+                    if rules.fixes.get(rule_id) == "ipex-side-effect-import" and isinstance(
+                        statement, ast.Import
+                    ):
+                        assert isinstance(node, ast.alias)
+                        caught = any(
+                            g.caught
+                            and g.covers(facts.part, statement.lineno, statement.col_offset)
+                            for g in guards
+                        )
+                        mechanical = removable_import(statement, node, caught, module, facts.part)
+                    yield _hit(rule_id, module_name, node, lines, facts.part, mechanical)
 
 
 def _pattern_hit(rule_id: str, found: PatternHit, lines: Sequence[str]) -> Hit:
@@ -101,6 +126,7 @@ def _pattern_hit(rule_id: str, found: PatternHit, lines: Sequence[str]) -> Hit:
         found.end_line,
         char_column(_line(lines, found.end_line), found.end_column),
         found.part,
+        found.mechanical,
     )
 
 
@@ -131,7 +157,14 @@ def _line(lines: Sequence[str], number: int) -> str:
     return lines[number - 1] if 0 < number <= len(lines) else ""
 
 
-def _hit(rule_id: str, symbol: str, node: ast.AST, lines: Sequence[str], part: int) -> Hit:
+def _hit(
+    rule_id: str,
+    symbol: str,
+    node: ast.AST,
+    lines: Sequence[str],
+    part: int,
+    mechanical: bool = False,
+) -> Hit:
     line: int = getattr(node, "lineno", 1)
     column: int = getattr(node, "col_offset", 0)
     end_line: int = getattr(node, "end_lineno", None) or line
@@ -144,4 +177,5 @@ def _hit(rule_id: str, symbol: str, node: ast.AST, lines: Sequence[str], part: i
         end_line,
         char_column(_line(lines, end_line), end_column),
         part,
+        mechanical,
     )

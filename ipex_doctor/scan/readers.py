@@ -17,6 +17,7 @@ from ipex_doctor.model.code import CodeMatch, FileKind, SkippedFile
 from ipex_doctor.scan.ci_files import ci_commands
 from ipex_doctor.scan.discovery import Candidate
 from ipex_doctor.scan.doc_blocks import REST_SUFFIXES, code_blocks
+from ipex_doctor.scan.launch_text import rewrite_launch_text
 from ipex_doctor.scan.notebooks import Cell, NotANotebook, code_cells
 from ipex_doctor.scan.python_matches import python_hits
 from ipex_doctor.scan.python_names import Facts, NameTable
@@ -164,8 +165,11 @@ def _read_cells(
         else:
             lines = _code_lines(cell.lines) if cell.python else ()
         text += text_hits(lines, rules.text(FileKind.NOTEBOOK), probe, cell.number)
-        shell = command_lines(cell.shell)
-        text += text_hits(shell, rules.text(FileKind.SHELL), probe, cell.number)
+        shell = list(command_lines(cell.shell))
+        found = text_hits(shell, rules.text(FileKind.SHELL), probe, cell.number)
+        for command in shell:
+            at = [hit for hit in found if hit.line == command.line]
+            text += _launches_rewritten(at, rules, command.text, line=command.line)
     python = rules.python(FileKind.NOTEBOOK)
     if python is None:
         return _unique(text), cell_skips
@@ -189,10 +193,28 @@ def read_text(candidate: Candidate, data: bytes, rules: RuleSet) -> Outcome:
     if kind in (FileKind.SHELL, FileKind.DOCKERFILE):
         read = command_lines(read)
     hits = text_hits(read, rules.text(kind), probe)
+    if kind in (FileKind.SHELL, FileKind.DOCKERFILE):
+        hits = _launches_rewritten(hits, rules, "\n".join(lines))
     if kind is FileKind.CI:
         commands = command_lines(ci_commands(candidate.path.name, lines))
         hits = _unique(hits + text_hits(commands, rules.text(FileKind.SHELL), probe))
     return Outcome(True, [to_match(hit, candidate.display, lines) for hit in hits], [])
+
+
+def _launches_rewritten(hits: list[Hit], rules: RuleSet, text: str, line: int = 0) -> list[Hit]:
+    """``hits`` in ``text`` (a shell script or Dockerfile, or the one command of a notebook's
+    shell line at ``line``), those of a ``launcher``-fix rule marked mechanical where that
+    fix rewrites the command (``launch_text``: every option means the same to run_cpu)."""
+    if not any(rules.fixes.get(hit.rule_id) == "launcher" for hit in hits):
+        return hits
+    _, notes = rewrite_launch_text(text)
+    rewritten = {line or note.line for note in notes if note.applied}
+    return [
+        hit._replace(mechanical=True)
+        if rules.fixes.get(hit.rule_id) == "launcher" and hit.line in rewritten
+        else hit
+        for hit in hits
+    ]
 
 
 def _code_lines(lines: list[str]) -> Iterator[TextLine]:

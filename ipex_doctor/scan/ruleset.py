@@ -115,6 +115,8 @@ class PythonRules(NamedTuple):
     imports: ImportIndex
     patterns: tuple[tuple[str, Pattern, tuple[str, ...]], ...]
     """(rule id, pattern, the rule's ``names``), in rule order."""
+    fixes: dict[str, str]
+    """The fix id of each rule that has one, by rule id."""
     ipex_only: frozenset[str]
     """The ids of the rules whose names exist only with IPEX (``needs_ipex``)."""
 
@@ -151,6 +153,8 @@ class RuleSet:
         self._python: dict[FileKind, PythonRules] = {}
         self._python_triggers: dict[FileKind, list[Trigger]] = {}
         self._text: dict[FileKind, list[TextRule]] = {}
+        self.fixes = {rule.id: rule.fix for rule in rules.rules if rule.fix is not None}
+        """The fix id of each rule that has one, by rule id."""
         for rule in rules.rules:
             self._add(rule)
         self._prefilters: dict[tuple[FileKind, bool], Prefilter] = {}
@@ -214,8 +218,10 @@ class RuleSet:
     def _add_python(self, rule: CodeRule, kind: FileKind, pattern: Pattern | None) -> None:
         rules = self._python.get(kind)
         if rules is None:
-            rules = PythonRules(SymbolIndex(), ImportIndex(), (), frozenset())
+            rules = PythonRules(SymbolIndex(), ImportIndex(), (), {}, frozenset())
             self._python[kind] = rules
+        if rule.fix is not None:
+            rules.fixes[rule.id] = rule.fix
         if rule.needs_ipex:
             rules = self._python[kind] = rules._replace(ipex_only=rules.ipex_only | {rule.id})
         triggers = self._python_triggers.setdefault(kind, [])

@@ -35,6 +35,8 @@ class Hit(NamedTuple):
     end_column: int
     part: int = 0
     """Which part of the file: 0, or a notebook's 1-based cell."""
+    mechanical: bool = False
+    """``scan --fix`` rewrites this place (``fixable``)."""
     guard: str = ""
     """The probe or handler under which this place runs only where IPEX is, or ``""``."""
 
@@ -135,5 +137,6 @@ def to_match(hit: Hit, path: str, lines: Sequence[str]) -> CodeMatch:
         symbol=hit.symbol,
         snippet=snippet,
         suppressed=suppression(lines, hit.line, hit.rule_id),
+        mechanical=hit.mechanical,
         guard=hit.guard or None,
     )

@@ -14,6 +14,8 @@ whose verdict names both halves, the line of code and the fact of the environmen
   probe), and the evidence names the guard.
 - An inline suppression (``# ipex-doctor: ignore[RULE] reason``) makes the finding a skip that
   keeps its reason.
+- The remediation says "mechanical: ipex-doctor scan --fix" only where ``--fix`` rewrites that
+  place (``match.mechanical``); elsewhere it gives the rule's recipe.
 """
 
 from __future__ import annotations
@@ -137,7 +139,7 @@ def code_finding(
     if fix_edit is not None:
         data["fix_edit"] = dict(fix_edit)
     remediation = rule.replacement if rule.replacement != "none" else rule.recipe
-    if rule.fix and rewritten_by_fix(match.location.path):
+    if rule.fix and match.mechanical and rewritten_by_fix(match.location.path):
         remediation += " (mechanical: ipex-doctor scan --fix)"
     elif rule.recipe and rule.recipe not in remediation:
         remediation = f"{remediation.rstrip('.')}. {rule.recipe}"

@@ -1,5 +1,5 @@
 """A code match as a finding: a guarded IPEX path is judged as guarded (it cannot fail where
-its probe says no)."""
+its probe says no), and the "mechanical" label is given only where ``--fix`` rewrites."""
 
 from __future__ import annotations
 
@@ -12,15 +12,17 @@ from ipex_doctor.verdicts.code_findings import code_finding
 
 SHIPPED = code_rules.load()
 TORCH_ONLY = make_env({"torch": "2.8.0+xpu"})
+MECHANICAL = "(mechanical: ipex-doctor scan --fix)"
 
 
-def _match(rule_id: str, *, guard: str | None = None) -> CodeMatch:
+def _match(rule_id: str, *, guard: str | None = None, mechanical: bool = False) -> CodeMatch:
     return CodeMatch(
         rule_id=rule_id,
         location=CodeLocation("train.py", 12, 8),
         symbol="torch.xpu.has_fp64_dtype",
         snippet="        x = torch.xpu.has_fp64_dtype()",
         guard=guard,
+        mechanical=mechanical,
     )
 
 
@@ -46,3 +48,14 @@ def test_a_guarded_finding_that_does_not_fail_keeps_its_status_and_names_its_gua
     finding = code_finding(_match(rule.id, guard=guard), rule, with_ipex, {})
     assert finding.status is Status.WARN
     assert "works with IPEX" in finding.evidence.summary and guard in finding.evidence.summary
+
+
+def test_the_mechanical_label_follows_the_match_not_the_rule() -> None:
+    """A rule with a fix labels only the places the fix rewrites; elsewhere the finding says
+    what to do by hand (the rule's recipe)."""
+    rule = SHIPPED.get("ipex-import")
+    assert rule is not None and rule.fix
+    rewritten = code_finding(_match(rule.id, mechanical=True), rule, TORCH_ONLY, {})
+    left = code_finding(_match(rule.id), rule, TORCH_ONLY, {})
+    assert rewritten.remediation.endswith(MECHANICAL)
+    assert MECHANICAL not in left.remediation and rule.recipe in left.remediation
