@@ -189,9 +189,14 @@ def removable_import(
             root: ast.expr = chain
             while isinstance(root, ast.Attribute):
                 root = root.value
-            if isinstance(root, ast.Name) and root.id == bound:
+            if not isinstance(root, ast.Name):
+                continue
+            if root.id == bound:
                 return False
-            if any(under(n, IPEX_INJECTED) for n in NameTable.resolve(chain, chain_scope)):
+            # NOTE: what IPEX injects is under torch: only a chain from torch is resolved
+            if any(t.partition(".")[0] == "torch" for t in chain_scope.lookup(root.id)) and any(
+                under(n, IPEX_INJECTED) for n in NameTable.resolve(chain, chain_scope)
+            ):
                 return False
         for call, _ in facts.calls:
             if isinstance(call.func, ast.Name) and call.func.id in DYNAMIC_LOOKUPS:

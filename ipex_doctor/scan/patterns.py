@@ -243,12 +243,13 @@ def _find_ccl_backend(parts: Sequence[Facts], context: Context) -> Iterator[Patt
     import binds it) given the literal, where the fix can write ``torch``."""
     for facts in parts:
         for call, scope in facts.calls:
-            group = _resolves_to(call.func, scope, INIT_PROCESS_GROUP)
-            literal = next((k.value for k in call.keywords if k.arg == "backend"), None)
-            if literal is None and call.args and group is not None:
-                literal = call.args[0]
+            keyword = next((k.value for k in call.keywords if k.arg == "backend"), None)
+            literal = keyword if keyword is not None else (call.args[0] if call.args else None)
             if literal is None or not _is_ccl(literal):
-                continue
+                continue  # NOTE: most calls; resolving the callee costs more
+            group = _resolves_to(call.func, scope, INIT_PROCESS_GROUP)
+            if keyword is None and group is None:
+                continue  # NOTE: a first argument "ccl" is a backend to init_process_group only
             yield _hit(facts.part, literal, 'backend="ccl"')._replace(
                 mechanical=group is not None and _fixable_group(call, scope, facts, context)
             )
@@ -289,19 +290,18 @@ def _ipex_backend_calls(
     when ``compile_calls``, to anything else otherwise; (part, the string, what is called)."""
     for facts in parts:
         for call, scope in facts.calls:
-            literal = next((k.value for k in call.keywords if k.arg == "backend"), None)
+            keyword = next((k.value for k in call.keywords if k.arg == "backend"), None)
+            literal = keyword if keyword is not None else (call.args[0] if call.args else None)
+            if not (isinstance(literal, ast.Constant) and literal.value == "ipex"):
+                continue  # NOTE: most calls; the names below cost an unparse
             compiling = _resolves_to(call.func, scope, TORCH_COMPILE) is not None or (
                 not NameTable.resolve(call.func, scope)
                 and isinstance(call.func, ast.Attribute | ast.Name)
                 and _call_name(call, scope).rsplit(".", 1)[-1] == "compile"
             )
-            if literal is None and call.args and compiling:
-                literal = call.args[0]
-            if (
-                isinstance(literal, ast.Constant)
-                and literal.value == "ipex"
-                and compiling == compile_calls
-            ):
+            if keyword is None and not compiling:
+                continue  # NOTE: a first argument "ipex" is a backend to compile only
+            if compiling == compile_calls:
                 yield facts.part, literal, _call_name(call, scope)
 
 
@@ -319,7 +319,9 @@ def _find_ipex_backend_option(parts: Sequence[Facts], context: Context) -> Itera
 
 
 def _find_probes(parts: Sequence[Facts], context: Context) -> Iterator[PatternHit]:
-    probes = context.probes if context.probes is not None else Probes(parts, context.names)
+    probes = context.probes
+    if probes is None:
+        probes = Probes(parts, context.names, context.ipex_only)
     for found in probes.hits():
         node = found.node
         assert isinstance(node, ast.expr)

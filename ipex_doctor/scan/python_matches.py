@@ -38,7 +38,8 @@ def python_hits(
     (finished), and ``text`` (the text rules' hits in it), each with its guard; ``lines``
     are each part's source lines, by part."""
     probe_names = next((n for _, p, n in rules.patterns if p.id == PROBE_PATTERN), ())
-    probes = Probes(parts, probe_names, rules.ipex_only_name)
+    source = "\n".join(line for part in lines.values() for line in part)
+    probes = Probes(parts, probe_names, rules.ipex_only_name, source)
     guards = probes.guards(parts)
     module = Module.of(parts, table, lines)
     context = Context(probe_names, rules.ipex_only_name, probes, module)

@@ -83,14 +83,21 @@ class Probes:
         parts: Sequence[Facts],
         names: Collection[str],
         ipex_only: Callable[[str], bool] = lambda name: False,
+        text: str | None = None,
     ) -> None:
-        self._names = frozenset(names)
+        """The probes of ``parts`` for the listed ``names``; ``text``, the module's source,
+        narrows them to the names it spells (a name it never writes cannot be asked about,
+        so a module that spells none is only searched for ``hasattr`` on IPEX-only names)."""
+        self._names = frozenset(n for n in names if text is None or n in text)
+        self._tops = frozenset(name.partition(".")[0] for name in self._names)
         self._ipex_only = ipex_only
         self._found: dict[int, ProbeHit] = {}
         self._flags = {name for name in self._names if name.isidentifier()}
         self._reads: set[int] = set()
         """Chains that read a name under a listed package (``ipex.__version__``)."""
         if not self._names:
+            for facts in parts:
+                self._find_hasattr(facts)
             return
         for _ in range(_FLAG_ROUNDS):
             known = len(self._flags)
@@ -116,11 +123,21 @@ class Probes:
     # -- what is a probe ----------------------------------------------------------------------
 
     def _listed(self, package: str) -> bool:
+        if package.partition(".")[0] not in self._tops:
+            return False  # NOTE: most names (torch, json); the full test below is rarer
         return any(package == n or package.startswith(n + ".") for n in self._names)
 
     def _under_listed(self, node: ast.AST, scope: Scope) -> str | None:
         """A resolved name of ``node`` under a listed package, or ``None``."""
         return next((n for n in NameTable.resolve(node, scope) if self._listed(n)), None)
+
+    def _roots_listed(self, chain: ast.Attribute, scope: Scope) -> bool:
+        """A cheap "maybe": the chain's base name is bound to a listed package or under one
+        (most chains start at a local or at another module: no name is built for them)."""
+        base: ast.expr = chain
+        while isinstance(base, ast.Attribute):
+            base = base.value
+        return isinstance(base, ast.Name) and any(map(self._listed, scope.lookup(base.id)))
 
     def _asked(self, call: ast.Call) -> str | None:
         """The listed package ``call`` asks about by name, or ``None``."""
@@ -220,6 +237,15 @@ class Probes:
                     return True
         return False
 
+    def _find_hasattr(self, facts: Facts) -> None:
+        for call, scope in facts.calls:
+            if isinstance(call.func, ast.Name) and call.func.id == "hasattr":
+                tested = self._hasattr(call, scope)
+                if tested is not None:
+                    owner, _, attribute = tested.rpartition(".")
+                    symbol = f'hasattr({owner}, "{attribute}")'
+                    self._found[id(call)] = ProbeHit(facts.part, call, symbol)
+
     def _find(self, facts: Facts) -> None:
         called: set[int] = set()
         for call, scope in facts.calls:
@@ -227,9 +253,6 @@ class Probes:
             if asked is not None:
                 self._found[id(call)] = ProbeHit(facts.part, call, asked)
                 called.add(id(call.func))
-        # NOTE: a flag named in a message (an f-string of the error raised when IPEX is
-        # missing) asks nothing
-        spoken = {id(n) for n in message_nodes(facts) if isinstance(n, ast.Name)}
         for compare in facts.compares:
             left = compare.left
             if (
@@ -242,12 +265,20 @@ class Probes:
                 self._found[id(compare)] = ProbeHit(
                     facts.part, compare, f'"{left.value}" in sys.modules'
                 )
+        flags: list[ast.Name] = []
         for chain, scope in facts.chains:
             if isinstance(chain, ast.Name):
-                if id(chain) not in called | spoken and self._is_flag(chain, scope):
-                    self._found[id(chain)] = ProbeHit(facts.part, chain, chain.id)
-            elif self._under_listed(chain, scope) is not None:
+                if id(chain) not in called and self._is_flag(chain, scope):
+                    flags.append(chain)
+            elif self._roots_listed(chain, scope) and self._under_listed(chain, scope):
                 self._reads.add(id(chain))
+        if flags:
+            # NOTE: a flag named in a message (an f-string of the error raised when IPEX is
+            # missing) asks nothing; the messages are walked only when there is a flag
+            spoken = {id(n) for n in message_nodes(facts) if isinstance(n, ast.Name)}
+            for flag in flags:
+                if id(flag) not in spoken:
+                    self._found[id(flag)] = ProbeHit(facts.part, flag, flag.id)
 
     # -- what a probe guards ------------------------------------------------------------------
 

@@ -153,6 +153,7 @@ class RuleSet:
         self._python: dict[FileKind, PythonRules] = {}
         self._python_triggers: dict[FileKind, list[Trigger]] = {}
         self._text: dict[FileKind, list[TextRule]] = {}
+        self._text_tuples: dict[FileKind, tuple[TextRule, ...]] = {}
         self.fixes = {rule.id: rule.fix for rule in rules.rules if rule.fix is not None}
         """The fix id of each rule that has one, by rule id."""
         for rule in rules.rules:
@@ -164,8 +165,12 @@ class RuleSet:
         return self._python.get(kind)
 
     def text(self, kind: FileKind) -> tuple[TextRule, ...]:
-        """The text rules for lines of files of ``kind``."""
-        return tuple(self._text.get(kind, ()))
+        """The text rules for lines of files of ``kind`` (the same tuple every time: a file's
+        probe remembers which of them its bytes let through)."""
+        rules = self._text_tuples.get(kind)
+        if rules is None:
+            rules = self._text_tuples[kind] = tuple(self._text.get(kind, ()))
+        return rules
 
     def prefilter(self, kind: FileKind, *, python: bool) -> Prefilter:
         """The prefilter of a reader: files of ``kind``, read as Python when ``python`` (the

@@ -19,7 +19,14 @@ def _active(
     rules: Sequence[TextRule], probe: Probe
 ) -> list[tuple[TextRule, list[re.Pattern[str]]]]:
     """Each rule with the regexes whose prefilter trigger holds for the file (none: left
-    out), and whose ``in_files_with`` condition the file meets."""
+    out), and whose ``in_files_with`` condition the file meets; worked out once per file and
+    set of rules (a notebook asks for each cell)."""
+    return probe.remember(rules, lambda: _active_now(rules, probe))
+
+
+def _active_now(
+    rules: Sequence[TextRule], probe: Probe
+) -> list[tuple[TextRule, list[re.Pattern[str]]]]:
     return [
         (rule, regexes)
         for rule in rules
