@@ -3,7 +3,9 @@
 * ``symbols``: each outermost name chain is reported once, at the longest part of it that some
   rule names (``torch.xpu.amp.autocast()`` is reported as ``torch.xpu.amp.autocast`` even when
   ``torch.xpu.amp`` is a rule too), for the most specific rules at that length (an exact name
-  before a wildcard, a longer wildcard before a shorter one);
+  before a wildcard, a longer wildcard before a shorter one); a variable only assignments
+  bind to such a name is reported at its assignment and where it is called, not where it is
+  handed on;
 * ``imports``: each module an import statement may load (``imported_modules``), for the rules
   of the longest listed module it is or is under; ``from m import n`` reports ``m``'s rules at
   the statement and a more specific rule for ``m.n`` at ``n``;
@@ -72,12 +74,21 @@ def _guarded(hit: Hit, guards: Sequence[Guard], lines: Mapping[int, Sequence[str
 def _symbol_hits(
     facts: Facts, bound: frozenset[str], rules: PythonRules, lines: Sequence[str], module: Module
 ) -> Iterator[Hit]:
+    called: set[int] | None = None
     for chain, scope in facts.chains:
         base: ast.expr = chain
         while isinstance(base, ast.Attribute):
             base = base.value
         if not isinstance(base, ast.Name) or base.id not in bound:
             continue  # NOTE: most chains start at a local (self, x): no lookup needed
+        if chain is base and scope.assigned_only(base.id):
+            # NOTE: a variable an assignment bound to an IPEX name is reported at that
+            # assignment; handed on (``quantization_config=qconfig``) it would repeat the
+            # finding on an argument line. Called, it is a use of its own.
+            if called is None:
+                called = {id(call.func) for call, _ in facts.calls}
+            if id(chain) not in called:
+                continue
         found = _best_in_chain(chain, scope, rules.symbols)
         if found is not None:
             node, name, best = found

@@ -46,7 +46,7 @@ _EMPTY: frozenset[str] = frozenset()
 class Scope:
     """A namespace: the module, a function or lambda, or a class body."""
 
-    __slots__ = ("bound", "declared", "is_class", "local", "parent")
+    __slots__ = ("assigned", "bound", "declared", "is_class", "local", "parent")
 
     def __init__(self, parent: Scope | None, *, is_class: bool = False) -> None:
         self.parent = parent
@@ -57,6 +57,8 @@ class Scope:
         """Names bound here in any other way: they hide the enclosing scopes' bindings."""
         self.declared: dict[str, bool] = {}
         """Names declared ``global`` (``True``) or ``nonlocal`` (``False``) here."""
+        self.assigned: set[str] = set()
+        """Names of ``bound`` that only assignments bind here (no import does)."""
 
     def owner(self, name: str, module: Scope) -> Scope:
         """The scope a binding of ``name`` here lands in: this one, or the module for a
@@ -83,6 +85,19 @@ class Scope:
                     return _EMPTY
             scope = scope.parent
         return _EMPTY
+
+    def assigned_only(self, name: str) -> bool:
+        """Whether the scope that binds ``name`` here binds it by assignments alone (``qconfig =
+        ipex.quantization.default_static_qconfig_mapping``), not by an import."""
+        scope: Scope | None = self
+        while scope is not None:
+            if scope is self or not scope.is_class:
+                if scope.bound.get(name):
+                    return name in scope.assigned
+                if name in scope.local:
+                    return False
+            scope = scope.parent
+        return False
 
     def unambiguous(self, name: str) -> bool:
         """Whether ``name`` here stands for one imported thing only: the scope that binds it
@@ -213,6 +228,8 @@ class NameTable:
         ]
         for owner, name, targets in resolved:
             if targets:
+                if name not in owner.bound or name in owner.assigned:
+                    owner.assigned.add(name)
                 owner.bound.setdefault(name, set()).update(targets)
         self._assignments.clear()
         self.bound_names = frozenset(name for scope in self._scopes for name in scope.bound)

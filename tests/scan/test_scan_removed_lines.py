@@ -55,6 +55,31 @@ def test_deepspeed_hands_on_ipex_objects(tmp_path: Path) -> None:
     ]
 
 
+def test_a_value_assigned_from_ipex_is_reported_where_it_is_taken(tmp_path: Path) -> None:
+    """ai-reference-models' run_llm.py: a quantization config taken from ipex.quantization is
+    reported where it is assigned and where an alias of an IPEX function is called, not again
+    at every line that hands the variable on (``quantization_config=qconfig,``: a repeat
+    placed on an argument line, which a reader takes for a false alarm)."""
+    source = (
+        "import intel_extension_for_pytorch as ipex\n"
+        "qconfig = ipex.quantization.default_static_qconfig_mapping\n"
+        "model = ipex.llm.optimize(\n"
+        "    model,\n"
+        "    quantization_config=qconfig,\n"
+        ")\n"
+        "prepare = ipex.quantization.prepare\n"
+        "prepared = prepare(model, qconfig)\n"
+        "keep(prepare)\n"
+    )
+    assert _rules(tmp_path, {"run_llm.py": source}) == [
+        ("run_llm.py", 1, "ipex-import"),
+        ("run_llm.py", 2, "ipex-quantization"),
+        ("run_llm.py", 3, "ipex-llm-optimize"),
+        ("run_llm.py", 7, "ipex-quantization"),
+        ("run_llm.py", 8, "ipex-quantization"),
+    ]
+
+
 def test_backend_ipex_is_told_apart_by_what_receives_it(tmp_path: Path) -> None:
     """torch.compile's backend needs IPEX's dynamo backend; langchain's HuggingFacePipeline and
     Neural Compressor's configs select their own IPEX path; other backends are nobody's."""
