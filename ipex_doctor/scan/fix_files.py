@@ -24,10 +24,10 @@ from ipex_doctor.scan.fix import (
     FixError,
     FixOutcome,
     check_ids,
-    fix_source,
     fix_text,
 )
 from ipex_doctor.scan.fix_notebook import fix_notebook
+from ipex_doctor.scan.verbatim import fix_python
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,7 @@ def fix_file(
     if kind is FileKind.NOTEBOOK:
         outcome = fix_notebook(text, wanted)
     elif kind in PYTHON_KINDS:
-        outcome = fix_source(text, wanted)
+        outcome = fix_python(text, wanted)
     else:
         outcome = fix_text(text, kind, wanted)
     if not outcome.changed:

@@ -845,15 +845,17 @@ def test_notebook_cells_are_fixed_together_and_located_by_cell(tmp_path: Path) -
     assert cells[5]["source"] == ["print(1"]
     assert written == json.dumps(json.loads(written), indent=1, ensure_ascii=False) + "\n"
     assert "ü" in written
+    # NOTE: cells are numbered as the scan's findings number them: among all the cells (the
+    # Markdown cell is 1).
     where = {(r.fix_id, r.cell, r.line) for r in result.outcome.rewrites}
     assert {
-        ("ipex-side-effect-import", 1, 3),
-        ("launcher", 2, 1),
-        ("autocast-xpu", 2, 2),
-        ("launcher", 3, 2),
-        ("mem-get-info", 4, 1),
+        ("ipex-side-effect-import", 2, 3),
+        ("launcher", 3, 1),
+        ("autocast-xpu", 3, 2),
+        ("launcher", 4, 2),
+        ("mem-get-info", 5, 1),
     } <= where
-    assert [(r.fix_id, r.cell) for r in result.outcome.refusals] == [(WHOLE_FILE, 5)]
+    assert [(r.fix_id, r.cell) for r in result.outcome.refusals] == [(WHOLE_FILE, 6)]
     assert not fix_file(path, FIX_IDS, write=False).changed
 
 
