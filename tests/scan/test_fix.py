@@ -697,8 +697,9 @@ def test_dry_run_gives_a_diff_and_leaves_the_file(tmp_path: Path) -> None:
     )
 
 
-def test_write_replaces_atomically_and_keeps_the_mode(tmp_path: Path) -> None:
-    """The file is replaced (new inode), keeps its mode, and no temporary file is left."""
+def test_write_is_in_place_and_keeps_the_file(tmp_path: Path) -> None:
+    """The new text goes into the same file (same inode), which keeps its mode; no temporary
+    file is left; a second fix changes nothing."""
     path = tmp_path / "train.py"
     path.write_text(SAMPLE)
     path.chmod(0o640)
@@ -706,7 +707,7 @@ def test_write_replaces_atomically_and_keeps_the_mode(tmp_path: Path) -> None:
     result = fix_file(path, {"autocast-xpu"}, write=True)
     assert result.changed and path.read_text() == SAMPLE_FIXED
     assert stat.S_IMODE(path.stat().st_mode) == 0o640
-    assert path.stat().st_ino != inode
+    assert path.stat().st_ino == inode
     assert sorted(p.name for p in tmp_path.iterdir()) == ["train.py"]
     again = fix_file(path, {"autocast-xpu"}, write=True)
     assert not again.changed and again.diff == ""
@@ -752,15 +753,18 @@ def test_line_endings_and_byte_order_mark_survive(tmp_path: Path) -> None:
 
 
 def test_files_that_cannot_be_fixed_are_one_line_errors(tmp_path: Path) -> None:
-    """Not UTF-8, no fixes for the kind, missing: FixError naming the file."""
+    """No fixes for the kind, missing: FixError naming the file. Not UTF-8: the file is
+    left alone, and the refusal says why."""
     latin = tmp_path / "latin.py"
     latin.write_bytes(b"# caf\xe9\nimport torch\n")
     readme = tmp_path / "README.md"
     readme.write_text("ipexrun\n")
-    for path in (latin, readme, tmp_path / "missing.py"):
+    for path in (readme, tmp_path / "missing.py"):
         with pytest.raises(FixError) as caught:
             fix_file(path, {"launcher"}, write=True)
         assert str(path) in caught.value.message and "\n" not in caught.value.message
+    left = fix_file(latin, {"launcher"}, write=True)
+    assert not left.changed and "not UTF-8" in left.outcome.refusals[0].reason
     assert latin.read_bytes() == b"# caf\xe9\nimport torch\n"
 
 
