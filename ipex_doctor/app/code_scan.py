@@ -259,7 +259,7 @@ def _left_alone_lines(fix_plan: FixPlan) -> list[str]:
 def _refusal_line(display: str, refusal: Refusal) -> str:
     """A place a fix left alone, as a sentence: where, which fix, why."""
     where = _name(display) + (f", cell {refusal.cell}" if refusal.cell is not None else "")
-    where += f", line {refusal.line}"
+    where += f", line {refusal.line}" if refusal.line > 0 else ""
     reason = refusal.reason.removeprefix("not fixed: ").removesuffix(": left alone")
     if refusal.fix_id:
         return f"left alone: {where}: {refusal.fix_id} was not applied: {reason}"

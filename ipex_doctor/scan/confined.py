@@ -124,10 +124,14 @@ Accept = Callable[[os.stat_result, bytes], str | None]
 """Whether a file as it is now (status and bytes) may be rewritten: ``None``, or why not."""
 
 
-def rewrite(place: Place, data: bytes, accept: Accept) -> None:
+def rewrite(
+    place: Place, data: bytes, accept: Accept, *, times: tuple[int, int] | None = None
+) -> None:
     """Write ``data`` into the file at ``place``, in place (see the module docstring), once
     ``accept`` agrees with what the file is now; ``PlaceError`` otherwise, or when the write
-    fails, and then the file is as it was (a failed write puts back what was there)."""
+    fails, and then the file is as it was (a failed write puts back what was there). With
+    ``times`` (access and modification, in nanoseconds), the file gets them back after the
+    write (a file put back as it was)."""
     with _Opened(place, write=True) as fd:
         status = os.fstat(fd)
         current = _read_all(fd)
@@ -142,6 +146,8 @@ def rewrite(place: Place, data: bytes, accept: Accept) -> None:
             except OSError:
                 raise PlaceError(f"{_failed(error)}, and the file could not be put back") from None
             raise PlaceError(_failed(error)) from None
+        if times is not None:
+            os.utime(fd, ns=times)
 
 
 def stamp(status: os.stat_result) -> tuple[int, ...]:

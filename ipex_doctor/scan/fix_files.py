@@ -115,7 +115,7 @@ def fix_bytes(raw: bytes, kind: FileKind, fix_ids: Collection[str]) -> tuple[Fix
 
 def _refused(text: str | bytes, reason: str) -> FixOutcome:
     source = text if isinstance(text, str) else text.decode("utf-8", "replace")
-    return FixOutcome(source, refusals=(Refusal(WHOLE_FILE, 1, reason),))
+    return FixOutcome(source, refusals=(Refusal(WHOLE_FILE, 0, reason),))
 
 
 def fix_file(
@@ -194,11 +194,18 @@ def unified_diff(old: str, new: str, name: str) -> str:
     ``\\n``, so the diff stays one line per line."""
     name = name.lstrip("/")
     lines = difflib.unified_diff(
-        _diff_lines(old), _diff_lines(new), quote_name(f"a/{name}"), quote_name(f"b/{name}")
-    )
+        _diff_lines(old), _diff_lines(new), diff_header_name(f"a/{name}"),
+        diff_header_name(f"b/{name}"),
+    )  # fmt: skip
     return "".join(
         line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines
     )
+
+
+def diff_header_name(name: str) -> str:
+    """``name`` as git writes it after ``---`` / ``+++``: quoted (``quoting``), and followed by
+    a tab when it holds a space, so that ``patch`` knows where it ends."""
+    return quote_name(name) + ("\t" if " " in name else "")
 
 
 def _diff_lines(text: str) -> list[str]:

@@ -23,7 +23,8 @@ Instead every line is known by its position:
   between cells or touch a masked line is refused for the whole notebook, with why.
 
 A cell that is not a JSON object, or whose ``source`` is neither a string nor a list of
-strings, is left alone with its reason; the others are still fixed. So is a cell that does not
+strings, is left alone with its reason (a refusal of the whole cell: line 0); the others are
+still fixed. So is a cell that does not
 parse. The notebook is written back with ``json`` in its own layout (indent, key order,
 escaping); a notebook whose layout ``json`` cannot reproduce exactly (not written by Jupyter)
 is refused, so a fix never reformats the cells it did not change.
@@ -56,8 +57,8 @@ from ipex_doctor.scan.verbatim import NOT_LINE_FOR_LINE, Line, join_lines, split
 
 RecordT = TypeVar("RecordT", Rewrite, Refusal)
 
-NOT_A_CELL = "left alone: this cell is not a JSON object"
-NOT_TEXT = "left alone: its source is neither a string nor a list of strings"
+NOT_A_CELL = "this cell is not a JSON object"
+NOT_TEXT = "its source is neither a string nor a list of strings"
 
 
 @dataclass
@@ -120,13 +121,13 @@ def fix_notebook(text: str, fix_ids: Collection[str]) -> FixOutcome:
     code: list[_Cell] = []
     for number, cell in enumerate(cells, start=1):
         if not isinstance(cell, dict):
-            refusals.append(Refusal(WHOLE_FILE, 1, NOT_A_CELL, cell=number))
+            refusals.append(Refusal(WHOLE_FILE, 0, NOT_A_CELL, cell=number))
             continue
         if cell.get("cell_type") != "code":
             continue
         source = _source_text(cell)
         if source is None:
-            refusals.append(Refusal(WHOLE_FILE, 1, NOT_TEXT, cell=number))
+            refusals.append(Refusal(WHOLE_FILE, 0, NOT_TEXT, cell=number))
             continue
         code.append(_read(number, cell, source, wanted, rewrites, refusals))
     python = [cell for cell in code if cell.masked]

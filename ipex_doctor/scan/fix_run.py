@@ -166,9 +166,12 @@ def _put_back(written: Sequence[FileFix], record: Record) -> list[str]:
     back; what could not go back (one line each: the record then stays, to restore them)."""
     stuck: list[str] = []
     for fix in reversed(written):
-        assert fix.place is not None
+        assert fix.place is not None and fix.seen is not None
+        # NOTE: its times back too: a file put back a moment later is as it was but for its
+        # status-change time, which no call sets.
+        times = (fix.seen.st_atime_ns, fix.seen.st_mtime_ns)
         try:
-            confined.rewrite(fix.place, fix.original, _still(fix.fixed, fix.seen))
+            confined.rewrite(fix.place, fix.original, _still(fix.fixed, fix.seen), times=times)
         except PlaceError as error:
             stuck.append(f"{fix.path}: {error.reason}")
     if not stuck:

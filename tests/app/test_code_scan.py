@@ -140,6 +140,32 @@ def test_diff_writes_nothing_and_fix_leaves_what_is_not_mechanical(tmp_path: Pat
     assert train.read_text() == after, again.stderr
 
 
+def test_what_fix_leaves_alone_is_said_in_sentences(tmp_path: Path) -> None:
+    """A place a fix refuses and a file it cannot read as UTF-8 are each one line saying
+    where and why (no record's repr, no reason said twice); a file name with a newline is
+    quoted, so it cannot break the line."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "latin.py").write_bytes(
+        b"# coding: latin-1\n# caf\xe9\nimport torch\nwith torch.xpu.amp.autocast():\n    pass\n"
+    )
+    (project / "odd\nname.py").write_text(
+        "import torch\nkw = {}\nwith torch.xpu.amp.autocast(**kw):\n    pass\n"
+    )
+    done = run_doctor(
+        "scan", str(project), "--python", _torch_only(tmp_path), "--fix", "-q",
+        extra_env={"XDG_STATE_HOME": str(tmp_path / "state")},
+    )  # fmt: skip
+    assert "Traceback" not in done.stderr and "Refusal(" not in done.stderr, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.startswith("left alone")]
+    assert lines == [
+        "left alone: latin.py: not UTF-8 text (invalid continuation byte)",
+        'left alone: "odd\\nname.py", line 3: autocast-xpu was not applied: arguments passed '
+        "with * or ** cannot be mapped onto torch.amp.autocast's parameters, nor its defaults "
+        "pinned: rewrite by hand",
+    ]
+
+
 @pytest.mark.parametrize(
     ("args", "said"),
     [

@@ -7,7 +7,9 @@ from __future__ import annotations
 import ast
 import json
 import os
+import shutil
 import stat
+import subprocess
 from pathlib import Path
 from textwrap import dedent
 
@@ -17,7 +19,7 @@ from ipex_doctor.errors import DoctorError
 from ipex_doctor.model.code import FileKind
 from ipex_doctor.scan.codemods import CODEMODS, FIX_IDS, TEXT_FIXES
 from ipex_doctor.scan.fix import WHOLE_FILE, FixError, FixOutcome, fix_source, fix_text
-from ipex_doctor.scan.fix_files import fix_file, write_fix
+from ipex_doctor.scan.fix_files import fix_file, unified_diff, write_fix
 from ipex_doctor.scan.fix_notebook import fix_notebook
 
 
@@ -766,6 +768,26 @@ def test_files_that_cannot_be_fixed_are_one_line_errors(tmp_path: Path) -> None:
     left = fix_file(latin, {"launcher"}, write=True)
     assert not left.changed and "not UTF-8" in left.outcome.refusals[0].reason
     assert latin.read_bytes() == b"# caf\xe9\nimport torch\n"
+
+
+@pytest.mark.parametrize(
+    "name", ["odd\nname.py", 'café "q".py', "with space.py", "tab\t.py", "back\\slash.py"]
+)
+def test_diff_headers_name_files_as_git_does(tmp_path: Path, name: str) -> None:
+    """A name with a newline, a quote, a byte outside ASCII, a space, a tab or a backslash is
+    written in the diff header exactly as ``git diff`` writes it, so the header stays one
+    line and names that file alone."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    (tmp_path / name).write_text("a\n")
+    (tmp_path / "other.py").write_text("b\n")
+    done = subprocess.run(
+        ["git", "diff", "--no-index", "--", name, "other.py"],
+        capture_output=True, text=True, cwd=tmp_path, check=False,
+    )  # fmt: skip
+    header = next(line for line in done.stdout.split("\n") if line.startswith("--- "))
+    ours = unified_diff("a\n", "b\n", name).split("\n")[0]
+    assert ours == header
 
 
 def test_shell_script_and_dockerfile_files(tmp_path: Path) -> None:
