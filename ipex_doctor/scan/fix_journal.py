@@ -31,14 +31,13 @@ import json
 import os
 import secrets
 import stat
-import tempfile
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ipex_doctor import __version__, resources
+from ipex_doctor import __version__, atomic, resources
 from ipex_doctor.errors import DoctorError
 from ipex_doctor.knowledge import schema
 from ipex_doctor.scan.confined import Place, PlaceError, check_place, check_root
@@ -130,14 +129,14 @@ def finish(record: Record, state: RecordState) -> Record:
     _write(done.path, done)
     if done.path != record.path:
         record.path.unlink(missing_ok=True)
-        _sync_directory(record.path.parent)
+        atomic.sync_directory(record.path.parent)
     return done
 
 
 def discard(record: Record) -> None:
     """Remove the record of a run that rewrote nothing after all."""
     record.path.unlink(missing_ok=True)
-    _sync_directory(record.path.parent)
+    atomic.sync_directory(record.path.parent)
 
 
 def load(path: Path) -> Record:
@@ -207,13 +206,14 @@ def _private_dir() -> Path:
             f"cannot keep the undo record in {directory} ({error.strerror}); nothing was rewritten",
             tip="set XDG_STATE_HOME to a directory you can write",
         ) from None
-    if not stat.S_ISDIR(status.st_mode) or status.st_uid != os.geteuid():
-        raise RecordError(f"{directory} is not a directory of yours; nothing was rewritten")
-    if status.st_mode & 0o077:
+    if not stat.S_ISDIR(status.st_mode):
+        raise RecordError(f"{directory} is not a directory; nothing was rewritten")
+    why = _not_private(status, open_to=0o077)
+    if why is not None:
         raise RecordError(
-            f"{directory} is open to other users (mode {stat.S_IMODE(status.st_mode):o}), and "
-            "undo records hold copies of your files; nothing was rewritten",
-            tip=f"chmod 700 {directory}",
+            f"{directory} is {why}, and undo records hold copies of your files; nothing was "
+            "rewritten",
+            tip=f"chmod 700 {directory}" if "other users" in why else None,
         )
     return directory
 
@@ -222,24 +222,9 @@ def _write(path: Path, record: Record) -> None:
     """``record`` at ``path``, atomically and durably, readable by this user alone."""
     text = json.dumps(_document(record), indent=1) + "\n"
     try:
-        fd, temp = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=path.parent)
+        atomic.replace_file(path, text.encode("utf-8"))
     except OSError as error:
-        raise RecordError(
-            f"cannot write the undo record in {path.parent} ({error.strerror})"
-        ) from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-    except OSError as error:
-        Path(temp).unlink(missing_ok=True)
         raise RecordError(f"cannot write the undo record {path} ({error.strerror})") from None
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-    _sync_directory(path.parent)
 
 
 def _document(record: Record) -> dict[str, Any]:
@@ -267,20 +252,6 @@ def _document(record: Record) -> dict[str, Any]:
     }
 
 
-def _sync_directory(directory: Path) -> None:
-    """Make a rename in ``directory`` durable (some file systems cannot sync one: fine)."""
-    try:
-        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 def _read_own(path: Path) -> bytes:
     """The bytes of a record file this user owns and no one else may write."""
     try:
@@ -291,13 +262,11 @@ def _read_own(path: Path) -> bytes:
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode):
             raise RecordError(f"{path}: not a regular file, so no scan --fix record")
-        if status.st_uid != os.geteuid():
-            raise RecordError(f"{path}: not your file, so not a record of your scan --fix; refused")
-        if status.st_mode & 0o022:
+        why = _not_private(status, open_to=0o022)
+        if why is not None:
             raise RecordError(
-                f"{path}: others may write it (mode {stat.S_IMODE(status.st_mode):o}), so it "
-                "may not be what your scan --fix wrote; refused",
-                tip=f"check it, then chmod go-w {path}",
+                f"{path}: {why}, so it may not be what your scan --fix wrote; refused",
+                tip=None if "not yours" in why else f"check it, then chmod go-w {path}",
             )
         if status.st_size > MAX_RECORD_BYTES:
             raise RecordError(f"{path}: larger than {MAX_RECORD_BYTES >> 20} MiB; not a record")
@@ -309,6 +278,16 @@ def _read_own(path: Path) -> bytes:
         raise RecordError(f"{path}: cannot read the record ({error.strerror})") from None
     finally:
         os.close(fd)
+
+
+def _not_private(status: os.stat_result, *, open_to: int) -> str | None:
+    """Why a record (or its directory) may hold what someone else put there: not this user's,
+    or its mode grants any of the ``open_to`` permission bits to group or others."""
+    if status.st_uid != os.geteuid():
+        return "not yours"
+    if status.st_mode & open_to:
+        return f"open to other users (mode {stat.S_IMODE(status.st_mode):o})"
+    return None
 
 
 @functools.cache

@@ -652,8 +652,8 @@ def _forge(record: Path, change: Any) -> None:
         ("roots of its own", 1, "another file has its name since the fix"),
         ("bytes that do not match", 2, "do not match their checksums"),
         ("a directory link inside the root", 1, "(a symbolic link?): not followed"),
-        ("writable by others", 2, "others may write it"),
-        ("another user's", 2, "not your file"),
+        ("writable by others", 2, "open to other users (mode 666)"),
+        ("another user's", 2, "not yours"),
         ("not JSON", 2, "not JSON"),
     ],
 )
