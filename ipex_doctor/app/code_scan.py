@@ -221,8 +221,8 @@ def _kept_words(summary: FixSummary) -> str:
     count = len(summary.rewritten)
     if not count:
         return "no file was rewritten"
-    files = "1 file" if count == 1 else f"{count} files"
-    return f"the {files} rewritten stay rewritten (to undo: ipex-doctor scan --undo {summary.undo_record})"
+    files = "1 file rewritten stays" if count == 1 else f"{count} files rewritten stay"
+    return f"the {files} rewritten (to undo: ipex-doctor scan --undo {summary.undo_record})"
 
 
 def _stopped(stop: BaseException) -> tuple[ExitCode, str]:
@@ -260,7 +260,7 @@ def _refusal_line(display: str, refusal: Refusal) -> str:
     """A place a fix left alone, as a sentence: where, which fix, why."""
     where = _name(display) + (f", cell {refusal.cell}" if refusal.cell is not None else "")
     where += f", line {refusal.line}" if refusal.line > 0 else ""
-    reason = refusal.reason.removeprefix("not fixed: ").removesuffix(": left alone")
+    reason = refusal.reason.removeprefix("not fixed: ")
     if refusal.fix_id:
         return f"left alone: {where}: {refusal.fix_id} was not applied: {reason}"
     return f"left alone: {where}: {reason}"

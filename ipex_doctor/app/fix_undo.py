@@ -71,7 +71,7 @@ def _line(step: UndoStep, name: str) -> str:
     from ipex_doctor.scan import fix_run
 
     if step.action == fix_run.LEFT_ALONE:
-        return f"  left alone  {name}: {step.reason.removesuffix(': left alone')}"
+        return f"  left alone  {name}: {step.reason}"
     return f"  {step.action:<10}  {name}"
 
 

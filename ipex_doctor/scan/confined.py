@@ -35,15 +35,15 @@ from pathlib import Path
 
 from ipex_doctor.scan.discovery import LINK_OUT, inside
 
-READ_ONLY = "a read-only file (its mode lets nobody write it): left alone"
-NOT_REGULAR = "not a regular file: left alone"
+READ_ONLY = "a read-only file (its mode lets nobody write it)"
+NOT_REGULAR = "not a regular file"
 _OPEN_FLAGS = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 class PlaceError(Exception):
     """A file that cannot be read or written where it is; ``reason`` says why, in words that
-    follow the file's name (one line)."""
+    follow the file's name (one line; the caller says what becomes of the file)."""
 
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
@@ -116,7 +116,7 @@ def read(place: Place, *, writable: bool) -> Contents:
         data = _read_all(fd)
         after = os.fstat(fd)
     if stamp(before) != stamp(after) or len(data) != after.st_size:
-        raise PlaceError("changed while it was read: left alone (run the fix again)")
+        raise PlaceError("changed while it was read (run the fix again)")
     return Contents(data, after)
 
 
@@ -193,7 +193,7 @@ class _Opened:
         opened = os.fstat(self.fd)
         if (opened.st_dev, opened.st_ino) != (status.st_dev, status.st_ino):
             self.__exit__()
-            raise PlaceError("changed while it was opened: left alone (run the fix again)")
+            raise PlaceError("changed while it was opened (run the fix again)")
         return self.fd
 
     def __exit__(self, *_: object) -> None:
@@ -226,14 +226,14 @@ class _Opened:
 
 def _cannot(error: OSError, *, write: bool) -> str:
     if error.errno in (errno.EACCES, errno.EPERM):
-        return f"you may not {'write' if write else 'read'} it (permission denied): left alone"
+        return f"you may not {'write' if write else 'read'} it (permission denied)"
     if error.errno == errno.EROFS:
-        return "on a read-only file system: left alone"
+        return "on a read-only file system"
     if error.errno == errno.ENOENT:
-        return "no longer exists: left alone"
+        return "no longer exists"
     if error.errno == errno.ELOOP:
         return LINK_OUT
-    return f"cannot be opened ({error.strerror}): left alone"
+    return f"cannot be opened ({error.strerror})"
 
 
 def _read_all(fd: int) -> bytes:

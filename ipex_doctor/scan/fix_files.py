@@ -93,7 +93,7 @@ def fix_bytes(raw: bytes, kind: FileKind, fix_ids: Collection[str]) -> tuple[Fix
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return _refused(raw, f"not UTF-8 text ({exc.reason}): left alone"), raw
+        return _refused(raw, f"not UTF-8 text ({exc.reason})"), raw
     bom = "\ufeff" if text.startswith("\ufeff") else ""
     text = text[len(bom) :]
     try:
@@ -104,9 +104,9 @@ def fix_bytes(raw: bytes, kind: FileKind, fix_ids: Collection[str]) -> tuple[Fix
         else:
             outcome = fix_text(text, kind, wanted)
     except (FixError, RecursionError, MemoryError) as exc:
-        return _refused(text, f"the fix cannot be made ({exc}): left alone"), raw
+        return _refused(text, f"the fix cannot be made ({exc})"), raw
     except Exception as exc:  # noqa: BLE001 - NOTE: one file's broken fix must not cost the others
-        why = f"the fix failed ({type(exc).__name__}: {exc}); this is a bug in ipex-doctor: left alone"
+        why = f"the fix failed ({type(exc).__name__}: {exc}); this is a bug in ipex-doctor"
         return _refused(text, why), raw
     if not outcome.changed:
         return outcome, raw

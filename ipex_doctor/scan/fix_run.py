@@ -40,6 +40,7 @@ from ipex_doctor.scan.fix_files import FileFix, file_fix, kind_of, unchanged_sin
 from ipex_doctor.scan.fix_journal import Record, RecordedFile, RecordState
 
 HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+EDITED = "edited since the fix (its bytes are not the ones the fix wrote)"
 
 
 @dataclass(frozen=True)
@@ -88,7 +89,7 @@ def plan(roots: Sequence[Path], wanted: Mapping[str, Collection[str]]) -> FixPla
         try:
             place = _place(roots, display)
             if kind is None:
-                raise PlaceError("no fixes apply to this kind of file: left alone")
+                raise PlaceError("no fixes apply to this kind of file")
             contents = confined.read(place, writable=True)
         except PlaceError as error:
             left.append(NotFixed(display, error.reason))
@@ -108,7 +109,7 @@ def _place(roots: Sequence[Path], display: str) -> Place:
             continue
         if os.path.lexists(os.path.join(root, display)):
             return confined.place_of(root, display)
-    raise PlaceError("no longer exists: left alone")
+    raise PlaceError("no longer exists")
 
 
 def commit(fix_plan: FixPlan) -> Applied:
@@ -201,7 +202,7 @@ def _still(data: bytes, seen: os.stat_result | None) -> confined.Accept:
         same = seen is not None and (status.st_dev, status.st_ino) == (seen.st_dev, seen.st_ino)
         if same and current == data:
             return None
-        return "edited since the fix (its bytes are not the ones the fix wrote): left alone"
+        return EDITED
 
     return accept
 
@@ -285,15 +286,12 @@ def undo_steps(record: Record) -> list[UndoStep]:
 def _step(file: RecordedFile, current: Contents, state: RecordState) -> UndoStep:
     status, data = current.status, current.data
     if (status.st_dev, status.st_ino) != (file.device, file.inode):
-        return UndoStep(file, LEFT_ALONE, "another file has its name since the fix: left alone")
+        return UndoStep(file, LEFT_ALONE, "another file has its name since the fix")
     if data == file.before:
         return UndoStep(file, AS_IT_WAS)
     if data == file.after or (state is RecordState.APPLYING and _half_written(data, file)):
         return UndoStep(file, RESTORE)
-    return UndoStep(
-        file, LEFT_ALONE, "edited since the fix (its bytes are not the ones the fix wrote): "
-        "left alone"
-    )  # fmt: skip
+    return UndoStep(file, LEFT_ALONE, EDITED)
 
 
 def _half_written(data: bytes, file: RecordedFile) -> bool:

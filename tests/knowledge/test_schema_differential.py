@@ -171,7 +171,7 @@ def _scan_fix_report() -> dict[str, Any]:
 
     fix = FixSummary(
         (RewrittenFile("a.py", 2, "0" * 64, "f" * 64),),
-        (SkippedFile("b.py", "a read-only file: left alone"),),
+        (SkippedFile("b.py", "a read-only file"),),
         "/home/me/.local/state/ipex-doctor/fixes/fix-20260101T000000Z-0a1b2c3d.json",
     )
     report = json.loads(REPORTS[0].read_text(encoding="utf-8"))
