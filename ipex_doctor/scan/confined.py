@@ -37,8 +37,18 @@ from ipex_doctor.scan.discovery import LINK_OUT, inside
 
 READ_ONLY = "a read-only file (its mode lets nobody write it)"
 NOT_REGULAR = "not a regular file"
-_OPEN_FLAGS = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+UNSUPPORTED = "this system cannot open a file below its root without following links"
+# NOTE: getattr: the flags are POSIX; elsewhere (Windows) the module still imports, and every
+# open is refused with UNSUPPORTED.
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_OPEN_FLAGS = _NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | _OPEN_FLAGS
+_SUPPORTED = (
+    bool(_NOFOLLOW)
+    and hasattr(os, "O_DIRECTORY")
+    and os.open in os.supports_dir_fd
+    and os.stat in os.supports_dir_fd
+)
 
 
 class PlaceError(Exception):
@@ -169,6 +179,8 @@ class _Opened:
         self.fd = -1
 
     def __enter__(self) -> int:
+        if not _SUPPORTED:
+            raise PlaceError(UNSUPPORTED)
         check_place(self.place)
         directory = self._directory()
         try:

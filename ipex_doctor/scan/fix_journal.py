@@ -255,7 +255,7 @@ def _document(record: Record) -> dict[str, Any]:
 def _read_own(path: Path) -> bytes:
     """The bytes of a record file this user owns and no one else may write."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
     except OSError as error:
         raise RecordError(f"{path}: cannot read the record ({error.strerror})") from None
     try:
