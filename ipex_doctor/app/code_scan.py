@@ -204,10 +204,12 @@ def _commit_and_publish(
         return conclude(report(rescan() if applied.changed else result, fix=summary), out, policy)
     except (KeyboardInterrupt, Terminated) as stop:
         code, what = _stopped(stop)
-        conclude(report(result, fix=summary, complete=False), out, policy)
-        raise Stopped(
-            f"{what}: the report above is partial (marked incomplete); {kept}", exit_code=code
-        ) from None
+        try:
+            conclude(report(result, fix=summary, complete=False), out, policy)
+            said = "the report above is partial (marked incomplete)"
+        except OutputError as error:
+            said = error.message
+        raise Stopped(f"{what}: {said}; {kept}", exit_code=code) from None
     except OutputError as error:
         raise OutputError(f"{error.message}; {kept}", tip=error.tip) from None
     except Exception:
