@@ -38,6 +38,7 @@ from ipex_doctor.reporting.formats.views import (
 )
 from ipex_doctor.reporting.output_options import FailOn
 from ipex_doctor.reporting.policy import Gate, Policy
+from ipex_doctor.scan.quoting import quote_name
 from ipex_doctor.verdicts.hostlist import compress
 
 MARKS: dict[Status, tuple[str, str]] = {
@@ -323,6 +324,7 @@ def render_console(
     if not quiet:
         parts.extend(_baseline_lines(report))
         parts.extend(_matrix(report))
+    parts.extend(_rewritten_lines(report))
     parts.append(Text(""))
     parts.append(_summary_line(report, gate.fail_on))
     return Group(*parts)
@@ -429,6 +431,30 @@ def _code_lines(findings: Iterable[Finding], *, verbose: bool) -> list[Renderabl
             fix = Text("        → ", style="cyan")
             fix.append(finding.remediation)
             lines.append(fix)
+    return lines
+
+
+def _rewritten_lines(report: Report) -> list[RenderableType]:
+    """What ``scan --fix`` changed (shown at every verbosity: the user's files changed): the
+    files rewritten and the undo command, then those left alone and why."""
+    fix = report.scan.fix if report.scan is not None else None
+    if fix is None:
+        return []
+    count = len(fix.rewritten)
+    head = Text("", style="bold")
+    if count:
+        head.append(f"Rewrote {count} file{'s' if count != 1 else ''}")
+        head.append(f" (to undo: ipex-doctor scan --undo {quote_name(fix.undo_record or '?')})")
+    else:
+        head.append("Rewrote no file")
+    lines: list[RenderableType] = [Text(""), head]
+    for rewritten in fix.rewritten:
+        times = f"{rewritten.rewrites} rewrite{'s' if rewritten.rewrites != 1 else ''}"
+        lines.append(Text(f"  {quote_name(rewritten.path)}  ({times})"))
+    lines.extend(
+        Text(f"  left alone: {quote_name(left.path)}: {left.reason}", style="dim")
+        for left in fix.left_alone
+    )
     return lines
 
 
