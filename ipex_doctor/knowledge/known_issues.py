@@ -218,8 +218,9 @@ def normalise_id(text: str) -> str:
 
 
 def _issue_id(data: Any, path: Sequence[str | int]) -> str | None:
-    if len(path) >= 2 and path[0] == "issues" and isinstance(path[1], int):
-        issues = data.get("issues") if isinstance(data, dict) else None
+    """The id of the entry (or layer) that ``path`` lies in."""
+    if len(path) >= 2 and path[0] in ("issues", "layers") and isinstance(path[1], int):
+        issues = data.get(path[0]) if isinstance(data, dict) else None
         if isinstance(issues, list) and path[1] < len(issues):
             entry = issues[path[1]]
             if isinstance(entry, dict) and isinstance(entry.get("id"), str):
@@ -246,7 +247,8 @@ class _Located:
         where = self.name if line is None else f"{self.name}:{line}"
         issue = _issue_id(self.data, path)
         field = ".".join(str(p) for p in path[2:]) if issue is not None else ""
-        subject = f"issue '{issue}'" if issue is not None else "knowledge base"
+        kind = "layer" if path and path[0] == "layers" else "issue"
+        subject = f"{kind} '{issue}'" if issue is not None else "knowledge base"
         if field:
             subject += f", field '{field}'"
         return KnowledgeBaseError(
