@@ -378,10 +378,10 @@ def explain(
     issue, its layer, and for a message with several causes the ranked causes and the env rung
     that separates them (--report / --python decide with the environment's findings).
 
-    Exit 0 when a known issue matched, 1 when nothing did.
+    Exit 0 when a known issue matched; 4 when none did but the text comes from the Intel
+    stack (its layer is named, with what to examine and collect); 1 when nothing did.
     """
-    from ipex_doctor.knowledge.explain import EnvFacts, read_input
-    from ipex_doctor.knowledge.explain import explain as find
+    from ipex_doctor.knowledge.explain import EnvFacts, diagnose, read_input
     from ipex_doctor.knowledge.known_issues import load_files
     from ipex_doctor.reporting.formats.text import explain_json, explain_text
 
@@ -399,9 +399,11 @@ def explain(
         from ipex_doctor.app.explanation import facts_of_interpreter
 
         env = facts_of_interpreter(python, timeout, knowledge, notify_user)
-    matches = find(error, knowledge, env)
-    click.echo(explain_json(matches, env) if as_json else explain_text(matches, env))
-    return ExitCode.OK if matches else ExitCode.FINDINGS
+    matches, layer = diagnose(error, knowledge, env)
+    click.echo(explain_json(matches, env, layer) if as_json else explain_text(matches, env, layer))
+    if matches:
+        return ExitCode.OK
+    return ExitCode.LAYER_ONLY if layer is not None else ExitCode.FINDINGS
 
 
 @cli.group("kb")
