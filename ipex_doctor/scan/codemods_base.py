@@ -15,7 +15,7 @@ the user's original lines when several codemods run one after the other.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Container, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar, cast
 
@@ -127,6 +127,9 @@ class Codemod(cst.CSTTransformer):
     REQUIRES: ClassVar[tuple[str, ...]] = ()
     """Words all of which the source must contain too (``xpu`` for an XPU name: it is spelled
     in the use or in the import)."""
+    READS: ClassVar[tuple[str, ...]] = ()
+    """What else this codemod's decisions read anywhere in the module (``__all__``, the
+    builtins that reach names dynamically, string values): see ``relevant``."""
     METADATA_DEPENDENCIES: ClassVar[Collection[ProviderT]] = (PositionProvider,)
 
     def __init__(self) -> None:
@@ -149,11 +152,22 @@ class Codemod(cst.CSTTransformer):
     # -- what subclasses implement ------------------------------------------------------------
 
     @classmethod
-    def may_apply(cls, source: str) -> bool:
-        """Whether ``source`` can hold anything this codemod rewrites or reports."""
+    def may_apply(cls, source: Container[str]) -> bool:
+        """Whether ``source`` (text, or anything that says which words it holds) can hold
+        anything this codemod rewrites or reports."""
         return any(word in source for word in cls.TRIGGERS) and all(
             word in source for word in cls.REQUIRES
         )
+
+    @classmethod
+    def relevant(cls) -> frozenset[str]:
+        """What a top-level statement spells when this codemod may read it, besides an import
+        and the names imports bind (``fix_slice`` keeps those): a name (matched as a whole
+        word: the last part of every name it rewrites, its triggers, ``READS``) or other text
+        (matched anywhere). A statement that spells none of them is nothing to this codemod:
+        no decision of it changes whether the statement is there."""
+        targets = (target.rsplit(".", 1)[-1] for target in cls().targets())
+        return frozenset((*cls.TRIGGERS, *cls.REQUIRES, *cls.READS, *targets))
 
     def plan(self, module: cst.Module) -> None:
         """Decide every edit and record it (``rewrite`` / ``refuse``); called once."""
@@ -577,3 +591,6 @@ class NameCodemod(Codemod):
     metadata that costs the most is computed only for these."""
 
     METADATA_DEPENDENCIES: ClassVar[Collection[ProviderT]] = (ScopeProvider,)
+    READS: ClassVar[tuple[str, ...]] = ("torch", IPEX_PACKAGE, "backend", *sorted(_IPEX_WORDS))
+    """``torch`` (where the name is bound decides how the fix writes it), and what
+    ``ipex_uses_left`` reads: the names IPEX installs into torch and ``backend="ipex"``."""

@@ -56,6 +56,9 @@ class CclToXccl(NameCodemod):
     FIX_ID = "ccl-to-xccl"
     TRIGGERS = ("init_process_group", *CCL_BINDINGS)
     REQUIRES = ("ccl",)
+    # NOTE: every "ccl" string counts (another use keeps the import), and a backslash can
+    # spell one ("\x63cl", a line continuation inside the string).
+    READS = (*NameCodemod.READS, "\\", XCCL_PROBE)
 
     def plan(self, module: cst.Module) -> None:
         """Plan the backend arguments, then the import."""
