@@ -90,6 +90,10 @@ def is_ipex_only(name: str) -> bool:
     return under(name, (*IPEX_INJECTED, IPEX_PACKAGE))
 
 
+def _same_line(line: int) -> int:
+    return line
+
+
 Edit = Callable[[Any], "cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel[Any]"]
 
 
@@ -148,6 +152,10 @@ class Codemod(cst.CSTTransformer):
         self._torch_needed_by: cst.CSTNode | None = None
         """The first module-level statement that runs a use of the added ``import torch``
         while the module is imported (the import must come before it)."""
+        self.original_line: Callable[[int], int] = _same_line
+        """Maps a line of the tree this codemod runs on to the user's original line (``fix``
+        sets it when earlier codemods moved lines, or the tree is a slice): for the lines a
+        reason names in its text (the records' own lines are mapped by ``fix``)."""
 
     # -- what subclasses implement ------------------------------------------------------------
 
@@ -223,14 +231,14 @@ class Codemod(cst.CSTTransformer):
                 else:
                     name = found.evaluated_name
                 if under(name, IPEX_INJECTED) and stmt not in self._dropped:
-                    left.append(f"the import of {name} (line {self.line_of(found)})")
+                    left.append(f"the import of {name} (line {self.user_line(found)})")
             elif isinstance(found, cst.Arg):
                 if (
                     found.keyword is not None
                     and found.keyword.value == "backend"
                     and string_value(found.value) == "ipex"
                 ):
-                    left.append(f'backend="ipex" (line {self.line_of(found)})')
+                    left.append(f'backend="ipex" (line {self.user_line(found)})')
             elif (
                 not isinstance(self.parent(found), cst.Attribute)
                 and self.may_name(found, _IPEX_WORDS)
@@ -238,7 +246,7 @@ class Codemod(cst.CSTTransformer):
             ):
                 hit = sorted(n for n in self.qualified_names(found) if under(n, IPEX_INJECTED))
                 if hit:
-                    left.append(f"{hit[0]} (line {self.line_of(found)})")
+                    left.append(f"{hit[0]} (line {self.user_line(found)})")
         return left
 
     # -- recording ----------------------------------------------------------------------------
@@ -246,6 +254,10 @@ class Codemod(cst.CSTTransformer):
     def line_of(self, node: cst.CSTNode) -> int:
         """The 1-based line ``node`` starts on."""
         return int(self.get_metadata(PositionProvider, node).start.line)
+
+    def user_line(self, node: cst.CSTNode) -> int:
+        """The line of the user's original text that ``node`` starts on, for a reason's text."""
+        return self.original_line(self.line_of(node))
 
     def rewrite(
         self, node: cst.CSTNode, edit: Edit, summary: str, *, consumes: cst.CSTNode | None = None

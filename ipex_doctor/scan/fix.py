@@ -41,6 +41,7 @@ __all__ = [
     "Refusal",
     "Rewrite",
     "check_ids",
+    "fix_sliced",
     "fix_source",
     "fix_text",
     "fix_whole_module",
@@ -97,7 +98,7 @@ def fix_source(source: str, fix_ids: Collection[str]) -> FixOutcome:
     if not ids:
         return FixOutcome(source)
     with collector_paused():
-        return _fix_sliced(source, ids) or _fix_whole(source, ids)
+        return _sliced(source, ids) or _fix_whole(source, ids)
 
 
 def fix_whole_module(source: str, fix_ids: Collection[str]) -> FixOutcome:
@@ -114,10 +115,17 @@ def _fix_whole(source: str, ids: Sequence[str]) -> FixOutcome:
     return outcome
 
 
-def _fix_sliced(source: str, ids: Sequence[str]) -> FixOutcome | None:
-    """The fixes applied to the slice of ``source`` they read, spliced back; ``None`` when the
-    module cannot be cut, or the slice is not what the whole module would give (then the
-    caller fixes the whole module)."""
+def fix_sliced(source: str, fix_ids: Collection[str]) -> FixOutcome | None:
+    """``fix_source`` on the slice of ``source`` the fixes read (``fix_slice``), spliced back;
+    ``None`` when the module cannot be cut (nothing to leave out, or no confident split), or
+    when the slice cannot answer for the whole module (it does not parse, a fix not foreseen
+    finds work, the result does not parse): ``fix_source`` then fixes the whole module."""
+    wanted = check_ids(fix_ids)
+    with collector_paused():
+        return _sliced(source, [fix_id for fix_id in CODEMODS if fix_id in wanted])
+
+
+def _sliced(source: str, ids: Sequence[str]) -> FixOutcome | None:
     allowed = frozenset(fix_id for fix_id in ids if CODEMODS[fix_id].may_apply(source))
     relevant = {word for fix_id in allowed for word in CODEMODS[fix_id].relevant()}
     cut = fix_slice.cut(source, relevant)
@@ -179,8 +187,9 @@ def _fix_module(
             continue
         if allowed is not None and fix_id not in allowed:
             return None
+        codemod.original_line = to_original
         try:
-            new = wrapper.visit(codemod).code
+            new = _keep_final_carriage_return(current, wrapper.visit(codemod).code)
             # NOTE: LibCST checks each pass's output parses: the next pass needs its tree.
             changed = new != current
             if changed:
@@ -211,6 +220,15 @@ def _fix_module(
 
 def _nowhere(word: str) -> bool:
     return False
+
+
+def _keep_final_carriage_return(before: str, after: str) -> str:
+    """``after`` with the line break that ends ``before`` when that is a lone ``\\r``:
+    LibCST (1.9) counts a file as ending with a line break only when it ends with ``\\n``,
+    and writes a file of ``\\r`` line breaks back without its last one."""
+    if before.endswith("\r") and not after.endswith(("\r", "\n")):
+        return after + "\r"
+    return after
 
 
 def not_python(exc: cst.ParserSyntaxError) -> Refusal:

@@ -43,7 +43,7 @@ from ipex_doctor.scan.top_level import Statement, top_level
 PLACEHOLDER = "pass  # "
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
-_INDENTED_GAP_LINE = re.compile(r"(?:^|[\r\n])[ \t\f]")
+_INDENTED_GAP_LINE = re.compile(r"(?<![^\r\n])[ \t\f]")
 _IMPORT = re.compile(r"(?<!\w)import(?!\w)")
 
 
