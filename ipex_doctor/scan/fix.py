@@ -181,7 +181,7 @@ def _fix_module(
     to_original: Callable[[int], int] = line
     rewrites: list[Rewrite] = []
     refusals: list[Refusal] = []
-    for fix_id in ids:
+    for at, fix_id in enumerate(ids):
         codemod = CODEMODS[fix_id]()
         if not codemod.may_apply(_Words(current, outside)):
             continue
@@ -190,9 +190,12 @@ def _fix_module(
         codemod.original_line = to_original
         try:
             new = _keep_final_carriage_return(current, wrapper.visit(codemod).code)
-            # NOTE: LibCST checks each pass's output parses: the next pass needs its tree.
             changed = new != current
-            if changed:
+            # NOTE: LibCST checks each pass's output parses, for the next pass's tree; after
+            # the last pass that has work, the interpreter's own parser judges (below).
+            if changed and any(
+                CODEMODS[later].may_apply(_Words(new, outside)) for later in ids[at + 1 :]
+            ):
                 wrapper = MetadataWrapper(cst.parse_module(new), unsafe_skip_copy=True)
         except Exception as exc:  # NOTE: one broken fix must not cost the others
             refusals.append(
