@@ -10,13 +10,14 @@ read (checked again after the fsync, just before the rename).
 
 from __future__ import annotations
 
-import difflib
 import os
 import stat
 import tempfile
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import patiencediff
 
 from ipex_doctor.model.code import FileKind
 from ipex_doctor.scan.fix import (
@@ -124,7 +125,9 @@ def unified_diff(old: str, new: str, name: str) -> str:
     """The unified diff from ``old`` to ``new`` as ``git diff`` shows it (``a/`` and ``b/``
     names, a marker where a file does not end with a newline)."""
     name = name.lstrip("/")
-    lines = difflib.unified_diff(
+    # NOTE: patience diff: difflib's matcher is quadratic on the repeated lines of generated
+    # code (the diff of a fixed 10 MiB module of similar functions never finished).
+    lines = patiencediff.unified_diff(
         old.splitlines(keepends=True), new.splitlines(keepends=True), f"a/{name}", f"b/{name}"
     )
     return "".join(
