@@ -9,7 +9,11 @@ Contracts:
   the new source, each rewrite applied (fix id, line of the original source) and each place a
   fix recognised but left alone because it could not prove the rewrite equivalent there
   (with why). The result must parse: if it does not, nothing is applied and that is
-  reported. Running it again on its own result changes nothing.
+  reported. Running it again on its own result changes nothing. LibCST reads only the
+  top-level statements the fixes can read (``fix_slice``: the cost follows what the file
+  holds of IPEX, not its size); the rest is copied, not parsed, so the result parses
+  wherever the original did (a syntax error in a statement no fix reads is left as it was,
+  where LibCST on the whole module refuses the file).
 * ``fix_text`` does the same for shell scripts and Dockerfiles (line-anchored regular
   expressions: text has no syntax tree).
 """

@@ -200,6 +200,7 @@ def test_files_that_cannot_be_read_are_never_silent(tmp_path: Path) -> None:
         assert why in line, (name, line)
 
     code, report, _ = _scan(project, "--python", python, "--no-cache")
+    jsonschema.validate(report, json.loads((REPO / "docs" / "report.schema.json").read_text()))
     skipped = {s["path"]: s["reason"] for s in report["scan"]["skipped"]}  # type: ignore[index]
     assert set(skipped) == set(reasons), skipped
     assert all(why in skipped[name] for name, why in reasons.items()), skipped
