@@ -38,6 +38,7 @@ from ipex_doctor.reporting.formats.views import (
 )
 from ipex_doctor.reporting.output_options import FailOn
 from ipex_doctor.reporting.policy import Gate, Policy
+from ipex_doctor.scan.quoting import quote_name
 from ipex_doctor.verdicts.hostlist import compress
 
 MARKS: dict[Status, tuple[str, str]] = {
@@ -315,14 +316,19 @@ def render_console(
             parts.append(Text("  ✓ nothing to report", style="green"))
         if kind is FindingKind.CODE:
             parts.extend(_code_lines(shown, verbose=verbose))
-        for finding in _sorted(shown) if kind is not FindingKind.CODE else ():
+        # NOTE: a code finding without a place in the code (the files scan could not read)
+        # reads as any other finding.
+        unplaced = [f for f in shown if kind is not FindingKind.CODE or f.location is None]
+        for finding in _sorted(unplaced):
             parts.extend(_finding(finding, verbose=verbose, fleet_size=nodes))
+            parts.extend(_unread_lines(finding, verbose=verbose))
         if kind is FindingKind.SANITY and not quiet and (verbose or not nodes):
             # NOTE: in a fleet the curves and bars are the first node's: -v shows them
             parts.extend(_sanity_lines(report))
     if not quiet:
         parts.extend(_baseline_lines(report))
         parts.extend(_matrix(report))
+    parts.extend(_rewritten_lines(report))
     parts.append(Text(""))
     parts.append(_summary_line(report, gate.fail_on))
     return Group(*parts)
@@ -429,6 +435,48 @@ def _code_lines(findings: Iterable[Finding], *, verbose: bool) -> list[Renderabl
             fix = Text("        → ", style="cyan")
             fix.append(finding.remediation)
             lines.append(fix)
+    return lines
+
+
+def _rewritten_lines(report: Report) -> list[RenderableType]:
+    """What ``scan --fix`` changed (shown at every verbosity: the user's files changed): the
+    files rewritten and the undo command, then those left alone and why."""
+    fix = report.scan.fix if report.scan is not None else None
+    if fix is None:
+        return []
+    count = len(fix.rewritten)
+    head = Text("", style="bold")
+    if count:
+        head.append(f"Rewrote {count} file{'s' if count != 1 else ''}")
+        head.append(f" (to undo: ipex-doctor scan --undo {quote_name(fix.undo_record or '?')})")
+    else:
+        head.append("Rewrote no file")
+    lines: list[RenderableType] = [Text(""), head]
+    for rewritten in fix.rewritten:
+        times = f"{rewritten.rewrites} rewrite{'s' if rewritten.rewrites != 1 else ''}"
+        lines.append(Text(f"  {quote_name(rewritten.path)}  ({times})"))
+    lines.extend(
+        Text(f"  left alone: {quote_name(left.path)}: {left.reason}", style="dim")
+        for left in fix.left_alone
+    )
+    return lines
+
+
+def _unread_lines(finding: Finding, *, verbose: bool) -> list[RenderableType]:
+    """Under ``scan-unread``: each file the scan could not read and why (``-v``), or how to
+    see them."""
+    skipped = finding.evidence.data.get("skipped") if finding.id == "scan-unread" else None
+    if not isinstance(skipped, list) or finding.ignored is not None:
+        return []
+    if not verbose:
+        return [Text("      -v lists each file and why", style="dim")]
+    lines: list[RenderableType] = []
+    for item in skipped:
+        if isinstance(item, dict):
+            line = Text("        ")
+            line.append(quote_name(str(item.get("path"))), style="bold")
+            line.append(f": {item.get('reason')}")
+            lines.append(line)
     return lines
 
 
