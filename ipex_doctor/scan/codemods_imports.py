@@ -58,7 +58,7 @@ class IpexSideEffectImport(NameCodemod):
         bound = alias.evaluated_alias or alias.evaluated_name
         uses = self._uses_of(stmt, bound)
         if uses:
-            first = min(self.line_of(use) for use in uses)
+            first = min(self.user_line(use) for use in uses)
             self.refuse(
                 alias,
                 f"the import of {IPEX_PACKAGE} stays: the module uses {bound} (line {first}); "
@@ -70,7 +70,7 @@ class IpexSideEffectImport(NameCodemod):
             self.refuse(
                 alias,
                 f"the import of {IPEX_PACKAGE} stays: the try statement at line "
-                f"{self.line_of(guard)} catches its ImportError, and its handler decides what "
+                f"{self.user_line(guard)} catches its ImportError, and its handler decides what "
                 "runs without IPEX (a flag, a fallback); remove the try statement by hand, "
                 "keeping what the handler does",
             )
