@@ -391,19 +391,14 @@ def _branch(
     return False
 
 
-def _compare(
+def _compare_or_dict(
     table: NameTable, node: ast.AST, scope: Scope, facts: Facts, stack: _Stack, work: _Work
 ) -> bool:
-    assert isinstance(node, ast.Compare)
-    facts.compares.append(node)
-    return False
-
-
-def _dict(
-    table: NameTable, node: ast.AST, scope: Scope, facts: Facts, stack: _Stack, work: _Work
-) -> bool:
-    assert isinstance(node, ast.Dict)
-    facts.dicts.append(node)
+    if isinstance(node, ast.Compare):
+        facts.compares.append(node)
+    else:
+        assert isinstance(node, ast.Dict)
+        facts.dicts.append(node)
     return False
 
 
@@ -463,8 +458,8 @@ _SPECIAL = {
     ast.IfExp: _branch,
     ast.BoolOp: _branch,
     ast.Try: _branch,
-    ast.Compare: _compare,
-    ast.Dict: _dict,
+    ast.Compare: _compare_or_dict,
+    ast.Dict: _compare_or_dict,
     ast.Raise: _message,
     ast.Assert: _message,
     ast.BinOp: _concatenation,

@@ -92,6 +92,13 @@ SNIPPETS = {
         'backend = "ccl"\n'
         'options = {"backend": "ccl"}\n'
     ),
+    # NOTE: phase 1's false label: a "ccl" backend given to IPEX's own init_process_group was
+    # labelled mechanical and left unchanged without a reason
+    "ccl-through-ipex": (
+        "import torch\n"
+        "import intel_extension_for_pytorch as ipex\n"
+        'ipex.distributed.init_process_group(backend="ccl", world_size=2)\n'
+    ),
     "unused-import": "import torch\nimport intel_extension_for_pytorch\nx = torch.ones(2)\n",
     "used-import": ("import intel_extension_for_pytorch as ipex\nmodel = ipex.optimize(model)\n"),
     "guarded-import": (
