@@ -30,7 +30,13 @@ ROOMS = (
     "app",
     "cli",
 )
-FOUNDATION = {"ipex_doctor", "ipex_doctor.errors", "ipex_doctor.resources", "ipex_doctor.__main__"}
+FOUNDATION = {
+    "ipex_doctor",
+    "ipex_doctor.errors",
+    "ipex_doctor.resources",
+    "ipex_doctor.bounded_json",
+    "ipex_doctor.__main__",
+}
 
 
 def _module_name(path: Path) -> str:

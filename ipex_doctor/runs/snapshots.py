@@ -12,10 +12,12 @@ import os
 import tempfile
 from pathlib import Path
 
-from ipex_doctor.errors import DoctorError, read_bounded
+from ipex_doctor.bounded_json import JsonLimits, read_json
+from ipex_doctor.errors import DoctorError
 from ipex_doctor.model.repair import Snapshot
 
-_MAX_BYTES = 8 * 1024 * 1024
+_LIMITS = JsonLimits(max_bytes=8 * 1024 * 1024)
+"""A snapshot of an environment of 500 distributions is about 60 kB."""
 _FORMAT = Snapshot.__dataclass_fields__["format"].default
 
 
@@ -41,11 +43,7 @@ def write(path: Path, snapshot: Snapshot) -> None:
 
 def read(path: Path) -> Snapshot:
     """The snapshot in ``path``; ``SnapshotError`` with what is wrong."""
-    text = read_bounded(path, _MAX_BYTES, SnapshotError, "snapshot")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise SnapshotError(f"{path}:{exc.lineno}: not JSON ({exc.msg})") from None
+    data = read_json(path, _LIMITS, SnapshotError, "snapshot")
     if not isinstance(data, dict) or data.get("format") != _FORMAT:
         raise SnapshotError(f"{path}: not an ipex-doctor snapshot (format is not {_FORMAT!r})")
     try:

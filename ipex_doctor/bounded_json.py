@@ -1,0 +1,110 @@
+"""Saved JSON read back within limits: the one reader of every JSON file a user hands the doctor.
+
+Reports (``report``, ``merge``, ``--baseline``, ``explain --report``, ``fix --report``) and
+snapshots (``fix --undo``) are files anyone can write. Python's ``json`` reads whatever it is
+given: a 100,000-digit number is a ``ValueError`` of ``int`` (or seconds of work below the
+interpreter's digit limit), a document nested 100,000 levels deep a ``RecursionError``, and one
+nested 900 levels is read but breaks every recursive walk after it (the schema check, the
+decoder). So a saved file is refused, in one line naming it, when it is larger than its kind
+allows, has a number literal longer than ``max_number_chars``, is nested deeper than
+``max_depth`` or holds more than ``max_values`` values. The defaults are far above what the
+doctor writes: a 10,624-node fleet report is 6.2 MB, 12 levels deep, 288,236 values, and its
+longest number has 22 characters (a float's ``repr``).
+
+Why by hand: the standard library's parser has hooks for number literals but no limit on depth
+or size, and no maintained parser for Python takes all three limits (orjson's depth limit is a
+fixed 1,024, which the walks after it cannot take). The count is bounded on the text before
+parsing (so a file of a million empty lists never becomes a million lists), the digits by the
+parser's own hooks, the depth by a walk of the parsed value, level by level (no recursion).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ipex_doctor.errors import DoctorError, read_bounded
+
+
+@dataclass(frozen=True)
+class JsonLimits:
+    """What a saved JSON file may hold; anything beyond is refused before it is used."""
+
+    max_bytes: int
+    max_depth: int = 64
+    """Nesting of arrays and objects (a report of the doctor is at most 12 deep)."""
+    max_values: int = 4_194_304
+    """Values in all, each member and item counted (a 10,624-node fleet report has 288,236)."""
+    max_number_chars: int = 50
+    """Characters of one number literal (a float's repr has at most 24)."""
+
+
+class _NumberTooLong(Exception):
+    """Raised by the parser's number hooks; carries the literal's length."""
+
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+
+
+def read_json(path: Path, limits: JsonLimits, error: type[DoctorError], what: str) -> Any:
+    """The JSON value in ``path``, refused as ``error`` (one line naming the file) when it is
+    missing, unreadable, not UTF-8, not JSON, or beyond ``limits``. ``what`` names the kind of
+    file (``report``, ``snapshot``)."""
+    text = read_bounded(path, limits.max_bytes, error, what)
+    beyond = f"; refused (an ipex-doctor {what} never is)"
+    if _value_bound(text) > limits.max_values and _values(text) > limits.max_values:
+        raise error(f"{path}: holds more than {limits.max_values:,} values{beyond}")
+
+    def number(literal: str, convert: type[int] | type[float]) -> int | float:
+        if len(literal) > limits.max_number_chars:
+            raise _NumberTooLong(len(literal))
+        return convert(literal)
+
+    try:
+        data = json.loads(
+            text,
+            parse_int=lambda literal: number(literal, int),
+            parse_float=lambda literal: number(literal, float),
+        )
+    except json.JSONDecodeError as exc:
+        raise error(f"{path}:{exc.lineno}: not JSON ({exc.msg})") from None
+    except _NumberTooLong as exc:
+        raise error(
+            f"{path}: holds a number of {exc.args[0]:,} characters, more than "
+            f"{limits.max_number_chars}{beyond}"
+        ) from None
+    except RecursionError:
+        raise error(f"{path}: nested deeper than {limits.max_depth} levels{beyond}") from None
+    if _depth_beyond(data, limits.max_depth):
+        raise error(f"{path}: nested deeper than {limits.max_depth} levels{beyond}")
+    return data
+
+
+def _value_bound(text: str) -> int:
+    """At least the number of values in ``text``: each follows an opening bracket or a comma,
+    or is the document itself (commas inside strings only make it larger)."""
+    return 1 + text.count(",") + text.count("[") + text.count("{")
+
+
+def _values(text: str) -> int:
+    """The number of values in ``text``, its strings left out (asked only when the quick bound
+    is over the limit)."""
+    return _value_bound(_STRING.sub('""', text))
+
+
+def _depth_beyond(data: Any, limit: int) -> bool:
+    """Whether ``data`` nests arrays and objects more than ``limit`` deep (``[1]`` is 1)."""
+    level = [data] if isinstance(data, (dict, list)) else []
+    for _ in range(limit):
+        level = [
+            child
+            for container in level
+            for child in (container.values() if isinstance(container, dict) else container)
+            if isinstance(child, (dict, list))
+        ]
+        if not level:
+            return False
+    return True
