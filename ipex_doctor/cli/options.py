@@ -187,11 +187,17 @@ KB = click.option(
     "--kb", "kb_overlays", metavar="FILE", multiple=True,
     help="Knowledge-base overlay; an entry with an existing id replaces it. Repeatable.",
 )  # fmt: skip
-PYTHON = click.option(
-    "--python", "python", metavar="PATH", callback=_interpreter_path,
-    help="Interpreter of the environment to examine (default: the one running the doctor).",
-)  # fmt: skip
-"""``--python``: the path as typed, ``None`` when left out (each use case decides the default)."""
+
+
+def python_option(help: str) -> Decorator:
+    """``--python``: the path as typed, ``None`` when left out (each use case decides the
+    default, and says it in ``help``); a blank path is refused."""
+    return click.option("--python", "python", metavar="PATH", callback=_interpreter_path, help=help)
+
+
+PYTHON = python_option(
+    "Interpreter of the environment to examine (default: the one running the doctor)."
+)
 TIMEOUT = click.option(
     "--timeout", type=click.FloatRange(min=1.0), default=180.0, show_default=True,
     metavar="SECONDS",

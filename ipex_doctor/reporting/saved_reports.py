@@ -1,5 +1,7 @@
-"""Saved reports read back: one file, or a directory of them, checked against the published
-schema and refused with one line when it is not a report this doctor can read.
+"""Saved reports read back: one file, or a directory of them, read within limits
+(``bounded_json``), checked against the published schema, and refused with one line when it is
+not a report this doctor can read. A report older than schema 1.8 has its findings' commands
+read into typed actions (``legacy_commands``), as a new one carries them.
 
 ``report`` re-renders one, ``merge`` reads a fleet's, ``--baseline`` compares with one.
 """
@@ -18,6 +20,7 @@ from ipex_doctor.bounded_json import JsonLimits, read_json
 from ipex_doctor.errors import DoctorError
 from ipex_doctor.knowledge import schema
 from ipex_doctor.model.findings import SCHEMA_VERSION, Report
+from ipex_doctor.reporting import legacy_commands
 
 REPORT_LIMITS = JsonLimits(max_bytes=64 * 1024 * 1024)
 """A 10,624-node fleet report is 6.2 MB; a node's report about 45 kB."""
@@ -53,6 +56,8 @@ def read_report_data(path: Path) -> dict[str, Any]:
             tip="upgrade ipex-doctor to replay it",
         )
     _check_schema(path, data)
+    if theirs < legacy_commands.FIRST_TYPED:
+        legacy_commands.upgrade_findings(data["findings"])
     return data
 
 
