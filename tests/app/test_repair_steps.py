@@ -19,6 +19,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import forged
 import psutil
 import pytest
 from conftest import copy_env, doctor_env, freeze, real_env, run_doctor, start_doctor
@@ -31,21 +32,10 @@ PACKAGES = {SLOW: "1.0.0", FAST: "1.0.0"}
 
 
 def _saved_report(tmp_path: Path, python: str, actions: Sequence[tuple[str, str]], status: str) -> Path:  # fmt: skip
-    """A real report of the copy (``env --json``) whose torch-missing finding carries
-    ``actions`` (pip's verb, one requirement; in the copy's interpreter) at ``status``."""
-    path = tmp_path / "before.json"
-    done = run_doctor("env", "--python", python, "--json", str(path), "-q")
-    assert done.returncode == 1, done.stderr
-    data = json.loads(path.read_text())
-    finding = next(f for f in data["findings"] if f["id"] == "torch-missing")
-    finding["actions"] = [
-        {"python": python, "verb": verb, "requirements": [requirement], "index_url": None,
-         "extra_index_urls": []}
-        for verb, requirement in actions
-    ]  # fmt: skip
-    finding["status"] = status
-    path.write_text(json.dumps(data))
-    return path
+    """A real report of the copy whose torch-missing finding carries ``actions`` (pip's verb,
+    one requirement; in the copy's interpreter) at ``status``."""
+    typed = [forged.action(python, verb, requirement) for verb, requirement in actions]
+    return forged.saved_report(tmp_path, python, typed, status)
 
 
 @pytest.fixture
@@ -60,9 +50,7 @@ def index(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[LocalIndex
 
 
 def _pip_env(index: LocalIndex) -> dict[str, str]:
-    # NOTE: only the local index: the machine's pip configuration (a mirror, a wheel
-    # directory) must not decide what these tests install.
-    return {"PIP_CONFIG_FILE": os.devnull, "PIP_INDEX_URL": index.url, "PIP_FIND_LINKS": ""}
+    return forged.pip_env(index.url)
 
 
 TWO_STEPS = (("install", f"{SLOW}==1.0.0"), ("install", f"{FAST}==1.0.0"))
