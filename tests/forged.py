@@ -50,7 +50,7 @@ def saved_report(
     data = json.loads(path.read_text())
     for finding in data["findings"]:
         if legacy:  # NOTE: the commands (rendered) stay, as an old report wrote them
-            del finding["actions"], finding["manual_commands"]
+            finding.pop("actions", None), finding.pop("manual_commands", None)
     finding = next(f for f in data["findings"] if f["id"] == FINDING)
     finding["status"] = status
     if legacy:

@@ -25,8 +25,11 @@ from pipindex import LocalIndex, build_sdist, build_wheel, serve
 
 pytestmark = pytest.mark.envs
 
+BUILDS = {"PIP_NO_BUILD_ISOLATION": "0"}
+"""pip builds with the environment's own setuptools (no isolated build environment fetched
+from an index): a build that is attempted surely runs the setup.py that writes the marker."""
 UNREACHABLE = {"PIP_CONFIG_FILE": os.devnull, "PIP_INDEX_URL": "http://127.0.0.1:9/simple",
-               "PIP_FIND_LINKS": "", "PIP_RETRIES": "0", "PIP_TIMEOUT": "5"}  # fmt: skip
+               "PIP_FIND_LINKS": "", "PIP_RETRIES": "0", "PIP_TIMEOUT": "5", **BUILDS}  # fmt: skip
 """pip's configuration where no index serves anything: only a file's own index could."""
 NEVER = "fix never removes or replaces ipex-doctor, pip, setuptools, wheel"
 
@@ -182,7 +185,7 @@ def test_planning_never_builds_an_sdist_even_from_the_users_own_index(
     remedy = forged.action(victim.python, "install", "torchaudio==1.0.0")
     saved = forged.saved_report(tmp_path, victim.python, [remedy])
     done = run_doctor("fix", "--report", str(saved), "--python", victim.python, "--yes",
-                      extra_env=forged.pip_env(sdist_index.url), cwd=tmp_path)  # fmt: skip
+                      extra_env={**forged.pip_env(sdist_index.url), **BUILDS}, cwd=tmp_path)  # fmt: skip
     _harmless(victim, done, 2, "nothing was changed")
     assert "pip found no version at all" in done.stderr
 
