@@ -94,7 +94,7 @@ class UndoRequest:
     snapshot: Path
     out: OutputOptions
     python: str | None = None
-    """``--python`` as typed (it must be the snapshot's); ``None``: the snapshot's, once approved."""
+    """``--python`` as typed (it must be the snapshot's); ``None``: the snapshot's, if approved."""
     timeout_s: float = DEFAULT_TIMEOUT_S
     kb_overlays: tuple[str, ...] = ()
 
@@ -203,12 +203,10 @@ class RepairRun:
                 plan, record = self._plan(before, target)
             except (KeyboardInterrupt, Terminated) as interrupt:
                 raise _stopped(interrupt, "before anything changed; nothing was changed") from None
-            if not plan.steps:
-                ended = Ended(before, record)
-            elif not self._approved(record):
-                ended = Ended(before, record)
-            else:
+            if plan.steps and self._approved(record):
                 ended = self._carry_out(request, before, target, plan, record)
+            else:
+                ended = Ended(before, record)
         return self._end(ended)
 
     def _before(self, request: FixRequest) -> tuple[Report, Target]:
@@ -263,6 +261,7 @@ class RepairRun:
         return False
 
     def _approved(self, record: Repair) -> bool:
+        """Whether the plan may be applied: it was resolved, and the user approves it."""
         if not all(step.resolved for step in record.planned):
             return False
         if self.talk.approve(APPLY):

@@ -22,10 +22,12 @@ if TYPE_CHECKING:
 
 
 def _approver(yes: bool, to_stderr: bool) -> Callable[[str], bool]:
-    """``--yes``, else the user's answer on a terminal; without either, never."""
+    """``--yes`` (the question and its answer are logged on stderr), else the user's answer on
+    a terminal; without either, never."""
 
     def approve(question: str) -> bool:
         if yes:
+            notify_user(f"{question} yes (--yes)")
             return True
         if not sys.stdin.isatty():
             return False

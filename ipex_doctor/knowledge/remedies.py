@@ -1,10 +1,11 @@
 """Fix commands for the torch / torchvision / IPEX triple: the smallest change that is consistent.
 
 A remedy is a typed pip command (``model.remedy.PipAction``) that renders to one the user can
-paste and run: it names the examined interpreter (``/path/to/venv/bin/python -m pip ...``, never
-a bare ``python`` that may be another one) and the index the packages come from. Among the changes that make the triple consistent the
-smallest wins: moving IPEX (one package of about 50 MB) to the release built for the installed
-torch beats moving torch (gigabytes of CUDA wheels, and torchvision must follow it).
+paste and run: it names the examined interpreter (``/path/to/venv/bin/python -m pip ...``,
+never a bare ``python`` that may be another one) and the index the packages come from. Among
+the changes that make the triple consistent the smallest wins: moving IPEX (one package of
+about 50 MB) to the release built for the installed torch beats moving torch (gigabytes of CUDA
+wheels, and torchvision must follow it).
 
 The release lines are facts of the IPEX and PyTorch release history:
 - IPEX X.Y requires torch X.Y (its ``__init__`` refuses any other major.minor);
