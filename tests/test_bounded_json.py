@@ -9,7 +9,9 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from conftest import REPO, examples
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from ipex_doctor.bounded_json import JsonLimits, read_json
 from ipex_doctor.errors import DoctorError
@@ -91,3 +93,33 @@ def test_the_default_limits_read_every_report_the_doctor_wrote(tmp_path: Path) -
     fleet = tmp_path / "fleet.json"
     fleet.write_text(json.dumps(report))
     assert read_json(fleet, limits, _Refused, "report") == report
+
+
+def _nesting(value: object) -> int:
+    """How deep arrays and objects nest in ``value`` (``[1]`` is 1), by walking it."""
+    if isinstance(value, dict):
+        return 1 + max((_nesting(v) for v in value.values()), default=0)
+    if isinstance(value, list):
+        return 1 + max((_nesting(v) for v in value), default=0)
+    return 0
+
+
+_TRICKY = st.text(alphabet='[]{}"\\,:é\n\t a', max_size=12)
+_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-(10**12), 10**12) | _TRICKY,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_TRICKY, inner, max_size=4),
+    max_leaves=40,
+)
+
+
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
+@given(_VALUES, st.booleans())
+def test_the_depth_read_off_the_text_is_the_values_own(tmp_path: Path, value: object, ascii_only: bool) -> None:  # fmt: skip
+    """Brackets, quotes and backslashes inside strings, escaped or not, any layout: the text
+    is refused exactly when the value nests deeper than the limit."""
+    text = json.dumps(value, ensure_ascii=ascii_only, indent=None if ascii_only else 1)
+    limits = JsonLimits(max_bytes=1024 * 1024, max_depth=3)
+    if _nesting(value) > 3:
+        assert "nested deeper than 3 levels" in _refusal(tmp_path, text, limits)
+    else:
+        assert _read(tmp_path, text, limits) == value
