@@ -29,7 +29,7 @@ def action(python: str, verb: str, *requirements: str, index_url: str | None = N
 
 
 def command(entry: Mapping[str, Any]) -> str:
-    """The shell text of an action, as a report older than schema 1.8 carried it."""
+    """The shell text of an action, as a report older than schema 1.9 carried it."""
     words = [entry["python"], "-m", "pip", entry["verb"]]
     words += ["-y"] if entry["verb"] == "uninstall" else []
     words += entry["requirements"]

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, TypeAlias
 
-from ipex_doctor.model.code import CodeLocation, SkippedFile
+from ipex_doctor.model.code import CodeLocation, FixSummary, SkippedFile
 from ipex_doctor.model.codec import JsonModel
 from ipex_doctor.model.environment import Environment
 from ipex_doctor.model.remedy import PipAction
@@ -36,7 +36,7 @@ __all__ = [
 JSON: TypeAlias = Any
 """A value that ``json.dumps`` accepts; the report's free-form data fields hold these."""
 
-SCHEMA_VERSION = "1.8"
+SCHEMA_VERSION = "1.9"
 """Version of the report's JSON shape. Bump the minor for additions, the major for breaks."""
 
 
@@ -102,10 +102,10 @@ class Finding(JsonModel):
     ignored: Ignored | None = None
     """Set when a policy ignore turned this finding into a skip (the status it had is kept)."""
     actions: tuple[PipAction, ...] = ()
-    """The pip commands that apply the remediation here, typed (schema 1.8): each names the
+    """The pip commands that apply the remediation here, typed (schema 1.9): each names the
     examined interpreter, never a bare ``python`` that may be another one."""
     manual_commands: tuple[str, ...] = ()
-    """Other commands for the user to judge and run (schema 1.8); ``fix`` never runs them."""
+    """Other commands for the user to judge and run (schema 1.9); ``fix`` never runs them."""
     per_device: Mapping[str, Status] = field(default_factory=dict)
     """The finding's status on each device it was observed on: what the finding x device
     matrix shows, decided by the judge, not a formatter."""
@@ -213,6 +213,8 @@ class ScanSummary(JsonModel):
     files_seen: int
     files_parsed: int
     skipped: tuple[SkippedFile, ...] = ()
+    fix: FixSummary | None = None
+    """For ``scan --fix``: the files it rewrote and the undo record (schema 1.8)."""
 
 
 @dataclass(frozen=True)

@@ -62,7 +62,7 @@ class PlannedStep(JsonModel):
     """Installed distributions the step uninstalls or replaces by another version."""
     resolved: bool = True
     """Whether pip resolved the step (its pins, downloads and removals). ``False``: the
-    interpreter a saved report names was not run, for want of approval (schema 1.8)."""
+    interpreter a saved report names was not run, for want of approval (schema 1.9)."""
     JSON_EXTRAS = ("download_bytes",)
 
     @property
@@ -88,7 +88,7 @@ class ManualStep(JsonModel):
     commands: tuple[str, ...] = ()
     """The finding's commands, shown for the user to judge and run."""
     reason: str = ""
-    """Why ``fix`` does not run these commands itself (schema 1.8): what the repair policy
+    """Why ``fix`` does not run these commands itself (schema 1.9): what the repair policy
     refused, or what pip would have done that a fix never does."""
 
 

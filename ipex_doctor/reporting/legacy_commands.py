@@ -1,4 +1,4 @@
-"""Reports written before schema 1.8 carry their remedies as shell text only; this reads them.
+"""Reports written before schema 1.9 carry their remedies as shell text only; this reads them.
 
 A finding of such a report has ``commands`` (strings) and no ``actions``. Each string that is a
 pip command of the two shapes remedies ever had (``PYTHON -m pip install REQUIREMENT...
@@ -17,7 +17,7 @@ from typing import Any
 from ipex_doctor.model.remedy import PipAction
 from ipex_doctor.model.repair import StepKind
 
-FIRST_TYPED = (1, 8)
+FIRST_TYPED = (1, 9)
 """The report schema that carries ``actions``: older reports are read through this module."""
 
 _INDEX_OPTIONS = {"--index-url": "index", "--extra-index-url": "extra"}
@@ -80,7 +80,7 @@ def split_commands(commands: Iterable[str]) -> tuple[list[PipAction], list[str]]
 
 def upgrade_findings(findings: Iterable[MutableMapping[str, Any]]) -> None:
     """Give each finding of an old report (JSON, already checked against the schema) the
-    ``actions`` and ``manual_commands`` its ``commands`` spell, as a 1.8 report has them."""
+    ``actions`` and ``manual_commands`` its ``commands`` spell, as a 1.9 report has them."""
     for finding in findings:
         actions, manual = split_commands(str(c) for c in finding.get("commands") or ())
         finding["actions"] = [action.to_dict() for action in actions]

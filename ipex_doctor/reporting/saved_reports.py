@@ -1,6 +1,6 @@
 """Saved reports read back: one file, or a directory of them, read within limits
 (``bounded_json``), checked against the published schema, and refused with one line when it is
-not a report this doctor can read. A report older than schema 1.8 has its findings' commands
+not a report this doctor can read. A report older than schema 1.9 has its findings' commands
 read into typed actions (``legacy_commands``), as a new one carries them.
 
 ``report`` re-renders one, ``merge`` reads a fleet's, ``--baseline`` compares with one.
@@ -40,8 +40,10 @@ def load_report(path: Path) -> Report:
         raise DoctorError(f"{path}: not a valid ipex-doctor report ({exc})") from None
 
 
-def read_report_data(path: Path) -> dict[str, Any]:
-    """A report as JSON, checked against the published schema (``DoctorError`` otherwise)."""
+def read_report_data(path: Path, reads: schema.Reads | None = None) -> dict[str, Any]:
+    """A report as JSON, checked against the published schema (``DoctorError`` otherwise);
+    with ``reads``, only the parts it names are checked (``knowledge.schema.subset``): for a
+    reader that uses no more of the report."""
     data = read_json(path, REPORT_LIMITS, DoctorError, "report")
     if not isinstance(data, dict) or "schema_version" not in data:
         raise DoctorError(f"{path}: not an ipex-doctor report (no schema_version)")
@@ -55,8 +57,8 @@ def read_report_data(path: Path) -> dict[str, Any]:
             f"this one reads up to {SCHEMA_VERSION})",
             tip="upgrade ipex-doctor to replay it",
         )
-    _check_schema(path, data)
-    if theirs < legacy_commands.FIRST_TYPED:
+    _check_schema(path, data, _report_schema() if reads is None else _subset_schema(reads))
+    if theirs < legacy_commands.FIRST_TYPED and "findings" in data:
         legacy_commands.upgrade_findings(data["findings"])
     return data
 
@@ -67,15 +69,38 @@ def _report_schema() -> dict[str, Any]:
     return schema
 
 
-def _check_schema(path: Path, data: Any) -> None:
-    """Refuse a report that does not match the published schema, naming the first place.
+_SUBSETS: dict[int, tuple[schema.Reads, dict[str, Any]]] = {}
+
+
+def _subset_schema(reads: schema.Reads) -> dict[str, Any]:
+    kept = _SUBSETS.get(id(reads))
+    if kept is None or kept[0] is not reads:
+        kept = _SUBSETS[id(reads)] = (reads, schema.subset(_report_schema(), reads))
+    return kept[1]
+
+
+@functools.cache
+def part_schema(name: str) -> dict[str, Any]:
+    """The published schema of one part of a report (``finding``, ``environment``): its
+    ``$defs`` entry, with the definitions it refers to."""
+    return {"$defs": _report_schema()["$defs"], "$ref": f"#/$defs/{name}"}
+
+
+def check_part(path: Path, data: Any, name: str, where: str) -> None:
+    """Refuse ``data`` (the part of the report in ``path`` at ``where``, e.g. ``$.findings``)
+    unless it matches the published schema of ``name``."""
+    _check_schema(path, data, part_schema(name), where)
+
+
+def _check_schema(path: Path, data: Any, against: dict[str, Any], at: str = "$") -> None:
+    """Refuse a report that does not match ``against``, naming the first place.
 
     The schema-subset validator (``knowledge.schema``, checked against jsonschema by the
-    tests) compiles the schema once: a fleet merge reads thousands of reports."""
-    errors = schema.errors(data, _report_schema())
+    tests) compiles each schema once: a fleet merge reads thousands of reports."""
+    errors = schema.errors(data, against)
     if errors:
         first = errors[0]
-        where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first.path)
+        where = at + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first.path)
         raise DoctorError(
             f"{path}: not a valid ipex-doctor report ({where}: {first.message[:200]})"
         )

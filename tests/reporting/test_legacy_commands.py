@@ -1,4 +1,4 @@
-"""Reports older than schema 1.8 carry remedies as shell text: read into the typed actions a new
+"""Reports older than schema 1.9 carry remedies as shell text: read into the typed actions a new
 report carries, word for word, and nothing more."""
 
 from __future__ import annotations
@@ -59,14 +59,15 @@ def test_anything_else_stays_a_manual_command(command: str) -> None:
     assert split_commands([command]) == ([], [command])
 
 
-def test_an_old_report_is_read_with_its_actions_and_renders_the_same_commands(tmp_path: Path) -> None:  # fmt: skip
-    """A schema 1.7 report whose finding has only commands: read back, the finding has the
-    actions they spell and the manual command they do not; ``report`` writes them as 1.8
-    carries them, with the commands rendered as they were."""
+@pytest.mark.parametrize("version", ["1.7", "1.8"])
+def test_an_old_report_is_read_with_its_actions_and_renders_the_same_commands(tmp_path: Path, version: str) -> None:  # fmt: skip
+    """A report of schema 1.7 or 1.8 (the last without actions) whose finding has only
+    commands: read back, the finding has the actions they spell and the manual command they do
+    not; ``report`` writes them as 1.9 carries them, with the commands rendered as they were."""
     data = json.loads(
         (REPO / "tests" / "assets" / "reports" / "cpu-reference-check.json").read_text()
     )
-    data["schema_version"] = "1.7"
+    data["schema_version"] = version
     commands = [f"{PY} -m pip install 'intel-extension-for-pytorch==2.8.*'", "sudo reboot"]
     data["findings"][0]["commands"] = commands
     path = tmp_path / "old.json"
