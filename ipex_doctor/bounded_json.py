@@ -1,7 +1,8 @@
 """Saved JSON read back within limits: the one reader of every JSON file a user hands the doctor.
 
-Reports (``report``, ``merge``, ``--baseline``, ``explain --report``, ``fix --report``) and
-snapshots (``fix --undo``) are files anyone can write. Python's ``json`` reads whatever it is
+Reports (``report``, ``merge``, ``--baseline``, ``explain --report``, ``fix --report``),
+snapshots (``fix --undo``) and ``scan --fix`` records (``scan --undo``) are files anyone can
+write. Python's ``json`` reads whatever it is
 given: a 100,000-digit number is a ``ValueError`` of ``int`` (or seconds of work below the
 interpreter's digit limit), a document nested 100,000 levels deep a ``RecursionError``, and one
 nested 900 levels is read but breaks every recursive walk after it (the schema check, the
@@ -54,6 +55,13 @@ def read_json(path: Path, limits: JsonLimits, error: type[DoctorError], what: st
     missing, unreadable, not UTF-8, not JSON, or beyond ``limits``. ``what`` names the kind of
     file (``report``, ``snapshot``)."""
     text = read_bounded(path, limits.max_bytes, error, what)
+    return parse_json(text, path, limits, error, what)
+
+
+def parse_json(text: str, path: Path, limits: JsonLimits, error: type[DoctorError], what: str) -> Any:  # fmt: skip
+    """The JSON value of ``text``, read from ``path`` by a reader that checks the file itself
+    (its owner, its size) before it is parsed; refused as in ``read_json`` when it is not JSON
+    or beyond ``limits`` (all but ``max_bytes``, the reader's to check)."""
     beyond = f"; refused (an ipex-doctor {what} never is)"
     # NOTE: each value takes a character at least: a text no longer than the limit is counted
     # no further (a node's report, 45 kB, never is; a fleet's, 6 MB, is).
