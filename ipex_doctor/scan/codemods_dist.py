@@ -56,6 +56,9 @@ class CclToXccl(NameCodemod):
     FIX_ID = "ccl-to-xccl"
     TRIGGERS = ("init_process_group", *CCL_BINDINGS)
     REQUIRES = ("ccl",)
+    # NOTE: every "ccl" string counts (another use keeps the import), and a backslash can
+    # spell one ("\x63cl", a line continuation inside the string).
+    READS = (*NameCodemod.READS, "\\", XCCL_PROBE)
 
     def plan(self, module: cst.Module) -> None:
         """Plan the backend arguments, then the import."""
@@ -146,12 +149,12 @@ class CclToXccl(NameCodemod):
         if not rewritten:
             return 'no init_process_group(backend="ccl") in this module; it may serve another'
         if opaque:
-            return f"the backend at line {self.line_of(opaque[0])} is not a literal"
+            return f"the backend at line {self.user_line(opaque[0])} is not a literal"
         for found in self.nodes(cst.SimpleString):
             if found in rewritten or string_value(found) != "ccl":
                 continue
             if not self._inside_guard(found):
-                return f'"ccl" is still used at line {self.line_of(found)}'
+                return f'"ccl" is still used at line {self.user_line(found)}'
         return None
 
     def _is_used(self, stmt: cst.Import, bound: str) -> bool:

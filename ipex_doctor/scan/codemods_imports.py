@@ -32,6 +32,7 @@ class IpexSideEffectImport(NameCodemod):
 
     FIX_ID = "ipex-side-effect-import"
     TRIGGERS = (IPEX_PACKAGE,)
+    READS = (*NameCodemod.READS, "__all__", *DYNAMIC_LOOKUPS)
 
     def plan(self, module: cst.Module) -> None:
         """Plan the removal of each unused IPEX import."""

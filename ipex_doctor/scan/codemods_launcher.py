@@ -271,6 +271,7 @@ class Launcher(NameCodemod):
 
     FIX_ID = "launcher"
     TRIGGERS = (IPEXRUN, IPEX_LAUNCH)
+    READS = (*NameCodemod.READS, *(call.rsplit(".", 1)[-1] for call in SUBPROCESS_CALLS))
 
     def plan(self, module: cst.Module) -> None:
         """Plan each command, then report the mentions left."""
