@@ -40,49 +40,14 @@ from ipex_doctor.scan.codemods_layout import (
     torch_import_index,
 )
 from ipex_doctor.scan.codemods_syntax import code_of, string_value, walk
+from ipex_doctor.scan.fixable import IPEX_INJECTED, IPEX_PACKAGE, under
 
 T = TypeVar("T")
 NodeT = TypeVar("NodeT", bound=cst.CSTNode)
 
 TORCH = QualifiedName("torch", QualifiedNameSource.IMPORT)
 
-IPEX_INJECTED = (
-    "torch.xpu.amp",
-    "torch.xpu.optimize",
-    "torch.xpu.has_fp64_dtype",
-    "torch.xpu.has_xmx",
-    "torch.xpu.has_2d_block_array",
-    "torch.xpu.has_onemkl",
-    "torch.xpu.has_channels_last_1d",
-    "torch.xpu.get_autocast_xpu_dtype",
-    "torch.xpu.is_autocast_xpu_enabled",
-    "torch.xpu.set_autocast_xpu_enabled",
-    "torch.xpu.set_autocast_xpu_dtype",
-    "torch.xpu.set_fp32_math_mode",
-    "torch.xpu.get_fp32_math_mode",
-    "torch.xpu.FP32MathMode",
-    "torch.xpu.set_onednn_verbose",
-    "torch.xpu.set_onemkl_verbose",
-    "torch.xpu.enable_onednn_deterministic",
-    "torch.xpu.disable_onednn_deterministic",
-    "torch.xpu.enable_onednn_layout",
-    "torch.xpu.disable_onednn_layout",
-    "torch.xpu.using_onednn_layout",
-    "torch.xpu.intrinsic",
-    "torch.xpu.cpp_extension",
-    "torch.ops.torch_ipex",
-)
-"""What exists in ``torch`` only after ``import intel_extension_for_pytorch`` (IPEX installs
-these aliases and modules; upstream torch has none of them: torch-xpu-ops #2509 for
-``torch.xpu.amp``, IPEX #816 and #831 for ``has_2d_block_array``)."""
-
-IPEX_PACKAGE = "intel_extension_for_pytorch"
 _IPEX_WORDS = frozenset(name.rsplit(".", 1)[-1] for name in IPEX_INJECTED)
-
-
-def under(name: str, prefixes: Collection[str]) -> bool:
-    """Whether dotted ``name`` is one of ``prefixes`` or inside one."""
-    return any(name == p or name.startswith(p + ".") for p in prefixes)
 
 
 def is_ipex_only(name: str) -> bool:

@@ -321,7 +321,7 @@ def test_sarif_uris_are_rfc_3986_relative_references(tmp_path: Path) -> None:
 
 
 def test_a_scan_of_this_repository_reports_nothing() -> None:
-    """Its policy file leaves out what names IPEX on purpose; the two deliberate uses left are
+    """Its policy file leaves out what names IPEX on purpose; the deliberate uses left are
     suppressed inline, with their reasons."""
     done = run_doctor("scan", "--json", "-", "-q", cwd=REPO)
     assert done.returncode == 0, done.stderr
