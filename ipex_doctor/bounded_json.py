@@ -7,7 +7,7 @@ given: a 100,000-digit number is a ``ValueError`` of ``int`` (or seconds of work
 interpreter's digit limit), a document nested 100,000 levels deep a ``RecursionError``, and one
 nested 900 levels is read but breaks every recursive walk after it (the schema check, the
 decoder). So a saved file is refused, in one line naming it, when it is larger than its kind
-allows, has a number literal longer than ``max_number_chars``, is nested deeper than
+allows, has an integer literal longer than ``max_number_chars``, is nested deeper than
 ``max_depth`` or holds more than ``max_values`` values. The defaults are far above what the
 doctor writes: a 10,624-node fleet report is 7.5 MB, 11 levels deep, 352,761 values, and its
 longest number has 22 characters (a float's ``repr``).
@@ -29,18 +29,24 @@ from typing import Any
 
 from ipex_doctor.errors import DoctorError, read_bounded
 
+DEFAULT_MAX_DEPTH = 64
+"""The nesting a saved file may have (a report of the doctor is at most 12 deep)."""
+
 
 @dataclass(frozen=True)
 class JsonLimits:
     """What a saved JSON file may hold; anything beyond is refused before it is used."""
 
     max_bytes: int
-    max_depth: int = 64
-    """Nesting of arrays and objects (a report of the doctor is at most 12 deep)."""
+    max_depth: int | None = DEFAULT_MAX_DEPTH
+    """Nesting of arrays and objects (a report of the doctor is at most 12 deep). ``None``: the
+    reader checks the depth of the parts it walks itself (``depth_beyond``), as a fleet's merge
+    does, which reads most of each node's findings by their key alone."""
     max_values: int = 4_194_304
     """Values in all, each member and item counted (a 10,624-node fleet report has 352,761)."""
     max_number_chars: int = 50
-    """Characters of one number literal (a float's repr has at most 24)."""
+    """Characters of one integer literal (the largest the doctor writes has 13; a float of any
+    length is read in linear time and is not limited)."""
 
 
 class _NumberTooLong(Exception):
@@ -71,20 +77,17 @@ def parse_json(text: str, path: Path, limits: JsonLimits, error: type[DoctorErro
 
     longest = limits.max_number_chars
 
-    # NOTE: one function a type, no lambda around a shared one: the decoder calls it for every
-    # number, and a second Python call each doubled what the hooks cost a fleet's merge.
+    # NOTE: integers only: ``int`` is quadratic in the digits of a literal, where ``float``
+    # reads any length in linear time (ten million digits: 6 ms) and its value is a float like
+    # any other. A hook for floats cost a fleet's merge a tenth of its time: a node's report
+    # holds some 240 of them.
     def integer(literal: str) -> int:
         if len(literal) > longest:
             raise _NumberTooLong(len(literal))
         return int(literal)
 
-    def real(literal: str) -> float:
-        if len(literal) > longest:
-            raise _NumberTooLong(len(literal))
-        return float(literal)
-
     try:
-        data = json.loads(text, parse_int=integer, parse_float=real)
+        data = json.loads(text, parse_int=integer)
     except json.JSONDecodeError as exc:
         raise error(f"{path}:{exc.lineno}: not JSON ({exc.msg})") from None
     except _NumberTooLong as exc:
@@ -93,8 +96,10 @@ def parse_json(text: str, path: Path, limits: JsonLimits, error: type[DoctorErro
             f"{limits.max_number_chars}{beyond}"
         ) from None
     except RecursionError:
-        raise error(f"{path}: nested deeper than {limits.max_depth} levels{beyond}") from None
-    if _depth_beyond(data, limits.max_depth):
+        # NOTE: deeper than any limit (the parser's own stack), whether or not one was set
+        depth = limits.max_depth if limits.max_depth is not None else DEFAULT_MAX_DEPTH
+        raise error(f"{path}: nested deeper than {depth} levels{beyond}") from None
+    if limits.max_depth is not None and depth_beyond(data, limits.max_depth):
         raise error(f"{path}: nested deeper than {limits.max_depth} levels{beyond}")
     return data
 
@@ -115,7 +120,7 @@ _CONTAINERS = frozenset({dict, list})
 """The types ``json`` builds for arrays and objects (never a subclass)."""
 
 
-def _depth_beyond(data: Any, limit: int) -> bool:
+def depth_beyond(data: Any, limit: int) -> bool:
     """Whether ``data`` nests arrays and objects more than ``limit`` deep (``[1]`` is 1)."""
     # NOTE: ``type(x) in`` a frozenset, not ``isinstance``: this runs on every value of every
     # report a fleet's merge reads, and took half again the time with ``isinstance``.

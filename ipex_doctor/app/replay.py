@@ -27,6 +27,7 @@ from ipex_doctor.reporting.saved_reports import (
     load_report,
     read_report_data,
     report_paths,
+    upgrade_old_findings,
 )
 from ipex_doctor.verdicts.fleet import REPORT_READS, Fleet, NodeDigest
 from ipex_doctor.verdicts.judge import judge
@@ -60,6 +61,7 @@ def merge_files(arguments: Sequence[Path]) -> Report:
             raise DoctorError(f"{path}: {exc}") from None
         for index, finding in new:
             check_part(path, finding, "finding", f"$.findings[{index}]")
+        upgrade_old_findings(data, (finding for _, finding in new))
     if environment is None:
         raise DoctorError("no reports to merge")
     try:

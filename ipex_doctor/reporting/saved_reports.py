@@ -8,15 +8,16 @@ read into typed actions (``legacy_commands``), as a new one carries them.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ipex_doctor import resources
-from ipex_doctor.bounded_json import JsonLimits, read_json
+from ipex_doctor.bounded_json import DEFAULT_MAX_DEPTH, JsonLimits, depth_beyond, read_json
 from ipex_doctor.errors import DoctorError
 from ipex_doctor.knowledge import schema
 from ipex_doctor.model.findings import SCHEMA_VERSION, Report
@@ -24,6 +25,11 @@ from ipex_doctor.reporting import legacy_commands
 
 REPORT_LIMITS = JsonLimits(max_bytes=64 * 1024 * 1024)
 """A 10,624-node fleet report is 7.5 MB; a node's report about 45 kB."""
+
+_READER_LIMITS = dataclasses.replace(REPORT_LIMITS, max_depth=None)
+"""For a reader of some parts (``reads``): the depth is checked on what it walks, its parts
+here and each part it checks whole (``check_part``). Walking every finding of every node
+was a tenth of a fleet's merge, and a merge reads most findings by their key alone."""
 
 
 def _version(text: str) -> tuple[int, int]:
@@ -44,7 +50,9 @@ def read_report_data(path: Path, reads: schema.Reads | None = None) -> dict[str,
     """A report as JSON, checked against the published schema (``DoctorError`` otherwise);
     with ``reads``, only the parts it names are checked (``knowledge.schema.subset``): for a
     reader that uses no more of the report."""
-    data = read_json(path, REPORT_LIMITS, DoctorError, "report")
+    data = read_json(
+        path, REPORT_LIMITS if reads is None else _READER_LIMITS, DoctorError, "report"
+    )
     if not isinstance(data, dict) or "schema_version" not in data:
         raise DoctorError(f"{path}: not an ipex-doctor report (no schema_version)")
     try:
@@ -57,10 +65,27 @@ def read_report_data(path: Path, reads: schema.Reads | None = None) -> dict[str,
             f"this one reads up to {SCHEMA_VERSION})",
             tip="upgrade ipex-doctor to replay it",
         )
+    if reads is not None:
+        # NOTE: of the parts a fleet reads, only the runtime's facts hold values of any shape
+        # (the schema types the rest as text): they are walked, the findings by key alone.
+        runtime = (
+            data.get("environment", {}).get("runtime")
+            if isinstance(data.get("environment"), dict)
+            else None
+        )
+        _check_depth(path, runtime, "$.environment.runtime")
     _check_schema(path, data, _report_schema() if reads is None else _subset_schema(reads))
-    if theirs < legacy_commands.FIRST_TYPED and "findings" in data:
-        legacy_commands.upgrade_findings(data["findings"])
+    if reads is None:
+        upgrade_old_findings(data, data.get("findings") or ())
     return data
+
+
+def upgrade_old_findings(report: dict[str, Any], findings: Iterable[Any]) -> None:
+    """Give ``findings`` of ``report`` (JSON) the typed actions their commands spell, where the
+    report is older than schema 1.9 (``legacy_commands``); a reader of some parts calls it on
+    the findings it uses whole."""
+    if _version(str(report["schema_version"])) < legacy_commands.FIRST_TYPED:
+        legacy_commands.upgrade_findings(f for f in findings if isinstance(f, dict))
 
 
 @functools.cache
@@ -88,8 +113,18 @@ def part_schema(name: str) -> dict[str, Any]:
 
 def check_part(path: Path, data: Any, name: str, where: str) -> None:
     """Refuse ``data`` (the part of the report in ``path`` at ``where``, e.g. ``$.findings``)
-    unless it matches the published schema of ``name``."""
+    unless it matches the published schema of ``name`` (and is no deeper than a report may be)."""
+    _check_depth(path, data, where)
     _check_schema(path, data, part_schema(name), where)
+
+
+def _check_depth(path: Path, data: Any, where: str) -> None:
+    """Refuse a part nested deeper than a saved report may be (``bounded_json``)."""
+    if depth_beyond(data, DEFAULT_MAX_DEPTH):
+        raise DoctorError(
+            f"{path}: {where} nested deeper than {DEFAULT_MAX_DEPTH} levels; refused "
+            "(an ipex-doctor report never is)"
+        )
 
 
 def _check_schema(path: Path, data: Any, against: dict[str, Any], at: str = "$") -> None:

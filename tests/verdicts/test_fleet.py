@@ -302,3 +302,38 @@ def test_merge_refuses_a_malformed_part_it_reads_in_one_line(
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in done.stderr
     assert f"node{index}.json: not a valid ipex-doctor report ({said}" in lines[0]
+
+
+@pytest.mark.parametrize(
+    ("where", "refused"),
+    [
+        ("a new finding's evidence", True),  # validated whole: walked, so checked
+        ("the runtime the fleet compares", True),
+        ("a finding whose key an earlier node brought", False),  # read by its key alone
+    ],
+)
+def test_merge_checks_the_depth_of_what_it_walks(tmp_path: Path, where: str, refused: bool) -> None:
+    """A node's report nested 200 levels deep (under the parser's own limit, far over a
+    report's 64): refused in one line where the merge walks that part; a part it never reads
+    is never walked, so it cannot break the merge."""
+    deep: Any = 1
+    for _ in range(200):
+        deep = [deep]
+
+    def spoil(data: dict[str, Any]) -> None:
+        if where.startswith("the runtime"):
+            data["environment"]["runtime"]["torch"]["deep"] = deep
+        elif where.startswith("a new"):
+            data["findings"][0]["status"], data["findings"][0]["verdict"] = "fail", "affected"
+            data["findings"][0]["evidence"]["data"]["deep"] = deep
+        else:
+            data["findings"][0]["evidence"]["data"]["deep"] = deep
+
+    done = run_doctor("merge", str(_write(tmp_path, 3, {2: spoil})), "--json", "-")
+    if refused:
+        assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+        assert "node2.json: " in done.stderr and "nested deeper than 64 levels" in done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1
+    else:
+        assert done.returncode in (0, 1) and "Traceback" not in done.stderr, done.stderr
+        assert "deep" not in done.stdout
