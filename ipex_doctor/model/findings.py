@@ -35,7 +35,7 @@ __all__ = [
 JSON: TypeAlias = Any
 """A value that ``json.dumps`` accepts; the report's free-form data fields hold these."""
 
-SCHEMA_VERSION = "1.7"
+SCHEMA_VERSION = "1.8"
 """Version of the report's JSON shape. Bump the minor for additions, the major for breaks."""
 
 

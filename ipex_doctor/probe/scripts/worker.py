@@ -14,10 +14,14 @@ Protocol: one JSON object per line on the inherited file descriptor RESULT_FD, f
 (IPEX calls ``os._exit`` on a torch mismatch in some releases; a driver or a check may
 segfault), and ``{"event": "end", "stage": S, ...}`` after it. A ``begin`` without its ``end``
 tells the doctor where the process died. Output printed meanwhile is both captured (for the
-record) and passed through unbuffered (so it survives an ``os._exit``).
+record) and passed through unbuffered (so it survives an ``os._exit``). While an import runs,
+``{"event": "loading", "library": PATH}`` is written before each native library is loaded (an
+extension module or a ``ctypes`` load), and ``faulthandler`` writes the Python stack to stderr
+when a fatal signal ends the process, so the doctor can say where a SIGILL or SIGSEGV struck.
 """
 
 import contextlib
+import faulthandler
 import importlib
 import importlib.util
 import inspect
@@ -26,6 +30,7 @@ import json
 import os
 import re
 import sys
+import sysconfig
 import time
 import traceback
 import warnings
@@ -33,6 +38,8 @@ from typing import Any, Callable, Dict, List, Optional, TextIO
 
 OUTPUT_LIMIT = 8000
 _RESULT: Optional[TextIO] = None
+_IMPORTING = [False]
+"""Whether a guarded import is running: only then are native library loads reported."""
 _MISSING_LIB = re.compile(r"(lib[\w.+-]+?\.so(?:\.[\w.]+)?): cannot open shared object file")
 
 
@@ -113,15 +120,46 @@ def captured(capture: io.StringIO) -> Any:
         sys.stdout, sys.stderr = saved
 
 
+def _report_native_loads(event: str, args: Any) -> None:
+    """Audit hook: during a guarded import, report each native library before it is loaded.
+
+    CPython raises ``import`` with the file name for an extension module it is about to load
+    (``None`` for a Python one) and ``ctypes.dlopen`` for a ``ctypes`` load; the record is
+    flushed at once, so it reaches the doctor even when the library's initialisation kills
+    the process."""
+    if not _IMPORTING[0]:
+        return
+    library = None
+    if event == "import" and len(args) > 1 and isinstance(args[1], str):
+        library = args[1]
+    elif event == "ctypes.dlopen" and args and isinstance(args[0], str):
+        library = args[0]
+    if library is not None:
+        try:
+            emit({"event": "loading", "library": library})
+        except (OSError, ValueError):
+            pass  # NOTE: an exception raised here would fail the import it reports on
+
+
 def guarded_import(module: str) -> Any:
     """Import ``module``, recording time, output, warnings and any failure; return it or None."""
     stage = "import " + module
-    emit({"event": "begin", "stage": stage})
+    emit(
+        {
+            "event": "begin",
+            "stage": stage,
+            "sys_path": [p for p in sys.path if p],
+            # NOTE: where frames only carry out a call (the standard library of the base
+            # installation, not a venv's platstdlib, which holds site-packages; this worker)
+            "carriers": [sysconfig.get_path("stdlib"), os.path.dirname(os.path.abspath(__file__))],
+        }
+    )
     capture = io.StringIO()
     outcome: Dict[str, Any] = {"module": module, "ok": False}
     started = time.perf_counter()
     loaded = None
     with captured(capture):
+        _IMPORTING[0] = True
         try:
             loaded = importlib.import_module(module)
             outcome["ok"] = True
@@ -135,6 +173,8 @@ def guarded_import(module: str) -> Any:
             outcome["error_type"] = type(exc).__name__
             outcome["error"] = str(exc)
             outcome["traceback"] = _trim("".join(traceback.format_exc()))
+        finally:
+            _IMPORTING[0] = False
     outcome["seconds"] = round(time.perf_counter() - started, 3)
     outcome["output"] = _trim(capture.getvalue())
     if not outcome["ok"]:
@@ -436,6 +476,11 @@ def main(argv: List[str]) -> int:
     """
     global _RESULT
     _RESULT = os.fdopen(int(argv[1]), "w", encoding="utf-8")
+    # NOTE: a fatal signal (SIGILL on a CPU without the instructions a library uses, SIGSEGV,
+    # SIGBUS, SIGABRT) ends the process before any record can say where it was: faulthandler
+    # writes the Python stack of every thread to stderr first, and the doctor reads it there.
+    faulthandler.enable(file=sys.stderr, all_threads=True)
+    sys.addaudithook(_report_native_loads)
     do_probe = "--no-probe" not in argv[2:]
     _refuse(argv[2:])
     emit({"event": "hello", "python": sys.version.split()[0], "pid": os.getpid()})
