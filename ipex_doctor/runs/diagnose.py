@@ -182,7 +182,10 @@ def _runtime_probe(
     keep_session: bool,
 ) -> tuple[RuntimeProbe, Session | None]:
     if not options.runtime_probe:
-        return RuntimeProbe(ran=False, skip_reason="the runtime probe was switched off"), None
+        # NOTE: only a command that must not import torch asks for this (scan): say so, not
+        # that the user switched something off
+        reason = "this command reads package metadata and never imports torch"
+        return RuntimeProbe(ran=False, skip_reason=reason), None
     if not any(p.name == "torch" for p in static.packages):
         return RuntimeProbe(ran=False, skip_reason="torch is not installed"), None
     progress("importing torch and IPEX in a spawned interpreter")
