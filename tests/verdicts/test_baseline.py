@@ -144,6 +144,15 @@ def reasons(report: Report) -> set[Incomparable]:
     return {item.reason for item in report.baseline.incomparable}
 
 
+def inconclusive(current: dict[str, Any], base: dict[str, Any]) -> tuple[Any, set[Incomparable]]:
+    """The perf-regression finding of ``current`` against ``base``, which must be an
+    inconclusive one, and the typed reasons of its comparison."""
+    compared = baseline.attach(Report.from_dict(current), Report.from_dict(base), "base.json")
+    finding = regression(compared)
+    assert finding.status is Status.SKIP and finding.verdict is Verdict.INCONCLUSIVE
+    return finding, reasons(compared)
+
+
 def _as_the_sanity_run_judged(data: dict[str, Any], status: str, verdict: str) -> dict[str, Any]:
     judged = copy.deepcopy(data)
     for finding in judged["findings"]:
@@ -159,10 +168,8 @@ def test_a_baseline_measured_on_a_busy_machine_is_inconclusive_because_busy() ->
     data = recorded()
     busy = _as_the_sanity_run_judged(data, "skip", "inconclusive")
     throughput_of(busy)["others_cpu_share"] = 0.5
-    compared = baseline.attach(Report.from_dict(data), Report.from_dict(busy), "base.json")
-    finding = regression(compared)
-    assert finding.status is Status.SKIP and finding.verdict is Verdict.INCONCLUSIVE
-    assert reasons(compared) == {Incomparable.BUSY}
+    finding, why = inconclusive(data, busy)
+    assert why == {Incomparable.BUSY}
     assert "other processes used 50%" in finding.evidence.summary
 
 
@@ -180,10 +187,8 @@ def test_a_run_that_measured_nothing_is_an_explicit_inconclusive_verdict() -> No
                 "data": {"native": {}},
             }
     for current, base in ((data, quiet), (quiet, data), (quiet, quiet)):
-        compared = baseline.attach(Report.from_dict(current), Report.from_dict(base), "b.json")
-        finding = regression(compared)
-        assert finding.status is Status.SKIP and finding.verdict is Verdict.INCONCLUSIVE
-        assert reasons(compared) == {Incomparable.NOT_MEASURED}
+        finding, why = inconclusive(current, base)
+        assert why == {Incomparable.NOT_MEASURED}
         assert "bfloat16 is emulated" in finding.evidence.summary
 
 
