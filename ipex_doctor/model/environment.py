@@ -96,7 +96,8 @@ class FatalSignal(JsonModel):
     frame: str | None = None
     """That frame as ``path:line in function``, the path from the package's directory on."""
     library: str | None = None
-    """The native library (extension module or ``ctypes`` load) loaded last before it died."""
+    """The native library (extension module or ``ctypes`` load) it died loading, else the one
+    loaded last outside the standard library; the path from the package's directory on."""
     loading_library: bool = False
     """It died while ``library`` was being loaded (its own initialisation), not afterwards."""
     package: str | None = None
