@@ -28,6 +28,9 @@ class ExitCode(enum.IntEnum):
     """Bad option, invalid knowledge-base or policy file, unusable ``--python``, unwritable output."""
     INTERNAL_ERROR = 3
     """A bug in the doctor itself."""
+    LAYER_ONLY = 4
+    """`explain`: no known issue names the text, but it comes from the Intel stack, and the
+    layer it comes from is named (with what examines it and what to collect)."""
     INTERRUPTED = 130
     """Interrupted by the user (SIGINT); a partial report, marked incomplete, was written."""
     TERMINATED = 143

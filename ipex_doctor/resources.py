@@ -6,8 +6,9 @@ users can read and run them by hand. A wheel carries them under ``ipex_doctor/_d
 level above the package. Files that belong to the package itself (``knowledge/*.json``,
 ``probe/scripts/``) are always next to this module.
 
-The doctor's own writable directory, the per-user cache (``cache_dir``), is named here too, so
-that the knowledge-base cache and the crash log agree on it.
+The doctor's own writable directories, the per-user cache (``cache_dir``) and state
+(``state_dir``: what must outlive a cache, ``scan --fix``'s undo records), are named here too, so
+that every writer agrees on them.
 """
 
 from __future__ import annotations
@@ -49,4 +50,15 @@ def cache_dir() -> Path:
     writer creates it, and one that cannot must cope (nothing here touches the disk).
     """
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "ipex-doctor"
+
+
+def state_dir() -> Path:
+    """The doctor's per-user state directory: ``$XDG_STATE_HOME/ipex-doctor``, or
+    ``~/.local/state/ipex-doctor`` when the variable is unset or empty (the XDG base directory
+    specification). Read from the environment on every call, like ``cache_dir``; a cache may be
+    wiped at any time, this directory holds what may not (``scan --fix``'s undo records)."""
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "state"
+    )
     return Path(base) / "ipex-doctor"

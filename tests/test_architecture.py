@@ -2,7 +2,7 @@
 
 Rooms, from the bottom up (a room may import the rooms below it, never one above):
 
-    foundation (errors, resources) < model < knowledge < scan < probe < verdicts < runs < reporting < app < cli
+    foundation (errors, resources, atomic) < model < knowledge < scan < probe < verdicts < runs < reporting < app < cli
 
 Every ``import`` counts, at module level or inside a function, and those under
 ``if TYPE_CHECKING:`` too: a type-only arrow is still an arrow of the design. Modules must not
@@ -30,7 +30,13 @@ ROOMS = (
     "app",
     "cli",
 )
-FOUNDATION = {"ipex_doctor", "ipex_doctor.errors", "ipex_doctor.resources", "ipex_doctor.__main__"}
+FOUNDATION = {
+    "ipex_doctor",
+    "ipex_doctor.atomic",
+    "ipex_doctor.errors",
+    "ipex_doctor.resources",
+    "ipex_doctor.__main__",
+}
 
 
 def _module_name(path: Path) -> str:

@@ -2,25 +2,38 @@
 
 The environment is examined without importing torch (package metadata, the CPU's instruction
 sets, the GPU stack: what the joins need), so a scan stays fast and safe on any machine. With
-``fix`` the mechanical rewrites are applied first, each file replaced atomically, and the code
-is read again: the report shows what is left. With ``diff`` the rewrites are printed as a
-unified diff and nothing is written. A SARIF fix is attached to every finding whose line a
-mechanical rewrite changes.
+``fix`` every mechanical rewrite is planned, recorded for undo and written, all or none
+(``scan.fix_run``), and the code is read again: the report shows what is left and names the
+files rewritten and the undo command (``scan --undo RECORD``). Once written they stay written
+whatever happens next (an interrupt publishes the report marked incomplete; a report that
+cannot be written, or a crash, says they stay). With ``diff`` the rewrites are printed as a
+unified diff and nothing is written; a SARIF fix is attached to every finding whose line a
+mechanical rewrite changes. Every scan first says which earlier ``--fix`` of these roots was
+killed while writing, and how to restore it.
 """
 
 from __future__ import annotations
 
+import hashlib
+import signal
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ipex_doctor import __version__
 from ipex_doctor.app.conclusion import conclude, gate_policy
-from ipex_doctor.errors import ExitCode
+from ipex_doctor.app.interrupts import sigterm_raises
+from ipex_doctor.errors import DoctorError, ExitCode, OutputError, Stopped, Terminated
 from ipex_doctor.knowledge import code_rules, known_issues
 from ipex_doctor.knowledge.code_rules import CodeRules
-from ipex_doctor.model.code import CodeMatch, ScanResult
+from ipex_doctor.model.code import (
+    CodeMatch,
+    FixSummary,
+    RewrittenFile,
+    ScanResult,
+    SkippedFile,
+)
 from ipex_doctor.model.environment import Environment
 from ipex_doctor.model.findings import (
     Command,
@@ -34,8 +47,15 @@ from ipex_doctor.probe.options import ProbeOptions
 from ipex_doctor.reporting.output_options import OutputOptions
 from ipex_doctor.runs.diagnose import examine
 from ipex_doctor.scan.kinds import rewritten_by_fix
+from ipex_doctor.scan.quoting import quote_name
 from ipex_doctor.verdicts.code_findings import code_finding
 from ipex_doctor.verdicts.judge import judge
+
+if TYPE_CHECKING:
+    from ipex_doctor.reporting.policy import Policy
+    from ipex_doctor.scan.fix import Refusal
+    from ipex_doctor.scan.fix_files import FileFix
+    from ipex_doctor.scan.fix_run import FixPlan
 
 Notify = Callable[[str], None]
 
@@ -50,7 +70,7 @@ class ScanRequest:
     kb_overlays: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     fix: bool = False
-    """Apply the mechanical rewrites (atomically, file by file) before reporting."""
+    """Apply the mechanical rewrites (all files or none, each in place) before reporting."""
     diff: bool = False
     """Print the rewrites as a unified diff; write nothing."""
     cache: bool = True
@@ -59,24 +79,8 @@ class ScanRequest:
     """Read the code blocks of the Markdown and reST documents under the roots too."""
 
 
-def _file_of(roots: Sequence[Path], display: str) -> Path | None:
-    """The file behind a match's path (relative to one of ``roots``)."""
-    for root in roots:
-        candidate = root if root.is_file() else root / display
-        if candidate.is_file():
-            return candidate
-    return None
-
-
-def _fixes(
-    result: ScanResult, rules: CodeRules, roots: Sequence[Path], *, write: bool, emit: Notify
-) -> dict[str, list[dict[str, Any]]]:
-    """Apply (``write``) or compute the mechanical rewrites of every file with a fixable match;
-    the line edits per file (for SARIF), after printing each diff through ``emit``."""
-    from ipex_doctor.reporting.formats.sarif import line_edits
-    from ipex_doctor.scan.fix import FixError
-    from ipex_doctor.scan.fix_files import fix_file
-
+def _wanted(result: ScanResult, rules: CodeRules) -> dict[str, set[str]]:
+    """The fix ids each file's unsuppressed matches want, by the file's path in the result."""
     wanted: dict[str, set[str]] = {}
     for match in result.matches:
         rule = rules.get(match.rule_id)
@@ -87,23 +91,7 @@ def _fixes(
             and rewritten_by_fix(match.location.path)
         ):
             wanted.setdefault(match.location.path, set()).add(rule.fix)
-    edits: dict[str, list[dict[str, Any]]] = {}
-    for display, fix_ids in sorted(wanted.items()):
-        path = _file_of(roots, display)
-        if path is None:
-            continue
-        try:
-            fixed = fix_file(path, sorted(fix_ids), write=write)
-        except FixError as exc:
-            emit(f"not fixed: {exc}")
-            continue
-        if fixed.changed:
-            emit(fixed.diff.rstrip("\n"))
-            before = fixed.original.decode("utf-8", "replace").lstrip("\ufeff")
-            edits[display] = list(line_edits(before, fixed.outcome.source))
-        for refusal in fixed.outcome.refusals:
-            emit(f"left alone: {display}: {refusal}")
-    return edits
+    return wanted
 
 
 def _edit_for(match: CodeMatch, edits: Mapping[str, Sequence[Mapping[str, Any]]]) -> Any:
@@ -115,7 +103,7 @@ def _edit_for(match: CodeMatch, edits: Mapping[str, Sequence[Mapping[str, Any]]]
 
 def scan_and_publish(request: ScanRequest, *, notify: Notify, emit: Notify) -> ExitCode:
     """Scan, judge, publish; the exit code. ``notify`` carries messages for the user,
-    ``emit`` the diffs of ``--diff`` / ``--fix``."""
+    ``emit`` the diffs of ``--diff`` / ``--fix`` and the places left alone."""
     out = request.out
     out.check()
     rules = code_rules.load()
@@ -128,21 +116,185 @@ def scan_and_publish(request: ScanRequest, *, notify: Notify, emit: Notify) -> E
 
     roots = request.roots or (Path("."),)
     exclude = (*policy.scan_exclude, *request.exclude)
-    result = scan_paths(roots, rules, exclude=exclude, cache=request.cache, docs=request.docs)
-    edits: dict[str, list[dict[str, Any]]] = {}
-    if request.fix or request.diff:
-        edits = _fixes(result, rules, roots, write=request.fix, emit=emit)
-        if request.fix and edits:
-            result = scan_paths(
-                roots, rules, exclude=exclude, cache=request.cache, docs=request.docs
-            )
-            edits = {}
     # NOTE: an interpreter without torch (a pre-commit hook's own) says nothing about where
     # the code runs: its matches are judged by the rules alone, and say so.
     joined = env if env.package("torch") is not None else None
     kb_findings = knowledge_findings(env, knowledge) if joined is not None else {}
-    report = _report(result, rules, env, joined, kb_findings, edits)
-    return conclude(report, out, policy)
+
+    def report(result: ScanResult, **extra: Any) -> Report:
+        return _report(result, rules, env, joined, kb_findings, **extra)
+
+    def rescan() -> ScanResult:
+        return scan_paths(roots, rules, exclude=exclude, cache=request.cache, docs=request.docs)
+
+    with sigterm_raises():
+        _notice_stopped_runs(roots, notify, refuse=request.fix)
+        result = rescan()
+        if not (request.fix or request.diff):
+            return conclude(report(result), out, policy)
+        fix_plan = _plan(roots, _wanted(result, rules))
+        for line in _left_alone_lines(fix_plan):
+            emit(line)
+        if request.diff:
+            edits = {}
+            for display, fixed in fix_plan.changes:
+                emit(fixed.diff.rstrip("\n"))
+                edits[display] = _line_edits(fixed)
+            return conclude(report(result, edits=edits), out, policy)
+        return _commit_and_publish(fix_plan, result, report, rescan, out, policy, emit)
+
+
+Rescan = Callable[[], ScanResult]
+MakeReport = Callable[..., Report]
+
+
+def _plan(roots: Sequence[Path], wanted: Mapping[str, set[str]]) -> FixPlan:
+    """Every rewrite in memory; an interrupt meanwhile ends the run with nothing written."""
+    from ipex_doctor.scan import fix_run
+
+    try:
+        return fix_run.plan(roots, wanted)
+    except (KeyboardInterrupt, Terminated) as stop:
+        code, what = _stopped(stop)
+        raise Stopped(
+            f"{what} before any file was rewritten; nothing changed", exit_code=code
+        ) from None
+
+
+def _commit_and_publish(
+    fix_plan: FixPlan,
+    result: ScanResult,
+    report: MakeReport,
+    rescan: Rescan,
+    out: OutputOptions,
+    policy: Policy,
+    emit: Notify,
+) -> ExitCode:
+    """Write every rewrite or none (``fix_run.commit``), scan again, publish what changed.
+
+    A write that fails puts every file back: the report (of the scan before) says nothing was
+    rewritten and the run ends with that error (exit 2). Once the files are written they stay
+    written, whatever happens next, and what is said names them and the undo command: an
+    interrupt publishes the report marked incomplete (exit 130 / 143); a report that cannot be
+    written is an error (exit 2) that says the files stay rewritten; so does a crash."""
+    from ipex_doctor.scan import fix_run
+
+    left = tuple(SkippedFile(n.display, n.reason) for n in fix_plan.left_alone)
+    try:
+        applied = fix_run.commit(fix_plan)
+    except (KeyboardInterrupt, Terminated) as stop:
+        code, what = _stopped(stop)
+        raise Stopped(
+            f"{what} before any file was rewritten; nothing changed", exit_code=code
+        ) from None
+    except DoctorError:
+        conclude(report(result, fix=FixSummary(left_alone=left)), out, policy)
+        raise
+    summary = FixSummary(
+        tuple(_rewritten(display, fixed) for display, fixed in applied.changed),
+        left,
+        str(applied.record.path) if applied.record is not None else None,
+    )
+    kept = _kept_words(summary)
+    try:
+        if applied.held is not None:
+            signal.raise_signal(applied.held)  # NOTE: held during the writes; acted on now
+        for _, fixed in applied.changed:
+            emit(fixed.diff.rstrip("\n"))
+        return conclude(report(rescan() if applied.changed else result, fix=summary), out, policy)
+    except (KeyboardInterrupt, Terminated) as stop:
+        code, what = _stopped(stop)
+        try:
+            conclude(report(result, fix=summary, complete=False), out, policy)
+            said = "the report above is partial (marked incomplete)"
+        except OutputError as error:
+            said = error.message
+        raise Stopped(f"{what}: {said}; {kept}", exit_code=code) from None
+    except OutputError as error:
+        raise OutputError(f"{error.message}; {kept}", tip=error.tip) from None
+    except Exception:
+        if summary.rewritten:
+            emit(f"ipex-doctor: {kept}")
+        raise
+
+
+def _kept_words(summary: FixSummary) -> str:
+    """What stays changed, and how to undo it, in words."""
+    count = len(summary.rewritten)
+    if not count:
+        return "no file was rewritten"
+    files = "1 file rewritten stays" if count == 1 else f"{count} files rewritten stay"
+    return f"the {files} rewritten (to undo: ipex-doctor scan --undo {summary.undo_record})"
+
+
+def _stopped(stop: BaseException) -> tuple[ExitCode, str]:
+    if isinstance(stop, KeyboardInterrupt):
+        return ExitCode.INTERRUPTED, "interrupted"
+    return ExitCode.TERMINATED, "terminated (SIGTERM)"
+
+
+def _rewritten(display: str, fixed: FileFix) -> RewrittenFile:
+    return RewrittenFile(
+        display,
+        len(fixed.outcome.rewrites),
+        hashlib.sha256(fixed.original).hexdigest(),
+        hashlib.sha256(fixed.fixed).hexdigest(),
+    )
+
+
+def _line_edits(fixed: FileFix) -> list[dict[str, Any]]:
+    """A rewritten file's changed line ranges (for SARIF fixes)."""
+    from ipex_doctor.reporting.formats.sarif import line_edits
+
+    before = fixed.original.decode("utf-8", "replace").removeprefix("\ufeff")
+    return list(line_edits(before, fixed.outcome.source))
+
+
+def _left_alone_lines(fix_plan: FixPlan) -> list[str]:
+    """One line for each file left alone and each place a fix left alone in a file."""
+    lines = [f"left alone: {_name(left.display)}: {left.reason}" for left in fix_plan.left_alone]
+    for display, fixed in zip(fix_plan.displays, fix_plan.fixes, strict=True):
+        lines.extend(_refusal_line(display, refusal) for refusal in fixed.outcome.refusals)
+    return lines
+
+
+def _refusal_line(display: str, refusal: Refusal) -> str:
+    """A place a fix left alone, as a sentence: where, which fix, why."""
+    where = _name(display) + (f", cell {refusal.cell}" if refusal.cell is not None else "")
+    where += f", line {refusal.line}" if refusal.line > 0 else ""
+    reason = refusal.reason.removeprefix("not fixed: ")
+    if refusal.fix_id:
+        return f"left alone: {where}: {refusal.fix_id} was not applied: {reason}"
+    return f"left alone: {where}: {reason}"
+
+
+def _name(display: str) -> str:
+    """A path as a line may show it: quoted as git quotes odd names (a newline in a name
+    cannot break the line)."""
+    return quote_name(display)
+
+
+def _notice_stopped_runs(roots: Sequence[Path], notify: Notify, *, refuse: bool) -> None:
+    """Say which earlier ``scan --fix`` runs of these roots stopped while rewriting (killed),
+    and how to restore their files; ``--fix`` refuses to run over them (exit 2)."""
+    from ipex_doctor.scan import fix_journal
+
+    stopped, problems = fix_journal.stopped_runs(roots)
+    for problem in problems:
+        notify(f"warning: {problem}")
+    for record in stopped:
+        notify(
+            f"warning: a scan --fix of {', '.join(record.roots)} (started {record.created_at}) "
+            f"stopped while it rewrote {len(record.files)} files, so some of them may be "
+            f"rewritten and one half-written; to restore them: ipex-doctor scan --undo "
+            f"{record.path}"
+        )
+    if refuse and stopped:
+        raise fix_journal.RecordError(
+            "an earlier scan --fix of this tree stopped mid-way (said above); nothing was "
+            "rewritten",
+            tip=f"restore its files first: ipex-doctor scan --undo {stopped[0].path}",
+        )
 
 
 def knowledge_findings(
@@ -184,16 +336,18 @@ def _report(
     env: Environment,
     joined: Environment | None,
     kb_findings: Mapping[str, Finding],
-    edits: Mapping[str, Sequence[Mapping[str, Any]]],
+    edits: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
+    fix: FixSummary | None = None,
+    complete: bool = True,
 ) -> Report:
     findings = []
     for match in result.matches:
         rule = rules.get(match.rule_id)
         if rule is None:
             continue
-        edit = _edit_for(match, edits) if rule.fix else None
+        edit = _edit_for(match, edits) if rule.fix and edits else None
         findings.append(code_finding(match, rule, joined, kb_findings, fix_edit=edit))
-    summary = ScanSummary(result.roots, result.files_seen, result.files_parsed, result.skipped)
+    summary = ScanSummary(result.roots, result.files_seen, result.files_parsed, result.skipped, fix)
     findings = _one_per_place(findings)
     return Report(
         doctor_version=__version__,
@@ -201,6 +355,7 @@ def _report(
         command=Command.SCAN,
         environment=env,
         findings=tuple(findings),
+        complete=complete,
         scan=summary,
     )
 
@@ -219,5 +374,5 @@ def with_code(
     env = report.environment
     joined = env if env.package("torch") is not None else None
     judged = {f.id: f for f in report.findings if f.kind is not FindingKind.CODE}
-    coded = _report(result, rules, env, joined, judged if joined else {}, {})
+    coded = _report(result, rules, env, joined, judged if joined else {})
     return dataclasses.replace(report, findings=report.findings + coded.findings, scan=coded.scan)

@@ -9,13 +9,12 @@ fleet report. Messages for the user go through ``notify``; nothing here prints.
 
 from __future__ import annotations
 
-import contextlib
-import signal
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from ipex_doctor.app.conclusion import conclude, gate_policy
+from ipex_doctor.app.interrupts import sigterm_raises
 from ipex_doctor.errors import ExitCode, Stopped, Terminated
 from ipex_doctor.knowledge import known_issues
 from ipex_doctor.model.findings import Command, FindingKind, Report
@@ -46,20 +45,6 @@ class Request:
     """``--baseline``, read and validated once where the option was parsed."""
     code: tuple[Path, ...] = ()
     """``check --code PATH``: the user's code to read and join with this environment."""
-
-
-@contextlib.contextmanager
-def sigterm_raises() -> Iterator[None]:
-    """Turn SIGTERM into a ``Terminated`` exception while the block runs."""
-
-    def handler(signum: int, frame: object) -> None:
-        raise Terminated()
-
-    previous = signal.signal(signal.SIGTERM, handler)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
 
 
 def diagnose_and_publish(

@@ -22,7 +22,7 @@ from pathlib import Path
 from packaging.utils import canonicalize_name
 
 from ipex_doctor.app.conclusion import conclude, gate_policy
-from ipex_doctor.app.diagnosis import sigterm_raises
+from ipex_doctor.app.interrupts import sigterm_raises
 from ipex_doctor.app.repair_plan import propose, resolve, undo_steps
 from ipex_doctor.errors import DoctorError, ExitCode, Stopped, Terminated
 from ipex_doctor.knowledge import known_issues

@@ -23,18 +23,23 @@ from ipex_doctor.model.observations import CheckRun
 from ipex_doctor.reporting.output_options import OutputOptions
 from ipex_doctor.reporting.saved_reports import (
     SavedReport,
+    check_part,
     load_report,
     read_report_data,
     report_paths,
 )
-from ipex_doctor.verdicts.fleet import Fleet, NodeDigest
+from ipex_doctor.verdicts.fleet import REPORT_READS, Fleet, NodeDigest
 from ipex_doctor.verdicts.judge import judge
 
 
 def merge_files(arguments: Sequence[Path]) -> Report:
     """The fleet report of node reports (files, or directories of them), each node named after
     its file (the whole path when two stems clash). Read one at a time: only each node's digest
-    is kept."""
+    is kept.
+
+    Each report is checked against the published schema where the fleet reads it
+    (``REPORT_READS``); what the fleet report shows as it was written (the first node's
+    environment, each distinct finding where it first appears) is checked whole."""
     paths = report_paths(arguments)
     fleet = Fleet()
     names: set[str] = set()
@@ -42,16 +47,19 @@ def merge_files(arguments: Sequence[Path]) -> Report:
     for path in paths:
         name = path.stem if path.stem not in names else str(path)
         names.add(name)
-        data = read_report_data(path)
+        data = read_report_data(path, REPORT_READS)
         if environment is None:
+            check_part(path, data["environment"], "environment", "$.environment")
             try:
                 environment = Environment.from_dict(data["environment"])
             except ValueError as exc:
                 raise DoctorError(f"{path}: not a valid ipex-doctor report ({exc})") from None
         try:
-            fleet.add(NodeDigest.of_data(name, data))
+            new = fleet.add(NodeDigest.of_data(name, data))
         except ValueError as exc:
             raise DoctorError(f"{path}: {exc}") from None
+        for index, finding in new:
+            check_part(path, finding, "finding", f"$.findings[{index}]")
     if environment is None:
         raise DoctorError("no reports to merge")
     try:

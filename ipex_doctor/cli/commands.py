@@ -7,6 +7,8 @@ Nothing here, or anywhere in the doctor's process, imports torch.
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -253,7 +255,7 @@ def merge(report_files: tuple[str, ...], kb_overlays: tuple[str, ...], out: Outp
 @click.option(
     "--fix",
     is_flag=True,
-    help="Apply the mechanical rewrites to upstream PyTorch (each file replaced atomically), then report what is left.",
+    help="Apply the mechanical rewrites to upstream PyTorch (every file or none, each in place; recorded for --undo), then report what is left.",
 )
 @click.option(
     "--diff", is_flag=True, help="Print the mechanical rewrites as a unified diff; write nothing."
@@ -275,6 +277,14 @@ def merge(report_files: tuple[str, ...], kb_overlays: tuple[str, ...], out: Outp
     is_flag=True,
     help="Read the Python and shell code blocks of Markdown and reST documents too (reported, never rewritten); a document named as a PATH is always read.",
 )
+@click.option(
+    "--undo",
+    "undo",
+    metavar="RECORD",
+    type=click.Path(dir_okay=False),
+    help="Restore the files an earlier --fix rewrote, byte for byte, from its RECORD (a file edited since is left alone).",
+)
+@click.option("--yes", "-y", "yes", is_flag=True, help="With --undo: restore without asking.")
 def scan(
     paths: tuple[str, ...],
     probe: ProbeOptions,
@@ -285,11 +295,30 @@ def scan(
     exclude: tuple[str, ...],
     no_cache: bool,
     docs: bool,
+    undo: str | None,
+    yes: bool,
 ) -> int:
     """Read your code (default: .) for IPEX APIs and known-issue patterns, judged against the
-    environment of --python; --fix moves what is mechanical to upstream PyTorch."""
+    environment of --python; --fix moves what is mechanical to upstream PyTorch.
+
+    \b
+    scan --undo RECORD restores what a --fix rewrote (RECORD: the path it printed). Exit codes
+    of --undo: 0 every file is as it was before the fix, 1 a file was left alone (or nothing was
+    approved: it shows what it would restore), 2 the record is refused.
+    """
     if fix and diff:
         raise click.UsageError("--fix writes the rewrites and --diff only shows them: choose one")
+    if undo is not None:
+        if paths or fix or diff or docs or exclude or out.sinks:
+            raise click.UsageError(
+                "--undo restores the files of a record: PATHs, --fix, --diff, --docs, --exclude "
+                "and report files do not apply to it"
+            )
+        from ipex_doctor.app.fix_undo import undo_scan_fix
+
+        return undo_scan_fix(Path(undo), approve=_approver(yes), show=click.echo)
+    if yes:
+        raise click.UsageError("--yes approves --undo; scan --fix writes without asking")
     from ipex_doctor.app.code_scan import ScanRequest, scan_and_publish
 
     request = ScanRequest(
@@ -304,6 +333,15 @@ def scan(
         docs=docs,
     )
     return scan_and_publish(request, notify=notify_user, emit=_emit_stderr)
+
+
+def _approver(yes: bool) -> Callable[[str], bool]:
+    """``--yes``, else the user's answer to ``question`` on a terminal; without either, no."""
+
+    def approve(question: str) -> bool:
+        return yes or (sys.stdin.isatty() and click.confirm(question, default=False))
+
+    return approve
 
 
 def _emit_stderr(text: str) -> None:
@@ -348,10 +386,10 @@ def explain(
     issue, its layer, and for a message with several causes the ranked causes and the env rung
     that separates them (--report / --python decide with the environment's findings).
 
-    Exit 0 when a known issue matched, 1 when nothing did.
+    Exit 0 when a known issue matched; 4 when none did but the text comes from the Intel
+    stack (its layer is named, with what to examine and collect); 1 when nothing did.
     """
-    from ipex_doctor.knowledge.explain import EnvFacts, read_input
-    from ipex_doctor.knowledge.explain import explain as find
+    from ipex_doctor.knowledge.explain import EnvFacts, diagnose, read_input
     from ipex_doctor.knowledge.known_issues import load_files
     from ipex_doctor.reporting.formats.text import explain_json, explain_text
 
@@ -369,9 +407,11 @@ def explain(
         from ipex_doctor.app.explanation import facts_of_interpreter
 
         env = facts_of_interpreter(python, timeout, knowledge, notify_user)
-    matches = find(error, knowledge, env)
-    click.echo(explain_json(matches, env) if as_json else explain_text(matches, env))
-    return ExitCode.OK if matches else ExitCode.FINDINGS
+    matches, layer = diagnose(error, knowledge, env)
+    click.echo(explain_json(matches, env, layer) if as_json else explain_text(matches, env, layer))
+    if matches:
+        return ExitCode.OK
+    return ExitCode.LAYER_ONLY if layer is not None else ExitCode.FINDINGS
 
 
 @cli.group("kb")

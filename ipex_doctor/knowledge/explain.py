@@ -49,9 +49,11 @@ from typing import Any, NamedTuple
 from ipex_doctor.errors import DoctorError
 from ipex_doctor.knowledge.known_issues import (
     LAYERS,
+    RUNGS,
     EventPattern,
     KnowledgeBase,
     KnownIssue,
+    Layer,
     Signature,
     glob_literal,
 )
@@ -79,7 +81,8 @@ class Match:
     prior: int = 0
     """The place of this cause in ``via``'s list (0: the most frequent); 0 outside a family."""
     verdict: int = 0
-    """What the environment said (``CONFIRMED``, ``RULED_OUT``; 0: nothing, or not asked)."""
+    """What the environment said (``CONFIRMED``, ``RULED_OUT``, ``NOT_REACHED``; 0: nothing,
+    or not asked)."""
     decided_by: str = ""
     """The finding that gave the verdict and its status, e.g. ``xpu-rung-device-nodes: fail``."""
 
@@ -89,8 +92,11 @@ class Match:
         return (self.issue.id,) if self.via is None else (self.issue.id, self.via)
 
 
-CONFIRMED, RULED_OUT = 1, -1
-"""``Match.verdict``: a probe of the candidate fails (or warns), or all its probes pass."""
+CONFIRMED, RULED_OUT, NOT_REACHED = 1, -1, 2
+"""``Match.verdict``: a probe of the candidate fails (or warns); all its probes pass; or its
+rung of the GPU ladder stands above a lower rung that does not hold, so the environment
+never reached it (its own probe failing says nothing more: the lower rung breaks it)."""
+_VERDICT_ORDER = {CONFIRMED: 0, 0: 1, NOT_REACHED: 1, RULED_OUT: 2}
 PROBLEM_STATUSES = frozenset({"fail", "warn", "error"})
 
 
@@ -153,7 +159,7 @@ def seen(status: str, evidence: object) -> Seen:
 
 def rung(layer: str) -> str | None:
     """The GPU ladder's finding for ``layer`` (``xpu-rung-driver``), or ``None`` off the ladder."""
-    return f"xpu-rung-{layer}" if layer in LAYERS[:7] else None
+    return f"xpu-rung-{layer}" if layer in RUNGS else None
 
 
 def probes(issue: KnownIssue) -> tuple[str, ...]:
@@ -235,6 +241,18 @@ UR_CODES = {
 }
 """Unified Runtime codes that some messages give as a number alone ("level_zero backend failed
 with error: 20"); the pairs are those the corpus quotes with both (tests/assets)."""
+_ZE_HEX = r"(?i)(?:zeInit\(?\)?|ze_result_t value)\W{0,10}(0x7[08][0-9a-f]{6}|\d{10})\b"
+ZE_CODES = {
+    0x70000001: "ZE_RESULT_ERROR_DEVICE_LOST",
+    0x70000003: "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY",
+    0x70000004: "ZE_RESULT_ERROR_MODULE_BUILD_FAILURE",
+    0x78000001: "ZE_RESULT_ERROR_UNINITIALIZED",
+}
+"""Level Zero codes (ze_api.h's ze_result_t) that zeInit's callers print as a number
+("Failed to initialize in zeInit(): 0x78000001"). Only after zeInit or "ze_result_t value": a
+bare hex number elsewhere (Triton's "[ZE]: 0x78000011") is the business of the entries that
+quote it."""
+_ATTRIBUTE = r"module '([\w.]{1,200})' has no attribute '(\w{1,200})'"
 _MODULE = r"No module named [\"']?([\w.]+)"
 _BACKEND = (
     r"(?i)Invalid backend:\s*'*\s*(\w{1,40})",
@@ -267,6 +285,8 @@ _GATES: dict[str, tuple[str, ...]] = {
     _BACKEND[5]: ("backend",),
     _API: (".",),
     _EXCEPTION_END: (":",),
+    _ZE_HEX: ("zeinit", "ze_result_t"),
+    _ATTRIBUTE: ("has no attribute",),
 }
 """Literals (lower case) one of which a pattern needs to match: without any, it is skipped."""
 
@@ -333,6 +353,15 @@ def _values(form: str, lowered: str) -> Iterator[tuple[str, str, str]]:
         code = UR_CODES.get(int(hit[1]))
         if code is not None:
             yield "code", code, hit[0]
+    for hit in _finditer(_ZE_HEX, form, lowered):
+        code = ZE_CODES.get(int(hit[1], 16 if hit[1].lower().startswith("0x") else 10))
+        if code is not None:
+            yield "code", code, hit[0]
+    for hit in _finditer(_ATTRIBUTE, form, lowered):
+        name = f"{hit[1]}.{hit[2]}"
+        yield "attribute", name, hit[0]
+        for rule in _code_rules_naming(name):
+            yield "code_rule", rule, f"{hit[0]} (scan rule {rule})"
     for hit in _finditer(_MODULE, form, lowered):
         yield "module", hit[1].rstrip("."), hit[0]
     for pattern in _BACKEND:
@@ -345,6 +374,22 @@ def _values(form: str, lowered: str) -> Iterator[tuple[str, str, str]]:
         name = ("" if head is None else head[0][::-1]) + hit[1]
         if name[0].isupper() and name != hit[1]:
             yield "exception", name, name
+
+
+def _code_rules_naming(name: str) -> tuple[str, ...]:
+    """The ids of ``scan``'s code rules for IPEX-only APIs whose symbols include ``name``
+    (``torch.xpu.set_fp32_math_mode``): what the code rules know of IPEX's ``torch.xpu``
+    names, without a second list of them here."""
+    if not name.startswith(("torch.xpu.", "intel_extension_for_pytorch.")):
+        return ()
+    from ipex_doctor.errors import KnowledgeBaseError
+    from ipex_doctor.knowledge import code_rules  # NOTE: lazy; only a text that needs them
+
+    try:
+        rules = code_rules.load()
+    except KnowledgeBaseError:
+        return ()  # NOTE: a broken rules file costs this one fact, never explain's answer
+    return tuple(r.id for r in rules.rules if r.needs_ipex and r.match.matches_symbol(name))
 
 
 def facts(text: str) -> Facts:
@@ -410,8 +455,9 @@ def _event_evidence(kind: str, pattern: EventPattern, found: Facts) -> _Evidence
 
 
 _FACT_TIERS = {"code": STRUCTURE, "module": STRUCTURE, "backend": STRUCTURE,
+               "code_rule": STRUCTURE, "attribute": WORDING,
                "api": CONTEXT, "exception": CONTEXT}  # fmt: skip
-_CASE_SENSITIVE = {"code", "api"}
+_CASE_SENSITIVE = {"code", "api", "attribute", "code_rule"}
 
 
 def _signature_evidence(signature: Signature, found: Facts) -> _Evidence | None:
@@ -460,13 +506,40 @@ def _match(issue: KnownIssue, forms: tuple[str, ...], found: Facts) -> Match | N
     return Match(issue=issue, matched=texts, score=score, tier=tier)
 
 
-def explain(text: str, kb: KnowledgeBase, env: EnvFacts | None = None) -> list[Match]:
-    """The entries whose signatures or symptoms fit ``text``, the most specific first; a
-    message with ``causes`` stands for its causes. With ``env``, what it confirms goes first
-    and what it rules out last (see the module docstring)."""
+class LayerMatch(NamedTuple):
+    """The layer a text of the Intel stack names when no entry does."""
+
+    layer: Layer
+    matched: tuple[str, ...]
+    """The pieces of the input that placed it there, strongest first."""
+    tier: int
+    score: int
+
+
+class Explanation(NamedTuple):
+    """What ``diagnose`` found: the entries that name the cause, else the layer."""
+
+    matches: list[Match]
+    layer: LayerMatch | None = None
+    """Only where no entry matched and the text belongs to the Intel stack."""
+
+
+def diagnose(text: str, kb: KnowledgeBase, env: EnvFacts | None = None) -> Explanation:
+    """The entries whose signatures or symptoms fit ``text``, the most specific first (a
+    message with ``causes`` stands for its causes; with ``env``, what it confirms goes first
+    and what it rules out last); where none does, the layer of the stack the text names.
+
+    A text that names another vendor's stack (``kb.stack.foreign``: CUDA, ROCm, MPS, ...)
+    keeps a candidate only where the Intel stack is named outside what matched: "module
+    'torch' has no attribute 'xpu'" on an NVIDIA card is no Intel error."""
     forms = _forms(text)
     found = _facts(forms)
-    direct = {m.issue.id: m for issue in kb.issues if (m := _match(issue, forms, found))}
+    foreign = _any(kb.stack.foreign, forms[0])
+    direct = {
+        m.issue.id: m
+        for issue in kb.issues
+        if (m := _match(issue, forms, found)) and (not foreign or _intel_beside(m.matched, forms, kb))
+    }  # fmt: skip
     matches = list(direct.values())
     for message in [m for m in matches if m.issue.causes]:
         family = _causes(message, kb, direct, forms)
@@ -475,8 +548,63 @@ def explain(text: str, kb: KnowledgeBase, env: EnvFacts | None = None) -> list[M
             matches = [m for m in matches if m is not message and m.issue.id not in own]
             matches += family
     if env is not None:
-        matches = [_judged(m, env) for m in matches]
-    return sorted(matches, key=rank)
+        lowest = _lowest_failing_rung(env)
+        matches = [_judged(m, env, lowest) for m in matches]
+    matches.sort(key=rank)
+    layer = None if matches else _layer_of(forms, found, kb, foreign)
+    return Explanation(matches, layer)
+
+
+def explain(text: str, kb: KnowledgeBase, env: EnvFacts | None = None) -> list[Match]:
+    """``diagnose``'s entries alone."""
+    return diagnose(text, kb, env).matches
+
+
+def _any(patterns: tuple[re.Pattern[str], ...], text: str) -> bool:
+    return any(p.search(text) for p in patterns)
+
+
+def _intel_beside(matched: tuple[str, ...], forms: tuple[str, ...], kb: KnowledgeBase) -> bool:
+    """Whether the Intel stack is named in the text outside the pieces that matched."""
+    rest = forms[0]
+    for piece in matched:
+        rest = rest.replace(piece, " ")
+    return _any(kb.stack.intel, rest)
+
+
+def _layer_of(
+    forms: tuple[str, ...], found: Facts, kb: KnowledgeBase, foreign: bool
+) -> LayerMatch | None:
+    """The layer whose wording fits the text best, for a text of the Intel stack; ``None``
+    for any other (never a layer for a CUDA, ROCm or plain Python error)."""
+    if not _any(kb.stack.intel, forms[0]):
+        return None
+    best: LayerMatch | None = None
+    for layer in kb.layers:
+        found_layer = _layer_match(layer, forms, found)
+        if found_layer is None or (foreign and not _intel_beside(found_layer.matched, forms, kb)):
+            continue
+        if best is None or (found_layer.tier, found_layer.score) > (best.tier, best.score):
+            best = found_layer
+    return best
+
+
+def _layer_match(layer: Layer, forms: tuple[str, ...], found: Facts) -> LayerMatch | None:
+    structural = [e for s in layer.match if (e := _signature_evidence(s, found)) is not None]
+    best = max(structural, key=lambda e: (e.tier, e.score), default=None)
+    worded = [w for pattern in layer.symptoms if (w := _search(pattern, forms))]
+    context = [w for pattern in layer.context if (w := _search(pattern, forms))]
+    if best is not None:
+        return LayerMatch(layer, best.texts + tuple(worded), best.tier, best.score + _chars(worded))
+    if worded:
+        return LayerMatch(layer, tuple(worded), WORDING, _chars(worded))
+    if context:
+        return LayerMatch(layer, tuple(context), CONTEXT, _chars(context))
+    return None
+
+
+def _chars(pieces: list[str]) -> int:
+    return sum(len(p) for p in pieces)
 
 
 def _causes(
@@ -508,11 +636,27 @@ def _search(pattern: re.Pattern[str], forms: tuple[str, ...]) -> str:
     return ""
 
 
-def _judged(match: Match, env: EnvFacts) -> Match:
+def _lowest_failing_rung(env: EnvFacts) -> int | None:
+    """The index in ``RUNGS`` of the lowest rung of the GPU ladder that does not hold."""
+    for index, layer in enumerate(RUNGS):
+        seen = env.findings.get(f"xpu-rung-{layer}")
+        if seen is not None and seen.problem:
+            return index
+    return None
+
+
+def _judged(match: Match, env: EnvFacts, lowest: int | None = None) -> Match:
     """``match`` with the verdict of the first of its probes the environment has a problem
-    with, else (every probe it has passing) ruled out by the first."""
+    with, else (every probe it has passing) ruled out by the first. A cause whose layer is a
+    rung above ``lowest`` (the lowest rung that does not hold) is not reached: the ladder
+    stopped below it, so what its probes say follows from the lower rung."""
     found = [f for f in probes(match.issue) if f in env.findings]
     failing = [f for f in found if env.findings[f].problem]
+    layer = match.issue.layer
+    if failing and lowest is not None and layer in RUNGS and RUNGS.index(layer) > lowest:
+        below = f"xpu-rung-{RUNGS[lowest]}"
+        return replace(match, verdict=NOT_REACHED,
+                       decided_by=f"{below}: {env.findings[below].said()}")  # fmt: skip
     if failing:
         finding, verdict = failing[0], CONFIRMED
     elif found and all(env.findings[f].problem is False for f in found):
@@ -523,12 +667,14 @@ def _judged(match: Match, env: EnvFacts) -> Match:
 
 
 def rank(match: Match) -> tuple[int, int, int, int, int, str]:
-    """The sort key: the environment's verdict; among confirmed causes the lowest rung of the
-    GPU ladder first (a rung that does not hold leaves every rung above it broken too: the
-    lowest is the one to fix, the others follow from it); then the evidence tier and score,
-    the place among a message's causes, the id."""
+    """The sort key: the environment's verdict (confirmed, then what it did not decide or
+    did not reach, then ruled out); among confirmed causes the lowest rung of the GPU ladder
+    first (a rung that does not hold leaves every rung above it broken too: the lowest is the
+    one to fix, the others follow from it); then the evidence tier and score, the place among
+    a message's causes, the id."""
     low = LAYERS.index(match.issue.layer) if match.verdict == CONFIRMED else 0
-    return -match.verdict, low, -match.tier, -match.score, match.prior, match.issue.id
+    order = _VERDICT_ORDER[match.verdict]
+    return order, low, -match.tier, -match.score, match.prior, match.issue.id
 
 
 def read_input(text: str | None, file_path: str | None) -> str:

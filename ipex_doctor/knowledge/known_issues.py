@@ -103,17 +103,25 @@ class Signature(JsonModel):
     backend: tuple[str, ...] = ()
     api: tuple[str, ...] = ()
     exception: tuple[str, ...] = ()
+    attribute: tuple[str, ...] = ()
+    """Dotted names the text says are missing (``module 'torch.xpu' has no attribute 'amp'``)."""
+    code_rule: tuple[str, ...] = ()
+    """Ids of ``scan``'s code rules (those of IPEX-only APIs) whose symbols name a missing
+    attribute: the knowledge base reuses what the code rules know instead of listing names."""
 
 
 LAYERS = (
     "hardware", "driver", "device-nodes", "level-zero", "runtime", "selection", "torch",
-    "cpu", "compiler", "distributed", "memory", "code",
+    "install", "cpu", "onednn", "sycl-build", "compiler", "distributed", "integration",
+    "windows-loader", "memory", "code",
 )  # fmt: skip
 """The layers an entry's cause can sit in: the seven rungs of the GPU ladder
-(``xpu-rung-<layer>``, from the hardware up), then the layers beyond it."""
+(``xpu-rung-<layer>``, from the hardware up), then the layers beyond it. What each one is, how
+to examine it and what to collect is data: the ``layers`` of the knowledge base."""
+RUNGS = LAYERS[:7]
 
 SIGNATURE_EVENTS = ("load", "symbol", "version")
-SIGNATURE_FACTS = ("code", "module", "backend", "api", "exception")
+SIGNATURE_FACTS = ("code", "module", "backend", "api", "exception", "attribute", "code_rule")
 
 
 @dataclass(frozen=True)
@@ -153,6 +161,33 @@ class KnownIssue(JsonModel):
 
 
 @dataclass(frozen=True)
+class Layer(JsonModel):
+    """One layer of the stack, as ``explain`` names it when no entry names the cause."""
+
+    id: str
+    """One of ``LAYERS``."""
+    title: str
+    examine: str
+    """The ``ipex-doctor env`` rung or check, or the command, that examines this layer."""
+    collect: tuple[str, ...]
+    """What to collect for a report: the variables, the layer's verbose switch, commands."""
+    symptoms: tuple[re.Pattern[str], ...] = ()
+    """Wording that places a text in this layer."""
+    context: tuple[re.Pattern[str], ...] = ()
+    """Weaker wording: it names the layer only where nothing stronger names another."""
+    match: tuple[Signature, ...] = ()
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class StackWords:
+    """Words that place an error text in the Intel stack or in another vendor's."""
+
+    intel: tuple[re.Pattern[str], ...] = ()
+    foreign: tuple[re.Pattern[str], ...] = ()
+
+
+@dataclass(frozen=True)
 class KnowledgeBase:
     """The merged knowledge base: the shipped file plus overlays, in id order of first appearance."""
 
@@ -160,6 +195,13 @@ class KnowledgeBase:
     sources: tuple[str, ...]
     warnings: tuple[str, ...] = ()
     """Unknown keys and other non-fatal remarks, with file and line."""
+    layers: tuple[Layer, ...] = ()
+    """The layers described (an overlay's layer replaces the one of the same id)."""
+    stack: StackWords = field(default_factory=StackWords)
+
+    def layer(self, layer_id: str) -> Layer | None:
+        """The described layer ``layer_id``, or ``None``."""
+        return next((layer for layer in self.layers if layer.id == layer_id), None)
 
     def get(self, issue_id: str) -> KnownIssue | None:
         """The entry with ``issue_id``, or ``None``; case and ``_``/``-`` do not matter."""
@@ -176,8 +218,9 @@ def normalise_id(text: str) -> str:
 
 
 def _issue_id(data: Any, path: Sequence[str | int]) -> str | None:
-    if len(path) >= 2 and path[0] == "issues" and isinstance(path[1], int):
-        issues = data.get("issues") if isinstance(data, dict) else None
+    """The id of the entry (or layer) that ``path`` lies in."""
+    if len(path) >= 2 and path[0] in ("issues", "layers") and isinstance(path[1], int):
+        issues = data.get(path[0]) if isinstance(data, dict) else None
         if isinstance(issues, list) and path[1] < len(issues):
             entry = issues[path[1]]
             if isinstance(entry, dict) and isinstance(entry.get("id"), str):
@@ -204,7 +247,8 @@ class _Located:
         where = self.name if line is None else f"{self.name}:{line}"
         issue = _issue_id(self.data, path)
         field = ".".join(str(p) for p in path[2:]) if issue is not None else ""
-        subject = f"issue '{issue}'" if issue is not None else "knowledge base"
+        kind = "layer" if path and path[0] == "layers" else "issue"
+        subject = f"{kind} '{issue}'" if issue is not None else "knowledge base"
         if field:
             subject += f", field '{field}'"
         return KnowledgeBaseError(
@@ -218,6 +262,39 @@ def _version(loc: _Located, path: Sequence[str | int], text: str) -> Version:
         return Version(text)
     except InvalidVersion:
         raise loc.error(path, f"'{text}' is not a PEP 440 version") from None
+
+
+def _check_patterns(
+    loc: _Located, base: list[str | int], patterns: Iterable[tuple[str, int, str]]
+) -> None:
+    """Raise the first regular expression of ``patterns`` (key, index, pattern) that does not
+    compile or can backtrack for minutes."""
+    for key, i, pattern in patterns:
+        if _NESTED_QUANTIFIER.search(pattern):
+            raise loc.error(
+                [*base, key, i],
+                "regular expression has a quantified group that is itself quantified "
+                "(like '(a+)+'), which can backtrack for minutes on a long traceback; rewrite it",
+            )
+        try:
+            re.compile(pattern, re.IGNORECASE)
+        except re.error as exc:
+            raise loc.error([*base, key, i], f"invalid regular expression: {exc}") from None
+
+
+def _check_layer(loc: _Located, index: int, raw: Mapping[str, Any], seen: set[str]) -> str:
+    """What the schema cannot say of a layer (unique id, regexes, signatures); its source."""
+    base: list[str | int] = ["layers", index]
+    if raw["id"] in seen:
+        raise loc.error([*base, "id"], f"layer '{raw['id']}' is described twice")
+    seen.add(raw["id"])
+    _check_patterns(loc, base, [
+        (key, i, p) for key in ("symptoms", "context") for i, p in enumerate(raw.get(key) or ())
+    ])  # fmt: skip
+    for i, signature in enumerate(raw.get("match") or ()):
+        _check_signature(loc, [*base, "match", i], signature)
+    line = loc.line(base)
+    return loc.name if line is None else f"{loc.name}:{line}"
 
 
 def _check_entry(loc: _Located, index: int, raw: Mapping[str, Any]) -> str:
@@ -238,17 +315,7 @@ def _check_entry(loc: _Located, index: int, raw: Mapping[str, Any]) -> str:
             )
     patterns = [("symptoms", i, p) for i, p in enumerate(raw.get("symptoms") or ())]
     patterns += [("hints", i, p) for i, p in enumerate(raw.get("hints") or ())]
-    for key, i, pattern in patterns:
-        if _NESTED_QUANTIFIER.search(pattern):
-            raise loc.error(
-                [*base, key, i],
-                "regular expression has a quantified group that is itself quantified "
-                "(like '(a+)+'), which can backtrack for minutes on a long traceback; rewrite it",
-            )
-        try:
-            re.compile(pattern, re.IGNORECASE)
-        except re.error as exc:
-            raise loc.error([*base, key, i], f"invalid regular expression: {exc}") from None
+    _check_patterns(loc, base, patterns)
     if raw["id"] in (raw.get("causes") or ()):
         raise loc.error([*base, "causes"], "an entry cannot be one of its own causes")
     for i, signature in enumerate(raw.get("match") or ()):
@@ -356,7 +423,31 @@ def _signature(raw: Mapping[str, Any]) -> Signature:
         backend=tuple(raw.get("backend") or ()),
         api=tuple(raw.get("api") or ()),
         exception=tuple(raw.get("exception") or ()),
+        attribute=tuple(raw.get("attribute") or ()),
+        code_rule=tuple(raw.get("code_rule") or ()),
     )
+
+
+def _patterns(raw: Mapping[str, Any], key: str) -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(p, re.IGNORECASE) for p in raw.get(key) or ())
+
+
+def _layer(raw: Mapping[str, Any], source: str) -> Layer:
+    """A checked ``layers`` item as a ``Layer``."""
+    return Layer(
+        id=raw["id"],
+        title=raw["title"],
+        examine=raw["examine"].strip(),
+        collect=tuple(raw["collect"]),
+        symptoms=_patterns(raw, "symptoms"),
+        context=_patterns(raw, "context"),
+        match=tuple(_signature(item) for item in raw.get("match") or ()),
+        source=source,
+    )
+
+
+def _stack(raw: Mapping[str, Any]) -> StackWords:
+    return StackWords(intel=_patterns(raw, "intel"), foreign=_patterns(raw, "foreign"))
 
 
 @dataclass(frozen=True)
@@ -370,6 +461,10 @@ class DocumentCheck:
     warnings: tuple[str, ...] = field(default=())
     raw: tuple[tuple[Mapping[str, Any], str], ...] = field(default=())
     """The valid entries as parsed, with their ``file:line`` (what the cache keeps)."""
+    layers: tuple[Layer, ...] = field(default=())
+    raw_layers: tuple[tuple[Mapping[str, Any], str], ...] = field(default=())
+    stack: StackWords = field(default_factory=StackWords)
+    raw_stack: Mapping[str, Any] = field(default_factory=dict)
 
 
 def check_document(name: str, text: str) -> DocumentCheck:
@@ -409,10 +504,11 @@ def check_document(name: str, text: str) -> DocumentCheck:
         return DocumentCheck((), (exc,))
     located: list[tuple[int, KnowledgeBaseError]] = []
     broken_entries: set[int] = set()
+    broken_layers: set[int] = set()
     for error in schema.errors(data):
         path = list(error.path)
-        if len(path) >= 2 and path[0] == "issues" and isinstance(path[1], int):
-            broken_entries.add(path[1])
+        if len(path) >= 2 and path[0] in ("issues", "layers") and isinstance(path[1], int):
+            (broken_entries if path[0] == "issues" else broken_layers).add(path[1])
         located.append((loc.line(path) or 0, loc.error(path, error.message)))
     issues = []
     valid: list[tuple[Mapping[str, Any], str]] = []
@@ -436,10 +532,45 @@ def check_document(name: str, text: str) -> DocumentCheck:
                 valid.append((raw, source))
             except KnowledgeBaseError as exc:
                 located.append((loc.line(["issues", index]) or 0, exc))
+    layers, raw_layers = _checked_layers(loc, data, broken_layers, located)
+    given = data.get("stack")
+    raw_stack: dict[str, Any] = given if isinstance(given, dict) else {}
+    stack = StackWords()
+    try:
+        _check_patterns(loc, ["stack"], [
+            (key, i, p) for key in ("intel", "foreign") for i, p in enumerate(raw_stack.get(key) or ())
+        ])  # fmt: skip
+        stack = _stack(raw_stack)
+    except KnowledgeBaseError as exc:
+        located.append((loc.line(["stack"]) or 0, exc))
     located.sort(key=lambda pair: pair[0])
     return DocumentCheck(
-        tuple(issues), tuple(e for _, e in located), tuple(loc.warnings), tuple(valid)
-    )
+        tuple(issues), tuple(e for _, e in located), tuple(loc.warnings), tuple(valid),
+        layers, raw_layers, stack, raw_stack,
+    )  # fmt: skip
+
+
+def _checked_layers(
+    loc: _Located,
+    data: Mapping[str, Any],
+    broken: set[int],
+    located: list[tuple[int, KnowledgeBaseError]],
+) -> tuple[tuple[Layer, ...], tuple[tuple[Mapping[str, Any], str], ...]]:
+    """The valid ``layers`` of a document (their errors appended to ``located``); ``broken``
+    are those the schema refused, already reported."""
+    layers, valid = [], []
+    items = data.get("layers")
+    seen: set[str] = set()
+    for index, raw in enumerate(items if isinstance(items, list) else ()):
+        if index in broken or not isinstance(raw, dict):
+            continue
+        try:
+            source = _check_layer(loc, index, raw, seen)
+            layers.append(_layer(raw, source))
+            valid.append((raw, source))
+        except KnowledgeBaseError as exc:
+            located.append((loc.line(["layers", index]) or 0, exc))
+    return tuple(layers), tuple(valid)
 
 
 def parse_document(
@@ -477,25 +608,51 @@ def read_document(path: Path, warnings: list[str] | None = None) -> tuple[KnownI
     cache (``knowledge.cache``) without parsing YAML again; a document with errors is never
     cached, so its errors are found again every time.
     """
+    return _read(path, warnings).issues
+
+
+_LAYER_KEY = "$layer"
+_STACK_KEY = "$stack"
+"""The cache keeps a document's layers and stack words among its entries, each under a key
+no entry of the schema has (a ``$`` is no YAML key a knowledge base uses)."""
+
+
+def _read(path: Path, warnings: list[str] | None) -> DocumentCheck:
+    """The valid content of the file at ``path``, from the cache when it has it (see
+    ``read_document``); raises the document's first error."""
     text = _read_text(path)
     hit = cache.get(str(path), text)
     if hit is not None:
         entries, cached_warnings = hit
         try:
-            issues = tuple(_entry(raw, source) for raw, source in entries)
-        except (KeyError, TypeError, ValueError, AttributeError, KnowledgeBaseError):
-            issues = None  # NOTE: a cache file edited by hand is a miss, never a traceback
-        if issues is not None:
+            found = _from_cache(entries)
+        except (KeyError, TypeError, ValueError, AttributeError, re.error, KnowledgeBaseError):
+            found = None  # NOTE: a cache file edited by hand is a miss, never a traceback
+        if found is not None:
             if warnings is not None:
                 warnings.extend(cached_warnings)
-            return issues
+            return found
     checked = check_document(str(path), text)
     if checked.errors:
         raise checked.errors[0]
     if warnings is not None:
         warnings.extend(checked.warnings)
-    cache.put(str(path), text, checked.raw, checked.warnings)
-    return checked.issues
+    kept = [*checked.raw, *(({_LAYER_KEY: raw}, source) for raw, source in checked.raw_layers)]
+    kept.append(({_STACK_KEY: dict(checked.raw_stack)}, ""))
+    cache.put(str(path), text, kept, checked.warnings)
+    return checked
+
+
+def _from_cache(entries: Sequence[tuple[Mapping[str, Any], str]]) -> DocumentCheck:
+    issues, layers, stack = [], [], StackWords()
+    for raw, source in entries:
+        if _LAYER_KEY in raw:
+            layers.append(_layer(raw[_LAYER_KEY], source))
+        elif _STACK_KEY in raw:
+            stack = _stack(raw[_STACK_KEY])
+        else:
+            issues.append(_entry(raw, source))
+    return DocumentCheck(tuple(issues), (), layers=tuple(layers), stack=stack)
 
 
 def shipped_path() -> Path:
@@ -506,16 +663,26 @@ def shipped_path() -> Path:
 def load(overlays: Iterable[Path] = (), *, include_shipped: bool = True) -> KnowledgeBase:
     """The shipped knowledge base with ``overlays`` applied in order (same id replaces)."""
     merged: dict[str, KnownIssue] = {}
+    layers: dict[str, Layer] = {}
+    intel: list[re.Pattern[str]] = []
+    foreign: list[re.Pattern[str]] = []
     sources = []
     warnings: list[str] = []
     paths = ([shipped_path()] if include_shipped else []) + list(overlays)
     for path in paths:
-        for issue in read_document(path, warnings):
+        found = _read(path, warnings)
+        for issue in found.issues:
             merged[issue.id] = issue
+        for layer in found.layers:
+            layers[layer.id] = layer
+        intel += found.stack.intel
+        foreign += found.stack.foreign
         sources.append(str(path))
     return KnowledgeBase(
-        issues=tuple(merged.values()), sources=tuple(sources), warnings=tuple(warnings)
-    )
+        issues=tuple(merged.values()), sources=tuple(sources), warnings=tuple(warnings),
+        layers=tuple(layers[i] for i in LAYERS if i in layers),
+        stack=StackWords(tuple(intel), tuple(foreign)),
+    )  # fmt: skip
 
 
 def load_files(overlays: Sequence[str], notify: Callable[[str], None]) -> KnowledgeBase:

@@ -26,6 +26,10 @@ T = TypeVar("T")
 
 def to_json(value: Any) -> Any:
     """``value`` as plain JSON data (dicts, lists, strings, numbers, booleans, None)."""
+    # NOTE: plain values first, by exact type (an enum of text is a str subclass and goes on):
+    # a fleet report holds hundreds of thousands of node names.
+    if value is None or type(value) in _PLAIN:
+        return value
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         out = {_json_name(f): to_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
         for name in getattr(type(value), "JSON_EXTRAS", ()):
@@ -44,6 +48,9 @@ def to_json(value: Any) -> Any:
     if value is None or isinstance(value, (str, int, float, bool)):
         return value
     return str(value)  # NOTE: versions and paths read best as their text
+
+
+_PLAIN = frozenset({str, int, float, bool})
 
 
 def from_json(cls: type[T], data: Any, path: str = "$") -> T:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, TypeAlias
 
-from ipex_doctor.model.code import CodeLocation, SkippedFile
+from ipex_doctor.model.code import CodeLocation, FixSummary, SkippedFile
 from ipex_doctor.model.codec import JsonModel
 from ipex_doctor.model.environment import Environment
 from ipex_doctor.model.repair import Repair
@@ -236,6 +236,8 @@ class ScanSummary(JsonModel):
     files_seen: int
     files_parsed: int
     skipped: tuple[SkippedFile, ...] = ()
+    fix: FixSummary | None = None
+    """For ``scan --fix``: the files it rewrote and the undo record (schema 1.8)."""
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from ipex_doctor import resources
+from ipex_doctor import atomic, resources
 from ipex_doctor.errors import OutputError
 
 STDOUT = "-"
@@ -95,26 +95,12 @@ def write_text(destination: str, text: str) -> None:
     # NOTE: write through a symlink to its target, keeping the link the user made.
     target = target.resolve() if target.is_symlink() else target
     directory = _directory_of(destination, target)
-    mode = _mode_for(target)
     try:
-        fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+        # NOTE: a report is as readable as any file the user makes (not mkstemp's 0600).
+        atomic.replace_file(directory / target.name, text.encode("utf-8"), mode=_mode_for(target))
     except OSError as exc:
-        raise OutputError(f"cannot write report to {destination}: {exc.strerror}") from None
-    try:
-        # NOTE: mkstemp creates the file 0600; a report is as readable as any file the user makes.
-        os.fchmod(fd, mode)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, target)
-    except OSError as exc:
-        Path(temp).unlink(missing_ok=True)
         reason = "the disk is full" if exc.errno == errno.ENOSPC else exc.strerror
         raise OutputError(f"cannot write report to {destination}: {reason}") from None
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
 
 
 def _write_in_place(destination: str, target: Path, text: str) -> None:

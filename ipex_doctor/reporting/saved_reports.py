@@ -35,8 +35,10 @@ def load_report(path: Path) -> Report:
         raise DoctorError(f"{path}: not a valid ipex-doctor report ({exc})") from None
 
 
-def read_report_data(path: Path) -> dict[str, Any]:
-    """A report as JSON, checked against the published schema (``DoctorError`` otherwise)."""
+def read_report_data(path: Path, reads: schema.Reads | None = None) -> dict[str, Any]:
+    """A report as JSON, checked against the published schema (``DoctorError`` otherwise);
+    with ``reads``, only the parts it names are checked (``knowledge.schema.subset``): for a
+    reader that uses no more of the report."""
     text = read_bounded(path, MAX_REPORT_BYTES, DoctorError, "report")
     try:
         data: Any = json.loads(text)
@@ -54,7 +56,7 @@ def read_report_data(path: Path) -> dict[str, Any]:
             f"this one reads up to {SCHEMA_VERSION})",
             tip="upgrade ipex-doctor to replay it",
         )
-    _check_schema(path, data)
+    _check_schema(path, data, _report_schema() if reads is None else _subset_schema(reads))
     return data
 
 
@@ -64,15 +66,38 @@ def _report_schema() -> dict[str, Any]:
     return schema
 
 
-def _check_schema(path: Path, data: Any) -> None:
-    """Refuse a report that does not match the published schema, naming the first place.
+_SUBSETS: dict[int, tuple[schema.Reads, dict[str, Any]]] = {}
+
+
+def _subset_schema(reads: schema.Reads) -> dict[str, Any]:
+    kept = _SUBSETS.get(id(reads))
+    if kept is None or kept[0] is not reads:
+        kept = _SUBSETS[id(reads)] = (reads, schema.subset(_report_schema(), reads))
+    return kept[1]
+
+
+@functools.cache
+def part_schema(name: str) -> dict[str, Any]:
+    """The published schema of one part of a report (``finding``, ``environment``): its
+    ``$defs`` entry, with the definitions it refers to."""
+    return {"$defs": _report_schema()["$defs"], "$ref": f"#/$defs/{name}"}
+
+
+def check_part(path: Path, data: Any, name: str, where: str) -> None:
+    """Refuse ``data`` (the part of the report in ``path`` at ``where``, e.g. ``$.findings``)
+    unless it matches the published schema of ``name``."""
+    _check_schema(path, data, part_schema(name), where)
+
+
+def _check_schema(path: Path, data: Any, against: dict[str, Any], at: str = "$") -> None:
+    """Refuse a report that does not match ``against``, naming the first place.
 
     The schema-subset validator (``knowledge.schema``, checked against jsonschema by the
-    tests) compiles the schema once: a fleet merge reads thousands of reports."""
-    errors = schema.errors(data, _report_schema())
+    tests) compiles each schema once: a fleet merge reads thousands of reports."""
+    errors = schema.errors(data, against)
     if errors:
         first = errors[0]
-        where = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first.path)
+        where = at + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in first.path)
         raise DoctorError(
             f"{path}: not a valid ipex-doctor report ({where}: {first.message[:200]})"
         )

@@ -146,23 +146,34 @@ def examine(
     # with its one-line error alone.
     target = interpreter.inspect(options.python)
     progress(f"examining {target.interpreter.executable}: reading package metadata")
-    isa = host.executable_isa(target.interpreter.executable, env=environ)
-    machine = host.with_executable_isa(host.probe_host(), isa)
-    stack = gpu.gpu_facts(
-        target.interpreter.executable,
-        env=environ,
-        sys_path=target.sys_path,
-        python_version=target.version_info,
-    )
-    static = StaticFacts(
-        interpreter=target.interpreter,
-        host=dataclasses.replace(machine, gpu=stack),
-        packages=interpreter.installed_packages(target.sys_path),
-        env_vars=reported_env_vars(environ, Redactor(environ)),
-    )
+    packages = interpreter.installed_packages(target.sys_path)
+    env_vars = reported_env_vars(environ, Redactor(environ))
+    machine = host.probe_host()
     partial = partial if partial is not None else Partial()
-    partial.static = static
-    probe, session = _runtime_probe(options, static, environ, progress, keep_session)
+    # NOTE: what an interrupt from here on leaves in a partial report; the CPU's ISA as the
+    # examined interpreter executes it and the GPU stack join it below.
+    partial.static = StaticFacts(target.interpreter, machine, packages, env_vars)
+    # NOTE: the worker starts importing torch now; the rest of the static facts (the CPU's
+    # ISA in the examined interpreter, the GPU stack's libraries) are read while it does.
+    started = _start_runtime_probe(options, packages, target.interpreter.executable, environ,
+                                   progress)  # fmt: skip
+    try:
+        isa = host.executable_isa(target.interpreter.executable, env=environ)
+        stack = gpu.gpu_facts(
+            target.interpreter.executable,
+            env=environ,
+            sys_path=target.sys_path,
+            python_version=target.version_info,
+        )
+    except BaseException:
+        if isinstance(started, Session):
+            started.close(grace=0)  # NOTE: the worker must not outlive the doctor
+        raise
+    machine = dataclasses.replace(host.with_executable_isa(machine, isa), gpu=stack)
+    static = partial.static = StaticFacts(target.interpreter, machine, packages, env_vars)
+    probe, session = _finish_runtime_probe(
+        started, target.interpreter.executable, options, environ, keep_session
+    )
     env = Environment(
         interpreter=static.interpreter,
         host=static.host,
@@ -174,27 +185,41 @@ def examine(
     return env, session
 
 
-def _runtime_probe(
+def _start_runtime_probe(
     options: ProbeOptions,
-    static: StaticFacts,
+    packages: tuple[Package, ...],
+    python: str,
     environ: Mapping[str, str],
     progress: Progress,
-    keep_session: bool,
-) -> tuple[RuntimeProbe, Session | None]:
+) -> Session | RuntimeProbe:
+    """The worker that runs the runtime probe, started; or the probe that did not run, and why."""
     if not options.runtime_probe:
         # NOTE: only a command that must not import torch asks for this (scan): say so, not
         # that the user switched something off
         reason = "this command reads package metadata and never imports torch"
-        return RuntimeProbe(ran=False, skip_reason=reason), None
-    if not any(p.name == "torch" for p in static.packages):
-        return RuntimeProbe(ran=False, skip_reason="torch is not installed"), None
+        return RuntimeProbe(ran=False, skip_reason=reason)
+    if not any(p.name == "torch" for p in packages):
+        return RuntimeProbe(ran=False, skip_reason="torch is not installed")
     progress("importing torch and IPEX in a spawned interpreter")
-    python = static.interpreter.executable
     try:
-        session = Session(python, environ=environ)
+        return Session(python, environ=environ)
     except OSError as exc:
-        reason = f"could not start the interpreter: {exc.strerror}"
-        return RuntimeProbe(ran=False, skip_reason=reason), None
+        return RuntimeProbe(
+            ran=False, skip_reason=f"could not start the interpreter: {exc.strerror}"
+        )
+
+
+def _finish_runtime_probe(
+    started: Session | RuntimeProbe,
+    python: str,
+    options: ProbeOptions,
+    environ: Mapping[str, str],
+    keep_session: bool,
+) -> tuple[RuntimeProbe, Session | None]:
+    """The runtime probe's outcome, and the worker kept for the checks (``keep_session``)."""
+    if isinstance(started, RuntimeProbe):
+        return started, None
+    session = started
     try:
         probe = session.start_up(options.timeout_s)
     except BaseException:

@@ -88,5 +88,8 @@ def run_tasks(
         raise
     finally:
         if session is not None:
-            session.close()
+            # NOTE: the tasks are done and the worker holds nothing worth an orderly exit:
+            # stopped at once, not after the second or so a torch with a CUDA or Level Zero
+            # context takes to tear it down while the diagnosis waits.
+            session.close(grace=0)
     return runs

@@ -1,6 +1,6 @@
 """Statement-level layout for the codemods: which statements are imports, docstrings or
 ``__future__`` imports, where an added ``import torch`` goes, and how a block loses the
-statements a codemod removes without losing a comment."""
+statements a codemod removes without losing a comment or a page break."""
 
 from __future__ import annotations
 
@@ -40,8 +40,10 @@ def is_docstring(stmt: cst.CSTNode) -> bool:
     )
 
 
-def _has_comment(lines: Sequence[cst.EmptyLine]) -> bool:
-    return any(line.comment is not None for line in lines)
+def _worth_keeping(lines: Sequence[cst.EmptyLine]) -> bool:
+    """Whether the lines above a statement hold a comment or a page break (a form feed, which
+    editors and ``pr`` read as a new page), which must survive the statement's removal."""
+    return any(line.comment is not None or "\f" in line.whitespace.value for line in lines)
 
 
 class TreeIndex(cst.CSTVisitor):
@@ -81,15 +83,15 @@ def prune_block(
     updated: Sequence[cst.BaseStatement],
     dropped: Collection[cst.CSTNode],
 ) -> tuple[list[cst.BaseStatement], list[cst.EmptyLine]]:
-    """The statements left after the planned removals. Comments above a removed line move
-    to the next statement (blank lines alone go with it), so no comment is lost."""
+    """The statements left after the planned removals. Comments and page breaks above a
+    removed line move to the next statement (blank lines alone go with it), so none is lost."""
     out: list[cst.BaseStatement] = []
     carried: list[cst.EmptyLine] = []
     for orig, new in zip(original, updated, strict=True):
         if isinstance(orig, cst.SimpleStatementLine) and isinstance(new, cst.SimpleStatementLine):
             kept = [n for o, n in zip(orig.body, new.body, strict=True) if o not in dropped]
             if not kept:
-                if _has_comment(new.leading_lines):
+                if _worth_keeping(new.leading_lines):
                     carried.extend(new.leading_lines)
                 continue
             if len(kept) != len(new.body):

@@ -2,7 +2,11 @@
 
 A root is a directory (walked) or a file (read whatever ``.gitignore`` or ``exclude`` say,
 since the user named it). Walking, ``ignores`` decides what is left out; a file whose name
-``kinds.classify`` does not know is never opened. Symbolic links are followed, and every
+``kinds.classify`` does not know is never opened. A symbolic link found in the walk is followed
+only when its target (resolved) lies inside one of the roots (resolved: a root the user named
+is taken wherever its own links lead); a link out of the scanned tree, to a file or a
+directory, is a ``SkippedFile`` with ``LINK_OUT`` as its reason and is never read, so a tree
+from elsewhere cannot make the scan read (or ``--fix`` write) a file outside it. Every
 directory and file is visited once however many links reach it (by device and inode, which
 name the real path without resolving it), so a link loop ends and overlapping roots do not
 scan a file twice. Within a directory entries go in name order, files before subdirectories.
@@ -22,6 +26,9 @@ from ipex_doctor.errors import DoctorError
 from ipex_doctor.model.code import FileKind, SkippedFile
 from ipex_doctor.scan.ignores import SKIPPED_DIR_NAMES, Ignores, InvalidPattern, is_environment
 from ipex_doctor.scan.kinds import classify
+
+LINK_OUT = "a symbolic link out of the scanned tree: not followed"
+"""Why a link whose target lies outside every root is skipped."""
 
 
 class ScanError(DoctorError):
@@ -69,7 +76,7 @@ def discover(
     for root in roots:
         if not root.is_file() and not root.is_dir():
             raise ScanError(f"{root}: no such file or directory")
-    walk = _Walk(docs=docs)
+    walk = _Walk(docs=docs, roots=[os.path.realpath(root) for root in roots])
     for root in roots:
         if root.is_dir():
             yield from walk.directory(root, ignores)
@@ -80,10 +87,20 @@ def discover(
 class _Walk:
     """One scan's walk over all its roots: what it has visited, by device and inode."""
 
-    def __init__(self, *, docs: bool = False) -> None:
+    def __init__(self, *, docs: bool = False, roots: Sequence[str] = ()) -> None:
         self.dirs: set[tuple[int, int] | str] = set()
         self.files: set[tuple[int, int] | str] = set()
         self.docs = docs
+        self.roots = tuple(roots)
+        """The roots, resolved: where a link found in the walk may lead."""
+
+    def leads_out(self, entry: os.DirEntry[str]) -> bool:
+        """Whether ``entry`` is a symbolic link whose target lies outside every root."""
+        if not entry.is_symlink():
+            return False
+        # NOTE: resolved in full, so a chain of links that ends outside is out too.
+        target = os.path.realpath(entry.path)
+        return not any(inside(target, root) for root in self.roots)
 
     def file(self, root: Path) -> Iterator[Candidate | SkippedFile]:
         display = root.as_posix()
@@ -119,6 +136,9 @@ class _Walk:
                     if entry.is_dir():
                         if entry.name in SKIPPED_DIR_NAMES or rules.ignored(child, is_dir=True):
                             continue
+                        if self.leads_out(entry):
+                            yield SkippedFile(child, LINK_OUT)
+                            continue
                         if self._first_visit(self.dirs, entry.stat(), entry.path):
                             subdirs.append((Path(entry.path), child, rules))
                         continue
@@ -128,6 +148,9 @@ class _Walk:
                     if kind is None or (kind is FileKind.DOCS and not self.docs):
                         continue
                     if rules.ignored(child, is_dir=False):
+                        continue
+                    if self.leads_out(entry):
+                        yield SkippedFile(child, LINK_OUT)
                         continue
                     stat = entry.stat()
                 except OSError:
@@ -149,6 +172,11 @@ class _Walk:
             return False
         seen.add(key)
         return True
+
+
+def inside(path: str, root: str) -> bool:
+    """Whether the resolved ``path`` is ``root`` or below it (both absolute, resolved)."""
+    return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
 def _read_text(path: Path) -> str:

@@ -6,13 +6,18 @@ the fleet keeps of each node only what comparing needs (a ``NodeDigest``: its fi
 its findings) and writes each *distinct* finding once, with the nodes it holds on
 (``Finding.nodes``). Nodes with the same fingerprint form a group; the majority is weighed over
 groups, so the work is linear in the nodes. One ``fleet-outlier`` finding names each set of
-nodes that differs from the majority in the same way; a ``fleet-summary`` finding lists the
+nodes that differs from the majority in the same way (a build, a driver, a device, a problem
+only they have, a device far slower than its peers); a ``fleet-summary`` finding lists the
 groups. It is an ordinary ``Report``, so every format, the gate and the exit codes apply.
+
+``REPORT_READS`` says which parts of a node's report a fleet reads: a merge of thousands of
+reports validates those against the report schema, not every evidence of every finding.
 """
 
 from __future__ import annotations
 
 import collections
+import dataclasses
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -37,6 +42,30 @@ _PACKAGES = (
 _PROBLEMS = frozenset({Status.WARN.value, Status.FAIL.value, Status.ERROR.value})
 _NODE_WIDE = (None, "cpu")
 """Findings about the node rather than one accelerator: a node's first rank reports them."""
+_NAMED_IN_SUMMARY = 12
+"""Outlier nodes the summary names; more are counted (the outlier findings name them)."""
+_NAMED_IN_TITLE = 6
+_THROUGHPUT = "sanity-throughput"
+_PEER_MODE = "train_amp"
+"""The figure a device is held to its peers by: AMP training throughput, what the job runs."""
+
+REPORT_READS: Mapping[str, Any] = {
+    "schema_version": True,
+    "complete": True,
+    "environment": {
+        "interpreter": {"executable": True, "version": True},
+        "packages": {"name": True, "version": True},
+        "host": {"cpu_model": True, "cpu_flags": True},
+        "runtime": {"torch": True, "devices": True},
+    },
+    "findings": {},
+}
+"""The parts of a node's report that ``fingerprint`` and ``NodeDigest`` read
+(``knowledge.schema.subset``): findings only as objects. A finding is read by its key
+(``_key``): one whose key no node brought before is new, and ``Fleet.add`` hands it back for
+the caller to validate whole; a finding with the key of one validated so has the same valid
+key fields, and nothing else of it is read (the sanity throughput reads its evidence
+defensively)."""
 
 
 def fingerprint(environment: Mapping[str, Any]) -> dict[str, str]:
@@ -49,12 +78,21 @@ def fingerprint(environment: Mapping[str, Any]) -> dict[str, str]:
     host = environment.get("host") or {}
     facts: dict[str, Any] = {f"package {name}": packages.get(name) for name in _PACKAGES}
     facts["torch build"] = (torch.get("version"), torch.get("xpu_compiled"), torch.get("cuda"))
-    facts["devices"] = tuple(sorted(f"{d.get('type')} {d.get('name', '?')}" for d in devices))
-    facts["device memory"] = tuple(sorted(str(d.get("total_memory", "?")) for d in devices))
-    facts["device driver"] = tuple(sorted(str(d.get("driver_version", "?")) for d in devices))
+    # NOTE: the devices are counted; their memory and driver are the values they hold, so a
+    # missing device is one difference (devices), not three, and a driver is told apart from
+    # a device count.
+    facts["devices"] = _counted(f"{d.get('type')} {d.get('name', '?')}" for d in devices)
+    facts["device memory"] = tuple(sorted({str(d.get("total_memory", "?")) for d in devices}))
+    facts["device driver"] = tuple(sorted({str(d.get("driver_version", "?")) for d in devices}))
     facts["cpu"] = (host.get("cpu_model"), tuple(host.get("cpu_flags") or ()))
     facts["python"] = (environment.get("interpreter") or {}).get("version")
     return {key: _text(value) for key, value in facts.items()}
+
+
+def _counted(labels: Iterable[str]) -> tuple[str, ...]:
+    """``("6 x xpu Intel(R) Data Center GPU Max 1550",)``: each label once, with its count."""
+    counts = collections.Counter(labels)
+    return tuple(f"{n} x {label}" if n > 1 else label for label, n in sorted(counts.items()))
 
 
 def _text(value: Any) -> str:
@@ -73,17 +111,22 @@ class NodeDigest:
     """The node's findings as JSON, as its report wrote them."""
     complete: bool = True
     python: str = ""
+    throughput: Mapping[str, float] = dataclasses.field(default_factory=dict)
+    """AMP training img/s by device and regime (``device · batch N of SxS, layout``), from the
+    node's sanity run: what its devices are held to their peers by."""
 
     @classmethod
     def of_data(cls, name: str, data: Mapping[str, Any]) -> NodeDigest:
         """The digest of a report read as JSON (already checked against the schema)."""
         environment = data.get("environment") or {}
+        findings = tuple(data.get("findings") or ())
         return cls(
             name=name,
             fingerprint=fingerprint(environment),
-            findings=tuple(data.get("findings") or ()),
+            findings=findings,
             complete=bool(data.get("complete", True)),
             python=str((environment.get("interpreter") or {}).get("executable", "")),
+            throughput=_throughput(findings),
         )
 
     @classmethod
@@ -99,6 +142,7 @@ class NodeDigest:
             "findings": list(self.findings),
             "complete": self.complete,
             "python": self.python,
+            "throughput": dict(self.throughput),
         }
 
     @classmethod
@@ -110,7 +154,27 @@ class NodeDigest:
             findings=tuple(data["findings"]),
             complete=bool(data.get("complete", True)),
             python=str(data.get("python", "")),
+            throughput={str(k): float(v) for k, v in dict(data.get("throughput") or {}).items()},
         )
+
+
+def _throughput(findings: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+    """AMP training img/s per device and regime, from a node's sanity-throughput findings
+    (evidence data is free-form JSON: a figure that is not a positive number says nothing)."""
+    found: dict[str, float] = {}
+    for finding in findings:
+        if finding.get("id") != _THROUGHPUT or not isinstance(finding.get("evidence"), dict):
+            continue
+        data = finding["evidence"].get("data")
+        figure = data.get(_PEER_MODE) if isinstance(data, dict) else None
+        if isinstance(figure, bool) or not isinstance(figure, (int, float)) or figure <= 0:
+            continue
+        regime = data.get("regime") if isinstance(data.get("regime"), dict) else {}
+        shape = f"batch {regime.get('batch', '?')} of {regime.get('image', '?')}x{regime.get('image', '?')}"
+        found[f"{finding.get('device') or 'cpu'} · {shape}, {regime.get('layout', '?')}"] = float(
+            figure
+        )
+    return found
 
 
 def _about_an_accelerator(finding: Mapping[str, Any]) -> bool:
@@ -138,6 +202,7 @@ class _Node:
     name: str
     group: int
     complete: bool = True
+    throughput: Mapping[str, float] = dataclasses.field(default_factory=dict)
 
 
 class Fleet:
@@ -153,13 +218,20 @@ class Fleet:
         self._groups: dict[tuple[tuple[str, str], ...], int] = {}
         self._prints: list[Mapping[str, str]] = []
         self._distinct: dict[Hashable, tuple[Mapping[str, Any], list[str]]] = {}
+        self._slow_figures: dict[str, dict[str, float]] = {}
+        """Each slow node's own figures, by device and regime (the outlier's evidence)."""
 
     def __len__(self) -> int:
         return len(self._nodes)
 
-    def add(self, digest: NodeDigest, *, devices_only: bool = False) -> None:
-        """Fold one node in. ``devices_only``: a further rank of a node already added under
-        the same name; only its accelerator findings count (the first rank gave the rest)."""
+    def add(
+        self, digest: NodeDigest, *, devices_only: bool = False
+    ) -> list[tuple[int, Mapping[str, Any]]]:
+        """Fold one node in; the findings it brings that no node brought before, with their
+        index in its report (the fleet report shows these as they are: the caller validates
+        them whole). ``devices_only``: a
+        further rank of a node already added under the same name; only its accelerator
+        findings count (the first rank gave the rest)."""
         node = self._by_name.get(digest.name)
         if node is None:
             identity = tuple(sorted(digest.fingerprint.items()))
@@ -172,23 +244,39 @@ class Fleet:
         elif not devices_only:
             raise ValueError(f"two reports of one node named {digest.name!r}")
         node.complete = node.complete and digest.complete
-        for finding in digest.findings:
-            if devices_only and not _about_an_accelerator(finding):
+        if digest.throughput:
+            node.throughput = {**node.throughput, **digest.throughput}
+        new: list[tuple[int, Mapping[str, Any]]] = []
+        for index, finding in enumerate(digest.findings):
+            try:
+                if devices_only and not _about_an_accelerator(finding):
+                    continue
+                key = _key(finding)
+                kept = self._distinct.get(key)
+            except (AttributeError, TypeError):
+                # NOTE: a key field of the wrong shape (a list for an id, per_device not an
+                # object): new by definition; validating it names the place.
+                new.append((index, finding))
                 continue
-            key = _key(finding)
-            kept = self._distinct.get(key)
             if kept is None:
                 kept = self._distinct[key] = (finding, [])
+                new.append((index, finding))
             kept[1].append(digest.name)
+        return new
 
     def report(self, environment: Environment, *, extra: Sequence[Finding] = ()) -> Report:
         """The fleet report, ``environment`` (the first node's) on top."""
         if not self._nodes:
             raise ValueError("no reports to merge")
         outliers = self._outliers() if len(self._nodes) > 2 else []
+        # NOTE: the node names go in as they are (strings already): decoding a fleet's
+        # hundreds of thousands of them one by one was a third of a merge.
         findings = [
-            Finding.from_dict(
-                {**finding, "nodes": nodes, "per_device": finding.get("per_device") or {}}
+            dataclasses.replace(
+                Finding.from_dict(
+                    {**finding, "nodes": [], "per_device": finding.get("per_device") or {}}
+                ),
+                nodes=tuple(nodes),
             )
             for finding, nodes in self._distinct.values()
         ]
@@ -215,10 +303,13 @@ class Fleet:
             {"nodes": names, "fingerprint": dict(self._prints[index])}
             for index, names in sorted(enumerate(members), key=lambda item: -len(item[1]))
         ]
+        # NOTE: the outlier findings name their nodes; past a few, the summary only counts
+        # them (the evidence data keeps every name), so a large fleet still reads in a screen.
+        named = f": {compress(odd)}" if 0 < len(odd) <= _NAMED_IN_SUMMARY else ""
         text = (
             f"{_count(len(self._nodes), 'node')} in {_count(len(groups), 'group')} of identical "
-            f"builds, devices and CPU; {_count(len(odd), 'outlier node')}"
-            + (f": {compress(odd)}" if odd else "")
+            f"builds, devices and CPU; {_count(len(odd), 'outlier node')}{named}"
+            + (f" in {_count(len(outliers), 'outlier')} above" if odd and not named else "")
         )
         if incomplete:
             text += f"; incomplete reports from {compress(incomplete)}"
@@ -226,7 +317,12 @@ class Fleet:
             Status.PASS,
             Evidence(
                 text,
-                {"node_count": len(self._nodes), "groups": groups, "incomplete": incomplete},
+                {
+                    "node_count": len(self._nodes),
+                    "groups": groups,
+                    "incomplete": incomplete,
+                    "outlier_nodes": compress(odd),
+                },
             ),
             title=f"Fleet of {_count(len(self._nodes), 'node')}",
         )
@@ -264,28 +360,72 @@ class Fleet:
                 text = f"{finding.get('id')}{where} is {finding.get('status')} only on {len(set(nodes))} of {total} nodes"
                 for name in dict.fromkeys(nodes):
                     rare[name].append(text)
+        slow = self._slow_devices()
         by_difference: dict[tuple[str, ...], list[str]] = {}
         for node in self._nodes:
-            differences = (*group_differences[node.group], *rare.get(node.name, ()))
+            differences = (
+                *group_differences[node.group],
+                *rare.get(node.name, ()),
+                *slow.get(node.name, ()),
+            )
             if differences:
                 by_difference.setdefault(differences, []).append(node.name)
         return [
-            _outlier(names, list(differences), total)
+            _outlier(names, list(differences), total, self._figures_of(names))
             for differences, names in by_difference.items()
         ]
+
+    def _figures_of(self, names: Sequence[str]) -> dict[str, dict[str, float]]:
+        return {name: self._slow_figures[name] for name in names if name in self._slow_figures}
+
+    def _slow_devices(self) -> dict[str, list[str]]:
+        """Per node, each device whose AMP training throughput is under ``LINK_FRACTION`` of
+        the fleet's median for that device and regime (with at least 3 nodes to weigh). The
+        text leaves the node's own figure out, so nodes slow in the same place group into one
+        outlier."""
+        figures: dict[str, list[tuple[float, str]]] = collections.defaultdict(list)
+        for node in self._nodes:
+            for where, figure in node.throughput.items():
+                figures[where].append((figure, node.name))
+        slow: dict[str, list[str]] = collections.defaultdict(list)
+        self._slow_figures.clear()
+        for where, found in figures.items():
+            if len(found) < 3:
+                continue
+            values = sorted(figure for figure, _ in found)
+            median = values[len(values) // 2]
+            for figure, name in found:
+                if figure < LINK_FRACTION * median:
+                    self._slow_figures.setdefault(name, {})[where] = figure
+                    slow[name].append(
+                        f"AMP training throughput on {where} under {LINK_FRACTION:.0%} of the "
+                        f"fleet's median of {median:,.1f} img/s"
+                    )
+        return slow
 
 
 def _count(number: int, noun: str) -> str:
     return f"{number} {noun}" + ("" if number == 1 else "s")
 
 
-def _outlier(names: list[str], differences: list[str], total: int) -> Finding:
+def _outlier(
+    names: list[str],
+    differences: list[str],
+    total: int,
+    throughput: Mapping[str, Mapping[str, float]],
+) -> Finding:
     listed = compress(names)
     verb = "differs" if len(names) == 1 else f"({len(names)} of {total} nodes) differ"
+    # NOTE: a title stays one line however many nodes share the difference: it names a few,
+    # the finding's nodes and its evidence name them all.
+    named = listed if len(names) <= _NAMED_IN_TITLE else f"{names[0]} and {len(names) - 1} more"
+    data: dict[str, Any] = {"nodes": listed, "differences": differences}
+    if throughput:
+        data["throughput"] = {name: dict(figures) for name, figures in throughput.items()}
     return _OUTLIER.finding(
         Status.FAIL,
-        Evidence("; ".join(differences), {"nodes": listed, "differences": differences}),
-        title=f"{listed} {verb} from the other nodes",
+        Evidence("; ".join(differences), data),
+        title=f"{named} {verb} from the other nodes",
         remediation="Make every node of the job run the same builds and drivers; "
         "examine such a node alone with 'ipex-doctor check' on it.",
         nodes=tuple(names),

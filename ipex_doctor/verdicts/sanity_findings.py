@@ -296,10 +296,20 @@ def _regime_text(result: Mapping[str, Any]) -> str:
     if not regime:  # NOTE: reports of earlier doctors measured without a recorded regime
         size = result.get("throughput_image", result.get("image_size"))
         return f"batch {result.get('throughput_batch', result.get('batch'))} of {size}x{size}"
-    return (
+    text = (
         f"batch {regime.get('batch')} of {regime.get('image')}x{regime.get('image')}, "
         f"{regime.get('layout')}, best of {regime.get('rounds')} rounds after warm-up"
     )
+    threads = result.get("threads")
+    if isinstance(threads, Mapping) and int(threads.get("used") or 0) < int(
+        threads.get("default") or 0
+    ):
+        # NOTE: the worker left the run the cores other processes did not keep busy
+        text += (
+            f", {threads['used']} of {threads['default']} threads (other processes kept "
+            f"{float(threads.get('others_busy_cores') or 0):.1f} of {threads.get('cores')} cores busy)"
+        )
+    return text
 
 
 def _overlap(numbers: Mapping[str, Any], mode: str) -> bool:

@@ -4,6 +4,7 @@ the official OASIS schema."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 from conftest import REPO, make_fake_env, run_doctor
 
 SARIF_SCHEMA = REPO / "tests" / "assets" / "sarif" / "sarif-schema-2.1.0.json"
+REPORT_SCHEMA = REPO / "docs" / "report.schema.json"
 
 TRAIN = """\
 import torch
@@ -116,6 +118,36 @@ def test_sarif_is_valid_against_the_official_schema(tmp_path: Path) -> None:
     assert run["results"][0]["ruleIndex"] == list(rules).index(run["results"][0]["ruleId"])
 
 
+def test_fix_reports_name_the_rewritten_files_and_validate(tmp_path: Path) -> None:
+    """After --fix the JSON report (valid against docs/report.schema.json) names each file
+    rewritten with the SHA-256 of its bytes before and after and the undo record; the SARIF
+    log (valid against the OASIS schema) lists it as a modified artifact with the same hash."""
+    project = _project(tmp_path / "project")
+    before = hashlib.sha256((project / "train.py").read_bytes()).hexdigest()
+    sarif, report = tmp_path / "scan.sarif", tmp_path / "scan.json"
+    done = run_doctor(
+        "scan", str(project), "--python", _torch_only(tmp_path), "--fix", "-q",
+        "--sarif", str(sarif), "--json", str(report),
+        extra_env={"XDG_STATE_HOME": str(tmp_path / "state")},
+    )  # fmt: skip
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    after = hashlib.sha256((project / "train.py").read_bytes()).hexdigest()
+    document = json.loads(report.read_text())
+    jsonschema.Draft202012Validator(json.loads(REPORT_SCHEMA.read_text())).validate(document)
+    fix = document["scan"]["fix"]
+    assert fix["rewritten"] == [
+        {"path": "train.py", "rewrites": 3, "sha256_before": before, "sha256_after": after}
+    ]
+    assert Path(fix["undo_record"]).is_file() and fix["left_alone"] == []
+    log = json.loads(sarif.read_text())
+    jsonschema.Draft4Validator(json.loads(SARIF_SCHEMA.read_text())).validate(log)
+    assert log["runs"][0]["artifacts"] == [
+        {"location": {"uri": "train.py", "uriBaseId": "%SRCROOT%"}, "roles": ["modified"],
+         "hashes": {"sha-256": after}}
+    ]  # fmt: skip
+    assert f"Rewrote 1 file (to undo: ipex-doctor scan --undo {fix['undo_record']})" in done.stdout
+
+
 def test_diff_writes_nothing_and_fix_leaves_what_is_not_mechanical(tmp_path: Path) -> None:
     """--diff shows the rewrite and writes nothing; --fix rewrites atomically (mode kept), the
     file still parses, a second --fix changes nothing, and the report shows what is left."""
@@ -138,6 +170,32 @@ def test_diff_writes_nothing_and_fix_leaves_what_is_not_mechanical(tmp_path: Pat
     assert "xpu-has-fp64-dtype" in left  # suppressed: not rewritten
     again = run_doctor("scan", str(project), "--python", python, "--fix", "-q")
     assert train.read_text() == after, again.stderr
+
+
+def test_what_fix_leaves_alone_is_said_in_sentences(tmp_path: Path) -> None:
+    """A place a fix refuses and a file it cannot read as UTF-8 are each one line saying
+    where and why (no record's repr, no reason said twice); a file name with a newline is
+    quoted, so it cannot break the line."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "latin.py").write_bytes(
+        b"# coding: latin-1\n# caf\xe9\nimport torch\nwith torch.xpu.amp.autocast():\n    pass\n"
+    )
+    (project / "odd\nname.py").write_text(
+        "import torch\nkw = {}\nwith torch.xpu.amp.autocast(**kw):\n    pass\n"
+    )
+    done = run_doctor(
+        "scan", str(project), "--python", _torch_only(tmp_path), "--fix", "-q",
+        extra_env={"XDG_STATE_HOME": str(tmp_path / "state")},
+    )  # fmt: skip
+    assert "Traceback" not in done.stderr and "Refusal(" not in done.stderr, done.stderr
+    lines = [line for line in done.stderr.splitlines() if line.startswith("left alone")]
+    assert lines == [
+        "left alone: latin.py: not UTF-8 text (invalid continuation byte)",
+        'left alone: "odd\\nname.py", line 3: autocast-xpu was not applied: arguments passed '
+        "with * or ** cannot be mapped onto torch.amp.autocast's parameters, nor its defaults "
+        "pinned: rewrite by hand",
+    ]
 
 
 @pytest.mark.parametrize(

@@ -46,7 +46,12 @@ def test_commands_return_their_exit_code() -> None:
     code, out = invoke("explain", "-", stdin="RuntimeError: \"dot\" not implemented for 'Half'")
     assert code == ExitCode.OK and "dot-half" in out
     code, out = invoke("explain", "-", "--json", stdin="nothing we know of")
-    assert code == ExitCode.FINDINGS and json.loads(out) == {"matched": False, "matches": []}
+    assert code == ExitCode.FINDINGS and json.loads(out) == {
+        "matched": False,
+        "result": "none",
+        "matches": [],
+        "layer": None,
+    }
     code, out = invoke("repro", "--list")
     assert code == ExitCode.OK and "bf16-linear" in out
 

@@ -19,11 +19,13 @@ from ipex_doctor.knowledge import known_issues
 from ipex_doctor.knowledge.explain import (
     CONFIRMED,
     CONTEXT,
+    NOT_REACHED,
     RULED_OUT,
     STRUCTURE,
     WORDING,
     EnvFacts,
     Seen,
+    diagnose,
     explain,
     facts,
     probes,
@@ -543,3 +545,134 @@ def test_cli_explain_examines_an_interpreter(tmp_path: Path) -> None:
 def test_cli_explain_refuses_a_report_without_findings(tmp_path: Path) -> None:
     done = run_doctor("explain", "--report", str(_report(tmp_path, {})), NO_DEVICE)
     assert done.returncode == 2 and "no findings to decide with" in done.stderr, done.stderr
+
+
+# ---------------------------------------------------------------------------- layers
+@pytest.mark.parametrize(
+    ("text", "layer"),
+    [
+        ("RuntimeError: could not create a primitive descriptor for the matmul primitive. Run "
+         "workload with environment variable ONEDNN_VERBOSE=all", "onednn"),
+        ("RuntimeError: oneCCL: exec.cpp:122 start_workers: EXCEPTION: failed to start worker # 0",
+         "distributed"),
+        ("RuntimeError: Native API failed. Native API returns: -30 (PI_ERROR_INVALID_VALUE)", "runtime"),
+        ("xe 0000:03:00.0: [drm] Xe device coredump has been created", "driver"),
+        ("ERROR: No matching distribution found for torch==2.5.1.post0+xpu", "install"),
+        ("ARC A730M (PI_ERROR_BUILD_PROGRAM_FAILURE)", "sycl-build"),
+    ],
+)  # fmt: skip
+def test_a_text_of_the_intel_stack_that_no_entry_names_names_its_layer(
+    text: str, layer: str
+) -> None:
+    found = diagnose(text, KB)
+    assert found.matches == [] and found.layer is not None, found
+    assert found.layer.layer.id == layer and found.layer.layer.collect
+    assert any(piece in text.replace("\n", " ") for piece in found.layer.matched)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "torch.OutOfMemoryError: HIP out of memory. Tried to allocate 3.31 GiB.",
+        "BackendCompilerFailed: backend='inductor' raised: RuntimeError: Triton Error [CUDA]: "
+        "device kernel image is invalid",
+        "RuntimeError: mat1 and mat2 shapes cannot be multiplied (2624x64 and 128x3072)",
+        "OSError: /__w/torch-xpu-ops/torch-xpu-ops/.venv/lib/python3.10/site-packages/torch/build/lib/"
+        "libtorchbind_test.so: cannot open shared object file: No such file or directory",
+        "AttributeError: module 'torch' has no attribute 'xpu'. Why does this issue occur when my "
+        "graphics card is an NVIDIA GeForce RTX 3090?",
+    ],
+)  # fmt: skip
+def test_a_text_of_another_stack_gets_no_entry_and_no_layer(text: str) -> None:
+    found = diagnose(text, KB)
+    assert found.matches == [] and found.layer is None, found
+
+
+def test_another_stack_named_beside_the_intel_one_keeps_the_candidate() -> None:
+    """A CUDA word vetoes only what the Intel stack is not named beside: an XPU path next to
+    it keeps the entry."""
+    alone = "AttributeError: module 'torch' has no attribute 'xpu' (NVIDIA card)"
+    beside = alone + ' File "/venv/site-packages/intel_extension_for_pytorch/__init__.py"'
+    assert explain(alone, KB) == []
+    assert explain(beside, KB)[0].issue.id == "torch-without-xpu"
+    assert explain("AttributeError: module 'torch' has no attribute 'xpu'", KB)[0].issue.id == (
+        "torch-without-xpu"
+    )
+
+
+def test_an_ipex_only_torch_xpu_name_is_joined_with_scans_code_rules() -> None:
+    """The missing name is looked up in scan's code rules: an IPEX-only one names the entry
+    and the rule; any other missing torch.xpu name names no entry (only the torch layer)."""
+    text = "AttributeError: module 'torch.xpu' has no attribute 'set_fp32_math_mode'"
+    (top, *_) = explain(text, KB)
+    assert top.issue.id == "ipex-xpu-name" and top.tier == STRUCTURE
+    assert "scan rule xpu-fp32-math-mode" in top.matched[0]
+    other = diagnose("AttributeError: module 'torch.xpu' has no attribute 'no_such_thing'", KB)
+    assert other.matches == [] and other.layer is not None and other.layer.layer.id == "torch"
+
+
+def test_a_level_zero_code_printed_as_a_number_after_zeinit_is_read() -> None:
+    found = facts("hwloc/levelzero: Failed to initialize in zeInit(): 0x78000001")
+    assert found.values["code"] == (("ZE_RESULT_ERROR_UNINITIALIZED", "zeInit(): 0x78000001"),)
+    assert "code" not in facts("Triton Error [ZE]: 0x78000001").values  # NOTE: not after zeInit
+
+
+def test_cli_names_a_layer_with_exit_4_and_says_so_in_json() -> None:
+    import json
+
+    text = "RuntimeError: oneDNN: could not create a primitive descriptor for the conv primitive"
+    done = run_doctor("explain", text)
+    assert done.returncode == 4, done.stderr
+    assert "No known issue names this text" in done.stdout and "ONEDNN_VERBOSE=all" in done.stdout
+    data = json.loads(run_doctor("explain", "--json", text).stdout)
+    assert data["result"] == "layer" and not data["matched"] and data["matches"] == []
+    assert data["layer"]["id"] == "onednn" and data["layer"]["collect"]
+    nothing = json.loads(run_doctor("explain", "--json", "KeyError: 'train'").stdout)
+    assert nothing["result"] == "none" and nothing["layer"] is None
+
+
+def test_only_the_lowest_failing_rung_confirms_the_ones_above_are_not_reached() -> None:
+    """On a machine whose driver rung fails, the Level Zero and render-node rungs above it fail
+    too (the ladder cannot reach them): only the driver's cause is confirmed."""
+    env = _env(xpu_rung_hardware="pass", xpu_rung_driver="fail", xpu_rung_device_nodes="fail",
+               xpu_rung_level_zero="fail", xpu_rung_runtime="fail")  # fmt: skip
+    matches = explain(NO_DEVICE, KB, env)
+    verdicts = {m.issue.id: m.verdict for m in matches}
+    assert matches[0].issue.id == "xpu-gpu-driver-missing"
+    assert [i for i, v in verdicts.items() if v == CONFIRMED] == ["xpu-gpu-driver-missing"]
+    for above in ("xpu-render-node-access", "xpu-level-zero-broken", "xpu-runtime-shadowed"):
+        assert verdicts[above] == NOT_REACHED, verdicts
+        reason = next(m.decided_by for m in matches if m.issue.id == above)
+        assert reason.startswith("xpu-rung-driver: fail"), reason
+    assert verdicts["xpu-no-intel-gpu"] == RULED_OUT
+
+
+@pytest.mark.parametrize(
+    ("layers", "said"),
+    [
+        ("  - {id: gpu, title: t, examine: e, collect: [c]}", "is not one of"),
+        ("  - {id: onednn, title: t, examine: e, collect: [c]}\n"
+         "  - {id: onednn, title: t, examine: e, collect: [c]}", "described twice"),
+        ("  - {id: onednn, title: t, examine: e, collect: [c], symptoms: ['(a+)+']}", "backtrack"),
+        ("  - {id: onednn, title: t, examine: e, collect: []}", "collect"),
+    ],
+)  # fmt: skip
+def test_a_bad_layer_is_refused_with_its_line(tmp_path: Path, layers: str, said: str) -> None:
+    text = "schema_version: 1\nlayers:\n" + layers + "\nissues: []\n"
+    with pytest.raises(KnowledgeBaseError) as raised:
+        known_issues.parse_document(str(tmp_path / "site.yaml"), text)
+    assert "site.yaml:" in str(raised.value) and said in str(raised.value), str(raised.value)
+
+
+def test_an_overlay_layer_replaces_the_shipped_one_and_survives_the_cache(tmp_path: Path) -> None:
+    path = tmp_path / "site.yaml"
+    path.write_text(
+        "schema_version: 1\nlayers:\n"
+        "  - {id: onednn, title: Our oneDNN, examine: ask the site team, collect: [site.log]}\n"
+        "issues: []\n"
+    )
+    for _ in range(2):  # NOTE: the second load comes from the cache
+        knowledge = known_issues.load([path])
+        layer = knowledge.layer("onednn")
+        assert layer is not None and layer.title == "Our oneDNN" and layer.collect == ("site.log",)
+        assert knowledge.layer("runtime") is not None and knowledge.stack.intel

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from ipex_doctor.knowledge import known_issues, schema
 from ipex_doctor.reporting import policy
+from ipex_doctor.verdicts.fleet import REPORT_READS
 
 SHIPPED = yaml.safe_load(known_issues.shipped_path().read_text())
 KB_SCHEMA = schema.knowledge_base_schema()
@@ -133,3 +134,46 @@ def test_both_judge_a_mutated_report_top_alike(where: str, value: Any) -> None:
     document = copy.deepcopy(REPORT)
     document[where] = value
     assert by_subset(document, REPORT_SCHEMA) == by_library(document, REPORT_SCHEMA)
+
+
+FLEET_SCHEMA = schema.subset(REPORT_SCHEMA, REPORT_READS)
+
+
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    where=st.sampled_from([
+        ("environment", "host", "cpu_flags"), ("environment", "host", "cpu_model"),
+        ("environment", "host", "kernel"), ("environment", "interpreter", "version"),
+        ("environment", "runtime", "devices"), ("environment", "env_vars"),
+        ("complete",), ("findings", 3, "status"), ("findings", 3, "evidence"),
+    ]),
+    value=json_values,
+)  # fmt: skip
+def test_a_subset_refuses_what_the_full_schema_refuses_where_it_reads(
+    where: tuple[Any, ...], value: Any
+) -> None:
+    """``subset`` keeps each read part's checks exactly (the places jsonschema refuses under
+    the full schema inside a read part are the places the subset refuses), and checks nothing
+    the reader leaves alone; jsonschema agrees on the subset schema itself."""
+    document = copy.deepcopy(REPORT)
+    parent = document
+    for step in where[:-1]:
+        parent = parent[step]
+    parent[where[-1]] = value
+    full = by_library(document, REPORT_SCHEMA)
+    read = {path for path in full if _reads(path)}
+    assert by_subset(document, FLEET_SCHEMA) == by_library(document, FLEET_SCHEMA) == read
+
+
+def _reads(path: tuple[Any, ...]) -> bool:
+    """Whether the fleet reads the place ``path`` (as REPORT_READS names it)."""
+    reads: Any = REPORT_READS
+    for step in path:
+        if isinstance(step, int):
+            continue  # an array's reads apply to its items
+        if reads is True:
+            return True
+        if step not in reads:
+            return False
+        reads = reads[step]
+    return True

@@ -151,6 +151,47 @@ def _report_cases() -> Iterator[Case]:
         for index, item in enumerate(report["findings"]):
             for label, mutant in _mutants(f"{path.name} finding {index} ({item['id']})", item):
                 yield label, finding, mutant
+    # NOTE: the scan summary of scan --fix (no saved report has one) is judged alone, as a
+    # finding is, against the schema of the report's scan property.
+    scanned = _scan_fix_report()
+    yield "scan --fix report", against, scanned
+    scan = {
+        "$schema": against["$schema"],
+        "$defs": against["$defs"],
+        **against["properties"]["scan"],
+    }
+    for label, mutant in _mutants("scan --fix report's scan", scanned["scan"]):
+        yield label, scan, mutant
+
+
+def _scan_fix_report() -> dict[str, Any]:
+    """A saved report turned into one of ``scan --fix``: its scan summary with a fix."""
+    from ipex_doctor.model.code import FixSummary, RewrittenFile, SkippedFile
+    from ipex_doctor.model.findings import ScanSummary
+
+    fix = FixSummary(
+        (RewrittenFile("a.py", 2, "0" * 64, "f" * 64),),
+        (SkippedFile("b.py", "a read-only file"),),
+        "/home/me/.local/state/ipex-doctor/fixes/fix-20260101T000000Z-0a1b2c3d.json",
+    )
+    report = json.loads(REPORTS[0].read_text(encoding="utf-8"))
+    summary = ScanSummary(("src",), 3, 2, (SkippedFile("c.py", "binary"),), fix)
+    return {**report, "command": "scan", "findings": [], "scan": summary.to_dict()}
+
+
+def _fix_record_cases() -> Iterator[Case]:
+    """A real undo record of scan --fix (written to the tests' own home), and its mutants."""
+    from ipex_doctor.scan import fix_journal
+    from ipex_doctor.scan.confined import Place
+
+    file = fix_journal.RecordedFile(Place("/src", ("pkg", "a.py")), "pkg/a.py", 1, 2, b"a", b"b")
+    record = fix_journal.begin(["/src"], [file])
+    document = json.loads(record.path.read_text(encoding="utf-8"))
+    fix_journal.discard(record)
+    against = json.loads(resources.path("scan/fix_record.schema.json").read_text("utf-8"))
+    yield "fix record", against, document
+    for label, mutant in _mutants("fix record", document):
+        yield label, against, mutant
 
 
 def _policy_cases() -> Iterator[Case]:
@@ -170,6 +211,7 @@ CORPORA: dict[str, Callable[[], Iterator[Case]]] = {
     "known_issues.schema.json": _knowledge_base_cases,
     "code_rules.schema.json": _code_rules_cases,
     "report.schema.json": _report_cases,
+    "fix_record.schema.json": _fix_record_cases,
     "policy (reporting/policy.py)": _policy_cases,
 }
 

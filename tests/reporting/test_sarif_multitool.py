@@ -38,7 +38,9 @@ def _multitool() -> Path:
     return binary
 
 
-def test_the_scan_sarif_passes_the_github_and_sarif_rules(tmp_path: Path) -> None:
+@pytest.mark.parametrize("fix", [False, True], ids=["scan", "scan --fix"])
+def test_the_scan_sarif_passes_the_github_and_sarif_rules(tmp_path: Path, fix: bool) -> None:
+    """The log of a scan, and of a scan --fix (whose rewritten file is a modified artifact)."""
     multitool = _multitool()
     project = tmp_path / "project"
     project.mkdir()
@@ -50,8 +52,15 @@ def test_the_scan_sarif_passes_the_github_and_sarif_rules(tmp_path: Path) -> Non
     (project / "requirements.txt").write_text("intel-extension-for-pytorch==2.8.0\n")
     python = make_fake_env(tmp_path / "env", {"torch": ("2.8.0", "")})
     sarif = tmp_path / "scan.sarif"
-    done = run_doctor("scan", str(project), "--python", python, "--sarif", str(sarif), "-q")
+    done = run_doctor(
+        "scan", str(project), "--python", python, "--sarif", str(sarif), "-q",
+        *(("--fix",) if fix else ()), extra_env={"XDG_STATE_HOME": str(tmp_path / "state")},
+    )  # fmt: skip
     assert done.returncode == 1 and sarif.is_file(), done.stderr
+    artifacts = json.loads(sarif.read_text())["runs"][0].get("artifacts", [])
+    assert [(a["location"]["uri"], a["roles"]) for a in artifacts] == (
+        [("train.py", ["modified"])] if fix else []
+    )
     verdict = tmp_path / "validation.sarif"
     checked = subprocess.run(
         [str(multitool), "validate", str(sarif), "--rule-kind", "Gh;Sarif",

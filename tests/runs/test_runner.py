@@ -73,6 +73,18 @@ def test_global_state_is_reset_between_checks() -> None:
     assert runs[0]["result"]["state"] == {"grad_enabled": True, "default_dtype": "torch.float32"}
 
 
+def test_a_cpu_check_is_given_the_threads_the_worker_chose_and_runs_with_them() -> None:
+    """The worker decides the CPU threads of each CPU task from how busy the other processes
+    keep its cores (never more than torch's default, never fewer than 1), tells a check that
+    asks (a ``threads`` parameter) and sets torch to it; whatever the load, they agree."""
+    _, stdout, _ = _faults_run()
+    result = _findings(stdout)["reads-state"]["evidence"]["data"]["runs"][0]["result"]
+    given = result["threads_given"]
+    assert set(given) == {"used", "default", "cores", "others_busy_cores"}
+    assert 1 <= given["used"] <= given["default"] and given["others_busy_cores"] >= 0
+    assert result["torch_threads"] == given["used"]
+
+
 def test_process_isolation_gives_each_check_a_fresh_interpreter() -> None:
     """With --isolation process, even a leaked monkeypatch cannot reach the next check."""
     done = run_doctor(

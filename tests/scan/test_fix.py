@@ -7,7 +7,9 @@ from __future__ import annotations
 import ast
 import json
 import os
+import shutil
 import stat
+import subprocess
 from pathlib import Path
 from textwrap import dedent
 
@@ -17,7 +19,7 @@ from ipex_doctor.errors import DoctorError
 from ipex_doctor.model.code import FileKind
 from ipex_doctor.scan.codemods import CODEMODS, FIX_IDS, TEXT_FIXES
 from ipex_doctor.scan.fix import WHOLE_FILE, FixError, FixOutcome, fix_source, fix_text
-from ipex_doctor.scan.fix_files import fix_file, write_fix
+from ipex_doctor.scan.fix_files import fix_file, unified_diff, write_fix
 from ipex_doctor.scan.fix_notebook import fix_notebook
 
 
@@ -697,8 +699,9 @@ def test_dry_run_gives_a_diff_and_leaves_the_file(tmp_path: Path) -> None:
     )
 
 
-def test_write_replaces_atomically_and_keeps_the_mode(tmp_path: Path) -> None:
-    """The file is replaced (new inode), keeps its mode, and no temporary file is left."""
+def test_write_is_in_place_and_keeps_the_file(tmp_path: Path) -> None:
+    """The new text goes into the same file (same inode), which keeps its mode; no temporary
+    file is left; a second fix changes nothing."""
     path = tmp_path / "train.py"
     path.write_text(SAMPLE)
     path.chmod(0o640)
@@ -706,7 +709,7 @@ def test_write_replaces_atomically_and_keeps_the_mode(tmp_path: Path) -> None:
     result = fix_file(path, {"autocast-xpu"}, write=True)
     assert result.changed and path.read_text() == SAMPLE_FIXED
     assert stat.S_IMODE(path.stat().st_mode) == 0o640
-    assert path.stat().st_ino != inode
+    assert path.stat().st_ino == inode
     assert sorted(p.name for p in tmp_path.iterdir()) == ["train.py"]
     again = fix_file(path, {"autocast-xpu"}, write=True)
     assert not again.changed and again.diff == ""
@@ -752,16 +755,39 @@ def test_line_endings_and_byte_order_mark_survive(tmp_path: Path) -> None:
 
 
 def test_files_that_cannot_be_fixed_are_one_line_errors(tmp_path: Path) -> None:
-    """Not UTF-8, no fixes for the kind, missing: FixError naming the file."""
+    """No fixes for the kind, missing: FixError naming the file. Not UTF-8: the file is
+    left alone, and the refusal says why."""
     latin = tmp_path / "latin.py"
     latin.write_bytes(b"# caf\xe9\nimport torch\n")
     readme = tmp_path / "README.md"
     readme.write_text("ipexrun\n")
-    for path in (latin, readme, tmp_path / "missing.py"):
+    for path in (readme, tmp_path / "missing.py"):
         with pytest.raises(FixError) as caught:
             fix_file(path, {"launcher"}, write=True)
         assert str(path) in caught.value.message and "\n" not in caught.value.message
+    left = fix_file(latin, {"launcher"}, write=True)
+    assert not left.changed and "not UTF-8" in left.outcome.refusals[0].reason
     assert latin.read_bytes() == b"# caf\xe9\nimport torch\n"
+
+
+@pytest.mark.parametrize(
+    "name", ["odd\nname.py", 'café "q".py', "with space.py", "tab\t.py", "back\\slash.py"]
+)
+def test_diff_headers_name_files_as_git_does(tmp_path: Path, name: str) -> None:
+    """A name with a newline, a quote, a byte outside ASCII, a space, a tab or a backslash is
+    written in the diff header exactly as ``git diff`` writes it, so the header stays one
+    line and names that file alone."""
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    (tmp_path / name).write_text("a\n")
+    (tmp_path / "other.py").write_text("b\n")
+    done = subprocess.run(
+        ["git", "diff", "--no-index", "--", name, "other.py"],
+        capture_output=True, text=True, cwd=tmp_path, check=False,
+    )  # fmt: skip
+    header = next(line for line in done.stdout.split("\n") if line.startswith("--- "))
+    ours = unified_diff("a\n", "b\n", name).split("\n")[0]
+    assert ours == header
 
 
 def test_shell_script_and_dockerfile_files(tmp_path: Path) -> None:
@@ -845,15 +871,17 @@ def test_notebook_cells_are_fixed_together_and_located_by_cell(tmp_path: Path) -
     assert cells[5]["source"] == ["print(1"]
     assert written == json.dumps(json.loads(written), indent=1, ensure_ascii=False) + "\n"
     assert "ü" in written
+    # NOTE: cells are numbered as the scan's findings number them: among all the cells (the
+    # Markdown cell is 1).
     where = {(r.fix_id, r.cell, r.line) for r in result.outcome.rewrites}
     assert {
-        ("ipex-side-effect-import", 1, 3),
-        ("launcher", 2, 1),
-        ("autocast-xpu", 2, 2),
-        ("launcher", 3, 2),
-        ("mem-get-info", 4, 1),
+        ("ipex-side-effect-import", 2, 3),
+        ("launcher", 3, 1),
+        ("autocast-xpu", 3, 2),
+        ("launcher", 4, 2),
+        ("mem-get-info", 5, 1),
     } <= where
-    assert [(r.fix_id, r.cell) for r in result.outcome.refusals] == [(WHOLE_FILE, 5)]
+    assert [(r.fix_id, r.cell) for r in result.outcome.refusals] == [(WHOLE_FILE, 6)]
     assert not fix_file(path, FIX_IDS, write=False).changed
 
 

@@ -162,6 +162,32 @@ def test_symlink_loops_end_and_files_are_visited_once(tmp_path: Path) -> None:
     assert _found(tmp_path / "pkg", tmp_path) == ["a.py", "sub/b.py"]
 
 
+def test_a_link_out_of_the_tree_is_skipped_with_the_reason(tmp_path: Path) -> None:
+    """A link to a file or a directory outside every root (directly, or through a chain of
+    links) is never read, and is said; links whose target is inside a root are followed; a
+    root the user names is taken wherever its own link leads."""
+    write(
+        tmp_path, {"tree/a.py": "", "tree/in/b.py": "", "outside/secret.py": "", "other/c.py": ""}
+    )
+    tree = tmp_path / "tree"
+    os.symlink(tmp_path / "outside" / "secret.py", tree / "x.py")
+    os.symlink(tmp_path / "outside", tree / "elsewhere")
+    os.symlink(tree / "x.py", tree / "chain.py")  # inside, but ends outside
+    os.symlink(tree / "in", tree / "again")  # inside: followed (b.py visited once)
+    os.symlink(tmp_path / "other" / "c.py", tree / "c.py")  # inside the second root
+    os.symlink(tree, tmp_path / "named")
+    assert _found(tree) == [
+        "a.py", "SKIPPED c.py", "SKIPPED chain.py", "SKIPPED elsewhere", "SKIPPED x.py",
+        "again/b.py",
+    ]  # fmt: skip
+    assert _found(tree, tmp_path / "other") == [
+        "a.py", "c.py", "SKIPPED chain.py", "SKIPPED elsewhere", "SKIPPED x.py", "again/b.py",
+    ]  # fmt: skip
+    assert _found(tmp_path / "named")[0] == "a.py"
+    reasons = {i.reason for i in discover([tree]) if isinstance(i, SkippedFile)}
+    assert reasons == {"a symbolic link out of the scanned tree: not followed"}
+
+
 def test_an_unlistable_directory_is_skipped_with_the_reason(tmp_path: Path) -> None:
     """A directory that vanishes or cannot be listed is one SkippedFile, not a traceback."""
     write(tmp_path, {"ok.py": ""})

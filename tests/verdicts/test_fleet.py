@@ -194,3 +194,111 @@ def test_merge_refuses_garbage_and_empty_directories(tmp_path: Path) -> None:
 def test_host_lists_fold_like_slurm_and_unfold_again(names: list[str], text: str) -> None:
     assert hostlist.compress(names) == text
     assert sorted(hostlist.expand(text)) == sorted(names)
+
+
+def _devices(count: int, driver: str = "1.6.31294") -> list[dict[str, Any]]:
+    device = {
+        "type": "xpu",
+        "name": "Intel(R) Data Center GPU Max 1550",
+        "total_memory": 68719476736,
+    }
+    return [{**device, "index": i, "driver_version": driver} for i in range(count)]
+
+
+def _throughput(device: str, train_amp: float) -> dict[str, Any]:
+    """A sanity-throughput finding of the recorded reference run, moved to ``device``."""
+    recorded = json.loads(RECORDED.read_text())
+    finding = next(f for f in recorded["findings"] if f["id"] == "sanity-throughput")
+    finding.update(device=device, per_device={device: "pass"})
+    finding["evidence"]["data"]["train_amp"] = train_amp
+    return finding
+
+
+def _six_cards(data: dict[str, Any], index: int, figures: dict[int, float] | None = None) -> None:
+    """Node ``index`` with six cards, each with its AMP training throughput (the ``figures``
+    given, else within 4 % of 1450 img/s, as measured figures vary)."""
+    data["environment"]["runtime"]["devices"] = _devices(6)
+    for card in range(6):
+        figure = (figures or {}).get(card, 1450.0 * (0.96 + 0.08 * ((index * 7 + card) % 5) / 4))
+        data["findings"].append(_throughput(f"xpu:{card}", figure))
+
+
+def test_a_card_far_below_its_peers_is_named_and_ordinary_spread_is_not(tmp_path: Path) -> None:
+    """A device under half the fleet's median AMP training throughput (same device and regime)
+    makes its node an outlier with its own figure in the evidence; figures within a few
+    percent of each other, as every run measures them, name nobody."""
+    slow = {5: {3: 480.0}, 11: {3: 470.0}}
+    odd = {i: (lambda d, i=i: _six_cards(d, i, slow.get(i))) for i in range(12)}
+    done, report = _merge(str(_write(tmp_path, 12, odd)))
+    jsonschema.validate(report, SCHEMA)
+    outliers = [f for f in report["findings"] if f["id"] == "fleet-outlier"]
+    assert [f["nodes"] for f in outliers] == [["node05", "node11"]]
+    evidence = outliers[0]["evidence"]
+    assert "AMP training throughput on xpu:3" in evidence["summary"]
+    assert "under 50% of the fleet's median" in evidence["summary"]
+    assert evidence["data"]["throughput"]["node05"] == {
+        "xpu:3 · batch 4 of 224x224, channels_last": 480.0
+    }
+
+
+def test_a_missing_card_is_one_difference_not_three(tmp_path: Path) -> None:
+    """Five cards where the others have six: the device count differs; the memory and driver
+    the cards hold do not (one cause, one difference)."""
+
+    def five(data: dict[str, Any]) -> None:
+        data["environment"]["runtime"]["devices"] = _devices(5)
+
+    def six(data: dict[str, Any]) -> None:
+        data["environment"]["runtime"]["devices"] = _devices(6)
+
+    _, report = _merge(str(_write(tmp_path, 5, {0: six, 1: six, 2: five, 3: six, 4: six})))
+    outlier = next(f for f in report["findings"] if f["id"] == "fleet-outlier")
+    assert outlier["nodes"] == ["node2"]
+    assert outlier["evidence"]["data"]["differences"] == [
+        "devices: (5 x xpu Intel(R) Data Center GPU Max 1550) "
+        "(the 4 others: (6 x xpu Intel(R) Data Center GPU Max 1550))"
+    ]
+
+
+def test_a_fleet_console_shows_problems_and_differences_and_v_shows_the_rest(
+    tmp_path: Path,
+) -> None:
+    """Passes and notes that say nothing about what differs stay behind -v in a fleet view;
+    an outlier's evidence line names all its nodes."""
+    directory = _write(tmp_path, 12, {4: _qconv_fails, 9: _qconv_fails})
+    quiet = run_doctor("merge", str(directory)).stdout
+    assert "node[04,09]: qconv-op-name is fail only on 2 of 12 nodes" in quiet
+    passes = [line for line in quiet.splitlines() if line.startswith("  ✓") and "fleet" not in line]
+    assert passes == []
+    verbose = run_doctor("merge", str(directory), "-v").stdout
+    assert any(
+        line.startswith("  ✓") and "fleet-summary" not in line for line in verbose.splitlines()
+    )
+
+
+@pytest.mark.parametrize(
+    ("where", "value", "said"),
+    [
+        ("first-node finding", {"id": ["not", "text"]}, "$.findings[0].id"),
+        ("later-node finding", {"status": "bogus"}, "$.findings[0].status"),
+        ("later-node cpu flags", "avx2", "$.environment.host.cpu_flags"),
+    ],
+)
+def test_merge_refuses_a_malformed_part_it_reads_in_one_line(
+    tmp_path: Path, where: str, value: Any, said: str
+) -> None:
+    """What the fleet reads is checked against the report schema, whichever node it comes
+    from: one line naming the file and the place, exit 2, never a crash."""
+
+    def spoil(data: dict[str, Any]) -> None:
+        if where.endswith("cpu flags"):
+            data["environment"]["host"]["cpu_flags"] = value
+        else:
+            data["findings"][0].update(value)
+
+    index = 0 if where.startswith("first") else 2
+    done = run_doctor("merge", str(_write(tmp_path, 4, {index: spoil})))
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr
+    assert f"node{index}.json: not a valid ipex-doctor report ({said}" in lines[0]

@@ -210,6 +210,17 @@ def test_a_busy_machine_makes_a_slower_amp_inconclusive() -> None:
     assert "Nothing is known to be wrong" in finding.remediation
 
 
+def test_fewer_threads_than_the_default_are_said_with_why() -> None:
+    """Where the worker left the run fewer CPU threads (other processes kept cores busy), the
+    throughput's evidence says how many of how many, and why; with the default, nothing."""
+    result = _result()
+    result["threads"] = {"used": 1, "default": 2, "cores": 2, "others_busy_cores": 1.4}
+    summary = _throughput_finding(result).evidence.summary
+    assert "1 of 2 threads (other processes kept 1.4 of 2 cores busy)" in summary
+    result["threads"] = {"used": 2, "default": 2, "cores": 2, "others_busy_cores": 0.1}
+    assert "threads" not in _throughput_finding(result).evidence.summary
+
+
 def test_overlapping_rounds_make_a_slower_amp_inconclusive() -> None:
     """AMP's best round as fast as fp32's worst: the best-of-rounds gap may be noise."""
     noisy = _slow_training()

@@ -29,12 +29,13 @@ import io
 import json
 import os
 import re
+import resource
 import sys
 import sysconfig
 import time
 import traceback
 import warnings
-from typing import Any, Callable, Dict, List, Optional, TextIO
+from typing import Any, Callable, Dict, List, Optional, TextIO, Tuple
 
 OUTPUT_LIMIT = 8000
 _RESULT: Optional[TextIO] = None
@@ -358,9 +359,20 @@ def reset_state(torch: Any) -> None:
     if callable(clear):
         clear()
     dynamo = sys.modules.get("torch._dynamo")
-    if dynamo is not None:
+    if dynamo is not None and _dynamo_compiled(dynamo):
         _safe(dynamo.reset)
     torch.manual_seed(0)
+
+
+def _dynamo_compiled(dynamo: Any) -> bool:
+    """Whether TorchDynamo compiled anything since its last reset (its frame counters), so
+    that a reset has something to undo. torchvision imports dynamo, and a first reset of an
+    unused one imports Inductor: seconds spent after every worker's first check for nothing.
+    A dynamo that does not keep the counters is reset."""
+    counters = getattr(getattr(dynamo, "utils", None), "counters", None)
+    if not isinstance(counters, dict):
+        return True
+    return any(sum(counter.values()) for counter in counters.values() if hasattr(counter, "values"))
 
 
 def device_health(torch: Any, device: str) -> Optional[str]:
@@ -391,21 +403,90 @@ def _load_check(task_id: str, path: str) -> Any:
     return module
 
 
+_CPU_SAMPLE: Dict[str, Any] = {}
+"""The last look at the CPUs this process may run on (``_cpu_times``), and what it decided."""
+_MIN_SAMPLE_S = 1.0
+"""A look over less time than this says too little: the previous decision stands."""
+
+
+def _cpu_times() -> Optional[Tuple[float, float, float]]:
+    """(wall seconds, CPU seconds the CPUs this process may run on were busy, CPU seconds of
+    this process) now; ``None`` where /proc/stat cannot be read (not Linux)."""
+    try:
+        allowed = {"cpu%d" % n for n in os.sched_getaffinity(0)}
+        ticks = os.sysconf("SC_CLK_TCK")
+        busy = 0
+        with open("/proc/stat", encoding="ascii") as handle:
+            for line in handle:
+                fields = line.split()
+                if not fields or not fields[0].startswith("cpu"):
+                    break
+                if fields[0] in allowed:
+                    values = [int(v) for v in fields[1:9]]
+                    busy += sum(values) - values[3] - values[4]  # less idle and iowait
+    except (OSError, ValueError, AttributeError):
+        return None
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return time.monotonic(), busy / ticks, usage.ru_utime + usage.ru_stime
+
+
+def threads_for(cores: int, others_busy: float, default: int) -> int:
+    """The threads for CPU work when other processes keep ``others_busy`` of this process's
+    ``cores`` busy: the idle cores, a core counted idle when less than 0.7 of it is taken;
+    at least 1, at most ``default`` (torch's own choice, or the user's OMP_NUM_THREADS)."""
+    return max(1, min(default, int(cores - others_busy + 0.3)))
+
+
+def fit_threads(torch: Any) -> Optional[Dict[str, Any]]:
+    """Run CPU work on the cores other processes leave idle, and say so.
+
+    With every core asked for while another process keeps some busy, torch's OpenMP threads
+    spin at each barrier waiting for a sibling that is not running: a ResNet-50 step on a
+    2-core machine beside one busy process took 1-8 s with 2 threads and 0.23-0.44 s with 1.
+    So torch's threads become the cores left idle over the last second or more (never more
+    than torch's own default, never fewer than 1); the next task decides afresh, and
+    ``reset_state`` gives the default back. ``None`` where the CPUs cannot be read."""
+    now = _cpu_times()
+    before = _CPU_SAMPLE.get("times")
+    if now is None or before is None:
+        _CPU_SAMPLE["times"] = now
+        return None
+    default = int(_DEFAULTS.get("threads") or torch.get_num_threads())
+    if now[0] - before[0] >= _MIN_SAMPLE_S or "decision" not in _CPU_SAMPLE:
+        wall = max(now[0] - before[0], 1e-3)
+        others = max(0.0, (now[1] - before[1]) - (now[2] - before[2])) / wall
+        cores = len(os.sched_getaffinity(0))
+        fitted = threads_for(cores, others, default)
+        _CPU_SAMPLE["decision"] = {"used": fitted, "default": default, "cores": cores,
+                                   "others_busy_cores": round(others, 2)}  # fmt: skip
+        _CPU_SAMPLE["times"] = now
+    decision: Dict[str, Any] = dict(_CPU_SAMPLE["decision"])
+    if decision["used"] < default:
+        torch.set_num_threads(decision["used"])
+    return decision
+
+
 def run_task(torch: Any, task: Dict[str, Any]) -> None:
     """Run one check on one device and report its result, output and the device's health."""
     key = "%s@%s" % (task["id"], task["device"])
     emit({"event": "begin", "stage": "check " + key, "task": key})
     capture = io.StringIO()
     record: Dict[str, Any] = {"event": "end", "stage": "check " + key, "task": key, "ok": False}
+    threads = fit_threads(torch) if task["device"].split(":")[0] == "cpu" else None
+    if threads is not None:
+        record["threads"] = threads
     started = time.perf_counter()
     with captured(capture):
         try:
             run = _load_check(task["id"], task["path"]).run
             kwargs = dict(task.get("args") or {})
-            if "progress" in inspect.signature(run).parameters:
+            parameters = inspect.signature(run).parameters
+            if "progress" in parameters:
                 kwargs["progress"] = lambda phase, done, total: emit(
                     {"event": "progress", "task": key, "phase": phase, "done": done, "total": total}
                 )
+            if "threads" in parameters:
+                kwargs["threads"] = threads
             result = run(task["device"], **kwargs)
             if not isinstance(result, dict):
                 raise TypeError("run() returned %s, not a dict" % type(result).__name__)
@@ -430,6 +511,8 @@ def run_task(torch: Any, task: Dict[str, Any]) -> None:
 def serve(torch: Any) -> None:
     """Run tasks from stdin until it closes."""
     _remember_defaults(torch)
+    if "times" not in _CPU_SAMPLE:
+        _CPU_SAMPLE["times"] = _cpu_times()
     emit({"event": "ready"})
     for line in sys.stdin:
         if not line.strip():
@@ -481,6 +564,7 @@ def main(argv: List[str]) -> int:
     # writes the Python stack of every thread to stderr first, and the doctor reads it there.
     faulthandler.enable(file=sys.stderr, all_threads=True)
     sys.addaudithook(_report_native_loads)
+    _CPU_SAMPLE["times"] = _cpu_times()  # NOTE: the imports' seconds are the first look
     do_probe = "--no-probe" not in argv[2:]
     _refuse(argv[2:])
     emit({"event": "hello", "python": sys.version.split()[0], "pid": os.getpid()})

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import io
 import textwrap
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
 from rich.console import Console, Group, RenderableType
 from rich.text import Text
@@ -37,6 +38,8 @@ from ipex_doctor.reporting.formats.views import (
 )
 from ipex_doctor.reporting.output_options import FailOn
 from ipex_doctor.reporting.policy import Gate, Policy
+from ipex_doctor.scan.quoting import quote_name
+from ipex_doctor.verdicts.hostlist import compress
 
 MARKS: dict[Status, tuple[str, str]] = {
     Status.PASS: ("✓", "green"),
@@ -106,7 +109,7 @@ def _packages_line(env: Environment) -> Text:
 
 def _devices_line(env: Environment) -> Text:
     text = Text("  devices   ", style="bold")
-    devices = [f"{device_label(d)} {d.get('name', '')}".strip() for d in env.runtime.devices]
+    devices = _device_runs(env.runtime.devices)
     accel = env.runtime.torch.get("accelerators", {}) if env.runtime.torch else {}
     if devices:
         text.append(", ".join(devices))
@@ -123,6 +126,22 @@ def _devices_line(env: Environment) -> Text:
     nodes = env.host.render_nodes
     text.append(f" · /dev/dri: {len(nodes)} render node(s)" if nodes else " · /dev/dri: none")
     return text
+
+
+def _device_runs(devices: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The devices by label and name, a run of alike ones as one (``xpu:0-5 Intel(R) Data
+    Center GPU Max 1550``: a node of six cards reads in one line)."""
+    runs: list[tuple[str, str, str]] = []  # (first label, last label, name)
+    for device in devices:
+        label, name = device_label(device), str(device.get("name", ""))
+        if runs and runs[-1][2] == name and label.split(":")[0] == runs[-1][0].split(":")[0]:
+            runs[-1] = (runs[-1][0], label, name)
+        else:
+            runs.append((label, label, name))
+    return [
+        f"{first}{'' if first == last else '-' + last.split(':')[-1]} {name}".strip()
+        for first, last, name in runs
+    ]
 
 
 def render_environment(env: Environment, *, verbose: bool = False) -> list[RenderableType]:
@@ -217,8 +236,11 @@ def _finding(finding: Finding, *, verbose: bool, fleet_size: int = 0) -> list[Re
         return out
     show_detail = finding.is_problem or _is_note(finding) or _observed(finding) or verbose
     if show_detail and finding.evidence.summary:
-        # NOTE: in a fleet, one node's evidence stands for every node holding the finding
+        # NOTE: in a fleet, one node's evidence stands for every node holding the finding; an
+        # outlier's evidence is what all its nodes share, and it names them
         seen_on = f"{finding.nodes[0]}: " if len(finding.nodes) > 1 and fleet_size else ""
+        if finding.id == "fleet-outlier" and len(finding.nodes) > 1:
+            seen_on = f"{compress(finding.nodes)}: "
         out.append(Text(f"      {seen_on}{finding.evidence.summary}"))
     explains = finding.is_problem or _is_note(finding) or _inconclusive(finding)
     if finding.remediation and (explains or finding.id == "sanity-run"):
@@ -312,7 +334,10 @@ def render_console(
             shown = [
                 f
                 for f in group
-                if verbose or f.is_problem or _is_note(f) or _observed(f) or f.ignored is not None
+                if verbose
+                or f.is_problem
+                or ((_is_note(f) or _observed(f)) and not (nodes > 1 and _fleet_quiet(f)))
+                or f.ignored is not None
             ]
         if not group or (quiet and not shown):
             continue
@@ -336,16 +361,25 @@ def render_console(
             parts.extend(_code_lines(shown, verbose=verbose))
         for finding in _sorted(shown) if kind is not FindingKind.CODE else ():
             parts.extend(_finding(finding, verbose=verbose, fleet_size=nodes))
-        if kind is FindingKind.SANITY and not quiet:
+        if kind is FindingKind.SANITY and not quiet and (verbose or not nodes):
+            # NOTE: in a fleet the curves and bars are the first node's: -v shows them
             parts.extend(_sanity_lines(report))
     if not quiet:
         parts.extend(_baseline_lines(report))
         parts.extend(_matrix(report))
+    parts.extend(_rewritten_lines(report))
     parts.append(Text(""))
     parts.append(_summary_line(report, gate))
     if not quiet:
         parts.append(_legend(marks, terms))
     return Group(*parts)
+
+
+def _fleet_quiet(finding: Finding) -> bool:
+    """In a fleet report, a finding that is no problem: a pass or a note, on every node or on
+    the nodes an outlier already names (the header counts them; -v shows them). A fleet view
+    is about what is wrong and what differs. The fleet's own summary always shows."""
+    return finding.id != "fleet-summary" and not finding.is_problem
 
 
 def _sanity_lines(report: Report) -> list[RenderableType]:
@@ -442,6 +476,30 @@ def _code_lines(findings: Iterable[Finding], *, verbose: bool) -> list[Renderabl
             fix = Text("        → ", style="cyan")
             fix.append(finding.remediation)
             lines.append(fix)
+    return lines
+
+
+def _rewritten_lines(report: Report) -> list[RenderableType]:
+    """What ``scan --fix`` changed (shown at every verbosity: the user's files changed): the
+    files rewritten and the undo command, then those left alone and why."""
+    fix = report.scan.fix if report.scan is not None else None
+    if fix is None:
+        return []
+    count = len(fix.rewritten)
+    head = Text("", style="bold")
+    if count:
+        head.append(f"Rewrote {count} file{'s' if count != 1 else ''}")
+        head.append(f" (to undo: ipex-doctor scan --undo {quote_name(fix.undo_record or '?')})")
+    else:
+        head.append("Rewrote no file")
+    lines: list[RenderableType] = [Text(""), head]
+    for rewritten in fix.rewritten:
+        times = f"{rewritten.rewrites} rewrite{'s' if rewritten.rewrites != 1 else ''}"
+        lines.append(Text(f"  {quote_name(rewritten.path)}  ({times})"))
+    lines.extend(
+        Text(f"  left alone: {quote_name(left.path)}: {left.reason}", style="dim")
+        for left in fix.left_alone
+    )
     return lines
 
 

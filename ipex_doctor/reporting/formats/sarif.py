@@ -5,7 +5,9 @@ with its title, why, the upstream replacement and its references. A result is on
 one place; a suppressed (inline) or policy-ignored finding stays in the log with a SARIF
 ``suppressions`` entry rather than vanishing. A mechanical fix travels as a SARIF ``fix``:
 the replaced lines of the file and the text that replaces them, computed by ``scan --fix``'s
-own rewrite. Paths are relative to the scan root (``%SRCROOT%``), as GitHub's ingestion wants.
+own rewrite; the files ``scan --fix`` rewrote are the run's ``artifacts``, each with the
+``modified`` role and its SHA-256. Paths are relative to the scan root (``%SRCROOT%``), as
+GitHub's ingestion wants.
 Findings without a code location (the environment's, in ``check --code``) are not code
 results and are left out: the other formats carry them.
 
@@ -41,7 +43,7 @@ def render_sarif(report: Report, gate: Gate | None = None) -> str:
     coded = [f for f in report.findings if f.location is not None]
     rule_ids = list(dict.fromkeys(f.id for f in coded))
     first_of = {rule_id: next(f for f in coded if f.id == rule_id) for rule_id in rule_ids}
-    log = {
+    log: dict[str, Any] = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
         "runs": [
@@ -63,7 +65,24 @@ def render_sarif(report: Report, gate: Gate | None = None) -> str:
             }
         ],
     }
+    artifacts = _modified(report)
+    if artifacts:
+        log["runs"][0]["artifacts"] = artifacts
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+
+
+def _modified(report: Report) -> list[dict[str, Any]]:
+    """The files ``scan --fix`` rewrote, as artifacts with the ``modified`` role and the
+    SHA-256 of what they hold now."""
+    fix = report.scan.fix if report.scan is not None else None
+    return [
+        {
+            "location": {"uri": rewritten.path, "uriBaseId": "%SRCROOT%"},
+            "roles": ["modified"],
+            "hashes": {"sha-256": rewritten.sha256_after},
+        }
+        for rewritten in (fix.rewritten if fix is not None else ())
+    ]
 
 
 def _rule(finding: Finding) -> dict[str, Any]:

@@ -11,7 +11,16 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from ipex_doctor.knowledge.explain import CONFIRMED, RULED_OUT, EnvFacts, Match, probes, rung
+from ipex_doctor.knowledge.explain import (
+    CONFIRMED,
+    NOT_REACHED,
+    RULED_OUT,
+    EnvFacts,
+    LayerMatch,
+    Match,
+    probes,
+    rung,
+)
 from ipex_doctor.knowledge.known_issues import DocumentCheck, KnowledgeBase, KnownIssue
 from ipex_doctor.verdicts.registry import BUILTIN, FindingSpec
 
@@ -19,10 +28,15 @@ if TYPE_CHECKING:
     from ipex_doctor.knowledge.code_rules import CodeRule
 
 
-def explain_text(matches: Sequence[Match], env: EnvFacts | None = None) -> str:
+def explain_text(
+    matches: Sequence[Match], env: EnvFacts | None = None, layer: LayerMatch | None = None
+) -> str:
     """The best match with its layer, why, fix, workaround, affected versions, references;
     when several causes give the message, the ranked candidates and the ``ipex-doctor env``
-    rungs that tell them apart (or, with ``env``, the finding that decided); the others."""
+    rungs that tell them apart (or, with ``env``, the finding that decided); the others.
+    Without a match, the layer of the Intel stack the text comes from, if any."""
+    if not matches and layer is not None:
+        return _layer_text(layer)
     if not matches:
         return (
             "No known issue matches this text. 'ipex-doctor check' examines the environment itself."
@@ -33,7 +47,9 @@ def explain_text(matches: Sequence[Match], env: EnvFacts | None = None) -> str:
     if top.via is not None:
         lines.append(f"  a cause of: {top.via} (the message the text gives)")
     if top.decided_by:
-        said = "confirmed by" if top.verdict == CONFIRMED else "all its probes pass:"
+        said = {CONFIRMED: "confirmed by", NOT_REACHED: "not reached, a lower rung fails:"}.get(
+            top.verdict, "all its probes pass:"
+        )
         lines.append(f"  environment ({env.source if env else 'given'}): {said} {top.decided_by}")
     lines += [
         f"  matched: {top.matched[0]!r}",
@@ -59,6 +75,23 @@ def explain_text(matches: Sequence[Match], env: EnvFacts | None = None) -> str:
     return "\n".join(lines)
 
 
+def _layer_text(found: LayerMatch) -> str:
+    """A text of the Intel stack that no entry names: its layer, what examines it, what to
+    collect for a report."""
+    layer = found.layer
+    probe = rung(layer.id)
+    lines = [
+        f"No known issue names this text. It comes from the {layer.id} layer: {layer.title}",
+        "",
+        f"  layer: {_layer(layer.id)}",
+        f"  matched: {found.matched[0]!r}",
+        f"  examine: {layer.examine}" + (f" (finding {probe})" if probe else ""),
+        "  collect for a report:",
+        *[f"    - {item}" for item in layer.collect],
+    ]
+    return "\n".join(lines)
+
+
 def _layer(layer: str) -> str:
     probe = rung(layer)
     return f"{layer} (the GPU ladder's rung {probe})" if probe else layer or "not given"
@@ -69,7 +102,8 @@ def _candidates(family: Sequence[Match], env: EnvFacts | None) -> list[str]:
     lines = [f"  {len(family)} causes give this message, most likely first:"]
     for place, match in enumerate(family, 1):
         probe = ", ".join(probes(match.issue)) or "no probe"
-        verdict = {CONFIRMED: " <- confirmed", RULED_OUT: " (ruled out)"}.get(match.verdict, "")
+        verdict = {CONFIRMED: " <- confirmed", RULED_OUT: " (ruled out)",
+                   NOT_REACHED: f" (not reached: {match.decided_by})"}.get(match.verdict, "")  # fmt: skip
         lines.append(f"    {place}. {match.issue.id} [{match.issue.layer}] {match.issue.title}"
                      f"  (probe: {probe}){verdict}")  # fmt: skip
     if env is None:
@@ -86,10 +120,14 @@ def _candidates(family: Sequence[Match], env: EnvFacts | None) -> list[str]:
     return lines
 
 
-def explain_json(matches: Sequence[Match], env: EnvFacts | None = None) -> str:
+def explain_json(
+    matches: Sequence[Match], env: EnvFacts | None = None, layer: LayerMatch | None = None
+) -> str:
     """The matches as JSON: each entry's own JSON with its score, what matched, the message it
-    is a cause of (``via``), its probes and, with ``env``, the verdict and what decided it."""
-    verdicts = {CONFIRMED: "confirmed", RULED_OUT: "ruled-out", 0: None}
+    is a cause of (``via``), its probes and, with ``env``, the verdict and what decided it.
+    ``result`` says which answer it is: ``known-issue``, ``layer`` (no entry names the text;
+    ``layer`` says where in the Intel stack it comes from) or ``none``."""
+    verdicts = {CONFIRMED: "confirmed", RULED_OUT: "ruled-out", NOT_REACHED: "not-reached", 0: None}
     found = [
         m.issue.to_dict()
         | {
@@ -102,7 +140,13 @@ def explain_json(matches: Sequence[Match], env: EnvFacts | None = None) -> str:
         }  # fmt: skip
         for m in matches
     ]
-    data: dict[str, object] = {"matched": bool(matches), "matches": found}
+    result = "known-issue" if matches else ("layer" if layer is not None else "none")
+    data: dict[str, object] = {"matched": bool(matches), "result": result, "matches": found}
+    data["layer"] = None if layer is None or matches else {
+        "id": layer.layer.id, "title": layer.layer.title, "rung": rung(layer.layer.id),
+        "examine": layer.layer.examine, "collect": list(layer.layer.collect),
+        "matched_text": list(layer.matched),
+    }  # fmt: skip
     if env is not None:
         data["environment"] = env.source
     return json.dumps(data, indent=2)

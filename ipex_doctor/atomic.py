@@ -1,0 +1,48 @@
+"""Writing a file whole or not at all.
+
+The new content goes to a temporary file beside the target, is flushed and fsynced, and is
+renamed over the target; then the directory is fsynced, so the rename survives a crash. A
+reader sees the old file or the new one, never part of either, and a write that fails or is
+interrupted leaves the old file as it was and no temporary file behind. (Not for the user's own
+source files: ``scan --fix`` writes those in place, to keep the file itself; see
+``scan.confined``.)
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+
+def replace_file(target: Path, data: bytes, *, mode: int | None = None) -> None:
+    """``data`` as the whole of ``target`` (see the module docstring), the new file with
+    ``mode`` (``None``: ``0600``, as ``mkstemp`` creates it). ``OSError`` when it fails."""
+    fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        if mode is not None:
+            os.fchmod(fd, mode)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, target)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+    sync_directory(target.parent)
+
+
+def sync_directory(directory: Path) -> None:
+    """Make a rename or removal in ``directory`` durable; a file system that cannot sync a
+    directory is left as it is."""
+    try:
+        fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)

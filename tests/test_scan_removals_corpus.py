@@ -1,0 +1,145 @@
+"""The corpus of real IPEX removals (tests/assets/scan_removals.yaml) and the script that scores
+scan against it (benchmarks/scan_removals.py).
+
+The corpus is data that later measurements depend on: its split must stay the one its seed
+draws (a project moved into the development part would let rules be written from what is meant
+to be held out), and every key line must be well formed. The script's scoring is exercised on a
+real git repository made here: a removal commit, a tree checked out of it, a real scan.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+import re
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+import yaml
+from conftest import REPO
+
+CORPUS = REPO / "tests" / "assets" / "scan_removals.yaml"
+DATA: dict[str, Any] = yaml.safe_load(CORPUS.read_text(encoding="utf-8"))
+SHA = re.compile(r"[0-9a-f]{40}")
+
+
+def _script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location(
+        "scan_removals", REPO / "benchmarks" / "scan_removals.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["scan_removals"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+SCRIPT = _script()
+
+
+def test_the_parts_are_the_ones_the_seed_draws() -> None:
+    projects = sorted((p["project"] for p in DATA["projects"]), key=str.lower)
+    order = projects[:]
+    random.Random(DATA["split"]["seed"]).shuffle(order)
+    development = set(order[: DATA["split"]["development"]])
+    assert DATA["split"]["development"] == len(projects) // 2
+    for project in DATA["projects"]:
+        expected = "development" if project["project"] in development else "held-out"
+        assert project["part"] == expected, project["project"]
+
+
+def test_every_case_names_its_commits_and_every_key_line_is_well_formed() -> None:
+    names = [p["project"] for p in DATA["projects"]]
+    assert len(names) == len(set(names)) >= 25
+    for project in DATA["projects"]:
+        assert re.fullmatch(r"[\w.-]+/[\w.-]+", project["project"])
+        assert project["what"] and project["cases"]
+        for case in project["cases"]:
+            assert SHA.fullmatch(case["before"]) and SHA.fullmatch(case["after"])
+            assert case["removal"] and all(SHA.fullmatch(c) for c in case["removal"])
+            assert case["removal"][-1] == case["after"]
+            assert case["title"]
+            places = [(k.path, k.line) for k in map(SCRIPT.parse_key_line, case["key"])]
+            assert len(places) == len(set(places)), project["project"]
+    cases = SCRIPT.load_cases(CORPUS)
+    assert {c.part for c in cases} == {"development", "held-out"}
+    assert all(c.key for c in cases)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        "a.py:3:import:import intel_extension_for_pytorch",  # no space after the kind
+        "a.py:3:imports: import intel_extension_for_pytorch",  # not a kind
+        "a.py:three:import: import intel_extension_for_pytorch",
+    ],
+)
+def test_a_malformed_key_line_is_refused(raw: str) -> None:
+    with pytest.raises(ValueError):
+        SCRIPT.parse_key_line(raw)
+
+
+def _git(repo: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(repo), *args], capture_output=True, text=True, check=True
+    )
+    return done.stdout.strip()
+
+
+def _commit(repo: Path, files: dict[str, str], message: str) -> str:
+    for name, text in files.items():
+        path = repo / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    _git(repo, "add", "-A")
+    _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", message)
+    return _git(repo, "rev-parse", "HEAD")
+
+
+def test_a_removal_is_scored_from_a_real_clone_and_a_real_scan(tmp_path: Path) -> None:
+    repos = tmp_path / "repos"
+    clone = repos / "someone+project"
+    clone.mkdir(parents=True)
+    _git(clone, "init", "-q")
+    before = _commit(
+        clone,
+        {
+            "app.py": "import torch\nimport intel_extension_for_pytorch as ipex\nprint('hi')\n",
+            "tools.py": "import intel_extension_for_pytorch\n",
+            "stays.py": "import intel_extension_for_pytorch\n",
+        },
+        "before",
+    )
+    after = _commit(clone, {"app.py": "import torch\n", "tools.py": "import os\n"}, "move off IPEX")
+    key = (
+        SCRIPT.KeyLine("app.py", 2, "import", "import intel_extension_for_pytorch as ipex"),
+        SCRIPT.KeyLine("app.py", 3, "call", "print('hi')"),
+    )
+    case = SCRIPT.Case("someone/project", "development", before, after, "move off IPEX", key)
+
+    outcome = SCRIPT.measure(case, repos, docs=False, python=None)
+
+    assert outcome.problems == []
+    assert [k.line for k in outcome.found] == [2]
+    assert [k.line for k in outcome.missed] == [3]
+    where = {(f["path"], f["where"]) for f in outcome.outside}
+    assert ("tools.py", "removed, not keyed") in where
+    assert ("stays.py", "kept by the maintainers") in where
+    assert outcome.files_seen == 3
+
+
+def test_a_missing_clone_or_commit_is_said_with_how_to_fetch_it(tmp_path: Path) -> None:
+    case = SCRIPT.Case("someone/absent", "development", "0" * 40, "1" * 40, "t", ())
+    outcome = SCRIPT.measure(case, tmp_path, docs=False, python=None)
+    assert outcome.problems and "git clone https://github.com/someone/absent" in outcome.problems[0]
+
+    clone = tmp_path / "someone+absent"
+    clone.mkdir()
+    _git(clone, "init", "-q")
+    _commit(clone, {"a.py": "x = 1\n"}, "only")
+    outcome = SCRIPT.measure(case, tmp_path, docs=False, python=None)
+    assert outcome.problems and "lacks commit" in outcome.problems[0]
