@@ -277,9 +277,13 @@ def test_a_real_slowdown_is_flagged_and_two_ordinary_runs_are_not(tmp_path: Path
     regressions = [f for f in json.loads(second.read_text())["findings"]
                    if f["id"] == "perf-regression"]  # fmt: skip
     ordinary = regressions[0]
-    assert ordinary["status"] in ("pass", "skip"), ordinary["evidence"]["summary"]
     second_report = Report.from_dict(json.loads(second.read_text()))
     _assert_justified(second_report, first, second)
+    # NOTE: two runs of one environment are not flagged unless their own rounds show a fall
+    # beyond the noise allowance: on a shared VM a neighbour the CPU accounting cannot see (or
+    # a load under the busy share) can slow one run that much, and then the warning is right.
+    _assert_deltas_follow_the_rounds(second_report, first, second)
+    assert ordinary["status"] in ("pass", "skip", "warn"), ordinary["evidence"]["summary"]
     if not _throughputs(first, second):
         # NOTE: a CPU that emulates bf16: the quick profile measures no throughput, so there
         # is nothing to compare, and the comparison says so, as its own inconclusive verdict.
@@ -297,8 +301,9 @@ def test_a_real_slowdown_is_flagged_and_two_ordinary_runs_are_not(tmp_path: Path
     # NOTE: one thread instead of two is no certain slowdown on every machine (on this 2-core VM,
     # whose two CPUs may share a core, it cost 0-25% and stayed inside the noise allowance once),
     # so the verdict is held to its own numbers, and a certain slowdown is planted below.
+    _assert_deltas_follow_the_rounds(current, first, third)
     fallen = [d for d in current.baseline.throughput if d.regressed]
-    assert (found.status is Status.WARN) == bool(fallen), found.evidence.summary
+    assert (found.status is Status.WARN) == bool(fallen), found.evidence.summary  # a change
     if fallen:
         threads = throughput_of(json.loads(first.read_text()))["regime"]["threads"]
         assert "variable OMP_NUM_THREADS: unset -> 1" in found.evidence.summary
@@ -344,6 +349,28 @@ def _assert_justified(compared: Report, then: Path, now: Path) -> None:
         else:
             assert item.reason is Incomparable.OTHER_REGIME
             assert measured[0].get("regime") != measured[1].get("regime"), item
+
+
+def _assert_deltas_follow_the_rounds(compared: Report, then: Path, now: Path) -> None:
+    """Each throughput compared is the two runs' own best value, allowed to fall by MIN_DROP or
+    twice the larger spread of their rounds, and a regression exactly where it fell further;
+    the finding warns only where some throughput regressed, and passes only where none did."""
+    assert compared.baseline is not None
+    runs = [_throughput_data(path) for path in (then, now)]
+    for delta in compared.baseline.throughput:
+        old, new = runs
+        assert old is not None and new is not None, delta
+        noise = max(_spread(old["rounds"][delta.mode]), _spread(new["rounds"][delta.mode]))
+        tolerance = max(baseline.MIN_DROP, 2 * noise)
+        assert (delta.before, delta.after) == (old[delta.mode], new[delta.mode]), delta
+        assert abs(delta.tolerance - tolerance) < 1e-3, (delta, tolerance)
+        assert delta.regressed == (delta.after < delta.before * (1 - tolerance)), delta
+    found = regression(compared)
+    fallen = any(d.regressed for d in compared.baseline.throughput)
+    if found.status is Status.WARN:
+        assert fallen, found.evidence.summary
+    if found.status is Status.PASS:
+        assert not fallen, found.evidence.summary
 
 
 def _throughput_data(path: Path) -> dict[str, Any] | None:
