@@ -2,6 +2,7 @@
 
     python benchmarks/scan_removals.py --repos DIR [--part development|held-out|all]
         [--project OWNER/NAME]... [--docs] [--python PATH] [--json PATH] [--show N]
+        [--sample N --seed S] [--check-fix]
 
 Reads ``tests/assets/scan_removals.yaml`` (its header says how the projects were chosen, split
 and keyed). For each case it checks the ``before`` tree out of a local clone into a temporary
@@ -15,7 +16,10 @@ compares the findings with the answer key:
   reads documents only then);
 * the findings outside the key, each marked by where it is: on a line the removal also deleted
   (one the key leaves out: a message, a project's own flag...) or on a line the maintainers
-  kept (IPEX that stayed, or a false alarm): candidates to read, not verdicts.
+  kept (IPEX that stayed, or a false alarm): candidates to read, not verdicts;
+* with ``--check-fix``, what ``scan --fix`` does at each finding of a rule that has a fix
+  (rewritten, refused with a reason, or left without one), beside whether the finding was
+  labelled "mechanical": a label must be a rewrite.
 
 Clones are looked up in DIR as ``OWNER+NAME`` (a clone, a bare repository, or a directory
 holding one as ``repo``) or ``OWNER/NAME``. Nothing is downloaded: a missing clone or commit is
@@ -35,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -99,6 +104,10 @@ class Outcome:
     ``where`` it lies: on a key line (``key``), on a line the removal deleted that the key
     leaves out, or on a line the maintainers kept."""
     problems: list[str] = field(default_factory=list)
+    fix_check: dict[str, list[str]] = field(default_factory=dict)
+    """With ``--check-fix``: each finding of a rule that has a fix, by what ``--fix`` does at
+    its line and whether it was labelled mechanical (``labelled, rewritten``...), as
+    ``path:line rule``."""
     wall_s: float = 0.0
     files_seen: int = 0
     files_parsed: int = 0
@@ -307,7 +316,73 @@ def check_key(case: Case, tree: Path) -> list[str]:
     return wrong
 
 
-def measure(case: Case, repos: Path, docs: bool, python: str | None) -> Outcome:
+MECHANICAL = "(mechanical: ipex-doctor scan --fix)"
+
+
+def check_fix(outcome: Outcome, tree: Path) -> None:
+    """Hold each finding of a rule with a fix to what ``scan --fix`` does at its line (the
+    rewrites and refusals of ``fix_file``, written nowhere): a label "mechanical" must be a
+    rewrite, and a finding left alone must have a reason (a refusal)."""
+    sys.path.insert(0, str(ROOT))
+    from ipex_doctor.knowledge import code_rules
+    from ipex_doctor.scan.fix import FixError
+    from ipex_doctor.scan.fix_files import fix_file, kind_of
+    from ipex_doctor.scan.kinds import rewritten_by_fix
+
+    fixes = {rule.id: rule.fix for rule in code_rules.load().rules if rule.fix}
+    by_file: dict[str, list[dict[str, Any]]] = collections.defaultdict(list)
+    for finding in outcome.findings:
+        if finding["id"] in fixes:
+            by_file[finding["path"]].append(finding)
+    for path, findings in sorted(by_file.items()):
+        file = tree / path
+        records: tuple[set[tuple[int, int]], set[tuple[int, int]]] = (set(), set())
+        why = ""
+        if not rewritten_by_fix(path) or kind_of(file) is None:
+            why = "a kind of file --fix does not rewrite"
+        else:
+            try:
+                done = fix_file(file, sorted({fixes[f["id"]] for f in findings}), write=False)
+            except FixError as error:
+                why = str(error)
+            else:
+                cell = _cell_positions(file)
+                for rewrite in done.outcome.rewrites:
+                    records[0].add((cell(rewrite.cell), rewrite.line))
+                for refusal in done.outcome.refusals:
+                    records[1].add((cell(refusal.cell), refusal.line))
+                    if not refusal.fix_id:  # the whole file
+                        why = refusal.reason
+        for finding in findings:
+            at = (finding["cell"] or 0, finding["line"])
+            labelled = "labelled" if MECHANICAL in finding["remediation"] else "unlabelled"
+            if at in records[0]:
+                done_here = "rewritten"
+            elif at in records[1] or why:
+                done_here = "refused"
+            else:
+                done_here = "left without a reason"
+            key = f"{labelled}, {done_here}"
+            outcome.fix_check.setdefault(key, []).append(
+                f"{path}:{finding['line']} {finding['id']}"
+            )
+
+
+def _cell_positions(file: Path) -> Callable[[int | None], int]:
+    """For a notebook: a fix record's cell (counted among the code cells) as the scan counts
+    cells (among all cells, Markdown included); elsewhere 0."""
+    if file.suffix != ".ipynb":
+        return lambda cell: 0
+    cells = json.loads(file.read_text(encoding="utf-8")).get("cells", [])
+    code = [
+        n for n, c in enumerate(cells, 1) if isinstance(c, dict) and c.get("cell_type") == "code"
+    ]
+    return lambda cell: code[cell - 1] if cell and cell <= len(code) else 0
+
+
+def measure(
+    case: Case, repos: Path, docs: bool, python: str | None, fixes: bool = False
+) -> Outcome:
     git_dir = find_clone(repos, case.project)
     if git_dir is None:
         outcome = Outcome(case)
@@ -330,6 +405,8 @@ def measure(case: Case, repos: Path, docs: bool, python: str | None) -> Outcome:
         report, wall = run_scan(tree, docs, python)
         outcome = judge(case, report, removed_lines(git_dir, case), docs)
         add_context(outcome.findings, tree)
+        if fixes:
+            check_fix(outcome, tree)
     outcome.wall_s = wall
     outcome.problems += drift
     if missing:
@@ -380,6 +457,19 @@ def print_part(name: str, outcomes: list[Outcome], show: int) -> None:
     uncounted = sum(len(o.uncounted) for o in outcomes)
     if uncounted:
         print(f"    ({uncounted} doc lines not counted: give --docs)")
+    checked: dict[str, list[str]] = collections.defaultdict(list)
+    for outcome in outcomes:
+        for key, places in outcome.fix_check.items():
+            checked[key] += [f"{outcome.case.project} {place}" for place in places]
+    if checked:
+        print("  --fix at the findings of rules with a fix (--check-fix):")
+        for key, places in sorted(checked.items()):
+            print(f"    {len(places):5d}  {key}")
+            if key in ("labelled, refused", "labelled, left without a reason") or key.endswith(
+                "without a reason"
+            ):
+                for place in places[:show]:
+                    print(f"             {place}")
     outside = [(o.case.project, f) for o in outcomes for f in o.outside]
     where = collections.Counter(f["where"] for _, f in outside)
     print(f"  findings outside the key: {len(outside)} ({dict(where)})")
@@ -434,6 +524,11 @@ def main() -> int:
     parser.add_argument("--sample", type=int, default=0, help="print N findings drawn at random")
     parser.add_argument("--seed", type=int, default=1, help="the seed of --sample's draw")
     parser.add_argument("--corpus", type=Path, default=CORPUS)
+    parser.add_argument(
+        "--check-fix",
+        action="store_true",
+        help="hold the mechanical labels to what --fix does at each finding (slow: LibCST)",
+    )
     args = parser.parse_args()
     cases = [
         case for case in load_cases(args.corpus)
@@ -446,7 +541,7 @@ def main() -> int:
     outcomes = []
     for case in cases:
         print(f"scanning {case.project} at {case.before[:10]} ...", file=sys.stderr, flush=True)
-        outcomes.append(measure(case, args.repos, args.docs, args.python))
+        outcomes.append(measure(case, args.repos, args.docs, args.python, args.check_fix))
     for part in ("development", "held-out"):
         chosen = [o for o in outcomes if o.case.part == part]
         if chosen:
@@ -468,6 +563,7 @@ def main() -> int:
                         "wall_s": o.wall_s,
                         "files_seen": o.files_seen,
                         "files_parsed": o.files_parsed,
+                        "fix_check": o.fix_check,
                     }
                     for o in outcomes
                 ],

@@ -50,6 +50,7 @@ from ipex_doctor.scan.kinds import rewritten_by_fix
 from ipex_doctor.scan.quoting import quote_name
 from ipex_doctor.verdicts.code_findings import code_finding
 from ipex_doctor.verdicts.judge import judge
+from ipex_doctor.verdicts.unread_files import unread_finding
 
 if TYPE_CHECKING:
     from ipex_doctor.reporting.policy import Policy
@@ -349,6 +350,9 @@ def _report(
         findings.append(code_finding(match, rule, joined, kb_findings, fix_edit=edit))
     summary = ScanSummary(result.roots, result.files_seen, result.files_parsed, result.skipped, fix)
     findings = _one_per_place(findings)
+    unread = unread_finding(result.skipped)
+    if unread is not None:
+        findings.append(unread)
     return Report(
         doctor_version=__version__,
         created_at=now_utc(),

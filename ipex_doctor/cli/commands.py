@@ -391,7 +391,7 @@ def explain(
     """
     from ipex_doctor.knowledge.explain import EnvFacts, diagnose, read_input
     from ipex_doctor.knowledge.known_issues import load_files
-    from ipex_doctor.reporting.formats.text import explain_json, explain_text
+    from ipex_doctor.reporting.formats.explain_text import explain_json, explain_text
 
     if report_path is not None and python is not None:
         raise DoctorError("give --report or --python, not both")

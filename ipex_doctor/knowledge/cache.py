@@ -6,7 +6,10 @@ JSON under ``$XDG_CACHE_HOME/ipex-doctor/kb/`` (default ``~/.cache``) with the t
 made from; a hit needs the same text, name and doctor version, compared in full (the file
 name is only a checksum of them), so an edit, another file of the same name or a new doctor
 all miss. Only valid documents are kept; anything unusable (a missing or unwritable
-cache directory, a damaged or foreign file) is a miss, never an error.
+cache directory, a damaged, foreign or hand-edited file) is a miss, never an error. A kept
+file ends with a checksum of its content (``seal``): the loader trusts a hit without
+validating it again (its regular expressions are compiled only when first searched), so an
+edit made behind the doctor's back must miss rather than reach the matcher.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from typing import Any
 
 from ipex_doctor import __version__, resources
 
-_FORMAT = 1
+_FORMAT = 2
 
 Entries = Sequence[tuple[Mapping[str, Any], str]]
 
@@ -67,6 +70,27 @@ def _file(identity: list[str]) -> Path:
     return directory() / f"{checksum:08x}.json"
 
 
+def seal(payload: Mapping[str, Any]) -> str:
+    """``payload`` as the text of a cache file: its JSON, a newline, and the CRC-32 of the JSON."""
+    body = json.dumps(payload)
+    return f"{body}\n{_checksum(body)}"
+
+
+def unseal(text: str) -> dict[str, Any] | None:
+    """The payload of a cache file's ``text``; ``None`` when its checksum does not match."""
+    body, _, checksum = text.rpartition("\n")
+    if checksum != _checksum(body):
+        return None
+    data = json.loads(body)
+    return data if isinstance(data, dict) else None
+
+
+def _checksum(body: str) -> str:
+    # NOTE: CRC-32 (zlib, as the file names) finds an edit, not an attacker: the cache is the
+    # user's own, and what reads it only ever takes data from it.
+    return f"{zlib.crc32(body.encode('utf-8', 'surrogatepass')):08x}"
+
+
 def get(
     name: str, text: str, validator: Sequence[str] = KNOWN_ISSUES, context: str = ""
 ) -> tuple[list[tuple[dict[str, Any], str]], list[str]] | None:
@@ -75,8 +99,8 @@ def get(
     depends on, such as the ids a code rule may name)."""
     identity = _identity(name, text, validator, context)
     try:
-        data = json.loads(_file(identity).read_text(encoding="utf-8"))
-        if data.get("identity") != identity:
+        data = unseal(_file(identity).read_text(encoding="utf-8"))
+        if data is None or data.get("identity") != identity:
             return None
         entries = [(dict(raw), str(source)) for raw, source in data["entries"]]
         return entries, [str(w) for w in data["warnings"]]
@@ -107,7 +131,7 @@ def put(
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, temp = tempfile.mkstemp(prefix=".kb.", suffix=".tmp", dir=target.parent)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(payload, handle)
+            handle.write(seal(payload))
         os.replace(temp, target)
         kept = sorted(target.parent.glob("*.json"), key=lambda p: p.stat().st_mtime)
         for old in kept[:-_MAX_FILES]:

@@ -67,6 +67,7 @@ FIXES: Mapping[str, str] = MappingProxyType(
         "(has_xmx, has_2d_block_array likewise)",
         "mem-get-info": "ipex.xpu.mem_get_info -> torch.xpu.mem_get_info",
         "ccl-to-xccl": 'backend="ccl" -> "xccl", guarded by torch.distributed.is_xccl_available()',
+        # ipex-doctor: ignore[ipex-launcher] describes the launcher fix
         "launcher": "ipexrun / python -m intel_extension_for_pytorch.cpu.launch -> "
         "python -m torch.backends.xeon.run_cpu",
         "qconv-op-rename": "torch.ops.onednn.qconv2d_pointwise -> torch.ops.onednn.qconv_pointwise",
@@ -82,7 +83,11 @@ PATTERNS: Mapping[str, str] = MappingProxyType(
         "with-and": "a with statement whose single item is `a() and b()` (only b() is entered)",
         "half-spectral-norm": "a module converted with .half() in a file that applies spectral_norm",
         "optimize-bf16": "ipex.optimize(..., dtype=torch.bfloat16)",
-        "ccl-backend": 'a process group created with backend "ccl"',
+        "ccl-backend": 'a process group created with backend "ccl" (or "ccl" kept as a backend)',
+        "compile-ipex-backend": 'torch.compile(model, backend="ipex")',
+        "ipex-backend-option": 'backend="ipex" given to anything but torch.compile (a library option)',
+        "availability-probe": "a probe of whether a package is installed (find_spec, "
+        "importlib.metadata, a helper or flag named in match.names, hasattr on an IPEX name)",
     }
 )
 """The structural patterns the scanner implements, by id; a rule's ``match.pattern`` is one."""
@@ -128,13 +133,25 @@ class RuleMatch(JsonModel):
     imports: tuple[str, ...] = ()
     """An import of one of these modules (or a submodule of one)."""
     pattern: str | None = None
-    """A structural pattern the scanner implements, by id (``with-and``, ``half-spectral-norm``,
-    ``optimize-bf16``, ``ccl-backend``)."""
+    """A structural pattern the scanner implements, by id (``PATTERNS``)."""
     text: tuple[str, ...] = ()
     """For non-Python files: regular expressions, searched line by line. They are compiled as
     written (``(?i)`` makes one case-insensitive) and never match an empty line. A text rule
-    whose ``applies_to`` names a Python kind is searched in the lines of Python source too
-    (a launcher command in a subprocess argument list, ``use_ipex=True``)."""
+    whose ``applies_to`` names a Python kind is searched in the string literals and literal
+    settings of Python source too (``scan.python_strings``: a command list, ``use_ipex=True``,
+    a pip command kept in a variable)."""
+    unless: tuple[str, ...] = ()
+    """With ``text``: regular expressions that make a line that matches ``text`` no match (a
+    mention that is not a use: ``pip uninstall intel-extension-for-pytorch``)."""
+    when: tuple[str, ...] = ()
+    """With ``text``: regular expressions one of which a line that matches ``text`` must also
+    match (the context that makes a mention a use: a pip command, a version pin)."""
+    in_files_with: tuple[str, ...] = ()
+    """With ``text``: regular expressions one of which the file must contain for the rule to
+    match there (a pitfall that needs its context: oneAPI's setvars beside torch or IPEX)."""
+    names: tuple[str, ...] = ()
+    """With ``pattern``: what the pattern looks for, as data (the packages, helpers and flags
+    of ``availability-probe``)."""
 
     @property
     def kind(self) -> str:
@@ -447,13 +464,18 @@ def _check_rule(raw: Mapping[str, Any], known: frozenset[str]) -> list[tuple[lis
         name = match["pattern"]
         known_patterns = ", ".join(PATTERNS)
         add(["match", "pattern"], f"unknown pattern '{name}'{_closest(name, PATTERNS)} (known: {known_patterns})")  # fmt: skip
+    owners = (("unless", "text"), ("when", "text"), ("in_files_with", "text"), ("names", "pattern"))
+    for field, owner in owners:
+        if field in match and kind != owner:
+            add(["match", field], f"'{field}' belongs to a {owner} rule; this is a {kind} rule")
     if kind == "text":
         if "applies_to" not in raw:
             add(["match", "text"], "a text rule needs 'applies_to': the file kinds whose lines it searches")  # fmt: skip
-        for i, pattern in enumerate(match["text"]):
-            problem = _regex_problem(pattern)
-            if problem is not None:
-                add(["match", "text", i], problem)
+        for field in ("text", "unless", "when", "in_files_with"):
+            for i, pattern in enumerate(match.get(field) or ()):
+                problem = _regex_problem(pattern)
+                if problem is not None:
+                    add(["match", field, i], problem)
     elif "applies_to" in raw:
         # NOTE: a symbol, import or pattern rule is matched on Python's syntax tree; another
         # kind of file never reaches it, so naming one would be a rule that silently never fires
@@ -508,6 +530,10 @@ def _rule(raw: Mapping[str, Any]) -> CodeRule:
             imports=tuple(match.get("imports") or ()),
             pattern=match.get("pattern"),
             text=tuple(match.get("text") or ()),
+            unless=tuple(match.get("unless") or ()),
+            when=tuple(match.get("when") or ()),
+            in_files_with=tuple(match.get("in_files_with") or ()),
+            names=tuple(match.get("names") or ()),
         ),
         why=raw["why"].strip(),
         replacement=raw["replacement"].strip(),

@@ -57,6 +57,7 @@ from ipex_doctor.knowledge.known_issues import (
     Signature,
     glob_literal,
 )
+from ipex_doctor.model.wording import Wording
 
 MAX_INPUT_CHARS = 1_000_000
 """Longer input is cut to its last MAX_INPUT_CHARS characters (an error is at the end)."""
@@ -560,7 +561,7 @@ def explain(text: str, kb: KnowledgeBase, env: EnvFacts | None = None) -> list[M
     return diagnose(text, kb, env).matches
 
 
-def _any(patterns: tuple[re.Pattern[str], ...], text: str) -> bool:
+def _any(patterns: tuple[Wording, ...], text: str) -> bool:
     return any(p.search(text) for p in patterns)
 
 
@@ -628,7 +629,7 @@ def _causes(
     return family
 
 
-def _search(pattern: re.Pattern[str], forms: tuple[str, ...]) -> str:
+def _search(pattern: Wording, forms: tuple[str, ...]) -> str:
     for form in forms:
         hit = pattern.search(form)
         if hit is not None:

@@ -25,6 +25,7 @@ from ipex_doctor.knowledge import cache, schema
 from ipex_doctor.model.codec import JsonModel
 from ipex_doctor.model.terms import FindingKind, Reference, Severity
 from ipex_doctor.model.versions import VersionRange
+from ipex_doctor.model.wording import Wording
 
 if TYPE_CHECKING:
     import yaml
@@ -142,7 +143,7 @@ class KnownIssue(JsonModel):
     """The built-in detector that judges this entry against an environment (``verdicts/rules.py``; its names: ``rule_names``)."""
     repro: str | None
     """The check script that reproduces it (``checks/``)."""
-    symptoms: tuple[re.Pattern[str], ...]
+    symptoms: tuple[Wording, ...]
     references: tuple[Reference, ...]
     source: str
     """``file:line`` the entry was loaded from."""
@@ -156,7 +157,7 @@ class KnownIssue(JsonModel):
     causes: tuple[str, ...] = ()
     """Entries that can each produce this entry's message, most frequent first: ``explain``
     ranks them in its place (this entry names the message, they name what to fix)."""
-    hints: tuple[re.Pattern[str], ...] = ()
+    hints: tuple[Wording, ...] = ()
     """Wording that tells this cause from its siblings; it never names the entry alone."""
 
 
@@ -171,9 +172,9 @@ class Layer(JsonModel):
     """The ``ipex-doctor env`` rung or check, or the command, that examines this layer."""
     collect: tuple[str, ...]
     """What to collect for a report: the variables, the layer's verbose switch, commands."""
-    symptoms: tuple[re.Pattern[str], ...] = ()
+    symptoms: tuple[Wording, ...] = ()
     """Wording that places a text in this layer."""
-    context: tuple[re.Pattern[str], ...] = ()
+    context: tuple[Wording, ...] = ()
     """Weaker wording: it names the layer only where nothing stronger names another."""
     match: tuple[Signature, ...] = ()
     source: str = ""
@@ -183,8 +184,8 @@ class Layer(JsonModel):
 class StackWords:
     """Words that place an error text in the Intel stack or in another vendor's."""
 
-    intel: tuple[re.Pattern[str], ...] = ()
-    foreign: tuple[re.Pattern[str], ...] = ()
+    intel: tuple[Wording, ...] = ()
+    foreign: tuple[Wording, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -389,7 +390,7 @@ def _entry(raw: Mapping[str, Any], source: str) -> KnownIssue:
         affected=ranges,
         rule=raw.get("rule"),
         repro=raw.get("repro"),
-        symptoms=tuple(re.compile(p, re.IGNORECASE) for p in raw.get("symptoms") or ()),
+        symptoms=_patterns(raw, "symptoms"),
         references=tuple(
             Reference(url=r["url"], title=r.get("title", "")) for r in raw["references"]
         ),
@@ -398,7 +399,7 @@ def _entry(raw: Mapping[str, Any], source: str) -> KnownIssue:
         match=tuple(_signature(item) for item in raw.get("match") or ()),
         layer=raw.get("layer", ""),
         causes=tuple(raw.get("causes") or ()),
-        hints=tuple(re.compile(p, re.IGNORECASE) for p in raw.get("hints") or ()),
+        hints=_patterns(raw, "hints"),
     )
 
 
@@ -428,8 +429,10 @@ def _signature(raw: Mapping[str, Any]) -> Signature:
     )
 
 
-def _patterns(raw: Mapping[str, Any], key: str) -> tuple[re.Pattern[str], ...]:
-    return tuple(re.compile(p, re.IGNORECASE) for p in raw.get(key) or ())
+def _patterns(raw: Mapping[str, Any], key: str) -> tuple[Wording, ...]:
+    # NOTE: not compiled here (``Wording`` compiles on first search): the document was
+    # validated, its expressions compiled once, before it was kept or cached.
+    return tuple(Wording(str(p)) for p in raw.get(key) or ())
 
 
 def _layer(raw: Mapping[str, Any], source: str) -> Layer:
@@ -664,8 +667,8 @@ def load(overlays: Iterable[Path] = (), *, include_shipped: bool = True) -> Know
     """The shipped knowledge base with ``overlays`` applied in order (same id replaces)."""
     merged: dict[str, KnownIssue] = {}
     layers: dict[str, Layer] = {}
-    intel: list[re.Pattern[str]] = []
-    foreign: list[re.Pattern[str]] = []
+    intel: list[Wording] = []
+    foreign: list[Wording] = []
     sources = []
     warnings: list[str] = []
     paths = ([shipped_path()] if include_shipped else []) + list(overlays)

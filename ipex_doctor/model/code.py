@@ -34,6 +34,9 @@ class FileKind(TextEnum):
     """``*.sh`` / ``*.bash`` scripts."""
     CONFIG = "config"
     """YAML / JSON / TOML configs that can switch IPEX on (accelerate's ``ipex: true``)."""
+    CI = "ci"
+    """CI and task-runner files (GitHub Actions, GitLab CI, Azure Pipelines, Makefiles,
+    justfiles, ``tox.ini``...): their commands are read as shell lines."""
     DOCS = "docs"
     """Markdown / reStructuredText: their Python and shell code blocks, read like notebook
     cells (``scan --docs``, or a document named on the command line)."""
@@ -69,6 +72,13 @@ class CodeMatch(JsonModel):
     suppressed: str | None = None
     """The reason given by an inline ``# ipex-doctor: ignore[RULE] reason`` on that line (or
     the line above), when one applies; ``None`` otherwise."""
+    mechanical: bool = False
+    """``scan --fix`` rewrites this place: the rule's fix applies to this form of it (the
+    scanner checks the fix's conditions; where it cannot tell, this is ``False``)."""
+    guard: str | None = None
+    """The availability probe (``if is_ipex_available():``, ``hasattr(...)``) or ``try`` /
+    ``except ImportError`` under which this place runs only where IPEX is, as written and
+    with its line; ``None`` when nothing guards it."""
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,8 @@ import typing
 from collections.abc import Mapping
 from typing import Any, TypeVar, cast
 
+from ipex_doctor.model.wording import Wording
+
 T = TypeVar("T")
 
 
@@ -30,6 +32,8 @@ def to_json(value: Any) -> Any:
     # a fleet report holds hundreds of thousands of node names.
     if value is None or type(value) in _PLAIN:
         return value
+    if isinstance(value, Wording):
+        return value.pattern  # NOTE: written as its text, as the knowledge base writes it
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         out = {_json_name(f): to_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
         for name in getattr(type(value), "JSON_EXTRAS", ()):

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ipex_doctor import resources
@@ -148,13 +148,17 @@ class Session:
         environ: Mapping[str, str] | None = None,
         only_import: str | None = None,
         refuse: Mapping[str, str] | None = None,
+        prepare: Sequence[str] = (),
     ) -> None:
         """Start the worker; raises ``OSError`` when ``python`` cannot be started.
 
         ``only_import`` makes a worker that imports that one module in a fresh interpreter,
         reports it and exits (see ``fresh_import``). ``refuse`` maps modules the worker must
         not import (their import killed an interpreter) to why: an import of one of them, by
-        the worker or a check, raises ImportError with that reason.
+        the worker or a check, raises ImportError with that reason. ``prepare`` names candidate
+        accelerators (``cuda:0``...): the probe initialises the first one present (its context,
+        BLAS and convolution libraries) in a thread while it imports torchvision and IPEX, so
+        the checks do not pay for it after the imports.
         """
         script = str(resources.path("probe/scripts/worker.py"))
         env = dict(os.environ if environ is None else environ)
@@ -165,6 +169,8 @@ class Session:
         extra = [] if probe else ["--no-probe"]
         if only_import is not None:
             extra = ["--import", only_import]
+        for device in prepare:
+            extra += ["--prepare", device]
         for module, why in (refuse or {}).items():
             extra += ["--refuse", f"{module}={why}"]
         self.worker = spawn.Worker(lambda fd: [python, "-u", script, str(fd), *extra], env=env)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, TextIO
 from ipex_doctor.errors import ExitCode
 from ipex_doctor.model.findings import Report
 from ipex_doctor.reporting import output
-from ipex_doctor.reporting.formats import renderer
+from ipex_doctor.reporting.formats.renderers import renderer
 from ipex_doctor.reporting.output_options import OutputOptions
 from ipex_doctor.reporting.policy import Policy
 

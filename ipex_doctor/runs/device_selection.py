@@ -43,6 +43,20 @@ def local_rank(environ: Mapping[str, str] | None = None) -> int:
     return 0
 
 
+def accelerators_to_prepare(spec: str, rank: int) -> tuple[str, ...]:
+    """The accelerator a run with ``spec`` uses first, as candidates by kind (xpu, then cuda),
+    for the probe's worker to initialise while it imports the rest (``()`` for ``cpu``, and for
+    ``auto``/``all`` on a further local rank, whose first GPU is another rank's)."""
+    kind, _, index = spec.partition(":")
+    if kind == "cpu":
+        return ()
+    if kind == LOCAL:
+        return (f"xpu:{rank}", f"cuda:{rank}")
+    if kind in ("auto", "all"):
+        return ("xpu:0", "cuda:0") if rank == 0 else ()
+    return (f"{kind}:{index or 0}",)
+
+
 def local_devices(env: Environment, rank: int) -> list[str]:
     """The devices of ``LOCAL``: the ``rank``-th accelerator of the first kind present (xpu,
     then cuda, as a job would pick), and ``cpu`` when ``rank`` is 0."""

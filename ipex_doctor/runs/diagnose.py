@@ -35,7 +35,7 @@ from ipex_doctor.probe.secrets import Redactor, reported_env_vars
 from ipex_doctor.probe.session import Session, StepProgress
 from ipex_doctor.runs import runner, sanity_plan
 from ipex_doctor.runs.catalog import CheckScript, catalog
-from ipex_doctor.runs.device_selection import local_rank, select_devices
+from ipex_doctor.runs.device_selection import accelerators_to_prepare, local_rank, select_devices
 from ipex_doctor.runs.sanity_options import SanityOptions
 from ipex_doctor.verdicts.assemble import findings_of
 
@@ -134,8 +134,10 @@ def examine(
     progress: Progress = _quiet,
     keep_session: bool = False,
     partial: Partial | None = None,
+    prepare: tuple[str, ...] = (),
 ) -> tuple[Environment, Session | None]:
-    """Probe the environment of ``options.python``: static facts, then the runtime probe.
+    """Probe the environment of ``options.python``: static facts, then the runtime probe
+    (``prepare``: the accelerators its worker may initialise while it imports, see ``Session``).
 
     Raises ``InterpreterError`` when ``options.python`` cannot be used at all; every other
     failure (torch missing, an import that crashes) is recorded in the environment. With
@@ -156,7 +158,7 @@ def examine(
     # NOTE: the worker starts importing torch now; the rest of the static facts (the CPU's
     # ISA in the examined interpreter, the GPU stack's libraries) are read while it does.
     started = _start_runtime_probe(options, packages, target.interpreter.executable, environ,
-                                   progress)  # fmt: skip
+                                   progress, prepare)  # fmt: skip
     try:
         isa = host.executable_isa(target.interpreter.executable, env=environ)
         stack = gpu.gpu_facts(
@@ -191,8 +193,10 @@ def _start_runtime_probe(
     python: str,
     environ: Mapping[str, str],
     progress: Progress,
+    prepare: tuple[str, ...],
 ) -> Session | RuntimeProbe:
-    """The worker that runs the runtime probe, started; or the probe that did not run, and why."""
+    """The worker that runs the runtime probe, started; or the probe that did not run, and why
+    (``prepare``: the accelerators it may initialise while it imports, see ``Session``)."""
     if not options.runtime_probe:
         # NOTE: only a command that must not import torch asks for this (scan): say so, not
         # that the user switched something off
@@ -202,7 +206,7 @@ def _start_runtime_probe(
         return RuntimeProbe(ran=False, skip_reason="torch is not installed")
     progress("importing torch and IPEX in a spawned interpreter")
     try:
-        return Session(python, environ=environ)
+        return Session(python, environ=environ, prepare=prepare)
     except OSError as exc:
         return RuntimeProbe(
             ran=False, skip_reason=f"could not start the interpreter: {exc.strerror}"
@@ -348,9 +352,11 @@ def diagnose(
     """
     environ = os.environ if environ is None else environ
     partial = partial if partial is not None else Partial()
+    # NOTE: the device the checks will use first is made ready while the worker imports.
+    prepare = () if checks is None else accelerators_to_prepare(checks.device, local_rank(environ))
     env, session = examine(
         options, environ=environ, progress=progress, keep_session=checks is not None,
-        partial=partial,
+        partial=partial, prepare=prepare,
     )  # fmt: skip
     runs = partial.runs
     if checks is not None:

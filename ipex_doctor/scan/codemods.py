@@ -15,9 +15,10 @@ from ipex_doctor.scan.codemods_amp import AutocastCpu, AutocastXpu, AutocastXpuS
 from ipex_doctor.scan.codemods_base import Codemod
 from ipex_doctor.scan.codemods_dist import CclToXccl
 from ipex_doctor.scan.codemods_imports import IpexSideEffectImport
-from ipex_doctor.scan.codemods_launcher import Launcher, LaunchNote, rewrite_launch_text
+from ipex_doctor.scan.codemods_launcher import Launcher
 from ipex_doctor.scan.codemods_with import WithAnd
 from ipex_doctor.scan.codemods_xpu import DeviceProperties, MemGetInfo, QconvOpRename
+from ipex_doctor.scan.launch_text import LaunchNote, rewrite_launch_text
 
 CODEMODS: dict[str, type[Codemod]] = {
     codemod.FIX_ID: codemod

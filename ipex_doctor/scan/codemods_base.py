@@ -15,7 +15,7 @@ the user's original lines when several codemods run one after the other.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Container, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar, cast
 
@@ -40,54 +40,23 @@ from ipex_doctor.scan.codemods_layout import (
     torch_import_index,
 )
 from ipex_doctor.scan.codemods_syntax import code_of, string_value, walk
+from ipex_doctor.scan.fixable import IPEX_INJECTED, IPEX_PACKAGE, under
 
 T = TypeVar("T")
 NodeT = TypeVar("NodeT", bound=cst.CSTNode)
 
 TORCH = QualifiedName("torch", QualifiedNameSource.IMPORT)
 
-IPEX_INJECTED = (
-    "torch.xpu.amp",
-    "torch.xpu.optimize",
-    "torch.xpu.has_fp64_dtype",
-    "torch.xpu.has_xmx",
-    "torch.xpu.has_2d_block_array",
-    "torch.xpu.has_onemkl",
-    "torch.xpu.has_channels_last_1d",
-    "torch.xpu.get_autocast_xpu_dtype",
-    "torch.xpu.is_autocast_xpu_enabled",
-    "torch.xpu.set_autocast_xpu_enabled",
-    "torch.xpu.set_autocast_xpu_dtype",
-    "torch.xpu.set_fp32_math_mode",
-    "torch.xpu.get_fp32_math_mode",
-    "torch.xpu.FP32MathMode",
-    "torch.xpu.set_onednn_verbose",
-    "torch.xpu.set_onemkl_verbose",
-    "torch.xpu.enable_onednn_deterministic",
-    "torch.xpu.disable_onednn_deterministic",
-    "torch.xpu.enable_onednn_layout",
-    "torch.xpu.disable_onednn_layout",
-    "torch.xpu.using_onednn_layout",
-    "torch.xpu.intrinsic",
-    "torch.xpu.cpp_extension",
-    "torch.ops.torch_ipex",
-)
-"""What exists in ``torch`` only after ``import intel_extension_for_pytorch`` (IPEX installs
-these aliases and modules; upstream torch has none of them: torch-xpu-ops #2509 for
-``torch.xpu.amp``, IPEX #816 and #831 for ``has_2d_block_array``)."""
-
-IPEX_PACKAGE = "intel_extension_for_pytorch"
 _IPEX_WORDS = frozenset(name.rsplit(".", 1)[-1] for name in IPEX_INJECTED)
-
-
-def under(name: str, prefixes: Collection[str]) -> bool:
-    """Whether dotted ``name`` is one of ``prefixes`` or inside one."""
-    return any(name == p or name.startswith(p + ".") for p in prefixes)
 
 
 def is_ipex_only(name: str) -> bool:
     """Whether dotted ``name`` exists only while IPEX is installed and imported."""
     return under(name, (*IPEX_INJECTED, IPEX_PACKAGE))
+
+
+def _same_line(line: int) -> int:
+    return line
 
 
 Edit = Callable[[Any], "cst.CSTNode | cst.RemovalSentinel | cst.FlattenSentinel[Any]"]
@@ -127,6 +96,9 @@ class Codemod(cst.CSTTransformer):
     REQUIRES: ClassVar[tuple[str, ...]] = ()
     """Words all of which the source must contain too (``xpu`` for an XPU name: it is spelled
     in the use or in the import)."""
+    READS: ClassVar[tuple[str, ...]] = ()
+    """What else this codemod's decisions read anywhere in the module (``__all__``, the
+    builtins that reach names dynamically, string values): see ``relevant``."""
     METADATA_DEPENDENCIES: ClassVar[Collection[ProviderT]] = (PositionProvider,)
 
     def __init__(self) -> None:
@@ -145,15 +117,30 @@ class Codemod(cst.CSTTransformer):
         self._torch_needed_by: cst.CSTNode | None = None
         """The first module-level statement that runs a use of the added ``import torch``
         while the module is imported (the import must come before it)."""
+        self.original_line: Callable[[int], int] = _same_line
+        """Maps a line of the tree this codemod runs on to the user's original line (``fix``
+        sets it when earlier codemods moved lines, or the tree is a slice): for the lines a
+        reason names in its text (the records' own lines are mapped by ``fix``)."""
 
     # -- what subclasses implement ------------------------------------------------------------
 
     @classmethod
-    def may_apply(cls, source: str) -> bool:
-        """Whether ``source`` can hold anything this codemod rewrites or reports."""
+    def may_apply(cls, source: Container[str]) -> bool:
+        """Whether ``source`` (text, or anything that says which words it holds) can hold
+        anything this codemod rewrites or reports."""
         return any(word in source for word in cls.TRIGGERS) and all(
             word in source for word in cls.REQUIRES
         )
+
+    @classmethod
+    def relevant(cls) -> frozenset[str]:
+        """What a top-level statement spells when this codemod may read it, besides an import
+        and the names imports bind (``fix_slice`` keeps those): a name (matched as a whole
+        word: the last part of every name it rewrites, its triggers, ``READS``) or other text
+        (matched anywhere). A statement that spells none of them is nothing to this codemod:
+        no decision of it changes whether the statement is there."""
+        targets = (target.rsplit(".", 1)[-1] for target in cls().targets())
+        return frozenset((*cls.TRIGGERS, *cls.REQUIRES, *cls.READS, *targets))
 
     def plan(self, module: cst.Module) -> None:
         """Decide every edit and record it (``rewrite`` / ``refuse``); called once."""
@@ -209,14 +196,14 @@ class Codemod(cst.CSTTransformer):
                 else:
                     name = found.evaluated_name
                 if under(name, IPEX_INJECTED) and stmt not in self._dropped:
-                    left.append(f"the import of {name} (line {self.line_of(found)})")
+                    left.append(f"the import of {name} (line {self.user_line(found)})")
             elif isinstance(found, cst.Arg):
                 if (
                     found.keyword is not None
                     and found.keyword.value == "backend"
                     and string_value(found.value) == "ipex"
                 ):
-                    left.append(f'backend="ipex" (line {self.line_of(found)})')
+                    left.append(f'backend="ipex" (line {self.user_line(found)})')
             elif (
                 not isinstance(self.parent(found), cst.Attribute)
                 and self.may_name(found, _IPEX_WORDS)
@@ -224,7 +211,7 @@ class Codemod(cst.CSTTransformer):
             ):
                 hit = sorted(n for n in self.qualified_names(found) if under(n, IPEX_INJECTED))
                 if hit:
-                    left.append(f"{hit[0]} (line {self.line_of(found)})")
+                    left.append(f"{hit[0]} (line {self.user_line(found)})")
         return left
 
     # -- recording ----------------------------------------------------------------------------
@@ -232,6 +219,10 @@ class Codemod(cst.CSTTransformer):
     def line_of(self, node: cst.CSTNode) -> int:
         """The 1-based line ``node`` starts on."""
         return int(self.get_metadata(PositionProvider, node).start.line)
+
+    def user_line(self, node: cst.CSTNode) -> int:
+        """The line of the user's original text that ``node`` starts on, for a reason's text."""
+        return self.original_line(self.line_of(node))
 
     def rewrite(
         self, node: cst.CSTNode, edit: Edit, summary: str, *, consumes: cst.CSTNode | None = None
@@ -577,3 +568,6 @@ class NameCodemod(Codemod):
     metadata that costs the most is computed only for these."""
 
     METADATA_DEPENDENCIES: ClassVar[Collection[ProviderT]] = (ScopeProvider,)
+    READS: ClassVar[tuple[str, ...]] = ("torch", IPEX_PACKAGE, "backend", *sorted(_IPEX_WORDS))
+    """``torch`` (where the name is bound decides how the fix writes it), and what
+    ``ipex_uses_left`` reads: the names IPEX installs into torch and ``backend="ipex"``."""

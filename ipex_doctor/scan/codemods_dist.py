@@ -50,16 +50,22 @@ class CclToXccl(NameCodemod):
     ``init_process_group(backend="ccl")``, has no ``init_process_group`` whose backend is not
     a literal, and uses the string ``"ccl"`` nowhere else (a ``new_group(backend="ccl")`` still
     needs torch-ccl). Otherwise it is left as is and reported. A non-literal backend is left
-    alone.
+    alone. Every other ``"ccl"`` chosen as a backend (given to another call, such as a
+    library's process group or ``super().__init__(backend="ccl")``, or kept in a variable or a
+    dict for later) is reported, never changed: where it ends up is not this module's to see.
     """
 
     FIX_ID = "ccl-to-xccl"
-    TRIGGERS = ("init_process_group", *CCL_BINDINGS)
+    TRIGGERS = ("init_process_group", *CCL_BINDINGS, '"ccl"', "'ccl'")
     REQUIRES = ("ccl",)
+    # NOTE: every "ccl" string counts (another use keeps the import), and a backslash can
+    # spell one ("\x63cl", a line continuation inside the string).
+    READS = (*NameCodemod.READS, "\\", XCCL_PROBE)
 
     def plan(self, module: cst.Module) -> None:
         """Plan the backend arguments, then the import."""
         rewritten: set[cst.CSTNode] = set()
+        handled: set[cst.CSTNode] = set()
         opaque: list[cst.CSTNode] = []
         for node, _ in self.references(module, dict.fromkeys(INIT_PROCESS_GROUP)):
             call = self.call_of(node)
@@ -72,14 +78,42 @@ class CclToXccl(NameCodemod):
                 if not isinstance(backend.value, (cst.SimpleString, cst.IfExp)):
                     opaque.append(call)
                 continue
+            handled.add(backend.value)
             torch = self.torch_name(call, root_name(node))
             if torch is None:
                 self.refuse(call, "the name torch means something else here: rewrite by hand")
                 continue
             self._plan_backend(cast(cst.SimpleString, backend.value), torch)
             rewritten.add(backend.value)
+        self._report_other_ccl(handled)
         for stmt in self.nodes(cst.Import):
             self._plan_import(stmt, module, rewritten, opaque)
+
+    def _report_other_ccl(self, handled: set[cst.CSTNode]) -> None:
+        """Report every other ``"ccl"`` chosen as a backend (scan reports them all): given to
+        another call (a library's own process group, ``super().__init__(backend="ccl")``),
+        or kept for later (``backend = "ccl"``, ``{"backend": "ccl"}``)."""
+        why = (
+            'stays: the fix rewrites only torch.distributed.init_process_group(backend="ccl"); '
+            'where this value reaches a process group, choose "xccl" there when '
+            "torch.distributed.is_xccl_available()"
+        )
+        for arg in self.nodes(cst.Arg):
+            if (
+                arg.keyword is not None
+                and arg.keyword.value == "backend"
+                and arg.value not in handled
+                and string_value(arg.value) == "ccl"
+            ):
+                self.refuse(arg, f'backend="ccl" {why}')
+        for assign in self.nodes(cst.Assign):
+            if string_value(assign.value) == "ccl" and any(
+                _names_backend(target.target) for target in assign.targets
+            ):
+                self.refuse(assign, f'"ccl" kept as a backend {why}')
+        for element in self.nodes(cst.DictElement):
+            if string_value(element.key) == "backend" and string_value(element.value) == "ccl":
+                self.refuse(element, f'"backend": "ccl" {why}')
 
     def _plan_backend(self, literal: cst.SimpleString, torch: str) -> None:
         quote = quote_of(literal)
@@ -146,12 +180,12 @@ class CclToXccl(NameCodemod):
         if not rewritten:
             return 'no init_process_group(backend="ccl") in this module; it may serve another'
         if opaque:
-            return f"the backend at line {self.line_of(opaque[0])} is not a literal"
+            return f"the backend at line {self.user_line(opaque[0])} is not a literal"
         for found in self.nodes(cst.SimpleString):
             if found in rewritten or string_value(found) != "ccl":
                 continue
             if not self._inside_guard(found):
-                return f'"ccl" is still used at line {self.line_of(found)}'
+                return f'"ccl" is still used at line {self.user_line(found)}'
         return None
 
     def _is_used(self, stmt: cst.Import, bound: str) -> bool:
@@ -178,3 +212,11 @@ def _backend_arg(call: cst.Call) -> cst.Arg | None:
     if first is not None and first.keyword is None and not first.star:
         return first
     return None
+
+
+def _names_backend(target: cst.BaseExpression) -> bool:
+    """Whether an assignment target names a backend (``backend``, ``self.dist_backend``)."""
+    name = target.value if isinstance(target, cst.Name) else ""
+    if isinstance(target, cst.Attribute):
+        name = target.attr.value
+    return name.lower().endswith("backend")

@@ -20,6 +20,7 @@ from typing import Any
 
 from ipex_doctor.knowledge.code_rules import CodeRules
 from ipex_doctor.model.code import CodeMatch, FileKind, ScanResult, SkippedFile
+from ipex_doctor.scan.collector import collector_paused
 from ipex_doctor.scan.discovery import Candidate, discover
 from ipex_doctor.scan.kinds import reads_as_python
 from ipex_doctor.scan.outcome_cache import OutcomeCache
@@ -248,13 +249,16 @@ def _read(candidate: Candidate, rules: RuleSet, max_file_bytes: int) -> Outcome:
         return skipped(candidate, _too_large(len(data), limit))._replace(lasting=False)
     if b"\0" in data:
         return skipped(candidate, "binary (contains NUL bytes)")
-    if notebook:
-        return read_notebook(candidate, data, rules)
-    if docs:
-        return read_docs(candidate, data, rules)
-    if python:
-        return read_python(candidate, data, rules)
-    return read_text(candidate, data, rules)
+    # NOTE: a parse tree of a large file is millions of objects; the cyclic collector would
+    # walk them again and again while they are built (collector says why it is safe).
+    with collector_paused():
+        if notebook:
+            return read_notebook(candidate, data, rules)
+        if docs:
+            return read_docs(candidate, data, rules)
+        if python:
+            return read_python(candidate, data, rules)
+        return read_text(candidate, data, rules)
 
 
 def _too_large(size: int, limit: int) -> str:

@@ -16,11 +16,12 @@ character, a quote, a backslash or a byte outside ASCII.
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import patiencediff
 
 from ipex_doctor.model.code import FileKind
 from ipex_doctor.scan import confined
@@ -193,7 +194,9 @@ def unified_diff(old: str, new: str, name: str) -> str:
     Lines are Python's (``\\r\\n``, ``\\r``, ``\\n``); a CR-only line is shown ending in
     ``\\n``, so the diff stays one line per line."""
     name = name.lstrip("/")
-    lines = difflib.unified_diff(
+    # NOTE: patience diff: difflib's matcher is quadratic on the repeated lines of generated
+    # code (the diff of a fixed 10 MiB module of similar functions never finished).
+    lines = patiencediff.unified_diff(
         _diff_lines(old), _diff_lines(new), diff_header_name(f"a/{name}"),
         diff_header_name(f"b/{name}"),
     )  # fmt: skip

@@ -4,7 +4,11 @@ Names are compared case-insensitively (``Dockerfile``, ``dockerfile``, ``DOCKERF
 Specific names win over extensions: ``setup.py`` is ``SETUP`` (read as Python and as text),
 ``pyproject.toml`` is ``PYPROJECT``, ``environment.yml`` (and ``environment-*.yml``) is
 ``CONDA``; a ``*.txt`` or ``*.in`` named ``requirements*`` / ``constraints*`` or inside a
-``requirements/`` directory is ``REQUIREMENTS``; any other ``*.yaml``,
+``requirements/`` directory is ``REQUIREMENTS``; a CI or task-runner file is ``CI`` (a YAML
+file directly inside ``workflows/`` (GitHub's ``.github/workflows``), ``.circleci/``,
+``.buildkite/``, ``.azure-pipelines/`` or ``ci/``, an ``action.yml``, ``.gitlab-ci.yml``,
+``azure-pipelines*.yml``, a ``Makefile`` or ``*.mk``, a ``justfile``, ``tox.ini``, a
+``Jenkinsfile``); any other ``*.yaml``,
 ``*.yml``, ``*.json``, ``*.toml`` or ``*.cfg`` is a ``CONFIG`` that may switch IPEX on;
 ``*.md``, ``*.markdown``, ``*.rst`` and ``*.rest`` are ``DOCS`` (a walk of a directory takes
 them only when asked to, ``scan --docs``).
@@ -21,12 +25,19 @@ _EXACT = {
     "containerfile": FileKind.DOCKERFILE,
 }
 _CONFIG_SUFFIXES = (".yaml", ".yml", ".json", ".toml", ".cfg")
+_CI_NAMES = frozenset(
+    {"makefile", "gnumakefile", "justfile", ".justfile", "tox.ini", "jenkinsfile"}
+    | {"action.yml", "action.yaml", ".gitlab-ci.yml", ".gitlab-ci.yaml"}
+)
+_CI_DIRECTORIES = frozenset({"workflows", ".circleci", ".buildkite", ".azure-pipelines", "ci"})
+"""Directories whose YAML files are pipelines (``.github/workflows``, ``.gitlab/ci``...)."""
 _DOC_SUFFIXES = (".md", ".markdown", ".rst", ".rest")
 
 
 def classify(name: str, parent: str = "") -> FileKind | None:
     """The kind of a file called ``name`` in a directory called ``parent`` (its last component,
-    which only matters for ``requirements/*.txt``), or ``None`` when the scan does not read it."""
+    which matters for ``requirements/*.txt`` and the pipelines of ``CI`` directories), or
+    ``None`` when the scan does not read it."""
     lower = name.lower()
     exact = _EXACT.get(lower)
     if exact is not None:
@@ -47,6 +58,12 @@ def classify(name: str, parent: str = "") -> FileKind | None:
         return FileKind.SHELL
     if suffix in (".yml", ".yaml") and (stem == "environment" or stem.startswith("environment-")):
         return FileKind.CONDA
+    if lower in _CI_NAMES or suffix in (".mk", ".just") or lower.endswith(".gitlab-ci.yml"):
+        return FileKind.CI
+    if suffix in (".yml", ".yaml") and (
+        parent.lower() in _CI_DIRECTORIES or stem.startswith("azure-pipelines")
+    ):
+        return FileKind.CI
     if suffix in _CONFIG_SUFFIXES:
         return FileKind.CONFIG
     if suffix in _DOC_SUFFIXES:

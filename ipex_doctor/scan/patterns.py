@@ -25,7 +25,9 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import NamedTuple
 
+from ipex_doctor.scan.fixable import Module
 from ipex_doctor.scan.python_names import Facts, NameTable, Scope
+from ipex_doctor.scan.python_probes import PROBE_PATTERN, Probes
 from ipex_doctor.scan.triggers import Trigger, combined, name_trigger
 
 SPECTRAL_NORM = (
@@ -40,6 +42,7 @@ INIT_PROCESS_GROUP = (
     "torch.distributed.init_process_group",
     "torch.distributed.distributed_c10d.init_process_group",
 )
+TORCH_COMPILE = ("torch.compile", "torch._dynamo.optimize")
 
 
 class PatternHit(NamedTuple):
@@ -51,14 +54,33 @@ class PatternHit(NamedTuple):
     end_line: int
     end_column: int
     symbol: str
+    mechanical: bool = False
+    """``scan --fix`` rewrites this place (the rule's fix applies to this form of it)."""
+
+
+class Context(NamedTuple):
+    """What a pattern is given besides the module: its rule's data and the rules' knowledge."""
+
+    names: tuple[str, ...] = ()
+    """The rule's ``match.names``."""
+    ipex_only: Callable[[str], bool] = lambda name: False
+    """Whether a resolved dotted name exists only with IPEX (a ``needs_ipex`` rule names it)."""
+    probes: Probes | None = None
+    """The module's availability probes, found once for the reader and the pattern alike."""
+    module: Module | None = None
+    """The whole module, for the fixes' conditions (``fixable``)."""
+
+
+Find = Callable[[Sequence[Facts], Context], Iterator[PatternHit]]
 
 
 class Pattern(NamedTuple):
-    """A structural pattern: its id, what a file must contain, and the search itself."""
+    """A structural pattern: its id, what a file must contain (given the rule's ``names``),
+    and the search itself."""
 
     id: str
-    triggers: tuple[Trigger, ...]
-    find: Callable[[Sequence[Facts]], Iterator[PatternHit]]
+    triggers: Callable[[tuple[str, ...]], tuple[Trigger, ...]]
+    find: Find
 
 
 def _resolves_to(node: ast.AST, scope: Scope, names: tuple[str, ...]) -> str | None:
@@ -81,13 +103,13 @@ def _hit(part: int, node: ast.expr, symbol: str) -> PatternHit:
 
 # --- with-and ---------------------------------------------------------------------------------
 
-_WITH = re.compile(
-    rb"with[ \t(\\](?=(?P<same_line>[^\n]*\)[ \t]*and\b)"
-    rb"|[^\n]*[(\[{,\\][ \t]*(?:#[^\n]*)?\r?$)",
+_WITH = re.compile(rb"with[ \t(\\]")
+_WITH_GOES_ON = re.compile(
+    rb"(?=(?P<same_line>[^\n]*\)[ \t]*and\b)|[^\n]*[(\[{,\\][ \t]*(?:#[^\n]*)?\r?$)",
     re.MULTILINE,
 )
-"""``with`` followed on its line by ``) and``, or by an open bracket, a comma or a backslash
-at the line's end (the header goes on)."""
+"""After a ``with``: ``) and`` on its line, or an open bracket, a comma or a backslash at the
+line's end (the header goes on)."""
 _AND_BEFORE_COLON = re.compile(rb"[^:]*?\)\s*(?:\\\s*)?and\b")
 _STATEMENT_LEAD = re.compile(rb"[ \t]*(?:async[ \t]+)?")
 
@@ -99,11 +121,18 @@ def _maybe_with_and(data: bytes) -> bool:
 
     The one form this misses: a header over several lines with a colon (a slice, a dict, a
     lambda) before a ``) and`` on a later line. The search is one regex led by the literal
-    ``with`` (fast in ``re``); the line-start test runs in Python on the few it finds.
+    ``with`` (fast in ``re``); the line-start test runs in Python on the few it finds, before
+    the rest of the line is read.
     """
+    # NOTE: the line-start test comes first: the look at the rest of the line costs the line's
+    # length, and prose strings hold "with " many times on lines of many kilobytes (a prompt
+    # in a benchmark script of ipex-llm took half a second when it came second)
     for found in _WITH.finditer(data):
-        if _starts_statement(data, found.start()) and (
-            found.group("same_line") is not None or _AND_BEFORE_COLON.match(data, found.end())
+        if not _starts_statement(data, found.start()):
+            continue
+        rest = _WITH_GOES_ON.match(data, found.end())
+        if rest is not None and (
+            rest.group("same_line") is not None or _AND_BEFORE_COLON.match(data, found.end())
         ):
             return True
     return False
@@ -122,8 +151,9 @@ def _call_name(call: ast.Call, scope: Scope) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _find_with_and(parts: Sequence[Facts]) -> Iterator[PatternHit]:
+def _find_with_and(parts: Sequence[Facts], context: Context) -> Iterator[PatternHit]:
     for facts in parts:
+        lines = context.module.lines.get(facts.part, ()) if context.module else ()
         for item, scope in facts.withs:
             expr = item.context_expr
             if (
@@ -133,7 +163,15 @@ def _find_with_and(parts: Sequence[Facts]) -> Iterator[PatternHit]:
             ):
                 calls = [v for v in expr.values if isinstance(v, ast.Call)]
                 symbol = " and ".join(f"{_call_name(c, scope)}()" for c in calls)
-                yield _hit(facts.part, expr, symbol)
+                # NOTE: the fix leaves an `and` in parentheses (the item's or the statement's)
+                opened = _text_before(lines, expr).endswith("(")
+                yield _hit(facts.part, expr, symbol)._replace(mechanical=not opened)
+
+
+def _text_before(lines: Sequence[str], node: ast.expr) -> str:
+    """The source of ``node``'s first line before it, without trailing blanks."""
+    line = lines[node.lineno - 1] if 0 < node.lineno <= len(lines) else ""
+    return line.encode("utf-8")[: node.col_offset].decode("utf-8", "ignore").rstrip()
 
 
 # --- half-spectral-norm -----------------------------------------------------------------------
@@ -154,7 +192,7 @@ def _half_conversion(call: ast.Call, scope: Scope) -> str | None:
     return None
 
 
-def _find_half_spectral_norm(parts: Sequence[Facts]) -> Iterator[PatternHit]:
+def _find_half_spectral_norm(parts: Sequence[Facts], context: Context) -> Iterator[PatternHit]:
     spectral = next(
         (
             name
@@ -187,7 +225,7 @@ def _find_half_spectral_norm(parts: Sequence[Facts]) -> Iterator[PatternHit]:
 # --- optimize-bf16 ----------------------------------------------------------------------------
 
 
-def _find_optimize_bf16(parts: Sequence[Facts]) -> Iterator[PatternHit]:
+def _find_optimize_bf16(parts: Sequence[Facts], context: Context) -> Iterator[PatternHit]:
     for facts in parts:
         for call, scope in facts.calls:
             optimize = _resolves_to(call.func, scope, OPTIMIZE)
@@ -205,18 +243,96 @@ def _is_ccl(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) and node.value == "ccl"
 
 
-def _find_ccl_backend(parts: Sequence[Facts]) -> Iterator[PatternHit]:
+def _find_ccl_backend(parts: Sequence[Facts], context: Context) -> Iterator[PatternHit]:
+    """``backend="ccl"`` passed to a call, ``init_process_group("ccl")``, and ``"ccl"`` kept
+    for later as a backend (``backend = "ccl"``, ``self.dist_backend = "ccl"``, ``{"backend":
+    "ccl"}``). Mechanical only where ``ccl-to-xccl`` rewrites: an ``init_process_group`` (one
+    import binds it) given the literal, where the fix can write ``torch``."""
     for facts in parts:
         for call, scope in facts.calls:
-            for keyword in call.keywords:
-                if keyword.arg == "backend" and _is_ccl(keyword.value):
-                    yield _hit(facts.part, keyword.value, 'backend="ccl"')
-            if (
-                call.args
-                and _is_ccl(call.args[0])
-                and _resolves_to(call.func, scope, INIT_PROCESS_GROUP)
-            ):
-                yield _hit(facts.part, call.args[0], 'backend="ccl"')
+            keyword = next((k.value for k in call.keywords if k.arg == "backend"), None)
+            literal = keyword if keyword is not None else (call.args[0] if call.args else None)
+            if literal is None or not _is_ccl(literal):
+                continue  # NOTE: most calls; resolving the callee costs more
+            group = _resolves_to(call.func, scope, INIT_PROCESS_GROUP)
+            if keyword is None and group is None:
+                continue  # NOTE: a first argument "ccl" is a backend to init_process_group only
+            yield _hit(facts.part, literal, 'backend="ccl"')._replace(
+                mechanical=group is not None and _fixable_group(call, scope, facts, context)
+            )
+        for assign, _ in facts.assigns:
+            targets = assign.targets if isinstance(assign, ast.Assign) else [assign.target]
+            if assign.value is not None and _is_ccl(assign.value) and any(map(_backend, targets)):
+                yield _hit(facts.part, assign.value, 'backend = "ccl"')
+        for mapping in facts.dicts:
+            for key, value in zip(mapping.keys, mapping.values, strict=True):
+                if isinstance(key, ast.Constant) and key.value == "backend" and _is_ccl(value):
+                    yield _hit(facts.part, value, '"backend": "ccl"')
+
+
+def _backend(target: ast.expr) -> bool:
+    """Whether an assignment target names a backend (``backend``, ``self.dist_backend``)."""
+    name = target.id if isinstance(target, ast.Name) else getattr(target, "attr", "")
+    return isinstance(name, str) and name.lower().endswith("backend")
+
+
+def _fixable_group(call: ast.Call, scope: Scope, facts: Facts, context: Context) -> bool:
+    base: ast.expr = call.func
+    while isinstance(base, ast.Attribute):
+        base = base.value
+    if context.module is None or not isinstance(base, ast.Name):
+        return False
+    if not scope.unambiguous(base.id) or any(isinstance(a, ast.Starred) for a in call.args):
+        return False
+    return context.module.torch_writable(scope, facts.part, call.lineno)
+
+
+# --- backend="ipex" ---------------------------------------------------------------------------
+
+
+def _ipex_backend_calls(
+    parts: Sequence[Facts], *, compile_calls: bool
+) -> Iterator[tuple[int, ast.expr, str]]:
+    """``backend="ipex"`` (or ``torch._dynamo.optimize("ipex")``): given to ``torch.compile``
+    when ``compile_calls``, to anything else otherwise; (part, the string, what is called)."""
+    for facts in parts:
+        for call, scope in facts.calls:
+            keyword = next((k.value for k in call.keywords if k.arg == "backend"), None)
+            literal = keyword if keyword is not None else (call.args[0] if call.args else None)
+            if not (isinstance(literal, ast.Constant) and literal.value == "ipex"):
+                continue  # NOTE: most calls; the names below cost an unparse
+            compiling = _resolves_to(call.func, scope, TORCH_COMPILE) is not None or (
+                not NameTable.resolve(call.func, scope)
+                and isinstance(call.func, ast.Attribute | ast.Name)
+                and _call_name(call, scope).rsplit(".", 1)[-1] == "compile"
+            )
+            if keyword is None and not compiling:
+                continue  # NOTE: a first argument "ipex" is a backend to compile only
+            if compiling == compile_calls:
+                yield facts.part, literal, _call_name(call, scope)
+
+
+def _find_compile_ipex_backend(parts: Sequence[Facts], context: Context) -> Iterator[PatternHit]:
+    for part, literal, called in _ipex_backend_calls(parts, compile_calls=True):
+        yield _hit(part, literal, f'{called}(backend="ipex")')
+
+
+def _find_ipex_backend_option(parts: Sequence[Facts], context: Context) -> Iterator[PatternHit]:
+    for part, literal, called in _ipex_backend_calls(parts, compile_calls=False):
+        yield _hit(part, literal, f'{called}(backend="ipex")')
+
+
+# --- availability-probe -----------------------------------------------------------------------
+
+
+def _find_probes(parts: Sequence[Facts], context: Context) -> Iterator[PatternHit]:
+    probes = context.probes
+    if probes is None:
+        probes = Probes(parts, context.names, context.ipex_only)
+    for found in probes.hits():
+        node = found.node
+        assert isinstance(node, ast.expr)
+        yield _hit(found.part, node, found.symbol)
 
 
 # --- the registry -----------------------------------------------------------------------------
@@ -226,12 +342,28 @@ def _names_with(first: Sequence[str], second: Sequence[Trigger]) -> tuple[Trigge
     return tuple(combined(name_trigger(a), b) for a in first for b in second)
 
 
+def _fixed(*triggers: Trigger) -> Callable[[tuple[str, ...]], tuple[Trigger, ...]]:
+    """The triggers of a pattern that takes no ``names``."""
+    return lambda names: triggers
+
+
+def _probe_triggers(names: tuple[str, ...]) -> tuple[Trigger, ...]:
+    """A probe names what it asks about: one of ``names`` is in the file (``hasattr`` on an
+    IPEX object needs IPEX's name too, through its import or the name it checks)."""
+    return tuple(Trigger((name.encode(),)) for name in names)
+
+
+def _quoted(word: str) -> tuple[Trigger, Trigger]:
+    """The triggers of a string literal ``word`` in either quote."""
+    return Trigger((f'"{word}"'.encode(),)), Trigger((f"'{word}'".encode(),))
+
+
 PATTERNS: dict[str, Pattern] = {
     pattern.id: pattern
     for pattern in (
         Pattern(
             "with-and",
-            (
+            _fixed(
                 Trigger(
                     (b"with", b"and"),
                     confirm=_maybe_with_and,
@@ -242,21 +374,22 @@ PATTERNS: dict[str, Pattern] = {
         ),
         Pattern(
             "half-spectral-norm",
-            _names_with(
-                SPECTRAL_NORM, [Trigger((b"half",)), *(name_trigger(n) for n in HALF_DTYPES)]
+            _fixed(
+                *_names_with(
+                    SPECTRAL_NORM, [Trigger((b"half",)), *(name_trigger(n) for n in HALF_DTYPES)]
+                )
             ),
             _find_half_spectral_norm,
         ),
         Pattern(
             "optimize-bf16",
-            _names_with(OPTIMIZE, [name_trigger(n) for n in BFLOAT16]),
+            _fixed(*_names_with(OPTIMIZE, [name_trigger(n) for n in BFLOAT16])),
             _find_optimize_bf16,
         ),
-        Pattern(
-            "ccl-backend",
-            (Trigger((b'"ccl"',)), Trigger((b"'ccl'",))),
-            _find_ccl_backend,
-        ),
+        Pattern("ccl-backend", _fixed(*_quoted("ccl")), _find_ccl_backend),
+        Pattern("compile-ipex-backend", _fixed(*_quoted("ipex")), _find_compile_ipex_backend),
+        Pattern("ipex-backend-option", _fixed(*_quoted("ipex")), _find_ipex_backend_option),
+        Pattern(PROBE_PATTERN, _probe_triggers, _find_probes),
     )
 }
 """Every structural pattern, by the id a rule names."""

@@ -46,7 +46,7 @@ _EMPTY: frozenset[str] = frozenset()
 class Scope:
     """A namespace: the module, a function or lambda, or a class body."""
 
-    __slots__ = ("bound", "declared", "is_class", "local", "parent")
+    __slots__ = ("assigned", "bound", "declared", "is_class", "local", "parent")
 
     def __init__(self, parent: Scope | None, *, is_class: bool = False) -> None:
         self.parent = parent
@@ -57,6 +57,8 @@ class Scope:
         """Names bound here in any other way: they hide the enclosing scopes' bindings."""
         self.declared: dict[str, bool] = {}
         """Names declared ``global`` (``True``) or ``nonlocal`` (``False``) here."""
+        self.assigned: set[str] = set()
+        """Names of ``bound`` that only assignments bind here (no import does)."""
 
     def owner(self, name: str, module: Scope) -> Scope:
         """The scope a binding of ``name`` here lands in: this one, or the module for a
@@ -84,6 +86,44 @@ class Scope:
             scope = scope.parent
         return _EMPTY
 
+    def assigned_only(self, name: str) -> bool:
+        """Whether the scope that binds ``name`` here binds it by assignments alone (``qconfig =
+        ipex.quantization.default_static_qconfig_mapping``), not by an import."""
+        scope: Scope | None = self
+        while scope is not None:
+            if scope is self or not scope.is_class:
+                if scope.bound.get(name):
+                    return name in scope.assigned
+                if name in scope.local:
+                    return False
+            scope = scope.parent
+        return False
+
+    def unambiguous(self, name: str) -> bool:
+        """Whether ``name`` here stands for one imported thing only: the scope that binds it
+        binds it once, by one import, and in no other way (``ipex = None`` in an ``except``
+        makes it two things, and a rewrite of its uses unsafe)."""
+        scope: Scope | None = self
+        while scope is not None:
+            if scope is self or not scope.is_class:
+                targets = scope.bound.get(name)
+                if targets:
+                    return len(targets) == 1 and name not in scope.local
+                if name in scope.local:
+                    return False
+            scope = scope.parent
+        return False
+
+    def runs_at_import(self) -> bool:
+        """Whether code in this scope runs while the module is imported (the module or a class
+        body in it, not a function)."""
+        scope: Scope | None = self
+        while scope is not None and scope.parent is not None:
+            if not scope.is_class:
+                return False
+            scope = scope.parent
+        return True
+
 
 class Facts(NamedTuple):
     """What one tree uses, each with its scope, for the matchers."""
@@ -95,6 +135,19 @@ class Facts(NamedTuple):
     withs: list[tuple[ast.withitem, Scope]]
     sequences: list[ast.List | ast.Tuple]
     """List and tuple displays (a command line built as ``["ipexrun", ...]``)."""
+    strings: list[ast.Constant | ast.JoinedStr]
+    """String literals: ``str`` constants outside f-strings, and whole f-strings."""
+    docstrings: list[ast.expr]
+    """Strings that are statements of their own (docstrings, strings used as comments)."""
+    branches: list[tuple[ast.If | ast.IfExp | ast.BoolOp | ast.Try, Scope]]
+    """Conditions and ``try`` statements: what may guard a use."""
+    compares: list[ast.Compare]
+    dicts: list[ast.Dict]
+    messages: list[ast.expr]
+    """What ``raise`` raises and what ``assert`` says when it fails."""
+    assigns: list[tuple[ast.Assign | ast.AnnAssign, Scope]]
+    concatenations: list[ast.BinOp]
+    """``+`` with a string literal on one side (a command or requirement joined in pieces)."""
     part: int = 0
     """Which part of the file the tree is: 0, or a notebook's 1-based cell."""
 
@@ -115,7 +168,7 @@ class NameTable:
         call ``finish`` after the last tree."""
         # NOTE: this loop visits every node of every file that passed the prefilter, so it is
         # written for speed: dispatch on the exact type, one work list per scope, no generator.
-        facts = Facts([], [], [], [], [], part)
+        facts = Facts([], [], [], [], [], [], [], [], [], [], [], [], [], part)
         work: list[tuple[list[ast.AST], Scope]] = [(list(tree.body), self.module)]
         while work:
             stack, scope = work.pop()
@@ -140,6 +193,8 @@ class NameTable:
                         stack.append(base)
                     continue
                 if kind is ast.Constant:
+                    if type(cast(ast.Constant, node).value) is str:
+                        facts.strings.append(cast(ast.Constant, node))
                     continue
                 handler = _SPECIAL.get(kind)
                 if handler is not None and handler(self, node, scope, facts, stack, work):
@@ -151,6 +206,11 @@ class NameTable:
                     elif isinstance(value, ast.AST):
                         stack.append(value)
         return facts
+
+    def binds_otherwise(self, name: str) -> bool:
+        """Whether some scope binds ``name`` other than by an import (an assignment, a
+        parameter, a loop variable, a definition)."""
+        return any(name in scope.local for scope in self._scopes)
 
     def finish(self) -> None:
         """Move what ``global`` / ``nonlocal`` names bind to their scope, then resolve the
@@ -168,6 +228,8 @@ class NameTable:
         ]
         for owner, name, targets in resolved:
             if targets:
+                if name not in owner.bound or name in owner.assigned:
+                    owner.assigned.add(name)
                 owner.bound.setdefault(name, set()).update(targets)
         self._assignments.clear()
         self.bound_names = frozenset(name for scope in self._scopes for name in scope.bound)
@@ -275,6 +337,8 @@ def _withitem(
 def _assign(
     table: NameTable, node: ast.AST, scope: Scope, facts: Facts, stack: _Stack, work: _Work
 ) -> bool:
+    assert isinstance(node, ast.Assign | ast.AnnAssign)
+    facts.assigns.append((node, scope))
     if isinstance(node, ast.Assign):
         if len(node.targets) == 1 and type(node.targets[0]) is ast.Name:
             table._assignments.append((scope, node.targets[0].id, node.value))
@@ -291,6 +355,77 @@ def _except(
     if node.name:
         scope.local.add(node.name)
     return False
+
+
+def _expression_statement(
+    table: NameTable, node: ast.AST, scope: Scope, facts: Facts, stack: _Stack, work: _Work
+) -> bool:
+    assert isinstance(node, ast.Expr)
+    value = node.value
+    if type(value) is ast.JoinedStr or (type(value) is ast.Constant and type(value.value) is str):
+        facts.docstrings.append(value)
+        return True  # NOTE: a string statement runs nothing; an f-string's names, at most
+    return False
+
+
+def _fstring(
+    table: NameTable, node: ast.AST, scope: Scope, facts: Facts, stack: _Stack, work: _Work
+) -> bool:
+    assert isinstance(node, ast.JoinedStr)
+    facts.strings.append(node)
+    # NOTE: the literal parts belong to the f-string (one string); only the expressions inside
+    # hold names.
+    for value in node.values:
+        if isinstance(value, ast.FormattedValue):
+            stack.append(value.value)
+            if value.format_spec is not None:
+                stack.append(value.format_spec)
+    return True
+
+
+def _branch(
+    table: NameTable, node: ast.AST, scope: Scope, facts: Facts, stack: _Stack, work: _Work
+) -> bool:
+    assert isinstance(node, ast.If | ast.IfExp | ast.BoolOp | ast.Try)
+    facts.branches.append((node, scope))
+    return False
+
+
+def _compare_or_dict(
+    table: NameTable, node: ast.AST, scope: Scope, facts: Facts, stack: _Stack, work: _Work
+) -> bool:
+    if isinstance(node, ast.Compare):
+        facts.compares.append(node)
+    else:
+        assert isinstance(node, ast.Dict)
+        facts.dicts.append(node)
+    return False
+
+
+def _message(
+    table: NameTable, node: ast.AST, scope: Scope, facts: Facts, stack: _Stack, work: _Work
+) -> bool:
+    if isinstance(node, ast.Raise):
+        if node.exc is not None:
+            facts.messages.append(node.exc)
+    elif isinstance(node, ast.Assert) and node.msg is not None:
+        facts.messages.append(node.msg)
+    return False
+
+
+def _concatenation(
+    table: NameTable, node: ast.AST, scope: Scope, facts: Facts, stack: _Stack, work: _Work
+) -> bool:
+    assert isinstance(node, ast.BinOp)
+    if type(node.op) is ast.Add and (
+        type(node.left) in _STRING_NODES or type(node.right) in _STRING_NODES
+    ):
+        facts.concatenations.append(node)
+    return False
+
+
+_STRING_NODES = (ast.Constant, ast.JoinedStr, ast.BinOp)
+"""What a ``+`` of strings may have on a side (a ``BinOp``: the rest of a longer chain)."""
 
 
 def _declaration(
@@ -317,6 +452,17 @@ _SPECIAL = {
     ast.ExceptHandler: _except,
     ast.Global: _declaration,
     ast.Nonlocal: _declaration,
+    ast.Expr: _expression_statement,
+    ast.JoinedStr: _fstring,
+    ast.If: _branch,
+    ast.IfExp: _branch,
+    ast.BoolOp: _branch,
+    ast.Try: _branch,
+    ast.Compare: _compare_or_dict,
+    ast.Dict: _compare_or_dict,
+    ast.Raise: _message,
+    ast.Assert: _message,
+    ast.BinOp: _concatenation,
 }
 """The node types that bind, open a scope or are a fact; ``True``: their children are done."""
 

@@ -9,18 +9,21 @@ notebook cell that does not parse is skipped alone (the other cells are still re
 
 from __future__ import annotations
 
-import ast
 import json
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
 from ipex_doctor.model.code import CodeMatch, FileKind, SkippedFile
+from ipex_doctor.scan.ci_files import ci_commands
 from ipex_doctor.scan.discovery import Candidate
 from ipex_doctor.scan.doc_blocks import REST_SUFFIXES, code_blocks
+from ipex_doctor.scan.launch_text import rewrite_launch_text
 from ipex_doctor.scan.notebooks import Cell, NotANotebook, code_cells
 from ipex_doctor.scan.python_matches import python_hits
 from ipex_doctor.scan.python_names import Facts, NameTable
+from ipex_doctor.scan.python_strings import fragments
 from ipex_doctor.scan.ruleset import RuleSet
+from ipex_doctor.scan.shell_lines import command_lines
 from ipex_doctor.scan.source import (
     Hit,
     TextLine,
@@ -32,7 +35,7 @@ from ipex_doctor.scan.source import (
     split_lines,
     to_match,
 )
-from ipex_doctor.scan.text_matches import text_hits
+from ipex_doctor.scan.text_matches import may_hit, text_hits
 from ipex_doctor.scan.triggers import Probe
 
 
@@ -66,25 +69,17 @@ def read_python(candidate: Candidate, data: bytes, rules: RuleSet) -> Outcome:
     except Undecodable as error:
         return skipped(candidate, f"cannot be decoded: {error}")
     lines = split_lines(text)
-    hits: list[Hit] = []
     python = rules.python(candidate.kind)
-    facts: Facts | None = None
-    if python is not None:
-        try:
-            facts, table = _read_names(text)
-        except Unparsable as error:
-            return skipped(candidate, str(error))
-        hits = python_hits([facts], table, python, {0: lines})
     text_rules = rules.text(candidate.kind)
-    found = text_hits(_code_lines(lines), text_rules, probe) if text_rules else []
-    if found:
-        if facts is None:
-            try:
-                facts, _ = _read_names(text)
-            except Unparsable as error:
-                return skipped(candidate, str(error))
-        live = _argument_lines(facts)
-        hits += [hit for hit in found if hit.line in live]
+    reads_text = bool(text_rules) and may_hit(text_rules, probe)
+    if python is None and not reads_text:
+        return Outcome(True, [], [])
+    try:
+        facts, table = _read_names(text)
+    except Unparsable as error:
+        return skipped(candidate, str(error))
+    found = _unique(text_hits(fragments(facts, lines), text_rules, probe)) if reads_text else []
+    hits = python_hits([facts], table, python, {0: lines}, found) if python else found
     return Outcome(True, [to_match(hit, candidate.display, lines) for hit in hits], [])
 
 
@@ -94,26 +89,6 @@ def _read_names(text: str) -> tuple[Facts, NameTable]:
     facts = table.read(parse_python(text))
     table.finish()
     return facts, table
-
-
-def _argument_lines(facts: Facts) -> set[int]:
-    """The lines where a text rule can mean something in Python: string and constant values
-    passed to a call (``backend="ipex"``, ``use_ipex=True``, ``subprocess.run("ipexrun ...")``)
-    and the strings of a list or tuple (a command line built as ``["ipexrun", ...]``). A
-    docstring, a message, a constant or a comment that mentions them runs nothing. (Read from
-    the facts of the one walk of the tree, not a second walk: this runs for every file a text
-    rule hit.)"""
-    values: list[ast.expr] = []
-    for call, _ in facts.calls:
-        values += call.args
-        values += [keyword.value for keyword in call.keywords]
-    for sequence in facts.sequences:
-        values += sequence.elts
-    lines: set[int] = set()
-    for value in values:
-        if isinstance(value, ast.Constant) and isinstance(value.value, (str, bool)):
-            lines.update(range(value.lineno, (value.end_lineno or value.lineno) + 1))
-    return lines
 
 
 def read_notebook(candidate: Candidate, data: bytes, rules: RuleSet) -> Outcome:
@@ -169,41 +144,77 @@ def _read_cells(
     if not rules.prefilter(FileKind.NOTEBOOK, python=True).admits(probe):
         return None
     cell_skips: list[SkippedFile] = []
-    hits: list[Hit] = []
-    python = rules.python(FileKind.NOTEBOOK)
-    if python is not None:
-        table = NameTable()
-        parts: list[Facts] = []
-        for cell in cells:
-            try:
-                parts.append(table.read(parse_python(cell.python), cell.number))
-            except Unparsable as error:
-                cell_skips.append(SkippedFile(candidate.display, f"{what} {cell.number} {error}"))
-        table.finish()
-        hits = python_hits(parts, table, python, {cell.number: cell.lines for cell in cells})
+    table = NameTable()
+    parts: dict[int, Facts] = {}
+    for cell in cells:
+        if not cell.python:
+            continue
+        try:
+            parts[cell.number] = table.read(parse_python(cell.python), cell.number)
+        except Unparsable as error:
+            cell_skips.append(SkippedFile(candidate.display, f"{what} {cell.number} {error}"))
+    table.finish()
     text: list[Hit] = []
     for cell in cells:
         # NOTE: the notebook's text rules (use_ipex=True, a launcher in an argument list) read
-        # the lines of Python cells that are not comments; a shell or %%html cell is not
-        # Python, and a commented-out line runs nothing.
-        if cell.python:
-            lines = _code_lines(cell.lines)
-            text += text_hits(lines, rules.text(FileKind.NOTEBOOK), probe, cell.number)
-        text += text_hits(cell.shell, rules.text(FileKind.SHELL), probe, cell.number)
-    return hits + _unique(text), cell_skips
+        # the string literals and literal settings of Python cells, as in a Python file; a
+        # cell that does not parse is read line by line, less its comments; a shell or %%html
+        # cell is not Python.
+        if cell.number in parts:
+            lines: Iterable[TextLine] = fragments(parts[cell.number], cell.lines)
+        else:
+            lines = _code_lines(cell.lines) if cell.python else ()
+        text += text_hits(lines, rules.text(FileKind.NOTEBOOK), probe, cell.number)
+        shell = list(command_lines(cell.shell))
+        found = text_hits(shell, rules.text(FileKind.SHELL), probe, cell.number)
+        for command in shell:
+            at = [hit for hit in found if hit.line == command.line]
+            text += _launches_rewritten(at, rules, command.text, line=command.line)
+    python = rules.python(FileKind.NOTEBOOK)
+    if python is None:
+        return _unique(text), cell_skips
+    by_cell = {cell.number: cell.lines for cell in cells}
+    return python_hits(list(parts.values()), table, python, by_cell, _unique(text)), cell_skips
 
 
 def read_text(candidate: Candidate, data: bytes, rules: RuleSet) -> Outcome:
-    """Any other kind: the text rules of its kind, line by line."""
+    """Any other kind: the text rules of its kind, line by line; shell scripts and
+    Dockerfiles as commands (``shell_lines``: what only prints is not read), and a CI file's
+    commands (``ci_files``) by the ``SHELL`` rules as well."""
     probe = Probe(data)
-    if not rules.prefilter(candidate.kind, python=False).admits(probe):
+    kind = candidate.kind
+    if not rules.prefilter(kind, python=False).admits(probe):
         return NOT_PARSED
     try:
         lines = split_lines(decode_text(data))
     except Undecodable as error:
         return skipped(candidate, f"cannot be decoded: {error}")
-    hits = text_hits(_code_lines(lines), rules.text(candidate.kind), probe)
+    read: Iterable[TextLine] = _code_lines(lines)
+    if kind in (FileKind.SHELL, FileKind.DOCKERFILE):
+        read = command_lines(read)
+    hits = text_hits(read, rules.text(kind), probe)
+    if kind in (FileKind.SHELL, FileKind.DOCKERFILE):
+        hits = _launches_rewritten(hits, rules, "\n".join(lines))
+    if kind is FileKind.CI:
+        commands = command_lines(ci_commands(candidate.path.name, lines))
+        hits = _unique(hits + text_hits(commands, rules.text(FileKind.SHELL), probe))
     return Outcome(True, [to_match(hit, candidate.display, lines) for hit in hits], [])
+
+
+def _launches_rewritten(hits: list[Hit], rules: RuleSet, text: str, line: int = 0) -> list[Hit]:
+    """``hits`` in ``text`` (a shell script or Dockerfile, or the one command of a notebook's
+    shell line at ``line``), those of a ``launcher``-fix rule marked mechanical where that
+    fix rewrites the command (``launch_text``: every option means the same to run_cpu)."""
+    if not any(rules.fixes.get(hit.rule_id) == "launcher" for hit in hits):
+        return hits
+    _, notes = rewrite_launch_text(text)
+    rewritten = {line or note.line for note in notes if note.applied}
+    return [
+        hit._replace(mechanical=True)
+        if rules.fixes.get(hit.rule_id) == "launcher" and hit.line in rewritten
+        else hit
+        for hit in hits
+    ]
 
 
 def _code_lines(lines: list[str]) -> Iterator[TextLine]:

@@ -54,7 +54,9 @@ class SymbolIndex:
     def longest(self, base: str, attributes: Sequence[str]) -> tuple[int, str, Best] | None:
         """The longest ``base.attr1...attrN`` (N attributes, 0 to all) that a rule names:
         (N, the name, its most specific rules: an exact name before a wildcard, a longer
-        wildcard before a shorter one); ``None`` when no rule names any."""
+        wildcard before a shorter one); ``None`` when no rule names any. A wildcard above an
+        exact name found does not carry the chain past it (``ipex.nn.modules.MergedEmbedding
+        Bag.from_embeddingbag_list`` is its rule's class, not the catch-all's name)."""
         found: tuple[int, str, Best] | None = None
         name = base
         wildcard = self._wildcard_above(base)
@@ -67,6 +69,8 @@ class SymbolIndex:
             if exact:
                 found = (count, name, Best((1, len(name)), exact))
             elif wildcard is not None:
+                if found is not None and found[2].score[0] and len(found[1]) > len(wildcard):
+                    break  # NOTE: the wildcard is less specific than the exact name found
                 found = (count, name, Best((0, len(wildcard)), self.under[wildcard]))
             elif name not in self.prefixes:
                 break  # nothing longer can be named
@@ -109,8 +113,24 @@ class PythonRules(NamedTuple):
 
     symbols: SymbolIndex
     imports: ImportIndex
-    patterns: tuple[tuple[str, Pattern], ...]
-    """(rule id, pattern), in rule order."""
+    patterns: tuple[tuple[str, Pattern, tuple[str, ...]], ...]
+    """(rule id, pattern, the rule's ``names``), in rule order."""
+    fixes: dict[str, str]
+    """The fix id of each rule that has one, by rule id."""
+    ipex_only: frozenset[str]
+    """The ids of the rules whose names exist only with IPEX (``needs_ipex``)."""
+
+    def ipex_only_name(self, dotted: str) -> bool:
+        """Whether the resolved ``dotted`` name exists only with IPEX: a ``needs_ipex`` rule
+        names it, whole."""
+        base, _, rest = dotted.partition(".")
+        attributes = rest.split(".") if rest else []
+        found = self.symbols.longest(base, attributes)
+        return (
+            found is not None
+            and found[0] == len(attributes)
+            and not self.ipex_only.isdisjoint(found[2].rule_ids)
+        )
 
 
 class TextRule(NamedTuple):
@@ -118,6 +138,12 @@ class TextRule(NamedTuple):
 
     rule_id: str
     regexes: tuple[tuple[re.Pattern[str], tuple[Trigger, ...]], ...]
+    unless: tuple[re.Pattern[str], ...] = ()
+    """A line that matches one of these is no match of the rule."""
+    when: tuple[re.Pattern[str], ...] = ()
+    """A line must also match one of these to be a match (none: no condition)."""
+    in_files_with: tuple[re.Pattern[bytes], ...] = ()
+    """The file must contain a match of one of these (none: no condition)."""
 
 
 class RuleSet:
@@ -127,6 +153,9 @@ class RuleSet:
         self._python: dict[FileKind, PythonRules] = {}
         self._python_triggers: dict[FileKind, list[Trigger]] = {}
         self._text: dict[FileKind, list[TextRule]] = {}
+        self._text_tuples: dict[FileKind, tuple[TextRule, ...]] = {}
+        self.fixes = {rule.id: rule.fix for rule in rules.rules if rule.fix is not None}
+        """The fix id of each rule that has one, by rule id."""
         for rule in rules.rules:
             self._add(rule)
         self._prefilters: dict[tuple[FileKind, bool], Prefilter] = {}
@@ -136,17 +165,24 @@ class RuleSet:
         return self._python.get(kind)
 
     def text(self, kind: FileKind) -> tuple[TextRule, ...]:
-        """The text rules for lines of files of ``kind``."""
-        return tuple(self._text.get(kind, ()))
+        """The text rules for lines of files of ``kind`` (the same tuple every time: a file's
+        probe remembers which of them its bytes let through)."""
+        rules = self._text_tuples.get(kind)
+        if rules is None:
+            rules = self._text_tuples[kind] = tuple(self._text.get(kind, ()))
+        return rules
 
     def prefilter(self, kind: FileKind, *, python: bool) -> Prefilter:
-        """The prefilter of a reader: files of ``kind``, read as Python when ``python`` (a
-        notebook's reader also takes the ``SHELL`` text rules, for its shell lines)."""
+        """The prefilter of a reader: files of ``kind``, read as Python when ``python`` (the
+        readers of notebooks and CI files also take the ``SHELL`` text rules, for their shell
+        lines)."""
         key = (kind, python)
         prefilter = self._prefilters.get(key)
         if prefilter is None:
             triggers = list(self._python_triggers.get(kind, ())) if python else []
-            kinds = (kind, FileKind.SHELL) if kind is FileKind.NOTEBOOK else (kind,)
+            # NOTE: a notebook's ! lines and a CI file's commands are shell
+            shell = kind in (FileKind.NOTEBOOK, FileKind.CI)
+            kinds = (kind, FileKind.SHELL) if shell else (kind,)
             for text_kind in kinds:
                 for rule in self._text.get(text_kind, ()):
                     for _, regex_triggers in rule.regexes:
@@ -171,16 +207,28 @@ class RuleSet:
                     f"code rule {rule.id}: unknown pattern {match.pattern!r} (known: {known})"
                 )
         regexes = tuple((_compile(rule, text), _text_triggers(text)) for text in match.text)
+        text_rule = TextRule(
+            rule.id,
+            regexes,
+            tuple(_compile(rule, text) for text in match.unless),
+            tuple(_compile(rule, text) for text in match.when),
+            tuple(_compile_bytes(rule, text) for text in match.in_files_with),
+        )
         for kind in dict.fromkeys(rule.applies_to):
             if match.symbols or match.imports or pattern is not None:
                 self._add_python(rule, kind, pattern)
             if regexes:
-                self._text.setdefault(kind, []).append(TextRule(rule.id, regexes))
+                self._text.setdefault(kind, []).append(text_rule)
 
     def _add_python(self, rule: CodeRule, kind: FileKind, pattern: Pattern | None) -> None:
         rules = self._python.get(kind)
         if rules is None:
-            rules = self._python[kind] = PythonRules(SymbolIndex(), ImportIndex(), ())
+            rules = PythonRules(SymbolIndex(), ImportIndex(), (), {}, frozenset())
+            self._python[kind] = rules
+        if rule.fix is not None:
+            rules.fixes[rule.id] = rule.fix
+        if rule.needs_ipex:
+            rules = self._python[kind] = rules._replace(ipex_only=rules.ipex_only | {rule.id})
         triggers = self._python_triggers.setdefault(kind, [])
         for symbol in rule.match.symbols:
             rules.symbols.add(symbol, rule.id)
@@ -189,13 +237,25 @@ class RuleSet:
             rules.imports.modules.setdefault(module, []).append(rule.id)
             triggers.append(name_trigger(module))
         if pattern is not None:
-            self._python[kind] = rules._replace(patterns=(*rules.patterns, (rule.id, pattern)))
-            triggers.extend(pattern.triggers)
+            names = rule.match.names
+            patterns = (*rules.patterns, (rule.id, pattern, names))
+            self._python[kind] = rules._replace(patterns=patterns)
+            triggers.extend(pattern.triggers(names))
 
 
 def _compile(rule: CodeRule, regex: str) -> re.Pattern[str]:
     try:
         return re.compile(regex)
+    except re.error as error:
+        raise KnowledgeBaseError(
+            f"code rule {rule.id}: invalid regex {regex!r}: {error}"
+        ) from error
+
+
+def _compile_bytes(rule: CodeRule, regex: str) -> re.Pattern[bytes]:
+    """``regex`` for a file's bytes (``in_files_with`` is searched in the whole file once)."""
+    try:
+        return re.compile(regex.encode())
     except re.error as error:
         raise KnowledgeBaseError(
             f"code rule {rule.id}: invalid regex {regex!r}: {error}"

@@ -35,6 +35,10 @@ class Hit(NamedTuple):
     end_column: int
     part: int = 0
     """Which part of the file: 0, or a notebook's 1-based cell."""
+    mechanical: bool = False
+    """``scan --fix`` rewrites this place (``fixable``)."""
+    guard: str = ""
+    """The probe or handler under which this place runs only where IPEX is, or ``""``."""
 
 
 class TextLine(NamedTuple):
@@ -101,6 +105,13 @@ def parse_python(text: str) -> ast.Module:
         raise Unparsable(f"does not parse as Python 3: {error}") from error
 
 
+def byte_column(line: str, char_column: int) -> int:
+    """The UTF-8 byte offset of character column ``char_column`` in ``line``."""
+    if line.isascii():
+        return char_column
+    return len(line[:char_column].encode("utf-8"))
+
+
 def char_column(line: str, byte_column: int) -> int:
     """The character column of UTF-8 byte offset ``byte_column`` in ``line``."""
     if line.isascii():
@@ -126,4 +137,6 @@ def to_match(hit: Hit, path: str, lines: Sequence[str]) -> CodeMatch:
         symbol=hit.symbol,
         snippet=snippet,
         suppressed=suppression(lines, hit.line, hit.rule_id),
+        mechanical=hit.mechanical,
+        guard=hit.guard or None,
     )

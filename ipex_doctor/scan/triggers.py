@@ -25,9 +25,12 @@ are dropped first (``minimal``).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple, TypeVar
+
+T = TypeVar("T")
 
 
 class Trigger(NamedTuple):
@@ -78,12 +81,30 @@ _FOLDED_UTF8 = tuple(
 class Probe:
     """One file's bytes, asked for words; each word is searched once."""
 
-    __slots__ = ("_data", "_found", "_lower")
+    __slots__ = ("_data", "_found", "_lower", "_remembered", "_searched")
 
     def __init__(self, data: bytes) -> None:
         self._data = data
         self._found: dict[bytes, bool] = {}
         self._lower: bytes | None = None
+        self._searched: dict[re.Pattern[bytes], bool] = {}
+        self._remembered: dict[int, tuple[object, Any]] = {}
+
+    def remember(self, key: object, compute: Callable[[], T]) -> T:
+        """``compute()``, worked out once for these bytes and ``key`` (an object that lives as
+        long as the probe's users: a rule set's tuple of rules)."""
+        kept = self._remembered.get(id(key))
+        if kept is None or kept[0] is not key:
+            kept = self._remembered[id(key)] = (key, compute())
+        value: T = kept[1]
+        return value
+
+    def search(self, regex: re.Pattern[bytes]) -> bool:
+        """Whether ``regex`` matches somewhere in the bytes (each regex searched once)."""
+        present = self._searched.get(regex)
+        if present is None:
+            present = self._searched[regex] = regex.search(self._data) is not None
+        return present
 
     def has(self, word: bytes) -> bool:
         """Whether ``word`` occurs (case-sensitively)."""
@@ -145,6 +166,7 @@ class Prefilter:
         return bool(self.triggers)
 
 
+@functools.lru_cache(maxsize=4096)
 def name_trigger(dotted: str) -> Trigger:
     """The trigger of a resolved name (``a.b.c``) or a wildcard (``a.b.*``): all components."""
     parts = [part for part in dotted.split(".") if part and part != "*"]
@@ -219,7 +241,8 @@ def _cover(triggers: Sequence[Trigger]) -> tuple[tuple[bytes, tuple[Trigger, ...
         allowed = {part for word in trigger.words for part in _parts(word)} - roots
         options[trigger] = allowed or set(trigger.words)
     candidates = {word for allowed in options.values() for word in allowed}
-    covers = {word: {t for t in triggers if _inside(word, t.words)} for word in candidates}
+    joined = _joined(triggers)
+    covers = {word: {t for t, text in joined if word in text} for word in candidates}
     uncovered = set(triggers)
     chosen: list[tuple[bytes, tuple[Trigger, ...]]] = []
     while uncovered:
@@ -244,9 +267,16 @@ def _gate(triggers: Sequence[Trigger]) -> bytes | None:
             counts[part] = counts.get(part, 0) + 1
     if not counts:
         return None
-    best = max(counts, key=lambda part: (sum(_inside(part, t.words) for t in triggers), part))
-    covered = sum(_inside(best, t.words) for t in triggers)
-    return best if covered * 2 > len(triggers) else None
+    texts = [text for _, text in _joined(triggers)]
+    inside = {part: sum(part in text for text in texts) for part in counts}
+    best = max(counts, key=lambda part: (inside[part], part))
+    return best if inside[best] * 2 > len(triggers) else None
+
+
+def _joined(triggers: Sequence[Trigger]) -> list[tuple[Trigger, bytes]]:
+    """Each trigger with its words joined by NULs: "inside one of its words" is then one
+    search (words never hold a NUL byte; this runs for every candidate and trigger)."""
+    return [(trigger, b"\0".join(trigger.words)) for trigger in triggers]
 
 
 def _parts(word: bytes) -> set[bytes]:

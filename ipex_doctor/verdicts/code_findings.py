@@ -9,8 +9,13 @@ whose verdict names both halves, the line of code and the fact of the environmen
   in range (affected or predicted) it is judged by its severity; outside the range it passes,
   saying why; where the entries do not apply (no such software here) they tell nothing.
 - Otherwise (a deprecated spelling, a pin in a requirements file) the rule's severity decides.
+- A place guarded by an availability probe or ``try`` / ``except ImportError`` (``match.guard``)
+  runs only where IPEX is: what would fail there is a warning (an IPEX path to remove with its
+  probe), and the evidence names the guard.
 - An inline suppression (``# ipex-doctor: ignore[RULE] reason``) makes the finding a skip that
   keeps its reason.
+- The remediation says "mechanical: ipex-doctor scan --fix" only where ``--fix`` rewrites that
+  place (``match.mechanical``); elsewhere it gives the rule's recipe.
 """
 
 from __future__ import annotations
@@ -87,6 +92,17 @@ def _judged(
     return linked
 
 
+def _guarded(judged: tuple[Status, Verdict, str], guard: str) -> tuple[Status, Verdict, str]:
+    """A guarded place runs only where its probe said yes (or its failure is caught): what
+    would fail is a warning, an IPEX path to remove with its probe, and the fact says why."""
+    status, verdict, fact = judged
+    where = f"guarded by {guard}: it runs only where IPEX is there"
+    if status is Status.FAIL:
+        return (Status.WARN, Verdict.LATENT,
+                f"{where}, so it does not fail without IPEX; it is an IPEX path to remove")  # fmt: skip
+    return status, verdict, f"{fact}; {where}" if fact else where
+
+
 def code_finding(
     match: CodeMatch,
     rule: CodeRule,
@@ -103,6 +119,8 @@ def code_finding(
         fact = "judged by the rule alone: the examined interpreter has no torch (give --python)"
     else:
         status, verdict, fact = _judged(rule, env, kb_findings)
+    if match.guard:
+        status, verdict, fact = _guarded((status, verdict, fact), match.guard)
     sentence = f"{_where(match)}: {match.symbol}" + (f" — {fact}" if fact else "")
     data: dict[str, object] = {
         "symbol": match.symbol,
@@ -111,6 +129,8 @@ def code_finding(
         "fix": rule.fix,
         "kb": list(rule.kb),
     }
+    if match.guard:
+        data["guard"] = match.guard
     if match.suppressed is not None:
         data["suppressed"] = match.suppressed
         data["status_before_suppression"] = status.value
@@ -119,7 +139,7 @@ def code_finding(
     if fix_edit is not None:
         data["fix_edit"] = dict(fix_edit)
     remediation = rule.replacement if rule.replacement != "none" else rule.recipe
-    if rule.fix and rewritten_by_fix(match.location.path):
+    if rule.fix and match.mechanical and rewritten_by_fix(match.location.path):
         remediation += " (mechanical: ipex-doctor scan --fix)"
     elif rule.recipe and rule.recipe not in remediation:
         remediation = f"{remediation.rstrip('.')}. {rule.recipe}"

@@ -170,6 +170,14 @@ BUILTIN += (
                 "two libsycl majors. Fails when the runtime cannot load and an XPU build "
                 "expects it; warns otherwise.", "the Intel GPU ladder (check, env)"),
 )  # fmt: skip
+BUILTIN += (
+    FindingSpec("scan-unread", "Every file the scan found could be read", FindingKind.CODE,
+                Severity.WARNING, "The files scan skipped (over the size limit, binary, not "
+                "text in their encoding, not Python 3, a notebook that is not JSON, a "
+                "directory or file it cannot open), each with why: what they hold is not in "
+                "the report. Warns, so --fail-on warn fails on it; --ignore scan-unread=REASON "
+                "accepts it.", "scan, check --code"),
+)  # fmt: skip
 _BY_ID = {made.id: made for made in BUILTIN}
 
 

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import re
 from pathlib import Path
+from urllib.parse import unquote
 
 import jsonschema
 import pytest
@@ -213,21 +216,112 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path: Path, args: list[str], said:
     assert said in done.stderr and "Traceback" not in done.stderr
 
 
-def test_unparsable_files_are_skipped_with_the_reason(tmp_path: Path) -> None:
-    """Python 2, a binary with a .py name and a notebook that is not JSON: skipped, said why."""
-    project = tmp_path / "project"
-    project.mkdir()
-    (project / "old.py").write_text("import intel_extension_for_pytorch\nprint 'hello'\n")
-    (project / "blob.py").write_bytes(b"\x00\x01intel_extension_for_pytorch\x00")
-    (project / "nb.ipynb").write_text("{ not json intel_extension_for_pytorch")
-    code, report, _ = _scan(str(project), "--python", _torch_only(tmp_path))
+def _unreadable_project(root: Path) -> dict[str, str]:
+    """A project of files that each name IPEX and that the scan cannot read, with a word of
+    each reason; a file closed to this user only where the test runs unprivileged (root reads
+    it anyway)."""
+    root.mkdir()
+    with (root / "generated.py").open("w") as big:  # 50 MB, over the 10 MiB limit
+        big.write("import intel_extension_for_pytorch\n")
+        big.write("TABLE = [\n" + "    1234567890,\n" * (50 * 1024 * 1024 // 16) + "]\n")
+    (root / "blob.py").write_bytes(b"\x00\x01intel_extension_for_pytorch\x00")
+    (root / "latin.py").write_bytes(b"import intel_extension_for_pytorch\nname = '\xe9t\xe9'\n")
+    (root / "old.py").write_text("import intel_extension_for_pytorch\nprint 'hello'\n")
+    (root / "nb.ipynb").write_text("{ not json intel_extension_for_pytorch")
+    reasons = {"generated.py": "too large", "blob.py": "binary", "latin.py": "utf-8",
+               "old.py": "Python 3", "nb.ipynb": "not JSON"}  # fmt: skip
+    if os.geteuid() != 0:
+        locked = root / "locked.py"
+        locked.write_text("import intel_extension_for_pytorch\n")
+        locked.chmod(0)
+        reasons["locked.py"] = "Permission denied"
+    return reasons
+
+
+def test_files_that_cannot_be_read_are_never_silent(tmp_path: Path) -> None:
+    """A 50 MB file that imports IPEX, a binary, a file that is not UTF-8, Python 2, a notebook
+    that is not JSON (and, unprivileged, a file closed to the user): the console counts them
+    and -v names each with why; JSON keeps each in scan.skipped and one scan-unread warning;
+    the default gate passes, --fail-on warn fails on it, an ignore with a reason accepts it;
+    SARIF carries each as a tool execution notification at the file."""
+    reasons = _unreadable_project(tmp_path / "project")
+    project, python = str(tmp_path / "project"), _torch_only(tmp_path)
+    count = len(reasons)
+
+    done = run_doctor("scan", project, "--python", python, "--no-cache")
+    assert done.returncode == 0, done.stderr
+    assert f"{count} files could not be read" in done.stdout and "no findings" not in done.stdout
+    assert "-v lists each file and why" in done.stdout
+    verbose = run_doctor("scan", project, "--python", python, "--no-cache", "-v").stdout
+    for name, why in reasons.items():
+        line = next(line for line in verbose.splitlines() if line.strip().startswith(name + ":"))
+        assert why in line, (name, line)
+
+    code, report, _ = _scan(project, "--python", python, "--no-cache")
+    jsonschema.validate(report, json.loads((REPO / "docs" / "report.schema.json").read_text()))
     skipped = {s["path"]: s["reason"] for s in report["scan"]["skipped"]}  # type: ignore[index]
-    assert set(skipped) == {"old.py", "blob.py", "nb.ipynb"}, skipped
-    assert code == 0 and report["findings"] == []
+    assert set(skipped) == set(reasons), skipped
+    assert all(why in skipped[name] for name, why in reasons.items()), skipped
+    findings = report["findings"]
+    assert isinstance(findings, list) and [f["id"] for f in findings] == ["scan-unread"]
+    assert findings[0]["status"] == "warn" and findings[0]["location"] is None
+    assert len(findings[0]["evidence"]["data"]["skipped"]) == count
+
+    gated = run_doctor("scan", project, "--python", python, "--fail-on", "warn", "-q")
+    assert gated.returncode == 1 and "scan-unread" in gated.stdout, gated.stdout
+    accepted = run_doctor("scan", project, "--python", python, "--fail-on", "warn", "-q",
+                          "--ignore", "scan-unread=generated tables, checked by hand")  # fmt: skip
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+
+    sarif = tmp_path / "scan.sarif"
+    run_doctor("scan", project, "--python", python, "--sarif", str(sarif), "-q")
+    log = json.loads(sarif.read_text())
+    jsonschema.Draft4Validator(json.loads(SARIF_SCHEMA.read_text())).validate(log)
+    (invocation,) = log["runs"][0]["invocations"]
+    assert invocation["executionSuccessful"] is True
+    notes = {
+        n["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]: n
+        for n in invocation["toolExecutionNotifications"]
+    }
+    assert set(notes) == set(reasons)
+    assert all(n["level"] == "warning" and why in n["message"]["text"]
+               for n, why in ((notes[name], why) for name, why in reasons.items()))  # fmt: skip
+
+
+ODD_NAMES = ("with space.py", "per%cent.py", "hash#tag.py", "what?.py", "colon:first.py",
+             "ünïcødé.py", "日本.py", "new\nline.py", "tab\there.py", "bell\x07.py")  # fmt: skip
+
+
+def test_sarif_uris_are_rfc_3986_relative_references(tmp_path: Path) -> None:
+    """Files with spaces, %, #, ?, a colon, non-ASCII and control characters in their names
+    (in a directory with one too): each result's URI is a relative reference of unreserved
+    characters, / and %XX escapes only, that decodes (UTF-8) to the path the report names."""
+    project = tmp_path / "project"
+    folder = project / "sub dir#1"
+    folder.mkdir(parents=True)
+    for name in ODD_NAMES:
+        (folder / name).write_text("import torch\nwith torch.xpu.amp.autocast():\n    pass\n")
+    sarif = tmp_path / "scan.sarif"
+    done = run_doctor("scan", str(project), "--python", _torch_only(tmp_path), "--diff",
+                      "--sarif", str(sarif), "-q")  # fmt: skip
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr
+    log = json.loads(sarif.read_text())
+    jsonschema.Draft4Validator(json.loads(SARIF_SCHEMA.read_text())).validate(log)
+    uris = [
+        location["artifactLocation"]
+        for result in log["runs"][0]["results"]
+        for location in [r["physicalLocation"] for r in result["locations"]]
+        + [c for fix in result.get("fixes", ()) for c in fix["artifactChanges"]]
+    ]
+    decoded = {unquote(u["uri"], errors="strict") for u in uris}
+    assert decoded == {f"sub dir#1/{name}" for name in ODD_NAMES}
+    for location in uris:
+        assert re.fullmatch(r"(?:[A-Za-z0-9\-._~/]|%[0-9A-F]{2})+", location["uri"]), location
+        assert location["uriBaseId"] == "%SRCROOT%" and not location["uri"].startswith("/")
 
 
 def test_a_scan_of_this_repository_reports_nothing() -> None:
-    """Its policy file leaves out what names IPEX on purpose; the two deliberate uses left are
+    """Its policy file leaves out what names IPEX on purpose; the deliberate uses left are
     suppressed inline, with their reasons."""
     done = run_doctor("scan", "--json", "-", "-q", cwd=REPO)
     assert done.returncode == 0, done.stderr

@@ -63,13 +63,15 @@ def test_a_valid_document_is_kept_and_read_back_with_its_warnings(
 
 
 def test_a_hit_really_comes_from_the_cache(tmp_path: Path, cache_home: Path) -> None:
-    """Rewrite the kept entry behind the loader's back: the next read returns the rewrite."""
+    """Rewrite the kept entry behind the loader's back, sealed as the cache seals it: the next
+    read returns the rewrite."""
     path = write(tmp_path)
     known_issues.read_document(path)
     (kept,) = cached_files()
-    payload = json.loads(kept.read_text())
+    payload = cache.unseal(kept.read_text())
+    assert payload is not None
     payload["entries"][0][0]["title"] = "From the cache"
-    kept.write_text(json.dumps(payload))
+    kept.write_text(cache.seal(payload))
     assert known_issues.read_document(path)[0].title == "From the cache"
 
 
@@ -90,12 +92,30 @@ def test_a_damaged_cache_file_is_a_miss_and_is_replaced(tmp_path: Path, cache_ho
     path = write(tmp_path)
     expected = known_issues.read_document(path)
     (kept,) = cached_files()
-    hand_edited = {**json.loads(kept.read_text()), "entries": [[{"id": 1}, "x"]]}
-    for damage in ("{not json", json.dumps({"identity": 3}), json.dumps([1, 2]), "",
-                   json.dumps(hand_edited)):  # fmt: skip
+    payload = cache.unseal(kept.read_text())
+    assert payload is not None
+    hand_edited = {**payload, "entries": [[{"id": 1}, "x"]]}
+    for damage in ("{not json", cache.seal({"identity": 3}), cache.seal(hand_edited), "",
+                   "[1, 2]\n" + kept.read_text().rpartition("\n")[2]):  # fmt: skip
         kept.write_text(damage)
         assert known_issues.read_document(path) == expected
-    assert json.loads(kept.read_text())["entries"]  # rewritten valid by the last miss
+    assert (cache.unseal(kept.read_text()) or {})["entries"]  # rewritten valid by the last miss
+
+
+def test_an_edit_the_checksum_does_not_cover_is_a_miss(tmp_path: Path, cache_home: Path) -> None:
+    """A kept document is trusted without validating it again (its regular expressions are
+    compiled when first searched), so any edit that does not reseal it must miss: here a
+    symptom that is no regular expression, which would otherwise fail in the matcher."""
+    path = write(tmp_path)
+    known_issues.read_document(path)
+    (kept,) = cached_files()
+    body, _, checksum = kept.read_text().rpartition("\n")
+    payload = json.loads(body)
+    payload["entries"][0][0]["symptoms"] = ["unbalanced ("]
+    kept.write_text(f"{json.dumps(payload)}\n{checksum}")
+    (issue,) = known_issues.read_document(path)
+    assert issue.symptoms == ()  # the document's own entry, read again from its YAML
+    assert (cache.unseal(kept.read_text()) or {})["entries"][0][0].get("symptoms") is None
 
 
 def test_an_unusable_cache_directory_never_fails_a_load(

@@ -68,7 +68,7 @@ def test_shipped_rules_load(shipped: code_rules.CodeRules) -> None:
     ``resources`` says, with its rules in file order."""
     assert shipped.sources == (str(resources.path("code_rules.yaml")),)
     assert resources.path("code_rules.yaml").is_file()
-    assert len(shipped.rules) == 58  # update when adding rules
+    assert len(shipped.rules) == 67  # update when adding rules
     assert shipped.rules[0].id == "ipex-import"
 
 
@@ -139,8 +139,9 @@ def test_python_rules_read_only_python_and_text_rules_say_where(
     shipped: code_rules.CodeRules,
 ) -> None:
     """Symbol, import and pattern rules apply to files read as Python; the text rules that
-    also search Python lines are the few whose target is a string there (a launcher command in
-    an argument list, a keyword value), which no resolved name can find."""
+    also search Python are those whose target is a string or a literal setting there (a
+    launcher command in an argument list, a pip command or requirement an installer builds, a
+    keyword value, an environment variable in a dict), which no resolved name can find."""
     for rule in shipped.rules:
         if rule.match.kind != "text":
             assert set(rule.applies_to) <= code_rules.PYTHON_KINDS, rule.id
@@ -149,7 +150,10 @@ def test_python_rules_read_only_python_and_text_rules_say_where(
         for rule in shipped.rules
         if rule.match.kind == "text" and FileKind.PYTHON in rule.applies_to
     }
-    assert python_text == {"ipex-launcher", "use-ipex-flag", "torch-compile-ipex-backend"}
+    assert python_text == {
+        "ipex-launcher", "use-ipex-flag", "ipex-install-string", "ipex-wheel-index",
+        "cxx11-abi-torch-pin", "accelerate-ipex-env", "ipex-python-command",
+    }  # fmt: skip
 
 
 def test_xpu_only_ipex_rules_say_what_was_not_verified(shipped: code_rules.CodeRules) -> None:
@@ -182,8 +186,37 @@ TEXT_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "intel-extension-for-pytorch==2.8.10+xpu",
             "RUN pip install intel_extension_for_pytorch",
             '  "Intel-Extension-For-PyTorch>=2.1",',
+            "pip install intel-extension-for-pytorch/dist/*.whl",
+            "pip install https://x.org/whl/intel_extension_for_pytorch-2.1.10%2Bxpu-cp310-cp310-linux_x86_64.whl",
         ],
-        ["python -m intel_extension_for_pytorch.cpu.launch x.py", "torch==2.8.0"],
+        [
+            "python -m intel_extension_for_pytorch.cpu.launch x.py",
+            "torch==2.8.0",
+            'ARG PYT_BASE_IMAGE="intel/intel-extension-for-pytorch"',
+            "FROM intel/intel-extension-for-pytorch:2.3.110-xpu",
+            "pip uninstall -y intel-extension-for-pytorch",
+            "python -m pip -q uninstall intel_extension_for_pytorch",
+            "pip list | grep intel-extension-for-pytorch",
+            "wget https://raw.githubusercontent.com/intel/intel-extension-for-pytorch/main/x.py",
+            'python -c "import torch; import intel_extension_for_pytorch as ipex"',
+        ],
+    ),
+    "ipex-install-string": (
+        [
+            '["intel-extension-for-pytorch==2.6.10+xpu", "--extra-index-url", idx_url]',
+            '["pip", "install", "intel-extension-for-pytorch"]',
+            'f"pip install intel-extension-for-pytorch=={version}"',
+            '"intel_extension_for_pytorch>=2.7.0"',
+            'session.install("oneccl_bind_pt")',
+            '"https://x.org/intel_extension_for_pytorch-2.1.10%2Bxpu-cp310-cp310-linux_x86_64.whl"',
+        ],
+        [
+            'IPEX = "intel-extension-for-pytorch"',
+            '("torchvision", "intel_extension_for_pytorch")',
+            '["pip", "uninstall", "-y", "intel-extension-for-pytorch"]',
+            '"intel/intel-extension-for-pytorch:2.3.110-xpu"',
+            '"oneccl_bindings_for_pytorch"',
+        ],
     ),
     "ipex-wheel-index": (
         ["--extra-index-url https://pytorch-extension.intel.com/release-whl/stable/xpu/us/"],
@@ -195,23 +228,61 @@ TEXT_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
     ),
     "oneccl-bind-pt-requirement": (
         ["oneccl_bind_pt==2.8.0+xpu", "oneccl-bind-pt", "import oneccl_bindings_for_pytorch"],
-        ["oneccl==2021.14"],
+        ["oneccl==2021.14", "pip uninstall -y oneccl_bind_pt"],
     ),
     "oneapi-setvars": (
-        ["source /opt/intel/oneapi/setvars.sh", "RUN . /opt/intel/oneapi/2025.0/oneapi-vars.sh"],
-        ["export PATH=/opt/intel/oneapi/bin:$PATH"],
+        [
+            "source /opt/intel/oneapi/setvars.sh",
+            "RUN . /opt/intel/oneapi/2025.0/oneapi-vars.sh",
+            'bash -c "source /opt/intel/oneapi/setvars.sh && python x.py"',
+            'call "C:\\Program Files (x86)\\Intel\\oneAPI\\setvars.bat"',
+        ],
+        [
+            "export PATH=/opt/intel/oneapi/bin:$PATH",
+            'if [[ -e "/opt/intel/oneapi/setvars.sh" ]]; then',
+            "wget https://example.org/setvars.sh",
+        ],
     ),
     "accelerate-ipex-config": (
-        ["ipex: true", '  "ipex": true,', "accelerate launch --cpu --ipex train.py"],
-        ["ipex: false", "use_cpu: true", "accelerate launch --ipex-foo train.py"],
+        [
+            "ipex: true",
+            '  "ipex": true,',
+            "accelerate launch --cpu --ipex train.py",
+            "ipex_config:",
+        ],
+        [
+            "ipex: false",
+            "use_cpu: true",
+            "accelerate launch --ipex-foo train.py",
+            "my_ipex_config:",
+        ],
+    ),
+    "accelerate-ipex-env": (
+        ['"ACCELERATE_USE_IPEX": "true",', "export ACCELERATE_USE_IPEX=1"],
+        ["ACCELERATE_USE_XPU=true", "MY_ACCELERATE_USE_IPEX_FLAG=1"],
+    ),
+    "ipex-python-command": (
+        [
+            'python -c "import torch; import intel_extension_for_pytorch as ipex"',
+            "python -c 'from intel_extension_for_pytorch import xpu'",
+            'python -c "import transformers; assert transformers.utils.is_ipex_available()"',
+        ],
+        ["pip install intel-extension-for-pytorch", "python -c 'import torch'"],
     ),
     "use-ipex-flag": (
         [
             "args = TrainingArguments(out, use_ipex=True)",
             "use_ipex: true",
             "python run.py --use_ipex",
+            "python run.py --use-ipex --bf16",
         ],
-        ["use_ipex=False", "--use_ipex_kernels"],
+        [
+            "use_ipex=False",
+            "--use_ipex_kernels",
+            "USE_IPEX=true",
+            '[[ "$@" == *"--use-ipex"* ]]',
+            "  --use-ipex) USE_IPEX=true ;;",
+        ],
     ),
     "ipex-launcher": (
         [
@@ -222,10 +293,6 @@ TEXT_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
         ],
         ["python -m torch.backends.xeon.run_cpu run.py", "my-ipexrun-wrapper run.py"],
     ),
-    "torch-compile-ipex-backend": (
-        ['model = torch.compile(model, backend="ipex")', "torch.compile(m, backend = 'ipex')"],
-        ['torch.compile(model, backend="inductor")', 'backend="ipex2"'],
-    ),
 }
 
 
@@ -234,11 +301,19 @@ def test_text_rules_match_real_lines(shipped: code_rules.CodeRules) -> None:
     text_rules = {rule.id: rule for rule in shipped.rules if rule.match.kind == "text"}
     assert set(text_rules) == set(TEXT_EXAMPLES)
     for rule_id, (hits, misses) in TEXT_EXAMPLES.items():
-        patterns = text_rules[rule_id].match.text_patterns()
+        match = text_rules[rule_id].match
         for line in hits:
-            assert any(p.search(line) for p in patterns), (rule_id, line)
+            assert _text_rule_matches(match, line), (rule_id, line)
         for line in misses:
-            assert not any(p.search(line) for p in patterns), (rule_id, line)
+            assert not _text_rule_matches(match, line), (rule_id, line)
+
+
+def _text_rule_matches(match: RuleMatch, line: str) -> bool:
+    """Whether a text rule reports ``line``: a regex matches, a ``when`` holds (if any), no
+    ``unless`` does."""
+    found = any(p.search(line) for p in match.text_patterns())
+    context = not match.when or any(re.search(w, line) for w in match.when)
+    return found and context and not any(re.search(u, line) for u in match.unless)
 
 
 # ------------------------------------------------------------------ the helpers
@@ -281,9 +356,13 @@ def test_schema_enums_are_the_models() -> None:
     assert rule["applies_to"]["items"]["enum"] == kinds
     assert rule["severity"]["enum"] == [s.value for s in Severity]
     assert rule["ipex_build"]["enum"] == [b.value for b in IpexBuild]
-    assert code_rules.rules_schema()["$defs"]["match"]["properties"].keys() == set(
-        code_rules.MATCH_KINDS
-    )
+    assert code_rules.rules_schema()["$defs"]["match"]["properties"].keys() == {
+        *code_rules.MATCH_KINDS,
+        "unless",
+        "when",
+        "in_files_with",
+        "names",
+    }
 
 
 def test_schema_agrees_with_jsonschema(shipped: code_rules.CodeRules) -> None:
@@ -347,7 +426,7 @@ def test_minimal_document_loads(tmp_path: Path) -> None:
         pytest.param(
             "      symbols: [mylib.old_api]",
             "      symbols: [mylib.old_api]\n      colour: red",
-            r":8: rule 'my-rule', field 'match.colour': unknown key 'colour' \(known keys: symbols, imports, pattern, text\)",
+            r":8: rule 'my-rule', field 'match.colour': unknown key 'colour' \(known keys: symbols, imports, pattern, text, unless, when, in_files_with, names\)",
             id="unknown-match-key",
         ),
         pytest.param(
@@ -439,6 +518,18 @@ def test_minimal_document_loads(tmp_path: Path) -> None:
             "[mylib.*.old_api]",
             r":7: rule 'my-rule', field 'match.symbols.0': 'mylib.\*.old_api' does not match",
             id="glob-in-the-middle",
+        ),
+        pytest.param(
+            "      symbols: [mylib.old_api]",
+            "      symbols: [mylib.old_api]\n      unless: ['uninstall']",
+            r":8: rule 'my-rule', field 'match.unless': 'unless' belongs to a text rule; this is a symbols rule",
+            id="unless-on-a-symbols-rule",
+        ),
+        pytest.param(
+            "      symbols: [mylib.old_api]",
+            "      symbols: [mylib.old_api]\n      names: [is_mylib_available]",
+            r":8: rule 'my-rule', field 'match.names': 'names' belongs to a pattern rule; this is a symbols rule",
+            id="names-on-a-symbols-rule",
         ),
     ],
 )

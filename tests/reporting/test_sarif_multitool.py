@@ -1,5 +1,7 @@
 """Microsoft's SARIF Multitool validates the scan's SARIF with the GitHub ingestion rules and the
-SARIF rules (``--rule-kind "Gh;Sarif"``): zero errors, zero warnings.
+SARIF rules (``--rule-kind "Gh;Sarif"``): zero errors, zero warnings, with results in files
+whose names need percent-encoding (spaces, ``%``, ``#``, ``?``, a colon, non-ASCII, control
+characters, a line break), a fix, and notifications for the files the scan could not read.
 
 The Multitool comes from npm (``@microsoft/sarif-multitool``) and runs offline once
 installed; it is installed once beside the real test environments (same network, same
@@ -50,17 +52,27 @@ def test_the_scan_sarif_passes_the_github_and_sarif_rules(tmp_path: Path, fix: b
         "print(torch.xpu.has_xmx())  # ipex-doctor: ignore[xpu-has-xmx-2d-block] checked\n"
     )
     (project / "requirements.txt").write_text("intel-extension-for-pytorch==2.8.0\n")
+    odd = project / "odd dir #1"
+    odd.mkdir()
+    for name in ("with space.py", "per%cent?.py", "colon:first.py", "ünï 日本.py", "new\nline.py",
+                 "bell\x07.py"):  # fmt: skip
+        (odd / name).write_text("import torch\nwith torch.xpu.amp.autocast():\n    pass\n")
+    (odd / "blob #2.py").write_bytes(b"\x00intel_extension_for_pytorch")
+    (odd / "old ü.py").write_text("import intel_extension_for_pytorch\nprint 'py2'\n")
     python = make_fake_env(tmp_path / "env", {"torch": ("2.8.0", "")})
     sarif = tmp_path / "scan.sarif"
     done = run_doctor(
         "scan", str(project), "--python", python, "--sarif", str(sarif), "-q",
-        *(("--fix",) if fix else ()), extra_env={"XDG_STATE_HOME": str(tmp_path / "state")},
+        "--fix" if fix else "--diff", extra_env={"XDG_STATE_HOME": str(tmp_path / "state")},
     )  # fmt: skip
     assert done.returncode == 1 and sarif.is_file(), done.stderr
-    artifacts = json.loads(sarif.read_text())["runs"][0].get("artifacts", [])
-    assert [(a["location"]["uri"], a["roles"]) for a in artifacts] == (
-        [("train.py", ["modified"])] if fix else []
-    )
+    run = json.loads(sarif.read_text())["runs"][0]
+    assert len(run["invocations"][0]["toolExecutionNotifications"]) == 2
+    artifacts = run.get("artifacts", [])
+    assert all(a["roles"] == ["modified"] for a in artifacts)
+    assert ("train.py" in {a["location"]["uri"] for a in artifacts}) is fix
+    if not fix:
+        assert any("fixes" in result for result in run["results"])
     verdict = tmp_path / "validation.sarif"
     checked = subprocess.run(
         [str(multitool), "validate", str(sarif), "--rule-kind", "Gh;Sarif",

@@ -449,9 +449,21 @@ REFUSALS: dict[str, tuple[str, str, int, str]] = {
         "ccl-to-xccl",
         "import torch\nimport oneccl_bindings_for_pytorch\n"
         "torch.distributed.init_process_group('ccl')\n"
-        "g = torch.distributed.new_group(backend='ccl')\n",
+        "CHOICES = ['ccl', 'gloo']\n",
         2,
         '"ccl" is still used at line 4',
+    ),
+    "ccl: a backend given to another call": (
+        "ccl-to-xccl",
+        "import torch\ng = torch.distributed.new_group(backend='ccl')\n",
+        2,
+        "rewrites only torch.distributed.init_process_group",
+    ),
+    "ccl: a backend kept as a value": (
+        "ccl-to-xccl",
+        "class Backend(Base):\n    def __init__(self):\n        self.dist_backend = 'ccl'\n",
+        3,
+        '"ccl" kept as a backend stays',
     ),
     "ccl: import kept without init_process_group here": (
         "ccl-to-xccl",
@@ -516,9 +528,28 @@ REFUSALS: dict[str, tuple[str, str, int, str]] = {
     ),
     "side effect: only statement of its block": (
         "ipex-side-effect-import",
-        "try:\n    import intel_extension_for_pytorch\nexcept ImportError:\n    pass\n",
+        "if ready:\n    import intel_extension_for_pytorch\n",
         2,
         "only statement of its block",
+    ),
+    "side effect: guarded by try/except ImportError": (
+        "ipex-side-effect-import",
+        "try:\n    import intel_extension_for_pytorch\n    HAS_IPEX = True\n"
+        "except ImportError:\n    HAS_IPEX = False\n",
+        2,
+        "catches its ImportError",
+    ),
+    "side effect: the name is used": (
+        "ipex-side-effect-import",
+        "import intel_extension_for_pytorch as ipex\nmodel = ipex.optimize(model)\n",
+        1,
+        "the module uses ipex (line 2)",
+    ),
+    "side effect: another spelling": (
+        "ipex-side-effect-import",
+        "from intel_extension_for_pytorch.xpu import cpp_extension\n",
+        1,
+        "removes only an unused `import intel_extension_for_pytorch`",
     ),
 }
 

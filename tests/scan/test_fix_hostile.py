@@ -156,10 +156,14 @@ def test_a_link_out_of_the_tree_is_neither_read_nor_written(
 
 
 @pytest.mark.parametrize("swapped", ["the file", "a directory on its path"])
-def test_a_link_swapped_in_after_planning_changes_nothing(tmp_path: Path, swapped: str) -> None:
+def test_a_link_swapped_in_after_planning_changes_nothing(
+    tmp_path: Path, swapped: str, state_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Between the plan and the writes, a planned file (or a directory above it) becomes a link
     to a file outside: that write is refused, the file already written is put back, nothing
     outside changes, and no record is left: nothing changed."""
+    # NOTE: a state directory of its own: other tests in this process keep records in the shared one
+    monkeypatch.setenv("XDG_STATE_HOME", str(state_home))
     tree, outside = tmp_path / "tree", tmp_path / "outside"
     _write(tree, {"a.py": SAMPLE, "pkg/b.py": SAMPLE})
     _write(outside, {"b.py": SAMPLE})

@@ -55,7 +55,7 @@ def _found(*roots: Path, exclude: tuple[str, ...] = ()) -> list[str]:
         ("README.md", "", FileKind.DOCS),
         ("guide.rst", "", FileKind.DOCS),
         ("module.pyc", "", None),
-        ("Makefile", "", None),
+        ("Makefile", "", FileKind.CI),
     ],
 )
 def test_kinds_by_name(name: str, parent: str, kind: FileKind | None) -> None:

@@ -192,6 +192,15 @@ def test_the_with_and_trigger_leaves_prose_alone() -> None:
     assert not _maybe_with_and(prose.encode())
 
 
+def test_the_with_and_trigger_reads_past_long_prose_lines() -> None:
+    """ipex-llm's benchmark script holds prompts of many kilobytes on one line, "with " many
+    times in each, some followed by ") and" on that line: none starts a statement, and a real
+    ``with a() and b():`` after them is still found."""
+    prompt = 'PROMPT = "' + "she sat with (her) and him, with care and " * 400 + '"\n'
+    assert not _maybe_with_and(prompt.encode())
+    assert _maybe_with_and((prompt + "with a() and b():\n    pass\n").encode())
+
+
 def test_a_file_over_the_limit_is_skipped_unread(tmp_path: Path) -> None:
     """A 50 MB generated file is skipped with its size (a sparse file: nothing is written)."""
     big = tmp_path / "generated_pb2.py"

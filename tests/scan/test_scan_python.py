@@ -280,9 +280,10 @@ def test_setup_py_is_read_as_python_and_as_text(tmp_path: Path) -> None:
     ]
 
 
-def test_text_rules_in_python_read_arguments_and_command_lists_only(tmp_path: Path) -> None:
-    """A docstring, a constant, a message or a comment naming a launcher runs nothing; a
-    command list or a call argument does."""
+def test_text_rules_in_python_read_string_literals_that_can_run(tmp_path: Path) -> None:
+    """A docstring, a message (printed, logged, raised, a parser's help), a comment, a value
+    a comparison tests and an option a parser defines run nothing; a command list, a call
+    argument, and a string kept in a variable (a command joined later) may."""
     write(
         tmp_path,
         {
@@ -292,10 +293,19 @@ def test_text_rules_in_python_read_arguments_and_command_lists_only(tmp_path: Pa
                 "# pip install intel-extension-for-pytorch\n"
                 'run(["pip", "install", "intel-extension-for-pytorch"])\n'
                 'cmd = ("pip", "install", "intel-extension-for-pytorch")\n'
+                'print("pip install intel-extension-for-pytorch")\n'
+                'log.warning(f"run: pip install intel-extension-for-pytorch=={v}")\n'
+                'raise ImportError("pip install intel-extension-for-pytorch")\n'
+                'parser.add_argument("--x", help="pip install intel-extension-for-pytorch")\n'
+                'if name == "intel-extension-for-pytorch":\n'
+                "    pass\n"
+                'run(f"pip install intel-extension-for-pytorch=={v}", shell=True)\n'
             )
         },
     )
     assert found(scan(tmp_path)) == [
+        ("setup.py", 2, "pip-ipex", "intel-extension-for-pytorch"),
         ("setup.py", 4, "pip-ipex", "intel-extension-for-pytorch"),
         ("setup.py", 5, "pip-ipex", "intel-extension-for-pytorch"),
+        ("setup.py", 12, "pip-ipex", "intel-extension-for-pytorch"),
     ]

@@ -18,6 +18,7 @@ from builders import ARC, XPU_TORCH, make_env
 from conftest import TESTS
 
 from ipex_doctor.knowledge import known_issues
+from ipex_doctor.model.code import SkippedFile
 from ipex_doctor.model.findings import Finding, Report, Severity, Status
 from ipex_doctor.model.observations import CheckRun, Outcome
 from ipex_doctor.verdicts import baseline, registry
@@ -26,6 +27,7 @@ from ipex_doctor.verdicts.fleet import NodeDigest, collectives_finding, fingerpr
 from ipex_doctor.verdicts.judge import judge
 from ipex_doctor.verdicts.launch import launch_finding
 from ipex_doctor.verdicts.sanity_findings import judge_sanity
+from ipex_doctor.verdicts.unread_files import unread_finding
 from ipex_doctor.verdicts.xpu_ladder import ladder_findings
 from ipex_doctor.verdicts.xpu_runtime import runtime_findings
 
@@ -123,6 +125,14 @@ def _distributed() -> Iterable[Finding]:
     yield collectives_finding([_rank(0, "xpu:0"), _rank(1, "xpu:1", all_reduce_ok=False)])
 
 
+def _unread() -> Iterable[Finding]:
+    """A scan that could not read one file, and one that read them all."""
+    skipped = [SkippedFile("big.py", "too large to scan: 50.0 MiB, over the 10 MiB limit")]
+    found = unread_finding(skipped)
+    assert found is not None and unread_finding([]) is None
+    yield found
+
+
 def _baseline() -> Iterable[Finding]:
     report = Report.from_dict(json.loads(CPU_REPORT.read_text()))
     return baseline.compare(report, report, "base.json")[1]
@@ -131,7 +141,7 @@ def _baseline() -> Iterable[Finding]:
 EMITTERS: dict[str, Callable[[], Iterable[Finding]]] = {
     "judge": _entries, "sanity_findings": _sanity, "xpu_ladder": _ladder, "xpu_runtime": _runtime,
     "device_outliers": _devices, "fleet": _fleet, "launch and collectives": _distributed,
-    "baseline": _baseline,
+    "baseline": _baseline, "unread_files": _unread,
 }  # fmt: skip
 
 

@@ -1,6 +1,6 @@
 """The worker: runs *inside the examined interpreter*, never in the doctor's process.
 
-    python worker.py RESULT_FD [--no-probe]
+    python worker.py RESULT_FD [--no-probe] [--prepare DEVICE]... [--refuse MODULE=WHY]...
 
 It imports torch, torchvision and IPEX once, reports build facts and devices (the runtime
 probe; ``--no-probe`` only imports, for a replacement worker), then serves tasks read from
@@ -32,6 +32,7 @@ import re
 import resource
 import sys
 import sysconfig
+import threading
 import time
 import traceback
 import warnings
@@ -39,8 +40,10 @@ from typing import Any, Callable, Dict, List, Optional, TextIO, Tuple
 
 OUTPUT_LIMIT = 8000
 _RESULT: Optional[TextIO] = None
-_IMPORTING = [False]
-"""Whether a guarded import is running: only then are native library loads reported."""
+_IMPORTING: List[Optional[int]] = [None]
+"""The thread running a guarded import (``None``: none is): only its native library loads are
+reported. NOTE: the thread that prepares a device beside the imports loads libraries of its
+own; they are not the import's, and two threads writing records at once could interleave."""
 _MISSING_LIB = re.compile(r"(lib[\w.+-]+?\.so(?:\.[\w.]+)?): cannot open shared object file")
 
 
@@ -128,7 +131,7 @@ def _report_native_loads(event: str, args: Any) -> None:
     (``None`` for a Python one) and ``ctypes.dlopen`` for a ``ctypes`` load; the record is
     flushed at once, so it reaches the doctor even when the library's initialisation kills
     the process."""
-    if not _IMPORTING[0]:
+    if _IMPORTING[0] != threading.get_ident():
         return
     library = None
     if event == "import" and len(args) > 1 and isinstance(args[1], str):
@@ -160,7 +163,7 @@ def guarded_import(module: str) -> Any:
     started = time.perf_counter()
     loaded = None
     with captured(capture):
-        _IMPORTING[0] = True
+        _IMPORTING[0] = threading.get_ident()
         try:
             loaded = importlib.import_module(module)
             outcome["ok"] = True
@@ -175,7 +178,7 @@ def guarded_import(module: str) -> Any:
             outcome["error"] = str(exc)
             outcome["traceback"] = _trim("".join(traceback.format_exc()))
         finally:
-            _IMPORTING[0] = False
+            _IMPORTING[0] = None
     outcome["seconds"] = round(time.perf_counter() - started, 3)
     outcome["output"] = _trim(capture.getvalue())
     if not outcome["ok"]:
@@ -296,13 +299,57 @@ def ipex_facts(ipex: Any) -> Dict[str, Any]:
     return facts
 
 
-def probe(torch: Any) -> None:
-    """The runtime probe's stages after ``import torch``: facts, devices, torchvision, IPEX."""
+def _first_present(devices: List[Dict[str, Any]], candidates: List[str]) -> Optional[str]:
+    """The first of ``candidates`` (``cuda:0``...) whose kind the probe found available; its
+    index taken modulo the count, as a local rank picks its device."""
+    counts = {group["type"]: group["count"] for group in devices if group["available"]}
+    for candidate in candidates:
+        kind, _, index = candidate.partition(":")
+        if counts.get(kind):
+            return "%s:%d" % (kind, int(index or 0) % counts[kind])
+    return None
+
+
+def _prepare(torch: Any, device: str, outcome: Dict[str, Any]) -> None:
+    """Initialise ``device`` as a first check would: its context, a matrix product (the BLAS
+    library's handle) and a convolution (the DNN library's). Runs in a thread beside the
+    imports of torchvision and IPEX, which hold the GIL for Python work while the driver's
+    initialisation does not; a failure is only recorded, since the checks meet it again."""
+    started = time.perf_counter()
+    try:
+        ones = torch.ones(1, 1, 8, 8, device=device)
+        (ones[0, 0] @ ones[0, 0]).sum().item()
+        torch.nn.functional.conv2d(ones, ones[:, :, :3, :3]).sum().item()
+    except Exception as exc:  # noqa: BLE001
+        outcome["error"] = "%s: %s" % (type(exc).__name__, exc)
+    outcome["seconds"] = round(time.perf_counter() - started, 3)
+
+
+def probe(torch: Any, prepare: List[str]) -> None:
+    """The runtime probe's stages after ``import torch``: facts, devices, torchvision, IPEX;
+    the first device of ``prepare`` present is initialised beside the imports."""
     emit({"event": "begin", "stage": "torch facts"})
     emit({"event": "end", "stage": "torch facts", "torch": torch_facts(torch)})
     emit({"event": "begin", "stage": "devices"})
     devices = [_devices_of(torch, "xpu"), _devices_of(torch, "cuda")]
     emit({"event": "end", "stage": "devices", "devices": devices})
+    device = _first_present(devices, prepare)
+    prepared: Dict[str, Any] = {"device": device}
+    helper = None
+    if device is not None:
+        helper = threading.Thread(target=_prepare, args=(torch, device, prepared), daemon=True)
+        helper.start()
+    _import_the_rest(torch, devices)
+    if helper is not None:
+        # NOTE: a device that hangs in its initialisation is caught here by the doctor's
+        # start-up timeout, with this stage named as the unfinished one.
+        emit({"event": "begin", "stage": "prepare %s" % device})
+        helper.join()
+        emit({"event": "end", "stage": "prepare %s" % device, "prepared": prepared})
+
+
+def _import_the_rest(torch: Any, devices: List[Dict[str, Any]]) -> None:
+    """The probe's imports after torch (torchvision, IPEX) and IPEX's facts."""
     for module in ("torchvision", "intel_extension_for_pytorch"):
         if importlib.util.find_spec(module) is None:
             continue
@@ -594,7 +641,8 @@ def main(argv: List[str]) -> int:
         if torch is None:
             emit({"event": "done"})
             return 0
-        probe(torch)
+        options = argv[2:]
+        probe(torch, [options[i + 1] for i, o in enumerate(options[:-1]) if o == "--prepare"])
     else:
         # NOTE: a replacement worker: the probe already judged the imports.
         torch = importlib.import_module("torch")

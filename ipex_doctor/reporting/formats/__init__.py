@@ -1,51 +1,9 @@
 """Pure formatters: each turns a ``Report`` into text or renderables and never prints.
 
-The machine formats (``Format``) share one signature, ``Renderer``: the report, with the
+The machine formats (``Format``) share one signature, ``renderers.Renderer``: the report, with the
 policy applied, and the gate's decision, which JUnit marks failures by and HTML states. The
 console (``formats/console.py``) is the human view and also takes the verbosity.
+
+This package imports nothing: its modules import each other by name (``renderers`` picks a
+machine format's module), so importing one of them never runs a cycle through the package.
 """
-
-from __future__ import annotations
-
-from typing import TYPE_CHECKING, Protocol
-
-from ipex_doctor.errors import assert_never
-from ipex_doctor.reporting.formats.kinds import Format
-
-if TYPE_CHECKING:
-    from ipex_doctor.model.findings import Report
-    from ipex_doctor.reporting.policy import Gate
-
-
-class Renderer(Protocol):
-    """A machine format: the report (policy applied) and the gate's decision, to text."""
-
-    def __call__(self, report: Report, gate: Gate | None = None) -> str: ...
-
-
-def renderer(fmt: Format) -> Renderer:
-    """The renderer of ``fmt``, imported only when asked for (the HTML and chart code costs
-    the light commands nothing)."""
-    match fmt:
-        case Format.JSON:
-            from ipex_doctor.reporting.formats.json_format import render_json
-
-            return render_json
-        case Format.JUNIT:
-            from ipex_doctor.reporting.formats.junit import render_junit
-
-            return render_junit
-        case Format.MARKDOWN:
-            from ipex_doctor.reporting.formats.markdown import render_markdown
-
-            return render_markdown
-        case Format.HTML:
-            from ipex_doctor.reporting.formats.html import render_html
-
-            return render_html
-        case Format.SARIF:
-            from ipex_doctor.reporting.formats.sarif import render_sarif
-
-            return render_sarif
-        case _:
-            assert_never(fmt)

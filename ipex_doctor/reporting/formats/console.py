@@ -359,8 +359,12 @@ def render_console(
             parts.append(Text("  ✓ nothing to report", style="green"))
         if kind is FindingKind.CODE:
             parts.extend(_code_lines(shown, verbose=verbose))
-        for finding in _sorted(shown) if kind is not FindingKind.CODE else ():
+        # NOTE: a code finding without a place in the code (the files scan could not read)
+        # reads as any other finding.
+        unplaced = [f for f in shown if kind is not FindingKind.CODE or f.location is None]
+        for finding in _sorted(unplaced):
             parts.extend(_finding(finding, verbose=verbose, fleet_size=nodes))
+            parts.extend(_unread_lines(finding, verbose=verbose))
         if kind is FindingKind.SANITY and not quiet and (verbose or not nodes):
             # NOTE: in a fleet the curves and bars are the first node's: -v shows them
             parts.extend(_sanity_lines(report))
@@ -500,6 +504,24 @@ def _rewritten_lines(report: Report) -> list[RenderableType]:
         Text(f"  left alone: {quote_name(left.path)}: {left.reason}", style="dim")
         for left in fix.left_alone
     )
+    return lines
+
+
+def _unread_lines(finding: Finding, *, verbose: bool) -> list[RenderableType]:
+    """Under ``scan-unread``: each file the scan could not read and why (``-v``), or how to
+    see them."""
+    skipped = finding.evidence.data.get("skipped") if finding.id == "scan-unread" else None
+    if not isinstance(skipped, list) or finding.ignored is not None:
+        return []
+    if not verbose:
+        return [Text("      -v lists each file and why", style="dim")]
+    lines: list[RenderableType] = []
+    for item in skipped:
+        if isinstance(item, dict):
+            line = Text("        ")
+            line.append(quote_name(str(item.get("path"))), style="bold")
+            line.append(f": {item.get('reason')}")
+            lines.append(line)
     return lines
 
 

@@ -6,10 +6,13 @@ one place; a suppressed (inline) or policy-ignored finding stays in the log with
 ``suppressions`` entry rather than vanishing. A mechanical fix travels as a SARIF ``fix``:
 the replaced lines of the file and the text that replaces them, computed by ``scan --fix``'s
 own rewrite; the files ``scan --fix`` rewrote are the run's ``artifacts``, each with the
-``modified`` role and its SHA-256. Paths are relative to the scan root (``%SRCROOT%``), as
-GitHub's ingestion wants.
-Findings without a code location (the environment's, in ``check --code``) are not code
-results and are left out: the other formats carry them.
+``modified`` role and its SHA-256. Paths are relative to the scan root (``%SRCROOT%``), as GitHub's ingestion wants,
+written as RFC 3986 relative references (``artifact_uri``: a space, ``%``, ``#``, ``?``, a colon,
+non-ASCII and control characters percent-encoded, UTF-8). Findings without a code location (the
+environment's, in ``check --code``) are not code results and are left out: the other formats
+carry them. Each file the scan could not read is a tool execution notification of the run's
+invocation (``invocations[0].toolExecutionNotifications``, level ``warning``, at the file), so
+a code-scanning view says what it did not see.
 
 Written by hand rather than with an object model (``sarif-om``) because the shape needed is
 small and the tests validate every log against the official OASIS schema.
@@ -19,7 +22,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
+from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 from ipex_doctor import __version__
 from ipex_doctor.model.findings import Finding, Report, Status
@@ -62,6 +67,7 @@ def render_sarif(report: Report, gate: Gate | None = None) -> str:
                 },
                 "columnKind": "unicodeCodePoints",
                 "results": [_result(f, rule_ids.index(f.id)) for f in coded],
+                "invocations": [_invocation(report)],
             }
         ],
     }
@@ -77,12 +83,40 @@ def _modified(report: Report) -> list[dict[str, Any]]:
     fix = report.scan.fix if report.scan is not None else None
     return [
         {
-            "location": {"uri": rewritten.path, "uriBaseId": "%SRCROOT%"},
+            "location": artifact_uri(rewritten.path),
             "roles": ["modified"],
             "hashes": {"sha-256": rewritten.sha256_after},
         }
         for rewritten in (fix.rewritten if fix is not None else ())
     ]
+
+
+def artifact_uri(path: str) -> dict[str, str]:
+    """A SARIF ``artifactLocation`` for a result's path: a relative path as an RFC 3986
+    relative reference against ``%SRCROOT%`` (every character but the unreserved ones and
+    ``/`` percent-encoded from UTF-8: a colon too, which would read as a scheme in a first
+    segment); an absolute one (a file named on the command line) as a ``file`` URI."""
+    if PurePosixPath(path).is_absolute():
+        return {"uri": "file://" + quote(path, safe="/")}
+    return {"uri": quote(path, safe="/"), "uriBaseId": "%SRCROOT%"}
+
+
+def _invocation(report: Report) -> dict[str, Any]:
+    """The run's invocation: it ran to its end, and each file it could not read."""
+    skipped = report.scan.skipped if report.scan is not None else ()
+    notifications = [
+        {
+            "level": "warning",
+            "message": {"text": f"{item.path} was not read: {item.reason}"},
+            "locations": [{"physicalLocation": {"artifactLocation": artifact_uri(item.path)}}],
+            "descriptor": {"id": "scan-unread"},
+        }
+        for item in skipped
+    ]
+    invocation: dict[str, Any] = {"executionSuccessful": True}
+    if notifications:
+        invocation["toolExecutionNotifications"] = notifications
+    return invocation
 
 
 def _rule(finding: Finding) -> dict[str, Any]:
@@ -120,10 +154,7 @@ def _result(finding: Finding, rule_index: int) -> dict[str, Any]:
         region["endColumn"] = location.end_column + 1
     if finding.snippet:
         region["snippet"] = {"text": finding.snippet}
-    physical: dict[str, Any] = {
-        "artifactLocation": {"uri": location.path, "uriBaseId": "%SRCROOT%"},
-        "region": region,
-    }
+    physical: dict[str, Any] = {"artifactLocation": artifact_uri(location.path), "region": region}
     result: dict[str, Any] = {
         "ruleId": finding.id,
         "ruleIndex": rule_index,
@@ -171,7 +202,7 @@ def _fix(path: str, edit: Mapping[str, Any]) -> dict[str, Any]:
         "description": {"text": str(edit.get("description") or "apply the upstream replacement")},
         "artifactChanges": [
             {
-                "artifactLocation": {"uri": path, "uriBaseId": "%SRCROOT%"},
+                "artifactLocation": artifact_uri(path),
                 "replacements": [
                     {"deletedRegion": deleted, "insertedContent": {"text": str(edit["text"])}}
                 ],
@@ -183,11 +214,13 @@ def _fix(path: str, edit: Mapping[str, Any]) -> dict[str, Any]:
 def line_edits(before: str, after: str) -> Sequence[dict[str, Any]]:
     """The changed line ranges between two versions of a file, as ``fix_edit`` mappings
     (``start``/``end`` 1-based inclusive in ``before``; ``text``: the lines that replace them)."""
-    import difflib
+    # NOTE: patience diff, not difflib: difflib's matcher is quadratic on the repeated lines of
+    # generated code, and a fixed 10 MiB module must not take minutes here.
+    from patiencediff import PatienceSequenceMatcher
 
     old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
     edits = []
-    matcher = difflib.SequenceMatcher(a=old, b=new, autojunk=False)
+    matcher = PatienceSequenceMatcher(None, old, new)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             continue

@@ -1,0 +1,172 @@
+"""The rules on lines real maintainers removed when they moved off IPEX (the development part of
+tests/assets/scan_removals.yaml), each with the near-misses beside it that must stay quiet."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from scan_rules import found, scan, write
+
+from ipex_doctor.knowledge import code_rules
+
+SHIPPED = code_rules.load()
+
+
+def _rules(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, int, str]]:
+    write(tmp_path, files)
+    return [(path, line, rule) for path, line, rule, _ in found(scan(tmp_path, SHIPPED))]
+
+
+def test_optimum_intel_ipex_models_are_found_at_their_import(tmp_path: Path) -> None:
+    """optimum-intel's tests and notebooks import the IPEX classes by name; the import is a
+    finding of its own, besides every use."""
+    source = (
+        "from optimum.intel import IPEXModelForCausalLM, OVModelForCausalLM\n"
+        "from optimum.intel.ipex.modeling_base import (\n"
+        "    IPEXModelForAudioClassification,\n"
+        ")\n"
+        "IPEX_MODEL_CLASS = IPEXModelForCausalLM\n"
+        'model = OVModelForCausalLM.from_pretrained("gpt2")\n'
+    )
+    assert _rules(tmp_path, {"test_modeling.py": source}) == [
+        ("test_modeling.py", 1, "optimum-intel-ipex-import"),
+        ("test_modeling.py", 2, "optimum-intel-ipex-import"),
+        ("test_modeling.py", 5, "optimum-intel-ipex-models"),
+    ]
+
+
+def test_deepspeed_hands_on_ipex_objects(tmp_path: Path) -> None:
+    """DeepSpeed's accelerator returned torch.xpu.amp and built intel_extension_for_deepspeed's
+    accelerator; torch.amp and torch.xpu.is_available are upstream."""
+    source = (
+        "import torch\n"
+        "from intel_extension_for_deepspeed import XPU_Accelerator\n"
+        "def amp():\n"
+        "    return torch.xpu.amp\n"
+        "def upstream():\n"
+        "    return torch.amp, torch.xpu.is_available()\n"
+        "ds_accelerator = XPU_Accelerator()\n"
+    )
+    assert _rules(tmp_path, {"accelerator.py": source}) == [
+        ("accelerator.py", 2, "ipex-deepspeed-import"),
+        ("accelerator.py", 4, "xpu-amp-module"),
+        ("accelerator.py", 7, "ipex-deepspeed-api"),
+    ]
+
+
+def test_a_value_assigned_from_ipex_is_reported_where_it_is_taken(tmp_path: Path) -> None:
+    """ai-reference-models' run_llm.py: a quantization config taken from ipex.quantization is
+    reported where it is assigned and where an alias of an IPEX function is called, not again
+    at every line that hands the variable on (``quantization_config=qconfig,``: a repeat
+    placed on an argument line, which a reader takes for a false alarm)."""
+    source = (
+        "import intel_extension_for_pytorch as ipex\n"
+        "qconfig = ipex.quantization.default_static_qconfig_mapping\n"
+        "model = ipex.llm.optimize(\n"
+        "    model,\n"
+        "    quantization_config=qconfig,\n"
+        ")\n"
+        "prepare = ipex.quantization.prepare\n"
+        "prepared = prepare(model, qconfig)\n"
+        "keep(prepare)\n"
+    )
+    assert _rules(tmp_path, {"run_llm.py": source}) == [
+        ("run_llm.py", 1, "ipex-import"),
+        ("run_llm.py", 2, "ipex-quantization"),
+        ("run_llm.py", 3, "ipex-llm-optimize"),
+        ("run_llm.py", 7, "ipex-quantization"),
+        ("run_llm.py", 8, "ipex-quantization"),
+    ]
+
+
+def test_backend_ipex_is_told_apart_by_what_receives_it(tmp_path: Path) -> None:
+    """torch.compile's backend needs IPEX's dynamo backend; langchain's HuggingFacePipeline and
+    Neural Compressor's configs select their own IPEX path; other backends are nobody's."""
+    source = (
+        "import torch\n"
+        'model = torch.compile(model, backend="ipex")\n'
+        "hf = HuggingFacePipeline.from_model_id(\n"
+        '    model_id="gpt2", task="text-generation",\n'
+        '    backend="ipex",\n'
+        ")\n"
+        'config = PostTrainingQuantConfig(approach="static", backend="ipex")\n'
+        'model = torch.compile(model, backend="inductor")\n'
+        'if config.backend == "ipex":\n'
+        "    pass\n"
+    )
+    assert _rules(tmp_path, {"pipe.py": source}) == [
+        ("pipe.py", 2, "torch-compile-ipex-backend"),
+        ("pipe.py", 5, "ipex-backend-option"),
+        ("pipe.py", 7, "ipex-backend-option"),
+    ]
+
+
+def test_ccl_chosen_as_a_value_is_found(tmp_path: Path) -> None:
+    """accelerate chose "ccl" as a value before init_process_group; a test of the value is the
+    project's own switch, not a choice."""
+    source = (
+        'if backend in (None, "ccl"):\n'
+        '    backend = "ccl"\n'
+        'self.dist_backend = "ccl"\n'
+        'kwargs = {"backend": "ccl", "world_size": 2}\n'
+        'mode = "ccl"\n'
+    )
+    assert _rules(tmp_path, {"state.py": source}) == [
+        ("state.py", 2, "ccl-backend"),
+        ("state.py", 3, "ccl-backend"),
+        ("state.py", 4, "ccl-backend"),
+    ]
+
+
+def test_a_name_of_a_specific_rule_is_not_the_catch_alls(tmp_path: Path) -> None:
+    """A method of a class a specific rule names (ai-reference-models' DLRM) is that rule's
+    finding; a name no rule names is the catch-all's."""
+    source = (
+        "import intel_extension_for_pytorch as ipex\n"
+        "emb = ipex.nn.modules.MergedEmbeddingBagWithSGD.from_embeddingbag_list(emb, lr=0.1)\n"
+        "auroc = ipex._C.roc_auc_score(labels, preds)\n"
+    )
+    assert _rules(tmp_path, {"dlrm.py": source}) == [
+        ("dlrm.py", 1, "ipex-import"),
+        ("dlrm.py", 2, "ipex-merged-embeddingbag"),
+        ("dlrm.py", 3, "ipex-other-api"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "line", "rule"),
+    [
+        ("0_28_0_mpi.yaml", "compute_environment: LOCAL_MACHINE\nipex_config:\n  ipex: true\n", 2, "accelerate-ipex-config"),
+        ("tests.yaml", 'test:\n  cmd: python -c "import transformers;assert transformers.utils.import_utils.is_ipex_available()"\n', 2, "ipex-python-command"),
+        ("launch.sh", "export ACCELERATE_USE_IPEX=true\naccelerate launch train.py\n", 1, "accelerate-ipex-env"),
+    ],
+    ids=["accelerate-config", "test-runner", "launch-environment"],
+)  # fmt: skip
+def test_settings_and_commands_in_config_files(
+    tmp_path: Path, name: str, text: str, line: int, rule: str
+) -> None:
+    assert (name, line, rule) in _rules(tmp_path, {name: text})
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        'cmd = ["intel-extension-for-pytorch==2.6.10+xpu"]\n',
+        'idx_url = "https://pytorch-extension.intel.com/release-whl/stable/xpu/us/"\n',
+        'os.system("ipexrun --ninstances 2 train.py")\n',
+        "if is_ipex_available():\n    pass\n",
+        "if HAS_IPEX:\n    pass\n",
+        'env = {"ACCELERATE_USE_IPEX": "true"}\n',
+        'dist.init_process_group(backend="ccl")\n',
+        'hf = HuggingFacePipeline(backend="ipex")\n',
+    ],
+    ids=["distribution", "index", "launcher", "helper", "flag", "environment", "ccl", "ipex"],
+)
+def test_the_prefilter_admits_every_spelling_the_rules_match(tmp_path: Path, source: str) -> None:
+    """A file whose only IPEX use is one of these spellings is parsed (the prefilter is derived
+    from every rule: its names, its regexes' literals, its patterns' words) and found."""
+    write(tmp_path, {"installer.py": source, "plain.py": "import json\nprint(json.dumps({}))\n"})
+    result = scan(tmp_path, SHIPPED)
+    assert result.files_parsed == 1
+    assert [m.location.path for m in result.matches] == ["installer.py"]

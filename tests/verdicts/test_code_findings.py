@@ -1,0 +1,61 @@
+"""A code match as a finding: a guarded IPEX path is judged as guarded (it cannot fail where
+its probe says no), and the "mechanical" label is given only where ``--fix`` rewrites."""
+
+from __future__ import annotations
+
+from builders import make_env
+
+from ipex_doctor.knowledge import code_rules
+from ipex_doctor.model.code import CodeLocation, CodeMatch
+from ipex_doctor.model.findings import Status, Verdict
+from ipex_doctor.verdicts.code_findings import code_finding
+
+SHIPPED = code_rules.load()
+TORCH_ONLY = make_env({"torch": "2.8.0+xpu"})
+MECHANICAL = "(mechanical: ipex-doctor scan --fix)"
+
+
+def _match(rule_id: str, *, guard: str | None = None, mechanical: bool = False) -> CodeMatch:
+    return CodeMatch(
+        rule_id=rule_id,
+        location=CodeLocation("train.py", 12, 8),
+        symbol="torch.xpu.has_fp64_dtype",
+        snippet="        x = torch.xpu.has_fp64_dtype()",
+        guard=guard,
+        mechanical=mechanical,
+    )
+
+
+def test_an_ipex_only_call_fails_where_ipex_is_missing_unless_guarded() -> None:
+    """The real false alarm: a torch.xpu function IPEX injects, called behind a hasattr check
+    with an upstream fallback, is not a failure without IPEX; the finding names the guard."""
+    rule = SHIPPED.get("xpu-has-fp64-dtype")
+    assert rule is not None
+    plain = code_finding(_match(rule.id), rule, TORCH_ONLY, {})
+    assert plain.status is Status.FAIL
+    guard = "`hasattr(torch.xpu, 'has_fp64_dtype')` (line 11)"
+    guarded = code_finding(_match(rule.id, guard=guard), rule, TORCH_ONLY, {})
+    assert guarded.status is Status.WARN and guarded.verdict is Verdict.LATENT
+    assert guard in guarded.evidence.summary
+    assert guarded.evidence.data["guard"] == guard
+
+
+def test_a_guarded_finding_that_does_not_fail_keeps_its_status_and_names_its_guard() -> None:
+    with_ipex = make_env({"torch": "2.8.0", "intel-extension-for-pytorch": "2.8.0+cpu"})
+    rule = SHIPPED.get("ipex-import")
+    assert rule is not None
+    guard = "try/except ImportError (line 3)"
+    finding = code_finding(_match(rule.id, guard=guard), rule, with_ipex, {})
+    assert finding.status is Status.WARN
+    assert "works with IPEX" in finding.evidence.summary and guard in finding.evidence.summary
+
+
+def test_the_mechanical_label_follows_the_match_not_the_rule() -> None:
+    """A rule with a fix labels only the places the fix rewrites; elsewhere the finding says
+    what to do by hand (the rule's recipe)."""
+    rule = SHIPPED.get("ipex-import")
+    assert rule is not None and rule.fix
+    rewritten = code_finding(_match(rule.id, mechanical=True), rule, TORCH_ONLY, {})
+    left = code_finding(_match(rule.id), rule, TORCH_ONLY, {})
+    assert rewritten.remediation.endswith(MECHANICAL)
+    assert MECHANICAL not in left.remediation and rule.recipe in left.remediation
