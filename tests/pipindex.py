@@ -14,9 +14,10 @@ import base64
 import hashlib
 import http.server
 import io
+import tarfile
 import threading
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,19 +33,21 @@ def _record_line(name: str, data: bytes) -> str:
     return f"{name},sha256={digest},{len(data)}"
 
 
-def metadata_text(name: str, version: str) -> str:
+def metadata_text(name: str, version: str, requires: Sequence[str] = ()) -> str:
     """The core metadata of the tiny distribution ``name`` ``version``."""
-    return f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+    needs = "".join(f"Requires-Dist: {r}\n" for r in requires)
+    return f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n{needs}"
 
 
-def build_wheel(directory: Path, name: str, version: str) -> Path:
-    """A pure-Python wheel of ``name`` ``version`` (one module and padding) in ``directory``."""
+def build_wheel(directory: Path, name: str, version: str, requires: Sequence[str] = ()) -> Path:
+    """A pure-Python wheel of ``name`` ``version`` (one module and padding) in ``directory``,
+    depending on ``requires``."""
     module = name.replace("-", "_")
     info = f"{module}-{version}.dist-info"
     files = {
         f"{module}/__init__.py": f"__version__ = {version!r}\n".encode(),
         f"{module}/padding.bin": hashlib.sha256(name.encode()).digest() * (_PAD_BYTES // 32),
-        f"{info}/METADATA": metadata_text(name, version).encode(),
+        f"{info}/METADATA": metadata_text(name, version, requires).encode(),
         f"{info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
     }
     record = [_record_line(path, data) for path, data in files.items()] + [f"{info}/RECORD,,"]
@@ -58,12 +61,34 @@ def build_wheel(directory: Path, name: str, version: str) -> Path:
     return path
 
 
+def build_sdist(directory: Path, name: str, version: str, marker: Path) -> Path:
+    """A source distribution of ``name`` ``version`` whose ``setup.py`` writes ``marker``
+    when anything builds it (or merely asks it for its metadata)."""
+    base = f"{name.replace('-', '_')}-{version}"
+    setup = (
+        f"import pathlib\npathlib.Path({str(marker)!r}).write_text('built')\n"
+        f"from setuptools import setup\nsetup(name={name!r}, version={version!r})\n"
+    )
+    members = {"setup.py": setup, "PKG-INFO": metadata_text(name, version)}
+    path = directory / f"{base}.tar.gz"
+    with tarfile.open(path, "w:gz") as archive:
+        for member, text in members.items():
+            data = text.encode()
+            info = tarfile.TarInfo(f"{base}/{member}")
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return path
+
+
 @dataclass
 class LocalIndex:
-    """A running index: its URL, the wheels it serves, and the gate on their downloads."""
+    """A running index: its URL, the files it serves (one per name), and the gate on their
+    downloads."""
 
     url: str
     wheels: dict[str, Path]
+    described: set[str] = field(default_factory=set)
+    """Names whose metadata file (PEP 658) is served: the wheels ``serve`` built."""
     hold: set[str] = field(default_factory=set)
     """Names whose wheel download stops after its first bytes until ``release``."""
     downloading: threading.Event = field(default_factory=threading.Event)
@@ -111,13 +136,17 @@ def _handler(index: LocalIndex) -> type[http.server.BaseHTTPRequestHandler]:
                     return
                 digest = hashlib.sha256(path.read_bytes()).hexdigest()
                 meta = hashlib.sha256(metadata_text(parts[1], _version(path)).encode()).hexdigest()
-                link = (f'<a href="/files/{path.name}#sha256={digest}" '
-                        f'data-dist-info-metadata="sha256={meta}" '
-                        f'data-core-metadata="sha256={meta}">{path.name}</a>')  # fmt: skip
+                described = (f'data-dist-info-metadata="sha256={meta}" '
+                             f'data-core-metadata="sha256={meta}"')  # fmt: skip
+                if parts[1] not in index.described:
+                    described = ""
+                link = f'<a href="/files/{path.name}#sha256={digest}" {described}>{path.name}</a>'
                 self._send(f"<!DOCTYPE html><html><body>{link}</body></html>".encode(), "text/html")
                 return
             if self.path.endswith(".whl.metadata"):
                 for name, path in index.wheels.items():
+                    if name not in index.described:
+                        continue
                     if self.path == f"/files/{path.name}.metadata":
                         self._send(metadata_text(name, _version(path)).encode(), "text/plain")
                         return
@@ -162,11 +191,16 @@ def _version(path: Path) -> str:
 
 
 @contextmanager
-def serve(directory: Path, packages: dict[str, str], hold: tuple[str, ...] = ()) -> Iterator[LocalIndex]:  # fmt: skip
-    """Build a wheel per ``{name: version}`` in ``directory`` and serve them as an index."""
+def serve(directory: Path, packages: dict[str, str], hold: tuple[str, ...] = (),
+          files: Mapping[str, Path] | None = None) -> Iterator[LocalIndex]:  # fmt: skip
+    """Build a wheel per ``{name: version}`` in ``directory`` and serve them as an index, with
+    ``files`` (``{name: path}``: sdists, wheels with dependencies) beside them."""
     wheels = {name: build_wheel(directory, name, version) for name, version in packages.items()}
+    described = set(wheels)
+    wheels.update(files or {})
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
-    index = LocalIndex(f"http://127.0.0.1:{server.server_address[1]}/simple", wheels, set(hold))
+    url = f"http://127.0.0.1:{server.server_address[1]}/simple"
+    index = LocalIndex(url, wheels, described, set(hold))
     server.RequestHandlerClass = _handler(index)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)

@@ -37,6 +37,7 @@ ROOMS = (
 FOUNDATION = {
     "ipex_doctor",
     "ipex_doctor.atomic",
+    "ipex_doctor.bounded_json",
     "ipex_doctor.errors",
     "ipex_doctor.resources",
     "ipex_doctor.__main__",

@@ -75,3 +75,12 @@ def test_every_verdict_and_severity_gives_the_status_the_readme_says() -> None:
         for severity in Severity:
             expected = table[verdict.value][severity.value]
             assert status_for(verdict, severity).value == expected, (verdict, severity)
+
+
+def test_the_room_table_names_every_use_case() -> None:
+    """The README's room table names each module of ``app/`` (the use cases a newcomer looks
+    for first), and no module that is not there."""
+    row = next(line for line in README.splitlines() if line.startswith("| `app/` |"))
+    named = set(re.findall(r"`(\w+)`", row.split("|")[2]))
+    modules = {p.stem for p in (REPO / "ipex_doctor" / "app").glob("*.py") if p.stem != "__init__"}
+    assert modules <= named, sorted(modules - named)

@@ -102,12 +102,21 @@ def _edit_for(match: CodeMatch, edits: Mapping[str, Sequence[Mapping[str, Any]]]
     return None
 
 
+def _fix_catalogue() -> Mapping[str, str]:
+    """The fixes the codemods declare, in the order they run."""
+    from ipex_doctor.scan.codemods import FIX_CATALOGUE
+
+    return FIX_CATALOGUE
+
+
 def scan_and_publish(request: ScanRequest, *, notify: Notify, emit: Notify) -> ExitCode:
     """Scan, judge, publish; the exit code. ``notify`` carries messages for the user,
     ``emit`` the diffs of ``--diff`` / ``--fix`` and the places left alone."""
     out = request.out
     out.check()
-    rules = code_rules.load()
+    # NOTE: a rule's fix is checked against the codemods' own catalogue where --fix or --diff
+    # loads them anyway (LibCST); a plain scan never does.
+    rules = code_rules.load(known_fixes=_fix_catalogue() if request.fix or request.diff else None)
     knowledge = known_issues.load_files(request.kb_overlays, notify)
     policy = gate_policy(out, knowledge, [r.id for r in rules.rules])
     env, _ = examine(

@@ -1,27 +1,30 @@
 """From the findings at the gate to the plan ``fix`` shows: ordered pip steps and manual advice.
 
-Only two kinds of command are applied, and only in the examined interpreter: ``<python> -m pip
-install`` of named requirements pinned with ``==`` (from an ``--index-url`` or
-``--extra-index-url`` at most), and ``<python> -m pip uninstall -y`` of named distributions.
-Anything else a finding suggests (another interpreter, ``sudo``, a driver, a group, a
-variable, a requirement without a version) is a manual step, printed and never run.
+Only the findings' typed actions (``Finding.actions``) are ever applied, and only those the
+repair policy lets run (``knowledge.remedy_policy``): pinned installs and plain uninstalls of
+packages the knowledge base may touch, from an index it knows, in the examined interpreter.
+Every other action, and every manual command, is a manual step, printed with the reason and
+never run.
 
-Each install is resolved by pip before anything changes (``pip install --dry-run --report``),
-which turns ``==2.8.*`` into the one version pip would pick; the step then pins exactly that,
-so the plan shown is the command run. Uninstalls come first (they clear the way), then installs,
-each in the order of its findings; a command that several findings share is one step.
+Each install is resolved by pip before anything changes (``pip install --dry-run --report``,
+wheels only), which turns ``==2.8.*`` into the one version pip would pick; the step then pins
+exactly that, so the plan shown is the command run. A step whose resolution would install or
+replace pip, setuptools, wheel or ipex-doctor becomes a manual step. Uninstalls come first
+(they clear the way), then installs, each in the order of its findings; an action several
+findings share is one step.
 """
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from packaging.requirements import InvalidRequirement, Requirement
+from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
+from ipex_doctor.knowledge import remedy_policy
 from ipex_doctor.model.findings import Finding
+from ipex_doctor.model.remedy import PipAction
 from ipex_doctor.model.repair import (
     Distribution,
     ManualStep,
@@ -31,167 +34,186 @@ from ipex_doctor.model.repair import (
 )
 from ipex_doctor.runs import pip_actions
 
-_INDEX_OPTIONS = ("--index-url", "--extra-index-url")
+UNDO = "undo"
+"""What an undo's steps resolve, in place of a finding's id."""
+_NEVER_REPLACED = ", ".join(sorted(remedy_policy.PROTECTED))
 
 
 @dataclass(frozen=True)
 class Proposal:
-    """A finding's command that ``fix`` may apply, parsed: pip's verb, its index options,
-    its requirements, and the findings that proposed it."""
+    """An action the policy lets run, and the findings that proposed it."""
 
-    kind: StepKind
-    options: tuple[str, ...]
-    requirements: tuple[str, ...]
+    action: PipAction
     findings: tuple[str, ...]
 
 
-def _pinned(requirement: str) -> bool:
-    try:
-        parsed = Requirement(requirement)
-    except InvalidRequirement:
-        return False
-    specs = list(parsed.specifier)
-    return parsed.url is None and len(specs) == 1 and specs[0].operator == "=="
+@dataclass(frozen=True)
+class Plan:
+    """What ``fix`` (or ``fix --undo``) would run, in order, and the advice beside it."""
+
+    steps: tuple[PlannedStep, ...]
+    manual: tuple[ManualStep, ...] = ()
+    planning_bytes: int = 0
+    """What pip fetched to resolve the steps."""
 
 
-def _named(requirement: str) -> bool:
-    try:
-        parsed = Requirement(requirement)
-    except InvalidRequirement:
-        return False
-    return not parsed.specifier and parsed.url is None and not parsed.extras
-
-
-def parse_command(command: str, python: str) -> tuple[StepKind, tuple[str, ...], tuple[str, ...]] | None:  # fmt: skip
-    """``(kind, options, requirements)`` when ``command`` is a sanctioned pip command for
-    ``python``; ``None`` for anything else (it becomes advice)."""
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        return None
-    if len(words) < 5 or words[0] != python or words[1:3] != ["-m", "pip"]:
-        return None
-    verb, rest = words[3], words[4:]
-    if verb == "uninstall":
-        names = [w for w in rest if w != "-y"]
-        if "-y" in rest and names and all(_named(n) for n in names):
-            return StepKind.UNINSTALL, (), tuple(names)
-        return None
-    if verb != "install":
-        return None
-    options: list[str] = []
-    requirements: list[str] = []
-    words_left = iter(rest)
-    for word in words_left:
-        if word in _INDEX_OPTIONS:
-            value = next(words_left, None)
-            if value is None or not value.startswith(("https://", "http://", "file://")):
-                return None
-            options += [word, value]
-        elif word.startswith("-") or not _pinned(word):
-            return None
-        else:
-            requirements.append(word)
-    return (StepKind.INSTALL, tuple(options), tuple(requirements)) if requirements else None
-
-
-def propose(findings: Sequence[Finding], python: str) -> tuple[list[Proposal], list[ManualStep]]:
-    """The sanctioned commands of ``findings`` (merged where findings share one, uninstalls
-    first) and the advice for the rest."""
-    merged: dict[tuple[StepKind, tuple[str, ...], tuple[str, ...]], list[str]] = {}
+def propose(findings: Sequence[Finding], python: str) -> tuple[tuple[Proposal, ...], tuple[ManualStep, ...]]:  # fmt: skip
+    """The actions of ``findings`` that the policy lets run in ``python`` (merged where findings
+    share one, uninstalls first), and a manual step for each finding with anything else: the
+    refused actions with the reason, its manual commands, or its remediation alone."""
+    merged: dict[PipAction, list[str]] = {}
     manual: list[ManualStep] = []
     for finding in findings:
-        advice: list[str] = []
-        for command in finding.commands:
-            parsed = parse_command(command, python)
-            if parsed is None:
-                advice.append(command)
+        refused: list[PipAction] = []
+        reasons: list[str] = []
+        for action in finding.actions:
+            reason = remedy_policy.action_refusal(action, python)
+            if reason is None:
+                merged.setdefault(action, []).append(finding.id)
             else:
-                merged.setdefault(parsed, []).append(finding.id)
-        if advice or (not finding.commands and finding.remediation):
-            manual.append(ManualStep(finding.id, finding.remediation, tuple(advice)))
-    proposals = [
-        Proposal(kind, options, requirements, tuple(dict.fromkeys(ids)))
-        for (kind, options, requirements), ids in merged.items()
-    ]
-    proposals.sort(key=lambda p: p.kind is StepKind.INSTALL)
-    return proposals, manual
+                refused.append(action)
+                reasons.append(reason)
+        advice = (*(action.render() for action in refused), *finding.manual_commands)
+        if advice or (not finding.actions and finding.remediation):
+            reason = "; ".join(dict.fromkeys(reasons))
+            manual.append(ManualStep(finding.id, finding.remediation, advice, reason))
+    proposals = sorted(
+        (Proposal(action, tuple(dict.fromkeys(ids))) for action, ids in merged.items()),
+        key=lambda proposal: proposal.action.verb is StepKind.INSTALL,
+    )
+    return tuple(proposals), tuple(manual)
 
 
-def _installed_by_name(distributions: Sequence[Distribution]) -> dict[str, Distribution]:
+def _index_arguments(action: PipAction) -> tuple[str, ...]:
+    index = ("--index-url", action.index_url) if action.index_url else ()
+    return (*index, *(w for url in action.extra_index_urls for w in ("--extra-index-url", url)))
+
+
+def _command(action: PipAction) -> tuple[str, ...]:
+    """The command ``fix`` runs for ``action`` as it stands (an install takes wheels only)."""
+    if action.verb is StepKind.UNINSTALL:
+        return pip_actions.uninstall_command(action.python, action.requirements)
+    return pip_actions.install_command(
+        action.python, (*action.requirements, *_index_arguments(action))
+    )
+
+
+def unresolved(proposals: Sequence[Proposal], manual: Sequence[ManualStep]) -> Plan:
+    """The plan as far as it is known without running the examined interpreter: each action's
+    own command, nothing resolved (no pins chosen, no sizes, no removals known)."""
+    steps = tuple(
+        PlannedStep(p.action.verb, _command(p.action), p.findings, resolved=False)
+        for p in proposals
+    )
+    return Plan(steps, tuple(manual))
+
+
+def _by_name(distributions: Sequence[Distribution]) -> dict[str, Distribution]:
     return {canonicalize_name(d.name): d for d in distributions}
 
 
 def resolve(
-    proposals: Sequence[Proposal], python: str, installed: Sequence[Distribution]
-) -> tuple[tuple[PlannedStep, ...], list[ManualStep], int]:
-    """The plan's steps, each resolved by pip and pinned to one version, the advice for a
-    proposal with nothing left to do (already installed, already absent), and the bytes pip
-    fetched to resolve them.
+    proposals: Sequence[Proposal], manual: Sequence[ManualStep], python: str,
+    installed: Sequence[Distribution],
+) -> Plan:  # fmt: skip
+    """The plan's steps, each resolved by pip and pinned to one version; a manual step for a
+    proposal with nothing left to do (already installed, already absent) or whose resolution
+    would install or replace a protected distribution; the bytes pip fetched to resolve them.
 
     Raises ``pip_actions.PipError`` when pip cannot resolve an install (nothing changed)."""
-    have = _installed_by_name(installed)
+    have = _by_name(installed)
     steps: list[PlannedStep] = []
-    manual: list[ManualStep] = []
+    advice = list(manual)
     fetched = 0
     uninstalled: set[str] = set()
     for proposal in proposals:
-        head = (python, "-m", "pip", proposal.kind.value)
-        if proposal.kind is StepKind.UNINSTALL:
-            names = tuple(n for n in proposal.requirements if canonicalize_name(n) in have)
-            removes = tuple(have[canonicalize_name(n)] for n in names)
-            uninstalled.update(canonicalize_name(n) for n in names)
+        action = proposal.action
+        if action.verb is StepKind.UNINSTALL:
+            present = tuple(n for n in action.requirements if canonicalize_name(n) in have)
+            removes = tuple(have[canonicalize_name(n)] for n in present)
+            uninstalled.update(canonicalize_name(n) for n in present)
             if removes:
-                steps.append(PlannedStep(proposal.kind, (*head, "-y", *names),
-                                         proposal.findings, removes=removes))  # fmt: skip
+                command = pip_actions.uninstall_command(python, present)
+                steps.append(PlannedStep(action.verb, command, proposal.findings, removes=removes))
             continue
         # NOTE: an install of what an earlier step uninstalls (a build to replace: the
         # installed one satisfies the requirement, its label aside) is resolved as pip will
         # see it then, without it; else pip calls it satisfied and the plan would only remove.
         # --no-deps: its dependencies are installed and stay.
-        gone = any(canonicalize_name(Requirement(r).name) in uninstalled
-                   for r in proposal.requirements)  # fmt: skip
-        absent = ("--ignore-installed", "--no-deps") if gone else ()
-        downloads, more = pip_actions.resolve(
-            python, [*absent, *proposal.options, *proposal.requirements]
-        )
+        names = [canonicalize_name(Requirement(r).name) for r in action.requirements]
+        absent = ("--ignore-installed", "--no-deps") if uninstalled.intersection(names) else ()
+        sources = _index_arguments(action)
+        downloads, more = pip_actions.resolve(python, [*absent, *action.requirements, *sources])
         fetched += more
         chosen = {canonicalize_name(d.name): d for d in downloads}
-        pinned = []
-        for requirement in proposal.requirements:
-            name = canonicalize_name(Requirement(requirement).name)
-            version = chosen[name].version if name in chosen else None
-            pinned.append(f"{Requirement(requirement).name}=={version}" if version else None)
-        if not downloads or None in pinned:
-            advice = (
+        if not downloads or any(name not in chosen for name in names):
+            said = (
                 "pip reports the remedy's requirements already installed: "
-                f"{' '.join(proposal.requirements)}; the cause is elsewhere"
+                f"{' '.join(action.requirements)}; the cause is elsewhere"
             )
-            manual.extend(ManualStep(finding, advice) for finding in proposal.findings)
+            advice.extend(ManualStep(finding, said) for finding in proposal.findings)
             continue
+        protected = sorted(f"{d.name} {d.version}" for k, d in chosen.items()
+                           if k in remedy_policy.PROTECTED)  # fmt: skip
+        if protected:
+            reason = (
+                f"pip would install {', '.join(protected)} with it; fix never removes or "
+                f"replaces {_NEVER_REPLACED}"
+            )
+            advice.extend(
+                ManualStep(finding, "", (action.render(),), reason) for finding in proposal.findings
+            )
+            continue
+        pinned = [f"{Requirement(r).name}=={chosen[n].version}"
+                  for r, n in zip(action.requirements, names, strict=True)]  # fmt: skip
         removes = tuple(
             have[key] for key, d in chosen.items() if key in have and have[key].version != d.version
         )
-        command = (*head, *proposal.options, *[p for p in pinned if p])
-        steps.append(PlannedStep(proposal.kind, command, proposal.findings, downloads, removes))
-    return tuple(steps), manual, fetched
+        command = pip_actions.install_command(python, (*pinned, *sources))
+        steps.append(PlannedStep(action.verb, command, proposal.findings, downloads, removes))
+    return Plan(tuple(steps), tuple(advice), fetched)
 
 
-def undo_steps(snapshot: Snapshot, installed: Sequence[Distribution]) -> tuple[PlannedStep, ...]:
+def undo_plan(snapshot: Snapshot, installed: Sequence[Distribution]) -> Plan:
     """The steps that bring the environment back to ``snapshot``: uninstall what it did not
     have, then install exactly its versions (``--no-deps``: the set is the snapshot's, not
-    what a resolver would add) of what differs or is missing. The install is resolved by pip
-    first (its downloads, or ``PipError`` when the index cannot serve it: nothing changed)."""
+    what a resolver would add) of what differs or is missing, from the index or the local
+    wheel it came from. Never pip, setuptools, wheel or ipex-doctor, and never a source that
+    would be built: those are manual steps. The install is resolved by pip first (its
+    downloads, or ``PipError`` when the index cannot serve it: nothing changed)."""
     python = snapshot.python
-    have = _installed_by_name(installed)
-    want = _installed_by_name(snapshot.distributions)
-    extra = tuple(d for key, d in have.items() if key not in want)
-    back = [d for key, d in want.items() if key not in have or have[key].version != d.version]
+    have, want = _by_name(installed), _by_name(snapshot.distributions)
+    manual: list[ManualStep] = []
+    extra: list[Distribution] = []
+    for key, present in have.items():
+        if key in want:
+            continue
+        refusal = remedy_policy.distribution_refusal(present.name, present.version)
+        reason = _never_touched(key) or refusal
+        if reason is None:
+            extra.append(present)
+        else:
+            manual.append(ManualStep(UNDO, f"{present.name} {present.version} is not in the "
+                                     "snapshot", reason=reason))  # fmt: skip
+    back: list[Distribution] = []
+    for key, then in want.items():
+        now = have.get(key)
+        if now is not None and now.version == then.version:
+            continue
+        reason = _never_touched(key) or remedy_policy.source_refusal(
+            then.name, then.version, then.source
+        )
+        if reason is None:
+            back.append(then)
+            continue
+        was = f"{now.version} now" if now is not None else "absent now"
+        manual.append(ManualStep(UNDO, f"{then.name} {then.version} in the snapshot, {was}",
+                                 reason=reason))  # fmt: skip
     steps: list[PlannedStep] = []
     if extra:
         names = tuple(d.name for d in extra)
-        steps.append(PlannedStep(StepKind.UNINSTALL, (python, "-m", "pip", "uninstall", "-y",
-                                 *names), ("undo",), removes=extra))  # fmt: skip
+        steps.append(PlannedStep(StepKind.UNINSTALL, pip_actions.uninstall_command(python, names),
+                                 (UNDO,), removes=tuple(extra)))  # fmt: skip
     if back:
         requirements = [
             f"{d.name} @ {d.source}" if d.source else f"{d.name}=={d.version}" for d in back
@@ -199,11 +221,12 @@ def undo_steps(snapshot: Snapshot, installed: Sequence[Distribution]) -> tuple[P
         replaced = tuple(have[k] for k in (canonicalize_name(d.name) for d in back) if k in have)
         arguments = ("--no-deps", *requirements)
         downloads, _ = pip_actions.resolve(python, arguments)
-        steps.append(PlannedStep(StepKind.INSTALL, (python, "-m", "pip", "install", *arguments),
-                                 ("undo",), downloads, replaced))  # fmt: skip
-    return tuple(steps)
+        steps.append(PlannedStep(StepKind.INSTALL, pip_actions.install_command(python, arguments),
+                                 (UNDO,), downloads, replaced))  # fmt: skip
+    return Plan(tuple(steps), tuple(manual))
 
 
-def shell_line(command: Sequence[str]) -> str:
-    """``command`` quoted for a POSIX shell, to paste."""
-    return " ".join(shlex.quote(word) for word in command)
+def _never_touched(name: str) -> str | None:
+    if name in remedy_policy.PROTECTED:
+        return f"fix never removes or replaces {_NEVER_REPLACED}"
+    return None

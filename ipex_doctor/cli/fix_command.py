@@ -15,37 +15,31 @@ from typing import TYPE_CHECKING
 import click
 
 from ipex_doctor.cli.commands import cli, notify_user
-from ipex_doctor.cli.options import KB, OUTPUT, PROBE
+from ipex_doctor.cli.options import KB, OUTPUT, TIMEOUT, python_option
 
 if TYPE_CHECKING:
-    from ipex_doctor.model.repair import Repair
-    from ipex_doctor.probe.options import ProbeOptions
     from ipex_doctor.reporting.output_options import OutputOptions
 
 
-def _python_given() -> bool:
-    # NOTE: PROBE hands the command its built value, in which an absent --python is already
-    # the doctor's own interpreter; whether the user typed it is read from the context.
-    ctx = click.get_current_context()
-    source = ctx.get_parameter_source("python")
-    return source is not None and source is not click.core.ParameterSource.DEFAULT
+def _approver(yes: bool, to_stderr: bool) -> Callable[[str], bool]:
+    """``--yes`` (the question and its answer are logged on stderr), else the user's answer on
+    a terminal; without either, never."""
 
-
-def _approver(yes: bool, to_stderr: bool) -> Callable[[Repair], bool]:
-    """``--yes``, else the user's answer on a terminal; without either, never."""
-
-    def approve(repair: Repair) -> bool:
+    def approve(question: str) -> bool:
         if yes:
+            notify_user(f"{question} yes (--yes)")
             return True
         if not sys.stdin.isatty():
             return False
-        return click.confirm("Apply this plan?", default=False, err=to_stderr)
+        return click.confirm(question, default=False, err=to_stderr)
 
     return approve
 
 
 @cli.command()
-@PROBE
+@python_option("Interpreter of the environment to repair (default: the one running the doctor; "
+               "with --report or --undo, the one the file records, run only once you approve it).")  # fmt: skip
+@TIMEOUT
 @KB
 @OUTPUT
 @click.option("--report", "saved_report", metavar="FILE.json", type=click.Path(dir_okay=False),
@@ -58,7 +52,8 @@ def _approver(yes: bool, to_stderr: bool) -> Callable[[Repair], bool]:
 @click.option("--rollback-on-regression", is_flag=True,
               help="Undo at once if the diagnosis after is worse than before.")  # fmt: skip
 def fix(
-    probe: ProbeOptions,
+    python: str | None,
+    timeout: float,
     kb_overlays: tuple[str, ...],
     out: OutputOptions,
     saved_report: str | None,
@@ -75,8 +70,14 @@ def fix(
     1 findings remain (or the plan was not applied), 2 usage or refused (nothing changed),
     130 / 143 interrupted (the report names the step and the undo command).
     """
-    from ipex_doctor.app.repair import FixRequest, fix_and_publish, undo_and_publish
-    from ipex_doctor.model.repair import RepairVerdict
+    from ipex_doctor.app.repair import (
+        Conversation,
+        FixRequest,
+        UndoRequest,
+        fix_and_publish,
+        undo_and_publish,
+    )
+    from ipex_doctor.model.repair import Repair, RepairVerdict
     from ipex_doctor.reporting.formats.repair_text import outcome_text, plan_text
     from ipex_doctor.reporting.output import STDOUT
 
@@ -87,24 +88,19 @@ def fix(
         text = plan_text(repair) if planning else outcome_text(repair)
         click.echo(text, nl=False, err=to_stderr)
 
-    python_given = _python_given()
+    conversation = Conversation(notify_user, _approver(yes, to_stderr), show)
     if undo is not None:
         if saved_report is not None or rollback_on_regression or snapshot is not None:
             raise click.UsageError(
                 "--undo restores a snapshot: --report, --snapshot and --rollback-on-regression "
                 "do not apply to it"
             )
-        return undo_and_publish(
-            Path(undo), python=probe.python if python_given else None, out=out,
-            kb_overlays=kb_overlays, timeout_s=probe.timeout_s, notify=notify_user,
-            approve=_approver(yes, to_stderr), show=show,
-        )  # fmt: skip
+        undoing = UndoRequest(Path(undo), out, python, timeout, kb_overlays)
+        return undo_and_publish(undoing, conversation)
     request = FixRequest(
-        probe, out, kb_overlays,
+        out, python, timeout, kb_overlays,
         saved_report=Path(saved_report) if saved_report else None,
-        python_given=python_given,
         snapshot=Path(snapshot) if snapshot else None,
         rollback_on_regression=rollback_on_regression,
     )  # fmt: skip
-    approve = _approver(yes, to_stderr)
-    return fix_and_publish(request, notify=notify_user, approve=approve, show=show)
+    return fix_and_publish(request, conversation)

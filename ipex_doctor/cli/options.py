@@ -149,12 +149,25 @@ def _output_options(explaining: bool) -> Callable[..., OutputOptions]:
     return build
 
 
+def _interpreter_path(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """``--python`` as typed, ``None`` when it was left out; an empty or blank path is refused
+    (it would otherwise fall back, silently, to the doctor's own interpreter)."""
+    if value is not None and not value.strip():
+        from ipex_doctor.errors import DoctorError
+
+        raise DoctorError(
+            f"--python {value!r} names no interpreter; give the path of the environment's "
+            "python, or leave --python out to examine the one running the doctor"
+        )
+    return value
+
+
 def _probe_options(python: str | None, timeout: float) -> ProbeOptions:
     import sys
 
     from ipex_doctor.probe.options import ProbeOptions
 
-    return ProbeOptions(python=python or sys.executable, timeout_s=timeout)
+    return ProbeOptions(python=sys.executable if python is None else python, timeout_s=timeout)
 
 
 def _sanity_options(
@@ -174,15 +187,24 @@ KB = click.option(
     "--kb", "kb_overlays", metavar="FILE", multiple=True,
     help="Knowledge-base overlay; an entry with an existing id replaces it. Repeatable.",
 )  # fmt: skip
-PROBE = option_group(
-    "probe", _probe_options,
-    click.option("--python", "python", metavar="PATH",
-                 help="Interpreter of the environment to examine (default: the one running the doctor)."),
-    click.option("--timeout", type=click.FloatRange(min=1.0), default=180.0, show_default=True,
-                 metavar="SECONDS",
-                 help="Limit for each step in the spawned interpreter (the imports, each check): "
-                 "the time it may go without progress."),
+
+
+def python_option(help: str) -> Decorator:
+    """``--python``: the path as typed, ``None`` when left out (each use case decides the
+    default, and says it in ``help``); a blank path is refused."""
+    return click.option("--python", "python", metavar="PATH", callback=_interpreter_path, help=help)
+
+
+PYTHON = python_option(
+    "Interpreter of the environment to examine (default: the one running the doctor)."
+)
+TIMEOUT = click.option(
+    "--timeout", type=click.FloatRange(min=1.0), default=180.0, show_default=True,
+    metavar="SECONDS",
+    help="Limit for each step in the spawned interpreter (the imports, each check): "
+    "the time it may go without progress.",
 )  # fmt: skip
+PROBE = option_group("probe", _probe_options, PYTHON, TIMEOUT)
 _OUTPUT_OPTIONS = (
     click.option("--json", "json_path", metavar="PATH",
                  help="Write the JSON report to PATH ('-' for stdout; human output then goes to stderr)."),

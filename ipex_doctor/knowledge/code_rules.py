@@ -20,7 +20,7 @@ import enum
 import functools
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -54,29 +54,6 @@ PYTHON_KINDS = frozenset({FileKind.PYTHON, FileKind.NOTEBOOK, FileKind.SETUP})
 
 DEFAULT_APPLIES_TO = (FileKind.PYTHON, FileKind.NOTEBOOK, FileKind.SETUP)
 """The file kinds a rule applies to when it does not say (text rules must say)."""
-
-FIXES: Mapping[str, str] = MappingProxyType(
-    {
-        "autocast-xpu": 'torch.xpu.amp.autocast(...) -> torch.amp.autocast("xpu", ...)',
-        "autocast-cpu": 'torch.cpu.amp.autocast(...) -> torch.amp.autocast("cpu", ...)',
-        "autocast-xpu-state": 'torch.xpu.get_autocast_xpu_dtype() -> torch.get_autocast_dtype("xpu") '
-        "(is_autocast_xpu_enabled, set_autocast_xpu_enabled, set_autocast_xpu_dtype likewise)",
-        "grad-scaler-xpu": 'torch.xpu.amp.GradScaler(...) -> torch.amp.GradScaler("xpu", ...)',
-        "with-and": "with a() and b(): -> with a(), b():",
-        "device-properties": "torch.xpu.has_fp64_dtype() -> torch.xpu.get_device_properties().has_fp64 "
-        "(has_xmx, has_2d_block_array likewise)",
-        "mem-get-info": "ipex.xpu.mem_get_info -> torch.xpu.mem_get_info",
-        "ccl-to-xccl": 'backend="ccl" -> "xccl", guarded by torch.distributed.is_xccl_available()',
-        # ipex-doctor: ignore[ipex-launcher] describes the launcher fix
-        "launcher": "ipexrun / python -m intel_extension_for_pytorch.cpu.launch -> "
-        "python -m torch.backends.xeon.run_cpu",
-        "qconv-op-rename": "torch.ops.onednn.qconv2d_pointwise -> torch.ops.onednn.qconv_pointwise",
-        "ipex-side-effect-import": "remove an import of intel_extension_for_pytorch whose name is "
-        "never used",
-    }
-)
-"""The mechanical rewrites ``scan --fix`` implements, by id, with what each rewrites. A rule's
-``fix`` must be one of these: the codemods and the rules agree on this one list."""
 
 PATTERNS: Mapping[str, str] = MappingProxyType(
     {
@@ -236,11 +213,18 @@ def shipped_path() -> Path:
     return resources.path("code_rules.yaml")
 
 
-def load(path: Path | str | None = None, *, known_ids: Iterable[str] | None = None) -> CodeRules:
+def load(
+    path: Path | str | None = None,
+    *,
+    known_ids: Iterable[str] | None = None,
+    known_fixes: Collection[str] | None = None,
+) -> CodeRules:
     """The code rules of ``path`` (default: the shipped ``code_rules.yaml``), validated.
 
     ``known_ids`` are the knowledge-base ids a rule's ``kb`` may name and its ``id`` must not
-    take (default: the shipped knowledge base's). Raises the first error (by line) as a
+    take (default: the shipped knowledge base's). ``known_fixes`` are the fix ids a rule's
+    ``fix`` may name (``scan.codemods.FIX_CATALOGUE``; given where the fixes are loaded anyway,
+    since this room never imports ``scan``); ``None`` leaves them unchecked. Raises the first error (by line) as a
     one-line ``KnowledgeBaseError`` naming the file, the line and the rule. A document seen
     valid before with the same ids comes from the cache (``knowledge.cache``): parsing the
     YAML is most of a small scan's start.
@@ -255,9 +239,9 @@ def load(path: Path | str | None = None, *, known_ids: Iterable[str] | None = No
             cached = tuple(_rule(raw) for raw, _ in hit[0])
         except (KeyError, TypeError, ValueError, AttributeError, KnowledgeBaseError):
             cached = None  # NOTE: a cache file edited by hand is a miss, never a traceback
-        if cached is not None:
+        if cached is not None and _fixes_known(cached, known_fixes):
             return CodeRules(rules=cached, sources=(str(target),))
-    checked = check_document(str(target), text, known_ids=known)
+    checked = check_document(str(target), text, known_ids=known, known_fixes=known_fixes)
     if checked.errors:
         raise checked.errors[0]
     raw_rules = [(raw, "") for raw in checked.raw]
@@ -265,11 +249,20 @@ def load(path: Path | str | None = None, *, known_ids: Iterable[str] | None = No
     return CodeRules(rules=checked.rules, sources=(str(target),))
 
 
+def _fixes_known(rules: Iterable[CodeRule], known_fixes: Collection[str] | None) -> bool:
+    """Whether every rule's fix is known (always, where none were given to check against)."""
+    return known_fixes is None or all(r.fix is None or r.fix in known_fixes for r in rules)
+
+
 def parse_document(
-    name: str, text: str, *, known_ids: Iterable[str] | None = None
+    name: str,
+    text: str,
+    *,
+    known_ids: Iterable[str] | None = None,
+    known_fixes: Collection[str] | None = None,
 ) -> tuple[CodeRule, ...]:
     """The rules of one document named ``name``; raises its first ``KnowledgeBaseError``."""
-    checked = check_document(name, text, known_ids=known_ids)
+    checked = check_document(name, text, known_ids=known_ids, known_fixes=known_fixes)
     if checked.errors:
         raise checked.errors[0]
     return checked.rules
@@ -288,8 +281,15 @@ class RulesCheck:
     line and the rule."""
 
 
-def check_document(name: str, text: str, *, known_ids: Iterable[str] | None = None) -> RulesCheck:
-    """Validate one code-rules document, collecting every error rather than the first.
+def check_document(
+    name: str,
+    text: str,
+    *,
+    known_ids: Iterable[str] | None = None,
+    known_fixes: Collection[str] | None = None,
+) -> RulesCheck:
+    """Validate one code-rules document, collecting every error rather than the first
+    (``known_fixes``: as ``load`` says).
 
     A document that is too large, is not YAML, uses an alias or is not a mapping has exactly
     one error. Unknown keys are errors (unlike in the knowledge base): a misspelt ``fix`` or
@@ -335,7 +335,7 @@ def check_document(name: str, text: str, *, known_ids: Iterable[str] | None = No
             first[raw["id"]] = index
             if index in broken:
                 continue
-            problems = _check_rule(raw, known)
+            problems = _check_rule(raw, known, known_fixes)
             for path, message in problems:
                 full = ["rules", index, *path]
                 located.append((where.line(full) or 0, where.error(full, message)))
@@ -441,7 +441,9 @@ def _explain(data: Any, path: list[str | int], message: str) -> tuple[list[str |
     return path, message
 
 
-def _check_rule(raw: Mapping[str, Any], known: frozenset[str]) -> list[tuple[list[str | int], str]]:
+def _check_rule(
+    raw: Mapping[str, Any], known: frozenset[str], known_fixes: Collection[str] | None
+) -> list[tuple[list[str | int], str]]:
     """What the schema cannot say of one schema-valid rule, as (path in the rule, message)."""
     problems: list[tuple[list[str | int], str]] = []
 
@@ -456,8 +458,9 @@ def _check_rule(raw: Mapping[str, Any], known: frozenset[str]) -> list[tuple[lis
         if issue not in known:
             add(["kb", i], f"unknown knowledge-base id '{issue}'{_closest(issue, known)}")
     fix = raw.get("fix")
-    if fix is not None and fix not in FIXES:
-        add(["fix"], f"unknown fix '{fix}'{_closest(fix, FIXES)} (known: {', '.join(FIXES)})")
+    if fix is not None and known_fixes is not None and fix not in known_fixes:
+        known_list = ", ".join(known_fixes)
+        add(["fix"], f"unknown fix '{fix}'{_closest(fix, known_fixes)} (known: {known_list})")
     if fix is None and "recipe" not in raw:
         add([], "a rule without 'fix' needs a 'recipe' (what to do by hand)")
     if kind == "pattern" and match["pattern"] not in PATTERNS:

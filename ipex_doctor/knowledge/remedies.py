@@ -1,10 +1,11 @@
 """Fix commands for the torch / torchvision / IPEX triple: the smallest change that is consistent.
 
-A remedy is a command the user can paste and run: it names the examined interpreter
-(``/path/to/venv/bin/python -m pip ...``, never a bare ``python`` that may be another one) and
-the index the packages come from. Among the changes that make the triple consistent the
-smallest wins: moving IPEX (one package of about 50 MB) to the release built for the installed
-torch beats moving torch (gigabytes of CUDA wheels, and torchvision must follow it).
+A remedy is a typed pip command (``model.remedy.PipAction``) that renders to one the user can
+paste and run: it names the examined interpreter (``/path/to/venv/bin/python -m pip ...``,
+never a bare ``python`` that may be another one) and the index the packages come from. Among
+the changes that make the triple consistent the smallest wins: moving IPEX (one package of
+about 50 MB) to the release built for the installed torch beats moving torch (gigabytes of CUDA
+wheels, and torchvision must follow it).
 
 The release lines are facts of the IPEX and PyTorch release history:
 - IPEX X.Y requires torch X.Y (its ``__init__`` refuses any other major.minor);
@@ -18,11 +19,12 @@ The release lines are facts of the IPEX and PyTorch release history:
 from __future__ import annotations
 
 import re
-import shlex
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
 from ipex_doctor.model.environment import IPEX
+from ipex_doctor.model.remedy import PipAction
+from ipex_doctor.model.repair import StepKind
 from ipex_doctor.model.terms import Reference
 from ipex_doctor.model.versions import major_minor, parse
 
@@ -55,10 +57,19 @@ _TORCHVISION_OFFSET = 15
 _PYTORCH_LABEL = re.compile(r"cpu|xpu|cu\d+|rocm\d+(\.\d+)*")
 
 
-def pip(env: Environment, verb: str, *arguments: str) -> str:
-    """``<examined python> -m pip VERB ARGS``, quoted for a POSIX shell."""
-    words = [env.interpreter.executable, "-m", "pip", verb, *arguments]
-    return " ".join(shlex.quote(word) for word in words)
+def install(
+    env: Environment, *requirements: str, index_url: str | None = None,
+    extra_index_url: str | None = None,
+) -> PipAction:  # fmt: skip
+    """``<examined python> -m pip install REQUIREMENTS``, from ``index_url`` instead of pip's
+    default index, or from ``extra_index_url`` besides it."""
+    extra = (extra_index_url,) if extra_index_url else ()
+    return PipAction(env.interpreter.executable, StepKind.INSTALL, requirements, index_url, extra)
+
+
+def uninstall(env: Environment, *names: str) -> PipAction:
+    """``<examined python> -m pip uninstall -y NAMES``."""
+    return PipAction(env.interpreter.executable, StepKind.UNINSTALL, names)
 
 
 def torchvision_for(torch_line: str) -> str | None:
@@ -105,27 +116,25 @@ def is_after_last_ipex(torch_line: str) -> bool:
     return mine is not None and last is not None and mine > last
 
 
-def move_ipex(env: Environment, torch_line: str, variant: str | None) -> list[str]:
+def move_ipex(env: Environment, torch_line: str, variant: str | None) -> list[PipAction]:
     """The command that installs the IPEX release for ``torch_line`` ([] when none exists)."""
     release = ipex_release(torch_line, variant)
     if release is None:
         return []
     requirement, index = release
-    extra = ["--extra-index-url", index] if index else []
-    return [pip(env, "install", requirement, *extra)]
+    return [install(env, requirement, extra_index_url=index)]
 
 
-def move_torch(env: Environment, torch_line: str) -> list[str]:
+def move_torch(env: Environment, torch_line: str) -> list[PipAction]:
     """The command that moves torch to ``torch_line``, torchvision with it when installed."""
     requirements = [f"torch=={torch_line}.*"]
     pair = torchvision_for(torch_line)
     if env.package("torchvision") is not None and pair is not None:
         requirements.append(f"torchvision=={pair}.*")
-    index = torch_index(env.package("torch"))
-    return [pip(env, "install", *requirements, *(["--index-url", index] if index else []))]
+    return [install(env, *requirements, index_url=torch_index(env.package("torch")))]
 
 
-def install_torchvision(env: Environment, line: str) -> list[str]:
+def install_torchvision(env: Environment, line: str) -> list[PipAction]:
     """The commands that put torchvision ``line``, built like torch, in place, from the index
     torch came from.
 
@@ -136,17 +145,16 @@ def install_torchvision(env: Environment, line: str) -> list[str]:
     where torch has none (PyPI's build), the labelled torchvision is uninstalled first."""
     torch, installed = env.package("torch"), env.package("torchvision")
     index = torch_index(torch)
-    from_index = ["--index-url", index] if index else []
     requirement = f"torchvision=={line}.*"
     tv = None if installed is None else parse(installed.version)
     if tv is None or f"{tv.major}.{tv.minor}" != line:
-        return [pip(env, "install", requirement, *from_index)]
+        return [install(env, requirement, index_url=index)]
     label = None if torch is None else torch.variant.local
     if label is not None and _PYTORCH_LABEL.fullmatch(label) and tv.local != label:
-        return [pip(env, "install", f"torchvision=={tv.public}+{label}", *from_index)]
+        return [install(env, f"torchvision=={tv.public}+{label}", index_url=index)]
     if label is None and tv.local is not None:
-        return [pip(env, "uninstall", "-y", "torchvision"), pip(env, "install", requirement)]
-    return [pip(env, "install", requirement, *from_index)]
+        return [uninstall(env, "torchvision"), install(env, requirement)]
+    return [install(env, requirement, index_url=index)]
 
 
 def ipex_pin(ipex_line: str, variant: str | None) -> str:

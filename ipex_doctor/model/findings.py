@@ -16,6 +16,7 @@ from typing import Any, TypeAlias
 from ipex_doctor.model.code import CodeLocation, FixSummary, SkippedFile
 from ipex_doctor.model.codec import JsonModel
 from ipex_doctor.model.environment import Environment
+from ipex_doctor.model.remedy import PipAction
 from ipex_doctor.model.repair import Repair
 from ipex_doctor.model.terms import (
     Command,
@@ -37,7 +38,7 @@ __all__ = [
 JSON: TypeAlias = Any
 """A value that ``json.dumps`` accepts; the report's free-form data fields hold these."""
 
-SCHEMA_VERSION = "1.8"
+SCHEMA_VERSION = "1.9"
 """Version of the report's JSON shape. Bump the minor for additions, the major for breaks."""
 
 
@@ -102,9 +103,11 @@ class Finding(JsonModel):
     """The device the observation was made on (``cpu``, ``xpu:0``), when it concerns one."""
     ignored: Ignored | None = None
     """Set when a policy ignore turned this finding into a skip (the status it had is kept)."""
-    commands: tuple[str, ...] = ()
-    """Shell commands that apply the remediation here, each runnable as it is (they name the
-    examined interpreter, never a bare ``python`` that may be another one)."""
+    actions: tuple[PipAction, ...] = ()
+    """The pip commands that apply the remediation here, typed (schema 1.9): each names the
+    examined interpreter, never a bare ``python`` that may be another one."""
+    manual_commands: tuple[str, ...] = ()
+    """Other commands for the user to judge and run (schema 1.9); ``fix`` never runs them."""
     per_device: Mapping[str, Status] = field(default_factory=dict)
     """The finding's status on each device it was observed on: what the finding x device
     matrix shows, decided by the judge, not a formatter."""
@@ -116,10 +119,19 @@ class Finding(JsonModel):
     snippet: str = ""
     """For a ``code`` finding: the source line at ``location``."""
 
+    JSON_EXTRAS = ("commands",)
+    """The commands are written for people and scripts, and rendered again when read back."""
+
     @property
     def is_problem(self) -> bool:
         """Whether the finding needs the user's attention (anything but pass and skip)."""
         return self.status in (Status.WARN, Status.FAIL, Status.ERROR)
+
+    @property
+    def commands(self) -> tuple[str, ...]:
+        """The shell commands that apply the remediation here, each runnable as it is: the
+        actions rendered, then the manual commands."""
+        return (*(action.render() for action in self.actions), *self.manual_commands)
 
 
 @dataclass(frozen=True)

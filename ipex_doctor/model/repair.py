@@ -18,7 +18,8 @@ from ipex_doctor.model.terms import TextEnum
 
 @enum.unique
 class StepKind(TextEnum):
-    """The only changes ``fix`` makes: pip install / uninstall in the examined interpreter."""
+    """The only changes ``fix`` makes: pip install / uninstall in the examined interpreter (the
+    verb of a remedy's ``PipAction`` too)."""
 
     INSTALL = "install"
     UNINSTALL = "uninstall"
@@ -59,12 +60,16 @@ class PlannedStep(JsonModel):
     downloads: tuple[Download, ...] = ()
     removes: tuple[Distribution, ...] = ()
     """Installed distributions the step uninstalls or replaces by another version."""
+    resolved: bool = True
+    """Whether pip resolved the step (its pins, downloads and removals). ``False``: the
+    interpreter a saved report names was not run, for want of approval (schema 1.9)."""
     JSON_EXTRAS = ("download_bytes",)
 
     @property
     def download_bytes(self) -> int | None:
-        """The bytes the step downloads at most (``None`` when a size is unknown)."""
-        return total_size(d.size for d in self.downloads)
+        """The bytes the step downloads at most (``None`` when a size is unknown, or the step
+        was not resolved)."""
+        return total_size(d.size for d in self.downloads) if self.resolved else None
 
 
 def total_size(sizes: Iterable[int | None]) -> int | None:
@@ -82,6 +87,9 @@ class ManualStep(JsonModel):
     advice: str
     commands: tuple[str, ...] = ()
     """The finding's commands, shown for the user to judge and run."""
+    reason: str = ""
+    """Why ``fix`` does not run these commands itself (schema 1.9): what the repair policy
+    refused, or what pip would have done that a fix never does."""
 
 
 @enum.unique

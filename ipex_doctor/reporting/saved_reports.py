@@ -1,5 +1,7 @@
-"""Saved reports read back: one file, or a directory of them, checked against the published
-schema and refused with one line when it is not a report this doctor can read.
+"""Saved reports read back: one file, or a directory of them, read within limits
+(``bounded_json``), checked against the published schema, and refused with one line when it is
+not a report this doctor can read. A report older than schema 1.9 has its findings' commands
+read into typed actions (``legacy_commands``), as a new one carries them.
 
 ``report`` re-renders one, ``merge`` reads a fleet's, ``--baseline`` compares with one.
 """
@@ -14,11 +16,14 @@ from pathlib import Path
 from typing import Any
 
 from ipex_doctor import resources
-from ipex_doctor.errors import DoctorError, read_bounded
+from ipex_doctor.bounded_json import JsonLimits, read_json
+from ipex_doctor.errors import DoctorError
 from ipex_doctor.knowledge import schema
 from ipex_doctor.model.findings import SCHEMA_VERSION, Report
+from ipex_doctor.reporting import legacy_commands
 
-MAX_REPORT_BYTES = 64 * 1024 * 1024
+REPORT_LIMITS = JsonLimits(max_bytes=64 * 1024 * 1024)
+"""A 10,624-node fleet report is 7.5 MB; a node's report about 45 kB."""
 
 
 def _version(text: str) -> tuple[int, int]:
@@ -39,11 +44,7 @@ def read_report_data(path: Path, reads: schema.Reads | None = None) -> dict[str,
     """A report as JSON, checked against the published schema (``DoctorError`` otherwise);
     with ``reads``, only the parts it names are checked (``knowledge.schema.subset``): for a
     reader that uses no more of the report."""
-    text = read_bounded(path, MAX_REPORT_BYTES, DoctorError, "report")
-    try:
-        data: Any = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DoctorError(f"{path}:{exc.lineno}: not JSON ({exc.msg})") from None
+    data = read_json(path, REPORT_LIMITS, DoctorError, "report")
     if not isinstance(data, dict) or "schema_version" not in data:
         raise DoctorError(f"{path}: not an ipex-doctor report (no schema_version)")
     try:
@@ -57,6 +58,8 @@ def read_report_data(path: Path, reads: schema.Reads | None = None) -> dict[str,
             tip="upgrade ipex-doctor to replay it",
         )
     _check_schema(path, data, _report_schema() if reads is None else _subset_schema(reads))
+    if theirs < legacy_commands.FIRST_TYPED and "findings" in data:
+        legacy_commands.upgrade_findings(data["findings"])
     return data
 
 

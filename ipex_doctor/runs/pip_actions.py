@@ -2,7 +2,9 @@
 
 Every command is ``<examined python> -m pip ...`` with the user's pip configuration as it is
 (index, mirror, wheel directory, proxy: pip reads them, the doctor passes them through), never
-another interpreter's pip and never ``sudo``. Three uses:
+another interpreter's pip and never ``sudo``. Every install, the dry run included, takes wheels
+only (``NO_BUILD``): no source distribution is built, so no package's build code runs. Three
+uses:
 
 - ``resolve``: ``pip install --dry-run --report`` says what an install would fetch, without
   changing anything; sizes come from the index (a ``HEAD`` request) or the local file;
@@ -40,6 +42,8 @@ from ipex_doctor.model.repair import Distribution, Download
 RESOLVE_TIMEOUT_S = 600.0
 """A dry run resolves against the index; pip's own retries bound each request."""
 _HEAD_TIMEOUT_S = 15.0
+NO_BUILD = "--only-binary=:all:"
+"""pip takes wheels only: a source distribution's ``setup.py`` (any build backend) never runs."""
 _STOP_GRACE_S = 10.0
 _UNREACHABLE = re.compile(
     r"Could not fetch URL|connection error|NewConnectionError|Max retries exceeded|Failed to establish a new connection|"
@@ -118,8 +122,8 @@ def resolve(python: str, arguments: Sequence[str]) -> tuple[tuple[Download, ...]
         report = Path(scratch) / "report.json"
         # NOTE: not --quiet: pip says why an index could not be read ("Could not fetch URL
         # ...: connection error") at its info level only.
-        command = [python, "-m", "pip", "install", "--dry-run", "--report", str(report),
-                   *arguments]  # fmt: skip
+        command = [python, "-m", "pip", "install", "--dry-run", NO_BUILD, "--report",
+                   str(report), *arguments]  # fmt: skip
         try:
             done = subprocess.run(
                 command, capture_output=True, text=True, env=_pip_environ(),
@@ -148,6 +152,16 @@ def resolve(python: str, arguments: Sequence[str]) -> tuple[tuple[Download, ...]
         for (name, version, url), size in zip(items, sizes, strict=True)
     )
     return downloads, _downloaded(done.stdout)
+
+
+def install_command(python: str, arguments: Sequence[str]) -> tuple[str, ...]:
+    """The argument vector of ``pip install ARGUMENTS`` in ``python``, wheels only."""
+    return (python, "-m", "pip", "install", NO_BUILD, *arguments)
+
+
+def uninstall_command(python: str, names: Sequence[str]) -> tuple[str, ...]:
+    """The argument vector of ``pip uninstall -y NAMES`` in ``python``."""
+    return (python, "-m", "pip", "uninstall", "-y", *names)
 
 
 def _downloaded(output: str) -> int:
@@ -339,4 +353,7 @@ def installed(python: str) -> tuple[Distribution, ...]:
         raise PipError(f"{python}: cannot list its distributions ({exc})") from None
     if done.returncode != 0:
         raise PipError(f"{python}: cannot list its distributions: {_last_error(done.stderr)}")
-    return tuple(Distribution(**item) for item in json.loads(done.stdout))
+    try:
+        return tuple(Distribution(**item) for item in json.loads(done.stdout))
+    except (ValueError, TypeError, RecursionError) as exc:
+        raise PipError(f"{python}: its list of distributions is not readable ({exc})") from None

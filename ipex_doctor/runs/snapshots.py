@@ -1,8 +1,10 @@
 """Snapshot files: the installed distributions ``fix`` records before it changes anything.
 
 A snapshot is a small JSON file (``Snapshot.to_dict``), written atomically before the first pip
-step, and read back by ``fix --undo``: a file that is missing, not JSON or not a snapshot is a
-one-line ``SnapshotError``.
+step, and read back by ``fix --undo`` within limits (``bounded_json``): a file that is missing,
+not JSON, beyond the limits, not a snapshot, or whose names and versions are not a
+distribution's (a PEP 508 name, a PEP 440 version: a "name" such as ``--find-links=URL`` would
+be an option to pip) is a one-line ``SnapshotError``.
 """
 
 from __future__ import annotations
@@ -12,10 +14,13 @@ import os
 import tempfile
 from pathlib import Path
 
-from ipex_doctor.errors import DoctorError, read_bounded
+from ipex_doctor.bounded_json import JsonLimits, read_json
+from ipex_doctor.errors import DoctorError
+from ipex_doctor.knowledge import remedy_policy
 from ipex_doctor.model.repair import Snapshot
 
-_MAX_BYTES = 8 * 1024 * 1024
+_LIMITS = JsonLimits(max_bytes=8 * 1024 * 1024)
+"""A snapshot takes about 100 bytes a distribution: 50 kB for an environment of 500."""
 _FORMAT = Snapshot.__dataclass_fields__["format"].default
 
 
@@ -41,14 +46,15 @@ def write(path: Path, snapshot: Snapshot) -> None:
 
 def read(path: Path) -> Snapshot:
     """The snapshot in ``path``; ``SnapshotError`` with what is wrong."""
-    text = read_bounded(path, _MAX_BYTES, SnapshotError, "snapshot")
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise SnapshotError(f"{path}:{exc.lineno}: not JSON ({exc.msg})") from None
+    data = read_json(path, _LIMITS, SnapshotError, "snapshot")
     if not isinstance(data, dict) or data.get("format") != _FORMAT:
         raise SnapshotError(f"{path}: not an ipex-doctor snapshot (format is not {_FORMAT!r})")
     try:
-        return Snapshot.from_dict(data)
+        snapshot = Snapshot.from_dict(data)
     except ValueError as exc:
         raise SnapshotError(f"{path}: not a valid ipex-doctor snapshot ({exc})") from None
+    for distribution in snapshot.distributions:
+        refusal = remedy_policy.distribution_refusal(distribution.name, distribution.version)
+        if refusal is not None:
+            raise SnapshotError(f"{path}: not a snapshot ipex-doctor wrote ({refusal}); refused")
+    return snapshot

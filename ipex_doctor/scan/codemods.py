@@ -9,7 +9,8 @@ docstring states what it rewrites, why that is equivalent, and what it refuses.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 
 from ipex_doctor.scan.codemods_amp import AutocastCpu, AutocastXpu, AutocastXpuState, GradScalerXpu
 from ipex_doctor.scan.codemods_base import Codemod
@@ -43,5 +44,14 @@ TEXT_FIXES: dict[str, Callable[[str], tuple[str, list[LaunchNote]]]] = {
 }
 """The fixes of shell scripts and Dockerfiles by fix id."""
 
-FIX_IDS = frozenset(CODEMODS) | frozenset(TEXT_FIXES)
+FIX_CATALOGUE: Mapping[str, str] = MappingProxyType(
+    {fix_id: codemod.DESCRIPTION for fix_id, codemod in CODEMODS.items()}
+)
+"""Every fix id a rule may name, with what it rewrites: declared by the codemods themselves (a
+text fix shares its id with the Python codemod of the same rewrite). The rules loader is
+given it (``code_rules.load(known_fixes=...)``), so ``knowledge/`` never imports ``scan/``."""
+
+FIX_IDS = frozenset(FIX_CATALOGUE)
 """Every fix id a rule may name."""
+
+assert set(TEXT_FIXES) <= FIX_IDS, "a text fix shares its id with a Python codemod"

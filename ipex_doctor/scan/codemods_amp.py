@@ -121,6 +121,7 @@ class AutocastXpu(Autocast):
     """``autocast-xpu``: IPEX's ``torch.xpu.amp.autocast``."""
 
     FIX_ID = "autocast-xpu"
+    DESCRIPTION = 'torch.xpu.amp.autocast(...) -> torch.amp.autocast("xpu", ...)'
     TRIGGERS = ("autocast",)
     REQUIRES = ("xpu",)
     DEVICE = "xpu"
@@ -136,6 +137,7 @@ class AutocastCpu(Autocast):
     """``autocast-cpu``: torch's deprecated ``torch.cpu.amp.autocast`` (IPEX CPU's docs used it)."""
 
     FIX_ID = "autocast-cpu"
+    DESCRIPTION = 'torch.cpu.amp.autocast(...) -> torch.amp.autocast("cpu", ...)'
     TRIGGERS = ("autocast",)
     REQUIRES = ("cpu",)
     DEVICE = "cpu"
@@ -166,6 +168,11 @@ class AutocastXpuState(NameCodemod):
     """
 
     FIX_ID = "autocast-xpu-state"
+    DESCRIPTION = (
+        'torch.xpu.get_autocast_xpu_dtype() -> torch.get_autocast_dtype("xpu") '
+        "(is_autocast_xpu_enabled, set_autocast_xpu_enabled, set_autocast_xpu_dtype "
+        "likewise)"
+    )
     TRIGGERS = ("autocast_xpu",)
 
     def targets(self) -> dict[str, str]:
@@ -224,6 +231,7 @@ class GradScalerXpu(NameCodemod):
     """
 
     FIX_ID = "grad-scaler-xpu"
+    DESCRIPTION = 'torch.xpu.amp.GradScaler(...) -> torch.amp.GradScaler("xpu", ...)'
     TRIGGERS = ("GradScaler",)
     REQUIRES = ("xpu",)
     TARGETS = ("torch.xpu.amp.GradScaler", "torch.xpu.amp.grad_scaler.GradScaler")

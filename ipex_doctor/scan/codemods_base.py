@@ -89,6 +89,9 @@ class Codemod(cst.CSTTransformer):
     """One fix id: subclasses set ``FIX_ID`` and implement ``plan``."""
 
     FIX_ID: ClassVar[str] = ""
+    DESCRIPTION: ClassVar[str] = ""
+    """What the fix rewrites, in one line (``kb``, the docs and the rules' errors show it): the
+    catalogue of fixes is the codemods themselves (``codemods.FIX_CATALOGUE``)."""
     TRIGGERS: ClassVar[tuple[str, ...]] = ()
     """Words one of which the source must contain for the codemod to have anything to do (the
     last part of every name it rewrites appears as written, in a use or in the import that

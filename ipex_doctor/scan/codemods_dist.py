@@ -56,6 +56,7 @@ class CclToXccl(NameCodemod):
     """
 
     FIX_ID = "ccl-to-xccl"
+    DESCRIPTION = 'backend="ccl" -> "xccl", guarded by torch.distributed.is_xccl_available()'
     TRIGGERS = ("init_process_group", *CCL_BINDINGS, '"ccl"', "'ccl'")
     REQUIRES = ("ccl",)
     # NOTE: every "ccl" string counts (another use keeps the import), and a backslash can

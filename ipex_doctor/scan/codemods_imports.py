@@ -37,6 +37,7 @@ class IpexSideEffectImport(NameCodemod):
     """
 
     FIX_ID = "ipex-side-effect-import"
+    DESCRIPTION = "remove an import of intel_extension_for_pytorch whose name is never used"
     TRIGGERS = (IPEX_PACKAGE,)
     READS = (*NameCodemod.READS, "__all__", *DYNAMIC_LOOKUPS)
 

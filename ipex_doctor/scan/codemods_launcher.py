@@ -67,6 +67,10 @@ class Launcher(NameCodemod):
     """
 
     FIX_ID = "launcher"
+    DESCRIPTION = (
+        "ipexrun / python -m intel_extension_for_pytorch.cpu.launch -> python -m "
+        "torch.backends.xeon.run_cpu"
+    )
     TRIGGERS = (IPEXRUN, IPEX_LAUNCH)
     READS = (*NameCodemod.READS, *(call.rsplit(".", 1)[-1] for call in SUBPROCESS_CALLS))
 

@@ -32,6 +32,7 @@ class WithAnd(Codemod):
     """
 
     FIX_ID = "with-and"
+    DESCRIPTION = "with a() and b(): -> with a(), b():"
     TRIGGERS = ("and",)
     REQUIRES = ("with",)
     # NOTE: a Codemod, not a NameCodemod: no name is resolved, so the costly scope and

@@ -33,6 +33,10 @@ class DeviceProperties(NameCodemod):
     """
 
     FIX_ID = "device-properties"
+    DESCRIPTION = (
+        "torch.xpu.has_fp64_dtype() -> torch.xpu.get_device_properties().has_fp64 "
+        "(has_xmx, has_2d_block_array likewise)"
+    )
     TRIGGERS = tuple(DEVICE_PROPERTIES)
     REQUIRES = ("xpu",)
 
@@ -41,7 +45,12 @@ class DeviceProperties(NameCodemod):
         return {
             f"{base}.{name}": name
             for name in DEVICE_PROPERTIES
-            for base in ("torch.xpu", "torch.xpu.utils", "intel_extension_for_pytorch.xpu")
+            for base in (
+                "torch.xpu",
+                "torch.xpu.utils",
+                "intel_extension_for_pytorch.xpu",
+                "intel_extension_for_pytorch.xpu.utils",
+            )
         }
 
     def plan(self, module: cst.Module) -> None:
@@ -110,6 +119,7 @@ class MemGetInfo(NameCodemod):
     """
 
     FIX_ID = "mem-get-info"
+    DESCRIPTION = "ipex.xpu.mem_get_info -> torch.xpu.mem_get_info"
     TRIGGERS = ("mem_get_info",)
     REQUIRES = ("intel_extension_for_pytorch",)
     TARGETS = (
@@ -161,6 +171,7 @@ class QconvOpRename(NameCodemod):
     """
 
     FIX_ID = "qconv-op-rename"
+    DESCRIPTION = "torch.ops.onednn.qconv2d_pointwise -> torch.ops.onednn.qconv_pointwise"
     TRIGGERS = ("qconv2d_pointwise",)
 
     def plan(self, module: cst.Module) -> None:

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from ipex_doctor import __version__, atomic, resources
+from ipex_doctor.bounded_json import JsonLimits, parse_json
 from ipex_doctor.errors import DoctorError
 from ipex_doctor.knowledge import schema
 from ipex_doctor.scan.confined import Place, PlaceError, check_place, check_root
@@ -46,6 +47,9 @@ from ipex_doctor.scan.discovery import inside
 FORMAT = "ipex-doctor scan --fix record"
 MAX_RECORD_BYTES = 1 << 30
 """A larger file is no record (the scan reads files up to 100 MiB; a record holds two copies)."""
+_RECORD_LIMITS = JsonLimits(max_bytes=MAX_RECORD_BYTES, max_values=1 << 24)
+"""Read within limits like every saved JSON file (``bounded_json``): a record has ten values a
+file, so 16,777,216 values are 1.6 million files."""
 _PENDING = ".applying.json"
 
 
@@ -144,9 +148,10 @@ def load(path: Path) -> Record:
     exit 2) naming what is wrong."""
     data = _read_own(path)
     try:
-        document = json.loads(data)
-    except (ValueError, UnicodeDecodeError) as error:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
         raise RecordError(f"{path}: not a scan --fix record (not JSON: {error})") from None
+    document = parse_json(text, path, _RECORD_LIMITS, RecordError, "scan --fix record")
     found = schema.errors(document, _schema())
     if found:
         where = "/".join(str(part) for part in found[0].path) or "the document"

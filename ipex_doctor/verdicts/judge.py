@@ -28,6 +28,7 @@ from ipex_doctor.model.findings import (
     VersionFact,
 )
 from ipex_doctor.model.observations import CheckRun, Outcome
+from ipex_doctor.model.remedy import PipAction
 from ipex_doctor.verdicts.rules import RuleVerdict, observe_rule
 
 
@@ -312,12 +313,12 @@ def judge_issue(
         issue.severity is Severity.INFO and judged.verdict is Verdict.AFFECTED
     )
     remediation, workaround = "", ""
-    commands: tuple[str, ...] = ()
+    actions: tuple[PipAction, ...] = ()
     if needs_action:
         general = "" if judged.replaces_remediation else issue.remediation
         remediation = " ".join(p for p in (judged.remediation, general) if p)
         workaround = "" if judged.replaces_remediation else issue.workaround
-        commands = judged.commands
+        actions = judged.actions
     return Finding(
         id=issue.id,
         kind=issue.kind,
@@ -332,7 +333,7 @@ def judge_issue(
         # NOTE: what the rule cites for the versions found here comes before the entry's own
         references=tuple(dict.fromkeys((*judged.references, *issue.references))),
         device=", ".join(devices) if devices else None,
-        commands=commands,
+        actions=actions,
         per_device=_per_device(issue, runs or (), status),
     )
 

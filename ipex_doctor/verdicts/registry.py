@@ -18,6 +18,7 @@ from ipex_doctor.model.terms import FindingKind, Reference, Severity, Status, Ve
 
 if TYPE_CHECKING:
     from ipex_doctor.model.findings import Evidence, Finding
+    from ipex_doctor.model.remedy import PipAction
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ class FindingSpec(JsonModel):
         device: str | None = None,
         per_device: Mapping[str, Status] | None = None,
         references: tuple[Reference, ...] = (),
-        commands: tuple[str, ...] = (),
+        actions: tuple[PipAction, ...] = (),
         nodes: tuple[str, ...] = (),
     ) -> Finding:
         """This finding as one judgement found it: id, kind and severity are the spec's, the
@@ -70,7 +71,7 @@ class FindingSpec(JsonModel):
             references=references,
             verdict=verdict,
             device=device,
-            commands=commands,
+            actions=actions,
             per_device=dict(per_device or {}),
             nodes=nodes,
         )

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from ipex_doctor.knowledge import remedies
 from ipex_doctor.model.environment import IPEX, IPEX_MODULE
+from ipex_doctor.model.remedy import PipAction
 from ipex_doctor.model.terms import Reference, Verdict
 from ipex_doctor.model.versions import major_minor, parse
 from ipex_doctor.verdicts import fatal_imports
@@ -38,8 +39,8 @@ class RuleVerdict:
     data: Mapping[str, Any] = field(default_factory=dict)
     remediation: str = ""
     """A remediation specific to this environment, shown before the entry's general one."""
-    commands: tuple[str, ...] = ()
-    """The commands that apply it here (see ``remedies``)."""
+    actions: tuple[PipAction, ...] = ()
+    """The pip commands that apply it here (see ``remedies``)."""
     replaces_remediation: bool = False
     """The specific remediation is the whole story: the entry's general one and its
     workaround would be unrelated advice here."""
@@ -100,13 +101,13 @@ def torch_missing(env: Environment, in_range: bool | None, earlier: Earlier) -> 
         assert torch is not None
         return RuleVerdict(Verdict.NOT_AFFECTED, f"torch {torch.version} is installed")
     intel_gpu = bool(env.host.render_nodes)
-    index = ["--index-url", remedies.PYTORCH_INDEX + "xpu"] if intel_gpu else []
+    index = remedies.PYTORCH_INDEX + "xpu" if intel_gpu else None
     return RuleVerdict(
         Verdict.AFFECTED,
         f"torch is not installed in {env.interpreter.executable} "
         f"(Python {env.interpreter.version}, prefix {env.interpreter.prefix})",
         {"python": env.interpreter.executable},
-        commands=(remedies.pip(env, "install", "torch", *index),),
+        actions=(remedies.install(env, "torch", index_url=index),),
     )
 
 
@@ -219,13 +220,13 @@ def torch_ipex_mismatch(env: Environment, in_range: bool | None, earlier: Earlie
         observed += _failure_text(outcome)
         data.update(_import_data(outcome))
     data["explains"] = [IPEX_MODULE]
-    fix, commands = _mismatch_fix(env, torch_mm or "", ipex_mm or "", ipex_v, variant)
+    fix, actions = _mismatch_fix(env, torch_mm or "", ipex_mm or "", ipex_v, variant)
     return RuleVerdict(
         Verdict.AFFECTED,
         f"IPEX {ipex_v} needs torch {ipex_mm}.*, but torch {torch_v} is installed{observed}",
         data,
         remediation=fix,
-        commands=tuple(commands),
+        actions=tuple(actions),
         # NOTE: the fix names the versions found here and the pair to pin; the entry's
         # general advice would only repeat it without them.
         replaces_remediation=True,
@@ -235,19 +236,19 @@ def torch_ipex_mismatch(env: Environment, in_range: bool | None, earlier: Earlie
 
 def _mismatch_fix(
     env: Environment, torch_mm: str, ipex_mm: str, ipex_v: str, variant: str | None
-) -> tuple[str, list[str]]:
+) -> tuple[str, list[PipAction]]:
     """The smallest consistent change: move IPEX to torch's line if IPEX has one, else remove
     IPEX (torch is newer than every IPEX), else move torch (and torchvision) to IPEX's line.
     Each text names the installed versions and the pair to pin that the change leaves."""
-    commands = remedies.move_ipex(env, torch_mm, variant)
-    if commands:
+    actions = remedies.move_ipex(env, torch_mm, variant)
+    if actions:
         return (
             f"Install the IPEX release built for torch {torch_mm} (one package; torch and "
             f"torchvision stay as they are). Moving torch to {ipex_mm}.*, the line of the "
             f"installed IPEX {ipex_v}, would instead download gigabytes and break a torchvision "
             f"built for this torch. Then pin the pair that matches, "
             f"{remedies.matching_pair(torch_mm, variant)}, so other installs cannot move torch.",
-            commands,
+            actions,
         )
     if remedies.is_after_last_ipex(torch_mm):
         return (
@@ -256,7 +257,7 @@ def _mismatch_fix(
             f"torch.amp, torch.compile) instead; to keep IPEX {ipex_v}, move torch (and "
             f"torchvision) to {ipex_mm}.* and pin the pair that matches, "
             f"{remedies.matching_pair(ipex_mm, variant)}.",
-            [remedies.pip(env, "uninstall", "-y", IPEX)],
+            [remedies.uninstall(env, IPEX)],
         )
     return (
         f"No IPEX release exists for torch {torch_mm}: move torch to {ipex_mm}.*, the line the "
@@ -337,12 +338,12 @@ def torchvision_broken(env: Environment, in_range: bool | None, earlier: Earlier
             Verdict.NOT_AFFECTED, f"torchvision {tv.version} {ok} and matches torch", data
         )
     data["explains"] = ["torchvision", IPEX_MODULE]  # NOTE: IPEX imports torchvision
-    remedy, commands = "", []
+    remedy, actions = "", []
     if expected is not None:
         remedy = f"Install the torchvision built for this torch ({expected}.*), from the index torch came from."
-        commands = remedies.install_torchvision(env, expected)
+        actions = remedies.install_torchvision(env, expected)
     return RuleVerdict(
-        Verdict.AFFECTED, "; ".join(problems), data, remediation=remedy, commands=tuple(commands)
+        Verdict.AFFECTED, "; ".join(problems), data, remediation=remedy, actions=tuple(actions)
     )
 
 

@@ -16,6 +16,7 @@ from ipex_doctor.knowledge import remedies
 from ipex_doctor.model.environment import Environment
 from ipex_doctor.model.findings import Evidence, Finding, Reference, Status, Verdict
 from ipex_doctor.model.observations import CheckRun, Outcome
+from ipex_doctor.model.remedy import PipAction
 from ipex_doctor.model.versions import parse
 from ipex_doctor.verdicts.registry import FindingSpec, spec
 
@@ -249,7 +250,7 @@ def _not_run(run: CheckRun, env: Environment | None) -> Finding:
     """The sanity run did not run: why, and (torchvision missing) the command that lets it."""
     needs = run.result.get("needs")
     remediation = ""
-    commands: tuple[str, ...] = ()
+    actions: tuple[PipAction, ...] = ()
     if needs == "torchvision" and env is not None:
         torch = env.package("torch")
         line = None
@@ -259,7 +260,7 @@ def _not_run(run: CheckRun, env: Environment | None) -> Finding:
             "Install the torchvision built for this torch to run it, or leave it out with "
             "--skip-sanity (it is not needed by torch itself)."
         )
-        commands = tuple(remedies.install_torchvision(env, line)) if line else ()
+        actions = tuple(remedies.install_torchvision(env, line)) if line else ()
     elif needs == "torchvision":
         remediation = "Install the torchvision built for this torch, or pass --skip-sanity."
     return dataclasses.replace(
@@ -273,7 +274,7 @@ def _not_run(run: CheckRun, env: Environment | None) -> Finding:
         ),
         verdict=Verdict.NOT_APPLICABLE,
         remediation=remediation,
-        commands=commands,
+        actions=actions,
     )
 
 

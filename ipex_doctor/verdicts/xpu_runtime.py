@@ -23,12 +23,13 @@ The remedy installs the pinned versions into the examined interpreter (the findi
 from __future__ import annotations
 
 import os
-import shlex
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ipex_doctor.knowledge import remedies
 from ipex_doctor.model.environment import Environment
 from ipex_doctor.model.findings import Evidence, Finding, Status
+from ipex_doctor.model.remedy import PipAction
 from ipex_doctor.verdicts.registry import spec
 
 _SPEC = spec("xpu-runtime-versions")
@@ -102,15 +103,14 @@ def disagreeing_pins(runtime: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 def remedy(
     env: Environment, runtime: Mapping[str, Any], shadows: Sequence[str]
-) -> tuple[str, tuple[str, ...]]:
-    """What makes the versions agree (see the module): the words, and the commands that run
-    as they are (the pip install of the pinned versions into the examined interpreter)."""
+) -> tuple[str, tuple[PipAction, ...]]:
+    """What makes the versions agree (see the module): the words, and the pip install of the
+    pinned versions into the examined interpreter."""
     steps: list[str] = []
-    commands: tuple[str, ...] = ()
+    actions: tuple[PipAction, ...] = ()
     pins = sorted({str(c["requires"]) for c in disagreeing_pins(runtime)})
     if pins:
-        python = shlex.quote(env.interpreter.executable)
-        commands = (f"{python} -m pip install {' '.join(shlex.quote(p) for p in pins)}",)
+        actions = (remedies.install(env, *pins),)
         steps.append(f"install the versions the runtime wheels pin ({', '.join(pins)})")
     steps += [
         f"drop {directory} from LD_LIBRARY_PATH (it is searched before the wheels' own "
@@ -122,7 +122,7 @@ def remedy(
             "install the runtime wheels as one matching set (the versions torch's XPU build "
             "requires), or a newer libstdc++ where the system's is older than libsycl needs"
         )
-    return "; then ".join(steps), commands
+    return "; then ".join(steps), actions
 
 
 def runtime_findings(env: Environment, expects_xpu: bool) -> list[Finding]:
@@ -157,13 +157,13 @@ def runtime_findings(env: Environment, expects_xpu: bool) -> list[Finding]:
     effect = ("the runtime cannot load" if breaks else "the installed runtime wheels disagree") + (
         "" if expects_xpu else " (nothing here expects an Intel GPU yet)"
     )
-    fix, commands = remedy(env, runtime, [d for _, d in shadows])
+    fix, actions = remedy(env, runtime, [d for _, d in shadows])
     return [
         _SPEC.finding(
             status,
             Evidence(f"{effect}: " + "; ".join(sentences), data),
             remediation=fix,
-            commands=commands,
+            actions=actions,
         )
     ]
 

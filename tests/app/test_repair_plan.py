@@ -1,8 +1,9 @@
 """``fix``: which commands it may run, the plan it shows, the refusals, and the snapshot.
 
-The plan is read from the findings of real reports; the commands a finding carries are parsed
-here exactly as ``fix`` parses them, so a remedy that names another interpreter, ``sudo`` or an
-unpinned requirement is proven to stay advice.
+The plan is read from the findings of real reports; the commands of an old report are read
+into typed actions here exactly as ``fix`` reads them, and judged by the one repair policy, so a
+remedy that names another interpreter, ``sudo`` or an unpinned requirement is proven to stay
+advice.
 """
 
 from __future__ import annotations
@@ -12,8 +13,10 @@ from pathlib import Path
 
 from conftest import run_doctor
 
-from ipex_doctor.app.repair_plan import parse_command, propose, undo_steps
+from ipex_doctor.app.repair_plan import propose, undo_plan
+from ipex_doctor.knowledge.remedy_policy import action_refusal
 from ipex_doctor.model.findings import Evidence, Finding, FindingKind, Severity, Status
+from ipex_doctor.model.remedy import PipAction
 from ipex_doctor.model.repair import (
     Distribution,
     Download,
@@ -25,28 +28,38 @@ from ipex_doctor.model.repair import (
     StepKind,
 )
 from ipex_doctor.reporting.formats.repair_text import plan_text
+from ipex_doctor.reporting.legacy_commands import parse_command, split_commands
 
 PY = "/envs/a/bin/python"
 
 
 def _finding(fid: str, *commands: str, remediation: str = "do it") -> Finding:
+    """A finding whose remedies are ``commands``, read as an old report's are."""
+    actions, manual = split_commands(commands)
     return Finding(
         id=fid, kind=FindingKind.ENVIRONMENT, status=Status.FAIL, severity=Severity.ERROR,
-        title=fid, evidence=Evidence("seen"), remediation=remediation, commands=commands,
+        title=fid, evidence=Evidence("seen"), remediation=remediation, actions=tuple(actions),
+        manual_commands=tuple(manual),
     )  # fmt: skip
+
+
+def _sanctioned(command: str) -> PipAction | None:
+    """The action ``command`` spells when the repair policy lets it run in ``PY``."""
+    action = parse_command(command)
+    return action if action is not None and action_refusal(action, PY) is None else None
 
 
 def test_only_pinned_pip_commands_of_the_examined_interpreter_are_sanctioned() -> None:
     """install of ``==`` pins (index options allowed), uninstall -y of names; nothing else."""
-    assert parse_command(f"{PY} -m pip install 'intel-extension-for-pytorch==2.8.*'", PY) == (
-        StepKind.INSTALL, (), ("intel-extension-for-pytorch==2.8.*",),
+    assert _sanctioned(f"{PY} -m pip install 'intel-extension-for-pytorch==2.8.*'") == PipAction(
+        PY, StepKind.INSTALL, ("intel-extension-for-pytorch==2.8.*",),
     )  # fmt: skip
     index = "https://download.pytorch.org/whl/cpu"
-    assert parse_command(f"{PY} -m pip install torchvision==0.23.* --index-url {index}", PY) == (
-        StepKind.INSTALL, ("--index-url", index), ("torchvision==0.23.*",),
-    )  # fmt: skip
-    assert parse_command(f"{PY} -m pip uninstall -y intel-extension-for-pytorch", PY) == (
-        StepKind.UNINSTALL, (), ("intel-extension-for-pytorch",),
+    assert _sanctioned(f"{PY} -m pip install torchvision==0.23.* --index-url {index}") == (
+        PipAction(PY, StepKind.INSTALL, ("torchvision==0.23.*",), index_url=index)
+    )
+    assert _sanctioned(f"{PY} -m pip uninstall -y intel-extension-for-pytorch") == PipAction(
+        PY, StepKind.UNINSTALL, ("intel-extension-for-pytorch",),
     )  # fmt: skip
     refused = [
         f"{PY} -m pip install torch",  # not pinned
@@ -62,7 +75,7 @@ def test_only_pinned_pip_commands_of_the_examined_interpreter_are_sanctioned() -
         f"{PY} -m pip install 'torch==2.8.0' ; rm -rf /",
     ]
     for command in refused:
-        assert parse_command(command, PY) is None, command
+        assert _sanctioned(command) is None, command
 
 
 def test_proposals_merge_shared_commands_uninstall_first_and_keep_advice() -> None:
@@ -75,13 +88,13 @@ def test_proposals_merge_shared_commands_uninstall_first_and_keep_advice() -> No
         _finding("d", remediation="Install the GPU driver."),
     ]
     proposals, manual = propose(findings, PY)
-    assert [(p.kind, p.findings) for p in proposals] == [
+    assert [(p.action.verb, p.findings) for p in proposals] == [
         (StepKind.UNINSTALL, ("b",)), (StepKind.INSTALL, ("a", "c")),
     ]  # fmt: skip
-    assert manual == [
+    assert manual == (
         ManualStep("c", "do it", ("sudo usermod -aG render me",)),
         ManualStep("d", "Install the GPU driver."),
-    ]
+    )
 
 
 def test_undo_removes_what_is_new_and_reinstalls_exact_versions(tmp_path: Path) -> None:
@@ -89,10 +102,10 @@ def test_undo_removes_what_is_new_and_reinstalls_exact_versions(tmp_path: Path) 
     is the snapshot's (the install would need the index)."""
     snapshot = Snapshot(PY, "2026-01-01T00:00:00Z", (Distribution("pip", "23.2.1"),))
     now = (Distribution("pip", "23.2.1"), Distribution("slowpkg", "1.0"))
-    (step,) = undo_steps(snapshot, now)
+    (step,) = undo_plan(snapshot, now).steps
     assert step.command == (PY, "-m", "pip", "uninstall", "-y", "slowpkg")
     assert step.removes == (Distribution("slowpkg", "1.0"),)
-    assert undo_steps(snapshot, snapshot.distributions) == ()
+    assert undo_plan(snapshot, snapshot.distributions).steps == ()
 
 
 def test_plan_text_names_findings_sizes_and_removals() -> None:

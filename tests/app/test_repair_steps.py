@@ -1,8 +1,9 @@
 """``fix`` applying, stopping and undoing, on a copy of a real venv and a real local index.
 
 The environment is a copy of the ``bare`` test environment (a venv with pip); the plan comes
-from a saved report of it whose failing finding carries pip commands for tiny packages that a
-local index serves (``tests/pipindex.py``). That index can hold a wheel's download half-way,
+from a saved report of it whose failing finding carries pip actions for tiny stand-ins of
+packages the knowledge base may touch (``torchaudio``, ``pytorch-triton-xpu``: a module and
+padding, nothing the doctor judges) that a local index serves (``tests/pipindex.py``). That index can hold a wheel's download half-way,
 so "pip is in the middle of a step" is a fact the test waits for, not a sleep: the signal
 tests hold on a busy machine as on an idle one.
 """
@@ -18,6 +19,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import forged
 import psutil
 import pytest
 from conftest import copy_env, doctor_env, freeze, real_env, run_doctor, start_doctor
@@ -25,21 +27,15 @@ from pipindex import LocalIndex, build_wheel, serve
 
 pytestmark = pytest.mark.envs
 
-PACKAGES = {"slowpkg": "1.0", "fastpkg": "1.0"}
+SLOW, FAST = "torchaudio", "pytorch-triton-xpu"
+PACKAGES = {SLOW: "1.0.0", FAST: "1.0.0"}
 
 
-def _saved_report(tmp_path: Path, python: str, commands: Sequence[str], status: str) -> Path:
-    """A real report of the copy (``env --json``) whose torch-missing finding carries
-    ``commands`` (``{py}``: the copy's interpreter) at ``status``."""
-    path = tmp_path / "before.json"
-    done = run_doctor("env", "--python", python, "--json", str(path), "-q")
-    assert done.returncode == 1, done.stderr
-    data = json.loads(path.read_text())
-    finding = next(f for f in data["findings"] if f["id"] == "torch-missing")
-    finding["commands"] = [c.format(py=python) for c in commands]
-    finding["status"] = status
-    path.write_text(json.dumps(data))
-    return path
+def _saved_report(tmp_path: Path, python: str, actions: Sequence[tuple[str, str]], status: str) -> Path:  # fmt: skip
+    """A real report of the copy whose torch-missing finding carries ``actions`` (pip's verb,
+    one requirement; in the copy's interpreter) at ``status``."""
+    typed = [forged.action(python, verb, requirement) for verb, requirement in actions]
+    return forged.saved_report(tmp_path, python, typed, status)
 
 
 @pytest.fixture
@@ -54,12 +50,11 @@ def index(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[LocalIndex
 
 
 def _pip_env(index: LocalIndex) -> dict[str, str]:
-    # NOTE: only the local index: the machine's pip configuration (a mirror, a wheel
-    # directory) must not decide what these tests install.
-    return {"PIP_CONFIG_FILE": os.devnull, "PIP_INDEX_URL": index.url, "PIP_FIND_LINKS": ""}
+    return forged.pip_env(index.url)
 
 
-TWO_STEPS = ("{py} -m pip install slowpkg==1.0", "{py} -m pip install fastpkg==1.0")
+TWO_STEPS = (("install", f"{SLOW}==1.0.0"), ("install", f"{FAST}==1.0.0"))
+NO_BUILD = "--only-binary=:all:"
 
 
 def _report(path: Path) -> dict[str, Any]:
@@ -82,16 +77,18 @@ def test_fix_applies_the_plan_and_undo_restores_the_exact_set(
     assert done.returncode == 1, done.stderr
     repair = _report(out)["repair"]
     assert repair["verdict"] == "remaining"
-    assert [s["command"][4:] for s in repair["planned"]] == [["slowpkg==1.0"], ["fastpkg==1.0"]]
+    assert [s["command"][4:] for s in repair["planned"]] == [
+        [NO_BUILD, f"{SLOW}==1.0.0"], [NO_BUILD, f"{FAST}==1.0.0"],
+    ]  # fmt: skip
     sizes = {name: path.stat().st_size for name, path in index.wheels.items()}
     assert repair["download_bytes"] == sum(sizes.values())
     assert [a["status"] for a in repair["applied"]] == ["applied", "applied"]
     assert repair["snapshot"] == str(tmp_path / "fix.snapshot.json")
-    assert {"slowpkg==1.0", "fastpkg==1.0"} <= set(freeze(python))
+    assert {f"{SLOW}==1.0.0", f"{FAST}==1.0.0"} <= set(freeze(python))
     # Replayed, the report keeps its repair record and shows it before the findings.
     replayed = run_doctor("report", str(out), "--json", str(tmp_path / "again.json"))
     assert replayed.stdout.startswith("Plan: 2 step(s)"), replayed.stdout[:500]
-    assert "step 2 applied: install fastpkg==1.0" in replayed.stdout
+    assert f"step 2 applied: install {FAST}==1.0.0" in replayed.stdout
     assert _report(tmp_path / "again.json")["repair"] == repair
     undo = run_doctor("fix", "--undo", repair["snapshot"], "--yes", extra_env=_pip_env(index))
     assert undo.returncode == 0, undo.stderr
@@ -106,23 +103,23 @@ def test_a_package_to_replace_is_uninstalled_then_installed_never_only_removed(
     and the package is there after."""
     python = copy_env(real_env("bare"), tmp_path / "env")
     installed = subprocess.run(
-        [python, "-m", "pip", "install", "-q", "fastpkg==1.0"],
+        [python, "-m", "pip", "install", "-q", f"{FAST}==1.0.0"],
         env={**os.environ, **_pip_env(index)}, capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert installed.returncode == 0, installed.stderr
-    replace = ("{py} -m pip uninstall -y fastpkg", "{py} -m pip install fastpkg==1.0")
+    replace = (("uninstall", FAST), ("install", f"{FAST}==1.0.0"))
     saved = _saved_report(tmp_path, python, replace, "fail")
     out = tmp_path / "fix.json"
     done = run_doctor("fix", "--report", str(saved), "--yes", "--json", str(out),
                       extra_env=_pip_env(index))  # fmt: skip
     repair = _report(out)["repair"]
     assert [s["command"][3:] for s in repair["planned"]] == [
-        ["uninstall", "-y", "fastpkg"],
-        ["install", "fastpkg==1.0"],
+        ["uninstall", "-y", FAST],
+        ["install", NO_BUILD, f"{FAST}==1.0.0"],
     ], done.stderr
-    assert repair["planned"][1]["download_bytes"] == index.wheels["fastpkg"].stat().st_size
+    assert repair["planned"][1]["download_bytes"] == index.wheels[FAST].stat().st_size
     assert [a["status"] for a in repair["applied"]] == ["applied", "applied"]
-    assert "fastpkg==1.0" in freeze(python)
+    assert f"{FAST}==1.0.0" in freeze(python)
 
 
 def test_without_yes_nothing_changes_and_every_format_has_the_plan(
@@ -138,13 +135,16 @@ def test_without_yes_nothing_changes_and_every_format_has_the_plan(
     done = run_doctor("fix", "--report", str(saved), *sinks, cwd=tmp_path,
                       extra_env=_pip_env(index))  # fmt: skip
     assert done.returncode == 1
-    assert f"1. {python} -m pip install slowpkg==1.0" in done.stdout
+    assert f"1. {python} -m pip install {NO_BUILD} {SLOW}==1.0.0" in done.stdout
     assert "nothing changed" in done.stderr
     assert freeze(python) == before and not list(tmp_path.glob("*.snapshot.json"))
-    assert _report(paths["json"])["repair"]["verdict"] == "planned"
+    repair = _report(paths["json"])["repair"]
+    assert repair["verdict"] == "planned"
+    assert repair["planned"][0]["command"] == [python, "-m", "pip", "install", NO_BUILD, f"{SLOW}==1.0.0"]  # fmt: skip
     for fmt, path in paths.items():
         text = path.read_text()
-        assert "pip install slowpkg==1.0" in text and "planned" in text, fmt
+        shown = f"{SLOW}==1.0.0" if fmt == "json" else f"pip install {NO_BUILD} {SLOW}==1.0.0"
+        assert shown in text and "planned" in text, fmt
 
 
 def test_offline_from_a_local_wheel_directory(tmp_path: Path) -> None:
@@ -164,7 +164,7 @@ def test_offline_from_a_local_wheel_directory(tmp_path: Path) -> None:
     repair = _report(out)["repair"]
     assert [a["status"] for a in repair["applied"]] == ["applied", "applied"]
     assert repair["download_bytes"] == sum(sizes.values())
-    assert {"slowpkg==1.0", "fastpkg==1.0"} <= set(freeze(python))
+    assert {f"{SLOW}==1.0.0", f"{FAST}==1.0.0"} <= set(freeze(python))
     undo = run_doctor("fix", "--undo", repair["snapshot"], "--yes", extra_env=offline)
     assert undo.returncode == 0, undo.stderr
     assert freeze(python) == before
@@ -252,7 +252,7 @@ def _stop_midway(tmp_path: Path, index: LocalIndex, stop: str) -> tuple[str, lis
     return python, before, done, _report(out)
 
 
-@pytest.mark.parametrize("index", [["slowpkg"]], indirect=True)
+@pytest.mark.parametrize("index", [[SLOW]], indirect=True)
 def test_sigterm_mid_step_names_the_step_and_the_undo(tmp_path: Path, index: LocalIndex) -> None:
     """SIGTERM while pip downloads step 1: pip is stopped (none left running), exit 143, the
     report (incomplete) says step 1 was interrupted and step 2 did not run, the undo command is
@@ -270,7 +270,7 @@ def test_sigterm_mid_step_names_the_step_and_the_undo(tmp_path: Path, index: Loc
     assert freeze(python) == before
 
 
-@pytest.mark.parametrize("index", [["slowpkg"]], indirect=True)
+@pytest.mark.parametrize("index", [[SLOW]], indirect=True)
 def test_ctrl_c_lets_the_step_finish_and_stops_before_the_next(
     tmp_path: Path, index: LocalIndex
 ) -> None:
@@ -281,13 +281,13 @@ def test_ctrl_c_lets_the_step_finish_and_stops_before_the_next(
     repair = report["repair"]
     assert [a["status"] for a in repair["applied"]] == ["applied", "not-run"]
     assert "fix --undo" in done.stderr
-    assert sorted([*before, "slowpkg==1.0"]) == freeze(python)
+    assert sorted([*before, f"{SLOW}==1.0.0"]) == freeze(python)
     undo = run_doctor("fix", "--undo", repair["snapshot"], "--yes", extra_env=_pip_env(index))
     assert undo.returncode == 0, undo.stderr
     assert freeze(python) == before
 
 
-@pytest.mark.parametrize("index", [["slowpkg"]], indirect=True)
+@pytest.mark.parametrize("index", [[SLOW]], indirect=True)
 def test_a_pip_that_dies_is_reported_with_the_undo(tmp_path: Path, index: LocalIndex) -> None:
     """pip killed mid-step (SIGKILL): the step is reported interrupted by the signal, the next
     one not run, exit 1, the undo command printed; --undo gives back the exact set."""
@@ -318,13 +318,14 @@ def test_a_report_of_another_interpreter_is_refused(tmp_path: Path) -> None:
 def test_on_a_terminal_the_user_is_asked_and_no_changes_nothing(
     tmp_path: Path, index: LocalIndex
 ) -> None:
-    """Without --yes, on a terminal, the plan ends with a question; "n" changes nothing."""
+    """Without --yes, on a terminal, the plan ends with a question; "n" changes nothing. (The
+    report names the interpreter: a first question asks to run it, "y" resolves the plan.)"""
     python = copy_env(real_env("bare"), tmp_path / "env")
     before = freeze(python)
     saved = _saved_report(tmp_path, python, TWO_STEPS, "fail")
     controller, terminal = os.openpty()
     try:
-        os.write(controller, b"n\n")
+        os.write(controller, b"y\nn\n")
         done = subprocess.run(
             [sys.executable, "-m", "ipex_doctor", "fix", "--report", str(saved)],
             stdin=terminal, capture_output=True, text=True, timeout=300, cwd=tmp_path,

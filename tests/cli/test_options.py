@@ -8,6 +8,7 @@ import inspect
 import click
 import pytest
 from click.testing import CliRunner
+from conftest import run_doctor
 
 from ipex_doctor.cli.commands import cli
 from ipex_doctor.cli.options import DeviceSpec, option_group
@@ -60,3 +61,16 @@ def test_device_spec_normalises(value: str) -> None:
 def test_device_spec_refuses_with_the_accepted_forms(value: str) -> None:
     with pytest.raises(click.BadParameter, match="is not a device .*cuda:N"):
         DeviceSpec().convert(value, None, None)
+
+
+@pytest.mark.parametrize("command", ["check", "env", "fix"])
+@pytest.mark.parametrize("value", ["", "   ", "\t"])
+def test_a_blank_python_is_a_usage_error_not_the_doctors_own(command: str, value: str) -> None:
+    """``--python ''`` names nothing: one line, exit 2, in a real process; never a silent
+    fall-back to the doctor's own interpreter."""
+    done = run_doctor(command, "--python", value)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines() == [
+        f"ipex-doctor: error: --python {value!r} names no interpreter; give the path of the "
+        "environment's python, or leave --python out to examine the one running the doctor"
+    ]

@@ -22,6 +22,7 @@ from ipex_doctor.knowledge.code_rules import CodeRule, IpexBuild, RuleMatch
 from ipex_doctor.model.code import FileKind
 from ipex_doctor.model.codec import from_json, to_json
 from ipex_doctor.model.terms import Severity
+from ipex_doctor.scan.codemods import FIX_CATALOGUE
 
 MINIMAL = """\
 schema_version: 1
@@ -54,7 +55,7 @@ def write(tmp_path: Path, text: str, name: str = "rules.yaml") -> Path:
 def error_of(tmp_path: Path, text: str) -> str:
     """The message of the error loading ``text`` raises (asserted to be one line)."""
     with pytest.raises(KnowledgeBaseError) as caught:
-        code_rules.load(write(tmp_path, text))
+        code_rules.load(write(tmp_path, text), known_fixes=FIX_CATALOGUE)
     message = caught.value.message
     assert "\n" not in message, message
     return message
@@ -101,8 +102,9 @@ def test_the_file_cites_nothing_private() -> None:
 
 def test_every_fix_and_pattern_is_used(shipped: code_rules.CodeRules) -> None:
     """Each codemod has a rule that asks for it, and each structural pattern a rule that uses
-    it: the lists in code_rules.py are the scanner's contract, not wishes."""
-    assert {rule.fix for rule in shipped.rules if rule.fix} == set(code_rules.FIXES)
+    it: the catalogue and the list in code_rules.py are the scanner's contract, not wishes."""
+    assert {rule.fix for rule in shipped.rules if rule.fix} == set(FIX_CATALOGUE)
+    assert all(FIX_CATALOGUE.values()), "every codemod says what it rewrites"
     patterns = {rule.match.pattern for rule in shipped.rules if rule.match.pattern}
     assert patterns == set(code_rules.PATTERNS)
 
@@ -572,6 +574,17 @@ def test_every_error_is_collected_in_line_order(tmp_path: Path) -> None:
     lines = [int(e.message.split(":")[1]) for e in checked.errors]
     assert lines == sorted(lines) and len(lines) == 2, [e.message for e in checked.errors]
     assert [r.id for r in checked.rules] == ["third-rule"]
+
+
+def test_a_fix_is_checked_where_the_catalogue_is_given(tmp_path: Path) -> None:
+    """The loader checks a rule's fix against the catalogue it is given (the codemods'), and
+    from its cache too; without one (a ``kb`` command, which loads no codemod) it is unchecked."""
+    text = MINIMAL.replace("    recipe:", "    fix: autocast-gpu\n    recipe:", 1)
+    path = write(tmp_path, text)
+    assert [r.fix for r in code_rules.load(path).rules] == ["autocast-gpu"]  # cached now
+    with pytest.raises(KnowledgeBaseError, match="unknown fix 'autocast-gpu'"):
+        code_rules.load(path, known_fixes=FIX_CATALOGUE)
+    assert code_rules.load(known_fixes=FIX_CATALOGUE).rules
 
 
 def test_known_ids_can_be_given(tmp_path: Path) -> None:

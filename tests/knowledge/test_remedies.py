@@ -108,7 +108,8 @@ def test_a_path_with_spaces_is_quoted() -> None:
     env = make_env({"torch": "2.8.0"})
     env = type(env)(**{**env.__dict__, "interpreter": type(env.interpreter)(
         "/My Envs/py/bin/python", "3.11", "CPython", "/My Envs/py", True)})  # fmt: skip
-    assert remedies.pip(env, "install", "torch") == "'/My Envs/py/bin/python' -m pip install torch"
+    action = remedies.install(env, "torch")
+    assert action.render() == "'/My Envs/py/bin/python' -m pip install torch"
 
 
 def _mismatch(packages: dict[str, str], **torch: object) -> tuple[str, list[str]]:

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import run_doctor
 
 from ipex_doctor.scan.confined import Place
 from ipex_doctor.scan.fix_journal import (
@@ -110,3 +111,28 @@ def test_a_record_anyone_else_may_write_is_refused(tmp_path: Path) -> None:
         os.chown(record.path, 4321, 4321)
         with pytest.raises(RecordError, match="not yours"):
             load(record.path)
+
+
+@pytest.mark.parametrize(
+    ("padding", "said"),
+    [("[" * 100_000 + "]" * 100_000, "nested deeper than 64 levels"),
+     ("1" * 100_000, "holds a number of 100,000 characters")],
+    ids=["deep", "digits"],
+)  # fmt: skip
+def test_a_record_beyond_the_limits_of_saved_json_is_one_line(padding: str, said: str) -> None:
+    """A record nested 100,000 levels deep, or with a 100,000-digit number: ``scan --undo``
+    refuses it in one line, exit 2, as every reader of saved JSON does (it was a crash,
+    exit 3: RecursionError)."""
+    record = begin(["/src"], [_file("/src")])
+    text = record.path.read_text().replace('"format"', f'"padding": {padding}, "format"', 1)
+    record.path.write_text(text)
+    with pytest.raises(RecordError, match=said):
+        load(record.path)
+    done = run_doctor("scan", "--undo", str(record.path))
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert done.stderr.splitlines() == [
+        f"ipex-doctor: error: {record.path}: {said}; refused (an ipex-doctor scan --fix record "
+        "never is)" if said.startswith("nested") else
+        f"ipex-doctor: error: {record.path}: {said}, more than 50; refused (an ipex-doctor "
+        "scan --fix record never is)"
+    ]  # fmt: skip

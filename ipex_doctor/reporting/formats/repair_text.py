@@ -5,8 +5,7 @@ Pure: a ``Repair`` in, lines out. The same lines are the repair section of the M
 
 from __future__ import annotations
 
-import shlex
-
+from ipex_doctor.model.remedy import shell_line
 from ipex_doctor.model.repair import PlannedStep, Repair, RepairVerdict, StepStatus
 
 
@@ -21,8 +20,7 @@ def size_text(size: int | None) -> str:
 
 
 def _step_lines(number: int, step: PlannedStep) -> list[str]:
-    lines = [f"{number}. {' '.join(shlex.quote(w) for w in step.command)}",
-             f"   resolves: {', '.join(step.resolves)}"]  # fmt: skip
+    lines = [f"{number}. {shell_line(step.command)}", f"   resolves: {', '.join(step.resolves)}"]
     if step.downloads:
         names = ", ".join(f"{d.name} {d.version} ({size_text(d.size)})" for d in step.downloads)
         lines.append(f"   downloads {size_text(step.download_bytes)} at most: {names}")
@@ -32,11 +30,31 @@ def _step_lines(number: int, step: PlannedStep) -> list[str]:
     return lines
 
 
+_OPTIONS_WITH_VALUE = ("--index-url", "--extra-index-url")
+
+
+def step_summary(step: PlannedStep) -> str:
+    """``install torchvision==0.23.0``: pip's verb and what the step names, its options left out."""
+    named = [step.kind.value]
+    words = iter(step.command[4:])
+    for word in words:
+        if word in _OPTIONS_WITH_VALUE:
+            next(words, None)
+        elif not word.startswith("-"):
+            named.append(word)
+    return " ".join(named)
+
+
 def plan_text(repair: Repair) -> str:
     """The plan: the numbered pip steps, then the manual steps; says when there is nothing."""
     lines: list[str] = []
     if not repair.planned:
         lines.append("Plan: nothing pip can apply here.")
+    elif not all(step.resolved for step in repair.planned):
+        lines.append(f"Plan: {len(repair.planned)} step(s) as the saved file proposes them, not "
+                     "resolved (versions, downloads and removals are pip's to say)")  # fmt: skip
+        for number, step in enumerate(repair.planned, 1):
+            lines += _step_lines(number, step)
     else:
         total = size_text(repair.download_bytes)
         lines.append(f"Plan: {len(repair.planned)} step(s), downloads {total} at most "
@@ -48,6 +66,8 @@ def plan_text(repair: Repair) -> str:
         for manual in repair.manual:
             lines.append(f"- {manual.finding}: {manual.advice}".rstrip(": "))
             lines += [f"    $ {command}" for command in manual.commands]
+            if manual.reason:
+                lines.append(f"    not run by fix: {manual.reason}")
     return "\n".join(lines) + "\n"
 
 
@@ -56,7 +76,7 @@ def outcome_text(repair: Repair) -> str:
     lines = [f"Repair: {repair.verdict}"]
     for outcome in repair.applied:
         step = repair.planned[outcome.step]
-        done = f"step {outcome.step + 1} {outcome.status}: {' '.join(step.command[3:])}"
+        done = f"step {outcome.step + 1} {outcome.status}: {step_summary(step)}"
         if outcome.status is StepStatus.APPLIED:
             done += f" ({outcome.seconds:.0f} s, downloaded {size_text(outcome.downloaded_bytes)})"
         elif outcome.detail:

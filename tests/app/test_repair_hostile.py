@@ -1,0 +1,340 @@
+"""``fix`` and ``fix --undo`` on hostile input: forged reports and snapshots, real processes, a
+real environment (a hard-linked copy of ``bare``) and a real local index.
+
+Each case checks what the product guarantees: no traceback, one clear line saying what was
+refused (an error, or the manual step that says why fix does not run it), the documented exit
+code, the environment's ``pip freeze --all`` unchanged, and no marker file. The marker is what
+would be left if anything ran that a file asked for: a forged interpreter, an sdist's
+``setup.py`` (pip runs it even to read the metadata), a source directory's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from subprocess import CompletedProcess
+
+import forged
+import pytest
+from conftest import REPO, copy_env, freeze, real_env, run_doctor
+from pipindex import LocalIndex, build_sdist, build_wheel, serve
+
+pytestmark = pytest.mark.envs
+
+BUILDS = {"PIP_NO_BUILD_ISOLATION": "0"}
+"""pip builds with the environment's own setuptools (no isolated build environment fetched
+from an index): a build that is attempted surely runs the setup.py that writes the marker."""
+UNREACHABLE = {"PIP_CONFIG_FILE": os.devnull, "PIP_INDEX_URL": "http://127.0.0.1:9/simple",
+               "PIP_FIND_LINKS": "", "PIP_RETRIES": "0", "PIP_TIMEOUT": "5", **BUILDS}  # fmt: skip
+"""pip's configuration where no index serves anything: only a file's own index could."""
+NEVER = "fix never removes or replaces ipex-doctor, pip, setuptools, wheel"
+
+
+@dataclass
+class Victim:
+    """The environment a forged file aims at, as it was before, and the marker to watch."""
+
+    python: str
+    before: list[str]
+    marker: Path
+
+    def plant_marker_on_start(self) -> None:
+        """From now on, any start of this interpreter writes the marker (a ``.pth`` line)."""
+        (site,) = Path(self.python).parent.parent.glob("lib/python*/site-packages")
+        (site / "zz_marker.pth").write_text(
+            f"import pathlib; pathlib.Path({str(self.marker)!r}).touch()\n"
+        )
+
+
+@pytest.fixture
+def victim(tmp_path: Path) -> Victim:
+    python = copy_env(real_env("bare"), tmp_path / "env")
+    return Victim(python, freeze(python), tmp_path / "marker")
+
+
+@pytest.fixture
+def sdist_index(tmp_path: Path, victim: Victim) -> Iterator[LocalIndex]:
+    """An index that serves torchaudio 1.0.0 only as an sdist whose setup.py writes the marker."""
+    files = tmp_path / "files"
+    files.mkdir()
+    sdist = build_sdist(files, "torchaudio", "1.0.0", victim.marker)
+    with serve(files, {}, files={"torchaudio": sdist}) as served:
+        yield served
+
+
+def _harmless(victim: Victim, done: CompletedProcess[str], code: int, said: str) -> None:
+    """The run ended with ``code``, said ``said`` on one line, left no traceback, no marker,
+    and the environment exactly as it was."""
+    output = done.stdout + done.stderr
+    assert done.returncode == code, output[-3000:]
+    assert "Traceback" not in output and "internal error" not in output
+    assert [line for line in output.splitlines() if said in line], (said, output[-3000:])
+    assert not victim.marker.exists(), "something the file named ran"
+    assert freeze(victim.python) == victim.before
+
+
+def _refused(victim: Victim, done: CompletedProcess[str], said: str) -> None:
+    """Refused before anything ran: exit 2, and stderr is that one line."""
+    _harmless(victim, done, 2, said)
+    assert len(done.stderr.splitlines()) == 1 and done.stderr.startswith("ipex-doctor: error: ")
+
+
+def _script(tmp_path: Path, victim: Victim) -> str:
+    """An executable shell script posing as an interpreter: it writes the marker, then runs
+    the real one."""
+    script = tmp_path / "bin" / "python"
+    script.parent.mkdir()
+    script.write_text(f'#!/bin/sh\ntouch {victim.marker}\nexec {victim.python} "$@"\n')
+    script.chmod(script.stat().st_mode | stat.S_IXUSR)
+    return str(script)
+
+
+# -- what a file names as the interpreter ------------------------------------------------------
+
+
+@pytest.mark.parametrize("yes", [(), ("--yes",)], ids=["asked", "yes"])
+def test_a_report_whose_interpreter_is_a_script_is_refused_never_run(
+    tmp_path: Path, victim: Victim, yes: tuple[str, ...]
+) -> None:
+    """The report says it examined a script (which is never ``sys.executable``): refused in
+    one line before anything runs, with ``--yes`` too. Before, planning ran it, twice."""
+    script = _script(tmp_path, victim)
+    saved = forged.saved_report(tmp_path, victim.python,
+                                [forged.action(script, "install", "torchaudio==1.0.0")],
+                                interpreter=script)  # fmt: skip
+    done = run_doctor("fix", "--report", str(saved), *yes, cwd=tmp_path)
+    _refused(victim, done, f"its interpreter {script} is a script, not a Python interpreter")
+
+
+@pytest.mark.parametrize("yes", [(), ("--yes",)], ids=["asked", "yes"])
+def test_a_snapshot_whose_interpreter_is_a_script_is_refused_never_run(
+    tmp_path: Path, victim: Victim, yes: tuple[str, ...]
+) -> None:
+    script = _script(tmp_path, victim)
+    snapshot = forged.snapshot(tmp_path / "s.json", victim.python)
+    data = json.loads(snapshot.read_text())
+    snapshot.write_text(json.dumps({**data, "python": script}))
+    done = run_doctor("fix", "--undo", str(snapshot), *yes, cwd=tmp_path)
+    _refused(victim, done, f"its interpreter {script} is a script, not a Python interpreter")
+
+
+def test_the_interpreter_a_report_names_runs_only_once_approved(
+    tmp_path: Path, victim: Victim
+) -> None:
+    """A real interpreter named only by the report: planning shows the plan as the report has
+    it and asks; unanswered (no terminal, no --yes), nothing runs it. With --yes, given on
+    purpose, it runs."""
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    build_wheel(wheels, "torchaudio", "1.0.0")
+    offline = {"PIP_CONFIG_FILE": os.devnull, "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheels)}
+    saved = forged.saved_report(tmp_path, victim.python,
+                                [forged.action(victim.python, "install", "torchaudio==1.0.0")])  # fmt: skip
+    victim.plant_marker_on_start()
+    done = run_doctor("fix", "--report", str(saved), extra_env=offline, cwd=tmp_path)
+    _harmless(victim, done, 1, f"{victim.python} was not run (a saved file names it)")
+    assert "as the saved file proposes them, not resolved" in done.stdout
+    assert f"{victim.python} -m pip install --only-binary=:all: torchaudio==1.0.0" in done.stdout
+    victim.marker.unlink()  # NOTE: freeze itself started the interpreter
+    approved = run_doctor("fix", "--report", str(saved), "--yes", extra_env=offline, cwd=tmp_path)
+    assert approved.returncode == 1, approved.stderr[-3000:]  # torch is still missing
+    assert victim.marker.exists() and "torchaudio==1.0.0" in freeze(victim.python)
+
+
+def test_the_interpreter_a_snapshot_names_runs_only_once_approved(
+    tmp_path: Path, victim: Victim
+) -> None:
+    snapshot = forged.snapshot(tmp_path / "s.json", victim.python)
+    victim.plant_marker_on_start()
+    done = run_doctor("fix", "--undo", str(snapshot), cwd=tmp_path)
+    _harmless(victim, done, 1, f"{victim.python} was not run (a saved file names it)")
+    victim.marker.unlink()
+    approved = run_doctor("fix", "--undo", str(snapshot), "--yes", cwd=tmp_path)
+    assert approved.returncode == 0, approved.stderr[-3000:]  # the set is the snapshot's
+    assert victim.marker.exists()
+
+
+# -- what a report's remedy says -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("legacy", [False, True], ids=["actions", "commands-1.7"])
+def test_an_index_the_report_names_is_advice_and_its_sdist_is_never_built(
+    tmp_path: Path, victim: Victim, sdist_index: LocalIndex, legacy: bool
+) -> None:
+    """``--index-url http://127.0.0.1:PORT/simple`` in the remedy (typed, or the shell text of
+    an old report): not an index the knowledge base knows, so the step is a manual one and
+    pip never hears of that index; its sdist's setup.py never runs."""
+    remedy = forged.action(victim.python, "install", "torchaudio==1.0.0", index_url=sdist_index.url)
+    saved = forged.saved_report(tmp_path, victim.python, [remedy], legacy=legacy)
+    done = run_doctor("fix", "--report", str(saved), "--python", victim.python, "--yes",
+                      extra_env=UNREACHABLE, cwd=tmp_path)  # fmt: skip
+    _harmless(victim, done, 1, f"not run by fix: the index {sdist_index.url} is not one")
+    assert "Plan: nothing pip can apply here." in done.stdout
+
+
+def test_planning_never_builds_an_sdist_even_from_the_users_own_index(
+    tmp_path: Path, victim: Victim, sdist_index: LocalIndex
+) -> None:
+    """A sanctioned remedy, and the user's own pip configuration points at an index that has
+    the package only as an sdist: planning takes wheels only, so pip finds nothing to install
+    (exit 2, nothing changed) and the sdist is never built."""
+    remedy = forged.action(victim.python, "install", "torchaudio==1.0.0")
+    saved = forged.saved_report(tmp_path, victim.python, [remedy])
+    done = run_doctor("fix", "--report", str(saved), "--python", victim.python, "--yes",
+                      extra_env={**forged.pip_env(sdist_index.url), **BUILDS}, cwd=tmp_path)  # fmt: skip
+    _harmless(victim, done, 2, "nothing was changed")
+    assert "pip found no version at all" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("verb", "requirement", "legacy"),
+    [("uninstall", "pip", False), ("uninstall", "pip", True), ("uninstall", "setuptools", False),
+     ("install", "pip==22.0.4", True), ("install", "setuptools==65.5.0", False)],
+)  # fmt: skip
+def test_a_report_never_makes_fix_remove_or_replace_pip_or_setuptools(
+    tmp_path: Path, victim: Victim, legacy: bool, verb: str, requirement: str
+) -> None:
+    remedy = forged.action(victim.python, verb, requirement)
+    saved = forged.saved_report(tmp_path, victim.python, [remedy], legacy=legacy)
+    done = run_doctor("fix", "--report", str(saved), "--python", victim.python, "--yes",
+                      extra_env=UNREACHABLE, cwd=tmp_path)  # fmt: skip
+    name = requirement.split("==")[0]
+    _harmless(victim, done, 1, f"not run by fix: fix never removes or replaces {name}")
+
+
+def test_a_remedy_whose_resolution_would_replace_setuptools_is_advice(
+    tmp_path: Path, victim: Victim
+) -> None:
+    """torchaudio is a package fix may touch, but this one depends on setuptools 99.0.0: the
+    dry run says so, and the step becomes a manual one; nothing is installed."""
+    files = tmp_path / "files"
+    files.mkdir()
+    dependent = build_wheel(files, "torchaudio", "1.0.0", requires=["setuptools==99.0.0"])
+    newer = build_wheel(files, "setuptools", "99.0.0")
+    remedy = forged.action(victim.python, "install", "torchaudio==1.0.0")
+    saved = forged.saved_report(tmp_path, victim.python, [remedy])
+    with serve(files, {}, files={"torchaudio": dependent, "setuptools": newer}) as index:
+        done = run_doctor("fix", "--report", str(saved), "--python", victim.python, "--yes",
+                          extra_env=forged.pip_env(index.url), cwd=tmp_path)  # fmt: skip
+    _harmless(victim, done, 1, "pip would install setuptools 99.0.0 with it; " + NEVER)
+
+
+# -- what a snapshot records -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("yes", [(), ("--yes",)], ids=["asked", "yes"])
+@pytest.mark.parametrize("name", ["--find-links=http://127.0.0.1:9/", "torchaudio==1.0.0 -e ."])
+def test_a_snapshot_name_that_is_no_name_is_refused(
+    tmp_path: Path, victim: Victim, yes: tuple[str, ...], name: str
+) -> None:
+    """A "name" that pip would read as an option (or a requirement with more in it): the
+    snapshot is refused in one line, before its interpreter runs."""
+    extra = {"name": name, "version": "1.0.0", "source": None}
+    snapshot = forged.snapshot(tmp_path / "s.json", victim.python, lambda d: d.append(extra))
+    done = run_doctor("fix", "--undo", str(snapshot), *yes, extra_env=UNREACHABLE, cwd=tmp_path)
+    _refused(victim, done, f"not a snapshot ipex-doctor wrote ({name!r} is not a distribution name)")  # fmt: skip
+
+
+@pytest.mark.parametrize("kind", ["sdist-file", "sdist-url", "wheel-url", "directory"])
+def test_a_snapshot_source_that_is_no_local_wheel_is_a_manual_step_never_built(
+    tmp_path: Path, victim: Victim, sdist_index: LocalIndex, kind: str
+) -> None:
+    """The snapshot says torchaudio came from an sdist (a file or a URL), a wheel on the web,
+    or a source directory: the undo names it as a manual step and builds nothing; the set
+    then differs from the snapshot's, so exit 1."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "setup.py").write_text(
+        f"import pathlib\npathlib.Path({str(victim.marker)!r}).write_text('built')\n"
+        "from setuptools import setup\nsetup(name='torchaudio', version='1.0.0')\n"
+    )
+    served = sdist_index.url.rsplit("/", 1)[0] + "/files/"
+    source = {
+        "sdist-file": sdist_index.wheels["torchaudio"].as_uri(),
+        "sdist-url": served + sdist_index.wheels["torchaudio"].name,
+        "wheel-url": served + "torchaudio-1.0.0-py3-none-any.whl",
+        "directory": project.as_uri(),
+    }[kind]
+    extra = {"name": "torchaudio", "version": "1.0.0", "source": source}
+    snapshot = forged.snapshot(tmp_path / "s.json", victim.python, lambda d: d.append(extra))
+    done = run_doctor("fix", "--undo", str(snapshot), "--yes", extra_env=UNREACHABLE, cwd=tmp_path)
+    _harmless(victim, done, 1, "- undo: torchaudio 1.0.0 in the snapshot, absent now")
+    assert f"not run by fix: torchaudio 1.0.0 came from {source}" in done.stdout
+    assert "not restored: torchaudio 1.0.0 (snapshot)" in done.stderr
+
+
+@pytest.mark.parametrize("edit", ["without-pip", "without-setuptools", "older-pip"])
+def test_an_undo_never_removes_or_replaces_pip_or_setuptools(
+    tmp_path: Path, victim: Victim, edit: str
+) -> None:
+    """A snapshot without pip (or setuptools), or with another pip: the undo would uninstall
+    or replace it; it never does, says so, and exits 1 (the set is not the snapshot's)."""
+    name = "setuptools" if edit == "without-setuptools" else "pip"
+
+    def change(distributions: list[dict[str, object]]) -> None:
+        entry = next(d for d in distributions if d["name"] == name)
+        if edit == "older-pip":
+            entry["version"] = "22.0.4"
+        else:
+            distributions.remove(entry)
+
+    snapshot = forged.snapshot(tmp_path / "s.json", victim.python, change)
+    done = run_doctor("fix", "--undo", str(snapshot), "--yes", extra_env=UNREACHABLE, cwd=tmp_path)
+    _harmless(victim, done, 1, f"not run by fix: {NEVER}")
+    assert f"not restored: {name} " in done.stderr
+
+
+# -- files beyond the limits, and a blank --python -----------------------------------------------
+
+DEEP = "[" * 100_000 + "]" * 100_000
+DIGITS = "1" * 100_000
+
+
+def _report_text(shape: str) -> str:
+    text = (REPO / "tests" / "assets" / "reports" / "xpu-ipex2120-arc-a770.json").read_text()
+    return text.replace('"schema_version"', f'"padding": {DEEP if shape == "deep" else DIGITS}, "schema_version"', 1)  # fmt: skip
+
+
+SAID = {"deep": "nested deeper than 64 levels", "digits": "a number of 100,000 characters"}
+FIXTURE = str(REPO / "tests" / "assets" / "reports" / "xpu-ipex2120-arc-a770.json")
+
+
+@pytest.mark.parametrize("shape", ["deep", "digits"])
+@pytest.mark.parametrize(
+    "reader",
+    [("fix", "--yes", "--report", "{}"), ("report", "{}"), ("merge", "{}"),
+     ("report", FIXTURE, "--baseline", "{}"), ("explain", "boom", "--report", "{}")],
+    ids=["fix", "report", "merge", "baseline", "explain"],
+)  # fmt: skip
+def test_a_report_beyond_the_limits_is_one_line_in_every_reader(
+    tmp_path: Path, victim: Victim, shape: str, reader: tuple[str, ...]
+) -> None:
+    """100,000 levels of nesting, or a 100,000-digit number, in a report: every command that
+    reads saved reports refuses it in one line, exit 2 (before: a crash, exit 3)."""
+    path = tmp_path / "report.json"
+    path.write_text(_report_text(shape))
+    done = run_doctor(*(word.format(path) for word in reader), cwd=tmp_path)
+    _refused(victim, done, f"{path}: {'holds ' if shape == 'digits' else ''}{SAID[shape]}")
+
+
+@pytest.mark.parametrize("shape", ["deep", "digits"])
+def test_a_snapshot_beyond_the_limits_is_one_line(tmp_path: Path, victim: Victim, shape: str) -> None:  # fmt: skip
+    snapshot = forged.snapshot(tmp_path / "s.json", victim.python)
+    text = snapshot.read_text().replace('"python"', f'"padding": {DEEP if shape == "deep" else DIGITS}, "python"', 1)  # fmt: skip
+    snapshot.write_text(text)
+    done = run_doctor("fix", "--undo", str(snapshot), "--yes", cwd=tmp_path)
+    _refused(victim, done, f"{snapshot}: {'holds ' if shape == 'digits' else ''}{SAID[shape]}")
+
+
+@pytest.mark.parametrize("blank", ["", " ", "\t\n"])
+@pytest.mark.parametrize("undo", [False, True], ids=["fix", "undo"])
+def test_a_blank_python_is_a_usage_error(tmp_path: Path, victim: Victim, blank: str, undo: bool) -> None:  # fmt: skip
+    """``--python ''`` meant the doctor's own interpreter, silently: now one line, exit 2."""
+    snapshot = forged.snapshot(tmp_path / "s.json", victim.python) if undo else None
+    more = ("--undo", str(snapshot)) if snapshot else ()
+    done = run_doctor("fix", "--python", blank, "--yes", *more, cwd=tmp_path)
+    _refused(victim, done, f"--python {blank!r} names no interpreter")
