@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import venv
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -70,3 +72,62 @@ def test_identical_files_become_hard_links(tmp_path: Path, monkeypatch: pytest.M
     assert inode("new", "other.so") != inode("peer", "other.so")
     assert inode("new", "small.py") != inode("peer", "small.py")
     assert (tmp_path / "new" / site / "libbig.so").read_bytes() == big
+
+
+def _wheel(directory: Path, name: str, version: str, requires: tuple[str, ...] = ()) -> None:
+    """A tiny pure-Python wheel whose metadata requires ``requires``."""
+    info = f"{name}-{version}.dist-info"
+    metadata = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\n"
+    metadata += "".join(f"Requires-Dist: {requirement}\n" for requirement in requires)
+    files = {
+        f"{name}/__init__.py": b"",
+        f"{info}/METADATA": metadata.encode(),
+        f"{info}/WHEEL": b"Wheel-Version: 1.0\nGenerator: tests\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+    }
+    # NOTE: RECORD may leave hashes out (PEP 376); pip installs without checking them
+    record = "".join(f"{member},,\n" for member in [*files, f"{info}/RECORD"])
+    files[f"{info}/RECORD"] = record.encode()
+    with zipfile.ZipFile(directory / f"{name}-{version}-py3-none-any.whl", "w") as archive:
+        for member, data in files.items():
+            archive.writestr(member, data)
+
+
+def test_the_resolver_complaint_of_a_deliberate_pair_is_labelled(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """A recipe's way of breaking a pin on purpose (one package --no-deps, then the others), in
+    a real venv with real pip, offline: pip's resolver ERROR lines come out labelled with the
+    recipe's reason; the same complaint in a recipe without a reason comes out as pip said it."""
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    _wheel(wheels, "alpha", "1.0", ("beta==1.0", "gamma"))
+    for name, version in (("beta", "1.0"), ("beta", "2.0"), ("gamma", "1.0")):
+        _wheel(wheels, name, version)
+    venv.EnvBuilder(with_pip=True, symlinks=True).create(tmp_path / "venv")
+    python = tmp_path / "venv" / "bin" / "python"
+    offline = ["--isolated", "--no-index", "--find-links", str(wheels)]
+    testenvs.install_step(python, [*offline, "beta==2.0"], deliberate=None, label="t")
+    testenvs.install_step(python, [*offline, "--no-deps", "alpha==1.0"], deliberate=None, label="t")
+    capfd.readouterr()
+    testenvs.install_step(python, [*offline, "gamma"], deliberate="beta 2 on purpose", label="t")
+    lines = capfd.readouterr().err.splitlines()
+    complaint = [line for line in lines if "pip's dependency resolver" in line]
+    conflict = [line for line in lines if "alpha 1.0 requires beta==1.0" in line]
+    assert complaint and conflict, lines
+    assert all(line.startswith("[testenvs] t, expected (beta 2 on purpose): ") for line in lines)
+    subprocess.run([str(python), "-m", "pip", "uninstall", "-qq", "-y", "gamma"], check=True)
+    testenvs.install_step(python, [*offline, "gamma"], deliberate=None, label="t")
+    plain = capfd.readouterr().err.splitlines()
+    assert any(line.startswith("ERROR: pip's dependency resolver") for line in plain), plain
+
+
+@pytest.mark.envs
+def test_every_environment_that_breaks_a_pin_says_why() -> None:
+    """Each built environment whose requirements do not hold (pip check) was made so on
+    purpose and has its reason in NOTES, so its build labels pip's complaint; the others have
+    no note to hide a real complaint behind."""
+    for name in testenvs.RECIPES:
+        done = subprocess.run(
+            [real_env(name), "-m", "pip", "check"], capture_output=True, text=True, check=False
+        )
+        assert (done.returncode != 0) == (name in testenvs.NOTES), (name, done.stdout)

@@ -60,6 +60,7 @@ import functools
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -107,7 +108,21 @@ RECIPES: dict[str, list[list[str]]] = {
 NOTES = {
     "tv022-ipex28": "torchvision 0.22.0 goes next to torch 2.8.0 on purpose: pip's resolver "
     "complains about the pair, as it should",
+    "tv021-torch28": "torchvision 0.21.0 goes next to torch 2.8.0 on purpose: pip's resolver "
+    "complains about the pair, as it should",
+    "rt-old-loader": "intel-cmplr-lib-ur 2025.0.4 goes under intel-sycl-rt 2025.3.1 on purpose "
+    "(a loader too old for its libsycl): pip's resolver complains, as it should",
 }
+"""Why a recipe breaks a pin on purpose: said before it builds, and on each line of pip's
+resolver complaint about it, so a reader of `make test` knows which ERROR lines are expected.
+Every recipe whose environment fails `pip check` has one (a test holds the list to that)."""
+
+RESOLVER_COMPLAINT = re.compile(
+    r"^ERROR: pip's dependency resolver does not currently take into account"
+    r"|^\S+ \S+ requires \S.*, but you have \S.* which is incompatible\.$"
+)
+"""The lines pip's resolver prints about an installed distribution whose requirement the
+environment does not meet (its heading, then one line per conflict)."""
 
 # The distributions (and versions) an existing environment must have to stand in for a recipe.
 REFERENCE_PINS = {"torch": "2.8.0", "torchvision": "0.23.0", "intel-extension-for-pytorch": "2.8.0"}
@@ -294,6 +309,24 @@ def _link_tree(site: Path, peer_site: Path, *, recursive: bool = True) -> int:
     return saved
 
 
+def install_step(python: Path, arguments: list[str], *, deliberate: str | None, label: str) -> None:
+    """``python -m pip install -qq ARGUMENTS``; raises ``CalledProcessError`` when pip fails.
+
+    pip's resolver complaint (``RESOLVER_COMPLAINT``) about a pin the recipe breaks on purpose
+    is printed with the reason (``deliberate``) in front of each of its lines; anything else
+    pip says passes through as it is. (pip at -qq prints only warnings and errors, so reading
+    its stderr whole before printing it hides no progress.)"""
+    command = [str(python), "-m", "pip", "install", "-qq", "--disable-pip-version-check",
+               *arguments]  # fmt: skip
+    done = subprocess.run(command, stderr=subprocess.PIPE, text=True, check=False)
+    for line in done.stderr.splitlines():
+        if deliberate and RESOLVER_COMPLAINT.search(line):
+            line = f"[testenvs] {label}, expected ({deliberate}): {line}"
+        print(line, file=sys.stderr, flush=True)
+    if done.returncode != 0:
+        raise subprocess.CalledProcessError(done.returncode, command)
+
+
 def build(name: str) -> Path:
     """Build environment ``name`` unless it is complete already; return its interpreter."""
     if name == "reference" and (reused := _reused_reference()) is not None:
@@ -317,11 +350,7 @@ def build(name: str) -> Path:
     venv.EnvBuilder(with_pip=True, symlinks=True).create(target)
     isolated = ["--isolated"] if mode == "isolated" else []
     for step in RECIPES[name]:
-        subprocess.run(
-            [str(python_of(name)), "-m", "pip", *isolated, "install", "-qq",
-             "--disable-pip-version-check", *step],
-            check=True,
-        )  # fmt: skip
+        install_step(python_of(name), [*isolated, *step], deliberate=NOTES.get(name), label=name)
     saved = link_identical_files(target)
     if saved > 100_000_000:
         print(f"[testenvs] {name}: {saved / 1e9:.1f} GB shared with the other environments",

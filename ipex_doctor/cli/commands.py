@@ -78,6 +78,14 @@ def cli() -> None:
     """Diagnose PyTorch environments on Intel hardware (IPEX, PyTorch XPU).
 
     \b
+    Reading a report: ✗ fail, ☠ could not check, ! warning, ? inconclusive,
+    i note, ✓ pass, - not applicable; [id · verdict] names the finding and
+    what was concluded (affected: the problem holds here); a rung is a step
+    of the Intel GPU ladder (hardware, driver, device nodes, Level Zero,
+    runtime, selection, torch); the gate (--fail-on) is what fails the run,
+    and the summary says whether the environment is fit to deploy by it.
+
+    \b
     Exit codes: 0 healthy, 1 findings at or above the fail threshold,
     2 usage or configuration error, 3 internal error, 130 interrupted,
     143 terminated.

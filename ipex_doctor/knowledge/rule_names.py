@@ -17,6 +17,8 @@ RULE_NAMES: frozenset[str] = frozenset(
         "ipex-import-failed",
         "oneapi-runtime-libs",
         "cpu-no-avx2",
+        "import-illegal-instruction",
+        "import-crashed",
         "bf16-prepack-isa",
         "bf16-no-native-isa",
         "xpu-no-fp64",

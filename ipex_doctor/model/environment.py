@@ -80,6 +80,34 @@ class Host(JsonModel):
 
 
 @dataclass(frozen=True)
+class FatalSignal(JsonModel):
+    """Where an interpreter was when a signal killed it during an import (schema 1.8).
+
+    Read from the Python stack that ``faulthandler`` wrote as the process died and from the
+    native libraries the worker reported loading (``probe.fatal_signal``); every field but
+    ``signal`` may be unknown (``None``, empty) when the process could write nothing.
+    """
+
+    signal: str
+    """The signal's name: ``SIGILL``, ``SIGSEGV``, ``SIGBUS``, ``SIGABRT``..."""
+    module: str | None = None
+    """The module whose code was running: the innermost Python frame outside the import
+    machinery (``numpy``, ``intel_extension_for_pytorch.cpu.runtime.multi_stream``)."""
+    frame: str | None = None
+    """That frame as ``path:line in function``, the path from the package's directory on."""
+    library: str | None = None
+    """The native library (extension module or ``ctypes`` load) it died loading, else the one
+    loaded last outside the standard library; the path from the package's directory on."""
+    loading_library: bool = False
+    """It died while ``library`` was being loaded (its own initialisation), not afterwards."""
+    package: str | None = None
+    """The top-level package the fault was in: ``library``'s when it died loading it, else the
+    running module's (``numpy``)."""
+    stack: tuple[str, ...] = ()
+    """The Python frames ``faulthandler`` wrote, innermost first (trimmed)."""
+
+
+@dataclass(frozen=True)
 class ImportOutcome(JsonModel):
     """How importing one module went in the runtime probe."""
 
@@ -95,6 +123,8 @@ class ImportOutcome(JsonModel):
     """What the import printed (stdout and stderr), trimmed."""
     missing_library: str | None = None
     """A shared library that could not be loaded, when the probe could name it."""
+    fatal: FatalSignal | None = None
+    """Where the interpreter was when a signal killed it importing this module (schema 1.8)."""
 
 
 @dataclass(frozen=True)

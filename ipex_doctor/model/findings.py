@@ -7,6 +7,7 @@ replay); both come from the one generic codec (``model.codec``).
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -23,13 +24,14 @@ from ipex_doctor.model.terms import (
     Reference,
     Severity,
     Status,
+    TextEnum,
     Verdict,
 )
 
 __all__ = [
     "JSON", "SCHEMA_VERSION", "BaselineComparison", "Change", "Command", "Evidence", "Finding",
-    "FindingKind", "Ignored", "Reference", "Report", "Severity", "Status", "Summary",
-    "ThroughputDelta", "Verdict", "VersionFact", "now_utc",
+    "FindingKind", "Ignored", "Incomparable", "NotCompared", "Reference", "Report", "Severity",
+    "Status", "Summary", "ThroughputDelta", "Verdict", "VersionFact", "now_utc",
 ]  # fmt: skip
 """The vocabulary of ``model.terms`` is part of this module's surface too."""
 
@@ -187,6 +189,37 @@ class ThroughputDelta(JsonModel):
         return self.after / self.before - 1 if self.before else 0.0
 
 
+@enum.unique
+class Incomparable(TextEnum):
+    """Why a throughput was not compared with the baseline (schema 1.8): each is an explicit
+    inconclusive outcome, never a regression."""
+
+    NOT_MEASURED = "not-measured"
+    """One of the runs (or both) measured no throughput on this device (the quick profile
+    does not measure AMP speed without native AMP math; the sanity run did not run)."""
+    OTHER_REGIME = "other-regime"
+    """The runs measured different work (batch, image size, layout, AMP dtype)."""
+    BUSY = "busy"
+    """Other processes used more than a quarter of the CPUs during one of the runs."""
+    NOISY = "noisy"
+    """A mode's rounds varied too much to tell a slowdown from noise."""
+
+
+@dataclass(frozen=True)
+class NotCompared(JsonModel):
+    """A throughput that could not be compared with the baseline, and why (schema 1.8)."""
+
+    device: str
+    reason: Incomparable
+    detail: str
+    """The reason in words, with the numbers behind it."""
+    mode: str | None = None
+    """The one mode it concerns (``NOISY``); ``None``: the whole device."""
+
+    def __str__(self) -> str:
+        return f"{self.device}: {self.detail}"
+
+
 @dataclass(frozen=True)
 class BaselineComparison(JsonModel):
     """What changed since a saved report of the same machine (or fleet)."""
@@ -203,6 +236,8 @@ class BaselineComparison(JsonModel):
     throughput: tuple[ThroughputDelta, ...] = ()
     not_compared: tuple[str, ...] = ()
     """Throughput that could not be judged, each with why (another regime, a busy machine)."""
+    incomparable: tuple[NotCompared, ...] = ()
+    """The same, typed: the device, the reason and the mode (schema 1.8)."""
 
 
 @dataclass(frozen=True)

@@ -123,13 +123,22 @@ def with_executable_isa(machine: Host, isa: Mapping[str, Any]) -> Host:
     executable = set(isa.get("flags") or ())
     flags = tuple(flag for flag in ISA_FLAGS if flag in executable)
     listed_only = [f for f in machine.cpu_flags if f not in executable]
-    note = ""
+    notes = []
     if listed_only:
-        note = (
+        notes.append(
             f"/proc/cpuinfo lists {', '.join(listed_only)}, which this interpreter's process "
             "cannot execute (an emulator or the hypervisor shows the host's CPU)"
         )
-    return dataclasses.replace(machine, cpu_flags=flags, isa_source="cpuid", isa_note=note)
+    model = machine.cpu_model
+    brand = " ".join(str(isa.get("brand") or "").split())
+    if brand and brand != " ".join(model.split()):
+        # NOTE: the kernel names the host's CPU; the process runs on the one CPUID names
+        # (under qemu-user, the emulated model). Equal names keep the kernel's spelling.
+        notes.append(f"/proc/cpuinfo names the host's CPU {model!r}")
+        model = brand
+    return dataclasses.replace(
+        machine, cpu_model=model, cpu_flags=flags, isa_source="cpuid", isa_note="; ".join(notes)
+    )
 
 
 def probe_host() -> Host:

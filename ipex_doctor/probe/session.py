@@ -17,7 +17,7 @@ from typing import Any
 from ipex_doctor import resources
 from ipex_doctor.model.environment import ImportOutcome, RuntimeProbe
 from ipex_doctor.model.observations import CheckRun, Outcome
-from ipex_doctor.probe import spawn
+from ipex_doctor.probe import fatal_signal, spawn
 
 """Default limit for the probe (the imports): a hung driver must still end the probe."""
 
@@ -59,10 +59,19 @@ def assemble(records: list[dict[str, Any]], run: spawn.Completed) -> RuntimeProb
     device_groups: dict[str, dict[str, Any]] = {}
     open_stages: list[str] = []
     done = False
+    libraries: list[str] = []
+    roots: list[str] = []
+    carriers: list[str] = []
     for record in records:
         event, stage = record.get("event"), record.get("stage")
         if event == "begin" and isinstance(stage, str):
             open_stages.append(stage)
+            if isinstance(record.get("sys_path"), list):
+                roots = [str(p) for p in record["sys_path"]]
+            if isinstance(record.get("carriers"), list):
+                carriers = [str(p) for p in record["carriers"] if p]
+        elif event == "loading" and isinstance(record.get("library"), str):
+            libraries.append(record["library"])
         elif event == "end":
             if stage in open_stages:
                 open_stages.remove(stage)
@@ -80,10 +89,18 @@ def assemble(records: list[dict[str, Any]], run: spawn.Completed) -> RuntimeProb
         elif event == "done":
             done = True
     unfinished = open_stages[-1] if open_stages else None
-    output = _tail(run.stdout + "\n" + run.stderr)
+    # NOTE: faulthandler's stack is kept in the import's ``fatal``; the tail keeps what was
+    # printed before it.
+    output = _tail(run.stdout + "\n" + fatal_signal.without_stack(run.stderr))
     if not done and unfinished is not None and unfinished.startswith("import "):
         module = unfinished.removeprefix("import ")
         how = run.describe_end() + (f" ({RAISE_LIMIT})" if run.timed_out else "")
+        fatal = None
+        if run.signal_name is not None and not run.timed_out:
+            fatal = fatal_signal.read(run.signal_name, run.stderr, libraries, roots, carriers)
+            where = fatal_signal.describe(fatal)
+            how = f"{how} ({run.signal_meaning})" if run.signal_meaning else how
+            how += f" {where}" if where else ""
         imports.append(
             ImportOutcome(
                 module=module,
@@ -91,6 +108,7 @@ def assemble(records: list[dict[str, Any]], run: spawn.Completed) -> RuntimeProb
                 error_type="timeout" if run.timed_out else "died",
                 error=f"the interpreter ended while importing {module}: {how}",
                 output=output,
+                fatal=fatal,
             )
         )
     devices: list[dict[str, Any]] = []

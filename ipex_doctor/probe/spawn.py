@@ -52,6 +52,16 @@ class Completed:
         except ValueError:
             return f"signal {-self.returncode}"
 
+    @property
+    def signal_meaning(self) -> str | None:
+        """What ``signal_name`` means, as the C library says it (``Illegal instruction``)."""
+        if self.returncode is None or self.returncode >= 0:
+            return None
+        try:
+            return signal.strsignal(-self.returncode)
+        except ValueError:
+            return None
+
     def describe_end(self) -> str:
         """How the child ended, in words: ``exit code 1``, ``killed by SIGSEGV``..."""
         if self.timed_out:

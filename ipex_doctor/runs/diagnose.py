@@ -198,7 +198,10 @@ def _start_runtime_probe(
     """The worker that runs the runtime probe, started; or the probe that did not run, and why
     (``prepare``: the accelerators it may initialise while it imports, see ``Session``)."""
     if not options.runtime_probe:
-        return RuntimeProbe(ran=False, skip_reason="the runtime probe was switched off")
+        # NOTE: only a command that must not import torch asks for this (scan): say so, not
+        # that the user switched something off
+        reason = "this command reads package metadata and never imports torch"
+        return RuntimeProbe(ran=False, skip_reason=reason)
     if not any(p.name == "torch" for p in packages):
         return RuntimeProbe(ran=False, skip_reason="torch is not installed")
     progress("importing torch and IPEX in a spawned interpreter")

@@ -26,6 +26,8 @@ from ipex_doctor.model.findings import (
     Command,
     Evidence,
     Finding,
+    Incomparable,
+    NotCompared,
     Report,
     Status,
     ThroughputDelta,
@@ -121,12 +123,26 @@ def _drivers(env: Environment) -> dict[str, str]:
 
 
 def _throughputs(report: Report) -> dict[str, Mapping[str, Any]]:
+    """The throughput each device measured, whatever the sanity run concluded of it: a
+    measurement the sanity run found inconclusive (a busy machine, overlapping rounds) is
+    still one, and the comparison judges the load and the noise itself."""
     return {
         str(f.device): f.evidence.data
         for f in report.findings
-        if f.id == "sanity-throughput" and f.device and f.status is not Status.SKIP
+        if f.id == "sanity-throughput" and f.device
         and all(isinstance(f.evidence.data.get(m), int | float) for m in MODES)
     }  # fmt: skip
+
+
+def _unmeasured(report: Report) -> dict[str, str]:
+    """The devices whose sanity run measured no throughput, each with its own account of why
+    (``not measured: bfloat16 is emulated on this CPU``)."""
+    measured = _throughputs(report)
+    return {
+        str(f.device): f.evidence.summary
+        for f in report.findings
+        if f.id == "sanity-throughput" and f.device and str(f.device) not in measured
+    }
 
 
 def _diff(what: str, before: Mapping[str, str], after: Mapping[str, str]) -> list[Change]:
@@ -175,40 +191,53 @@ def _dtype(report: Report, device: str) -> str | None:
 
 def _compare_throughput(
     current: Report, baseline: Report
-) -> tuple[list[ThroughputDelta], list[tuple[str, str]]]:
-    """The deltas judged, and (device, why) for each throughput that could not be judged."""
+) -> tuple[list[ThroughputDelta], list[NotCompared]]:
+    """The deltas judged, and each throughput that could not be judged with why."""
     before, after = _throughputs(baseline), _throughputs(current)
+    unmeasured = {"the baseline": _unmeasured(baseline), "this run": _unmeasured(current)}
     deltas: list[ThroughputDelta] = []
-    skipped: list[tuple[str, str]] = []
-    for device in sorted(set(before) | set(after)):
+    skipped: list[NotCompared] = []
+    devices = (
+        set(before) | set(after) | set(unmeasured["the baseline"]) | set(unmeasured["this run"])
+    )
+    for device in sorted(devices):
         if device not in before or device not in after:
-            which = "the baseline" if device not in before else "this run"
-            skipped.append((device, f"no throughput measured in {which}"))
+            which = [name for name, runs in (("the baseline", before), ("this run", after))
+                     if device not in runs]  # fmt: skip
+            whys = [unmeasured[name][device] for name in which if device in unmeasured[name]]
+            detail = f"no throughput measured in {' or '.join(which)}"
+            skipped.append(NotCompared(
+                device, Incomparable.NOT_MEASURED,
+                detail + (f" ({'; '.join(dict.fromkeys(whys))})" if whys else ""),
+            ))  # fmt: skip
             continue
         old, new = before[device], after[device]
         if _regime(old, _dtype(baseline, device)) != _regime(new, _dtype(current, device)):
             then_regime = _regime(old, _dtype(baseline, device))
             now_regime = _regime(new, _dtype(current, device))
-            skipped.append(
-                (device, f"measured in another regime (baseline {then_regime}, now {now_regime})")
-            )
+            skipped.append(NotCompared(
+                device, Incomparable.OTHER_REGIME,
+                f"measured in another regime (baseline {then_regime}, now {now_regime})",
+            ))  # fmt: skip
             continue
         busy = max(float(old.get("others_cpu_share") or 0), float(new.get("others_cpu_share") or 0))
         if busy > BUSY_SHARE:
-            skipped.append(
-                (device, f"inconclusive, other processes used {busy:.0%} of the CPU during "
-                 "one of the runs")
-            )  # fmt: skip
+            skipped.append(NotCompared(
+                device, Incomparable.BUSY,
+                f"inconclusive, other processes used {busy:.0%} of the CPU during one of the runs",
+            ))  # fmt: skip
             continue
         for mode in MODES:
             noise = max(_spread(old, mode), _spread(new, mode))
             tolerance = max(MIN_DROP, 2 * noise)
             before_value, after_value = float(old[mode]), float(new[mode])
             if tolerance > MAX_TOLERANCE:
-                skipped.append(
-                    (device, f"{mode} inconclusive, its rounds varied by {noise:.0%}, too much "
-                     "to tell a slowdown from noise")
-                )  # fmt: skip
+                skipped.append(NotCompared(
+                    device, Incomparable.NOISY,
+                    f"{mode} inconclusive, its rounds varied by {noise:.0%}, too much to tell a "
+                    "slowdown from noise",
+                    mode=mode,
+                ))  # fmt: skip
                 continue
             regressed = after_value < before_value * (1 - tolerance)
             deltas.append(
@@ -236,18 +265,19 @@ _REMEDIES = {
 def _regression_findings(
     deltas: Iterable[ThroughputDelta],
     changes: list[Change],
-    skipped: list[tuple[str, str]],
+    skipped: list[NotCompared],
     source: str,
 ) -> list[Finding]:
-    """One ``perf-regression`` finding per device with throughput in either run."""
+    """One ``perf-regression`` finding per device with a sanity-throughput finding in either
+    run."""
     by_device: dict[str, list[ThroughputDelta]] = {}
     for delta in deltas:
         by_device.setdefault(delta.device, []).append(delta)
-    for device, _ in skipped:
-        by_device.setdefault(device, [])
+    for item in skipped:
+        by_device.setdefault(item.device, [])
     return [
         _regression(
-            device, mine, [why for where, why in skipped if where == device], changes, source
+            device, mine, [item for item in skipped if item.device == device], changes, source
         )
         for device, mine in sorted(by_device.items())
     ]
@@ -256,12 +286,13 @@ def _regression_findings(
 def _regression(
     device: str,
     mine: list[ThroughputDelta],
-    reasons: list[str],
+    skipped: list[NotCompared],
     changes: list[Change],
     source: str,
 ) -> Finding:
     """The ``perf-regression`` finding of one device: its deltas (``mine``), why some modes
-    were not compared (``reasons``) and what changed since the baseline."""
+    were not compared (``skipped``) and what changed since the baseline."""
+    reasons = [item.detail for item in skipped]
     changed = "; ".join(f"{c.what}: {c.before or 'unset'} -> {c.after or 'unset'}" for c in changes)
     fallen = [d for d in mine if d.regressed]
     measured = "; ".join(
@@ -303,6 +334,7 @@ def _regression(
             "throughput": [d.to_dict() for d in mine],
             "changes": [c.to_dict() for c in changes],
             "not_compared": reasons,
+            "incomparable": [item.to_dict() for item in skipped],
         }),
         title=title,
         remediation=_REMEDIES.get(status, ""),
@@ -328,7 +360,8 @@ def compare(
         resolved=tuple(f"{key}: {status}" for key, status in then.items() if key not in now),
         changes=tuple(changes),
         throughput=tuple(deltas),
-        not_compared=tuple(f"{device}: {why}" for device, why in skipped),
+        not_compared=tuple(str(item) for item in skipped),
+        incomparable=tuple(skipped),
     )
     return comparison, _regression_findings(deltas, changes, skipped, source)
 

@@ -23,6 +23,7 @@ from ipex_doctor.model.environment import IPEX, IPEX_MODULE
 from ipex_doctor.model.remedy import PipAction
 from ipex_doctor.model.terms import Reference, Verdict
 from ipex_doctor.model.versions import major_minor, parse
+from ipex_doctor.verdicts import fatal_imports
 
 if TYPE_CHECKING:
     from ipex_doctor.model.environment import Environment, ImportOutcome
@@ -131,8 +132,59 @@ def torch_import_failed(env: Environment, in_range: bool | None, earlier: Earlie
             f"import torch {outcome.version} succeeded in {outcome.seconds or 0:.1f} s",
             _import_data(outcome),
         )
+    causes = _causes_of("torch-import-failed", "torch", earlier)
+    if causes:
+        return _points_to(causes, outcome, "torch does not import", "torch then imports")
     return RuleVerdict(
         Verdict.AFFECTED, f"import torch failed: {_failure_text(outcome)}", _import_data(outcome)
+    )
+
+
+def _causes_of(rule: str, module: str, earlier: Earlier) -> list[str]:
+    """The rules among ``rule``'s ``NEEDS`` that are affected and explain ``module``'s failed
+    import: all of it, unless the cause names the imports it explains (``explains``)."""
+    return [
+        name
+        for name in NEEDS[rule]
+        if earlier[name].verdict is Verdict.AFFECTED
+        and module in earlier[name].data.get("explains", (module,))
+    ]
+
+
+def _points_to(causes: list[str], outcome: ImportOutcome, what: str, after: str) -> RuleVerdict:
+    """The verdict of a failed import that ``causes`` explain: it only points there."""
+    return _pointer(
+        causes,
+        f"import {outcome.module} failed",
+        _failure_text(outcome),
+        _import_data(outcome),
+        title=what,
+        after=after,
+    )
+
+
+def _pointer(
+    causes: list[str],
+    what: str,
+    detail: str,
+    data: Mapping[str, Any],
+    *,
+    title: str,
+    after: str = "",
+) -> RuleVerdict:
+    """The verdict of an entry whose failure ``causes`` explain: it only points there.
+
+    NOTE: one cause is one finding: the failure is reported (and fixed) under its cause; this
+    entry only points there (status skip, its title naming the cause), so the gate counts the
+    cause once."""
+    named = ", ".join(causes)
+    return RuleVerdict(
+        Verdict.NOT_APPLICABLE,
+        f"{what}, explained by {named} (reported there)" + (f": {detail}" if detail else ""),
+        {**data, "explained_by": causes},
+        remediation=f"Apply the fix of {named}" + (f"; {after}." if after else "."),
+        replaces_remediation=True,
+        title=f"{title[0].upper()}{title[1:]}: the cause is {named}",
     )
 
 
@@ -167,6 +219,7 @@ def torch_ipex_mismatch(env: Environment, in_range: bool | None, earlier: Earlie
         )
         observed += _failure_text(outcome)
         data.update(_import_data(outcome))
+    data["explains"] = [IPEX_MODULE]
     fix, actions = _mismatch_fix(env, torch_mm or "", ipex_mm or "", ipex_v, variant)
     return RuleVerdict(
         Verdict.AFFECTED,
@@ -247,8 +300,12 @@ def torchvision_broken(env: Environment, in_range: bool | None, earlier: Earlier
     data: dict[str, Any] = {"torchvision": tv.version, "torch": env.torch_version()}
     problems = []
     outcome = env.runtime.import_of("torchvision")
+    killed = outcome is not None and outcome.fatal is not None
     if outcome is not None and not outcome.ok:
-        problems.append(f"import torchvision failed: {_failure_text(outcome)}")
+        # NOTE: an import a signal killed is judged by its place (import-crashed), unless a
+        # pairing problem below explains it
+        if not killed:
+            problems.append(f"import torchvision failed: {_failure_text(outcome)}")
         data.update(_import_data(outcome))
     tv_v, torch_v = parse(tv.version), parse(env.torch_version() or torch.version)
     tv_line = None if tv_v is None else f"{tv_v.major}.{tv_v.minor}"
@@ -267,11 +324,20 @@ def torchvision_broken(env: Environment, in_range: bool | None, earlier: Earlier
             f"torchvision {tv.version} is a {tv_variant} build but torch {env.torch_version()} "
             f"is a {torch_variant} build"
         )
+    if not problems and killed:
+        return RuleVerdict(
+            Verdict.NOT_APPLICABLE,
+            f"torchvision {tv.version} matches torch; its import was killed by a signal, which "
+            "import-crashed judges",
+            data,
+            title="torchvision does not import: see import-crashed",
+        )
     if not problems:
         ok = "imports" if outcome is not None else "is installed"
         return RuleVerdict(
             Verdict.NOT_AFFECTED, f"torchvision {tv.version} {ok} and matches torch", data
         )
+    data["explains"] = ["torchvision", IPEX_MODULE]  # NOTE: IPEX imports torchvision
     remedy, actions = "", []
     if expected is not None:
         remedy = f"Install the torchvision built for this torch ({expected}.*), from the index torch came from."
@@ -298,22 +364,9 @@ def ipex_import_failed(env: Environment, in_range: bool | None, earlier: Earlier
             f"{outcome.seconds or 0:.1f} s",
             _import_data(outcome),
         )
-    explained = [
-        name for name in NEEDS["ipex-import-failed"] if earlier[name].verdict is Verdict.AFFECTED
-    ]
-    if explained:
-        # NOTE: one cause is one finding: the failure is reported (and fixed) under its cause;
-        # this entry only points there, so the gate counts the cause once.
-        causes = ", ".join(explained)
-        return RuleVerdict(
-            Verdict.NOT_APPLICABLE,
-            f"import intel_extension_for_pytorch failed, explained by {causes} (reported "
-            f"there): {_failure_text(outcome)}",
-            {**_import_data(outcome), "explained_by": explained},
-            remediation=f"Apply the fix of {causes}; IPEX then imports.",
-            replaces_remediation=True,
-            title=f"IPEX does not import: the cause is {causes}",
-        )
+    causes = _causes_of("ipex-import-failed", IPEX_MODULE, earlier)
+    if causes:
+        return _points_to(causes, outcome, "IPEX does not import", "IPEX then imports")
     return RuleVerdict(
         Verdict.AFFECTED,
         f"import intel_extension_for_pytorch failed: {_failure_text(outcome)}",
@@ -334,6 +387,8 @@ def oneapi_runtime_libs(env: Environment, in_range: bool | None, earlier: Earlie
     if not env.runtime.ran or not env.runtime.imports:
         return _na("nothing was imported")
     for outcome in failed:
+        if outcome.fatal is not None:
+            continue  # NOTE: a signal's death is judged by its place (fatal_imports), not text
         text = f"{outcome.error}\n{outcome.missing_library or ''}\n{outcome.output}"
         library = _ONEAPI_LIBRARY.search(text)
         symbol = _ONEAPI_SYMBOL.search(text)
@@ -346,7 +401,7 @@ def oneapi_runtime_libs(env: Environment, in_range: bool | None, earlier: Earlie
                 Verdict.AFFECTED,
                 f"import {outcome.module} failed on the oneAPI runtime {what}: "
                 f"{_failure_text(outcome)}",
-                {**_import_data(outcome), "oneapi_wheels": oneapi},
+                {**_import_data(outcome), "oneapi_wheels": oneapi, "explains": [outcome.module]},
             )
     return RuleVerdict(Verdict.NOT_AFFECTED, "no import failed on a oneAPI runtime library")
 
@@ -361,30 +416,132 @@ def _cpu_without(env: Environment, *alternatives: tuple[str, ...]) -> bool:
 
 
 def cpu_no_avx2(env: Environment, in_range: bool | None, earlier: Earlier) -> RuleVerdict:
-    """IPEX CPU >= 2.1 needs AVX2: it refuses to run without it, or (2.8 seen under an
-    emulated Nehalem) dies on an illegal instruction (SIGILL) while importing.
+    """A CPU without AVX2 where the installed stack needs it: IPEX CPU >= 2.1 refuses to run
+    (or, 2.8 under an emulated Nehalem, dies on an illegal instruction while importing), and
+    an import that an illegal instruction killed on such a CPU died of it (torch 2.8's, when
+    numpy's OpenBLAS picked kernels the emulated Nehalem lacks).
 
     The flags are what the examined process can execute (CPUID in that process), so an
     emulated or masked CPU is judged as the process sees it. ``in_range`` is ``None`` when
-    another rule asks (``NEEDS``): then the version is judged here."""
-    if env.package(IPEX) is None:
-        return _na("IPEX is not installed")
+    another rule asks (``NEEDS``): then the version is judged here. ``explains`` in the data
+    names the imports whose failure this is the cause of."""
+    ipex = env.package(IPEX)
+    sigill = fatal_imports.killed(env, sigill=True)
+    if ipex is None and not sigill:
+        return _na("IPEX is not installed and no import died of an illegal instruction")
     if not env.host.cpu_flags:
         return _na("the CPU flags could not be read")
     if env.host.has_flag("avx2"):
         return RuleVerdict(Verdict.NOT_AFFECTED, f"{env.host.cpu_model} has AVX2")
     version = parse(env.ipex_version() or "")
-    if in_range is False or (in_range is None and version is not None and version.release < (2, 1)):
+    predates = in_range is False or (
+        in_range is None and version is not None and version.release < (2, 1)
+    )
+    ipex_needs_it = ipex is not None and not predates
+    if not ipex_needs_it and not sigill:
         return RuleVerdict(
             Verdict.NOT_AFFECTED, f"IPEX {env.ipex_version()} predates the AVX2 check"
         )
     flags = " ".join(env.host.cpu_flags)
-    evidence = f"{env.host.cpu_model} has no AVX2 (the flags this interpreter can execute: {flags}"
-    evidence += f"; read with {env.host.isa_source})"
+    evidence = (
+        f"{env.host.cpu_model} has no {fatal_imports.lacking_text(env.host)} (the flags this "
+        f"interpreter can execute: {flags}; read with {env.host.isa_source})"
+    )
+    explains = [IPEX_MODULE] if ipex_needs_it else []
+    remedies_here = []
+    for died in sigill:
+        cause = fatal_imports.cause_of(died, env)
+        evidence += f"; {fatal_imports.death(died)}: {cause.cause}"
+        explains.append(died.module)
+        if not (ipex_needs_it and cause.place.packages == (IPEX_MODULE,)):
+            remedy = cause.remedy[0].lower() + cause.remedy[1:]
+            remedies_here.append(f"To import {died.module} on this CPU: {remedy}")
+    if not ipex_needs_it:
+        remedies_here.append(
+            "Or run on a CPU with AVX2 (Intel Haswell, AMD Excavator or newer; in a VM or "
+            "emulator, expose the host's AVX2 to the guest)."
+        )
     outcome = env.runtime.import_of(IPEX_MODULE)
-    if outcome is not None and not outcome.ok:
+    if outcome is not None and not outcome.ok and outcome.fatal is None:
         evidence += f"; import intel_extension_for_pytorch failed: {_failure_text(outcome)}"
-    return RuleVerdict(Verdict.AFFECTED, evidence, {"cpu_flags": list(env.host.cpu_flags)})
+    died_of = ", ".join(d.module for d in sigill)
+    return RuleVerdict(
+        Verdict.AFFECTED,
+        evidence,
+        {
+            "cpu_flags": list(env.host.cpu_flags),
+            "lacking": fatal_imports.lacking(env.host),
+            "explains": list(dict.fromkeys(explains)),
+            "imports": [d.to_dict() for d in sigill],
+        },
+        remediation=" ".join(dict.fromkeys(remedies_here)),
+        # NOTE: the entry's general advice is IPEX's (a CPU with AVX2, or torch without IPEX):
+        # where IPEX is not what needs AVX2 it would be unrelated.
+        replaces_remediation=not ipex_needs_it,
+        title=f"CPU without AVX2: an illegal instruction killed import {died_of}" if sigill else "",
+    )
+
+
+def import_illegal_instruction(
+    env: Environment, in_range: bool | None, earlier: Earlier
+) -> RuleVerdict:
+    """An import was killed by SIGILL: an instruction this CPU, as the process sees it, lacks.
+
+    On a CPU without AVX2 ``cpu-no-avx2`` owns it (and this entry points there); otherwise the
+    place it struck names the likely cause (``fatal_imports.PLACES``) and the instruction sets
+    this CPU lacks are named."""
+    return _killed_imports(env, earlier, "import-illegal-instruction", sigill=True)
+
+
+def import_crashed(env: Environment, in_range: bool | None, earlier: Earlier) -> RuleVerdict:
+    """An import was killed by a signal other than SIGILL (SIGSEGV, SIGBUS, SIGABRT...): the
+    signal and the place it struck name the likely cause (``fatal_imports.PLACES``); a torch
+    pairing that does not hold (``torch-ipex-mismatch``, ``torchvision-broken``) owns it."""
+    return _killed_imports(env, earlier, "import-crashed", sigill=False)
+
+
+def _killed_imports(env: Environment, earlier: Earlier, rule: str, *, sigill: bool) -> RuleVerdict:
+    """The verdict of ``rule`` over the imports a signal killed (SIGILL's or the others'):
+    those another affected rule explains point there (``NEEDS``), the rest are this entry's,
+    each with the cause its place names."""
+    what = "an illegal instruction" if sigill else "a signal"
+    if not env.runtime.ran:
+        return _na(f"nothing was imported ({env.runtime.skip_reason})")
+    killed = fatal_imports.killed(env, sigill=sigill)
+    if not killed:
+        return RuleVerdict(Verdict.NOT_AFFECTED, f"no import was killed by {what}")
+    explained = {d.module: _causes_of(rule, d.module, earlier) for d in killed}
+    mine = [d for d in killed if not explained[d.module]]
+    data: dict[str, Any] = {
+        "imports": [d.to_dict() for d in killed],
+        "explains": [d.module for d in mine],
+    }
+    if sigill:
+        data.update(cpu_flags=list(env.host.cpu_flags), lacking=fatal_imports.lacking(env.host))
+    if not mine:
+        causes = list(dict.fromkeys(c for d in killed for c in explained[d.module]))
+        deaths = "; ".join(fatal_imports.death(d) for d in killed)
+        return _pointer(causes, deaths, "", data, title=f"{what} killed an import")
+    causes_here = [fatal_imports.cause_of(d, env) for d in mine]
+    evidence = "; ".join(
+        f"{fatal_imports.death(d)}: most likely {c.cause}"
+        for d, c in zip(mine, causes_here, strict=True)
+    )
+    if sigill:
+        flags = " ".join(env.host.cpu_flags) or "unknown"
+        evidence += (
+            f"; {env.host.cpu_model} has no {fatal_imports.lacking_text(env.host)} (the flags "
+            f"this interpreter can execute: {flags}; read with {env.host.isa_source})"
+        )
+    signals = ", ".join(dict.fromkeys(str(d.fatal.signal) for d in mine if d.fatal))
+    return RuleVerdict(
+        Verdict.AFFECTED,
+        evidence,
+        data,
+        remediation=" ".join(dict.fromkeys(c.remedy for c in causes_here)),
+        replaces_remediation=True,
+        title=f"import {', '.join(d.module for d in mine)} was killed by {signals}",
+    )
 
 
 _ONEDNN_CAPS = ("ONEDNN_MAX_CPU_ISA", "DNNL_MAX_CPU_ISA", "ATEN_CPU_CAPABILITY")
@@ -403,9 +560,14 @@ def bf16_prepack_isa(env: Environment, in_range: bool | None, earlier: Earlier) 
         return _na("IPEX is not installed")
     if env.effective_variant(ipex) != "cpu":
         return _na("only IPEX's CPU build prepacks weights (XPU does not)")
+    if earlier["cpu-no-avx2"].verdict is Verdict.AFFECTED:
+        return _na("IPEX does not run on this CPU (see cpu-no-avx2), so it prepacks nothing")
     outcome = env.runtime.import_of(IPEX_MODULE)
     if outcome is not None and not outcome.ok:
         return _na("IPEX does not import here (see ipex-import-failed), so it prepacks nothing")
+    torch_import = env.runtime.import_of("torch")
+    if outcome is None and torch_import is not None and not torch_import.ok:
+        return _na("torch does not import here (see torch-import-failed), so IPEX prepacks nothing")
     said = env.runtime.ipex.get("onednn_has_bf16_support")
     lacking = _cpu_without(env, ("avx_ne_convert",), ("avx512bw", "avx512vl", "avx512dq"))
     if said is None and not env.host.cpu_flags:
@@ -579,6 +741,8 @@ RULES: dict[str, RuleFn] = {
     "ipex-import-failed": ipex_import_failed,
     "oneapi-runtime-libs": oneapi_runtime_libs,
     "cpu-no-avx2": cpu_no_avx2,
+    "import-illegal-instruction": import_illegal_instruction,
+    "import-crashed": import_crashed,
     "bf16-prepack-isa": bf16_prepack_isa,
     "bf16-no-native-isa": bf16_no_native_isa,
     "xpu-no-fp64": xpu_no_fp64,
@@ -591,12 +755,23 @@ RULES: dict[str, RuleFn] = {
 
 NEEDS: dict[str, tuple[str, ...]] = {
     "ipex-os-exit": ("torch-ipex-mismatch",),
+    "torch-import-failed": (
+        "cpu-no-avx2",
+        "import-illegal-instruction",
+        "import-crashed",
+        "oneapi-runtime-libs",
+    ),
     "ipex-import-failed": (
         "cpu-no-avx2",
+        "import-illegal-instruction",
+        "import-crashed",
         "torch-ipex-mismatch",
         "torchvision-broken",
         "oneapi-runtime-libs",
     ),
+    "import-illegal-instruction": ("cpu-no-avx2",),
+    "import-crashed": ("torch-ipex-mismatch", "torchvision-broken"),
+    "bf16-prepack-isa": ("cpu-no-avx2",),
 }
 """The rules whose verdicts a rule reads: ``observe_rule`` observes those first and hands them
 over, so an import failure can name the finding that explains it."""

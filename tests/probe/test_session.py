@@ -25,29 +25,44 @@ def findings_of(stdout: str) -> dict[str, dict[str, object]]:
 
 
 @pytest.mark.parametrize(
-    ("source", "error_type", "said"),
+    ("source", "error_type", "said", "owner"),
     [
-        ("import ctypes\nctypes.string_at(0)\n", "died", "killed by SIGSEGV"),
-        ("import os\nprint('bye', flush=True)\nos._exit(3)\n", "died", "exit code 3"),
+        ("import ctypes\nctypes.string_at(0)\n", "died", "killed by SIGSEGV", "import-crashed"),
+        (
+            "import os\nprint('bye', flush=True)\nos._exit(3)\n",
+            "died",
+            "exit code 3",
+            "torch-import-failed",
+        ),
         (
             "raise ImportError('libmkl_sycl.so.3: cannot open shared object file: No such file or directory')\n",
             "ImportError",
             "libmkl_sycl.so.3",
+            "oneapi-runtime-libs",
         ),
-        ("import sys\nsys.exit(127)\n", "SystemExit", "exit(127)"),
+        ("import sys\nsys.exit(127)\n", "SystemExit", "exit(127)", "torch-import-failed"),
     ],
 )
 def test_broken_torch_import_is_a_finding(
-    tmp_path: Path, source: str, error_type: str, said: str
+    tmp_path: Path, source: str, error_type: str, said: str, owner: str
 ) -> None:
-    """Segfault, os._exit, a missing library or exit() at import: a finding, exit 1, no traceback."""
+    """Segfault, os._exit, a missing library or exit() at import: a finding, exit 1, no
+    traceback. One cause is one failing finding: a signal's death is import-crashed's (which
+    names the place), a missing oneAPI library oneapi-runtime-libs', and torch-import-failed
+    points there instead of failing a second time."""
     python = make_fake_env(tmp_path / "env", {"torch": ("2.8.0", source)})
     done = run_doctor("env", "--python", python, "--json", "-", "--timeout", "60")
     assert done.returncode == 1, done.stderr
     assert "Traceback" not in done.stderr
-    finding = findings_of(done.stdout)["torch-import-failed"]
+    findings = findings_of(done.stdout)
+    finding = findings[owner]
     assert finding["status"] == "fail"
     assert said in str(finding["evidence"]), finding["evidence"]
+    failing = [i for i, f in findings.items() if f["status"] in ("fail", "error")]
+    assert failing == [owner], failing
+    if owner != "torch-import-failed":
+        pointer = findings["torch-import-failed"]
+        assert pointer["status"] == "skip" and owner in str(pointer["title"])
     imports = json.loads(done.stdout)["environment"]["runtime"]["imports"]
     assert imports[0]["error_type"] == error_type
 

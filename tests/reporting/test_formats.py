@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -11,6 +12,8 @@ import jsonschema
 from conftest import REPO, run_doctor
 from junitparser import JUnitXml
 
+from ipex_doctor.app.replay import rejudge
+from ipex_doctor.knowledge import known_issues
 from ipex_doctor.model.findings import FindingKind, Report, Status, Verdict
 from ipex_doctor.reporting.formats.junit import case_name, render_junit
 from ipex_doctor.reporting.formats.markdown import render_markdown
@@ -36,8 +39,10 @@ def _counts(xml: JUnitXml) -> tuple[int, int, int, int]:
 
 
 def test_junit_counts_match_the_report(tmp_path: Path) -> None:
-    """One testcase per finding; failures = fail findings; skipped = skip findings."""
-    report = load_report(FIXTURE)
+    """One testcase per finding of the report as 'report' renders it (re-judged against the
+    shipped knowledge base, which may judge more entries than the recorded run did);
+    failures = fail findings; skipped = skip findings."""
+    report = rejudge(load_report(FIXTURE), known_issues.load())
     statuses = [f.status.value for f in report.findings]
     tests, failures, errors, skipped = _counts(_junit(tmp_path))
     assert tests == len(report.findings)
@@ -93,6 +98,55 @@ def test_quiet_prints_only_problems() -> None:
     assert "Environment\n  python" not in done.stdout
     assert "dot-half" in done.stdout and "Summary:" in done.stdout
     assert "torch-missing" not in done.stdout
+
+
+def _summary_counts(text: str) -> dict[str, int]:
+    line = next(x for x in text.splitlines() if x.startswith("Summary: "))
+    counts = line.removeprefix("Summary: ").split(" · ")[0]
+    return {word: int(number) for number, word in (p.split() for p in counts.split(", "))}
+
+
+def test_the_summary_says_in_words_whether_the_environment_is_fit_to_deploy() -> None:
+    """A first reader learns from the last lines: whether the gate passed, in words, what
+    decided, and what the marks and words above mean; the groups' "not shown" counts and the
+    shown lines add up to the summary's counts."""
+    done = run_doctor("report", str(FIXTURE))
+    assert done.returncode == 1
+    lines = done.stdout.rstrip().splitlines()
+    assert "gate --fail-on fail: failed, NOT fit to deploy" in lines[-2]
+    assert "dot-half" in lines[-2] and "grad-mode-divergence" in lines[-2]
+    legend = lines[-1]
+    assert legend.startswith("Legend: ") and "✗ fail" in legend and "affected:" in legend
+    assert "gate:" in legend
+    hidden: dict[str, int] = {}
+    for line in lines:
+        if "not shown; -v shows them" in line:
+            for number, word in re.findall(r"(\d+) (\w+)", line.split("(", 1)[1]):
+                hidden[word] = hidden.get(word, 0) + int(number)
+    summary = _summary_counts(done.stdout)
+    assert hidden and all(hidden[word] <= summary[word] for word in hidden), (hidden, summary)
+    never = run_doctor("report", str(FIXTURE), "--fail-on", "never")
+    assert "gate --fail-on never: off, so nothing is judged fit or unfit" in never.stdout
+    assert "NOT fit" not in never.stdout and "passed, fit" not in never.stdout
+    quiet = run_doctor("report", str(FIXTURE), "-q")
+    assert "Legend:" not in quiet.stdout
+
+
+def test_a_scan_says_why_it_probed_no_device_and_counts_alike(tmp_path: Path) -> None:
+    """scan never imports torch, and says so (the user switched nothing off); its group header
+    and its summary count the same findings in the same words."""
+    (tmp_path / "train.py").write_text("import torch\n")
+    (tmp_path / "old.py").write_text(
+        "import intel_extension_for_pytorch  # ipex-doctor: ignore[ipex-import] kept for now\n"
+    )
+    done = run_doctor("scan", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    assert "switched off" not in done.stdout
+    assert "never imports torch" in done.stdout
+    header = next(line for line in done.stdout.splitlines() if line.startswith("Your code"))
+    hidden = {w: int(n) for n, w in re.findall(r"(\d+) (\w+)", header)}
+    assert hidden and hidden == _summary_counts(done.stdout), (header, done.stdout)
+    assert "passed, fit to deploy" in done.stdout
 
 
 def test_policy_exit_codes_on_replay(tmp_path: Path) -> None:

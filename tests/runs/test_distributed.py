@@ -23,6 +23,8 @@ import pytest
 from browser import assert_renders
 from conftest import REPO, TESTS, doctor_env, real_env
 
+from ipex_doctor.verdicts.fleet import LINK_FRACTION
+
 pytestmark = pytest.mark.envs
 
 
@@ -63,9 +65,17 @@ def test_four_cpu_ranks_with_an_outlier(tmp_path: Path) -> None:
     assert "intel-extension-for-pytorch: 2.7.0" in outliers[0]["evidence"]["summary"]
     collectives = next(f for f in report["findings"] if f["id"] == "fleet-collectives")
     ranks = collectives["evidence"]["data"]["ranks"]
-    assert collectives["status"] == "pass" and len(ranks) == 4
+    assert len(ranks) == 4
     assert all(r["backend"] == "gloo" and r["all_reduce_ok"] and r["all_gather_ok"] for r in ranks)
     assert all(r["busbw_gbps"] > 0 for r in ranks)
+    # NOTE: four ranks share this machine's cores with whatever else runs on it: a rank the
+    # scheduler held back while it timed its all_reduce measures a slow link, and the product
+    # warns of exactly that. So the collectives pass, or warn naming ranks whose own numbers
+    # are below LINK_FRACTION of the median; correct results never make them fail.
+    median = sorted(r["busbw_gbps"] for r in ranks)[len(ranks) // 2]
+    slow = [r for r in ranks if r["busbw_gbps"] < LINK_FRACTION * median]
+    assert collectives["status"] == ("warn" if slow else "pass"), collectives["evidence"]
+    assert all(f"rank {r['rank']} (" in collectives["evidence"]["summary"] for r in slow)
     launch = next(f for f in report["findings"] if f["id"] == "fleet-launch")
     assert launch["status"] == "pass" and "launcher: torchrun" in launch["evidence"]["summary"]
     assert "gloo: a C" in launch["evidence"]["summary"]  # a CPU or a CUDA build, as PyPI serves

@@ -127,12 +127,16 @@ def test_qconv_nightly_window() -> None:
 
 
 def test_cpu_isa_rules() -> None:
-    """No AVX2 with IPEX CPU: error; no AVX-512/NE-convert: prepack warning; no BF16: note."""
-    env = make_env({"torch": "2.8.0", "intel-extension-for-pytorch": "2.8.0"}, flags=("avx",))
-    found = verdicts(env)
+    """No AVX2 with IPEX CPU: error, and the prepack finding points at it (IPEX does not run,
+    so it prepacks nothing); AVX2 without AVX-512/NE-convert: prepack warning; no BF16: note."""
+    stack = {"torch": "2.8.0", "intel-extension-for-pytorch": "2.8.0"}
+    found = verdicts(make_env(stack, flags=("avx",)))
     assert found["cpu-no-avx2"] is Verdict.AFFECTED
-    assert found["bf16-prepack-isa"] is Verdict.AFFECTED
+    assert found["bf16-prepack-isa"] is Verdict.NOT_APPLICABLE
     assert found["bf16-no-native-isa"] is Verdict.AFFECTED
+    avx2_only = verdicts(make_env(stack, flags=("avx", "avx2", "fma")))
+    assert avx2_only["cpu-no-avx2"] is Verdict.NOT_AFFECTED
+    assert avx2_only["bf16-prepack-isa"] is Verdict.AFFECTED
     modern = verdicts(make_env({"torch": "2.8.0", "intel-extension-for-pytorch": "2.8.0"}))
     assert modern["cpu-no-avx2"] is modern["bf16-prepack-isa"] is Verdict.NOT_AFFECTED
 

@@ -1,7 +1,7 @@
 """Which x86 instruction sets this very process can execute, asked of the CPU with CPUID.
 
 Run by the doctor in the examined interpreter (``python -I cpu_isa.py``); prints one JSON line:
-``{"source": "cpuid", "vendor": ..., "flags": [...], "os_xsave": ...}`` or
+``{"source": "cpuid", "vendor": ..., "brand": ..., "flags": [...], "os_xsave": ...}`` or
 ``{"source": null, "why": ...}`` when CPUID cannot be asked here (not x86-64, no executable
 memory). Standard library only, any Python 3.
 
@@ -52,6 +52,8 @@ _FEATURES = (
     ("avx_ne_convert", 7, 1, 3, 5),
 )
 _OSXSAVE = (1, 0, 2, 27)
+_BRAND_LEAVES = (0x80000002, 0x80000003, 0x80000004)
+"""The extended leaves that hold the brand string (leaf 0x80000000 says which exist)."""
 # XCR0 state components the OS must enable: SSE+AVX (bits 1, 2), AVX-512 opmask and upper
 # ZMM (bits 5-7), AMX tile config and data (bits 17, 18).
 _XCR0_AVX = 0x6
@@ -105,6 +107,11 @@ def probe() -> Dict[str, Any]:
 
     highest, b, c, d = ask(0)
     vendor = b"".join(r.to_bytes(4, "little") for r in (b, d, c)).decode("ascii", "replace")
+    brand = ""
+    if ask(_BRAND_LEAVES[0] & 0xFFFF0000)[0] >= _BRAND_LEAVES[-1]:
+        # NOTE: the CPU's own name (under an emulator, the emulated model's), 48 bytes
+        raw = b"".join(r.to_bytes(4, "little") for leaf in _BRAND_LEAVES for r in ask(leaf))
+        brand = " ".join(raw.split(b"\0", 1)[0].decode("ascii", "replace").split())
     registers: Dict[Tuple[int, int], Tuple[int, ...]] = {}
     for _, leaf, subleaf, _, _ in _FEATURES:
         if leaf <= highest and (leaf, subleaf) not in registers:
@@ -132,6 +139,7 @@ def probe() -> Dict[str, Any]:
     return {
         "source": "cpuid",
         "vendor": vendor,
+        "brand": brand,
         "flags": usable,
         "listed_not_enabled": [name for name in listed if name not in usable],
         "os_xsave": os_xsave,

@@ -14,10 +14,14 @@ Protocol: one JSON object per line on the inherited file descriptor RESULT_FD, f
 (IPEX calls ``os._exit`` on a torch mismatch in some releases; a driver or a check may
 segfault), and ``{"event": "end", "stage": S, ...}`` after it. A ``begin`` without its ``end``
 tells the doctor where the process died. Output printed meanwhile is both captured (for the
-record) and passed through unbuffered (so it survives an ``os._exit``).
+record) and passed through unbuffered (so it survives an ``os._exit``). While an import runs,
+``{"event": "loading", "library": PATH}`` is written before each native library is loaded (an
+extension module or a ``ctypes`` load), and ``faulthandler`` writes the Python stack to stderr
+when a fatal signal ends the process, so the doctor can say where a SIGILL or SIGSEGV struck.
 """
 
 import contextlib
+import faulthandler
 import importlib
 import importlib.util
 import inspect
@@ -27,6 +31,7 @@ import os
 import re
 import resource
 import sys
+import sysconfig
 import threading
 import time
 import traceback
@@ -35,6 +40,10 @@ from typing import Any, Callable, Dict, List, Optional, TextIO, Tuple
 
 OUTPUT_LIMIT = 8000
 _RESULT: Optional[TextIO] = None
+_IMPORTING: List[Optional[int]] = [None]
+"""The thread running a guarded import (``None``: none is): only its native library loads are
+reported. NOTE: the thread that prepares a device beside the imports loads libraries of its
+own; they are not the import's, and two threads writing records at once could interleave."""
 _MISSING_LIB = re.compile(r"(lib[\w.+-]+?\.so(?:\.[\w.]+)?): cannot open shared object file")
 
 
@@ -115,15 +124,46 @@ def captured(capture: io.StringIO) -> Any:
         sys.stdout, sys.stderr = saved
 
 
+def _report_native_loads(event: str, args: Any) -> None:
+    """Audit hook: during a guarded import, report each native library before it is loaded.
+
+    CPython raises ``import`` with the file name for an extension module it is about to load
+    (``None`` for a Python one) and ``ctypes.dlopen`` for a ``ctypes`` load; the record is
+    flushed at once, so it reaches the doctor even when the library's initialisation kills
+    the process."""
+    if _IMPORTING[0] != threading.get_ident():
+        return
+    library = None
+    if event == "import" and len(args) > 1 and isinstance(args[1], str):
+        library = args[1]
+    elif event == "ctypes.dlopen" and args and isinstance(args[0], str):
+        library = args[0]
+    if library is not None:
+        try:
+            emit({"event": "loading", "library": library})
+        except (OSError, ValueError):
+            pass  # NOTE: an exception raised here would fail the import it reports on
+
+
 def guarded_import(module: str) -> Any:
     """Import ``module``, recording time, output, warnings and any failure; return it or None."""
     stage = "import " + module
-    emit({"event": "begin", "stage": stage})
+    emit(
+        {
+            "event": "begin",
+            "stage": stage,
+            "sys_path": [p for p in sys.path if p],
+            # NOTE: where frames only carry out a call (the standard library of the base
+            # installation, not a venv's platstdlib, which holds site-packages; this worker)
+            "carriers": [sysconfig.get_path("stdlib"), os.path.dirname(os.path.abspath(__file__))],
+        }
+    )
     capture = io.StringIO()
     outcome: Dict[str, Any] = {"module": module, "ok": False}
     started = time.perf_counter()
     loaded = None
     with captured(capture):
+        _IMPORTING[0] = threading.get_ident()
         try:
             loaded = importlib.import_module(module)
             outcome["ok"] = True
@@ -137,6 +177,8 @@ def guarded_import(module: str) -> Any:
             outcome["error_type"] = type(exc).__name__
             outcome["error"] = str(exc)
             outcome["traceback"] = _trim("".join(traceback.format_exc()))
+        finally:
+            _IMPORTING[0] = None
     outcome["seconds"] = round(time.perf_counter() - started, 3)
     outcome["output"] = _trim(capture.getvalue())
     if not outcome["ok"]:
@@ -564,6 +606,11 @@ def main(argv: List[str]) -> int:
     """
     global _RESULT
     _RESULT = os.fdopen(int(argv[1]), "w", encoding="utf-8")
+    # NOTE: a fatal signal (SIGILL on a CPU without the instructions a library uses, SIGSEGV,
+    # SIGBUS, SIGABRT) ends the process before any record can say where it was: faulthandler
+    # writes the Python stack of every thread to stderr first, and the doctor reads it there.
+    faulthandler.enable(file=sys.stderr, all_threads=True)
+    sys.addaudithook(_report_native_loads)
     _CPU_SAMPLE["times"] = _cpu_times()  # NOTE: the imports' seconds are the first look
     do_probe = "--no-probe" not in argv[2:]
     _refuse(argv[2:])

@@ -260,7 +260,8 @@ def _finding(finding: Finding, *, verbose: bool, fleet_size: int = 0) -> list[Re
     return out
 
 
-def _summary_line(report: Report, fail_on: FailOn) -> Text:
+def _summary_line(report: Report, gate: Gate) -> Text:
+    """The counts, then the gate's verdict in words: fit to deploy or not, and what decided."""
     counts = report.summary.counts
     order = (Status.FAIL, Status.ERROR, Status.WARN, Status.PASS, Status.SKIP)
     parts = [f"{counts[s]} {s}" for s in order if counts[s]]
@@ -269,10 +270,42 @@ def _summary_line(report: Report, fail_on: FailOn) -> Text:
     text.append(", ".join(parts) or "no findings")
     if ignored:
         text.append(f" ({ignored} ignored by policy)")
-    text.append(f" · gate: --fail-on {fail_on}", style="dim")
+    text.append(f" · gate --fail-on {gate.fail_on}: ", style="dim")
+    if gate.fail_on is FailOn.NEVER:
+        text.append("off, so nothing is judged fit or unfit to deploy", style="bold")
+    elif gate.passed:
+        text.append("passed, fit to deploy", style="bold green")
+        warnings = counts[Status.WARN] if gate.fail_on is FailOn.FAIL else 0
+        if warnings:
+            text.append(f" (read the {warnings} warning{'s' if warnings > 1 else ''} above)")
+    else:
+        text.append("failed, NOT fit to deploy", style="bold red")
+        text.append(f" ({gate.sentence()})")
     if not report.complete:
         text.append(" (incomplete: the run was interrupted)", style="bold red")
     return text
+
+
+_LEGEND_MARKS = (
+    (MARKS[Status.FAIL][0], "fail"),
+    (MARKS[Status.ERROR][0], "could not check"),
+    (MARKS[Status.WARN][0], "warning"),
+    (_INCONCLUSIVE_MARK[0], "inconclusive"),
+    (_NOTE_MARK[0], "note"),
+    (MARKS[Status.PASS][0], "pass"),
+    (MARKS[Status.SKIP][0], "not applicable"),
+)
+
+
+def _legend(marks: set[str], terms: set[str]) -> Text:
+    """One line that explains the marks shown above and the words a newcomer meets first:
+    the verdict in brackets, the gate, a rung of the GPU ladder."""
+    said = [f"{mark} {meaning}" for mark, meaning in _LEGEND_MARKS if mark in marks]
+    words = ["[id · verdict] (affected: the problem holds here)"]
+    if "rung" in terms:
+        words.append("rung: a step of the Intel GPU ladder, hardware to torch")
+    words.append("gate: what fails the run (exit 1)")
+    return Text("Legend: " + " · ".join(said + words), style="dim")
 
 
 def render_console(
@@ -291,6 +324,8 @@ def render_console(
     parts: list[RenderableType] = (
         [] if quiet else render_environment(report.environment, verbose=verbose)
     )
+    marks: set[str] = set()
+    terms: set[str] = set()
     for kind in FindingKind:
         group = [f for f in report.findings if f.kind is kind]
         if quiet:
@@ -306,11 +341,19 @@ def render_console(
             ]
         if not group or (quiet and not shown):
             continue
+        marks.update(_mark(f)[0] for f in shown)
+        terms.update("rung" for f in shown if f.id.startswith("xpu-rung-"))
         parts.append(Text(""))
         title = Text(_KIND_TITLES[kind], style="bold underline")
-        hidden = len(group) - len(shown)
+        hidden = [f for f in group if f not in shown]
         if hidden and not quiet:
-            title.append(f"  ({hidden} passed or not applicable; -v shows them)", style="dim")
+            # NOTE: counted in the summary's words, so the two add up
+            counted = ", ".join(
+                f"{n} {status}"
+                for status in Status
+                if (n := sum(1 for f in hidden if f.status is status))
+            )
+            title.append(f"  ({counted} not shown; -v shows them)", style="dim")
         parts.append(title)
         if not shown:
             parts.append(Text("  ✓ nothing to report", style="green"))
@@ -330,7 +373,9 @@ def render_console(
         parts.extend(_matrix(report))
     parts.extend(_rewritten_lines(report))
     parts.append(Text(""))
-    parts.append(_summary_line(report, gate.fail_on))
+    parts.append(_summary_line(report, gate))
+    if not quiet:
+        parts.append(_legend(marks, terms))
     return Group(*parts)
 
 
