@@ -68,6 +68,7 @@ class Launcher(NameCodemod):
 
     FIX_ID = "launcher"
     DESCRIPTION = (
+        # ipex-doctor: ignore[ipex-launcher] what this rewrite replaces, in its own words
         "ipexrun / python -m intel_extension_for_pytorch.cpu.launch -> python -m "
         "torch.backends.xeon.run_cpu"
     )
