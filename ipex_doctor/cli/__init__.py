@@ -13,8 +13,10 @@ import click
 
 from ipex_doctor import __version__
 from ipex_doctor.cli.commands import cli
-from ipex_doctor.cli.fix_command import fix as _fix  # noqa: F401 - attaches `fix` to cli
+from ipex_doctor.cli.fix_command import fix
 from ipex_doctor.errors import DoctorError, ExitCode, Terminated
+
+cli.add_command(fix)
 
 
 def _fail(message: str, code: ExitCode) -> NoReturn:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ipex_doctor.cli.commands import cli, notify_user
+from ipex_doctor.cli.commands import notify_user
 from ipex_doctor.cli.options import KB, OUTPUT, TIMEOUT, python_option
 
 if TYPE_CHECKING:
@@ -36,7 +36,7 @@ def _approver(yes: bool, to_stderr: bool) -> Callable[[str], bool]:
     return approve
 
 
-@cli.command()
+@click.command()
 @python_option("Interpreter of the environment to repair (default: the one running the doctor; "
                "with --report or --undo, the one the file records, run only once you approve it).")  # fmt: skip
 @TIMEOUT
