@@ -36,6 +36,8 @@ from ipex_doctor.model.terms import Reference, Severity, TextEnum
 if TYPE_CHECKING:
     import yaml
 
+    from ipex_doctor.knowledge import yamldoc
+
 
 @enum.unique
 class IpexBuild(TextEnum):
@@ -305,7 +307,7 @@ def check_document(
         data, tree = yamldoc.load(name, text, KnowledgeBaseError)
     except KnowledgeBaseError as exc:
         return RulesCheck((), (), (exc,))
-    where = _Where(name, tree, data)
+    where = _where(name, tree, data)
     if not isinstance(data, dict):
         message = "the top level must be a mapping with 'schema_version' and 'rules'"
         return RulesCheck((), (), (where.error([], message),))
@@ -354,43 +356,14 @@ def _known_ids(given: Iterable[str] | None) -> frozenset[str]:
     return frozenset(issue.id for issue in known_issues.load().issues)
 
 
-class _Where:
-    """Builds errors that name the file, line and rule id of a path in one document."""
+def _where(name: str, tree: yaml.Node | None, data: Any) -> yamldoc.Located:
+    """Where an error of a code-rules document is: its rule (or its index), else the field."""
+    from ipex_doctor.knowledge import yamldoc
 
-    def __init__(self, name: str, tree: yaml.Node | None, data: Any) -> None:
-        self.name, self.tree, self.data = name, tree, data
-
-    def line(self, path: Sequence[str | int]) -> int | None:
-        """The 1-based line of ``path`` in the document, best effort."""
-        from ipex_doctor.knowledge import yamldoc
-
-        return yamldoc.line_of(self.tree, path)
-
-    def error(self, path: Sequence[str | int], message: str) -> KnowledgeBaseError:
-        line = self.line(path)
-        where = self.name if line is None else f"{self.name}:{line}"
-        if len(path) >= 2 and path[0] == "rules" and isinstance(path[1], int):
-            rule = _rule_at(self.data, path[1])
-            subject = f"rule '{rule}'" if rule is not None else f"rules[{path[1]}]"
-            field = ".".join(str(p) for p in path[2:])
-            if field:
-                subject += f", field '{field}'"
-        else:
-            subject = "code rules"
-            if path:
-                subject += f", field '{'.'.join(str(p) for p in path)}'"
-        # NOTE: one line whatever the message quotes (a schema message repr()s the value)
-        flat = " ".join(message.split())
-        return KnowledgeBaseError(f"{where}: {subject}: {flat}", tip=_TIP)
-
-
-def _rule_at(data: Any, index: int) -> str | None:
-    rules = data.get("rules") if isinstance(data, dict) else None
-    if isinstance(rules, list) and index < len(rules):
-        entry = rules[index]
-        if isinstance(entry, dict) and isinstance(entry.get("id"), str):
-            return str(entry["id"])
-    return None
+    return yamldoc.Located(
+        name, tree, data, entries={"rules": "rule"}, whole="code rules", tip=_TIP,
+        index_unnamed=True, whole_fields=True,
+    )  # fmt: skip
 
 
 def _value_at(data: Any, path: Sequence[str | int]) -> Any:

@@ -30,6 +30,8 @@ from ipex_doctor.model.wording import Wording
 if TYPE_CHECKING:
     import yaml
 
+    from ipex_doctor.knowledge import yamldoc
+
 MAX_FILE_BYTES = 1024 * 1024
 """A knowledge base larger than this is refused: the shipped one is about 30 KiB."""
 
@@ -218,47 +220,17 @@ def normalise_id(text: str) -> str:
     return text.strip().lower().replace("_", "-")
 
 
-def _issue_id(data: Any, path: Sequence[str | int]) -> str | None:
-    """The id of the entry (or layer) that ``path`` lies in."""
-    if len(path) >= 2 and path[0] in ("issues", "layers") and isinstance(path[1], int):
-        issues = data.get(path[0]) if isinstance(data, dict) else None
-        if isinstance(issues, list) and path[1] < len(issues):
-            entry = issues[path[1]]
-            if isinstance(entry, dict) and isinstance(entry.get("id"), str):
-                return str(entry["id"])
-    return None
+def _located(name: str, tree: yaml.Node | None, data: Any) -> yamldoc.Located:
+    """Where an error of a knowledge-base document is: its issue or layer, else the whole."""
+    from ipex_doctor.knowledge import yamldoc
+
+    return yamldoc.Located(
+        name, tree, data, entries={"issues": "issue", "layers": "layer"}, whole="knowledge base",
+        tip="run 'ipex-doctor kb validate FILE' after fixing it; the format is in docs/knowledge-base.md",
+    )  # fmt: skip
 
 
-class _Located:
-    """Builds errors that name the file, line and issue id of a path in one document, from
-    the node tree of the document's one parse."""
-
-    def __init__(self, name: str, tree: yaml.Node | None, data: Any) -> None:
-        self.name, self.tree, self.data = name, tree, data
-        self.warnings: list[str] = []
-
-    def line(self, path: Sequence[str | int]) -> int | None:
-        """The line of ``path`` in the document."""
-        from ipex_doctor.knowledge import yamldoc
-
-        return yamldoc.line_of(self.tree, path)
-
-    def error(self, path: Sequence[str | int], message: str) -> KnowledgeBaseError:
-        line = self.line(path)
-        where = self.name if line is None else f"{self.name}:{line}"
-        issue = _issue_id(self.data, path)
-        field = ".".join(str(p) for p in path[2:]) if issue is not None else ""
-        kind = "layer" if path and path[0] == "layers" else "issue"
-        subject = f"{kind} '{issue}'" if issue is not None else "knowledge base"
-        if field:
-            subject += f", field '{field}'"
-        return KnowledgeBaseError(
-            f"{where}: {subject}: {message}",
-            tip="run 'ipex-doctor kb validate FILE' after fixing it; the format is in docs/knowledge-base.md",
-        )
-
-
-def _version(loc: _Located, path: Sequence[str | int], text: str) -> Version:
+def _version(loc: yamldoc.Located, path: Sequence[str | int], text: str) -> Version:
     try:
         return Version(text)
     except InvalidVersion:
@@ -266,7 +238,7 @@ def _version(loc: _Located, path: Sequence[str | int], text: str) -> Version:
 
 
 def _check_patterns(
-    loc: _Located, base: list[str | int], patterns: Iterable[tuple[str, int, str]]
+    loc: yamldoc.Located, base: list[str | int], patterns: Iterable[tuple[str, int, str]]
 ) -> None:
     """Raise the first regular expression of ``patterns`` (key, index, pattern) that does not
     compile or can backtrack for minutes."""
@@ -283,7 +255,7 @@ def _check_patterns(
             raise loc.error([*base, key, i], f"invalid regular expression: {exc}") from None
 
 
-def _check_layer(loc: _Located, index: int, raw: Mapping[str, Any], seen: set[str]) -> str:
+def _check_layer(loc: yamldoc.Located, index: int, raw: Mapping[str, Any], seen: set[str]) -> str:
     """What the schema cannot say of a layer (unique id, regexes, signatures); its source."""
     base: list[str | int] = ["layers", index]
     if raw["id"] in seen:
@@ -298,7 +270,7 @@ def _check_layer(loc: _Located, index: int, raw: Mapping[str, Any], seen: set[st
     return loc.name if line is None else f"{loc.name}:{line}"
 
 
-def _check_entry(loc: _Located, index: int, raw: Mapping[str, Any]) -> str:
+def _check_entry(loc: yamldoc.Located, index: int, raw: Mapping[str, Any]) -> str:
     """Check what the schema cannot (versions, ranges, regexes, rule names) and note unknown
     keys as warnings; raise the entry's first error; return its ``file:line`` source."""
     base: list[str | int] = ["issues", index]
@@ -345,7 +317,9 @@ def glob_literal(pattern: str) -> str:
     return re.sub(_WILDCARDS, "", pattern)
 
 
-def _check_signature(loc: _Located, path: list[str | int], signature: Mapping[str, Any]) -> None:
+def _check_signature(
+    loc: yamldoc.Located, path: list[str | int], signature: Mapping[str, Any]
+) -> None:
     """What the schema cannot say of a ``match`` signature: it has a condition (an empty one
     would name the entry for every text), and no glob is wildcards alone (``*`` would too)."""
     if not signature:
@@ -488,7 +462,7 @@ def check_document(name: str, text: str) -> DocumentCheck:
         data, tree = yamldoc.load(name, text, KnowledgeBaseError)
     except KnowledgeBaseError as exc:
         return DocumentCheck((), (exc,))
-    loc = _Located(name, tree, data)
+    loc = _located(name, tree, data)
     if not isinstance(data, dict):
         message = "the top level must be a mapping with 'schema_version' and 'issues'"
         return DocumentCheck((), (loc.error([], message),))
@@ -554,7 +528,7 @@ def check_document(name: str, text: str) -> DocumentCheck:
 
 
 def _checked_layers(
-    loc: _Located,
+    loc: yamldoc.Located,
     data: Mapping[str, Any],
     broken: set[int],
     located: list[tuple[int, KnowledgeBaseError]],

@@ -8,12 +8,12 @@ an alias bomb expands to gigabytes in anything that walks the document (validati
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import yaml
 
-from ipex_doctor.errors import DoctorError
+from ipex_doctor.errors import DoctorError, KnowledgeBaseError
 
 
 def safe_loader() -> type[yaml.SafeLoader]:
@@ -103,3 +103,68 @@ def _refuse_aliases(root: yaml.Node, name: str, error: type[DoctorError]) -> Non
                 pending.extend((key, value))
         elif isinstance(node, yaml.SequenceNode):
             pending.extend(node.value)
+
+
+class Located:
+    """Errors that name the file, the line and the entry of a path in one YAML document, from
+    the node tree of its one parse: ``FILE:LINE: SUBJECT: MESSAGE``, one line whatever the
+    message quotes. One for every document of entries the doctor reads (the knowledge base,
+    the code rules); each says how its entries and its whole are named.
+
+    ``entries`` maps a top-level list to the word for one of its items (``issues`` ->
+    ``issue``): a path inside an item reads ``issue 'ID', field 'a.b'``; an item without an id
+    reads ``issues[3]`` when ``index_unnamed``, else as the whole. Any other path reads as
+    ``whole`` (``knowledge base``), with its field when ``whole_fields``. ``warnings`` collects
+    what is not an error but is worth saying.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        tree: yaml.Node | None,
+        data: Any,
+        *,
+        entries: Mapping[str, str],
+        whole: str,
+        tip: str,
+        index_unnamed: bool = False,
+        whole_fields: bool = False,
+    ) -> None:
+        self.name, self.tree, self.data = name, tree, data
+        self.entries, self.whole, self.tip = entries, whole, tip
+        self.index_unnamed, self.whole_fields = index_unnamed, whole_fields
+        self.warnings: list[str] = []
+
+    def line(self, path: Sequence[str | int]) -> int | None:
+        """The 1-based line of ``path`` in the document, best effort."""
+        return line_of(self.tree, path)
+
+    def entry_id(self, path: Sequence[str | int]) -> str | None:
+        """The id of the entry ``path`` lies in, if it lies in one that has an id."""
+        if len(path) < 2 or path[0] not in self.entries or not isinstance(path[1], int):
+            return None
+        items = self.data.get(path[0]) if isinstance(self.data, dict) else None
+        if isinstance(items, list) and path[1] < len(items):
+            entry = items[path[1]]
+            if isinstance(entry, dict) and isinstance(entry.get("id"), str):
+                return str(entry["id"])
+        return None
+
+    def error(self, path: Sequence[str | int], message: str) -> KnowledgeBaseError:
+        """The error at ``path``, as the class docstring says."""
+        line = self.line(path)
+        where = self.name if line is None else f"{self.name}:{line}"
+        flat = " ".join(message.split())
+        return KnowledgeBaseError(f"{where}: {self._subject(path)}: {flat}", tip=self.tip)
+
+    def _subject(self, path: Sequence[str | int]) -> str:
+        entry = self.entry_id(path)
+        in_an_entry = len(path) >= 2 and path[0] in self.entries and isinstance(path[1], int)
+        if entry is not None or (in_an_entry and self.index_unnamed):
+            kind = self.entries[str(path[0])]
+            subject = f"{kind} '{entry}'" if entry is not None else f"{path[0]}[{path[1]}]"
+            field = ".".join(str(p) for p in path[2:])
+            return subject + (f", field '{field}'" if field else "")
+        if self.whole_fields and path:
+            return f"{self.whole}, field '{'.'.join(str(p) for p in path)}'"
+        return self.whole
