@@ -1,13 +1,16 @@
 """Split the texts collected for explain's corpus into a development and a kept-aside part.
 
-    python tools/split_explain_corpus.py COLLECTED.yaml   # writes both parts, once
-    python tools/split_explain_corpus.py --check           # the parts are the split of their union
+    python tools/split_explain_corpus.py --collection N COLLECTED.yaml  # adds collection N, once
+    python tools/split_explain_corpus.py --check                        # the parts are the split
 
-A text goes to the kept-aside part when a generator seeded with ``SEED`` and its thread's URL
-draws below ``KEPT_ASIDE``: the split is by thread (every text of a thread lands in the same
-part), decided before any entry was written, and does not depend on the order of the
-collection, so ``--check`` recomputes it from the two parts alone. The collected file is the
-input of one run; the parts are what the tests and ``benchmarks/explain_accuracy.py`` read.
+The corpus grows by collections, each sampled as sampling.yaml records and each with its own
+seed (``SEEDS``). A text of a collection goes to the kept-aside part when a generator seeded with
+its collection's seed and its thread's URL draws below ``KEPT_ASIDE``: the split is by thread
+(every text of a thread lands in the same part), decided before any rule was changed for that
+collection, and does not depend on the order of the collection, so ``--check`` recomputes it from
+the two parts alone. When a kept-aside part has been measured and reported, it has been seen:
+its collection joins ``MEASURED`` and all its texts move to the development part (a later
+collection keeps its own texts aside). Each text records its ``collection``.
 """
 
 from __future__ import annotations
@@ -23,51 +26,70 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "assets" / "explain_corpus"
 PARTS = {"development": CORPUS / "development.yaml", "kept-aside": CORPUS / "holdout.yaml"}
-SEED = 20261125
+SEEDS = {4: 20261125, 5: 20261126}
+"""The seed of each collection (sampling.yaml numbers them: the fourth and fifth corpora)."""
 KEPT_ASIDE = 0.4
-"""The share of threads kept aside."""
+"""The share of a collection's threads kept aside."""
+MEASURED = frozenset({4})
+"""Collections whose kept-aside part was measured once and reported: it is development now."""
 
 HEADERS = {
     "development": """\
-# The development part of explain's fourth corpus: error texts quoted from public trackers,
-# sampled as tests/assets/explain_corpus/sampling.yaml records (never chosen by cause), and split
-# by thread at random (tools/split_explain_corpus.py, seed {seed}) before any entry was written.
-# Each text: its thread, tracker, date (null when the search result showed none), the layer of
-# the cause the thread established (null for a text outside the Intel stack), that cause in
-# words, whether the thread or only the text itself established it, and what explain must name:
-# a knowledge-base id, "layer:<name>" where no entry names the cause, or "unrelated".
+# The development part of explain's corpus: error texts quoted from public trackers, sampled as
+# tests/assets/explain_corpus/sampling.yaml records (never chosen by cause), collection by
+# collection. Each collection was split by thread at random (tools/split_explain_corpus.py, its
+# own seed) before any rule was changed for it; this part holds every collection's development
+# texts, and the whole of the fourth collection (its kept-aside part was measured once, at 53.8 %
+# right cause first, and joined this part). Each text: its thread, tracker, date (null when the
+# search result showed none), the layer of the cause the thread established (null for a text
+# outside the Intel stack), that cause in words, whether the thread or only the text itself
+# established it, what explain must name (a knowledge-base id, "layer:<name>" where no entry names
+# the cause, or "unrelated"), and the collection it was sampled in.
 """,
     "kept-aside": """\
-# The kept-aside part of explain's fourth corpus (format of development.yaml): split by thread at
-# random (tools/split_explain_corpus.py, seed {seed}) before any entry was written, and not read
-# while entries were written. Measured by benchmarks/explain_accuracy.py; never tune on it.
+# The kept-aside part of explain's corpus (format of development.yaml): the fifth collection's
+# texts that its seeded split by thread (tools/split_explain_corpus.py) kept aside before any rule
+# was changed, and not read while rules were changed. Measured by benchmarks/explain_accuracy.py;
+# never tune on it.
 """,
 }
 
 
-def part_of(thread: str) -> str:
-    """The part a thread belongs to (see the module docstring)."""
-    draw = random.Random(f"{SEED}:{thread}").random()
+def drawn_part(thread: str, collection: int) -> str:
+    """The part the seeded draw of a collection gives a thread (see the module docstring)."""
+    draw = random.Random(f"{SEEDS[collection]}:{thread}").random()
     return "kept-aside" if draw < KEPT_ASIDE else "development"
 
 
+def part_of(thread: str, collection: int) -> str:
+    """The part a thread of a collection belongs to now: its draw, unless the collection's
+    kept-aside part has been measured (then development)."""
+    return "development" if collection in MEASURED else drawn_part(thread, collection)
+
+
 def split(cases: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
-    """The cases of each part, in their collected order."""
+    """The cases of each part, in their given order."""
     parts: dict[str, list[dict[str, Any]]] = {name: [] for name in PARTS}
     for case in cases:
-        parts[part_of(case["thread"])].append(case)
+        parts[part_of(case["thread"], case["collection"])].append(case)
     return parts
+
+
+def read_parts() -> list[dict[str, Any]]:
+    """Every text of both parts, development first."""
+    return [c for path in PARTS.values() for c in yaml.safe_load(path.read_text(encoding="utf-8"))]
 
 
 def write(parts: dict[str, list[dict[str, Any]]]) -> None:
     for name, cases in parts.items():
         body = yaml.safe_dump(cases, allow_unicode=True, sort_keys=False, width=100)
-        PARTS[name].write_text(HEADERS[name].format(seed=SEED) + body, encoding="utf-8")
+        PARTS[name].write_text(HEADERS[name] + body, encoding="utf-8")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("collected", nargs="?", type=Path, help="The collected texts (YAML).")
+    parser.add_argument("--collection", type=int, choices=sorted(SEEDS), help="Its number.")
     parser.add_argument("--check", action="store_true", help="Verify the parts instead.")
     args = parser.parse_args()
     if args.check:
@@ -75,14 +97,21 @@ def main() -> int:
             (name, case["thread"])
             for name, path in PARTS.items()
             for case in yaml.safe_load(path.read_text(encoding="utf-8"))
-            if part_of(case["thread"]) != name
+            if part_of(case["thread"], case["collection"]) != name
         ]
         for name, thread in wrong:
             print(f"{thread} is in the {name} part, but the split puts it in the other")
         return 1 if wrong else 0
-    if args.collected is None:
-        parser.error("give the collected file, or --check")
-    parts = split(yaml.safe_load(args.collected.read_text(encoding="utf-8")))
+    if args.collected is None or args.collection is None:
+        parser.error("give --collection and the collected file, or --check")
+    known = read_parts()
+    if any(c["collection"] == args.collection for c in known):
+        parser.error(f"collection {args.collection} is already split: a split is made once")
+    added: list[dict[str, Any]] = yaml.safe_load(args.collected.read_text(encoding="utf-8"))
+    threads = {c["thread"] for c in known}
+    if repeated := sorted(c["thread"] for c in added if c["thread"] in threads):
+        parser.error(f"already in the corpus: {', '.join(repeated)}")
+    parts = split(known + [{**c, "collection": args.collection} for c in added])
     write(parts)
     for name, cases in parts.items():
         print(f"{name}: {len(cases)} texts -> {PARTS[name].relative_to(ROOT)}")
