@@ -595,9 +595,48 @@ def test_another_stack_named_beside_the_intel_one_keeps_the_candidate() -> None:
     beside = alone + ' File "/venv/site-packages/intel_extension_for_pytorch/__init__.py"'
     assert explain(alone, KB) == []
     assert explain(beside, KB)[0].issue.id == "torch-without-xpu"
-    assert explain("AttributeError: module 'torch' has no attribute 'xpu'", KB)[0].issue.id == (
-        "torch-without-xpu"
-    )
+
+
+def test_wording_that_says_the_intel_stack_is_absent_does_not_place_a_text_in_it() -> None:
+    """The message "module 'torch' has no attribute 'xpu'" alone is what a CPU or CUDA user meets when a
+    library probes torch.xpu: no entry, no layer (a false alarm is as bad as a miss); with the
+    Intel stack named elsewhere (IPEX imported) it is torch-without-xpu, and a missing torch.xpu
+    name other than the module itself still places the text in the torch layer."""
+    bare = "AttributeError: module 'torch' has no attribute 'xpu'\nMy torch is torch 2.0.1"
+    found = diagnose(bare, KB)
+    assert found.matches == [] and found.layer is None, found
+    with_ipex = "import intel_extension_for_pytorch as ipex\n" + bare
+    assert explain(with_ipex, KB)[0].issue.id == "torch-without-xpu"
+    other = diagnose("AttributeError: module 'torch.xpu' has no attribute 'foo_bar'", KB)
+    assert other.matches == [] and other.layer is not None and other.layer.layer.id == "torch"
+
+
+@pytest.mark.parametrize(
+    ("text", "layer"),
+    [
+        # the GPU compute runtime's own abort (WSL2, Arc A770)
+        ("Abort was called at 63 line in file:\n./shared/source/os_interface/os_interface.h\n"
+         "Aborted (core dumped)", "level-zero"),
+        # oneAPI's compiler building Triton on Windows
+        ("icx: error: argument unused during compilation: '-Zc:preprocessor'", "compiler"),
+        # uv's resolver, where pip says "No matching distribution"
+        ("Because there is no version of torch==2.11.0+xpu and your project depends on "
+         "torch==2.11.0+xpu, we can conclude that your project's requirements are unsatisfiable.",
+         "install"),
+        # oneCCL names itself "CCL"
+        ("CCL couldn't get local_idx/count from environment variables on XPU", "distributed"),
+        # Lightning without an XPU accelerator registered
+        ("ValueError: You selected an invalid accelerator name: `accelerator='xpu'`. Available "
+         "names are: auto, cpu, cuda, mps, tpu.", "integration"),
+        # a bare "UR error" has many causes: the runtime layer, no entry
+        ("RuntimeError: UR error", "runtime"),
+    ],
+)  # fmt: skip
+def test_a_layer_names_the_wording_of_its_own_tools(text: str, layer: str) -> None:
+    """Texts whose cause no entry names, placed in the layer whose tools wrote them."""
+    found = diagnose(text, KB)
+    assert found.matches == [] and found.layer is not None, found
+    assert found.layer.layer.id == layer
 
 
 def test_an_ipex_only_torch_xpu_name_is_joined_with_scans_code_rules() -> None:
