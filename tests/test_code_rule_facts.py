@@ -26,7 +26,7 @@ from ipex_doctor.knowledge.code_rules import CodeRule, IpexBuild
 
 pytestmark = pytest.mark.envs
 
-NEVER_DEFINED = {"torch.xpu.amp.GradScaler"}
+NEVER_DEFINED = {"torch.xpu.amp.GradScaler", "torch.xpu.amp.grad_scaler.GradScaler"}
 """Names a rule matches although no torch or IPEX release ever defined them (code carried over
 from torch.cuda.amp); they must stay absent everywhere."""
 

@@ -30,6 +30,7 @@ from ipex_doctor.knowledge.code_rules import CodeRules
 from ipex_doctor.model.code import (
     CodeMatch,
     FixSummary,
+    LineEdit,
     RewrittenFile,
     ScanResult,
     SkippedFile,
@@ -95,11 +96,10 @@ def _wanted(result: ScanResult, rules: CodeRules) -> dict[str, set[str]]:
     return wanted
 
 
-def _edit_for(match: CodeMatch, edits: Mapping[str, Sequence[Mapping[str, Any]]]) -> Any:
-    for edit in edits.get(match.location.path, ()):
-        if edit["start"] <= match.location.line <= max(edit["end"], edit["start"]):
-            return edit
-    return None
+def _edit_for(match: CodeMatch, edits: Mapping[str, Sequence[LineEdit]]) -> LineEdit | None:
+    return next(
+        (e for e in edits.get(match.location.path, ()) if e.covers(match.location.line)), None
+    )
 
 
 def _fix_catalogue() -> Mapping[str, str]:
@@ -252,9 +252,9 @@ def _rewritten(display: str, fixed: FileFix) -> RewrittenFile:
     )
 
 
-def _line_edits(fixed: FileFix) -> list[dict[str, Any]]:
+def _line_edits(fixed: FileFix) -> list[LineEdit]:
     """A rewritten file's changed line ranges (for SARIF fixes)."""
-    from ipex_doctor.reporting.formats.sarif import line_edits
+    from ipex_doctor.scan.fix_files import line_edits
 
     before = fixed.original.decode("utf-8", "replace").removeprefix("\ufeff")
     return list(line_edits(before, fixed.outcome.source))
@@ -346,7 +346,7 @@ def _report(
     env: Environment,
     joined: Environment | None,
     kb_findings: Mapping[str, Finding],
-    edits: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
+    edits: Mapping[str, Sequence[LineEdit]] | None = None,
     fix: FixSummary | None = None,
     complete: bool = True,
 ) -> Report:

@@ -39,6 +39,7 @@ from ipex_doctor.app.repair_plan import Plan, propose, resolve, undo_plan, unres
 from ipex_doctor.errors import DoctorError, ExitCode, Stopped, Terminated
 from ipex_doctor.knowledge import known_issues
 from ipex_doctor.knowledge.known_issues import KnowledgeBase
+from ipex_doctor.model.device_spec import AUTO
 from ipex_doctor.model.findings import Command, FindingKind, Report, Status, now_utc
 from ipex_doctor.model.repair import (
     Distribution,
@@ -435,7 +436,7 @@ class RepairRun:
         # NOTE: the checks of `check` without its sanity run: the remedies pip can apply are
         # about the packages, and the sanity run would add half a minute to each diagnosis.
         probe = ProbeOptions(python=python, timeout_s=self.timeout_s)
-        checks = None if kinds else CheckOptions.build(device="auto", timeout_s=self.timeout_s)
+        checks = None if kinds else CheckOptions.build(device=AUTO, timeout_s=self.timeout_s)
         return diagnose(probe, self.knowledge, command=Command.FIX, kinds=kinds, checks=checks)
 
     def _end(self, ended: Ended) -> ExitCode:

@@ -24,9 +24,10 @@ from ipex_doctor.cli.options import (
     OUTPUT_SCAN,
     PROBE,
     SANITY,
-    DeviceSpec,
+    DeviceOption,
 )
 from ipex_doctor.errors import DoctorError, ExitCode, did_you_mean
+from ipex_doctor.model.device_spec import AUTO, LOCAL, DeviceSpec
 from ipex_doctor.model.terms import Isolation
 
 if TYPE_CHECKING:
@@ -48,7 +49,7 @@ def notify_user(message: str) -> None:
 def _check_options(
     *,
     probe: ProbeOptions,
-    device: str,
+    device: DeviceSpec,
     only: tuple[str, ...] | None,
     sanity: SanityOptions | None,
     isolation: Isolation = Isolation.WORKER,
@@ -109,7 +110,7 @@ def check(
     kb_overlays: tuple[str, ...],
     out: OutputOptions,
     baseline: SavedReport | None,
-    device: str | None,
+    device: DeviceSpec | None,
     isolation: Isolation,
     checks_dirs: tuple[str, ...],
     skip_sanity: bool,
@@ -122,7 +123,7 @@ def check(
     from ipex_doctor.model.findings import Command
 
     # NOTE: under a launcher each rank examines its own device, once; not every device.
-    default_device = "local" if distributed else "auto"
+    default_device = LOCAL if distributed else AUTO
     checks = _check_options(
         probe=probe, device=device or default_device, only=None,
         sanity=None if skip_sanity else sanity_options, isolation=isolation,
@@ -147,7 +148,7 @@ def repro(
     probe: ProbeOptions,
     kb_overlays: tuple[str, ...],
     out: OutputOptions,
-    device: str | None,
+    device: DeviceSpec | None,
     isolation: Isolation,
     checks_dirs: tuple[str, ...],
 ) -> int:
@@ -168,7 +169,7 @@ def repro(
 
     only = ("all",) if "all" in names else tuple(dict.fromkeys(names))
     checks = _check_options(
-        probe=probe, device=device or "auto", only=only, sanity=None, isolation=isolation,
+        probe=probe, device=device or AUTO, only=only, sanity=None, isolation=isolation,
         checks_dirs=checks_dirs,
     )  # fmt: skip
     return _run(Request(Command.REPRO, probe, out, kb_overlays, checks=checks))
@@ -179,7 +180,7 @@ def repro(
 @KB
 @OUTPUT_EXPLAINING
 @BASELINE
-@click.option("--device", type=DeviceSpec(), default=None,
+@click.option("--device", type=DeviceOption(), default=None,
               help="Device for the run (default: the first accelerator, else cpu): cpu, xpu, xpu:N, cuda, cuda:N.")  # fmt: skip
 @SANITY
 def sanity(
@@ -187,14 +188,14 @@ def sanity(
     kb_overlays: tuple[str, ...],
     out: OutputOptions,
     baseline: SavedReport | None,
-    device: str | None,
+    device: DeviceSpec | None,
     sanity_options: SanityOptions,
 ) -> int:
     """ResNet-50 AMP sanity run: training converges, AMP agrees with fp32, AMP is faster."""
     from ipex_doctor.app.diagnosis import Request
     from ipex_doctor.model.findings import Command
 
-    checks = _check_options(probe=probe, device=device or "auto", only=(), sanity=sanity_options)
+    checks = _check_options(probe=probe, device=device or AUTO, only=(), sanity=sanity_options)
     return _run(Request(Command.SANITY, probe, out, kb_overlays, checks=checks, baseline=baseline))
 
 

@@ -4,7 +4,7 @@ A group of options that together make one value (the output options, the sanity 
 to examine) is declared with ``option_group``: the command receives the built value under one
 name, never the raw strings, and the builder's signature must name exactly the group's
 options, so an option nothing consumes fails the first call instead of vanishing. A single
-option is typed by a Click type or callback (``DeviceSpec``, ``--isolation``, ``--baseline``).
+option is typed by a Click type or callback (``DeviceOption``, ``--isolation``, ``--baseline``).
 
 Builders import the rest of the package lazily: ``--help`` and the light commands load only
 this module, Click and the model's vocabulary.
@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from ipex_doctor.model.device_spec import DeviceSpec
 from ipex_doctor.model.terms import AMP_DTYPES, SANITY_PROFILES, Isolation
 
 if TYPE_CHECKING:
@@ -78,21 +79,25 @@ def _param_names(options: tuple[Decorator, ...]) -> set[str]:
 
 
 if TYPE_CHECKING:
-    _StringParam = click.ParamType[str]
+    _DeviceParam = click.ParamType[DeviceSpec]
 else:  # NOTE: ParamType is generic in Click's newer stubs only; the package supports 8.1.
-    _StringParam = click.ParamType
+    _DeviceParam = click.ParamType
 
 
-class DeviceSpec(_StringParam):
-    """A ``--device`` value, validated and normalised once (``auto``, ``all``, ``local``,
-    ``cpu``, ``xpu``, ``xpu:N``, ``cuda``, ``cuda:N``)."""
+class DeviceOption(_DeviceParam):
+    """A ``--device`` value, parsed once into a ``DeviceSpec`` (``auto``, ``all``, ``local``,
+    ``cpu``, ``xpu``, ``xpu:N``, ``cuda``, ``cuda:N``), the type every use receives."""
 
     name = "device"
 
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> DeviceSpec:
         from ipex_doctor.errors import DoctorError
         from ipex_doctor.runs.device_selection import parse_device_spec
 
+        if isinstance(value, DeviceSpec):
+            return value
         try:
             return parse_device_spec(str(value))
         except DoctorError as exc:
@@ -266,7 +271,7 @@ BASELINE = click.option(
     "versions that changed, throughput that fell beyond the runs' noise.",
 )  # fmt: skip
 CHECK_RUN = stack(
-    click.option("--device", type=DeviceSpec(), default=None,
+    click.option("--device", type=DeviceOption(), default=None,
                  help="Where to run the checks: auto (the default: cpu and every accelerator), all, cpu, xpu, xpu:N, "
                  "cuda, cuda:N; local (the default under --distributed): this rank's accelerator, and the cpu "
                  "on each node's first rank."),

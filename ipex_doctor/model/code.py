@@ -43,6 +43,21 @@ class FileKind(TextEnum):
 
 
 @dataclass(frozen=True)
+class LineEdit(JsonModel):
+    """A changed range of a file ``scan --fix`` rewrote: the lines ``start``..``end`` (1-based,
+    inclusive, in the file before; ``end`` = ``start`` - 1 for an insertion before ``start``)
+    replaced by ``text`` (a SARIF fix's replacement)."""
+
+    start: int
+    end: int
+    text: str
+
+    def covers(self, line: int) -> bool:
+        """Whether ``line`` (of the file before) lies in the range, or is the insertion point."""
+        return self.start <= line <= max(self.end, self.start)
+
+
+@dataclass(frozen=True)
 class CodeLocation(JsonModel):
     """Where a match is: the file (relative to the scan root it was found under, in POSIX form),
     the 1-based line and 0-based column span, and for a notebook the 1-based code cell (lines

@@ -17,6 +17,7 @@ from pathlib import Path
 from ipex_doctor import __version__
 from ipex_doctor.errors import DoctorError, did_you_mean
 from ipex_doctor.knowledge.known_issues import KnowledgeBase, KnownIssue
+from ipex_doctor.model.device_spec import AUTO, DeviceSpec
 from ipex_doctor.model.environment import (
     IPEX_MODULE,
     Environment,
@@ -89,8 +90,8 @@ class CheckOptions:
     catalog: Mapping[str, CheckScript]
     only: tuple[str, ...] | None = None
     """Check ids to run; ``None`` runs every check a knowledge-base entry names."""
-    device: str = "auto"
-    """A ``--device`` spec, already validated (``device_selection.parse_device_spec``); the
+    device: DeviceSpec = AUTO
+    """The ``--device`` spec, parsed where it was typed; the
     sanity run goes to the one device it names, to the first accelerator for ``auto``, to every
     device for ``all``."""
     timeout_s: float = runner.DEFAULT_CHECK_TIMEOUT_S
@@ -104,13 +105,13 @@ class CheckOptions:
         *,
         checks_dirs: tuple[str, ...] = (),
         only: tuple[str, ...] | None = None,
-        device: str = "auto",
+        device: DeviceSpec = AUTO,
         timeout_s: float = runner.DEFAULT_CHECK_TIMEOUT_S,
         isolation: Isolation = Isolation.WORKER,
         sanity_options: SanityOptions | None = None,
     ) -> CheckOptions:
         """The options from what the user typed: every name checked against the catalog
-        (a usage error with the closest names); ``device`` is a validated spec."""
+        (a usage error with the closest names)."""
         scripts = catalog(tuple(Path(d) for d in checks_dirs))
         only = tuple(scripts) if only == ("all",) else only
         for name in only or ():

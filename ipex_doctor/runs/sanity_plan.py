@@ -7,6 +7,7 @@ The run itself is ``probe/scripts/resnet_sanity.py`` in the worker; its findings
 from __future__ import annotations
 
 from ipex_doctor import resources
+from ipex_doctor.model.device_spec import ALL, AUTO, DeviceSpec
 from ipex_doctor.model.environment import Environment
 from ipex_doctor.model.observations import CheckRun, Outcome
 from ipex_doctor.runs.catalog import CheckScript
@@ -29,7 +30,7 @@ def script() -> CheckScript:
 
 
 def plan(
-    env: Environment, options: SanityOptions, device_spec: str = "auto", *, rank: int = 0
+    env: Environment, options: SanityOptions, device_spec: DeviceSpec = AUTO, *, rank: int = 0
 ) -> tuple[list[Task], list[CheckRun]]:
     """The sanity run's tasks, or the runs that say why it does not run.
 
@@ -42,14 +43,14 @@ def plan(
     """
     torch_import = env.runtime.import_of("torch")
     if torch_import is None or not torch_import.ok:
-        return [], [_not_run(device_spec, "torch does not import")]
-    if device_spec == "all":
+        return [], [_not_run(str(device_spec), "torch does not import")]
+    if device_spec == ALL:
         # NOTE: --device all: a sanity run on every device, so a slow or broken card shows.
         devices = env.device_labels
     else:
         device, missing = first_device(device_spec, env, rank=rank)
         if device is None and not missing:
-            return [], [_not_run(device_spec, f"local rank {rank} of a node without accelerators: "
+            return [], [_not_run(str(device_spec), f"local rank {rank} of a node without accelerators: "
                                  "the node's first rank runs it")]  # fmt: skip
         if device is None:
             absent = CheckRun(
@@ -59,7 +60,7 @@ def plan(
         devices = [device]
     cannot = _without_torchvision(env)
     if cannot is not None:
-        return [], [_not_run(device_spec, cannot, needs="torchvision")]
+        return [], [_not_run(str(device_spec), cannot, needs="torchvision")]
     return [Task(script(), d, options.args()) for d in devices], []
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 import patiencediff
 
-from ipex_doctor.model.code import FileKind
+from ipex_doctor.model.code import FileKind, LineEdit
 from ipex_doctor.scan import confined
 from ipex_doctor.scan.confined import Contents, Place, PlaceError
 from ipex_doctor.scan.fix import (
@@ -186,6 +186,19 @@ def unchanged_since(read: Contents) -> confined.Accept:
 
 
 # -- diffs ----------------------------------------------------------------------------------
+
+
+def line_edits(before: str, after: str) -> list[LineEdit]:
+    """The changed line ranges from ``before`` to ``after`` (for SARIF fixes)."""
+    # NOTE: patience diff, not difflib: difflib's matcher is quadratic on the repeated lines of
+    # generated code, and a fixed 10 MiB module must not take minutes here.
+    old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
+    matcher = patiencediff.PatienceSequenceMatcher(None, old, new)
+    return [
+        LineEdit(i1 + 1, i2, "".join(new[j1:j2]))
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes()
+        if tag != "equal"
+    ]
 
 
 def unified_diff(old: str, new: str, name: str) -> str:

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ipex_doctor.knowledge.code_rules import CodeRule, IpexBuild
-from ipex_doctor.model.code import CodeMatch
+from ipex_doctor.model.code import CodeMatch, LineEdit
 from ipex_doctor.model.environment import IPEX, Environment
 from ipex_doctor.model.findings import Evidence, Finding, FindingKind, Status, Verdict
 from ipex_doctor.scan.kinds import rewritten_by_fix
@@ -109,7 +109,7 @@ def code_finding(
     env: Environment | None,
     kb_findings: Mapping[str, Finding],
     *,
-    fix_edit: Mapping[str, object] | None = None,
+    fix_edit: LineEdit | None = None,
 ) -> Finding:
     """The finding of one match: its status in ``env`` (``None``, an interpreter without
     torch, as a pre-commit hook's: judged by the rule's severity alone),
@@ -137,7 +137,7 @@ def code_finding(
         sentence += f" (suppressed inline: {match.suppressed})"
         status = Status.SKIP
     if fix_edit is not None:
-        data["fix_edit"] = dict(fix_edit)
+        data["fix_edit"] = fix_edit.to_dict()
     remediation = rule.replacement if rule.replacement != "none" else rule.recipe
     if rule.fix and match.mechanical and rewritten_by_fix(match.location.path):
         remediation += " (mechanical: ipex-doctor scan --fix)"

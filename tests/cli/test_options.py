@@ -11,7 +11,8 @@ from click.testing import CliRunner
 from conftest import run_doctor
 
 from ipex_doctor.cli.commands import cli
-from ipex_doctor.cli.options import DeviceSpec, option_group
+from ipex_doctor.cli.options import DeviceOption, option_group
+from ipex_doctor.model.device_spec import DeviceSpec
 
 
 def test_a_group_whose_builder_ignores_an_option_is_refused() -> None:
@@ -54,13 +55,13 @@ def test_every_command_callback_names_each_parameter_it_receives() -> None:
 
 @pytest.mark.parametrize("value", ["cuda:1", " CUDA:1 ", "Cuda:1"])
 def test_device_spec_normalises(value: str) -> None:
-    assert DeviceSpec().convert(value, None, None) == "cuda:1"
+    assert DeviceOption().convert(value, None, None) == DeviceSpec("cuda", 1)
 
 
 @pytest.mark.parametrize("value", ["gpu", "cpu:1", "all:0", "xpu:", ""])
 def test_device_spec_refuses_with_the_accepted_forms(value: str) -> None:
     with pytest.raises(click.BadParameter, match="is not a device .*cuda:N"):
-        DeviceSpec().convert(value, None, None)
+        DeviceOption().convert(value, None, None)
 
 
 @pytest.mark.parametrize("command", ["check", "env", "fix"])

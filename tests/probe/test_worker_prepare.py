@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from conftest import REPO, real_env
 
+from ipex_doctor.model.device_spec import DeviceSpec
 from ipex_doctor.probe.session import Session
 from ipex_doctor.runs.device_selection import accelerators_to_prepare
 
@@ -37,7 +38,7 @@ _SPEC.loader.exec_module(worker)
 def test_the_device_prepared_is_the_one_the_run_uses_first(
     spec: str, rank: int, candidates: tuple[str, ...]
 ) -> None:
-    assert accelerators_to_prepare(spec, rank) == candidates
+    assert accelerators_to_prepare(DeviceSpec.parse(spec), rank) == candidates
 
 
 def _group(kind: str, count: int) -> dict[str, Any]:

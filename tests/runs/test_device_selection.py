@@ -6,6 +6,7 @@ import pytest
 from builders import MAX, make_env
 
 from ipex_doctor.errors import DoctorError
+from ipex_doctor.model.device_spec import DeviceSpec
 from ipex_doctor.runs.device_selection import (
     first_device,
     local_rank,
@@ -23,19 +24,25 @@ CPU_ONLY = make_env({"torch": "2.8.0"})
 def test_each_local_rank_takes_its_own_card_and_only_the_first_the_cpu(
     rank: int, expected: list[str]
 ) -> None:
-    assert select_devices("local", TWO_CARDS, rank=rank) == (expected, [])
+    assert select_devices(DeviceSpec.parse("local"), TWO_CARDS, rank=rank) == (expected, [])
 
 
 def test_a_cpu_node_runs_its_checks_on_its_first_rank_only() -> None:
-    assert select_devices("local", CPU_ONLY, rank=0) == (["cpu"], [])
-    assert select_devices("local", CPU_ONLY, rank=3) == ([], [])
-    assert first_device("local", CPU_ONLY, rank=3) == (None, "")  # not "absent": nothing asked
-    assert first_device("local", TWO_CARDS, rank=1) == ("xpu:1", "")
+    assert select_devices(DeviceSpec.parse("local"), CPU_ONLY, rank=0) == (["cpu"], [])
+    assert select_devices(DeviceSpec.parse("local"), CPU_ONLY, rank=3) == ([], [])
+    assert first_device(DeviceSpec.parse("local"), CPU_ONLY, rank=3) == (
+        None,
+        "",
+    )  # not "absent": nothing asked
+    assert first_device(DeviceSpec.parse("local"), TWO_CARDS, rank=1) == ("xpu:1", "")
 
 
 def test_auto_still_means_every_device() -> None:
-    assert select_devices("auto", TWO_CARDS, rank=1) == (["cpu", "xpu:0", "xpu:1"], [])
-    assert select_devices("xpu:3", TWO_CARDS) == ([], ["xpu:3"])
+    assert select_devices(DeviceSpec.parse("auto"), TWO_CARDS, rank=1) == (
+        ["cpu", "xpu:0", "xpu:1"],
+        [],
+    )
+    assert select_devices(DeviceSpec.parse("xpu:3"), TWO_CARDS) == ([], ["xpu:3"])
 
 
 def test_local_rank_comes_from_the_launcher() -> None:
@@ -47,6 +54,19 @@ def test_local_rank_comes_from_the_launcher() -> None:
 
 
 def test_device_specs() -> None:
-    assert parse_device_spec(" Local ") == "local"
+    assert parse_device_spec(" Local ") == DeviceSpec("local")
     with pytest.raises(DoctorError, match="not a device"):
         parse_device_spec("local:1")
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "index"),
+    [("auto", "auto", None), ("local", "local", None), ("cpu", "cpu", None),
+     ("xpu:3", "xpu", 3), (" CUDA:10 ", "cuda", 10), ("cuda", "cuda", None)],
+)  # fmt: skip
+def test_a_spec_is_parsed_once_into_its_parts_and_written_back(
+    text: str, kind: str, index: int | None
+) -> None:
+    spec = DeviceSpec.parse(text)
+    assert (spec.kind, spec.index) == (kind, index)
+    assert str(spec) == text.strip().lower() and DeviceSpec.parse(str(spec)) == spec

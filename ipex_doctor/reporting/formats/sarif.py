@@ -21,7 +21,7 @@ small and the tests validate every log against the official OASIS schema.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -209,20 +209,3 @@ def _fix(path: str, edit: Mapping[str, Any]) -> dict[str, Any]:
             }
         ],
     }
-
-
-def line_edits(before: str, after: str) -> Sequence[dict[str, Any]]:
-    """The changed line ranges between two versions of a file, as ``fix_edit`` mappings
-    (``start``/``end`` 1-based inclusive in ``before``; ``text``: the lines that replace them)."""
-    # NOTE: patience diff, not difflib: difflib's matcher is quadratic on the repeated lines of
-    # generated code, and a fixed 10 MiB module must not take minutes here.
-    from patiencediff import PatienceSequenceMatcher
-
-    old, new = before.splitlines(keepends=True), after.splitlines(keepends=True)
-    edits = []
-    matcher = PatienceSequenceMatcher(None, old, new)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            continue
-        edits.append({"start": i1 + 1, "end": i2, "text": "".join(new[j1:j2])})
-    return edits

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ipex_doctor.model.device_spec import DeviceSpec
 from ipex_doctor.model.environment import Environment, Host
 from ipex_doctor.model.findings import (
     BaselineComparison,
@@ -207,7 +208,11 @@ def judged_devices(where: str, env: Environment) -> list[str]:
         return [where]
     if where == "all":
         return list(env.device_labels)
-    device, _missing = first_device(where, env)
+    try:
+        spec = DeviceSpec.parse(where)
+    except ValueError:
+        return [where]  # NOTE: a saved report's text: shown as it is
+    device, _missing = first_device(spec, env)
     return [device] if device is not None else [where]
 
 
