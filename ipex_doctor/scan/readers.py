@@ -9,6 +9,7 @@ notebook cell that does not parse is skipped alone (the other cells are still re
 
 from __future__ import annotations
 
+import ast
 import json
 from collections.abc import Iterable, Iterator
 from typing import NamedTuple
@@ -21,6 +22,7 @@ from ipex_doctor.scan.launch_text import rewrite_launch_text
 from ipex_doctor.scan.notebooks import Cell, NotANotebook, code_cells
 from ipex_doctor.scan.python_matches import python_hits
 from ipex_doctor.scan.python_names import Facts, NameTable
+from ipex_doctor.scan.python_statements import parse_relevant, relevant_words
 from ipex_doctor.scan.python_strings import fragments
 from ipex_doctor.scan.ruleset import RuleSet
 from ipex_doctor.scan.shell_lines import command_lines
@@ -59,8 +61,14 @@ def skipped(candidate: Candidate, reason: str) -> Outcome:
     return Outcome(False, [], [SkippedFile(candidate.display, reason)])
 
 
-def read_python(candidate: Candidate, data: bytes, rules: RuleSet) -> Outcome:
-    """A ``*.py`` or ``setup.py``: its Python rules, and the text rules of its kind by line."""
+def read_python(
+    candidate: Candidate, data: bytes, rules: RuleSet, *, whole: bool = False
+) -> Outcome:
+    """A ``*.py`` or ``setup.py``: its Python rules, and the text rules of its kind by line.
+
+    Only the statements the rules can read are parsed (``python_statements``); ``whole``
+    parses the whole module, the reference that reading is held to (the outcome is the same,
+    save a syntax error in a statement left out: see ``python_statements``)."""
     probe = Probe(data)
     if not rules.prefilter(candidate.kind, python=True).admits(probe):
         return NOT_PARSED
@@ -74,8 +82,9 @@ def read_python(candidate: Candidate, data: bytes, rules: RuleSet) -> Outcome:
     reads_text = bool(text_rules) and may_hit(text_rules, probe)
     if python is None and not reads_text:
         return Outcome(True, [], [])
+    words = None if whole else relevant_words(rules.prefilter(candidate.kind, python=True), probe)
     try:
-        facts, table = _read_names(text)
+        facts, table = _read_names(parse_relevant(text, words))
     except Unparsable as error:
         return skipped(candidate, str(error))
     found = _unique(text_hits(fragments(facts, lines), text_rules, probe)) if reads_text else []
@@ -83,10 +92,10 @@ def read_python(candidate: Candidate, data: bytes, rules: RuleSet) -> Outcome:
     return Outcome(True, [to_match(hit, candidate.display, lines) for hit in hits], [])
 
 
-def _read_names(text: str) -> tuple[Facts, NameTable]:
-    """One module's facts and finished name table; ``Unparsable`` when it is not Python 3."""
+def _read_names(tree: ast.Module) -> tuple[Facts, NameTable]:
+    """One module's facts and finished name table."""
     table = NameTable()
-    facts = table.read(parse_python(text))
+    facts = table.read(tree)
     table.finish()
     return facts, table
 
