@@ -20,7 +20,7 @@ from textwrap import dedent
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scan_rules import SAMPLE
+from scan_rules import SAMPLE, scan, write
 from test_fix import CASES, KITCHEN_SINK, REFUSALS
 from test_fix_slice import FILLERS, padded
 
@@ -28,7 +28,7 @@ from ipex_doctor.knowledge import code_rules
 from ipex_doctor.model.code import FileKind
 from ipex_doctor.scan.discovery import Candidate
 from ipex_doctor.scan.python_statements import module_bindings, parse_relevant, relevant_words
-from ipex_doctor.scan.readers import Outcome, read_python
+from ipex_doctor.scan.readers import STATEMENTS_FROM_BYTES, Outcome, read_python
 from ipex_doctor.scan.ruleset import RuleSet
 from ipex_doctor.scan.source import decode_python
 from ipex_doctor.scan.triggers import Probe
@@ -40,7 +40,10 @@ SAMPLED = RuleSet(SAMPLE)
 def outcomes(data: bytes, rules: RuleSet) -> tuple[Outcome, Outcome]:
     """The outcome of reading ``data`` as ``m.py`` statement by statement, and whole."""
     candidate = Candidate(Path("m.py"), "m.py", FileKind.PYTHON, len(data))
-    return read_python(candidate, data, rules), read_python(candidate, data, rules, whole=True)
+    return (
+        read_python(candidate, data, rules, whole=False),
+        read_python(candidate, data, rules, whole=True),
+    )
 
 
 def kept(data: bytes, rules: RuleSet) -> tuple[int, int]:
@@ -191,3 +194,15 @@ def test_module_bindings_are_what_another_statement_can_read(
     """Imports and definitions at module level, ``global`` names, plain assignments anywhere
     (a probe's flag is known by its name); a tuple target or a walrus only hides a name."""
     assert module_bindings(ast.parse(statement).body[0]) == names
+
+
+def test_a_large_file_is_read_by_statement_and_a_small_one_whole(tmp_path: Path) -> None:
+    """Through the scan: from ``STATEMENTS_FROM_BYTES`` on, a syntax error in a statement the
+    rules do not read leaves the findings; in a smaller file, the file is skipped with it."""
+    head = "import intel_extension_for_pytorch\n" + 'print "plain"\n'
+    table = "".join(f"ROW_{n} = {n}\n" for n in range(STATEMENTS_FROM_BYTES // 10))
+    assert len(head + table) >= STATEMENTS_FROM_BYTES
+    write(tmp_path, {"large.py": head + table, "small.py": head})
+    result = scan(tmp_path, code_rules.load())
+    assert [(m.location.path, m.rule_id) for m in result.matches] == [("large.py", "ipex-import")]
+    assert [s.path for s in result.skipped] == ["small.py"]
