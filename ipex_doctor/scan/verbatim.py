@@ -15,6 +15,7 @@ which also breaks at a form feed, ``\\x1c`` to ``\\x1e``, ``\\x85`` and the Unic
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import re
 from collections.abc import Collection, Sequence
@@ -23,6 +24,7 @@ from dataclasses import dataclass, replace
 import libcst as cst
 
 from ipex_doctor.scan.fix import WHOLE_FILE, FixOutcome, Refusal, fix_source
+from ipex_doctor.scan.top_level import top_level
 
 Line = tuple[str, str]
 """One line: its text and its ending (``"\\n"``, ``"\\r\\n"``, ``"\\r"``, or ``""`` for a last line
@@ -171,14 +173,113 @@ def _opcodes(a: Sequence[str], b: Sequence[str]) -> list[tuple[str, int, int, in
 def fix_python(text: str, fix_ids: Collection[str]) -> FixOutcome:
     """``fix_source`` on ``text`` (Python source without its byte-order mark), everything
     outside the rewritten lines kept byte for byte (see the module docstring). Records count
-    lines as ``text`` does."""
+    lines as ``text`` does.
+
+    Each changed place is traced on its own, over the top-level statements around it
+    (``changed_regions``); the lines between are the original's, as ``fix_source`` left
+    them. So a 10 MiB module with a rewrite near each end costs a few statements, not a
+    LibCST tree of the whole module."""
     lines = split_lines(text)
     normalised = lf_text(lines)
     outcome = fix_source(normalised, fix_ids)
     if not outcome.changed:
         return replace(outcome, source=text)
-    traced = trace(lines, cst.parse_module(normalised).code, outcome.source)
-    if traced is None:
-        refusal = Refusal(WHOLE_FILE, 1, NOT_LINE_FOR_LINE)
-        return FixOutcome(text, refusals=(*outcome.refusals, refusal))
-    return replace(outcome, source=join_lines(traced.lines))
+    fixed = split_lines(outcome.source)
+    written: list[Line] = []
+    done = 0
+    for first, last, start, end in changed_regions(normalised, split_lines(normalised), fixed):
+        region = lines[first:last]
+        try:
+            roundtrip = cst.parse_module(lf_text(region)).code
+        except (cst.ParserSyntaxError, RecursionError):
+            refusal = Refusal(WHOLE_FILE, first + 1, NOT_READABLE_AROUND)
+            return FixOutcome(text, refusals=(*outcome.refusals, refusal))
+        traced = trace(region, roundtrip, join_lines(fixed[start:end]))
+        if traced is None:
+            refusal = Refusal(WHOLE_FILE, 1, NOT_LINE_FOR_LINE)
+            return FixOutcome(text, refusals=(*outcome.refusals, refusal))
+        written += lines[done:first]
+        written += traced.lines
+        done = last
+    written += lines[done:]
+    return replace(outcome, source=join_lines(written))
+
+
+NOT_READABLE_AROUND = (
+    "not fixed: LibCST cannot read the statements around the rewrites (a syntax error there?), "
+    "so the lines around them could not be kept as they are; rewrite it by hand"
+)
+
+
+def changed_regions(
+    normalised: str, before: Sequence[Line], after: Sequence[Line]
+) -> list[tuple[int, int, int, int]]:
+    """Where ``after`` differs from ``before`` (the lines of ``normalised``), as ``(first,
+    last, start, end)``: ``before[first:last]`` became ``after[start:end]``, and the lines
+    between two regions are the same in both.
+
+    A region is whole top-level statements, from the end of one to the end of another, so a
+    statement's leading comments go with it; a change in the lines between two statements
+    takes both (LibCST gives such lines to the one before, as a block's footer, or to the
+    one after). The whole text when it cannot be split into statements (``top_level``)."""
+    spans = _statement_lines(normalised, len(before))
+    keys = [text + ending for text, ending in before]
+    if spans is None:
+        return [(0, len(before), 0, len(after))]
+    starts = [first for first, _ in spans]
+    changes = [
+        op for op in _opcodes(keys, [text + ending for text, ending in after]) if op[0] != "equal"
+    ]
+    widened: list[list[int]] = []
+    for _, i1, i2, _, _ in changes:
+        low, high = (i1, i2 - 1) if i2 > i1 else (max(i1 - 1, 0), i1)
+        first, last = _around(low, high, spans, starts, len(before))
+        if widened and first <= widened[-1][1]:
+            widened[-1][1] = max(widened[-1][1], last)
+        else:
+            widened.append([first, last])
+    regions: list[tuple[int, int, int, int]] = []
+    shift = 0
+    for first, last in widened:
+        inside = [op for op in changes if first <= op[1] and op[2] <= last]
+        grown = sum((j2 - j1) - (i2 - i1) for _, i1, i2, j1, j2 in inside)
+        regions.append((first, last, first + shift, last + shift + grown))
+        shift += grown
+    return regions
+
+
+def _around(
+    low: int, high: int, spans: Sequence[tuple[int, int]], starts: Sequence[int], size: int
+) -> tuple[int, int]:
+    """The region of whole statements around lines ``low`` to ``high`` (see
+    ``changed_regions``)."""
+    before = bisect.bisect_right(starts, low) - 1
+    first = spans[before - 1][1] if before >= 1 else 0
+    after = bisect.bisect_right(starts, high) - 1
+    if after < 0:
+        last = spans[0][1] if spans else size
+    elif high < spans[after][1]:
+        last = spans[after][1]
+    else:
+        last = spans[after + 1][1] if after + 1 < len(spans) else size
+    return first, last
+
+
+def _statement_lines(normalised: str, size: int) -> list[tuple[int, int]] | None:
+    """Each top-level statement of ``normalised`` (``\\n`` line breaks, ``size`` lines) as
+    the index of its first line and of the line after its last; ``None`` when the text
+    cannot be split (``top_level``)."""
+    statements = top_level(normalised)
+    if statements is None:
+        return None
+    spans: list[tuple[int, int]] = []
+    line = 0
+    pos = 0
+    for statement in statements:
+        line += normalised.count("\n", pos, statement.start)
+        first = line
+        line += normalised.count("\n", statement.start, statement.end)
+        pos = statement.end
+        # NOTE: a last line without a line break is a line all the same
+        spans.append((first, line if normalised.endswith("\n", 0, pos) else size))
+    return spans

@@ -13,7 +13,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ipex_doctor.scan.fix_files import fix_file
-from ipex_doctor.scan.verbatim import fix_python, join_lines, split_lines, trace
+from ipex_doctor.scan.verbatim import (
+    changed_regions,
+    fix_python,
+    join_lines,
+    lf_text,
+    split_lines,
+    trace,
+)
 
 OLD = "with torch.xpu.amp.autocast():"
 NEW = 'with torch.amp.autocast("xpu", dtype=torch.bfloat16, cache_enabled=True):'
@@ -129,3 +136,41 @@ def test_the_reported_cases_on_real_files(
     path.write_bytes(before)
     fixed = fix_file(path, {fix_id}, write=True)
     assert fixed.changed and path.read_bytes() == after
+
+
+def test_each_change_is_traced_over_the_statements_around_it_only() -> None:
+    """Two rewrites far apart are two regions of whole statements; the statements between
+    (here one LibCST cannot even read) are never given to LibCST, and stay byte for byte."""
+    between = 'print "a Python 2 statement LibCST refuses"\r\nTABLE = [\x0c1,\r\n 2]   \r\n'
+    text = (
+        "import torch\r\n# leading comment\r\n" + OLD + "\r\n    pass\r\n" + between + OLD
+        + "\r\n    pass\r\n"
+    )  # fmt: skip
+    outcome = fix_python(text, {"autocast-xpu"})
+    assert outcome.changed, outcome.refusals
+    assert outcome.source == text.replace(OLD, NEW)
+    normalised = lf_text(split_lines(text))
+    fixed = split_lines(text.replace(OLD, NEW).replace("\r\n", "\n"))
+    assert changed_regions(normalised, split_lines(normalised), fixed) == [
+        (1, 4, 1, 4),
+        (7, 9, 7, 9),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "regions"),
+    [
+        ("a = 1\nb = 2\nc = 3\n", "a = 1\nB = 2\nc = 3\n", [(1, 2, 1, 2)]),
+        # a change in the lines between two statements takes both
+        ("a = 1\n# x\nb = 2\n", "a = 1\n# y\nb = 2\n", [(0, 3, 0, 3)]),
+        # an inserted line takes the statements on both sides
+        ("a = 1\nb = 2\nc = 3\n", "a = 1\nb = 2\nx = 0\nc = 3\n", [(1, 3, 1, 4)]),
+        # a removed statement with its leading comment; the last line has no line break
+        ("a = 1\n# about b\nb = 2\nc = 3", "a = 1\nc = 3", [(0, 3, 0, 1)]),
+        ("def f():\n    pass\n\n   ", "def f():\n    pass\n   ", [(0, 4, 0, 3)]),
+    ],
+)
+def test_changed_regions_are_whole_statements(
+    before: str, after: str, regions: list[tuple[int, int, int, int]]
+) -> None:
+    assert changed_regions(before, split_lines(before), split_lines(after)) == regions
