@@ -79,6 +79,8 @@ class ScanRequest:
     """Reuse the outcomes of files unchanged since the last scan (``scan.outcome_cache``)."""
     docs: bool = False
     """Read the code blocks of the Markdown and reST documents under the roots too."""
+    rule_overlays: tuple[str, ...] = ()
+    """The site's code-rules files (``--rules``), applied over the shipped rules in order."""
 
 
 def _wanted(result: ScanResult, rules: CodeRules) -> dict[str, set[str]]:
@@ -109,15 +111,34 @@ def _fix_catalogue() -> Mapping[str, str]:
     return FIX_CATALOGUE
 
 
+def scan_rules(
+    request: ScanRequest, knowledge: known_issues.KnowledgeBase, notify: Notify
+) -> CodeRules:
+    """The shipped rules with the request's overlays applied, every replacement said through
+    ``notify``; a bad overlay raises its one-line error before anything is read."""
+    # NOTE: a rule's fix is checked against the codemods' own catalogue where --fix or --diff
+    # loads them anyway (LibCST); a plain scan never does for the shipped rules, which a test
+    # holds to the catalogue. An overlay is the site's own file: its fixes are always checked.
+    fixing = request.fix or request.diff
+    rules = code_rules.load(known_fixes=_fix_catalogue() if fixing else None)
+    if not request.rule_overlays:
+        return rules
+    rules = code_rules.with_overlays(
+        rules, request.rule_overlays,
+        known_ids=[issue.id for issue in knowledge.issues], known_fixes=_fix_catalogue(),
+    )  # fmt: skip
+    for note in rules.notes:
+        notify(note)
+    return rules
+
+
 def scan_and_publish(request: ScanRequest, *, notify: Notify, emit: Notify) -> ExitCode:
     """Scan, judge, publish; the exit code. ``notify`` carries messages for the user,
     ``emit`` the diffs of ``--diff`` / ``--fix`` and the places left alone."""
     out = request.out
     out.check()
-    # NOTE: a rule's fix is checked against the codemods' own catalogue where --fix or --diff
-    # loads them anyway (LibCST); a plain scan never does.
-    rules = code_rules.load(known_fixes=_fix_catalogue() if request.fix or request.diff else None)
     knowledge = known_issues.load_files(request.kb_overlays, notify)
+    rules = scan_rules(request, knowledge, notify)
     policy = gate_policy(out, knowledge, [r.id for r in rules.rules])
     env, _ = examine(
         ProbeOptions(request.probe.python, request.probe.timeout_s, runtime_probe=False)
@@ -314,6 +335,21 @@ def knowledge_findings(
     return {f.id: f for f in judge(env, knowledge)}
 
 
+def _with_rule_source(finding: Finding, source: str | None) -> Finding:
+    """``finding`` of a site's overlay rule names the file the rule comes from, in its
+    evidence (``rule_source``, which SARIF carries too); a shipped rule's is unchanged."""
+    if source is None:
+        return finding
+    import dataclasses
+
+    evidence = dataclasses.replace(
+        finding.evidence,
+        summary=f"{finding.evidence.summary} (rule from {source})",
+        data={**finding.evidence.data, "rule_source": source},
+    )
+    return dataclasses.replace(finding, evidence=evidence)
+
+
 def _one_per_place(findings: Sequence[Finding]) -> list[Finding]:
     """One finding per place in the code: where several rules match the same expression
     (``ipex.optimize`` and its bf16 pitfall), the worst (then the more specific: the later,
@@ -356,7 +392,8 @@ def _report(
         if rule is None:
             continue
         edit = _edit_for(match, edits) if rule.fix and edits else None
-        findings.append(code_finding(match, rule, joined, kb_findings, fix_edit=edit))
+        finding = code_finding(match, rule, joined, kb_findings, fix_edit=edit)
+        findings.append(_with_rule_source(finding, rules.source_of(rule.id)))
     summary = ScanSummary(result.roots, result.files_seen, result.files_parsed, result.skipped, fix)
     findings = _one_per_place(findings)
     unread = unread_finding(result.skipped)

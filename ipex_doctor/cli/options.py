@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
@@ -62,6 +63,67 @@ def option_group(name: str, build: Callable[..., Any], *options: Decorator) -> C
             return func(*args, **kwargs, **{name: build(**values)})
 
         return stack(*options)(command)  # type: ignore[return-value]
+
+    return apply
+
+
+@dataclass(frozen=True)
+class Refuse:
+    """One usage rule of a command, as data: ``message`` when ``given`` was given (``None``:
+    always) together with any of ``with_any``, or without every one of ``without``.
+
+    Values given are those Click parsed, before any group builds its value: a flag set, an
+    option or argument with a value, a repeatable one given at least once.
+    """
+
+    given: str | None
+    message: str
+    with_any: tuple[str, ...] = ()
+    without: tuple[str, ...] = ()
+    error: Callable[[str], Exception] = click.UsageError
+    """The error raised: a usage error (exit 2, with the command's usage line) unless the
+    command has always answered this one as a one-line ``DoctorError``."""
+
+    def broken(self, params: Mapping[str, Any]) -> bool:
+        """Whether ``params`` (parameter name to parsed value) break this rule."""
+        if self.given is not None and not _given(params.get(self.given)):
+            return False
+        if any(_given(params.get(name)) for name in self.with_any):
+            return True
+        return bool(self.without) and not any(_given(params.get(n)) for n in self.without)
+
+    def names(self) -> set[str]:
+        """The parameters this rule reads."""
+        return {n for n in (self.given, *self.with_any, *self.without) if n is not None}
+
+
+def _given(value: Any) -> bool:
+    return value not in (None, False, (), "")
+
+
+def refuse(*rules: Refuse) -> Callable[[F], F]:
+    """Check ``rules`` in order before the command runs: the first broken one is raised.
+
+    Applied above a command's options (below ``@cli.command()``), so each name a rule reads
+    is checked against the command's parameters when the command is declared: a rule cannot
+    name an option the command does not have.
+    """
+
+    def apply(func: F) -> F:
+        declared = {p.name for p in getattr(func, "__click_params__", [])}
+        unknown = set().union(*(rule.names() for rule in rules)) - declared
+        if unknown:
+            raise TypeError(f"{func.__name__}: rules name unknown parameters {sorted(unknown)}")
+
+        @functools.wraps(func)
+        def command(*args: Any, **kwargs: Any) -> Any:
+            params = click.get_current_context().params
+            broken = next((rule for rule in rules if rule.broken(params)), None)
+            if broken is not None:
+                raise broken.error(broken.message)
+            return func(*args, **kwargs)
+
+        return command  # type: ignore[return-value]
 
     return apply
 
