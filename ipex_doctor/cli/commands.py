@@ -122,18 +122,11 @@ def cli() -> None:
               help="Also read your code under PATH (as scan does), judged against this environment. Repeatable.")  # fmt: skip
 @SANITY
 def check(
-    probe: ProbeOptions,
-    kb_overlays: tuple[str, ...],
-    out: OutputOptions,
-    baseline: SavedReport | None,
-    device: DeviceSpec | None,
-    isolation: Isolation,
-    checks_dirs: tuple[str, ...],
-    skip_sanity: bool,
-    distributed: bool,
-    code: tuple[str, ...],
+    probe: ProbeOptions, kb_overlays: tuple[str, ...], out: OutputOptions,
+    baseline: SavedReport | None, device: DeviceSpec | None, isolation: Isolation,
+    checks_dirs: tuple[str, ...], skip_sanity: bool, distributed: bool, code: tuple[str, ...],
     sanity_options: SanityOptions,
-) -> int:
+) -> int:  # fmt: skip
     """Full diagnosis: probe, reproductions on every device, the AMP sanity run, verdicts."""
     from ipex_doctor.app.diagnosis import Request
     from ipex_doctor.model.findings import Command
@@ -161,15 +154,10 @@ def check(
 @OUTPUT_EXPLAINING
 @CHECK_RUN
 def repro(
-    names: tuple[str, ...],
-    list_only: bool,
-    probe: ProbeOptions,
-    kb_overlays: tuple[str, ...],
-    out: OutputOptions,
-    device: DeviceSpec | None,
-    isolation: Isolation,
+    names: tuple[str, ...], list_only: bool, probe: ProbeOptions, kb_overlays: tuple[str, ...],
+    out: OutputOptions, device: DeviceSpec | None, isolation: Isolation,
     checks_dirs: tuple[str, ...],
-) -> int:
+) -> int:  # fmt: skip
     """Run reproductions of known issues (NAME..., or all) and explain what they found."""
     if list_only:
         from ipex_doctor.app.knowledge_views import KnowledgeRequest, list_checks
@@ -196,13 +184,9 @@ def repro(
               help="Device for the run (default: the first accelerator, else cpu): cpu, xpu, xpu:N, cuda, cuda:N.")  # fmt: skip
 @SANITY
 def sanity(
-    probe: ProbeOptions,
-    kb_overlays: tuple[str, ...],
-    out: OutputOptions,
-    baseline: SavedReport | None,
-    device: DeviceSpec | None,
-    sanity_options: SanityOptions,
-) -> int:
+    probe: ProbeOptions, kb_overlays: tuple[str, ...], out: OutputOptions,
+    baseline: SavedReport | None, device: DeviceSpec | None, sanity_options: SanityOptions,
+) -> int:  # fmt: skip
     """ResNet-50 AMP sanity run: training converges, AMP agrees with fp32, AMP is faster."""
     from ipex_doctor.app.diagnosis import Request
     from ipex_doctor.model.findings import Command
@@ -230,12 +214,9 @@ def env(probe: ProbeOptions, kb_overlays: tuple[str, ...], out: OutputOptions) -
 @OUTPUT
 @BASELINE
 def report(
-    report_file: str,
-    kb_overlays: tuple[str, ...],
-    as_recorded: bool,
-    out: OutputOptions,
+    report_file: str, kb_overlays: tuple[str, ...], as_recorded: bool, out: OutputOptions,
     baseline: SavedReport | None,
-) -> int:
+) -> int:  # fmt: skip
     """Re-render a saved JSON report, re-judged against the current knowledge base."""
     from ipex_doctor.app.replay import replay_report
 

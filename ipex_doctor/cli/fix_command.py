@@ -57,16 +57,10 @@ def _conversation(out: OutputOptions, yes: bool) -> Conversation:
 @click.option("--rollback-on-regression", is_flag=True,
               help="Undo at once if the diagnosis after is worse than before.")  # fmt: skip
 def fix(
-    python: str | None,
-    timeout: float,
-    kb_overlays: tuple[str, ...],
-    out: OutputOptions,
-    saved_report: str | None,
-    yes: bool,
-    undo: str | None,
-    snapshot: str | None,
+    python: str | None, timeout: float, kb_overlays: tuple[str, ...], out: OutputOptions,
+    saved_report: str | None, yes: bool, undo: str | None, snapshot: str | None,
     rollback_on_regression: bool,
-) -> int:
+) -> int:  # fmt: skip
     """Plan, and with --yes apply, the pip remedies of the findings: install or uninstall
     pinned packages in the examined interpreter only, with a snapshot to undo.
 

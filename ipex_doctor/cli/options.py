@@ -48,12 +48,15 @@ def option_group(name: str, build: Callable[..., Any], *options: Decorator) -> C
     """Apply ``options`` and hand the command one argument, ``name``, built from their values by
     ``build`` (called with one keyword argument per option, at invocation).
 
-    ``build``'s parameters must be exactly the options' names: checked here, when the command
-    is declared, so a group cannot grow an option its builder ignores.
+    ``build`` must take every option by name and need nothing else (a parameter no option
+    gives has a default): checked here, when the command is declared, so a group cannot grow
+    an option its builder ignores, nor a builder a value no option gives.
     """
     declared = _param_names(options)
-    expected = set(inspect.signature(build).parameters)
-    if declared != expected:
+    parameters = inspect.signature(build).parameters
+    expected = set(parameters)
+    needed = {n for n, p in parameters.items() if p.default is inspect.Parameter.empty}
+    if not needed <= declared <= expected:
         raise TypeError(f"{name}: options {sorted(declared)} but builder takes {sorted(expected)}")
 
     def apply(func: F) -> F:
@@ -181,18 +184,12 @@ def _baseline(ctx: click.Context, param: click.Parameter, value: str | None) -> 
 
 def _output_options(explaining: bool) -> Callable[..., OutputOptions]:
     def build(
-        json_path: str | None,
-        junit_path: str | None,
-        markdown_path: str | None,
-        html_path: str | None,
-        fail_on: str | None,
-        ignores: tuple[str, ...],
-        policy_file: str | None,
-        quiet: bool,
-        verbose: int,
-    ) -> OutputOptions:
-        """The output options; ``explaining`` commands (repro, sanity) show the evidence of
-        every finding unless ``-q``."""
+        json_path: str | None, junit_path: str | None, markdown_path: str | None,
+        html_path: str | None, fail_on: str | None, ignores: tuple[str, ...],
+        policy_file: str | None, quiet: bool, verbose: int, sarif_path: str | None = None,
+    ) -> OutputOptions:  # fmt: skip
+        """The output options (``sarif_path``: scan's alone); ``explaining`` commands (repro,
+        sanity) show the evidence of every finding unless ``-q``."""
         from ipex_doctor.reporting.formats.kinds import Format
         from ipex_doctor.reporting.output_options import FailOn, OutputOptions
 
@@ -204,6 +201,7 @@ def _output_options(explaining: bool) -> Callable[..., OutputOptions]:
             Format.JUNIT: junit_path,
             Format.MARKDOWN: markdown_path,
             Format.HTML: html_path,
+            Format.SARIF: sarif_path,
         }
         return OutputOptions(
             sinks=tuple((fmt, path) for fmt, path in paths.items() if path is not None),
@@ -292,34 +290,9 @@ _OUTPUT_OPTIONS = (
 OUTPUT = option_group("out", _output_options(explaining=False), *_OUTPUT_OPTIONS)
 
 
-def _scan_output_options(
-    json_path: str | None,
-    junit_path: str | None,
-    markdown_path: str | None,
-    html_path: str | None,
-    sarif_path: str | None,
-    fail_on: str | None,
-    ignores: tuple[str, ...],
-    policy_file: str | None,
-    quiet: bool,
-    verbose: int,
-) -> OutputOptions:
-    """The output options of ``scan``: the common ones, and SARIF last."""
-    import dataclasses
-
-    from ipex_doctor.reporting.formats.kinds import Format
-
-    common = _output_options(explaining=False)
-    out = common(json_path, junit_path, markdown_path, html_path, fail_on, ignores, policy_file,
-                 quiet, verbose)  # fmt: skip
-    if sarif_path is None:
-        return out
-    return dataclasses.replace(out, sinks=(*out.sinks, (Format.SARIF, sarif_path)))
-
-
 OUTPUT_SCAN = option_group(
     "out",
-    _scan_output_options,
+    _output_options(explaining=False),
     *_OUTPUT_OPTIONS,
     click.option("--sarif", "sarif_path", metavar="PATH",
                  help="Write a SARIF 2.1.0 log of the code findings, for code scanning ('-': stdout)."),

@@ -25,6 +25,27 @@ def test_a_group_whose_builder_ignores_an_option_is_refused() -> None:
         option_group("value", build, click.option("--a"), click.option("--b"))
 
 
+def test_a_group_whose_builder_needs_a_value_no_option_gives_is_refused() -> None:
+    """A builder parameter no option gives must have a default (scan's ``sarif_path``), else
+    the group is refused when declared; with one, the group builds with the default."""
+
+    def needs(a: str | None, b: str | None) -> str:
+        return f"{a}{b}"
+
+    def may(a: str | None, b: str | None = "-") -> str:
+        return f"{a}{b}"
+
+    with pytest.raises(TypeError, match="options"):
+        option_group("value", needs, click.option("--a"))
+
+    @click.command()
+    @option_group("value", may, click.option("--a"))
+    def command(value: str) -> None:
+        click.echo(value)
+
+    assert CliRunner().invoke(command, ["--a", "x"]).output.strip() == "x-"
+
+
 def test_a_group_hands_the_command_one_built_value() -> None:
     """The command sees the built value under the group's name, and none of the raw options."""
 
