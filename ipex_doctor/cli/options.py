@@ -2,9 +2,12 @@
 
 A group of options that together make one value (the output options, the sanity run's, what
 to examine) is declared with ``option_group``: the command receives the built value under one
-name, never the raw strings, and the builder's signature must name exactly the group's
-options, so an option nothing consumes fails the first call instead of vanishing. A single
-option is typed by a Click type or callback (``DeviceOption``, ``--isolation``, ``--baseline``).
+name, never the raw strings, and the builder must take every one of the group's options (and
+need no other), so an option nothing consumes fails when the command is declared instead of
+vanishing. A single option is typed by a Click type or callback (``DeviceOption``,
+``--isolation``, ``--baseline``). What options may not be given together, or only with
+another, is a table of ``Refuse`` rules over a command (``refuse``), checked in one place
+before the command runs, its names held to the command's parameters when it is declared.
 
 Builders import the rest of the package lazily: ``--help`` and the light commands load only
 this module, Click and the model's vocabulary.
