@@ -18,8 +18,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import click
 
@@ -73,14 +72,17 @@ def option_group(name: str, build: Callable[..., Any], *options: Decorator) -> C
     return apply
 
 
-@dataclass(frozen=True)
-class Refuse:
+class Refuse(NamedTuple):
     """One usage rule of a command, as data: ``message`` when ``given`` was given (``None``:
     always) together with any of ``with_any``, or without every one of ``without``.
 
     Values given are those Click parsed, before any group builds its value: a flag set, an
     option or argument with a value, a repeatable one given at least once.
     """
+
+    # NOTE: a NamedTuple, not the house's frozen dataclass: this module is on every light
+    # command's path, and building a dataclass costs about 2 ms at import on a busy 2-core
+    # machine where a NamedTuple costs about 0.3 ms; it is as immutable and as typed.
 
     given: str | None
     message: str
