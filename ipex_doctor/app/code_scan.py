@@ -24,7 +24,14 @@ from typing import TYPE_CHECKING, Any
 from ipex_doctor import __version__
 from ipex_doctor.app.conclusion import conclude, gate_policy
 from ipex_doctor.app.interrupts import sigterm_raises
-from ipex_doctor.errors import DoctorError, ExitCode, OutputError, Stopped, Terminated
+from ipex_doctor.errors import (
+    DoctorError,
+    ExitCode,
+    KnowledgeBaseError,
+    OutputError,
+    Stopped,
+    Terminated,
+)
 from ipex_doctor.knowledge import code_rules, known_issues
 from ipex_doctor.knowledge.code_rules import CodeRules
 from ipex_doctor.model.code import (
@@ -123,13 +130,49 @@ def scan_rules(
     rules = code_rules.load(known_fixes=_fix_catalogue() if fixing else None)
     if not request.rule_overlays:
         return rules
+    shipped = rules
     rules = code_rules.with_overlays(
         rules, request.rule_overlays,
         known_ids=[issue.id for issue in knowledge.issues], known_fixes=_fix_catalogue(),
     )  # fmt: skip
+    _refuse_retargeted_fixes(rules, shipped)
     for note in rules.notes:
         notify(note)
     return rules
+
+
+def _refuse_retargeted_fixes(rules: CodeRules, shipped: CodeRules) -> None:
+    """Refuse an overlay rule whose ``fix`` would be promised where the rewrite does nothing.
+
+    A finding says "mechanical" where its rule's fix rewrites that place, and ``--fix`` runs
+    the codemod on the file: a rule matching a name its codemod does not rewrite would be
+    labelled mechanical and left alone. So an overlay rule's symbols must be names its
+    codemod rewrites (its ``TARGETS``), and a fix that rewrites a pattern, an import or a line
+    rather than names keeps the ``match`` of the shipped rule it belongs to (reworded, never
+    retargeted)."""
+    from ipex_doctor.scan.codemods import CODEMODS
+
+    for rule_id, source in rules.overlaid:
+        rule = rules.get(rule_id)
+        if rule is None or rule.fix is None:
+            continue
+        targets = frozenset(CODEMODS[rule.fix]().targets())
+        if targets:
+            outside = [s for s in rule.match.symbols if s not in targets]
+            if rule.match.kind == "symbols" and not outside:
+                continue
+            what = (f"does not rewrite {', '.join(outside)}" if outside
+                    else f"rewrites names, and the rule matches by {rule.match.kind}")  # fmt: skip
+        elif any(r.fix == rule.fix and r.match == rule.match for r in shipped.rules):
+            continue
+        else:
+            what = "matches other code than the shipped rule with that fix"
+        raise KnowledgeBaseError(
+            f"{source}: rule '{rule_id}': fix '{rule.fix}' {what}; its findings would be "
+            "labelled mechanical where scan --fix leaves them alone",
+            tip="drop 'fix' and give a 'recipe', or match only what the fix rewrites "
+            "('ipex-doctor kb show ID' of the shipped rule names it)",
+        )
 
 
 def scan_and_publish(request: ScanRequest, *, notify: Notify, emit: Notify) -> ExitCode:

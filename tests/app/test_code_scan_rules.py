@@ -110,6 +110,10 @@ def test_sarif_names_the_overlay_rule_and_its_file(tmp_path: Path) -> None:
          "invalid regular expression"),
         (("symbols: [mylib.old_helper]", "text: ['(x+)*y']\n    applies_to: [shell]"),
          "itself quantified"),
+        (("symbols: [torch.xpu.amp.autocast]", "symbols: [torch.xpu.amp.autocast, mylib.old]"),
+         "fix 'autocast-xpu' does not rewrite mylib.old"),
+        (("fix: autocast-xpu", "fix: with-and"),
+         "fix 'with-and' matches other code than the shipped rule with that fix"),
     ],
 )  # fmt: skip
 def test_a_bad_overlay_is_one_line_exit_2_and_nothing_is_scanned(
@@ -122,6 +126,7 @@ def test_a_bad_overlay_is_one_line_exit_2_and_nothing_is_scanned(
     assert stdout == ""  # NOTE: no report: the overlay is refused before anything is read
     errors = [line for line in stderr.splitlines() if line.startswith("ipex-doctor: error:")]
     assert len(errors) == 1 and said in errors[0] and str(rules) in errors[0], stderr
+    assert "replaces" not in stderr  # NOTE: nothing said of rules that were never used
 
 
 def test_a_missing_overlay_is_one_line_exit_2(tmp_path: Path) -> None:
