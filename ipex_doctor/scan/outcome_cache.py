@@ -35,7 +35,7 @@ from ipex_doctor.knowledge.cache import files_stamp
 from ipex_doctor.knowledge.code_rules import CodeRules
 from ipex_doctor.model.code import CodeMatch, SkippedFile
 from ipex_doctor.model.codec import from_json, to_json
-from ipex_doctor.scan.discovery import Candidate
+from ipex_doctor.scan.read.discovery import Candidate
 from ipex_doctor.scan.readers import Outcome
 
 _FORMAT = 1
