@@ -128,8 +128,9 @@ def _identity(roots: Sequence[Path], rules: CodeRules, max_file_bytes: int) -> l
 
 
 def _package_stamp() -> str:
-    """The size and modification time of every module of this package, by name."""
-    return files_stamp(sorted(Path(__file__).resolve().parent.glob("*.py")))
+    """The size and modification time of every module of this package (its rooms too), by
+    name."""
+    return files_stamp(sorted(Path(__file__).resolve().parent.rglob("*.py")))
 
 
 def _read(file: Path, identity: Sequence[str]) -> dict[str, list[Any]]:
