@@ -54,17 +54,17 @@ from ipex_doctor.model.findings import (
 from ipex_doctor.probe.options import ProbeOptions
 from ipex_doctor.reporting.output_options import OutputOptions
 from ipex_doctor.runs.diagnose import examine
-from ipex_doctor.scan.kinds import rewritten_by_fix
-from ipex_doctor.scan.quoting import quote_name
+from ipex_doctor.scan.fix.quoting import quote_name
+from ipex_doctor.scan.read.kinds import rewritten_by_fix
 from ipex_doctor.verdicts.code_findings import code_finding
 from ipex_doctor.verdicts.judge import judge
 from ipex_doctor.verdicts.unread_files import unread_finding
 
 if TYPE_CHECKING:
     from ipex_doctor.reporting.policy import Policy
-    from ipex_doctor.scan.fix import Refusal
-    from ipex_doctor.scan.fix_files import FileFix
-    from ipex_doctor.scan.fix_run import FixPlan
+    from ipex_doctor.scan.fix.files import FileFix
+    from ipex_doctor.scan.fix.rewrite import Refusal
+    from ipex_doctor.scan.fix.run import FixPlan
 
 Notify = Callable[[str], None]
 
@@ -113,7 +113,7 @@ def _edit_for(match: CodeMatch, edits: Mapping[str, Sequence[LineEdit]]) -> Line
 
 def _fix_catalogue() -> Mapping[str, str]:
     """The fixes the codemods declare, in the order they run."""
-    from ipex_doctor.scan.codemods import FIX_CATALOGUE
+    from ipex_doctor.scan.fix.codemods.registry import FIX_CATALOGUE
 
     return FIX_CATALOGUE
 
@@ -224,7 +224,7 @@ MakeReport = Callable[..., Report]
 
 def _plan(roots: Sequence[Path], wanted: Mapping[str, set[str]]) -> FixPlan:
     """Every rewrite in memory; an interrupt meanwhile ends the run with nothing written."""
-    from ipex_doctor.scan import fix_run
+    from ipex_doctor.scan.fix import run as fix_run
 
     try:
         return fix_run.plan(roots, wanted)
@@ -251,7 +251,7 @@ def _commit_and_publish(
     written, whatever happens next, and what is said names them and the undo command: an
     interrupt publishes the report marked incomplete (exit 130 / 143); a report that cannot be
     written is an error (exit 2) that says the files stay rewritten; so does a crash."""
-    from ipex_doctor.scan import fix_run
+    from ipex_doctor.scan.fix import run as fix_run
 
     left = tuple(SkippedFile(n.display, n.reason) for n in fix_plan.left_alone)
     try:
@@ -318,7 +318,7 @@ def _rewritten(display: str, fixed: FileFix) -> RewrittenFile:
 
 def _line_edits(fixed: FileFix) -> list[LineEdit]:
     """A rewritten file's changed line ranges (for SARIF fixes)."""
-    from ipex_doctor.scan.fix_files import line_edits
+    from ipex_doctor.scan.fix.files import line_edits
 
     before = fixed.original.decode("utf-8", "replace").removeprefix("\ufeff")
     return list(line_edits(before, fixed.outcome.source))
@@ -351,7 +351,7 @@ def _name(display: str) -> str:
 def _notice_stopped_runs(roots: Sequence[Path], notify: Notify, *, refuse: bool) -> None:
     """Say which earlier ``scan --fix`` runs of these roots stopped while rewriting (killed),
     and how to restore their files; ``--fix`` refuses to run over them (exit 2)."""
-    from ipex_doctor.scan import fix_journal
+    from ipex_doctor.scan.fix import journal as fix_journal
 
     stopped, problems = fix_journal.stopped_runs(roots)
     for problem in problems:

@@ -22,7 +22,7 @@ from ipex_doctor.knowledge.code_rules import CodeRule, IpexBuild, RuleMatch
 from ipex_doctor.model.code import FileKind
 from ipex_doctor.model.codec import from_json, to_json
 from ipex_doctor.model.terms import Severity
-from ipex_doctor.scan.codemods import FIX_CATALOGUE
+from ipex_doctor.scan.fix.codemods.registry import FIX_CATALOGUE
 
 MINIMAL = """\
 schema_version: 1
