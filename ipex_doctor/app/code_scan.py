@@ -150,7 +150,7 @@ def _refuse_retargeted_fixes(rules: CodeRules, shipped: CodeRules) -> None:
     codemod rewrites (its ``TARGETS``), and a fix that rewrites a pattern, an import or a line
     rather than names keeps the ``match`` of the shipped rule it belongs to (reworded, never
     retargeted)."""
-    from ipex_doctor.scan.codemods import CODEMODS
+    from ipex_doctor.scan.fix.codemods.registry import CODEMODS
 
     for rule_id, source in rules.overlaid:
         rule = rules.get(rule_id)
