@@ -240,7 +240,7 @@ def load(
 
     ``known_ids`` are the knowledge-base ids a rule's ``kb`` may name and its ``id`` must not
     take (default: the shipped knowledge base's). ``known_fixes`` are the fix ids a rule's
-    ``fix`` may name (``scan.codemods.FIX_CATALOGUE``; given where the fixes are loaded anyway,
+    ``fix`` may name (``scan.fix.codemods.registry.FIX_CATALOGUE``; given where the fixes are loaded anyway,
     since this room never imports ``scan``); ``None`` leaves them unchecked. Raises the first error (by line) as a
     one-line ``KnowledgeBaseError`` naming the file, the line and the rule. A document seen
     valid before with the same ids comes from the cache (``knowledge.cache``): parsing the
