@@ -1,0 +1,217 @@
+"""The scan parses only the statements its rules can read: its outcome is the whole module's.
+
+The differential tests hold ``read_python`` (which parses the statements that spell a word the
+rules read, and those the names they bind reach: ``match.python.statements``) to ``read_python(...,
+whole=True)`` (``ast`` on the whole module), with the shipped rules and the tests' sample
+rules: every sample of ``test_fix`` padded with statements no rule reads, and modules
+generated from tricky pieces (decorators, ``if __name__`` blocks, multi-line strings, line
+continuations, ``;``, aliases bound in one statement and used in another, ``global``, ``del``,
+rebinding, probes and their flags, escapes and implicit concatenation, identifiers beyond
+ASCII) in LF, CRLF and CR, with and without a BOM. Each also checks that something really was
+left out, so that the comparison is not of two whole parses.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+from textwrap import dedent
+
+import pytest
+from conftest import examples
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scan_rules import SAMPLE, scan, write
+
+# NOTE: the fix tests' samples (and their padding) are this test's corpus
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fix"))
+from test_fix import CASES, KITCHEN_SINK, REFUSALS  # noqa: E402
+from test_fix_slice import FILLERS, padded  # noqa: E402
+
+from ipex_doctor.knowledge import code_rules  # noqa: E402
+from ipex_doctor.model.code import FileKind  # noqa: E402
+from ipex_doctor.scan.match.python.statements import (  # noqa: E402
+    module_bindings,
+    parse_relevant,
+    relevant_words,
+)
+from ipex_doctor.scan.match.ruleset import RuleSet  # noqa: E402
+from ipex_doctor.scan.match.triggers import Probe  # noqa: E402
+from ipex_doctor.scan.read.discovery import Candidate  # noqa: E402
+from ipex_doctor.scan.read.source import decode_python  # noqa: E402
+from ipex_doctor.scan.readers import STATEMENTS_FROM_BYTES, Outcome, read_python  # noqa: E402
+
+SHIPPED = RuleSet(code_rules.load())
+SAMPLED = RuleSet(SAMPLE)
+
+
+def outcomes(data: bytes, rules: RuleSet) -> tuple[Outcome, Outcome]:
+    """The outcome of reading ``data`` as ``m.py`` statement by statement, and whole."""
+    candidate = Candidate(Path("m.py"), "m.py", FileKind.PYTHON, len(data))
+    return (
+        read_python(candidate, data, rules, whole=False),
+        read_python(candidate, data, rules, whole=True),
+    )
+
+
+def kept(data: bytes, rules: RuleSet) -> tuple[int, int]:
+    """How many top-level statements the scan parses of ``data``, and how many it has."""
+    text = decode_python(data)
+    words = relevant_words(rules.prefilter(FileKind.PYTHON, python=True), Probe(data))
+    return len(parse_relevant(text, words).body), len(ast.parse(text).body)
+
+
+def assert_same(data: bytes, *, cut: bool = True) -> None:
+    """Both readings agree under both rule sets; with ``cut``, the shipped rules' reading
+    left a statement out."""
+    for rules in (SHIPPED, SAMPLED):
+        by_statement, whole = outcomes(data, rules)
+        assert by_statement == whole, data.decode("utf-8", "replace")
+    if cut:
+        parsed, total = kept(data, SHIPPED)
+        assert parsed < total
+
+
+SAMPLES = sorted(
+    {dedent(source) for _, source, _ in CASES.values()}
+    | {dedent(source) for _, source, _, _ in REFUSALS.values()}
+    | {KITCHEN_SINK}
+)
+
+
+@pytest.mark.parametrize("source", SAMPLES)
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+def test_every_fix_sample_padded_reads_as_the_whole_module(source: str, newline: str) -> None:
+    text = padded(source).replace("\r\n", "\n").replace("\n", newline)
+    assert_same(text.encode("utf-8"))
+
+
+PIECES = (
+    "import intel_extension_for_pytorch as ipex\n",
+    "import torch\n",
+    "from torch.xpu import amp\n",
+    "from torch.xpu import amp as xamp; y = 1\n",
+    "accel = torch.xpu\n",
+    "def uses_accel(m):\n    return accel.amp.autocast()\n",
+    "with xamp.autocast():\n    pass\n",
+    "model = ipex.optimize(model, dtype=torch.bfloat16)\n",
+    "@decorate(ipex)\ndef decorated():\n    pass\n",
+    "@decorate\ndef decorated_plain():\n    return amp.autocast()\n",
+    "if __name__ == '__main__':\n    main()\nelse:\n    ipex.optimize(m)\n",
+    "DOC = '''multi\nline ipex.optimize(m)\n'''\n",
+    "total = 1 + \\\n    2\n",
+    "value = ipex.\\\n    optimize(m)\n",
+    "def lazy():\n    global ipex2\n    import intel_extension_for_pytorch as ipex2\n",
+    "ipex2.optimize(m)\n",
+    "del ipex\n",
+    "ipex = None\n",
+    "def shadow(ipex):\n    return ipex.optimize(m)\n",
+    "HAS_IPEX = importlib.util.find_spec('intel_extension_for_pytorch') is not None\n",
+    "import importlib.util\n",
+    "if HAS_IPEX:\n    model = prepare(model)\n",
+    "try:\n    import intel_extension_for_pytorch\n    OK = True\nexcept ImportError:\n"
+    "    OK = False\n",
+    "if OK:\n    go()\n",
+    "dist.init_process_group(backend='c\\x63l')\n",
+    "dist.init_process_group(backend='c' 'cl')\n",
+    "import torch.distributed as dist\n",
+    "pip = ['pip', 'install', 'intel-extension-' 'for-pytorch']\n",
+    "ｔｏｒｃｈ.xpu.amp.autocast()\n",
+    "__all__ = ['ipex']\n",
+    "g = globals()\n",
+    "net = net.half(); sn = torch.nn.utils.spectral_norm(layer)\n",
+    "with torch.cpu.amp.autocast() and torch.no_grad():\n    pass\n",
+    "class Holder:\n    accel = torch.xpu\n    def run(self):\n        return accel.amp\n",
+    "for ipex in range(3):\n    pass\n",
+    "[amp for amp in range(2)]\n",
+    "# a comment about ipex\n",
+    "    # an indented comment\n",
+    "\n",
+)
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(
+    st.lists(st.sampled_from(PIECES + FILLERS), min_size=1, max_size=14),
+    st.sampled_from(["\n", "\r\n", "\r"]),
+    st.booleans(),
+)
+def test_generated_modules_read_as_the_whole_module(
+    pieces: list[str], newline: str, bom: bool
+) -> None:
+    text = "".join(p.format(n=n) if p in FILLERS else p for n, p in enumerate(pieces))
+    try:
+        ast.parse(text)
+    except SyntaxError:
+        return  # NOTE: an indented comment first; a syntax error is the next test's subject
+    data = ("\ufeff" if bom else "").encode() + text.replace("\n", newline).encode("utf-8")
+    assert_same(data, cut=False)
+
+
+def test_a_padded_module_is_really_cut() -> None:
+    """What the generated modules compare is a cut module, not two whole ones."""
+    data = padded("import intel_extension_for_pytorch as ipex\nipex.optimize(m)\n").encode()
+    parsed, total = kept(data, SHIPPED)
+    assert 2 <= parsed < total
+
+
+def test_a_syntax_error_in_a_statement_the_rules_read_skips_the_file() -> None:
+    """The reason and line are ``ast``'s on the whole module, as before."""
+    data = padded("import intel_extension_for_pytorch as ipex\nipex.optimize(m) +\n").encode()
+    by_statement, whole = outcomes(data, SHIPPED)
+    assert by_statement == whole
+    assert by_statement.matches == []
+    assert "does not parse as Python 3: invalid syntax at line" in by_statement.skipped[0].reason
+
+
+def test_a_syntax_error_far_from_the_ipex_lines_is_not_seen() -> None:
+    """A statement that spells nothing the rules read is not parsed (``match.python.statements``):
+    its syntax error does not hide the findings elsewhere in the file (``ast`` on the whole
+    module skips the file)."""
+    source = "import intel_extension_for_pytorch\n\n" + 'print "plain"\n' + "x = 1\n"
+    by_statement, whole = outcomes(source.encode(), SHIPPED)
+    assert [m.rule_id for m in by_statement.matches] == ["ipex-import"]
+    assert by_statement.skipped == []
+    assert whole.matches == []
+    assert "does not parse as Python 3" in whole.skipped[0].reason
+
+
+def test_a_module_that_cannot_be_split_is_parsed_whole() -> None:
+    data = b"import intel_extension_for_pytorch\nx = (1,\n"
+    by_statement, whole = outcomes(data, SHIPPED)
+    assert by_statement == whole
+    assert "does not parse as Python 3" in by_statement.skipped[0].reason
+
+
+@pytest.mark.parametrize(
+    ("statement", "names"),
+    [
+        ("import a.b as c, d.e\n", {"c", "d"}),
+        ("from m import (x as y, z)\n", {"y", "z"}),
+        ("def f():\n    global g\n    import h as g\n    local = 1\n", {"f", "g", "local"}),
+        ("class C:\n    attribute = torch.xpu\n", {"C", "attribute"}),
+        ("if c:\n    a = 1\nelse:\n    b: int = 2\n", {"a", "b"}),
+        ("try:\n    import q\nexcept ImportError:\n    FLAG = False\n", {"q", "FLAG"}),
+        ("x, y = 1, 2\n", set()),
+        ("value = (w := 3)\n", {"value"}),
+    ],
+)
+def test_module_bindings_are_what_another_statement_can_read(
+    statement: str, names: set[str]
+) -> None:
+    """Imports and definitions at module level, ``global`` names, plain assignments anywhere
+    (a probe's flag is known by its name); a tuple target or a walrus only hides a name."""
+    assert module_bindings(ast.parse(statement).body[0]) == names
+
+
+def test_a_large_file_is_read_by_statement_and_a_small_one_whole(tmp_path: Path) -> None:
+    """Through the scan: from ``STATEMENTS_FROM_BYTES`` on, a syntax error in a statement the
+    rules do not read leaves the findings; in a smaller file, the file is skipped with it."""
+    head = "import intel_extension_for_pytorch\n" + 'print "plain"\n'
+    table = "".join(f"ROW_{n} = {n}\n" for n in range(STATEMENTS_FROM_BYTES // 10))
+    assert len(head + table) >= STATEMENTS_FROM_BYTES
+    write(tmp_path, {"large.py": head + table, "small.py": head})
+    result = scan(tmp_path, code_rules.load())
+    assert [(m.location.path, m.rule_id) for m in result.matches] == [("large.py", "ipex-import")]
+    assert [s.path for s in result.skipped] == ["small.py"]
