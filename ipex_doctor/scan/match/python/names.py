@@ -160,6 +160,7 @@ class NameTable:
         self._scopes: list[Scope] = [self.module]
         self._assignments: list[tuple[Scope, str, ast.expr]] = []
         self.bound_names: frozenset[str] = frozenset()
+        self._bound_otherwise: frozenset[str] | None = None
         """Every name some scope binds (after ``finish``): a chain on any other name resolves
         to nothing, whatever its scope."""
 
@@ -168,6 +169,7 @@ class NameTable:
         call ``finish`` after the last tree."""
         # NOTE: this loop visits every node of every file that passed the prefilter, so it is
         # written for speed: dispatch on the exact type, one work list per scope, no generator.
+        self._bound_otherwise = None  # NOTE: known again at the next ``finish``
         facts = Facts([], [], [], [], [], [], [], [], [], [], [], [], [], part)
         work: list[tuple[list[ast.AST], Scope]] = [(list(tree.body), self.module)]
         while work:
@@ -210,7 +212,11 @@ class NameTable:
     def binds_otherwise(self, name: str) -> bool:
         """Whether some scope binds ``name`` other than by an import (an assignment, a
         parameter, a loop variable, a definition)."""
-        return any(name in scope.local for scope in self._scopes)
+        if self._bound_otherwise is None:
+            # NOTE: asked once per mechanical use; a walk of every scope each time made a
+            # module of many functions quadratic (``finish`` fixes the scopes: known after)
+            return any(name in scope.local for scope in self._scopes)
+        return name in self._bound_otherwise
 
     def finish(self) -> None:
         """Move what ``global`` / ``nonlocal`` names bind to their scope, then resolve the
@@ -233,6 +239,7 @@ class NameTable:
                 owner.bound.setdefault(name, set()).update(targets)
         self._assignments.clear()
         self.bound_names = frozenset(name for scope in self._scopes for name in scope.bound)
+        self._bound_otherwise = frozenset(name for scope in self._scopes for name in scope.local)
 
     @staticmethod
     def resolve(node: ast.AST, scope: Scope) -> tuple[str, ...]:
