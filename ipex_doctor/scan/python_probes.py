@@ -34,6 +34,7 @@ use of IPEX read from a name under a listed package (``ipex.__version__ < "2.6"`
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import NamedTuple
 
@@ -51,6 +52,7 @@ PROBE_PATTERN = "availability-probe"
 """The id of the structural pattern that reports probes (``patterns``)."""
 NAMESPACE_CALLS = frozenset({"globals", "locals", "dir", "vars"})
 """Builtins whose result, tested with ``in``, says whether a name is defined."""
+_REQUIREMENT_NAME = re.compile(r"[A-Za-z0-9_.-]+")
 _FLAG_ROUNDS = 3
 """A flag set from a flag set from a probe is followed this many steps deep."""
 
@@ -152,7 +154,11 @@ class Probes:
         """The listed package ``call`` asks about by name, or ``None``."""
         first = call.args[0] if call.args else None
         if isinstance(first, ast.Constant) and isinstance(first.value, str) and is_query(call):
-            return first.value if self._listed(first.value) else None
+            # NOTE: a version helper takes a requirement ("intel-extension-for-pytorch>=2.5"):
+            # the package is the name it starts with
+            package = _REQUIREMENT_NAME.match(first.value)
+            if package is not None and self._listed(package.group()):
+                return first.value
         return None
 
     def _hasattr(self, call: ast.Call, scope: Scope) -> str | None:

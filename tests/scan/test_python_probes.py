@@ -183,3 +183,14 @@ def test_a_test_of_the_imported_name_is_a_probe_and_its_flag_is_followed(
         (7, '"ipex" in globals()'),
         (9, "ipex_available"),
     ]
+
+
+def test_a_version_helper_given_a_requirement_asks_about_its_package(tmp_path: Path) -> None:
+    """auto-round's tests skipped on ``require_version("intel-extension-for-pytorch>=2.5")``:
+    the package a requirement names is the one asked about."""
+    source = (
+        "from transformers.utils.versions import require_version\n"
+        'require_version("intel-extension-for-pytorch>=2.5")\n'
+        'require_version("torch>=2.5")\n'
+    )
+    assert _probes(tmp_path, source) == [(2, 'require_version("intel-extension-for-pytorch>=2.5")')]
