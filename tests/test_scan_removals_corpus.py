@@ -157,3 +157,50 @@ def test_a_missing_clone_or_commit_is_said_with_how_to_fetch_it(tmp_path: Path) 
     _commit(clone, {"a.py": "x = 1\n"}, "only")
     outcome = SCRIPT.measure(case, tmp_path, docs=False, python=None)
     assert outcome.problems and "lacks commit" in outcome.problems[0]
+
+
+def test_the_key_draft_classifies_removed_lines_and_lists_what_it_leaves_out(
+    tmp_path: Path,
+) -> None:
+    """tools/draw_removal_key.py, run as the corpus's key procedure runs it, on a real removal:
+    Python lines by their syntax tree (an import, a call through its alias, an install string,
+    a probe, a guard on a project's own flag), other files by their path; a message and a
+    comment that name IPEX are listed as left out, for the reader."""
+    repo = tmp_path / "project"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    before = _commit(
+        repo,
+        {
+            "app.py": (
+                "import importlib.util\n"
+                "import intel_extension_for_pytorch as ipex\n"
+                "# ipex makes it faster\n"
+                'HAS = importlib.util.find_spec("intel_extension_for_pytorch") is not None\n'
+                "if args.use_ipex:\n"
+                "    model = ipex.optimize(model)\n"
+                '    print("using ipex")\n'
+                'CMD = "pip install intel-extension-for-pytorch==2.8.10+xpu"\n'
+            ),
+            ".github/workflows/ci.yml": "run: pip install intel_extension_for_pytorch\n",
+        },
+        "before",
+    )
+    after = _commit(
+        repo, {"app.py": "model = model\n", ".github/workflows/ci.yml": "run: true\n"}, "off"
+    )
+    done = subprocess.run(
+        [sys.executable, str(REPO / "tools" / "draw_removal_key.py"),
+         "--git-dir", str(repo / ".git"), "--before", before, "--after", after],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert done.stdout.splitlines() == [
+        ".github/workflows/ci.yml:1:ci: run: pip install intel_extension_for_pytorch",
+        "app.py:2:import: import intel_extension_for_pytorch as ipex",
+        "# left out app.py:3: # ipex makes it faster",
+        'app.py:4:probe: HAS = importlib.util.find_spec("intel_extension_for_pytorch") is not None',
+        "app.py:5:guard: if args.use_ipex:",
+        "app.py:6:call: model = ipex.optimize(model)",
+        '# left out app.py:7: print("using ipex")',
+        'app.py:8:string: CMD = "pip install intel-extension-for-pytorch==2.8.10+xpu"',
+    ]
