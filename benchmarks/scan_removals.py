@@ -325,9 +325,9 @@ def check_fix(outcome: Outcome, tree: Path) -> None:
     rewrite, and a finding left alone must have a reason (a refusal)."""
     sys.path.insert(0, str(ROOT))
     from ipex_doctor.knowledge import code_rules
-    from ipex_doctor.scan.fix import FixError
-    from ipex_doctor.scan.fix_files import fix_file, kind_of
-    from ipex_doctor.scan.kinds import rewritten_by_fix
+    from ipex_doctor.scan.fix.files import fix_file, kind_of
+    from ipex_doctor.scan.fix.rewrite import FixError
+    from ipex_doctor.scan.read.kinds import rewritten_by_fix
 
     fixes = {rule.id: rule.fix for rule in code_rules.load().rules if rule.fix}
     by_file: dict[str, list[dict[str, Any]]] = collections.defaultdict(list)

@@ -26,7 +26,7 @@ def test_every_path_it_names_exists() -> None:
 
 def test_the_rewrite_steps_name_what_the_catalogue_reads() -> None:
     """A codemod's class attributes the steps name are those of the base class."""
-    from ipex_doctor.scan.codemods_base import Codemod
+    from ipex_doctor.scan.fix.codemods.base import Codemod
 
     for attribute in ("FIX_ID", "DESCRIPTION", "TARGETS"):
         assert f"`{attribute}`" in TEXT and hasattr(Codemod, attribute), attribute

@@ -24,9 +24,9 @@ May import the foundation, ``model`` and ``knowledge``; nothing above.
 
 from __future__ import annotations
 
-from ipex_doctor.scan.discovery import ScanError, source_path
 from ipex_doctor.scan.engine import DEFAULT_MAX_FILE_BYTES, scan_paths
-from ipex_doctor.scan.ruleset import grep_pattern, trigger_words
+from ipex_doctor.scan.match.ruleset import grep_pattern, trigger_words
+from ipex_doctor.scan.read.discovery import ScanError, source_path
 
 __all__ = [
     "DEFAULT_MAX_FILE_BYTES",
