@@ -24,7 +24,14 @@ from typing import TYPE_CHECKING, Any
 from ipex_doctor import __version__
 from ipex_doctor.app.conclusion import conclude, gate_policy
 from ipex_doctor.app.interrupts import sigterm_raises
-from ipex_doctor.errors import DoctorError, ExitCode, OutputError, Stopped, Terminated
+from ipex_doctor.errors import (
+    DoctorError,
+    ExitCode,
+    KnowledgeBaseError,
+    OutputError,
+    Stopped,
+    Terminated,
+)
 from ipex_doctor.knowledge import code_rules, known_issues
 from ipex_doctor.knowledge.code_rules import CodeRules
 from ipex_doctor.model.code import (
@@ -79,6 +86,8 @@ class ScanRequest:
     """Reuse the outcomes of files unchanged since the last scan (``scan.outcome_cache``)."""
     docs: bool = False
     """Read the code blocks of the Markdown and reST documents under the roots too."""
+    rule_overlays: tuple[str, ...] = ()
+    """The site's code-rules files (``--rules``), applied over the shipped rules in order."""
 
 
 def _wanted(result: ScanResult, rules: CodeRules) -> dict[str, set[str]]:
@@ -109,15 +118,70 @@ def _fix_catalogue() -> Mapping[str, str]:
     return FIX_CATALOGUE
 
 
+def scan_rules(
+    request: ScanRequest, knowledge: known_issues.KnowledgeBase, notify: Notify
+) -> CodeRules:
+    """The shipped rules with the request's overlays applied, every replacement said through
+    ``notify``; a bad overlay raises its one-line error before anything is read."""
+    # NOTE: a rule's fix is checked against the codemods' own catalogue where --fix or --diff
+    # loads them anyway (LibCST); a plain scan never does for the shipped rules, which a test
+    # holds to the catalogue. An overlay is the site's own file: its fixes are always checked.
+    fixing = request.fix or request.diff
+    rules = code_rules.load(known_fixes=_fix_catalogue() if fixing else None)
+    if not request.rule_overlays:
+        return rules
+    shipped = rules
+    rules = code_rules.with_overlays(
+        rules, request.rule_overlays,
+        known_ids=[issue.id for issue in knowledge.issues], known_fixes=_fix_catalogue(),
+    )  # fmt: skip
+    _refuse_retargeted_fixes(rules, shipped)
+    for note in rules.notes:
+        notify(note)
+    return rules
+
+
+def _refuse_retargeted_fixes(rules: CodeRules, shipped: CodeRules) -> None:
+    """Refuse an overlay rule whose ``fix`` would be promised where the rewrite does nothing.
+
+    A finding says "mechanical" where its rule's fix rewrites that place, and ``--fix`` runs
+    the codemod on the file: a rule matching a name its codemod does not rewrite would be
+    labelled mechanical and left alone. So an overlay rule's symbols must be names its
+    codemod rewrites (its ``TARGETS``), and a fix that rewrites a pattern, an import or a line
+    rather than names keeps the ``match`` of the shipped rule it belongs to (reworded, never
+    retargeted)."""
+    from ipex_doctor.scan.fix.codemods.registry import CODEMODS
+
+    for rule_id, source in rules.overlaid:
+        rule = rules.get(rule_id)
+        if rule is None or rule.fix is None:
+            continue
+        targets = frozenset(CODEMODS[rule.fix]().targets())
+        if targets:
+            outside = [s for s in rule.match.symbols if s not in targets]
+            if rule.match.kind == "symbols" and not outside:
+                continue
+            what = (f"does not rewrite {', '.join(outside)}" if outside
+                    else f"rewrites names, and the rule matches by {rule.match.kind}")  # fmt: skip
+        elif any(r.fix == rule.fix and r.match == rule.match for r in shipped.rules):
+            continue
+        else:
+            what = "matches other code than the shipped rule with that fix"
+        raise KnowledgeBaseError(
+            f"{source}: rule '{rule_id}': fix '{rule.fix}' {what}; its findings would be "
+            "labelled mechanical where scan --fix leaves them alone",
+            tip="drop 'fix' and give a 'recipe', or match only what the fix rewrites "
+            "('ipex-doctor kb show ID' of the shipped rule names it)",
+        )
+
+
 def scan_and_publish(request: ScanRequest, *, notify: Notify, emit: Notify) -> ExitCode:
     """Scan, judge, publish; the exit code. ``notify`` carries messages for the user,
     ``emit`` the diffs of ``--diff`` / ``--fix`` and the places left alone."""
     out = request.out
     out.check()
-    # NOTE: a rule's fix is checked against the codemods' own catalogue where --fix or --diff
-    # loads them anyway (LibCST); a plain scan never does.
-    rules = code_rules.load(known_fixes=_fix_catalogue() if request.fix or request.diff else None)
     knowledge = known_issues.load_files(request.kb_overlays, notify)
+    rules = scan_rules(request, knowledge, notify)
     policy = gate_policy(out, knowledge, [r.id for r in rules.rules])
     env, _ = examine(
         ProbeOptions(request.probe.python, request.probe.timeout_s, runtime_probe=False)
@@ -314,6 +378,21 @@ def knowledge_findings(
     return {f.id: f for f in judge(env, knowledge)}
 
 
+def _with_rule_source(finding: Finding, source: str | None) -> Finding:
+    """``finding`` of a site's overlay rule names the file the rule comes from, in its
+    evidence (``rule_source``, which SARIF carries too); a shipped rule's is unchanged."""
+    if source is None:
+        return finding
+    import dataclasses
+
+    evidence = dataclasses.replace(
+        finding.evidence,
+        summary=f"{finding.evidence.summary} (rule from {source})",
+        data={**finding.evidence.data, "rule_source": source},
+    )
+    return dataclasses.replace(finding, evidence=evidence)
+
+
 def _one_per_place(findings: Sequence[Finding]) -> list[Finding]:
     """One finding per place in the code: where several rules match the same expression
     (``ipex.optimize`` and its bf16 pitfall), the worst (then the more specific: the later,
@@ -356,7 +435,8 @@ def _report(
         if rule is None:
             continue
         edit = _edit_for(match, edits) if rule.fix and edits else None
-        findings.append(code_finding(match, rule, joined, kb_findings, fix_edit=edit))
+        finding = code_finding(match, rule, joined, kb_findings, fix_edit=edit)
+        findings.append(_with_rule_source(finding, rules.source_of(rule.id)))
     summary = ScanSummary(result.roots, result.files_seen, result.files_parsed, result.skipped, fix)
     findings = _one_per_place(findings)
     unread = unread_finding(result.skipped)
