@@ -191,9 +191,9 @@ def _fix_module(
             continue
         if allowed is not None and fix_id not in allowed:
             return None
-        codemod.original_line = to_original
+        run = codemod.run(to_original)
         try:
-            new = _keep_final_carriage_return(current, wrapper.visit(codemod).code)
+            new = _keep_final_carriage_return(current, wrapper.visit(run).code)
             changed = new != current
             # NOTE: LibCST checks each pass's output parses, for the next pass's tree; after
             # the last pass that has work, the interpreter's own parser judges (below).
@@ -207,8 +207,8 @@ def _fix_module(
                 "this is a bug in ipex-doctor")
             )  # fmt: skip
             continue
-        rewrites.extend(replace(r, line=to_original(r.line)) for r in codemod.rewrites)
-        refusals.extend(replace(r, line=to_original(r.line)) for r in codemod.refusals)
+        rewrites.extend(replace(r, line=to_original(r.line)) for r in run.records.rewrites)
+        refusals.extend(replace(r, line=to_original(r.line)) for r in run.records.refusals)
         if changed:
             to_original = _compose(to_original, _line_step(current, new))
             current = new

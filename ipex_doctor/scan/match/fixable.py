@@ -1,13 +1,14 @@
 """Whether ``scan --fix`` rewrites a match, read from the ``ast`` the scanner already has: what
 makes a finding's "mechanical" label true.
 
-Each fix (a LibCST codemod, ``codemods*``) rewrites only the forms it can prove equivalent and
-refuses the rest with a reason. The scan cannot run the codemods (LibCST's metadata costs more
+Each fix (a LibCST codemod, ``fix/codemods/``) rewrites only the forms it can prove
+equivalent and refuses the rest with a reason. The scan cannot run the codemods (LibCST's metadata costs more
 than the whole scan), so ``mechanical`` checks each fix's conditions on the scanner's own
 reading, and answers yes only where they all hold; where it cannot tell, it answers no: a
 finding then says what to do by hand, and ``--fix`` may still rewrite it. A label therefore
-never promises a rewrite ``--fix`` does not make (``tests/scan/match/test_fixable.py`` holds the
-two to each other on real snippets):
+never promises a rewrite ``--fix`` does not make (``tests/scan/match/test_fixable.py`` holds
+the two to each other on real snippets); a fix with no conditions here is never labelled.
+The conditions:
 
 * the name is bound once, by one import, in the scope that binds it (the codemods refuse a
   name that may be two things);

@@ -2,9 +2,9 @@
 and ``python -m intel_extension_for_pytorch.cpu.launch`` are run, and the rewrite to ``python
 -m torch.backends.xeon.run_cpu`` where every option means the same to both launchers.
 
-The ``launcher`` fix (``codemods_launcher``) applies it to files and to the command strings of
-Python; the scanner asks it, without LibCST, where that fix rewrites a launcher command (a
-finding's "mechanical" label). ``codemods_launcher``'s docstring says why only some options
+The ``launcher`` fix (``fix/codemods/launcher``) applies it to files and to the command
+strings of Python; the scanner asks it, without LibCST, where that fix rewrites a launcher
+command (a finding's "mechanical" label). ``fix/codemods/launcher``'s docstring says why only some options
 move and how commands are recognised.
 """
 

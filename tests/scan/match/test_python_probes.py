@@ -147,3 +147,50 @@ def test_a_guarded_import_and_a_version_check(tmp_path: Path) -> None:
         (7, "ipex-probe", False),
         (10, "ipex-build-probe", True),
     ]
+
+
+def test_a_version_helper_asks_about_the_package_it_names(tmp_path: Path) -> None:
+    """auto-round's IPEX backend asked for IPEX's version through its own helper
+    (``get_library_version``); a callee whose name ends in ``_version`` asks about the package
+    its first argument names, and about no other."""
+    source = (
+        "from auto_round.utils import get_library_version\n"
+        'ipex_version = get_library_version("intel_extension_for_pytorch")\n'
+        'torch_version = get_library_version("torch")\n'
+    )
+    assert _probes(tmp_path, source) == [(2, 'get_library_version("intel_extension_for_pytorch")')]
+
+
+def test_a_test_of_the_imported_name_is_a_probe_and_its_flag_is_followed(
+    tmp_path: Path,
+) -> None:
+    """HydraGNN's training scripts imported IPEX in a ``try`` and later asked ``"ipex" in
+    globals()``; that test is a probe, the flag set from it is one where it is read, and a
+    name no IPEX import binds asks nothing."""
+    source = (
+        "import torch\n"
+        "try:\n"
+        "    import intel_extension_for_pytorch as ipex\n"
+        "except:\n"
+        "    pass\n"
+        'xpu_available = hasattr(torch, "xpu") and torch.xpu.is_available()\n'
+        'ipex_available = "ipex" in globals()\n'
+        'torch_here = "torch" in globals()\n'
+        "if xpu_available and not ipex_available:\n"
+        '    print("intel_extension_for_pytorch not available")\n'
+    )
+    assert _probes(tmp_path, source) == [
+        (7, '"ipex" in globals()'),
+        (9, "ipex_available"),
+    ]
+
+
+def test_a_version_helper_given_a_requirement_asks_about_its_package(tmp_path: Path) -> None:
+    """auto-round's tests skipped on ``require_version("intel-extension-for-pytorch>=2.5")``:
+    the package a requirement names is the one asked about."""
+    source = (
+        "from transformers.utils.versions import require_version\n"
+        'require_version("intel-extension-for-pytorch>=2.5")\n'
+        'require_version("torch>=2.5")\n'
+    )
+    assert _probes(tmp_path, source) == [(2, 'require_version("intel-extension-for-pytorch>=2.5")')]

@@ -12,7 +12,7 @@ from typing import ClassVar
 
 import libcst as cst
 
-from ipex_doctor.scan.fix.codemods.base import NameCodemod
+from ipex_doctor.scan.fix.codemods.base import CodemodContext, NameCodemod
 from ipex_doctor.scan.fix.codemods.syntax import (
     append_args,
     as_keyword,
@@ -53,25 +53,25 @@ class Autocast(NameCodemod):
 
     DEVICE: ClassVar[str] = ""
 
-    def plan(self, module: cst.Module) -> None:
+    def plan(self, ctx: CodemodContext) -> None:
         """Plan each call of the old class."""
-        for node, _ in self.references(module, dict.fromkeys(self.TARGETS)):
-            call = self.call_of(node)
+        for node, _ in ctx.references(dict.fromkeys(self.TARGETS)):
+            call = ctx.names.call_of(node)
             if call is None:
-                self.refuse(
+                ctx.records.refuse(
                     node,
                     f"{code_of(node)} is used without being called: torch.amp.autocast needs "
                     f'the device type ("{self.DEVICE}") at the call; rewrite by hand',
                 )
                 continue
-            self._plan_call(node, call)
+            self._plan_call(ctx, node, call)
 
-    def _plan_call(self, func: cst.BaseExpression, call: cst.Call) -> None:
+    def _plan_call(self, ctx: CodemodContext, func: cst.BaseExpression, call: cst.Call) -> None:
         given: set[str] = set()
         positional = 0
         for arg in call.args:
             if is_starred(arg):
-                self.refuse(
+                ctx.records.refuse(
                     call,
                     "arguments passed with * or ** cannot be mapped onto torch.amp.autocast's "
                     "parameters, nor its defaults pinned: rewrite by hand",
@@ -80,17 +80,19 @@ class Autocast(NameCodemod):
             if arg.keyword is None:
                 positional += 1
                 if positional > len(AUTOCAST_PARAMETERS):
-                    self.refuse(call, "more than three positional arguments: the call is wrong")
+                    ctx.records.refuse(
+                        call, "more than three positional arguments: the call is wrong"
+                    )
                     return
                 given.add(AUTOCAST_PARAMETERS[positional - 1])
             elif arg.keyword.value in AUTOCAST_PARAMETERS:
                 given.add(arg.keyword.value)
             else:
-                self.refuse(call, f"unknown keyword {arg.keyword.value}=: the call is wrong")
+                ctx.records.refuse(call, f"unknown keyword {arg.keyword.value}=: the call is wrong")
                 return
-        torch = self.torch_name(call, root_name(func))
+        torch = ctx.imports.torch_name(call, root_name(func))
         if torch is None:
-            self.refuse(call, "the name torch means something else here: rewrite by hand")
+            ctx.records.refuse(call, "the name torch means something else here: rewrite by hand")
             return
         pinned = [
             keyword(name, expr(value))
@@ -108,7 +110,7 @@ class Autocast(NameCodemod):
             return append_args(prepend_args(new, [device]), pinned)
 
         note = f" (pinned the old defaults: {', '.join(code_of(p) for p in pinned)})"
-        self.rewrite(
+        ctx.records.rewrite(
             call,
             edit,
             f'{code_of(func)}(...) -> {torch}.amp.autocast("{self.DEVICE}", ...)'
@@ -121,6 +123,7 @@ class AutocastXpu(Autocast):
     """``autocast-xpu``: IPEX's ``torch.xpu.amp.autocast``."""
 
     FIX_ID = "autocast-xpu"
+    ORDER = 10
     DESCRIPTION = 'torch.xpu.amp.autocast(...) -> torch.amp.autocast("xpu", ...)'
     TRIGGERS = ("autocast",)
     REQUIRES = ("xpu",)
@@ -137,6 +140,7 @@ class AutocastCpu(Autocast):
     """``autocast-cpu``: torch's deprecated ``torch.cpu.amp.autocast`` (IPEX CPU's docs used it)."""
 
     FIX_ID = "autocast-cpu"
+    ORDER = 11
     DESCRIPTION = 'torch.cpu.amp.autocast(...) -> torch.amp.autocast("cpu", ...)'
     TRIGGERS = ("autocast",)
     REQUIRES = ("cpu",)
@@ -168,6 +172,7 @@ class AutocastXpuState(NameCodemod):
     """
 
     FIX_ID = "autocast-xpu-state"
+    ORDER = 12
     DESCRIPTION = (
         'torch.xpu.get_autocast_xpu_dtype() -> torch.get_autocast_dtype("xpu") '
         "(is_autocast_xpu_enabled, set_autocast_xpu_enabled, set_autocast_xpu_dtype "
@@ -175,7 +180,8 @@ class AutocastXpuState(NameCodemod):
     )
     TRIGGERS = ("autocast_xpu",)
 
-    def targets(self) -> dict[str, str]:
+    @classmethod
+    def targets(cls) -> dict[str, str]:
         """Every spelling of the four functions, to the function's name."""
         return {
             f"{base}.{name}": name
@@ -188,36 +194,46 @@ class AutocastXpuState(NameCodemod):
             )
         }
 
-    def plan(self, module: cst.Module) -> None:
+    def plan(self, ctx: CodemodContext) -> None:
         """Plan each call of the four functions."""
-        for node, name in self.references(module, self.targets()):
-            call = self.call_of(node)
+        for node, name in ctx.references(self.targets()):
+            call = ctx.names.call_of(node)
             new_name, parameter = AUTOCAST_STATE[name]
             if call is None:
-                self.refuse(node, f"{code_of(node)} is used without being called: rewrite by hand")
+                ctx.records.refuse(
+                    node, f"{code_of(node)} is used without being called: rewrite by hand"
+                )
                 continue
             wanted = 0 if parameter is None else 1
             if any(is_starred(a) for a in call.args) or len(call.args) != wanted:
-                self.refuse(call, f"{name} takes {wanted} argument(s), given as written here")
+                ctx.records.refuse(
+                    call, f"{name} takes {wanted} argument(s), given as written here"
+                )
                 continue
             named = call.args[0].keyword if call.args else None
             if named is not None and named.value != parameter:
-                self.refuse(call, f"unknown keyword {named.value}=: the call is wrong")
+                ctx.records.refuse(call, f"unknown keyword {named.value}=: the call is wrong")
                 continue
-            torch = self.torch_name(call, root_name(node))
+            torch = ctx.imports.torch_name(call, root_name(node))
             if torch is None:
-                self.refuse(call, "the name torch means something else here: rewrite by hand")
+                ctx.records.refuse(
+                    call, "the name torch means something else here: rewrite by hand"
+                )
                 continue
-            self._plan_call(node, call, f"{torch}.{new_name}")
+            self._plan_call(ctx, node, call, f"{torch}.{new_name}")
 
-    def _plan_call(self, func: cst.BaseExpression, call: cst.Call, new_func: str) -> None:
+    def _plan_call(
+        self, ctx: CodemodContext, func: cst.BaseExpression, call: cst.Call, new_func: str
+    ) -> None:
         def edit(updated: cst.Call) -> cst.Call:
             args = [as_positional(a) for a in updated.args]
             new = updated.with_changes(func=expr(new_func), args=args)
             return prepend_args(new, [cst.Arg(cst.SimpleString('"xpu"'))])
 
         rest = ", ..." if call.args else ""
-        self.rewrite(call, edit, f'{code_of(func)}(...) -> {new_func}("xpu"{rest})', consumes=func)
+        ctx.records.rewrite(
+            call, edit, f'{code_of(func)}(...) -> {new_func}("xpu"{rest})', consumes=func
+        )
 
 
 class GradScalerXpu(NameCodemod):
@@ -231,40 +247,45 @@ class GradScalerXpu(NameCodemod):
     """
 
     FIX_ID = "grad-scaler-xpu"
+    ORDER = 13
     DESCRIPTION = 'torch.xpu.amp.GradScaler(...) -> torch.amp.GradScaler("xpu", ...)'
     TRIGGERS = ("GradScaler",)
     REQUIRES = ("xpu",)
     TARGETS = ("torch.xpu.amp.GradScaler", "torch.xpu.amp.grad_scaler.GradScaler")
 
-    def plan(self, module: cst.Module) -> None:
+    def plan(self, ctx: CodemodContext) -> None:
         """Plan each call of the old class."""
-        for node, _ in self.references(module, dict.fromkeys(self.TARGETS)):
-            call = self.call_of(node)
+        for node, _ in ctx.references(dict.fromkeys(self.TARGETS)):
+            call = ctx.names.call_of(node)
             if call is None:
-                self.refuse(
+                ctx.records.refuse(
                     node,
                     f"{code_of(node)} is used without being called: torch.amp.GradScaler "
                     'needs the device ("xpu") at the call; rewrite by hand',
                 )
                 continue
             if any(is_starred(a) for a in call.args):
-                self.refuse(call, "arguments passed with * or **: rewrite by hand")
+                ctx.records.refuse(call, "arguments passed with * or **: rewrite by hand")
                 continue
             if any(a.keyword is not None and a.keyword.value == "device" for a in call.args):
-                self.refuse(call, "a device= argument: rewrite by hand")
+                ctx.records.refuse(call, "a device= argument: rewrite by hand")
                 continue
-            torch = self.torch_name(call, root_name(node))
+            torch = ctx.imports.torch_name(call, root_name(node))
             if torch is None:
-                self.refuse(call, "the name torch means something else here: rewrite by hand")
+                ctx.records.refuse(
+                    call, "the name torch means something else here: rewrite by hand"
+                )
                 continue
-            self._plan_call(node, call, torch)
+            self._plan_call(ctx, node, call, torch)
 
-    def _plan_call(self, func: cst.BaseExpression, call: cst.Call, torch: str) -> None:
+    def _plan_call(
+        self, ctx: CodemodContext, func: cst.BaseExpression, call: cst.Call, torch: str
+    ) -> None:
         def edit(updated: cst.Call) -> cst.Call:
             new = updated.with_changes(func=expr(f"{torch}.amp.GradScaler"))
             return prepend_args(new, [cst.Arg(cst.SimpleString('"xpu"'))])
 
-        self.rewrite(
+        ctx.records.rewrite(
             call,
             edit,
             f'{code_of(func)}(...) -> {torch}.amp.GradScaler("xpu", ...)',

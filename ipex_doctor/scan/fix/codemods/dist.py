@@ -6,7 +6,7 @@ from typing import cast
 
 import libcst as cst
 
-from ipex_doctor.scan.fix.codemods.base import NameCodemod
+from ipex_doctor.scan.fix.codemods.base import CodemodContext, NameCodemod
 from ipex_doctor.scan.fix.codemods.syntax import code_of, expr, quote_of, root_name, string_value
 
 INIT_PROCESS_GROUP = (
@@ -56,6 +56,7 @@ class CclToXccl(NameCodemod):
     """
 
     FIX_ID = "ccl-to-xccl"
+    ORDER = 40
     DESCRIPTION = 'backend="ccl" -> "xccl", guarded by torch.distributed.is_xccl_available()'
     TRIGGERS = ("init_process_group", *CCL_BINDINGS, '"ccl"', "'ccl'")
     REQUIRES = ("ccl",)
@@ -63,13 +64,13 @@ class CclToXccl(NameCodemod):
     # spell one ("\x63cl", a line continuation inside the string).
     READS = (*NameCodemod.READS, "\\", XCCL_PROBE)
 
-    def plan(self, module: cst.Module) -> None:
+    def plan(self, ctx: CodemodContext) -> None:
         """Plan the backend arguments, then the import."""
         rewritten: set[cst.CSTNode] = set()
         handled: set[cst.CSTNode] = set()
         opaque: list[cst.CSTNode] = []
-        for node, _ in self.references(module, dict.fromkeys(INIT_PROCESS_GROUP)):
-            call = self.call_of(node)
+        for node, _ in ctx.references(dict.fromkeys(INIT_PROCESS_GROUP)):
+            call = ctx.names.call_of(node)
             if call is None:
                 continue
             backend = _backend_arg(call)
@@ -80,17 +81,19 @@ class CclToXccl(NameCodemod):
                     opaque.append(call)
                 continue
             handled.add(backend.value)
-            torch = self.torch_name(call, root_name(node))
+            torch = ctx.imports.torch_name(call, root_name(node))
             if torch is None:
-                self.refuse(call, "the name torch means something else here: rewrite by hand")
+                ctx.records.refuse(
+                    call, "the name torch means something else here: rewrite by hand"
+                )
                 continue
-            self._plan_backend(cast(cst.SimpleString, backend.value), torch)
+            self._plan_backend(ctx, cast(cst.SimpleString, backend.value), torch)
             rewritten.add(backend.value)
-        self._report_other_ccl(handled)
-        for stmt in self.nodes(cst.Import):
-            self._plan_import(stmt, module, rewritten, opaque)
+        self._report_other_ccl(ctx, handled)
+        for stmt in ctx.names.nodes(cst.Import):
+            self._plan_import(ctx, stmt, rewritten, opaque)
 
-    def _report_other_ccl(self, handled: set[cst.CSTNode]) -> None:
+    def _report_other_ccl(self, ctx: CodemodContext, handled: set[cst.CSTNode]) -> None:
         """Report every other ``"ccl"`` chosen as a backend (scan reports them all): given to
         another call (a library's own process group, ``super().__init__(backend="ccl")``),
         or kept for later (``backend = "ccl"``, ``{"backend": "ccl"}``)."""
@@ -99,45 +102,45 @@ class CclToXccl(NameCodemod):
             'where this value reaches a process group, choose "xccl" there when '
             "torch.distributed.is_xccl_available()"
         )
-        for arg in self.nodes(cst.Arg):
+        for arg in ctx.names.nodes(cst.Arg):
             if (
                 arg.keyword is not None
                 and arg.keyword.value == "backend"
                 and arg.value not in handled
                 and string_value(arg.value) == "ccl"
             ):
-                self.refuse(arg, f'backend="ccl" {why}')
-        for assign in self.nodes(cst.Assign):
+                ctx.records.refuse(arg, f'backend="ccl" {why}')
+        for assign in ctx.names.nodes(cst.Assign):
             if string_value(assign.value) == "ccl" and any(
                 _names_backend(target.target) for target in assign.targets
             ):
-                self.refuse(assign, f'"ccl" kept as a backend {why}')
-        for element in self.nodes(cst.DictElement):
+                ctx.records.refuse(assign, f'"ccl" kept as a backend {why}')
+        for element in ctx.names.nodes(cst.DictElement):
             if string_value(element.key) == "backend" and string_value(element.value) == "ccl":
-                self.refuse(element, f'"backend": "ccl" {why}')
+                ctx.records.refuse(element, f'"backend": "ccl" {why}')
 
-    def _plan_backend(self, literal: cst.SimpleString, torch: str) -> None:
+    def _plan_backend(self, ctx: CodemodContext, literal: cst.SimpleString, torch: str) -> None:
         quote = quote_of(literal)
         new = f"{quote}xccl{quote} if {xccl_available(torch, quote)} else {code_of(literal)}"
 
         def edit(updated: cst.SimpleString) -> cst.BaseExpression:
             return expr(new).with_changes(lpar=updated.lpar, rpar=updated.rpar)
 
-        self.rewrite(
+        ctx.records.rewrite(
             literal, edit, 'backend="ccl" -> backend="xccl" if XCCL is available else "ccl"'
         )
 
     def _plan_import(
         self,
+        ctx: CodemodContext,
         stmt: cst.Import,
-        module: cst.Module,
         rewritten: set[cst.CSTNode],
         opaque: list[cst.CSTNode],
     ) -> None:
         if not any(a.evaluated_name in CCL_BINDINGS for a in stmt.names):
             return
-        line = self.parent(stmt)
-        if self._already_guarded(line):
+        line = ctx.names.parent(stmt)
+        if self._already_guarded(ctx, line):
             return
         name = stmt.names[0].evaluated_name
         if (
@@ -145,15 +148,15 @@ class CclToXccl(NameCodemod):
             or not isinstance(line, cst.SimpleStatementLine)
             or len(line.body) != 1
         ):
-            self.refuse(stmt, f"import {name} shares its line: guard it by hand")
+            ctx.records.refuse(stmt, f"import {name} shares its line: guard it by hand")
             return
-        why = self._still_needed(stmt, module, rewritten, opaque)
+        why = self._still_needed(ctx, stmt, rewritten, opaque)
         if why is not None:
-            self.refuse(stmt, f"import {name} stays: {why}")
+            ctx.records.refuse(stmt, f"import {name} stays: {why}")
             return
-        torch = self.torch_name(line)
+        torch = ctx.imports.torch_name(line)
         if torch is None:
-            self.refuse(stmt, "the name torch means something else here: guard it by hand")
+            ctx.records.refuse(stmt, "the name torch means something else here: guard it by hand")
             return
         test = expr("not " + xccl_available(torch, '"'))
 
@@ -164,43 +167,46 @@ class CclToXccl(NameCodemod):
                 leading_lines=updated.leading_lines,
             )
 
-        self.rewrite(line, edit, f"import {name} -> imported only when XCCL is not available")
+        ctx.records.rewrite(
+            line, edit, f"import {name} -> imported only when XCCL is not available"
+        )
 
     def _still_needed(
         self,
+        ctx: CodemodContext,
         stmt: cst.Import,
-        module: cst.Module,
         rewritten: set[cst.CSTNode],
         opaque: list[cst.CSTNode],
     ) -> str | None:
         """Why torch-ccl's import may serve more than the rewritten backends."""
         alias = stmt.names[0]
         bound = alias.evaluated_alias or alias.evaluated_name
-        if self._is_used(stmt, bound):
+        if self._is_used(ctx, stmt, bound):
             return f"the module uses the name {bound}"
         if not rewritten:
             return 'no init_process_group(backend="ccl") in this module; it may serve another'
         if opaque:
-            return f"the backend at line {self.user_line(opaque[0])} is not a literal"
-        for found in self.nodes(cst.SimpleString):
+            return f"the backend at line {ctx.records.user_line(opaque[0])} is not a literal"
+        for found in ctx.names.nodes(cst.SimpleString):
             if found in rewritten or string_value(found) != "ccl":
                 continue
-            if not self._inside_guard(found):
-                return f'"ccl" is still used at line {self.user_line(found)}'
+            if not self._inside_guard(ctx, found):
+                return f'"ccl" is still used at line {ctx.records.user_line(found)}'
         return None
 
-    def _is_used(self, stmt: cst.Import, bound: str) -> bool:
-        return bool(self._uses_of(stmt, bound))
+    def _is_used(self, ctx: CodemodContext, stmt: cst.Import, bound: str) -> bool:
+        return bool(ctx.names.uses_of(stmt, bound))
 
-    def _already_guarded(self, line: cst.CSTNode | None) -> bool:
+    def _already_guarded(self, ctx: CodemodContext, line: cst.CSTNode | None) -> bool:
         """Whether the import already sits under this fix's ``if not ...:`` (a second run)."""
-        block = self.parent(line) if line is not None else None
-        guard = self.parent(block) if block is not None else None
+        block = ctx.names.parent(line) if line is not None else None
+        guard = ctx.names.parent(block) if block is not None else None
         return isinstance(guard, cst.If) and XCCL_PROBE in code_of(guard.test)
 
-    def _inside_guard(self, node: cst.CSTNode) -> bool:
+    def _inside_guard(self, ctx: CodemodContext, node: cst.CSTNode) -> bool:
         return any(
-            isinstance(a, cst.IfExp) and XCCL_PROBE in code_of(a.test) for a in self.ancestors(node)
+            isinstance(a, cst.IfExp) and XCCL_PROBE in code_of(a.test)
+            for a in ctx.names.ancestors(node)
         )
 
 

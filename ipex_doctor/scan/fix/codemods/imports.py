@@ -6,7 +6,7 @@ from __future__ import annotations
 import libcst as cst
 import libcst.matchers as m
 
-from ipex_doctor.scan.fix.codemods.base import NameCodemod
+from ipex_doctor.scan.fix.codemods.base import CodemodContext, NameCodemod
 from ipex_doctor.scan.fix.codemods.syntax import code_of, string_value
 from ipex_doctor.scan.match.fixable import DYNAMIC_LOOKUPS, IPEX_PACKAGE, under
 
@@ -37,69 +37,72 @@ class IpexSideEffectImport(NameCodemod):
     """
 
     FIX_ID = "ipex-side-effect-import"
+    ORDER = 100
     DESCRIPTION = "remove an import of intel_extension_for_pytorch whose name is never used"
     TRIGGERS = (IPEX_PACKAGE,)
     READS = (*NameCodemod.READS, "__all__", *DYNAMIC_LOOKUPS)
 
-    def plan(self, module: cst.Module) -> None:
+    def plan(self, ctx: CodemodContext) -> None:
         """Plan the removal of each unused IPEX import; report every other IPEX import."""
-        for stmt in self.nodes(cst.Import):
+        for stmt in ctx.names.nodes(cst.Import):
             for alias in stmt.names:
                 if alias.evaluated_name == IPEX_PACKAGE:
-                    self._plan_alias(module, stmt, alias)
+                    self._plan_alias(ctx, stmt, alias)
                 elif under(alias.evaluated_name, (IPEX_PACKAGE,)):
-                    self.refuse(alias, f"import {alias.evaluated_name} stays: {_OTHER_SPELLING}")
-        for found in self.nodes(cst.ImportFrom):
+                    ctx.records.refuse(
+                        alias, f"import {alias.evaluated_name} stays: {_OTHER_SPELLING}"
+                    )
+        for found in ctx.names.nodes(cst.ImportFrom):
             if found.module is not None and not found.relative:
                 name = code_of(found.module)
                 if under(name, (IPEX_PACKAGE,)):
-                    self.refuse(found, f"from {name} import ... stays: {_OTHER_SPELLING}")
+                    ctx.records.refuse(found, f"from {name} import ... stays: {_OTHER_SPELLING}")
 
-    def _plan_alias(self, module: cst.Module, stmt: cst.Import, alias: cst.ImportAlias) -> None:
+    def _plan_alias(self, ctx: CodemodContext, stmt: cst.Import, alias: cst.ImportAlias) -> None:
         bound = alias.evaluated_alias or alias.evaluated_name
-        uses = self._uses_of(stmt, bound)
+        uses = ctx.names.uses_of(stmt, bound)
         if uses:
-            first = min(self.user_line(use) for use in uses)
-            self.refuse(
+            first = min(ctx.records.user_line(use) for use in uses)
+            ctx.records.refuse(
                 alias,
                 f"the import of {IPEX_PACKAGE} stays: the module uses {bound} (line {first}); "
                 "replace its uses (the findings name them), then the import can go",
             )
             return
-        guard = self._guarding_try(stmt)
+        guard = self._guarding_try(ctx, stmt)
         if guard is not None:
-            self.refuse(
+            ctx.records.refuse(
                 alias,
                 f"the import of {IPEX_PACKAGE} stays: the try statement at line "
-                f"{self.user_line(guard)} catches its ImportError, and its handler decides what "
+                f"{ctx.records.user_line(guard)} catches its ImportError, and its handler decides what "
                 "runs without IPEX (a flag, a fallback); remove the try statement by hand, "
                 "keeping what the handler does",
             )
             return
-        why = self._kept_because(module, bound)
-        if why is None and not self.drop_alias(alias):
+        why = self._kept_because(ctx, bound)
+        if why is None and not ctx.imports.drop_alias(alias):
             why = "it is the only statement of its block; remove the block by hand"
         if why is not None:
-            self.refuse(alias, f"the import of {IPEX_PACKAGE} stays: {why}")
+            ctx.records.refuse(alias, f"the import of {IPEX_PACKAGE} stays: {why}")
             return
-        self.record(alias, f"removed the unused import of {IPEX_PACKAGE}")
+        ctx.records.record(alias, f"removed the unused import of {IPEX_PACKAGE}")
 
-    def _guarding_try(self, stmt: cst.Import) -> cst.Try | None:
+    def _guarding_try(self, ctx: CodemodContext, stmt: cst.Import) -> cst.Try | None:
         """The ``try`` whose body holds ``stmt`` and whose handler catches its ImportError."""
         child: cst.CSTNode = stmt
-        for ancestor in self.ancestors(stmt):
+        for ancestor in ctx.names.ancestors(stmt):
             if isinstance(ancestor, cst.Try) and child is ancestor.body:
                 if any(_catches_import_error(handler) for handler in ancestor.handlers):
                     return ancestor
             child = ancestor
         return None
 
-    def _dunder_all(self) -> set[str]:
+    def _dunder_all(self, ctx: CodemodContext) -> set[str]:
         """The strings listed in the module's ``__all__`` assignments."""
         names: set[str] = set()
         statements: list[cst.Assign | cst.AugAssign] = [
-            *self.nodes(cst.Assign),
-            *self.nodes(cst.AugAssign),
+            *ctx.names.nodes(cst.Assign),
+            *ctx.names.nodes(cst.AugAssign),
         ]
         for stmt in statements:
             targets = (
@@ -111,14 +114,14 @@ class IpexSideEffectImport(NameCodemod):
                 )
         return names
 
-    def _kept_because(self, module: cst.Module, bound: str) -> str | None:
+    def _kept_because(self, ctx: CodemodContext, bound: str) -> str | None:
         """Why the unused import must stay (``None``: it may go)."""
-        left = self.ipex_uses_left()
+        left = ctx.ipex_uses_left()
         if left:
             return f"IPEX is still needed by {left[0]}"
-        if bound in self._dunder_all():
+        if bound in self._dunder_all(ctx):
             return f"{bound} is listed in __all__"
-        for call in self.nodes(cst.Call):
+        for call in ctx.names.nodes(cst.Call):
             if isinstance(call.func, cst.Name) and call.func.value in DYNAMIC_LOOKUPS:
                 return f"the module calls {call.func.value}(), which may reach the name"
         return None

@@ -27,7 +27,7 @@ from typing import cast
 
 import libcst as cst
 
-from ipex_doctor.scan.fix.codemods.base import NameCodemod, Refusal, Rewrite
+from ipex_doctor.scan.fix.codemods.base import CodemodContext, NameCodemod
 from ipex_doctor.scan.fix.codemods.syntax import quote_of, string_value
 from ipex_doctor.scan.match.launch_text import (
     IPEX_LAUNCH,
@@ -67,6 +67,7 @@ class Launcher(NameCodemod):
     """
 
     FIX_ID = "launcher"
+    ORDER = 45
     DESCRIPTION = (
         # ipex-doctor: ignore[ipex-launcher] what this rewrite replaces, in its own words
         "ipexrun / python -m intel_extension_for_pytorch.cpu.launch -> python -m "
@@ -75,50 +76,55 @@ class Launcher(NameCodemod):
     TRIGGERS = (IPEXRUN, IPEX_LAUNCH)
     READS = (*NameCodemod.READS, *(call.rsplit(".", 1)[-1] for call in SUBPROCESS_CALLS))
 
-    def plan(self, module: cst.Module) -> None:
+    def plan(self, ctx: CodemodContext) -> None:
         """Plan each command, then report the mentions left."""
         handled: set[cst.CSTNode] = set()
-        for node, parameter in self.references(module, SUBPROCESS_CALLS):
-            call = self.call_of(node)
+        for node, parameter in ctx.references(SUBPROCESS_CALLS):
+            call = ctx.names.call_of(node)
             if call is None:
                 continue
             if parameter == "":
-                self._plan_args(call, handled)
+                self._plan_args(ctx, call, handled)
                 continue
             command = _command_arg(call, parameter)
             if command is not None:
-                self._plan_command(command, handled)
-        for found in self.nodes(cst.SimpleString, cst.FormattedStringText):
+                self._plan_command(ctx, command, handled)
+        for found in ctx.names.nodes(cst.SimpleString, cst.FormattedStringText):
             if found in handled:
                 continue
             if MENTION.search(cast("cst.SimpleString | cst.FormattedStringText", found).value):
-                self.refuse(
+                ctx.records.refuse(
                     found,
                     "the launcher is mentioned outside a command passed to subprocess here: "
                     "rewrite by hand if it is run",
                 )
 
-    def _plan_command(self, node: cst.BaseExpression, handled: set[cst.CSTNode]) -> None:
+    def _plan_command(
+        self, ctx: CodemodContext, node: cst.BaseExpression, handled: set[cst.CSTNode]
+    ) -> None:
         if (
             isinstance(node, cst.Call)
             and node.args
-            and self.qualified_names(node.func) == {"shlex.split"}
+            and ctx.names.qualified_names(node.func) == {"shlex.split"}
         ):
-            self._plan_command(node.args[0].value, handled)
+            self._plan_command(ctx, node.args[0].value, handled)
         elif isinstance(node, (cst.List, cst.Tuple)):
-            self._plan_elements(list(node.elements), handled)
+            self._plan_elements(ctx, list(node.elements), handled)
         elif isinstance(node, cst.SimpleString) and string_value(node) is not None:
-            self._plan_string(node, handled)
+            self._plan_string(ctx, node, handled)
         elif isinstance(node, cst.FormattedString):
-            self._plan_fstring(node, handled)
+            self._plan_fstring(ctx, node, handled)
 
-    def _plan_args(self, call: cst.Call, handled: set[cst.CSTNode]) -> None:
+    def _plan_args(self, ctx: CodemodContext, call: cst.Call, handled: set[cst.CSTNode]) -> None:
         """``asyncio.create_subprocess_exec("ipexrun", ...)``: the arguments are the command."""
         positional = [a for a in call.args if a.keyword is None]
-        self._plan_elements(positional, handled)
+        self._plan_elements(ctx, positional, handled)
 
     def _plan_elements(
-        self, elements: Sequence[cst.BaseElement | cst.Arg], handled: set[cst.CSTNode]
+        self,
+        ctx: CodemodContext,
+        elements: Sequence[cst.BaseElement | cst.Arg],
+        handled: set[cst.CSTNode],
     ) -> None:
         words: list[str | None] = [
             None
@@ -129,16 +135,17 @@ class Launcher(NameCodemod):
         for at, word in enumerate(words):
             if word == IPEXRUN:
                 why = check_launch_args(words[at + 1 :], after_ipexrun=True)
-                self._plan_element(elements[at], why, handled, expand=True)
+                self._plan_element(ctx, elements[at], why, handled, expand=True)
                 if why is None and words[at + 1 : at + 2] == ["cpu"]:
                     # NOTE: `ipexrun cpu ARGS` names IPEX's CPU launcher; run_cpu has none.
-                    self.replace(elements[at + 1], _remove)
+                    ctx.records.replace(elements[at + 1], _remove)
             elif word == IPEX_LAUNCH and at > 0 and words[at - 1] == "-m":
                 why = check_launch_args(words[at + 1 :], after_ipexrun=False)
-                self._plan_element(elements[at], why, handled, expand=False)
+                self._plan_element(ctx, elements[at], why, handled, expand=False)
 
     def _plan_element(
         self,
+        ctx: CodemodContext,
         element: cst.BaseElement | cst.Arg,
         why: str | None,
         handled: set[cst.CSTNode],
@@ -148,7 +155,7 @@ class Launcher(NameCodemod):
         literal = cast(cst.SimpleString, element.value)
         handled.add(literal)
         if why is not None:
-            self.refuse(element, why)
+            ctx.records.refuse(element, why)
             return
         quote = quote_of(literal)
 
@@ -172,23 +179,27 @@ class Launcher(NameCodemod):
 
         old = f'"{IPEXRUN}"' if expand else f'"{IPEX_LAUNCH}"'
         new = f'"python", "-m", "{RUN_CPU}"' if expand else f'"{RUN_CPU}"'
-        self.rewrite(element, edit, f"{old} -> {new}")
+        ctx.records.rewrite(element, edit, f"{old} -> {new}")
 
-    def _plan_string(self, node: cst.SimpleString, handled: set[cst.CSTNode]) -> None:
+    def _plan_string(
+        self, ctx: CodemodContext, node: cst.SimpleString, handled: set[cst.CSTNode]
+    ) -> None:
         handled.add(node)
         start = len(node.prefix) + len(node.quote)
         inner = node.value[start : len(node.value) - len(node.quote)]
         new_inner, notes = rewrite_launch_text(inner)
-        self._note(node, notes)
+        self._note(ctx, node, notes)
         if new_inner != inner:
             value = node.value[:start] + new_inner + node.quote
 
             def edit(updated: cst.SimpleString) -> cst.SimpleString:
                 return updated.with_changes(value=value)
 
-            self.replace(node, edit)
+            ctx.records.replace(node, edit)
 
-    def _plan_fstring(self, node: cst.FormattedString, handled: set[cst.CSTNode]) -> None:
+    def _plan_fstring(
+        self, ctx: CodemodContext, node: cst.FormattedString, handled: set[cst.CSTNode]
+    ) -> None:
         """An f-string command: its expressions stand in the text as markers the rewrite
         never touches (and treats as unknown words), then go back where they were."""
         text = ""
@@ -201,7 +212,7 @@ class Launcher(NameCodemod):
                 text += f"\x00{len(expressions)}\x00"
                 expressions.append(part)
         new_text, notes = rewrite_launch_text(text)
-        self._note(node, notes)
+        self._note(ctx, node, notes)
         if new_text == text:
             return
         pieces = re.split(r"\x00(\d+)\x00", new_text)
@@ -215,16 +226,16 @@ class Launcher(NameCodemod):
         def edit(updated: cst.FormattedString) -> cst.FormattedString:
             return updated.with_changes(parts=parts)
 
-        self.replace(node, edit)
+        ctx.records.replace(node, edit)
 
-    def _note(self, node: cst.CSTNode, notes: Sequence[LaunchNote]) -> None:
+    def _note(self, ctx: CodemodContext, node: cst.CSTNode, notes: Sequence[LaunchNote]) -> None:
         """The text rewrite's notes, at their lines within the (possibly multi-line) string."""
-        base = self.line_of(node) - 1
+        base = ctx.records.line_of(node) - 1
         for note in notes:
             if note.applied:
-                self.rewrites.append(Rewrite(self.FIX_ID, base + note.line, note.message))
+                ctx.records.record_at(base + note.line, note.message)
             else:
-                self.refusals.append(Refusal(self.FIX_ID, base + note.line, note.message))
+                ctx.records.refuse_at(base + note.line, note.message)
 
 
 def _remove(_: cst.CSTNode) -> cst.RemovalSentinel:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ipex_doctor.scan.fix.codemods.base import Codemod
+from ipex_doctor.scan.fix.codemods.base import Codemod, CodemodContext
 from ipex_doctor.scan.fix.codemods.syntax import code_of
 
 
@@ -32,16 +32,17 @@ class WithAnd(Codemod):
     """
 
     FIX_ID = "with-and"
+    ORDER = 30
     DESCRIPTION = "with a() and b(): -> with a(), b():"
     TRIGGERS = ("and",)
     REQUIRES = ("with",)
     # NOTE: a Codemod, not a NameCodemod: no name is resolved, so the costly scope and
     # qualified-name metadata is not computed.
 
-    def plan(self, module: cst.Module) -> None:
+    def plan(self, ctx: CodemodContext) -> None:
         """Plan each ``with`` item that is an ``and`` of calls."""
-        for item in self.nodes(cst.WithItem):
-            statement = self.parent(item)
+        for item in ctx.names.nodes(cst.WithItem):
+            statement = ctx.names.parent(item)
             if (
                 isinstance(item.item, cst.BooleanOperation)
                 and isinstance(item.item.operator, cst.And)
@@ -55,19 +56,19 @@ class WithAnd(Codemod):
             ):
                 # NOTE: `with (a(), b()):` is a tuple before Python 3.9's parser, and removing
                 # the parentheses breaks a `with` that spans lines: left to the author.
-                self.refuse(item, "the `and` is in parentheses: rewrite by hand")
+                ctx.records.refuse(item, "the `and` is in parentheses: rewrite by hand")
                 continue
             operands = _and_operands(item.item)
             if operands is None:
                 continue
             if not all(isinstance(o, cst.Call) for o in operands):
-                self.refuse(
+                ctx.records.refuse(
                     item,
                     "not every operand of the `and` is a call, so `and` may be meant: "
                     "if each is a context manager, write them separated by commas",
                 )
                 continue
-            self.rewrite(
+            ctx.records.rewrite(
                 item,
                 _split,
                 f"with {code_of(item.item)} -> with {', '.join(code_of(o) for o in operands)}",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ipex_doctor.scan.fix.codemods.base import NameCodemod
+from ipex_doctor.scan.fix.codemods.base import CodemodContext, NameCodemod
 from ipex_doctor.scan.fix.codemods.syntax import code_of, expr, is_starred, root_name
 
 DEVICE_PROPERTIES = {
@@ -33,6 +33,7 @@ class DeviceProperties(NameCodemod):
     """
 
     FIX_ID = "device-properties"
+    ORDER = 20
     DESCRIPTION = (
         "torch.xpu.has_fp64_dtype() -> torch.xpu.get_device_properties().has_fp64 "
         "(has_xmx, has_2d_block_array likewise)"
@@ -40,7 +41,8 @@ class DeviceProperties(NameCodemod):
     TRIGGERS = tuple(DEVICE_PROPERTIES)
     REQUIRES = ("xpu",)
 
-    def targets(self) -> dict[str, str]:
+    @classmethod
+    def targets(cls) -> dict[str, str]:
         """Every spelling of the three functions, to the function's name."""
         return {
             f"{base}.{name}": name
@@ -53,36 +55,45 @@ class DeviceProperties(NameCodemod):
             )
         }
 
-    def plan(self, module: cst.Module) -> None:
+    def plan(self, ctx: CodemodContext) -> None:
         """Plan each call of the three functions."""
-        for node, name in self.references(module, self.targets()):
-            call = self.call_of(node)
+        for node, name in ctx.references(self.targets()):
+            call = ctx.names.call_of(node)
             if call is None:
-                self.refuse(node, f"{code_of(node)} is used without being called: rewrite by hand")
+                ctx.records.refuse(
+                    node, f"{code_of(node)} is used without being called: rewrite by hand"
+                )
                 continue
             if any(is_starred(a) for a in call.args) or len(call.args) > 1:
-                self.refuse(call, f"{name} takes at most one argument (the device index)")
+                ctx.records.refuse(call, f"{name} takes at most one argument (the device index)")
                 continue
             named = call.args[0].keyword if call.args else None
             if named is not None and named.value != "device":
-                self.refuse(call, f"unknown keyword {named.value}=: the call is wrong")
+                ctx.records.refuse(call, f"unknown keyword {named.value}=: the call is wrong")
                 continue
-            prefix = self._xpu_prefix(node, call)
+            prefix = self._xpu_prefix(ctx, node, call)
             if prefix is None:
-                self.refuse(call, "the name torch means something else here: rewrite by hand")
+                ctx.records.refuse(
+                    call, "the name torch means something else here: rewrite by hand"
+                )
                 continue
-            self._plan_call(node, call, prefix, *DEVICE_PROPERTIES[name])
+            self._plan_call(ctx, node, call, prefix, *DEVICE_PROPERTIES[name])
 
-    def _xpu_prefix(self, func: cst.BaseExpression, call: cst.Call) -> str | None:
+    def _xpu_prefix(
+        self, ctx: CodemodContext, func: cst.BaseExpression, call: cst.Call
+    ) -> str | None:
         """How to write ``torch.xpu`` here: the call's own prefix when it is ``torch.xpu``
         under some alias, else through the module's name for torch."""
-        if isinstance(func, cst.Attribute) and self.qualified_names(func.value) == {"torch.xpu"}:
+        if isinstance(func, cst.Attribute) and ctx.names.qualified_names(func.value) == {
+            "torch.xpu"
+        }:
             return code_of(func.value)
-        torch = self.torch_name(call, root_name(func))
+        torch = ctx.imports.torch_name(call, root_name(func))
         return None if torch is None else f"{torch}.xpu"
 
     def _plan_call(
         self,
+        ctx: CodemodContext,
         func: cst.BaseExpression,
         call: cst.Call,
         prefix: str,
@@ -100,7 +111,7 @@ class DeviceProperties(NameCodemod):
             )
 
         device = "" if call.args or default_device is None else default_device
-        self.rewrite(
+        ctx.records.rewrite(
             call,
             edit,
             f"{code_of(func)}(...) -> {prefix}.get_device_properties({device or '...'}).{field}",
@@ -119,6 +130,7 @@ class MemGetInfo(NameCodemod):
     """
 
     FIX_ID = "mem-get-info"
+    ORDER = 21
     DESCRIPTION = "ipex.xpu.mem_get_info -> torch.xpu.mem_get_info"
     TRIGGERS = ("mem_get_info",)
     REQUIRES = ("intel_extension_for_pytorch",)
@@ -127,22 +139,24 @@ class MemGetInfo(NameCodemod):
         "intel_extension_for_pytorch.xpu.memory.mem_get_info",
     )
 
-    def plan(self, module: cst.Module) -> None:
+    def plan(self, ctx: CodemodContext) -> None:
         """Plan each use of IPEX's function."""
-        for node, _ in self.references(module, dict.fromkeys(self.TARGETS)):
-            if isinstance(self.parent(node), (cst.AssignTarget, cst.Del, cst.AugAssign)):
-                self.refuse(node, f"{code_of(node)} is assigned to here: rewrite by hand")
+        for node, _ in ctx.references(dict.fromkeys(self.TARGETS)):
+            if isinstance(ctx.names.parent(node), (cst.AssignTarget, cst.Del, cst.AugAssign)):
+                ctx.records.refuse(node, f"{code_of(node)} is assigned to here: rewrite by hand")
                 continue
-            torch = self.torch_name(node)
+            torch = ctx.imports.torch_name(node)
             if torch is None:
-                self.refuse(node, "the name torch means something else here: rewrite by hand")
+                ctx.records.refuse(
+                    node, "the name torch means something else here: rewrite by hand"
+                )
                 continue
             new = f"{torch}.xpu.mem_get_info"
 
             def edit(updated: cst.BaseExpression, new: str = new) -> cst.BaseExpression:
                 return expr(new).with_changes(lpar=updated.lpar, rpar=updated.rpar)
 
-            self.rewrite(node, edit, f"{code_of(node)} -> {new}", consumes=node)
+            ctx.records.rewrite(node, edit, f"{code_of(node)} -> {new}", consumes=node)
 
 
 QCONV_OLD = "torch.ops.onednn.qconv2d_pointwise"
@@ -171,25 +185,28 @@ class QconvOpRename(NameCodemod):
     """
 
     FIX_ID = "qconv-op-rename"
+    ORDER = 22
     DESCRIPTION = "torch.ops.onednn.qconv2d_pointwise -> torch.ops.onednn.qconv_pointwise"
     TRIGGERS = ("qconv2d_pointwise",)
 
-    def plan(self, module: cst.Module) -> None:
+    def plan(self, ctx: CodemodContext) -> None:
         """Plan each use of the old op whose overload can be proven."""
-        for node, _ in self.references(module, {QCONV_OLD: None}):
-            why = self._unproven(node)
+        for node, _ in ctx.references({QCONV_OLD: None}):
+            why = self._unproven(ctx, node)
             if why is not None or not isinstance(node, cst.Attribute):
-                self.refuse(node, why or f"{code_of(node)}: rewrite by hand")
+                ctx.records.refuse(node, why or f"{code_of(node)}: rewrite by hand")
                 continue
 
             def edit(updated: cst.Attribute) -> cst.Attribute:
                 return updated.with_changes(attr=cst.Name(QCONV_NEW))
 
-            self.rewrite(node, edit, f"{code_of(node)} -> ...onednn.{QCONV_NEW} (torch >= 2.8)")
+            ctx.records.rewrite(
+                node, edit, f"{code_of(node)} -> ...onednn.{QCONV_NEW} (torch >= 2.8)"
+            )
 
-    def _unproven(self, node: cst.BaseExpression) -> str | None:
+    def _unproven(self, ctx: CodemodContext, node: cst.BaseExpression) -> str | None:
         """Why the rename is not proven sound at ``node`` (``None``: it is)."""
-        parent = self.parent(node)
+        parent = ctx.names.parent(node)
         if isinstance(parent, cst.Attribute) and parent.value is node:
             overload = parent.attr.value
             if overload in QCONV_SAME_SCHEMA:
@@ -198,7 +215,7 @@ class QconvOpRename(NameCodemod):
                 f"overload .{overload} has no counterpart under onednn::{QCONV_NEW} (the "
                 "conv+add fusion keeps the qconv2d name): leave it"
             )
-        call = self.call_of(node)
+        call = ctx.names.call_of(node)
         if call is None:
             return "the op is used as a value, so its overload cannot be known: rewrite by hand"
         starred = any(is_starred(a) for a in call.args)

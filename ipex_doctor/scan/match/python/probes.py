@@ -12,6 +12,9 @@ or installed, the helpers and flags projects name after them):
 * a call of a listed helper, by the name it is called with (``is_ipex_available()``,
   ``utils.is_ipex_version("<", "2.3")``): a project's own helper is imported relatively and
   resolves to nothing, so the name is what there is;
+* a test whether a name the module binds by importing a listed package is defined:
+  ``"ipex" in globals()`` (also ``locals()``, ``dir()``, ``vars()``) after a guarded
+  ``import intel_extension_for_pytorch as ipex``;
 * a read of a flag: a listed name (``HAS_IPEX``), or one the module sets from a probe
   (``_ipex_available = find_spec(...) is not None``) or to ``True`` / ``False`` around an
   import of a listed package (``try: import intel_extension_for_pytorch; HAS_IPEX = True
@@ -31,6 +34,7 @@ use of IPEX read from a name under a listed package (``ipex.__version__ < "2.6"`
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import NamedTuple
 
@@ -46,6 +50,9 @@ MODULE_QUERIES = frozenset({"import_module", "get", "__import__"})
 ``sys.modules.get``): the name they are assigned to is the module, not a flag."""
 PROBE_PATTERN = "availability-probe"
 """The id of the structural pattern that reports probes (``patterns``)."""
+NAMESPACE_CALLS = frozenset({"globals", "locals", "dir", "vars"})
+"""Builtins whose result, tested with ``in``, says whether a name is defined."""
+_REQUIREMENT_NAME = re.compile(r"[A-Za-z0-9_.-]+")
 _FLAG_ROUNDS = 3
 """A flag set from a flag set from a probe is followed this many steps deep."""
 
@@ -95,6 +102,10 @@ class Probes:
         self._flags = {name for name in self._names if name.isidentifier()}
         self._reads: set[int] = set()
         """Chains that read a name under a listed package (``ipex.__version__``)."""
+        self._imported = frozenset(
+            bound for facts in parts for bound in self._bound_by_listed_imports(facts)
+        )
+        """The names the module binds by importing a listed package (``ipex``)."""
         if not self._names:
             for facts in parts:
                 self._find_hasattr(facts)
@@ -143,7 +154,11 @@ class Probes:
         """The listed package ``call`` asks about by name, or ``None``."""
         first = call.args[0] if call.args else None
         if isinstance(first, ast.Constant) and isinstance(first.value, str) and is_query(call):
-            return first.value if self._listed(first.value) else None
+            # NOTE: a version helper takes a requirement ("intel-extension-for-pytorch>=2.5"):
+            # the package is the name it starts with
+            package = _REQUIREMENT_NAME.match(first.value)
+            if package is not None and self._listed(package.group()):
+                return first.value
         return None
 
     def _hasattr(self, call: ast.Call, scope: Scope) -> str | None:
@@ -172,6 +187,32 @@ class Probes:
         if tested is not None:
             owner, _, attribute = tested.rpartition(".")
             return f'hasattr({owner}, "{attribute}")'
+        return None
+
+    def _bound_by_listed_imports(self, facts: Facts) -> Iterator[str]:
+        for statement in facts.imports:
+            if isinstance(statement, ast.Import):
+                for alias in statement.names:
+                    if self._listed(alias.name):
+                        yield alias.asname or alias.name.partition(".")[0]
+            elif statement.module and not statement.level and self._listed(statement.module):
+                yield from (alias.asname or alias.name for alias in statement.names)
+
+    def _defined_test(self, compare: ast.Compare) -> str | None:
+        """``"ipex" in globals()`` on a name bound by an import of a listed package, as that
+        text, or ``None``."""
+        left, right = compare.left, compare.comparators[0]
+        if (
+            isinstance(left, ast.Constant)
+            and isinstance(left.value, str)
+            and left.value in self._imported
+            and isinstance(compare.ops[0], ast.In | ast.NotIn)
+            and isinstance(right, ast.Call)
+            and isinstance(right.func, ast.Name)
+            and right.func.id in NAMESPACE_CALLS
+            and not right.args
+        ):
+            return f'"{left.value}" in {right.func.id}()'
         return None
 
     def _is_flag(self, node: ast.Name, scope: Scope) -> bool:
@@ -224,6 +265,8 @@ class Probes:
         if isinstance(node, ast.BoolOp):
             return any(self._holds_probe(value, scope) for value in node.values)
         if isinstance(node, ast.Compare):
+            if self._defined_test(node) is not None:
+                return True
             return any(self._holds_probe(o, scope) for o in (node.left, *node.comparators))
         return False
 
@@ -265,6 +308,9 @@ class Probes:
                 self._found[id(compare)] = ProbeHit(
                     facts.part, compare, f'"{left.value}" in sys.modules'
                 )
+            defined = self._defined_test(compare)
+            if defined is not None:
+                self._found[id(compare)] = ProbeHit(facts.part, compare, defined)
         flags: list[ast.Name] = []
         for chain, scope in facts.chains:
             if isinstance(chain, ast.Name):

@@ -53,7 +53,8 @@ QUERY_CALLS = frozenset(
     | {"get_distribution", "require", "requires", "files"}
 )
 """Callees whose first argument names a package whose presence or version is asked (also any
-callee whose name says ``available`` or ``installed``: ``is_package_available``)."""
+callee whose name says ``available`` or ``installed``: ``is_package_available``, or ends in
+``_version``: ``get_library_version``)."""
 
 
 def callee_name(call: ast.Call) -> str:
@@ -74,7 +75,12 @@ def is_query(call: ast.Call) -> bool:
     if name == "get" and isinstance(call.func, ast.Attribute):
         owner = call.func.value
         return isinstance(owner, ast.Attribute) and owner.attr == "modules"
-    return name in QUERY_CALLS or "available" in lowered or "installed" in lowered
+    return (
+        name in QUERY_CALLS
+        or "available" in lowered
+        or "installed" in lowered
+        or lowered.endswith("_version")
+    )
 
 
 def is_message(call: ast.Call) -> bool:
