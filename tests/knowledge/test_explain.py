@@ -715,3 +715,26 @@ def test_an_overlay_layer_replaces_the_shipped_one_and_survives_the_cache(tmp_pa
         layer = knowledge.layer("onednn")
         assert layer is not None and layer.title == "Our oneDNN" and layer.collect == ("site.log",)
         assert knowledge.layer("runtime") is not None and knowledge.stack.intel
+
+
+def test_wording_that_says_the_intel_stack_is_absent_is_knowledge_base_data(
+    tmp_path: Path,
+) -> None:
+    """``stack.absent`` is read from the knowledge base (the shipped file has torch's "no
+    attribute 'xpu'"), an overlay adds to it (through the cache too), and a pattern that could
+    backtrack is refused with its file and line, like every other stack word."""
+    assert any(w.search("module 'torch' has no attribute 'xpu'") for w in KB.stack.absent)
+    text = "RuntimeError: the Intel GPU path is off in this build; could not create a primitive"
+    assert diagnose(text, KB).layer is not None
+    path = tmp_path / "site.yaml"
+    path.write_text(
+        "schema_version: 1\nstack:\n  absent: ['the Intel GPU path is off']\nissues: []\n"
+    )
+    for _ in range(2):  # NOTE: the second load comes from the cache
+        site = known_issues.load([path])
+        assert len(site.stack.absent) == len(KB.stack.absent) + 1
+        assert diagnose(text, site) == diagnose(text, KB)._replace(layer=None)
+    bad = "schema_version: 1\nstack:\n  absent:\n    - '(a+)+'\nissues: []\n"
+    with pytest.raises(KnowledgeBaseError) as raised:
+        known_issues.parse_document(str(tmp_path / "bad.yaml"), bad)
+    assert "bad.yaml:" in str(raised.value) and "backtrack" in str(raised.value), str(raised.value)
