@@ -396,10 +396,28 @@ def test_a_message_with_several_causes_ranks_them_with_their_probes() -> None:
         ("XPU device count is zero! after source /opt/intel/oneapi/setvars.sh", "xpu-runtime-shadowed"),
         ("ls -l /dev/dri/renderD128: Permission denied; RuntimeError: No XPU devices are available",
          "xpu-render-node-access"),
+        # sycl-ls lists the GPU under OpenCL only (compute-runtime #764: libze1 was missing)
+        ("No level-zero device in sycl-ls", "xpu-level-zero-broken"),
     ],
 )  # fmt: skip
 def test_wording_of_its_own_moves_a_cause_up(text: str, first: str) -> None:
     assert explain(text, KB)[0].issue.id == first
+
+
+def test_a_runtime_that_cannot_initialize_while_counting_devices_stands_for_the_causes() -> None:
+    """The SYCL runtime's UNINITIALIZED (PI or UR) while counting devices is the no-device
+    message (IPEX #708: conda's libstdc++ was too old for the runtime): its causes in the listed
+    order; Level Zero's own UNINITIALIZED still names the loader first."""
+    text = (
+        '  File "/home/user/ComfyUI/venv/lib/python3.10/site-packages/torch/xpu/__init__.py", '
+        "line 57, in device_count\n    return torch._C._xpu_getDeviceCount()\nRuntimeError: Native "
+        "API failed. Native API returns: -1102 (PI_ERROR_UNINITIALIZED) -1102 (PI_ERROR_UNINITIALIZED)"
+    )
+    for said in (text, text.replace("PI_ERROR_UNINITIALIZED", "UR_RESULT_ERROR_UNINITIALIZED")):
+        found = explain(said, KB)
+        assert [m.issue.id for m in found] == list(NOT_VISIBLE.causes)  # type: ignore[union-attr]
+    zeinit = "zeInit failed: ZE_RESULT_ERROR_UNINITIALIZED; No XPU devices are available"
+    assert explain(zeinit, KB)[0].issue.id == "xpu-level-zero-broken"
 
 
 def test_hints_alone_name_nothing() -> None:
