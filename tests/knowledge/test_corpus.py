@@ -38,8 +38,8 @@ KNOWLEDGE = known_issues.load_files((), lambda _: None)
 PARTS = {name: accuracy.cases(path) for name, path in accuracy.PARTS.items()}
 MEASURED: dict[str, tuple[int, int, int, int, int] | None] = {
     # part: (related texts, first-ranked, top-3, right layer, unrelated texts)
-    "development": (98, 79, 80, 83, 110),
-    "kept-aside": None,  # NOTE: empty until the next collection is split (the fifth's measured)
+    "development": (162, 107, 109, 110, 173),
+    "kept-aside": None,  # NOTE: the sixth and seventh collections', measured once when rules are final
     "earlier (chosen)": (90, 88, 89, 88, 16),
     "earlier held out": (20, 19, 19, 19, 5),
 }
@@ -77,16 +77,17 @@ def test_the_sampled_parts_are_the_seeded_split_of_their_threads() -> None:
     assert len(sampled) == len(set(sampled)) and not set(sampled) & earlier
 
 
-def test_the_kept_aside_part_is_the_newest_collection_with_its_unrelated_neighbours() -> None:
-    """Only the newest collection is kept aside (a measured one has been seen, and the part is
-    empty until the next is split), and its unrelated neighbours are at least the 40 % the
-    sampling aimed at."""
-    newest = max(split.SEEDS)
+def test_the_kept_aside_part_is_the_unmeasured_collections_with_their_unrelated_neighbours() -> (
+    None
+):
+    """Only collections not yet measured are kept aside (a measured one has been seen, and the
+    part is empty until the next is split), and their unrelated neighbours are at least the 40 %
+    the sampling aimed at and the 30 the issue asks for."""
     kept = PARTS["kept-aside"]
-    assert bool(kept) == (newest not in split.MEASURED)
-    assert all(c["collection"] == newest for c in kept)
+    assert bool(kept) == bool(set(split.SEEDS) - split.MEASURED)
+    assert all(c["collection"] not in split.MEASURED for c in kept)
     unrelated = [c for c in kept if c["expect"] == accuracy.UNRELATED]
-    assert len(unrelated) >= 0.4 * len(kept)
+    assert len(unrelated) >= 0.4 * len(kept) and (not kept or len(unrelated) >= 30)
 
 
 @pytest.mark.parametrize("part", list(PARTS))
