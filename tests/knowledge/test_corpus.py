@@ -77,9 +77,7 @@ def test_the_sampled_parts_are_the_seeded_split_of_their_threads() -> None:
     assert len(sampled) == len(set(sampled)) and not set(sampled) & earlier
 
 
-def test_the_kept_aside_part_is_the_unmeasured_collections_with_their_unrelated_neighbours() -> (
-    None
-):
+def test_the_kept_aside_part_is_the_unmeasured_collections_and_their_neighbours() -> None:
     """Only collections not yet measured are kept aside (a measured one has been seen, and the
     part is empty until the next is split), and their unrelated neighbours are at least the 40 %
     the sampling aimed at and the 30 the issue asks for."""

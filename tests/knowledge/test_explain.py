@@ -599,11 +599,30 @@ def test_a_text_of_the_intel_stack_that_no_entry_names_names_its_layer(
         "libtorchbind_test.so: cannot open shared object file: No such file or directory",
         "AttributeError: module 'torch' has no attribute 'xpu'. Why does this issue occur when my "
         "graphics card is an NVIDIA GeForce RTX 3090?",
+        # a CPU-only torch saying it has no Intel GPU support (pytorch #149829): stack.absent
+        "UserWarning: TF32 acceleration on top of oneDNN is available for Intel GPUs. The current Torch "
+        "version does not have Intel GPU Support. (Triggered internally at /var/lib/jenkins/workspace/"
+        "aten/src/ATen/Context.cpp:148.)\n  torch._C._set_onednn_allow_tf32(_allow_tf32)",
+        # an extension imported before torch (ROCm/vllm #46): not a broken torch
+        "ImportError: libc10.so: cannot open shared object file: No such file or directory",
+        # "ipex" inside another name, not the word (a container; a build label)
+        "comfyui-ipex    | exec /usr/bin/startup.sh: exec format error\ncomfyui-ipex exited with code 255",
+        "ERROR: pip's dependency resolver does not currently take into account all the packages that "
+        "are installed.\nembeddedllm 0.2.1+ipex requires importlib-metadata, which is not installed.",
     ],
 )  # fmt: skip
 def test_a_text_of_another_stack_gets_no_entry_and_no_layer(text: str) -> None:
     found = diagnose(text, KB)
     assert found.matches == [] and found.layer is None, found
+
+
+def test_a_library_of_torch_named_with_its_place_or_the_word_ipex_still_count() -> None:
+    """What the lookalikes above lack: libc10.so from torch's own directory is a broken torch,
+    and IPEX named as a word places a text in the torch layer."""
+    lib = "OSError: /venv/lib/python3.11/site-packages/torch/lib/libc10.so: cannot open shared object file"
+    assert explain(lib, KB)[0].issue.id == "torch-import-failed"
+    word = diagnose("RuntimeError: after import ipex the model will not run", KB)
+    assert word.matches == [] and word.layer is not None and word.layer.layer.id == "torch"
 
 
 def test_another_stack_named_beside_the_intel_one_keeps_the_candidate() -> None:
