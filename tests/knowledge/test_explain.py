@@ -56,6 +56,11 @@ CASES = [
     ("RuntimeError: Cannot re-initialize XPU in forked subprocess. To use XPU with multiprocessing, "
      "you must use the 'spawn' start method", "xpu-fork-reinit"),
     ("NotImplementedError: 'onednn::qconv_pointwise'", "qconv-op-name"),
+    # the same, as a user pasted it with its line cut (anomalib #3210)
+    ("Cannot re-initialize XPU in forked subproces. To use XPU with\nmultiprocessing you must use the `spawn` "
+     "method", "xpu-fork-reinit"),
+    # an app's own check for torch, in a container (ComfyUI-Docker #104)
+    ("comfyui-xpu  | [ComfyUI-Manager] PyTorch is not installed", "torch-missing"),
     ("OSError: [WinError 126] The specified module could not be found. Error loading "
      "\"C:\\\\py\\\\lib\\\\site-packages\\\\intel_extension_for_pytorch\\\\bin\\\\intel-ext-pt-gpu.dll\"", "windows-dll-load"),
 ]  # fmt: skip
@@ -577,6 +582,20 @@ def test_cli_explain_refuses_a_report_without_findings(tmp_path: Path) -> None:
         ("xe 0000:03:00.0: [drm] Xe device coredump has been created", "driver"),
         ("ERROR: No matching distribution found for torch==2.5.1.post0+xpu", "install"),
         ("ARC A730M (PI_ERROR_BUILD_PROGRAM_FAILURE)", "sycl-build"),
+        # oneDNN's engine message alone: five threads of the corpus, no single cause (a torch too
+        # old for the GPU is one)
+        ("RuntimeError: could not create an engine", "onednn"),
+        ("internal error, src/gpu/intel/conv/jit.cpp:161", "onednn"),
+        # a GPU page fault the kernel driver reported, before the compute runtime aborted
+        ("Segmentation fault from GPU at 0xff00fffffffe0000, ctx_id: 9 (CCS) type: 0 (NotPresent), "
+         "level: 0 (PTE), access: 0 (Read), banned: 1, aborting.\nAbort was called at 274 line in file:\n"
+         "/home/u/rpmbuild/BUILD/intel-compute-runtime-25.05.32567.18/shared/source/os_interface/linux/"
+         "drm_neo.cpp\nAborted", "driver"),
+        ("No module named 'triton.backends.intel'", "compiler"),
+        ("'sycl-ls' terminated by signal SIGBUS (Misaligned address error)", "runtime"),
+        ("c++: error: unrecognized command-line option ‘-fsycl’", "sycl-build"),
+        ("Failed to build device program\nCompilerException Failed to lookup symbol "
+         "_ZTSZZL13norm_f32_syclPKfPfiifPN4sycl3_V15queueEENKUlRNS3_7han", "sycl-build"),
     ],
 )  # fmt: skip
 def test_a_text_of_the_intel_stack_that_no_entry_names_names_its_layer(
