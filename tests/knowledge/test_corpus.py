@@ -38,7 +38,7 @@ KNOWLEDGE = known_issues.load_files((), lambda _: None)
 PARTS = {name: accuracy.cases(path) for name, path in accuracy.PARTS.items()}
 MEASURED: dict[str, tuple[int, int, int, int, int] | None] = {
     # part: (related texts, first-ranked, top-3, right layer, unrelated texts)
-    "development": (162, 120, 122, 123, 173),
+    "development": (162, 123, 125, 126, 173),
     "kept-aside": None,  # NOTE: the sixth and seventh collections', measured once when rules are final
     "earlier (chosen)": (90, 87, 88, 87, 16),  # NOTE: "could not create an engine" is onednn now
     "earlier held out": (20, 19, 19, 19, 5),

@@ -596,6 +596,11 @@ def test_cli_explain_refuses_a_report_without_findings(tmp_path: Path) -> None:
         ("c++: error: unrecognized command-line option ‘-fsycl’", "sycl-build"),
         ("Failed to build device program\nCompilerException Failed to lookup symbol "
          "_ZTSZZL13norm_f32_syclPKfPfiifPN4sycl3_V15queueEENKUlRNS3_7han", "sycl-build"),
+        ("ERROR: Failed building wheel for llama-cpp-python for SYCL installation on Windows", "sycl-build"),
+        ("Cannot compile SYCL backend SYCL_LIBRARY=SYCL_LIBRARY - NOTFOUND as per documentation", "sycl-build"),
+        # an extension built against torch XPU where CMake finds no SYCL runtime (pytorch #149353)
+        ('The link interface of target "c10_xpu" contains:\n\n    torch::xpurt\n\n  but the target was '
+         "not found.", "runtime"),
     ],
 )  # fmt: skip
 def test_a_text_of_the_intel_stack_that_no_entry_names_names_its_layer(
