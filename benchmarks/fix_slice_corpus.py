@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from ipex_doctor.scan.fix import FIX_IDS, fix_sliced, fix_whole_module  # noqa: E402
+from ipex_doctor.scan.fix.rewrite import FIX_IDS, fix_sliced, fix_whole_module  # noqa: E402
 
 
 def main() -> int:

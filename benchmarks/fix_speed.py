@@ -96,7 +96,7 @@ def giant(size: int) -> str:
 SHAPES = {"sparse": sparse, "dense": dense, "giant": giant}
 
 _FIX_ALONE = (
-    "import sys; from ipex_doctor.scan.fix import FIX_IDS, fix_source; "
+    "import sys; from ipex_doctor.scan.fix.rewrite import FIX_IDS, fix_source; "
     "out = fix_source(open(sys.argv[1], encoding='utf-8').read(), FIX_IDS); "
     "sys.exit(0 if out.changed else 3)"
 )

@@ -1,5 +1,5 @@
 """Time what ``scan --fix`` adds to computing its rewrites: the undo record and the in-place
-writes, all or none (``ipex_doctor.scan.fix_run.commit``).
+writes, all or none (``ipex_doctor.scan.fix.run.commit``).
 
     python benchmarks/scan_fix_write.py [--files N] [--repeat N]
 
@@ -49,7 +49,7 @@ def main() -> int:
     args = parser.parse_args()
     base = Path(tempfile.mkdtemp(prefix="ipex-doctor-fix-bench-"))
     os.environ["XDG_STATE_HOME"] = str(base / "state")
-    from ipex_doctor.scan import fix_run
+    from ipex_doctor.scan.fix import run as fix_run
 
     template = base / "template"
     for index in range(args.files):

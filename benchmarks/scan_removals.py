@@ -39,7 +39,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -325,9 +324,9 @@ def check_fix(outcome: Outcome, tree: Path) -> None:
     rewrite, and a finding left alone must have a reason (a refusal)."""
     sys.path.insert(0, str(ROOT))
     from ipex_doctor.knowledge import code_rules
-    from ipex_doctor.scan.fix import FixError
-    from ipex_doctor.scan.fix_files import fix_file, kind_of
-    from ipex_doctor.scan.kinds import rewritten_by_fix
+    from ipex_doctor.scan.fix.files import fix_file, kind_of
+    from ipex_doctor.scan.fix.rewrite import FixError
+    from ipex_doctor.scan.read.kinds import rewritten_by_fix
 
     fixes = {rule.id: rule.fix for rule in code_rules.load().rules if rule.fix}
     by_file: dict[str, list[dict[str, Any]]] = collections.defaultdict(list)
@@ -346,11 +345,11 @@ def check_fix(outcome: Outcome, tree: Path) -> None:
             except FixError as error:
                 why = str(error)
             else:
-                cell = _cell_positions(file)
                 for rewrite in done.outcome.rewrites:
-                    records[0].add((cell(rewrite.cell), rewrite.line))
+                    # NOTE: a fix record numbers cells among all cells, as findings do
+                    records[0].add((rewrite.cell or 0, rewrite.line))
                 for refusal in done.outcome.refusals:
-                    records[1].add((cell(refusal.cell), refusal.line))
+                    records[1].add((refusal.cell or 0, refusal.line))
                     if not refusal.fix_id:  # the whole file
                         why = refusal.reason
         for finding in findings:
@@ -366,18 +365,6 @@ def check_fix(outcome: Outcome, tree: Path) -> None:
             outcome.fix_check.setdefault(key, []).append(
                 f"{path}:{finding['line']} {finding['id']}"
             )
-
-
-def _cell_positions(file: Path) -> Callable[[int | None], int]:
-    """For a notebook: a fix record's cell (counted among the code cells) as the scan counts
-    cells (among all cells, Markdown included); elsewhere 0."""
-    if file.suffix != ".ipynb":
-        return lambda cell: 0
-    cells = json.loads(file.read_text(encoding="utf-8")).get("cells", [])
-    code = [
-        n for n, c in enumerate(cells, 1) if isinstance(c, dict) and c.get("cell_type") == "code"
-    ]
-    return lambda cell: code[cell - 1] if cell and cell <= len(code) else 0
 
 
 def measure(

@@ -77,7 +77,7 @@ def main() -> int:
     sys.path.insert(0, str(package.parent))
     from ipex_doctor.knowledge import code_rules
     from ipex_doctor.scan import grep_pattern
-    from ipex_doctor.scan.ignores import SKIPPED_DIR_NAMES
+    from ipex_doctor.scan.read.ignores import SKIPPED_DIR_NAMES
 
     pattern = grep_pattern(code_rules.load())
     excludes = [f"--exclude-dir={name}" for name in sorted(SKIPPED_DIR_NAMES)]

@@ -10,6 +10,9 @@ m`` is an arrow to the package ``P`` as well as to ``P.m`` (it runs ``P/__init__
 must not import each other in a cycle, inside a room or across rooms, nor in a cycle of the
 imports that run when a module is imported (module level, outside ``TYPE_CHECKING``). Scripts that run inside the
 examined interpreter (``probe/scripts/``) import nothing of the package at all.
+
+``scan`` has rooms of its own, by the same rule: read < match < fix < the engine (the modules
+at ``scan``'s top: the engine, the readers that join reading to matching, the outcome cache).
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ ROOMS = (
     "app",
     "cli",
 )
+SCAN_ROOMS = ("read", "match", "fix", "engine")
 FOUNDATION = {
     "ipex_doctor",
     "ipex_doctor.atomic",
@@ -94,6 +98,22 @@ def _graph(*, module_level: bool = False) -> dict[str, set[str]]:
     }
 
 
+def _scan_room(module: str) -> str:
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[2] in SCAN_ROOMS[:-1] else "engine"
+
+
+def _scan_arrows_up(graph: dict[str, set[str]]) -> list[str]:
+    return [
+        f"{module} ({_scan_room(module)}) imports {target} ({_scan_room(target)})"
+        for module, targets in graph.items()
+        if _room(module) == "scan"
+        for target in targets
+        if _room(target) == "scan"
+        and SCAN_ROOMS.index(_scan_room(target)) > SCAN_ROOMS.index(_scan_room(module))
+    ]
+
+
 def test_every_module_belongs_to_a_room() -> None:
     """No module sits outside the rooms (the tree is the architecture diagram)."""
     assert {_room(m) for m in _graph()} <= set(ROOMS)
@@ -108,6 +128,28 @@ def test_no_arrow_points_up() -> None:
         if ROOMS.index(_room(target)) > ROOMS.index(_room(module))
     ]
     assert not upward, "\n".join(upward)
+
+
+def test_no_arrow_points_up_inside_scan() -> None:
+    """Inside ``scan``, ``read`` imports no other room of it, ``match`` only ``read``, ``fix``
+    only those two; none of them imports the engine at ``scan``'s top (nor the package, whose
+    ``__init__`` runs the engine)."""
+    graph = _graph()
+    assert {_scan_room(m) for m in graph if _room(m) == "scan"} == set(SCAN_ROOMS)
+    upward = _scan_arrows_up(graph)
+    assert not upward, "\n".join(upward)
+
+
+def test_an_arrow_up_inside_scan_is_seen() -> None:
+    """The check above reads the rooms of the real module names: an arrow from ``read`` to
+    ``match`` or ``fix``, or from ``match`` to ``fix``, is named."""
+    graph = {
+        "ipex_doctor.scan.read.kinds": {"ipex_doctor.scan.match.ruleset"},
+        "ipex_doctor.scan.match.ruleset": {"ipex_doctor.scan.fix.codemods.base"},
+        "ipex_doctor.scan.fix.run": {"ipex_doctor.scan"},
+        "ipex_doctor.scan.engine": {"ipex_doctor.scan.fix.run", "ipex_doctor.scan.read.kinds"},
+    }
+    assert len(_scan_arrows_up(graph)) == 3
 
 
 @pytest.mark.parametrize("module_level", [False, True], ids=["every-import", "module-level"])

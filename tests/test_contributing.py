@@ -4,6 +4,7 @@ steps it gives for a rewrite name what the fix catalogue really reads."""
 from __future__ import annotations
 
 import re
+from inspect import signature
 
 from conftest import REPO
 
@@ -26,8 +27,11 @@ def test_every_path_it_names_exists() -> None:
 
 def test_the_rewrite_steps_name_what_the_catalogue_reads() -> None:
     """A codemod's class attributes the steps name are those of the base class."""
-    from ipex_doctor.scan.codemods_base import Codemod
+    from ipex_doctor.scan.fix.codemods.base import Codemod, CodemodContext
 
-    for attribute in ("FIX_ID", "DESCRIPTION", "TARGETS"):
+    for attribute in ("FIX_ID", "DESCRIPTION", "TARGETS", "TRIGGERS", "ORDER"):
         assert f"`{attribute}`" in TEXT and hasattr(Codemod, attribute), attribute
+    assert "`plan(ctx)`" in TEXT and hasattr(Codemod, "plan")
+    for part in ("names", "records", "imports"):
+        assert f"`ctx.{part}`" in TEXT and part in signature(CodemodContext).parameters, part
     assert "`CODEMODS`" in TEXT and "`CASES`" in TEXT and "`REFUSALS`" in TEXT

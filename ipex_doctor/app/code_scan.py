@@ -24,7 +24,14 @@ from typing import TYPE_CHECKING, Any
 from ipex_doctor import __version__
 from ipex_doctor.app.conclusion import conclude, gate_policy
 from ipex_doctor.app.interrupts import sigterm_raises
-from ipex_doctor.errors import DoctorError, ExitCode, OutputError, Stopped, Terminated
+from ipex_doctor.errors import (
+    DoctorError,
+    ExitCode,
+    KnowledgeBaseError,
+    OutputError,
+    Stopped,
+    Terminated,
+)
 from ipex_doctor.knowledge import code_rules, known_issues
 from ipex_doctor.knowledge.code_rules import CodeRules
 from ipex_doctor.model.code import (
@@ -47,17 +54,17 @@ from ipex_doctor.model.findings import (
 from ipex_doctor.probe.options import ProbeOptions
 from ipex_doctor.reporting.output_options import OutputOptions
 from ipex_doctor.runs.diagnose import examine
-from ipex_doctor.scan.kinds import rewritten_by_fix
-from ipex_doctor.scan.quoting import quote_name
+from ipex_doctor.scan.fix.quoting import quote_name
+from ipex_doctor.scan.read.kinds import rewritten_by_fix
 from ipex_doctor.verdicts.code_findings import code_finding
 from ipex_doctor.verdicts.judge import judge
 from ipex_doctor.verdicts.unread_files import unread_finding
 
 if TYPE_CHECKING:
     from ipex_doctor.reporting.policy import Policy
-    from ipex_doctor.scan.fix import Refusal
-    from ipex_doctor.scan.fix_files import FileFix
-    from ipex_doctor.scan.fix_run import FixPlan
+    from ipex_doctor.scan.fix.files import FileFix
+    from ipex_doctor.scan.fix.rewrite import Refusal
+    from ipex_doctor.scan.fix.run import FixPlan
 
 Notify = Callable[[str], None]
 
@@ -79,6 +86,8 @@ class ScanRequest:
     """Reuse the outcomes of files unchanged since the last scan (``scan.outcome_cache``)."""
     docs: bool = False
     """Read the code blocks of the Markdown and reST documents under the roots too."""
+    rule_overlays: tuple[str, ...] = ()
+    """The site's code-rules files (``--rules``), applied over the shipped rules in order."""
 
 
 def _wanted(result: ScanResult, rules: CodeRules) -> dict[str, set[str]]:
@@ -104,9 +113,66 @@ def _edit_for(match: CodeMatch, edits: Mapping[str, Sequence[LineEdit]]) -> Line
 
 def _fix_catalogue() -> Mapping[str, str]:
     """The fixes the codemods declare, in the order they run."""
-    from ipex_doctor.scan.codemods import FIX_CATALOGUE
+    from ipex_doctor.scan.fix.codemods.registry import FIX_CATALOGUE
 
     return FIX_CATALOGUE
+
+
+def scan_rules(
+    request: ScanRequest, knowledge: known_issues.KnowledgeBase, notify: Notify
+) -> CodeRules:
+    """The shipped rules with the request's overlays applied, every replacement said through
+    ``notify``; a bad overlay raises its one-line error before anything is read."""
+    # NOTE: a rule's fix is checked against the codemods' own catalogue where --fix or --diff
+    # loads them anyway (LibCST); a plain scan never does for the shipped rules, which a test
+    # holds to the catalogue. An overlay is the site's own file: its fixes are always checked.
+    fixing = request.fix or request.diff
+    rules = code_rules.load(known_fixes=_fix_catalogue() if fixing else None)
+    if not request.rule_overlays:
+        return rules
+    shipped = rules
+    rules = code_rules.with_overlays(
+        rules, request.rule_overlays,
+        known_ids=[issue.id for issue in knowledge.issues], known_fixes=_fix_catalogue(),
+    )  # fmt: skip
+    _refuse_retargeted_fixes(rules, shipped)
+    for note in rules.notes:
+        notify(note)
+    return rules
+
+
+def _refuse_retargeted_fixes(rules: CodeRules, shipped: CodeRules) -> None:
+    """Refuse an overlay rule whose ``fix`` would be promised where the rewrite does nothing.
+
+    A finding says "mechanical" where its rule's fix rewrites that place, and ``--fix`` runs
+    the codemod on the file: a rule matching a name its codemod does not rewrite would be
+    labelled mechanical and left alone. So an overlay rule's symbols must be names its
+    codemod rewrites (its ``TARGETS``), and a fix that rewrites a pattern, an import or a line
+    rather than names keeps the ``match`` of the shipped rule it belongs to (reworded, never
+    retargeted)."""
+    from ipex_doctor.scan.fix.codemods.registry import CODEMODS
+
+    for rule_id, source in rules.overlaid:
+        rule = rules.get(rule_id)
+        if rule is None or rule.fix is None:
+            continue
+        targets = frozenset(CODEMODS[rule.fix]().targets())
+        if targets:
+            outside = [s for s in rule.match.symbols if s not in targets]
+            if rule.match.kind == "symbols" and not outside:
+                continue
+            what = (f"does not rewrite {', '.join(outside)}" if outside
+                    else f"rewrites names, and the rule matches by {rule.match.kind}")  # fmt: skip
+        elif any(r.fix == rule.fix and r.match == rule.match for r in shipped.rules):
+            continue
+        else:
+            what = "matches other code than the shipped rule with that fix"
+        raise KnowledgeBaseError(
+            f"{source}: rule '{rule_id}': fix '{rule.fix}' {what}; its findings would be "
+            "labelled mechanical where scan --fix leaves them alone",
+            tip="drop 'fix' and give a 'recipe', or match only what the fix rewrites "
+            "('ipex-doctor kb show ID' of the shipped rule names it)",
+        )
 
 
 def scan_and_publish(request: ScanRequest, *, notify: Notify, emit: Notify) -> ExitCode:
@@ -114,10 +180,8 @@ def scan_and_publish(request: ScanRequest, *, notify: Notify, emit: Notify) -> E
     ``emit`` the diffs of ``--diff`` / ``--fix`` and the places left alone."""
     out = request.out
     out.check()
-    # NOTE: a rule's fix is checked against the codemods' own catalogue where --fix or --diff
-    # loads them anyway (LibCST); a plain scan never does.
-    rules = code_rules.load(known_fixes=_fix_catalogue() if request.fix or request.diff else None)
     knowledge = known_issues.load_files(request.kb_overlays, notify)
+    rules = scan_rules(request, knowledge, notify)
     policy = gate_policy(out, knowledge, [r.id for r in rules.rules])
     env, _ = examine(
         ProbeOptions(request.probe.python, request.probe.timeout_s, runtime_probe=False)
@@ -160,7 +224,7 @@ MakeReport = Callable[..., Report]
 
 def _plan(roots: Sequence[Path], wanted: Mapping[str, set[str]]) -> FixPlan:
     """Every rewrite in memory; an interrupt meanwhile ends the run with nothing written."""
-    from ipex_doctor.scan import fix_run
+    from ipex_doctor.scan.fix import run as fix_run
 
     try:
         return fix_run.plan(roots, wanted)
@@ -187,7 +251,7 @@ def _commit_and_publish(
     written, whatever happens next, and what is said names them and the undo command: an
     interrupt publishes the report marked incomplete (exit 130 / 143); a report that cannot be
     written is an error (exit 2) that says the files stay rewritten; so does a crash."""
-    from ipex_doctor.scan import fix_run
+    from ipex_doctor.scan.fix import run as fix_run
 
     left = tuple(SkippedFile(n.display, n.reason) for n in fix_plan.left_alone)
     try:
@@ -254,7 +318,7 @@ def _rewritten(display: str, fixed: FileFix) -> RewrittenFile:
 
 def _line_edits(fixed: FileFix) -> list[LineEdit]:
     """A rewritten file's changed line ranges (for SARIF fixes)."""
-    from ipex_doctor.scan.fix_files import line_edits
+    from ipex_doctor.scan.fix.files import line_edits
 
     before = fixed.original.decode("utf-8", "replace").removeprefix("\ufeff")
     return list(line_edits(before, fixed.outcome.source))
@@ -287,7 +351,7 @@ def _name(display: str) -> str:
 def _notice_stopped_runs(roots: Sequence[Path], notify: Notify, *, refuse: bool) -> None:
     """Say which earlier ``scan --fix`` runs of these roots stopped while rewriting (killed),
     and how to restore their files; ``--fix`` refuses to run over them (exit 2)."""
-    from ipex_doctor.scan import fix_journal
+    from ipex_doctor.scan.fix import journal as fix_journal
 
     stopped, problems = fix_journal.stopped_runs(roots)
     for problem in problems:
@@ -312,6 +376,21 @@ def knowledge_findings(
 ) -> dict[str, Finding]:
     """The knowledge base judged on the environment's static facts, by entry id."""
     return {f.id: f for f in judge(env, knowledge)}
+
+
+def _with_rule_source(finding: Finding, source: str | None) -> Finding:
+    """``finding`` of a site's overlay rule names the file the rule comes from, in its
+    evidence (``rule_source``, which SARIF carries too); a shipped rule's is unchanged."""
+    if source is None:
+        return finding
+    import dataclasses
+
+    evidence = dataclasses.replace(
+        finding.evidence,
+        summary=f"{finding.evidence.summary} (rule from {source})",
+        data={**finding.evidence.data, "rule_source": source},
+    )
+    return dataclasses.replace(finding, evidence=evidence)
 
 
 def _one_per_place(findings: Sequence[Finding]) -> list[Finding]:
@@ -356,7 +435,8 @@ def _report(
         if rule is None:
             continue
         edit = _edit_for(match, edits) if rule.fix and edits else None
-        findings.append(code_finding(match, rule, joined, kb_findings, fix_edit=edit))
+        finding = code_finding(match, rule, joined, kb_findings, fix_edit=edit)
+        findings.append(_with_rule_source(finding, rules.source_of(rule.id)))
     summary = ScanSummary(result.roots, result.files_seen, result.files_parsed, result.skipped, fix)
     findings = _one_per_place(findings)
     unread = unread_finding(result.skipped)

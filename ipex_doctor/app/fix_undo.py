@@ -19,7 +19,7 @@ from ipex_doctor.app.interrupts import sigterm_raises
 from ipex_doctor.errors import ExitCode, Stopped, Terminated
 
 if TYPE_CHECKING:
-    from ipex_doctor.scan.fix_run import UndoStep
+    from ipex_doctor.scan.fix.run import UndoStep
 
 Show = Callable[[str], None]
 
@@ -28,8 +28,9 @@ def undo_scan_fix(path: Path, *, approve: Callable[[str], bool], show: Show) -> 
     """Show what undoing the record at ``path`` restores, and with approval restore it; the
     exit code: 0 when every file is as it was before the fix, 1 when a file is left alone or
     nothing was approved."""
-    from ipex_doctor.scan import fix_journal, fix_run
-    from ipex_doctor.scan.quoting import quote_name
+    from ipex_doctor.scan.fix import journal as fix_journal
+    from ipex_doctor.scan.fix import run as fix_run
+    from ipex_doctor.scan.fix.quoting import quote_name
 
     record = fix_journal.load(path)
     show(f"The scan --fix of {', '.join(record.roots)} ({record.created_at}), from {path}:")
@@ -68,7 +69,7 @@ def undo_scan_fix(path: Path, *, approve: Callable[[str], bool], show: Show) -> 
 
 
 def _line(step: UndoStep, name: str) -> str:
-    from ipex_doctor.scan import fix_run
+    from ipex_doctor.scan.fix import run as fix_run
 
     if step.action == fix_run.LEFT_ALONE:
         return f"  left alone  {name}: {step.reason}"

@@ -25,14 +25,16 @@ from ipex_doctor.cli.options import (
     PROBE,
     SANITY,
     DeviceOption,
+    Refuse,
+    refuse,
 )
-from ipex_doctor.errors import DoctorError, ExitCode, did_you_mean
+from ipex_doctor.errors import DoctorError, ExitCode
 from ipex_doctor.model.device_spec import AUTO, LOCAL, DeviceSpec
 from ipex_doctor.model.terms import Isolation
 
 if TYPE_CHECKING:
     from ipex_doctor.app.diagnosis import Request
-    from ipex_doctor.knowledge.code_rules import CodeRules
+    from ipex_doctor.knowledge.explain import EnvFacts
     from ipex_doctor.knowledge.known_issues import KnowledgeBase
     from ipex_doctor.probe.options import ProbeOptions
     from ipex_doctor.reporting.output_options import OutputOptions
@@ -44,6 +46,20 @@ if TYPE_CHECKING:
 def notify_user(message: str) -> None:
     """A message for the user, beside the report: on stderr, prefixed with the program name."""
     click.echo(f"ipex-doctor: {message}", err=True)
+
+
+def approver(yes: bool, *, logged: bool = False, err: bool = False) -> Callable[[str], bool]:
+    """``--yes`` (with ``logged``, the question and its answer go to stderr), else the user's
+    answer on a terminal (asked on stderr with ``err``); without either, no."""
+
+    def approve(question: str) -> bool:
+        if yes:
+            if logged:
+                notify_user(f"{question} yes (--yes)")
+            return True
+        return sys.stdin.isatty() and click.confirm(question, default=False, err=err)
+
+    return approve
 
 
 def _check_options(
@@ -106,18 +122,11 @@ def cli() -> None:
               help="Also read your code under PATH (as scan does), judged against this environment. Repeatable.")  # fmt: skip
 @SANITY
 def check(
-    probe: ProbeOptions,
-    kb_overlays: tuple[str, ...],
-    out: OutputOptions,
-    baseline: SavedReport | None,
-    device: DeviceSpec | None,
-    isolation: Isolation,
-    checks_dirs: tuple[str, ...],
-    skip_sanity: bool,
-    distributed: bool,
-    code: tuple[str, ...],
+    probe: ProbeOptions, kb_overlays: tuple[str, ...], out: OutputOptions,
+    baseline: SavedReport | None, device: DeviceSpec | None, isolation: Isolation,
+    checks_dirs: tuple[str, ...], skip_sanity: bool, distributed: bool, code: tuple[str, ...],
     sanity_options: SanityOptions,
-) -> int:
+) -> int:  # fmt: skip
     """Full diagnosis: probe, reproductions on every device, the AMP sanity run, verdicts."""
     from ipex_doctor.app.diagnosis import Request
     from ipex_doctor.model.findings import Command
@@ -136,6 +145,8 @@ def check(
 
 
 @cli.command()
+@refuse(Refuse(None, "name at least one check, or 'all' (see 'ipex-doctor repro --list')",
+               without=("names", "list_only")))  # fmt: skip
 @click.argument("names", nargs=-1, metavar="[NAME]... | all")
 @click.option("--list", "list_only", is_flag=True, help="List the check scripts and exit.")
 @PROBE
@@ -143,27 +154,16 @@ def check(
 @OUTPUT_EXPLAINING
 @CHECK_RUN
 def repro(
-    names: tuple[str, ...],
-    list_only: bool,
-    probe: ProbeOptions,
-    kb_overlays: tuple[str, ...],
-    out: OutputOptions,
-    device: DeviceSpec | None,
-    isolation: Isolation,
+    names: tuple[str, ...], list_only: bool, probe: ProbeOptions, kb_overlays: tuple[str, ...],
+    out: OutputOptions, device: DeviceSpec | None, isolation: Isolation,
     checks_dirs: tuple[str, ...],
-) -> int:
+) -> int:  # fmt: skip
     """Run reproductions of known issues (NAME..., or all) and explain what they found."""
     if list_only:
-        from ipex_doctor.knowledge.known_issues import load_files
-        from ipex_doctor.reporting.formats.text import checks_text
-        from ipex_doctor.runs.catalog import catalog
+        from ipex_doctor.app.knowledge_views import KnowledgeRequest, list_checks
 
-        scripts = catalog(tuple(Path(d) for d in checks_dirs))
-        knowledge = load_files(kb_overlays, notify_user)
-        click.echo(checks_text({k: s.title for k, s in scripts.items()}, knowledge))
+        click.echo(list_checks(KnowledgeRequest(kb_overlays), checks_dirs, notify_user))
         return ExitCode.OK
-    if not names:
-        raise click.UsageError("name at least one check, or 'all' (see 'ipex-doctor repro --list')")
     from ipex_doctor.app.diagnosis import Request
     from ipex_doctor.model.findings import Command
 
@@ -184,13 +184,9 @@ def repro(
               help="Device for the run (default: the first accelerator, else cpu): cpu, xpu, xpu:N, cuda, cuda:N.")  # fmt: skip
 @SANITY
 def sanity(
-    probe: ProbeOptions,
-    kb_overlays: tuple[str, ...],
-    out: OutputOptions,
-    baseline: SavedReport | None,
-    device: DeviceSpec | None,
-    sanity_options: SanityOptions,
-) -> int:
+    probe: ProbeOptions, kb_overlays: tuple[str, ...], out: OutputOptions,
+    baseline: SavedReport | None, device: DeviceSpec | None, sanity_options: SanityOptions,
+) -> int:  # fmt: skip
     """ResNet-50 AMP sanity run: training converges, AMP agrees with fp32, AMP is faster."""
     from ipex_doctor.app.diagnosis import Request
     from ipex_doctor.model.findings import Command
@@ -218,12 +214,9 @@ def env(probe: ProbeOptions, kb_overlays: tuple[str, ...], out: OutputOptions) -
 @OUTPUT
 @BASELINE
 def report(
-    report_file: str,
-    kb_overlays: tuple[str, ...],
-    as_recorded: bool,
-    out: OutputOptions,
+    report_file: str, kb_overlays: tuple[str, ...], as_recorded: bool, out: OutputOptions,
     baseline: SavedReport | None,
-) -> int:
+) -> int:  # fmt: skip
     """Re-render a saved JSON report, re-judged against the current knowledge base."""
     from ipex_doctor.app.replay import replay_report
 
@@ -248,57 +241,41 @@ def merge(report_files: tuple[str, ...], kb_overlays: tuple[str, ...], out: Outp
     )
 
 
+_REPORT_FILES = ("json_path", "junit_path", "markdown_path", "html_path", "sarif_path")
+
+
 @cli.command()
+@refuse(
+    Refuse("fix", "--fix writes the rewrites and --diff only shows them: choose one",
+           with_any=("diff",)),
+    Refuse("undo", "--undo restores the files of a record: PATHs, --fix, --diff, --docs, "
+           "--exclude, --rules and report files do not apply to it",
+           with_any=("paths", "fix", "diff", "docs", "exclude", "rule_overlays", *_REPORT_FILES)),
+    Refuse("yes", "--yes approves --undo; scan --fix writes without asking", without=("undo",)),
+)  # fmt: skip
 @click.argument("paths", nargs=-1, metavar="[PATH]...", type=click.Path(exists=True))
 @PROBE
 @KB
 @OUTPUT_SCAN
-@click.option(
-    "--fix",
-    is_flag=True,
-    help="Apply the mechanical rewrites to upstream PyTorch (every file or none, each in place; recorded for --undo), then report what is left.",
-)
-@click.option(
-    "--diff", is_flag=True, help="Print the mechanical rewrites as a unified diff; write nothing."
-)
-@click.option(
-    "--exclude",
-    "exclude",
-    metavar="PATTERN",
-    multiple=True,
-    help="Leave out files matching this .gitignore-style pattern (relative to each PATH). Repeatable.",
-)
-@click.option(
-    "--no-cache",
-    is_flag=True,
-    help="Read every file, even those unchanged since the last scan of the same PATHs.",
-)
-@click.option(
-    "--docs",
-    is_flag=True,
-    help="Read the Python and shell code blocks of Markdown and reST documents too (reported, never rewritten); a document named as a PATH is always read.",
-)
-@click.option(
-    "--undo",
-    "undo",
-    metavar="RECORD",
-    type=click.Path(dir_okay=False),
-    help="Restore the files an earlier --fix rewrote, byte for byte, from its RECORD (a file edited since is left alone).",
-)
+@click.option("--fix", is_flag=True,
+              help="Apply the mechanical rewrites to upstream PyTorch (every file or none, each in place; recorded for --undo), then report what is left.")  # fmt: skip
+@click.option("--diff", is_flag=True, help="Print the mechanical rewrites as a unified diff; write nothing.")  # fmt: skip
+@click.option("--exclude", "exclude", metavar="PATTERN", multiple=True,
+              help="Leave out files matching this .gitignore-style pattern (relative to each PATH). Repeatable.")  # fmt: skip
+@click.option("--no-cache", is_flag=True,
+              help="Read every file, even those unchanged since the last scan of the same PATHs.")  # fmt: skip
+@click.option("--docs", is_flag=True,
+              help="Read the Python and shell code blocks of Markdown and reST documents too (reported, never rewritten); a document named as a PATH is always read.")  # fmt: skip
+@click.option("--rules", "rule_overlays", metavar="FILE", multiple=True,
+              help="Your own code rules (the format of the shipped code_rules.yaml), applied over the shipped ones: a rule with a shipped id replaces it (said on stderr, and the finding names FILE), a new id is added; an invalid file is refused before anything is read. Repeatable.")  # fmt: skip
+@click.option("--undo", "undo", metavar="RECORD", type=click.Path(dir_okay=False),
+              help="Restore the files an earlier --fix rewrote, byte for byte, from its RECORD (a file edited since is left alone).")  # fmt: skip
 @click.option("--yes", "-y", "yes", is_flag=True, help="With --undo: restore without asking.")
 def scan(
-    paths: tuple[str, ...],
-    probe: ProbeOptions,
-    kb_overlays: tuple[str, ...],
-    out: OutputOptions,
-    fix: bool,
-    diff: bool,
-    exclude: tuple[str, ...],
-    no_cache: bool,
-    docs: bool,
-    undo: str | None,
-    yes: bool,
-) -> int:
+    paths: tuple[str, ...], probe: ProbeOptions, kb_overlays: tuple[str, ...],
+    out: OutputOptions, fix: bool, diff: bool, exclude: tuple[str, ...], no_cache: bool,
+    docs: bool, rule_overlays: tuple[str, ...], undo: str | None, yes: bool,
+) -> int:  # fmt: skip
     """Read your code (default: .) for IPEX APIs and known-issue patterns, judged against the
     environment of --python; --fix moves what is mechanical to upstream PyTorch.
 
@@ -307,77 +284,37 @@ def scan(
     of --undo: 0 every file is as it was before the fix, 1 a file was left alone (or nothing was
     approved: it shows what it would restore), 2 the record is refused.
     """
-    if fix and diff:
-        raise click.UsageError("--fix writes the rewrites and --diff only shows them: choose one")
     if undo is not None:
-        if paths or fix or diff or docs or exclude or out.sinks:
-            raise click.UsageError(
-                "--undo restores the files of a record: PATHs, --fix, --diff, --docs, --exclude "
-                "and report files do not apply to it"
-            )
         from ipex_doctor.app.fix_undo import undo_scan_fix
 
-        return undo_scan_fix(Path(undo), approve=_approver(yes), show=click.echo)
-    if yes:
-        raise click.UsageError("--yes approves --undo; scan --fix writes without asking")
+        return undo_scan_fix(Path(undo), approve=approver(yes), show=click.echo)
     from ipex_doctor.app.code_scan import ScanRequest, scan_and_publish
 
     request = ScanRequest(
-        tuple(Path(p) for p in paths),
-        out,
-        probe,
-        kb_overlays,
-        exclude,
-        fix=fix,
-        diff=diff,
-        cache=not no_cache,
-        docs=docs,
-    )
-    return scan_and_publish(request, notify=notify_user, emit=_emit_stderr)
+        tuple(Path(p) for p in paths), out, probe, kb_overlays, exclude, fix=fix, diff=diff,
+        cache=not no_cache, docs=docs, rule_overlays=rule_overlays,
+    )  # fmt: skip
+    return scan_and_publish(request, notify=notify_user, emit=notify_plain)
 
 
-def _approver(yes: bool) -> Callable[[str], bool]:
-    """``--yes``, else the user's answer to ``question`` on a terminal; without either, no."""
-
-    def approve(question: str) -> bool:
-        return yes or (sys.stdin.isatty() and click.confirm(question, default=False))
-
-    return approve
-
-
-def _emit_stderr(text: str) -> None:
+def notify_plain(text: str) -> None:
+    """Text for the user beside the report (a diff, a place left alone), on stderr as is."""
     click.echo(text, err=True)
 
 
 @cli.command()
+@refuse(Refuse("report_path", "give --report or --python, not both", with_any=("python",),
+               error=DoctorError))  # fmt: skip
 @click.argument("text", required=False)
-@click.option(
-    "--file",
-    "file_path",
-    metavar="PATH",
-    help="Read the error or traceback from PATH ('-': stdin).",
-)
+@click.option("--file", "file_path", metavar="PATH",
+              help="Read the error or traceback from PATH ('-': stdin).")  # fmt: skip
 @KB
-@click.option(
-    "--report",
-    "report_path",
-    metavar="FILE.json",
-    help="Decide between causes with a report of 'ipex-doctor env/check --json'.",
-)
-@click.option(
-    "--python",
-    "python",
-    metavar="PATH",
-    help="Decide between causes by examining this interpreter's environment, as env does.",
-)
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=1.0),
-    default=180.0,
-    show_default=True,
-    metavar="SECONDS",
-    help="With --python: the limit for each step of the examination.",
-)
+@click.option("--report", "report_path", metavar="FILE.json",
+              help="Decide between causes with a report of 'ipex-doctor env/check --json'.")  # fmt: skip
+@click.option("--python", "python", metavar="PATH",
+              help="Decide between causes by examining this interpreter's environment, as env does.")  # fmt: skip
+@click.option("--timeout", type=click.FloatRange(min=1.0), default=180.0, show_default=True,
+              metavar="SECONDS", help="With --python: the limit for each step of the examination.")  # fmt: skip
 @click.option("--json", "as_json", is_flag=True, help="Print the matches as JSON.")
 def explain(
     text: str | None, file_path: str | None, kb_overlays: tuple[str, ...],
@@ -390,29 +327,36 @@ def explain(
     Exit 0 when a known issue matched; 4 when none did but the text comes from the Intel
     stack (its layer is named, with what to examine and collect); 1 when nothing did.
     """
-    from ipex_doctor.knowledge.explain import EnvFacts, diagnose, read_input
+    from ipex_doctor.knowledge.explain import diagnose, read_input
     from ipex_doctor.knowledge.known_issues import load_files
     from ipex_doctor.reporting.formats.explain_text import explain_json, explain_text
 
-    if report_path is not None and python is not None:
-        raise DoctorError("give --report or --python, not both")
     error = read_input(text, file_path)
     knowledge = load_files(kb_overlays, notify_user)
-    env: EnvFacts | None = None
-    # NOTE: the light path (text alone) imports neither the report reader nor the probe
-    if report_path is not None:
-        from ipex_doctor.app.explanation import facts_of_report
-
-        env = facts_of_report(report_path)
-    elif python is not None:
-        from ipex_doctor.app.explanation import facts_of_interpreter
-
-        env = facts_of_interpreter(python, timeout, knowledge, notify_user)
+    env = _environment_facts(report_path, python, timeout, knowledge)
     matches, layer = diagnose(error, knowledge, env)
     click.echo(explain_json(matches, env, layer) if as_json else explain_text(matches, env, layer))
     if matches:
         return ExitCode.OK
     return ExitCode.LAYER_ONLY if layer is not None else ExitCode.FINDINGS
+
+
+def _environment_facts(
+    report_path: str | None, python: str | None, timeout: float, knowledge: KnowledgeBase
+) -> EnvFacts | None:
+    """What ``explain`` decides between causes with: the report's findings, or those of the
+    interpreter examined; ``None`` for the text alone."""
+    # NOTE: here, not in app/, which explain of a text alone must not import (a light
+    # command): the light path imports neither the report reader nor the probe.
+    if report_path is not None:
+        from ipex_doctor.app.explanation import facts_of_report
+
+        return facts_of_report(report_path)
+    if python is not None:
+        from ipex_doctor.app.explanation import facts_of_interpreter
+
+        return facts_of_interpreter(python, timeout, knowledge, notify_user)
+    return None
 
 
 @cli.group("kb")
@@ -425,20 +369,10 @@ def kb_group() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the entries as JSON.")
 def kb_list(kb_overlays: tuple[str, ...], as_json: bool) -> int:
     """List the known issues and the built-in findings the doctor can report."""
-    from ipex_doctor.knowledge.known_issues import load_files
-    from ipex_doctor.reporting.formats.text import kb_list_json, kb_list_text
+    from ipex_doctor.app.knowledge_views import KnowledgeRequest, list_entries
 
-    knowledge = load_files(kb_overlays, notify_user)
-    rules = _code_rules(knowledge).rules
-    click.echo(kb_list_json(knowledge, rules) if as_json else kb_list_text(knowledge, rules))
+    click.echo(list_entries(KnowledgeRequest(kb_overlays, as_json), notify_user))
     return ExitCode.OK
-
-
-def _code_rules(knowledge: KnowledgeBase) -> CodeRules:
-    """The shipped code rules of ``scan``, checked against ``knowledge``'s ids."""
-    from ipex_doctor.knowledge import code_rules
-
-    return code_rules.load(known_ids=[issue.id for issue in knowledge.issues])
 
 
 @kb_group.command("show")
@@ -448,34 +382,9 @@ def _code_rules(knowledge: KnowledgeBase) -> CodeRules:
 def kb_show(issue_id: str, kb_overlays: tuple[str, ...], as_json: bool) -> int:
     """Show everything the knowledge base says about one issue (or one built-in finding, or
     one code rule of scan)."""
-    from ipex_doctor.knowledge.known_issues import KnownIssue, load_files, normalise_id
-    from ipex_doctor.reporting.formats.text import (
-        builtin_text,
-        code_rule_text,
-        entry_json,
-        kb_entry_text,
-    )
-    from ipex_doctor.verdicts.registry import builtin, finding_ids
+    from ipex_doctor.app.knowledge_views import KnowledgeRequest, show_entry
 
-    knowledge = load_files(kb_overlays, notify_user)
-    entry = knowledge.get(issue_id) or builtin(normalise_id(issue_id))
-    if entry is None:
-        # NOTE: a scan finding's id is a code rule's; the rules are read only when no entry
-        # has the id, so showing an entry costs no more than before.
-        rules = _code_rules(knowledge)
-        rule = rules.get(normalise_id(issue_id))
-        if rule is None:
-            ids = [*finding_ids(i.id for i in knowledge.issues), *(r.id for r in rules.rules)]
-            tip = did_you_mean(
-                normalise_id(issue_id), ids, otherwise="'ipex-doctor kb list' lists them"
-            )
-            raise DoctorError(f"no knowledge-base entry or code rule '{issue_id}'", tip=tip)
-        click.echo(entry_json(rule) if as_json else code_rule_text(rule, rules.sources[0]))
-        return ExitCode.OK
-    if as_json:
-        click.echo(entry_json(entry))
-    else:
-        click.echo(kb_entry_text(entry) if isinstance(entry, KnownIssue) else builtin_text(entry))
+    click.echo(show_entry(KnowledgeRequest(kb_overlays, as_json), issue_id, notify_user))
     return ExitCode.OK
 
 
@@ -486,16 +395,6 @@ def kb_validate(files: tuple[str, ...]) -> int:
 
     Exit 2 if any file has an error.
     """
-    from ipex_doctor.knowledge import known_issues
-    from ipex_doctor.reporting.formats.text import validation_text
+    from ipex_doctor.app.knowledge_views import validate_files
 
-    failed = 0
-    for path in [Path(f) for f in files] or [known_issues.shipped_path()]:
-        checked = known_issues.check_file(path)
-        ok, messages = validation_text(path, checked)
-        for message in messages:
-            notify_user(message)
-        if ok:
-            click.echo(ok)
-        failed += bool(checked.errors)
-    return ExitCode.USAGE if failed else ExitCode.OK
+    return validate_files([Path(f) for f in files], notify_user, click.echo)

@@ -7,36 +7,41 @@ stderr. Nothing changes without ``--yes`` or a "yes" typed at a terminal.
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
-from ipex_doctor.cli.commands import notify_user
-from ipex_doctor.cli.options import KB, OUTPUT, TIMEOUT, python_option
+from ipex_doctor.cli.commands import approver, notify_user
+from ipex_doctor.cli.options import KB, OUTPUT, TIMEOUT, Refuse, python_option, refuse
 
 if TYPE_CHECKING:
+    from ipex_doctor.app.repair import Conversation
     from ipex_doctor.reporting.output_options import OutputOptions
 
 
-def _approver(yes: bool, to_stderr: bool) -> Callable[[str], bool]:
-    """``--yes`` (the question and its answer are logged on stderr), else the user's answer on
-    a terminal; without either, never."""
+def _conversation(out: OutputOptions, yes: bool) -> Conversation:
+    """How ``fix`` talks: the plan (or the outcome) on stdout, or on stderr when a machine
+    report takes stdout; ``--yes`` logged on stderr, else asked at a terminal."""
+    from ipex_doctor.app.repair import Conversation
+    from ipex_doctor.model.repair import Repair, RepairVerdict
+    from ipex_doctor.reporting.formats.repair_text import outcome_text, plan_text
+    from ipex_doctor.reporting.output import STDOUT
 
-    def approve(question: str) -> bool:
-        if yes:
-            notify_user(f"{question} yes (--yes)")
-            return True
-        if not sys.stdin.isatty():
-            return False
-        return click.confirm(question, default=False, err=to_stderr)
+    to_stderr = any(path == STDOUT for _, path in out.sinks)
 
-    return approve
+    def show(repair: Repair) -> None:
+        planning = repair.verdict in (RepairVerdict.PLANNED, RepairVerdict.NOTHING_TO_DO)
+        text = plan_text(repair) if planning else outcome_text(repair)
+        click.echo(text, nl=False, err=to_stderr)
+
+    return Conversation(notify_user, approver(yes, logged=True, err=to_stderr), show)
 
 
 @click.command()
+@refuse(Refuse("undo", "--undo restores a snapshot: --report, --snapshot and "
+               "--rollback-on-regression do not apply to it",
+               with_any=("saved_report", "rollback_on_regression", "snapshot")))  # fmt: skip
 @python_option("Interpreter of the environment to repair (default: the one running the doctor; "
                "with --report or --undo, the one the file records, run only once you approve it).")  # fmt: skip
 @TIMEOUT
@@ -52,16 +57,10 @@ def _approver(yes: bool, to_stderr: bool) -> Callable[[str], bool]:
 @click.option("--rollback-on-regression", is_flag=True,
               help="Undo at once if the diagnosis after is worse than before.")  # fmt: skip
 def fix(
-    python: str | None,
-    timeout: float,
-    kb_overlays: tuple[str, ...],
-    out: OutputOptions,
-    saved_report: str | None,
-    yes: bool,
-    undo: str | None,
-    snapshot: str | None,
+    python: str | None, timeout: float, kb_overlays: tuple[str, ...], out: OutputOptions,
+    saved_report: str | None, yes: bool, undo: str | None, snapshot: str | None,
     rollback_on_regression: bool,
-) -> int:
+) -> int:  # fmt: skip
     """Plan, and with --yes apply, the pip remedies of the findings: install or uninstall
     pinned packages in the examined interpreter only, with a snapshot to undo.
 
@@ -70,37 +69,15 @@ def fix(
     1 findings remain (or the plan was not applied), 2 usage or refused (nothing changed),
     130 / 143 interrupted (the report names the step and the undo command).
     """
-    from ipex_doctor.app.repair import (
-        Conversation,
-        FixRequest,
-        UndoRequest,
-        fix_and_publish,
-        undo_and_publish,
-    )
-    from ipex_doctor.model.repair import Repair, RepairVerdict
-    from ipex_doctor.reporting.formats.repair_text import outcome_text, plan_text
-    from ipex_doctor.reporting.output import STDOUT
+    from ipex_doctor.app.repair import FixRequest, UndoRequest, fix_and_publish, undo_and_publish
 
-    to_stderr = any(path == STDOUT for _, path in out.sinks)
-
-    def show(repair: Repair) -> None:
-        planning = repair.verdict in (RepairVerdict.PLANNED, RepairVerdict.NOTHING_TO_DO)
-        text = plan_text(repair) if planning else outcome_text(repair)
-        click.echo(text, nl=False, err=to_stderr)
-
-    conversation = Conversation(notify_user, _approver(yes, to_stderr), show)
     if undo is not None:
-        if saved_report is not None or rollback_on_regression or snapshot is not None:
-            raise click.UsageError(
-                "--undo restores a snapshot: --report, --snapshot and --rollback-on-regression "
-                "do not apply to it"
-            )
         undoing = UndoRequest(Path(undo), out, python, timeout, kb_overlays)
-        return undo_and_publish(undoing, conversation)
+        return undo_and_publish(undoing, _conversation(out, yes))
     request = FixRequest(
         out, python, timeout, kb_overlays,
         saved_report=Path(saved_report) if saved_report else None,
         snapshot=Path(snapshot) if snapshot else None,
         rollback_on_regression=rollback_on_regression,
     )  # fmt: skip
-    return fix_and_publish(request, conversation)
+    return fix_and_publish(request, _conversation(out, yes))

@@ -2,9 +2,12 @@
 
 A group of options that together make one value (the output options, the sanity run's, what
 to examine) is declared with ``option_group``: the command receives the built value under one
-name, never the raw strings, and the builder's signature must name exactly the group's
-options, so an option nothing consumes fails the first call instead of vanishing. A single
-option is typed by a Click type or callback (``DeviceOption``, ``--isolation``, ``--baseline``).
+name, never the raw strings, and the builder must take every one of the group's options (and
+need no other), so an option nothing consumes fails when the command is declared instead of
+vanishing. A single option is typed by a Click type or callback (``DeviceOption``,
+``--isolation``, ``--baseline``). What options may not be given together, or only with
+another, is a table of ``Refuse`` rules over a command (``refuse``), checked in one place
+before the command runs, its names held to the command's parameters when it is declared.
 
 Builders import the rest of the package lazily: ``--help`` and the light commands load only
 this module, Click and the model's vocabulary.
@@ -14,8 +17,8 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 import click
 
@@ -47,12 +50,15 @@ def option_group(name: str, build: Callable[..., Any], *options: Decorator) -> C
     """Apply ``options`` and hand the command one argument, ``name``, built from their values by
     ``build`` (called with one keyword argument per option, at invocation).
 
-    ``build``'s parameters must be exactly the options' names: checked here, when the command
-    is declared, so a group cannot grow an option its builder ignores.
+    ``build`` must take every option by name and need nothing else (a parameter no option
+    gives has a default): checked here, when the command is declared, so a group cannot grow
+    an option its builder ignores, nor a builder a value no option gives.
     """
     declared = _param_names(options)
-    expected = set(inspect.signature(build).parameters)
-    if declared != expected:
+    parameters = inspect.signature(build).parameters
+    expected = set(parameters)
+    needed = {n for n, p in parameters.items() if p.default is inspect.Parameter.empty}
+    if not needed <= declared <= expected:
         raise TypeError(f"{name}: options {sorted(declared)} but builder takes {sorted(expected)}")
 
     def apply(func: F) -> F:
@@ -62,6 +68,70 @@ def option_group(name: str, build: Callable[..., Any], *options: Decorator) -> C
             return func(*args, **kwargs, **{name: build(**values)})
 
         return stack(*options)(command)  # type: ignore[return-value]
+
+    return apply
+
+
+class Refuse(NamedTuple):
+    """One usage rule of a command, as data: ``message`` when ``given`` was given (``None``:
+    always) together with any of ``with_any``, or without every one of ``without``.
+
+    Values given are those Click parsed, before any group builds its value: a flag set, an
+    option or argument with a value, a repeatable one given at least once.
+    """
+
+    # NOTE: a NamedTuple, not the house's frozen dataclass: this module is on every light
+    # command's path, and building a dataclass costs about 2 ms at import on a busy 2-core
+    # machine where a NamedTuple costs about 0.3 ms; it is as immutable and as typed.
+
+    given: str | None
+    message: str
+    with_any: tuple[str, ...] = ()
+    without: tuple[str, ...] = ()
+    error: Callable[[str], Exception] = click.UsageError
+    """The error raised: a usage error (exit 2, with the command's usage line) unless the
+    command has always answered this one as a one-line ``DoctorError``."""
+
+    def broken(self, params: Mapping[str, Any]) -> bool:
+        """Whether ``params`` (parameter name to parsed value) break this rule."""
+        if self.given is not None and not _given(params.get(self.given)):
+            return False
+        if any(_given(params.get(name)) for name in self.with_any):
+            return True
+        return bool(self.without) and not any(_given(params.get(n)) for n in self.without)
+
+    def names(self) -> set[str]:
+        """The parameters this rule reads."""
+        return {n for n in (self.given, *self.with_any, *self.without) if n is not None}
+
+
+def _given(value: Any) -> bool:
+    return value not in (None, False, (), "")
+
+
+def refuse(*rules: Refuse) -> Callable[[F], F]:
+    """Check ``rules`` in order before the command runs: the first broken one is raised.
+
+    Applied above a command's options (below ``@cli.command()``), so each name a rule reads
+    is checked against the command's parameters when the command is declared: a rule cannot
+    name an option the command does not have.
+    """
+
+    def apply(func: F) -> F:
+        declared = {p.name for p in getattr(func, "__click_params__", [])}
+        unknown = set().union(*(rule.names() for rule in rules)) - declared
+        if unknown:
+            raise TypeError(f"{func.__name__}: rules name unknown parameters {sorted(unknown)}")
+
+        @functools.wraps(func)
+        def command(*args: Any, **kwargs: Any) -> Any:
+            params = click.get_current_context().params
+            broken = next((rule for rule in rules if rule.broken(params)), None)
+            if broken is not None:
+                raise broken.error(broken.message)
+            return func(*args, **kwargs)
+
+        return command  # type: ignore[return-value]
 
     return apply
 
@@ -119,18 +189,12 @@ def _baseline(ctx: click.Context, param: click.Parameter, value: str | None) -> 
 
 def _output_options(explaining: bool) -> Callable[..., OutputOptions]:
     def build(
-        json_path: str | None,
-        junit_path: str | None,
-        markdown_path: str | None,
-        html_path: str | None,
-        fail_on: str | None,
-        ignores: tuple[str, ...],
-        policy_file: str | None,
-        quiet: bool,
-        verbose: int,
-    ) -> OutputOptions:
-        """The output options; ``explaining`` commands (repro, sanity) show the evidence of
-        every finding unless ``-q``."""
+        json_path: str | None, junit_path: str | None, markdown_path: str | None,
+        html_path: str | None, fail_on: str | None, ignores: tuple[str, ...],
+        policy_file: str | None, quiet: bool, verbose: int, sarif_path: str | None = None,
+    ) -> OutputOptions:  # fmt: skip
+        """The output options (``sarif_path``: scan's alone); ``explaining`` commands (repro,
+        sanity) show the evidence of every finding unless ``-q``."""
         from ipex_doctor.reporting.formats.kinds import Format
         from ipex_doctor.reporting.output_options import FailOn, OutputOptions
 
@@ -142,6 +206,7 @@ def _output_options(explaining: bool) -> Callable[..., OutputOptions]:
             Format.JUNIT: junit_path,
             Format.MARKDOWN: markdown_path,
             Format.HTML: html_path,
+            Format.SARIF: sarif_path,
         }
         return OutputOptions(
             sinks=tuple((fmt, path) for fmt, path in paths.items() if path is not None),
@@ -230,34 +295,9 @@ _OUTPUT_OPTIONS = (
 OUTPUT = option_group("out", _output_options(explaining=False), *_OUTPUT_OPTIONS)
 
 
-def _scan_output_options(
-    json_path: str | None,
-    junit_path: str | None,
-    markdown_path: str | None,
-    html_path: str | None,
-    sarif_path: str | None,
-    fail_on: str | None,
-    ignores: tuple[str, ...],
-    policy_file: str | None,
-    quiet: bool,
-    verbose: int,
-) -> OutputOptions:
-    """The output options of ``scan``: the common ones, and SARIF last."""
-    import dataclasses
-
-    from ipex_doctor.reporting.formats.kinds import Format
-
-    common = _output_options(explaining=False)
-    out = common(json_path, junit_path, markdown_path, html_path, fail_on, ignores, policy_file,
-                 quiet, verbose)  # fmt: skip
-    if sarif_path is None:
-        return out
-    return dataclasses.replace(out, sinks=(*out.sinks, (Format.SARIF, sarif_path)))
-
-
 OUTPUT_SCAN = option_group(
     "out",
-    _scan_output_options,
+    _output_options(explaining=False),
     *_OUTPUT_OPTIONS,
     click.option("--sarif", "sarif_path", metavar="PATH",
                  help="Write a SARIF 2.1.0 log of the code findings, for code scanning ('-': stdout)."),

@@ -12,6 +12,11 @@ base ids exist (and rule ids are not also issue ids: a report names both), a rul
 has a recipe. Every error is one line naming the file, the line and the rule id, raised as
 ``KnowledgeBaseError``. PyYAML and the knowledge base are imported only when a file is read, so
 importing this module stays cheap for the light commands.
+
+A site keeps its own rules in overlay files of the same format (``scan --rules FILE``,
+``with_overlays``): applied in order, an overlay rule with an existing id replaces that rule
+(said, never silent), a new id is added; an overlay is validated as the shipped file is, and
+its fixes are always checked against the rewrites the scanner has.
 """
 
 from __future__ import annotations
@@ -193,10 +198,20 @@ class CodeRules:
 
     rules: tuple[CodeRule, ...]
     sources: tuple[str, ...] = ()
+    """The files read: the shipped one first, then each overlay in the order given."""
+    overlaid: tuple[tuple[str, str], ...] = ()
+    """(rule id, overlay file) for each rule an overlay added or replaced (``with_overlays``);
+    empty for the shipped rules alone."""
+    notes: tuple[str, ...] = ()
+    """One line for each shipped (or earlier overlay's) rule an overlay replaced."""
 
     def get(self, rule_id: str) -> CodeRule | None:
         """The rule with ``rule_id``, or ``None``."""
         return next((r for r in self.rules if r.id == rule_id), None)
+
+    def source_of(self, rule_id: str) -> str | None:
+        """The overlay file the rule ``rule_id`` comes from; ``None`` for a shipped rule."""
+        return dict(self.overlaid).get(rule_id)
 
     def for_kind(self, kind: FileKind) -> tuple[CodeRule, ...]:
         """The rules that apply to files of ``kind``, in file order."""
@@ -225,7 +240,7 @@ def load(
 
     ``known_ids`` are the knowledge-base ids a rule's ``kb`` may name and its ``id`` must not
     take (default: the shipped knowledge base's). ``known_fixes`` are the fix ids a rule's
-    ``fix`` may name (``scan.codemods.FIX_CATALOGUE``; given where the fixes are loaded anyway,
+    ``fix`` may name (``scan.fix.codemods.registry.FIX_CATALOGUE``; given where the fixes are loaded anyway,
     since this room never imports ``scan``); ``None`` leaves them unchecked. Raises the first error (by line) as a
     one-line ``KnowledgeBaseError`` naming the file, the line and the rule. A document seen
     valid before with the same ids comes from the cache (``knowledge.cache``): parsing the
@@ -249,6 +264,43 @@ def load(
     raw_rules = [(raw, "") for raw in checked.raw]
     cache.put(str(target), text, raw_rules, (), cache.CODE_RULES, context)
     return CodeRules(rules=checked.rules, sources=(str(target),))
+
+
+def with_overlays(
+    base: CodeRules,
+    overlays: Sequence[Path | str],
+    *,
+    known_ids: Iterable[str],
+    known_fixes: Collection[str],
+) -> CodeRules:
+    """``base`` with the rules of each overlay file applied in order, as ``--kb`` overlays
+    the knowledge base: a rule whose id ``base`` (or an earlier overlay) has replaces it in
+    place, and ``notes`` says so; a new id is added after the others.
+
+    Each overlay is read and validated exactly as the shipped file (``load``: the same schema,
+    the same regular-expression guard, a rule id may not be a knowledge-base id of
+    ``known_ids``), and its fixes are always checked against ``known_fixes``: a rule naming a
+    rewrite the scanner does not have is refused, not left to do nothing. The first error of
+    the first bad file is raised, before any rule is used (``KnowledgeBaseError``, one line).
+    """
+    rules = {rule.id: rule for rule in base.rules}
+    origin = dict(base.overlaid)
+    notes = list(base.notes)
+    known = frozenset(known_ids)
+    shipped = base.sources[0] if base.sources else "the shipped rules"
+    for overlay in overlays:
+        for rule in load(overlay, known_ids=known, known_fixes=known_fixes).rules:
+            if rule.id in rules:
+                before = origin.get(rule.id, shipped)
+                notes.append(f"{overlay}: rule '{rule.id}' replaces the one of {before}")
+            rules[rule.id] = rule
+            origin[rule.id] = str(overlay)
+    return CodeRules(
+        rules=tuple(rules.values()),
+        sources=(*base.sources, *(str(overlay) for overlay in overlays)),
+        overlaid=tuple(origin.items()),
+        notes=tuple(notes),
+    )
 
 
 def _fixes_known(rules: Iterable[CodeRule], known_fixes: Collection[str] | None) -> bool:

@@ -20,10 +20,11 @@ from typing import Any
 
 from ipex_doctor.knowledge.code_rules import CodeRules
 from ipex_doctor.model.code import CodeMatch, FileKind, ScanResult, SkippedFile
-from ipex_doctor.scan.collector import collector_paused
-from ipex_doctor.scan.discovery import Candidate, discover
-from ipex_doctor.scan.kinds import reads_as_python
+from ipex_doctor.scan.match.ruleset import RuleSet
 from ipex_doctor.scan.outcome_cache import OutcomeCache
+from ipex_doctor.scan.read.collector import collector_paused
+from ipex_doctor.scan.read.discovery import Candidate, discover
+from ipex_doctor.scan.read.kinds import reads_as_python
 from ipex_doctor.scan.readers import (
     NOT_PARSED,
     Outcome,
@@ -33,7 +34,6 @@ from ipex_doctor.scan.readers import (
     read_text,
     skipped,
 )
-from ipex_doctor.scan.ruleset import RuleSet
 
 DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
 """Files larger than this (10 MiB) are skipped unread; notebooks get ``NOTEBOOK_FACTOR`` times."""

@@ -35,7 +35,7 @@ from ipex_doctor.knowledge.cache import files_stamp
 from ipex_doctor.knowledge.code_rules import CodeRules
 from ipex_doctor.model.code import CodeMatch, SkippedFile
 from ipex_doctor.model.codec import from_json, to_json
-from ipex_doctor.scan.discovery import Candidate
+from ipex_doctor.scan.read.discovery import Candidate
 from ipex_doctor.scan.readers import Outcome
 
 _FORMAT = 1
@@ -128,8 +128,9 @@ def _identity(roots: Sequence[Path], rules: CodeRules, max_file_bytes: int) -> l
 
 
 def _package_stamp() -> str:
-    """The size and modification time of every module of this package, by name."""
-    return files_stamp(sorted(Path(__file__).resolve().parent.glob("*.py")))
+    """The size and modification time of every module of this package (its rooms too), by
+    name."""
+    return files_stamp(sorted(Path(__file__).resolve().parent.rglob("*.py")))
 
 
 def _read(file: Path, identity: Sequence[str]) -> dict[str, list[Any]]:

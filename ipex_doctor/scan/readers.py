@@ -14,17 +14,19 @@ from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
 from ipex_doctor.model.code import CodeMatch, FileKind, SkippedFile
-from ipex_doctor.scan.ci_files import ci_commands
-from ipex_doctor.scan.discovery import Candidate
-from ipex_doctor.scan.doc_blocks import REST_SUFFIXES, code_blocks
-from ipex_doctor.scan.launch_text import rewrite_launch_text
-from ipex_doctor.scan.notebooks import Cell, NotANotebook, code_cells
-from ipex_doctor.scan.python_matches import python_hits
-from ipex_doctor.scan.python_names import Facts, NameTable
-from ipex_doctor.scan.python_strings import fragments
-from ipex_doctor.scan.ruleset import RuleSet
-from ipex_doctor.scan.shell_lines import command_lines
-from ipex_doctor.scan.source import (
+from ipex_doctor.scan.match.launch_text import rewrite_launch_text
+from ipex_doctor.scan.match.python.matches import python_hits
+from ipex_doctor.scan.match.python.names import Facts, NameTable
+from ipex_doctor.scan.match.python.strings import fragments
+from ipex_doctor.scan.match.ruleset import RuleSet
+from ipex_doctor.scan.match.shell_lines import command_lines
+from ipex_doctor.scan.match.text_matches import may_hit, text_hits
+from ipex_doctor.scan.match.triggers import Probe
+from ipex_doctor.scan.read.ci_files import ci_commands
+from ipex_doctor.scan.read.discovery import Candidate
+from ipex_doctor.scan.read.doc_blocks import REST_SUFFIXES, code_blocks
+from ipex_doctor.scan.read.notebooks import Cell, NotANotebook, code_cells
+from ipex_doctor.scan.read.source import (
     Hit,
     TextLine,
     Undecodable,
@@ -35,8 +37,6 @@ from ipex_doctor.scan.source import (
     split_lines,
     to_match,
 )
-from ipex_doctor.scan.text_matches import may_hit, text_hits
-from ipex_doctor.scan.triggers import Probe
 
 
 class Outcome(NamedTuple):

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from conftest import run_doctor
 
 from ipex_doctor.cli.commands import cli
-from ipex_doctor.cli.options import DeviceOption, option_group
+from ipex_doctor.cli.options import DeviceOption, Refuse, option_group, refuse
 from ipex_doctor.model.device_spec import DeviceSpec
 
 
@@ -23,6 +23,27 @@ def test_a_group_whose_builder_ignores_an_option_is_refused() -> None:
 
     with pytest.raises(TypeError, match="options"):
         option_group("value", build, click.option("--a"), click.option("--b"))
+
+
+def test_a_group_whose_builder_needs_a_value_no_option_gives_is_refused() -> None:
+    """A builder parameter no option gives must have a default (scan's ``sarif_path``), else
+    the group is refused when declared; with one, the group builds with the default."""
+
+    def needs(a: str | None, b: str | None) -> str:
+        return f"{a}{b}"
+
+    def may(a: str | None, b: str | None = "-") -> str:
+        return f"{a}{b}"
+
+    with pytest.raises(TypeError, match="options"):
+        option_group("value", needs, click.option("--a"))
+
+    @click.command()
+    @option_group("value", may, click.option("--a"))
+    def command(value: str) -> None:
+        click.echo(value)
+
+    assert CliRunner().invoke(command, ["--a", "x"]).output.strip() == "x-"
 
 
 def test_a_group_hands_the_command_one_built_value() -> None:
@@ -51,6 +72,80 @@ def test_every_command_callback_names_each_parameter_it_receives() -> None:
         target = inspect.unwrap(command.callback)
         kinds = {p.kind for p in inspect.signature(target).parameters.values()}
         assert inspect.Parameter.VAR_KEYWORD not in kinds, name
+
+
+def test_a_usage_rule_naming_an_option_the_command_lacks_is_refused() -> None:
+    """A rule about ``--dif`` (a typo) fails when the command is declared, not never."""
+    with pytest.raises(TypeError, match="unknown parameters \\['dif'\\]"):
+
+        @refuse(Refuse("fix", "choose one", with_any=("dif",)))
+        @click.option("--fix", is_flag=True)
+        @click.option("--diff", is_flag=True)
+        def command(fix: bool, diff: bool) -> None:  # pragma: no cover - never declared
+            return None
+
+
+def test_usage_rules_are_checked_in_order_before_the_command_runs() -> None:
+    """The first broken rule is the error (exit 2, its message); a command whose options
+    break none runs; a flag left out, an empty repeatable option, count 0 are not given."""
+    ran: list[str] = []
+
+    @click.command()
+    @refuse(
+        Refuse("a", "a and b", with_any=("b",)),
+        Refuse("b", "b needs c", without=("c",)),
+        Refuse(None, "give one of a, c", without=("a", "c")),
+    )
+    @click.option("--a", is_flag=True)
+    @click.option("--b", multiple=True)
+    @click.option("--c", count=True)
+    def command(a: bool, b: tuple[str, ...], c: int) -> None:
+        ran.append("ran")
+
+    said = {
+        args: CliRunner().invoke(command, list(args)).output.strip().splitlines()[-1:]
+        for args in [("--a", "--b", "x"), ("--b", "x"), (), ("--a",), ("--b", "x", "--c")]
+    }
+    assert said == {
+        ("--a", "--b", "x"): ["Error: a and b"],
+        ("--b", "x"): ["Error: b needs c"],
+        (): ["Error: give one of a, c"],
+        ("--a",): [],
+        ("--b", "x", "--c"): [],
+    }
+    assert ran == ["ran", "ran"]
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["scan", "--undo", "r.json", "."], "scan [OPTIONS] [PATH]..."),
+        (["scan", "--undo", "r.json", "--sarif", "out.sarif"], "scan [OPTIONS]"),
+        (["scan", "--yes", "."], "scan [OPTIONS]"),
+        (["repro"], "repro [OPTIONS]"),
+        (["fix", "--undo", "s.json", "--rollback-on-regression"], "fix [OPTIONS]"),
+    ],
+)
+def test_each_declared_usage_check_is_its_usage_error_exit_2(args: list[str], said: str) -> None:
+    """Each check moved out of a command body still answers with the command's usage line
+    and one error line, exit 2, no traceback, before anything runs."""
+    done = run_doctor(*args)
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.splitlines()
+    assert (
+        lines[0].startswith("Usage: ")
+        and said in lines[0]
+        and lines[-1].startswith("Error: ")
+        and "Traceback" not in done.stderr
+    )
+    assert len([line for line in lines if line.startswith("Error:")]) == 1
+
+
+def test_explain_report_and_python_together_is_one_line_exit_2() -> None:
+    """A rule may keep its command's own one-line error (explain has always said this so)."""
+    done = run_doctor("explain", "x", "--report", "r.json", "--python", "python3")
+    assert done.returncode == 2
+    assert done.stderr.splitlines() == ["ipex-doctor: error: give --report or --python, not both"]
 
 
 @pytest.mark.parametrize("value", ["cuda:1", " CUDA:1 ", "Cuda:1"])

@@ -22,7 +22,7 @@ from ipex_doctor.knowledge.code_rules import CodeRule, IpexBuild, RuleMatch
 from ipex_doctor.model.code import FileKind
 from ipex_doctor.model.codec import from_json, to_json
 from ipex_doctor.model.terms import Severity
-from ipex_doctor.scan.codemods import FIX_CATALOGUE
+from ipex_doctor.scan.fix.codemods.registry import FIX_CATALOGUE
 
 MINIMAL = """\
 schema_version: 1
@@ -624,3 +624,68 @@ def test_missing_unreadable_and_huge_files(tmp_path: Path) -> None:
     big = write(tmp_path, "# " + "x" * code_rules.MAX_FILE_BYTES, "big.yaml")
     with pytest.raises(KnowledgeBaseError, match="larger than"):
         code_rules.load(big)
+
+
+def _overlay_ids() -> list[str]:
+    return [issue.id for issue in known_issues.load().issues]
+
+
+def test_an_overlay_adds_a_rule_and_replaces_one_in_place_saying_so(
+    tmp_path: Path, shipped: code_rules.CodeRules
+) -> None:
+    """A new id comes after the shipped rules; a shipped id is replaced where it stood, its
+    replacement is said in ``notes``, and both name the overlay as their source."""
+    replaced = shipped.rules[3]
+    first = write(tmp_path, MINIMAL, "first.yaml")
+    second = write(
+        tmp_path,
+        MINIMAL.replace("my-rule", replaced.id).replace("A site rule", "Our own words"),
+        "second.yaml",
+    )
+    rules = code_rules.with_overlays(
+        shipped, [first, second], known_ids=_overlay_ids(), known_fixes=FIX_CATALOGUE
+    )
+    assert [r.id for r in rules.rules] == [*(r.id for r in shipped.rules), "my-rule"]
+    assert rules.rules[3].title == "Our own words"
+    assert rules.source_of(replaced.id) == str(second)
+    assert rules.source_of("my-rule") == str(first)
+    assert rules.source_of(shipped.rules[0].id) is None
+    assert rules.sources == (*shipped.sources, str(first), str(second))
+    assert rules.notes == (
+        f"{second}: rule '{replaced.id}' replaces the one of {shipped.sources[0]}",
+    )
+
+
+def test_an_overlay_replacing_an_earlier_overlays_rule_names_that_file(
+    tmp_path: Path, shipped: code_rules.CodeRules
+) -> None:
+    first = write(tmp_path, MINIMAL, "first.yaml")
+    second = write(tmp_path, MINIMAL.replace("A site rule", "Again"), "second.yaml")
+    rules = code_rules.with_overlays(
+        shipped, [first, second], known_ids=_overlay_ids(), known_fixes=FIX_CATALOGUE
+    )
+    assert rules.notes == (f"{second}: rule 'my-rule' replaces the one of {first}",)
+    assert rules.get("my-rule") is not None and rules.get("my-rule").title == "Again"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        (("recipe: Call mylib.new_api instead.", "fix: no-such-fix"), "unknown fix 'no-such-fix'"),
+        (("symbols: [mylib.old_api]", "text: ['(a+)+']\n    applies_to: [shell]"),
+         "itself quantified"),
+        (("id: my-rule", "id: dot-half"), "is also a knowledge-base id"),
+    ],
+)  # fmt: skip
+def test_an_overlay_is_validated_as_the_shipped_file_its_fixes_always(
+    tmp_path: Path, shipped: code_rules.CodeRules, change: tuple[str, str], said: str
+) -> None:
+    """An overlay's fix is checked even where the shipped rules' is not (a plain scan), a
+    regex that can backtrack for minutes is refused, and so is a knowledge-base id."""
+    overlay = write(tmp_path, MINIMAL.replace(*change))
+    with pytest.raises(KnowledgeBaseError) as caught:
+        code_rules.with_overlays(
+            shipped, [overlay], known_ids=_overlay_ids(), known_fixes=FIX_CATALOGUE
+        )
+    assert said in caught.value.message and str(overlay) in caught.value.message
+    assert "\n" not in caught.value.message

@@ -181,14 +181,14 @@ def _scan_fix_report() -> dict[str, Any]:
 
 def _fix_record_cases() -> Iterator[Case]:
     """A real undo record of scan --fix (written to the tests' own home), and its mutants."""
-    from ipex_doctor.scan import fix_journal
-    from ipex_doctor.scan.confined import Place
+    from ipex_doctor.scan.fix import journal as fix_journal
+    from ipex_doctor.scan.fix.confined import Place
 
     file = fix_journal.RecordedFile(Place("/src", ("pkg", "a.py")), "pkg/a.py", 1, 2, b"a", b"b")
     record = fix_journal.begin(["/src"], [file])
     document = json.loads(record.path.read_text(encoding="utf-8"))
     fix_journal.discard(record)
-    against = json.loads(resources.path("scan/fix_record.schema.json").read_text("utf-8"))
+    against = json.loads(resources.path("scan/fix/fix_record.schema.json").read_text("utf-8"))
     yield "fix record", against, document
     for label, mutant in _mutants("fix record", document):
         yield label, against, mutant

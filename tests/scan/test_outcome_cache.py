@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shutil
 import time
 from pathlib import Path
 from typing import Any
@@ -161,3 +162,24 @@ def test_the_scan_result_does_not_depend_on_the_cache_for_a_large_tree(tmp_path:
     write(root, {**files, **TREE})
     first = scan_tree(root)
     assert dataclasses.replace(scan_tree(root), roots=first.roots) == first
+
+
+def test_a_module_changed_in_any_room_of_scan_is_another_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cache is keyed on the code of scan, its rooms included (a matcher changed since
+    gives other findings): a module changed in ``read/``, ``match/`` or ``fix/`` changes the
+    key. Shown on a copy of the package."""
+    package = tmp_path / "scan"
+    shutil.copytree(
+        Path(outcome_cache.__file__).parent,
+        package,
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
+    monkeypatch.setattr(outcome_cache, "__file__", str(package / "outcome_cache.py"))
+    stamps = {outcome_cache._package_stamp()}
+    for module in ("read/kinds.py", "match/python/names.py", "fix/codemods/base.py"):
+        path = package / module
+        path.write_text(path.read_text() + "\n# changed\n")
+        stamps.add(outcome_cache._package_stamp())
+    assert len(stamps) == 4

@@ -92,7 +92,7 @@ def test_the_result_is_deterministic_and_round_trips(tmp_path: Path) -> None:
 def test_a_scan_never_imports_torch(tmp_path: Path) -> None:
     """The doctor's process reads code; it never imports what the code imports."""
     write(tmp_path, PROJECT)
-    tests = Path(__file__).resolve().parent
+    tests = Path(__file__).resolve().parents[1]
     code = (
         "import sys; from pathlib import Path; sys.path.insert(0, sys.argv[1])\n"
         "from scan_rules import SAMPLE\n"

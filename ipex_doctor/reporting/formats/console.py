@@ -38,7 +38,7 @@ from ipex_doctor.reporting.formats.views import (
 )
 from ipex_doctor.reporting.output_options import FailOn
 from ipex_doctor.reporting.policy import Gate, Policy
-from ipex_doctor.scan.quoting import quote_name
+from ipex_doctor.scan.fix.quoting import quote_name
 from ipex_doctor.verdicts.hostlist import compress
 
 MARKS: dict[Status, tuple[str, str]] = {

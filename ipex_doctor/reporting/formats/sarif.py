@@ -138,6 +138,9 @@ def _rule(finding: Finding) -> dict[str, Any]:
     }
     if finding.references:
         rule["helpUri"] = finding.references[0].url
+    if data.get("rule_source"):
+        # NOTE: a site's overlay rule (scan --rules) says whose rule it is, shipped ones do not
+        rule["properties"]["source"] = str(data["rule_source"])
     return rule
 
 

@@ -1,0 +1,2 @@
+"""The LibCST codemods of ``scan --fix``, one per fix id (``registry`` lists them in the
+order they run)."""

@@ -1,0 +1,293 @@
+"""The AMP fixes: ``autocast-xpu``, ``autocast-cpu``, ``autocast-xpu-state``, ``grad-scaler-xpu``.
+
+Upstream torch has one device-generic AMP API (``torch.amp.autocast(device_type, ...)``,
+``torch.amp.GradScaler(device, ...)``, ``torch.get_autocast_dtype(device_type)``, ...); the
+per-device spellings are IPEX's (``torch.xpu.amp`` exists only while IPEX is imported) or
+deprecated upstream (``torch.cpu.amp.autocast``, a FutureWarning since torch 2.4).
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+import libcst as cst
+
+from ipex_doctor.scan.fix.codemods.base import CodemodContext, NameCodemod
+from ipex_doctor.scan.fix.codemods.syntax import (
+    append_args,
+    as_keyword,
+    as_positional,
+    code_of,
+    expr,
+    is_starred,
+    keyword,
+    prepend_args,
+    root_name,
+)
+
+AUTOCAST_PARAMETERS = ("enabled", "dtype", "cache_enabled")
+"""The parameters of ``torch.xpu.amp.autocast`` (IPEX) and ``torch.cpu.amp.autocast`` (torch),
+in order; both are ``(enabled=True, dtype=torch.bfloat16, cache_enabled=True)``."""
+
+
+class Autocast(NameCodemod):
+    """``torch.<device>.amp.autocast(args)`` -> ``torch.amp.autocast("<device>", kwargs)``,
+    as a call, a ``with`` item or a decorator.
+
+    A plain ``args...`` move is not equivalent, and this rewrite does three things more:
+
+    * positional arguments become keywords: the old order is ``(enabled, dtype,
+      cache_enabled)``, ``torch.amp.autocast``'s is ``(device_type, dtype, enabled,
+      cache_enabled)``, so ``autocast(False)`` would pass ``False`` as the dtype;
+    * a missing ``dtype`` is written ``dtype=torch.bfloat16``: the old classes pass bfloat16
+      explicitly, while ``torch.amp.autocast`` takes ``torch.get_autocast_dtype(device)``, which
+      is float16 for ``xpu`` in torch 2.8 and, for any device, whatever an enclosing autocast
+      region set (its ``__enter__`` calls ``torch.set_autocast_dtype``);
+    * a missing ``cache_enabled`` is written ``cache_enabled=True`` for the same reason
+      (``None`` means ``torch.is_autocast_cache_enabled()``, which an enclosing region sets).
+
+    Refused: ``*args`` / ``**kwargs`` (what they hold cannot be mapped or pinned), an unknown
+    keyword or more than three positional arguments (the old call is an error already), and a
+    use that is not a call (``torch.amp.autocast`` needs the device at the call).
+    """
+
+    DEVICE: ClassVar[str] = ""
+
+    def plan(self, ctx: CodemodContext) -> None:
+        """Plan each call of the old class."""
+        for node, _ in ctx.references(dict.fromkeys(self.TARGETS)):
+            call = ctx.names.call_of(node)
+            if call is None:
+                ctx.records.refuse(
+                    node,
+                    f"{code_of(node)} is used without being called: torch.amp.autocast needs "
+                    f'the device type ("{self.DEVICE}") at the call; rewrite by hand',
+                )
+                continue
+            self._plan_call(ctx, node, call)
+
+    def _plan_call(self, ctx: CodemodContext, func: cst.BaseExpression, call: cst.Call) -> None:
+        given: set[str] = set()
+        positional = 0
+        for arg in call.args:
+            if is_starred(arg):
+                ctx.records.refuse(
+                    call,
+                    "arguments passed with * or ** cannot be mapped onto torch.amp.autocast's "
+                    "parameters, nor its defaults pinned: rewrite by hand",
+                )
+                return
+            if arg.keyword is None:
+                positional += 1
+                if positional > len(AUTOCAST_PARAMETERS):
+                    ctx.records.refuse(
+                        call, "more than three positional arguments: the call is wrong"
+                    )
+                    return
+                given.add(AUTOCAST_PARAMETERS[positional - 1])
+            elif arg.keyword.value in AUTOCAST_PARAMETERS:
+                given.add(arg.keyword.value)
+            else:
+                ctx.records.refuse(call, f"unknown keyword {arg.keyword.value}=: the call is wrong")
+                return
+        torch = ctx.imports.torch_name(call, root_name(func))
+        if torch is None:
+            ctx.records.refuse(call, "the name torch means something else here: rewrite by hand")
+            return
+        pinned = [
+            keyword(name, expr(value))
+            for name, value in (("dtype", f"{torch}.bfloat16"), ("cache_enabled", "True"))
+            if name not in given
+        ]
+
+        def edit(updated: cst.Call) -> cst.Call:
+            args = [
+                as_keyword(arg, AUTOCAST_PARAMETERS[i]) if arg.keyword is None else arg
+                for i, arg in enumerate(updated.args)
+            ]
+            new = updated.with_changes(func=expr(f"{torch}.amp.autocast"), args=args)
+            device = cst.Arg(cst.SimpleString(f'"{self.DEVICE}"'))
+            return append_args(prepend_args(new, [device]), pinned)
+
+        note = f" (pinned the old defaults: {', '.join(code_of(p) for p in pinned)})"
+        ctx.records.rewrite(
+            call,
+            edit,
+            f'{code_of(func)}(...) -> {torch}.amp.autocast("{self.DEVICE}", ...)'
+            + (note if pinned else ""),
+            consumes=func,
+        )
+
+
+class AutocastXpu(Autocast):
+    """``autocast-xpu``: IPEX's ``torch.xpu.amp.autocast``."""
+
+    FIX_ID = "autocast-xpu"
+    ORDER = 10
+    DESCRIPTION = 'torch.xpu.amp.autocast(...) -> torch.amp.autocast("xpu", ...)'
+    TRIGGERS = ("autocast",)
+    REQUIRES = ("xpu",)
+    DEVICE = "xpu"
+    TARGETS = (
+        "torch.xpu.amp.autocast",
+        "torch.xpu.amp.autocast_mode.autocast",
+        "intel_extension_for_pytorch.xpu.amp.autocast",
+        "intel_extension_for_pytorch.xpu.amp.autocast_mode.autocast",
+    )
+
+
+class AutocastCpu(Autocast):
+    """``autocast-cpu``: torch's deprecated ``torch.cpu.amp.autocast`` (IPEX CPU's docs used it)."""
+
+    FIX_ID = "autocast-cpu"
+    ORDER = 11
+    DESCRIPTION = 'torch.cpu.amp.autocast(...) -> torch.amp.autocast("cpu", ...)'
+    TRIGGERS = ("autocast",)
+    REQUIRES = ("cpu",)
+    DEVICE = "cpu"
+    TARGETS = ("torch.cpu.amp.autocast", "torch.cpu.amp.autocast_mode.autocast")
+
+
+AUTOCAST_STATE = {
+    "get_autocast_xpu_dtype": ("get_autocast_dtype", None),
+    "is_autocast_xpu_enabled": ("is_autocast_enabled", None),
+    "set_autocast_xpu_enabled": ("set_autocast_enabled", "enabled"),
+    "set_autocast_xpu_dtype": ("set_autocast_dtype", "dtype"),
+}
+"""IPEX's XPU autocast state functions: the upstream function that takes the device type
+first, and the name of the one parameter the old one takes (``None``: none). The mapping is
+IPEX's own deprecation messages (``intel_extension_for_pytorch/xpu/amp/__init__.py``)."""
+
+
+class AutocastXpuState(NameCodemod):
+    """``autocast-xpu-state``: ``torch.xpu.get_autocast_xpu_dtype()`` ->
+    ``torch.get_autocast_dtype("xpu")``, ``is_autocast_xpu_enabled()`` ->
+    ``torch.is_autocast_enabled("xpu")``, ``set_autocast_xpu_enabled(b)`` ->
+    ``torch.set_autocast_enabled("xpu", b)``, ``set_autocast_xpu_dtype(d)`` ->
+    ``torch.set_autocast_dtype("xpu", d)`` (torch 2.4+), under ``torch.xpu``,
+    ``torch.xpu.amp`` or ``intel_extension_for_pytorch.xpu[.amp]``.
+
+    Refused: a use that is not a call, ``*args`` / ``**kwargs``, or the wrong number of
+    arguments (the old call is an error already).
+    """
+
+    FIX_ID = "autocast-xpu-state"
+    ORDER = 12
+    DESCRIPTION = (
+        'torch.xpu.get_autocast_xpu_dtype() -> torch.get_autocast_dtype("xpu") '
+        "(is_autocast_xpu_enabled, set_autocast_xpu_enabled, set_autocast_xpu_dtype "
+        "likewise)"
+    )
+    TRIGGERS = ("autocast_xpu",)
+
+    @classmethod
+    def targets(cls) -> dict[str, str]:
+        """Every spelling of the four functions, to the function's name."""
+        return {
+            f"{base}.{name}": name
+            for name in AUTOCAST_STATE
+            for base in (
+                "torch.xpu",
+                "torch.xpu.amp",
+                "intel_extension_for_pytorch.xpu",
+                "intel_extension_for_pytorch.xpu.amp",
+            )
+        }
+
+    def plan(self, ctx: CodemodContext) -> None:
+        """Plan each call of the four functions."""
+        for node, name in ctx.references(self.targets()):
+            call = ctx.names.call_of(node)
+            new_name, parameter = AUTOCAST_STATE[name]
+            if call is None:
+                ctx.records.refuse(
+                    node, f"{code_of(node)} is used without being called: rewrite by hand"
+                )
+                continue
+            wanted = 0 if parameter is None else 1
+            if any(is_starred(a) for a in call.args) or len(call.args) != wanted:
+                ctx.records.refuse(
+                    call, f"{name} takes {wanted} argument(s), given as written here"
+                )
+                continue
+            named = call.args[0].keyword if call.args else None
+            if named is not None and named.value != parameter:
+                ctx.records.refuse(call, f"unknown keyword {named.value}=: the call is wrong")
+                continue
+            torch = ctx.imports.torch_name(call, root_name(node))
+            if torch is None:
+                ctx.records.refuse(
+                    call, "the name torch means something else here: rewrite by hand"
+                )
+                continue
+            self._plan_call(ctx, node, call, f"{torch}.{new_name}")
+
+    def _plan_call(
+        self, ctx: CodemodContext, func: cst.BaseExpression, call: cst.Call, new_func: str
+    ) -> None:
+        def edit(updated: cst.Call) -> cst.Call:
+            args = [as_positional(a) for a in updated.args]
+            new = updated.with_changes(func=expr(new_func), args=args)
+            return prepend_args(new, [cst.Arg(cst.SimpleString('"xpu"'))])
+
+        rest = ", ..." if call.args else ""
+        ctx.records.rewrite(
+            call, edit, f'{code_of(func)}(...) -> {new_func}("xpu"{rest})', consumes=func
+        )
+
+
+class GradScalerXpu(NameCodemod):
+    """``grad-scaler-xpu``: ``torch.xpu.amp.GradScaler(args)`` ->
+    ``torch.amp.GradScaler("xpu", args)``. The arguments stay as written: after the device,
+    ``torch.amp.GradScaler``'s parameters are ``(init_scale, growth_factor, backoff_factor,
+    growth_interval, enabled)`` with the same defaults as every per-device GradScaler.
+
+    Refused: ``*args`` / ``**kwargs`` (a device could hide there), a ``device=`` keyword, and
+    a use that is not a call.
+    """
+
+    FIX_ID = "grad-scaler-xpu"
+    ORDER = 13
+    DESCRIPTION = 'torch.xpu.amp.GradScaler(...) -> torch.amp.GradScaler("xpu", ...)'
+    TRIGGERS = ("GradScaler",)
+    REQUIRES = ("xpu",)
+    TARGETS = ("torch.xpu.amp.GradScaler", "torch.xpu.amp.grad_scaler.GradScaler")
+
+    def plan(self, ctx: CodemodContext) -> None:
+        """Plan each call of the old class."""
+        for node, _ in ctx.references(dict.fromkeys(self.TARGETS)):
+            call = ctx.names.call_of(node)
+            if call is None:
+                ctx.records.refuse(
+                    node,
+                    f"{code_of(node)} is used without being called: torch.amp.GradScaler "
+                    'needs the device ("xpu") at the call; rewrite by hand',
+                )
+                continue
+            if any(is_starred(a) for a in call.args):
+                ctx.records.refuse(call, "arguments passed with * or **: rewrite by hand")
+                continue
+            if any(a.keyword is not None and a.keyword.value == "device" for a in call.args):
+                ctx.records.refuse(call, "a device= argument: rewrite by hand")
+                continue
+            torch = ctx.imports.torch_name(call, root_name(node))
+            if torch is None:
+                ctx.records.refuse(
+                    call, "the name torch means something else here: rewrite by hand"
+                )
+                continue
+            self._plan_call(ctx, node, call, torch)
+
+    def _plan_call(
+        self, ctx: CodemodContext, func: cst.BaseExpression, call: cst.Call, torch: str
+    ) -> None:
+        def edit(updated: cst.Call) -> cst.Call:
+            new = updated.with_changes(func=expr(f"{torch}.amp.GradScaler"))
+            return prepend_args(new, [cst.Arg(cst.SimpleString('"xpu"'))])
+
+        ctx.records.rewrite(
+            call,
+            edit,
+            f'{code_of(func)}(...) -> {torch}.amp.GradScaler("xpu", ...)',
+            consumes=func,
+        )

@@ -1,0 +1,335 @@
+"""``scan --fix``'s rewrites of text: Python source with LibCST, shell scripts and Dockerfiles
+with line-anchored expressions. Nothing here reads or writes a file (``fix_files`` does).
+
+Contracts:
+
+* ``fix_source`` rewrites Python source with LibCST, so everything it does not rewrite
+  (formatting, comments, strings) stays byte for byte; a comment above an import it removes
+  moves to the next statement (one at the end of the removed line goes with it). It returns
+  the new source, each rewrite applied (fix id, line of the original source) and each place a
+  fix recognised but left alone because it could not prove the rewrite equivalent there
+  (with why). The result must parse: if it does not, nothing is applied and that is
+  reported. Running it again on its own result changes nothing. LibCST reads only the
+  top-level statements the fixes can read (``fix_slice``: the cost follows what the file
+  holds of IPEX, not its size); the rest is copied, not parsed, so the result parses
+  wherever the original did (a syntax error in a statement no fix reads is left as it was,
+  where LibCST on the whole module refuses the file).
+* ``fix_text`` does the same for shell scripts and Dockerfiles (line-anchored regular
+  expressions: text has no syntax tree).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper
+from patiencediff import PatienceSequenceMatcher
+
+from ipex_doctor.errors import DoctorError, did_you_mean
+from ipex_doctor.model.code import FileKind
+from ipex_doctor.model.codec import JsonModel
+from ipex_doctor.scan.fix import slice as fix_slice
+from ipex_doctor.scan.fix.codemods.base import Refusal, Rewrite
+from ipex_doctor.scan.fix.codemods.registry import CODEMODS, FIX_IDS, TEXT_FIXES
+from ipex_doctor.scan.read.collector import collector_paused
+
+__all__ = [
+    "FIX_IDS",
+    "FixError",
+    "FixOutcome",
+    "Refusal",
+    "Rewrite",
+    "check_ids",
+    "fix_sliced",
+    "fix_source",
+    "fix_text",
+    "fix_whole_module",
+]
+
+PYTHON_KINDS = frozenset({FileKind.PYTHON, FileKind.SETUP})
+TEXT_KINDS = frozenset({FileKind.SHELL, FileKind.DOCKERFILE})
+WHOLE_FILE = ""
+"""The fix id of a refusal about the whole text (it does not parse), not one fix."""
+
+
+class FixError(DoctorError):
+    """A fix cannot be read, applied or written: an unknown fix id, an unreadable file, a file
+    that changed on disk since it was read. The message is one line naming the file."""
+
+
+@dataclass(frozen=True)
+class FixOutcome(JsonModel):
+    """The result of fixing one text: the new text, the rewrites applied and the places left
+    alone, in line order."""
+
+    source: str
+    changed: bool = False
+    rewrites: tuple[Rewrite, ...] = ()
+    refusals: tuple[Refusal, ...] = ()
+
+
+def check_ids(fix_ids: Collection[str]) -> set[str]:
+    unknown = sorted(set(fix_ids) - FIX_IDS)
+    if unknown:
+        raise FixError(
+            f"unknown fix id {unknown[0]!r}",
+            tip=did_you_mean(unknown[0], FIX_IDS, otherwise=f"known: {', '.join(sorted(FIX_IDS))}"),
+        )
+    return set(fix_ids)
+
+
+# -- Python source --------------------------------------------------------------------------
+
+
+def fix_source(source: str, fix_ids: Collection[str]) -> FixOutcome:
+    """``source`` with the Python fixes among ``fix_ids`` applied (see the module docstring).
+
+    Raises ``FixError`` for an unknown fix id; everything else (a file that does not parse, a
+    place a fix refuses) is reported in the outcome.
+
+    LibCST reads only the top-level statements the fixes to run can read (``fix_slice``), so
+    the cost follows what the file holds of IPEX, not its size; the outcome is the one the
+    whole module gives (a differential test holds the two together). What the slice leaves
+    out is not parsed: a syntax error there stays as it was, and the result parses wherever
+    the original did."""
+    wanted = check_ids(fix_ids)
+    ids = [fix_id for fix_id in CODEMODS if fix_id in wanted]
+    if not ids:
+        return FixOutcome(source)
+    with collector_paused():
+        return _sliced(source, ids) or _fix_whole(source, ids)
+
+
+def fix_whole_module(source: str, fix_ids: Collection[str]) -> FixOutcome:
+    """``fix_source`` with LibCST on the whole module, whatever its size: the reference the
+    slice is held to (it is what ``fix_source`` does when a module cannot be cut)."""
+    wanted = check_ids(fix_ids)
+    with collector_paused():
+        return _fix_whole(source, [fix_id for fix_id in CODEMODS if fix_id in wanted])
+
+
+def _fix_whole(source: str, ids: Sequence[str]) -> FixOutcome:
+    outcome = _fix_module(source, ids, outside=_nowhere, line=_identity)
+    assert outcome is not None  # NOTE: only a slice (``allowed`` given) gives up
+    return outcome
+
+
+def fix_sliced(source: str, fix_ids: Collection[str]) -> FixOutcome | None:
+    """``fix_source`` on the slice of ``source`` the fixes read (``fix_slice``), spliced back;
+    ``None`` when the module cannot be cut (nothing to leave out, or no confident split), or
+    when the slice cannot answer for the whole module (it does not parse, a fix not foreseen
+    finds work, the result does not parse): ``fix_source`` then fixes the whole module."""
+    wanted = check_ids(fix_ids)
+    with collector_paused():
+        return _sliced(source, [fix_id for fix_id in CODEMODS if fix_id in wanted])
+
+
+def _sliced(source: str, ids: Sequence[str]) -> FixOutcome | None:
+    allowed = frozenset(fix_id for fix_id in ids if CODEMODS[fix_id].may_apply(source))
+    relevant = {word for fix_id in allowed for word in CODEMODS[fix_id].relevant()}
+    cut = fix_slice.cut(source, relevant)
+    if cut is None:
+        return None
+    outcome = _fix_module(cut.text, ids, outside=cut.outside, line=cut.line, allowed=allowed)
+    if outcome is None:
+        return None
+    if not outcome.changed:
+        return replace(outcome, source=source)
+    spliced = cut.splice(outcome.source)
+    if spliced is None:
+        return None
+    return replace(outcome, source=spliced, changed=spliced != source)
+
+
+class _Words:
+    """What ``Codemod.may_apply`` asks of a text: whether it holds a word. The text of a slice
+    holds what the slice holds and what the slice left out."""
+
+    def __init__(self, text: str, outside: Callable[[str], bool]) -> None:
+        self.text = text
+        self.outside = outside
+
+    def __contains__(self, word: object) -> bool:
+        return isinstance(word, str) and (word in self.text or self.outside(word))
+
+
+def _fix_module(
+    source: str,
+    ids: Sequence[str],
+    *,
+    outside: Callable[[str], bool],
+    line: Callable[[int], int],
+    allowed: Collection[str] | None = None,
+) -> FixOutcome | None:
+    """The codemods ``ids`` run in turn on ``source``, a whole module or a slice of one: a
+    slice also holds, for ``may_apply``, the words ``outside`` finds, and its records' lines
+    go through ``line``. ``None`` (for a slice, ``allowed`` given) when the slice does not
+    parse, a codemod not in ``allowed`` finds work, or the result does not parse: the whole
+    module then says what is wrong, in its own lines."""
+    try:
+        module = cst.parse_module(source)
+    except cst.ParserSyntaxError as exc:
+        if allowed is not None:
+            return None
+        return FixOutcome(source, refusals=(not_python(exc),))
+    current = source
+    # NOTE: metadata (scopes, qualified names) is most of the cost; a pass that changed
+    # nothing leaves the tree, and the metadata already resolved for it, to the next one.
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    del module
+    to_original: Callable[[int], int] = line
+    rewrites: list[Rewrite] = []
+    refusals: list[Refusal] = []
+    for at, fix_id in enumerate(ids):
+        codemod = CODEMODS[fix_id]()
+        if not codemod.may_apply(_Words(current, outside)):
+            continue
+        if allowed is not None and fix_id not in allowed:
+            return None
+        run = codemod.run(to_original)
+        try:
+            new = _keep_final_carriage_return(current, wrapper.visit(run).code)
+            changed = new != current
+            # NOTE: LibCST checks each pass's output parses, for the next pass's tree; after
+            # the last pass that has work, the interpreter's own parser judges (below).
+            if changed and any(
+                CODEMODS[later].may_apply(_Words(new, outside)) for later in ids[at + 1 :]
+            ):
+                wrapper = MetadataWrapper(cst.parse_module(new), unsafe_skip_copy=True)
+        except Exception as exc:  # NOTE: one broken fix must not cost the others
+            refusals.append(
+                Refusal(fix_id, 1, f"not applied: the fix failed ({type(exc).__name__}: {exc}); "
+                "this is a bug in ipex-doctor")
+            )  # fmt: skip
+            continue
+        rewrites.extend(replace(r, line=to_original(r.line)) for r in run.records.rewrites)
+        refusals.extend(replace(r, line=to_original(r.line)) for r in run.records.refusals)
+        if changed:
+            to_original = _compose(to_original, _line_step(current, new))
+            current = new
+    del wrapper
+    why = _does_not_parse(source, current)
+    if why is not None:
+        if allowed is not None:
+            return None
+        refusals.append(
+            Refusal(WHOLE_FILE, 1, f"nothing applied: the rewritten code does not parse ({why}); "
+            "this is a bug in ipex-doctor")
+        )  # fmt: skip
+        return FixOutcome(source, refusals=in_order(refusals))
+    return FixOutcome(current, current != source, in_order(rewrites), in_order(refusals))
+
+
+def _nowhere(word: str) -> bool:
+    return False
+
+
+def _keep_final_carriage_return(before: str, after: str) -> str:
+    """``after`` with the line break that ends ``before`` when that is a lone ``\\r``:
+    LibCST (1.9) counts a file as ending with a line break only when it ends with ``\\n``,
+    and writes a file of ``\\r`` line breaks back without its last one."""
+    if before.endswith("\r") and not after.endswith(("\r", "\n")):
+        return after + "\r"
+    return after
+
+
+def not_python(exc: cst.ParserSyntaxError) -> Refusal:
+    message = str(exc).splitlines()[0] if str(exc) else "syntax error"
+    return Refusal(WHOLE_FILE, exc.raw_line, f"not fixed: the file does not parse ({message})")
+
+
+def _does_not_parse(before: str, after: str) -> str | None:
+    """Why ``after`` does not parse as Python although ``before`` did (``None``: it parses).
+    LibCST parsed every pass's output already; ``ast`` is the interpreter's own parser, the
+    one that counts."""
+    try:
+        ast.parse(before)
+    except (SyntaxError, ValueError):
+        # NOTE: the interpreter rejects the original too (another Python's syntax): LibCST
+        # is the judge.
+        try:
+            cst.parse_module(after)
+        except cst.ParserSyntaxError as exc:
+            return str(exc).splitlines()[0]
+        return None
+    try:
+        ast.parse(after)
+    except (SyntaxError, ValueError) as exc:
+        return str(exc)
+    return None
+
+
+def _identity(line: int) -> int:
+    return line
+
+
+def _compose(outer: Callable[[int], int], inner: Callable[[int], int]) -> Callable[[int], int]:
+    return lambda line: outer(inner(line))
+
+
+def _line_step(old: str, new: str) -> Callable[[int], int]:
+    """Maps a line of ``new`` to the line of ``old`` it came from (a line added maps to the
+    line it was added before), so records keep pointing at the user's original lines. Lines
+    are LibCST's (and Python's): split at ``\\r\\n``, ``\\r`` and ``\\n`` only."""
+    a, b = code_lines(old), code_lines(new)
+    table: list[int] = []
+    # NOTE: patience diff, not difflib: difflib's matcher is quadratic on the repeated lines
+    # of generated code (a 10 MiB module of similar functions never finishes).
+    for tag, i1, i2, j1, j2 in PatienceSequenceMatcher(None, a, b).get_opcodes():
+        # NOTE: an equal line maps to its twin; a changed or added one to the old line at the
+        # same offset in its block, or to the line the block was added before.
+        last_old = max(i1, i2 - 1)
+        table.extend(
+            i1 + k + 1 if tag == "equal" else min(i1 + k, last_old) + 1 for k in range(j2 - j1)
+        )
+    last = max(len(a), 1)
+    return lambda line: min(table[line - 1], last) if 1 <= line <= len(table) else last
+
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def code_lines(text: str) -> list[str]:
+    """``text`` as lines without their line breaks, split where Python and LibCST count a new
+    line (``str.splitlines`` also splits at form feeds and Unicode separators)."""
+    lines = _LINE_BREAK.split(text)
+    if lines and not lines[-1]:
+        lines.pop()
+    return lines
+
+
+def in_order(records: Sequence[Any]) -> tuple[Any, ...]:
+    return tuple(sorted(records, key=lambda r: (r.cell or 0, r.line)))
+
+
+# -- shell scripts and Dockerfiles ----------------------------------------------------------
+
+
+def fix_text(text: str, kind: FileKind, fix_ids: Collection[str]) -> FixOutcome:
+    """``text`` (a file of ``kind``) with the text fixes among ``fix_ids`` applied. Only
+    shell scripts and Dockerfiles have text fixes; other kinds come back unchanged. Python
+    and notebooks are refused (``FixError``): use ``fix_source`` / ``fix_file``."""
+    wanted = check_ids(fix_ids)
+    if kind in PYTHON_KINDS or kind is FileKind.NOTEBOOK:
+        raise FixError(f"fix_text is for text files, not {kind.value}: use fix_source or fix_file")
+    if kind not in TEXT_KINDS:
+        return FixOutcome(text)
+    rewrites: list[Rewrite] = []
+    refusals: list[Refusal] = []
+    current = text
+    for fix_id, fix in TEXT_FIXES.items():
+        if fix_id not in wanted:
+            continue
+        new, notes = fix(current)
+        for note in notes:
+            if note.applied:
+                rewrites.append(Rewrite(fix_id, note.line, note.message))
+            else:
+                refusals.append(Refusal(fix_id, note.line, note.message))
+        current = new
+    return FixOutcome(current, current != text, in_order(rewrites), in_order(refusals))

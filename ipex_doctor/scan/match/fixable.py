@@ -1,0 +1,247 @@
+"""Whether ``scan --fix`` rewrites a match, read from the ``ast`` the scanner already has: what
+makes a finding's "mechanical" label true.
+
+Each fix (a LibCST codemod, ``fix/codemods/``) rewrites only the forms it can prove
+equivalent and refuses the rest with a reason. The scan cannot run the codemods (LibCST's metadata costs more
+than the whole scan), so ``mechanical`` checks each fix's conditions on the scanner's own
+reading, and answers yes only where they all hold; where it cannot tell, it answers no: a
+finding then says what to do by hand, and ``--fix`` may still rewrite it. A label therefore
+never promises a rewrite ``--fix`` does not make (``tests/scan/match/test_fixable.py`` holds
+the two to each other on real snippets); a fix with no conditions here is never labelled.
+The conditions:
+
+* the name is bound once, by one import, in the scope that binds it (the codemods refuse a
+  name that may be two things);
+* the call has the arguments the fix maps (``autocast``: no ``*``/``**``, at most three
+  positional, only ``enabled``/``dtype``/``cache_enabled``; ``GradScaler``: no ``device=``;
+  the device queries: at most the device; ``qconv2d_pointwise``: an explicit same-schema
+  overload, or exactly 17 arguments), and a use that must be a call is one;
+* the fix can write ``torch``: the module imports ``torch`` (at its top level, before the use
+  when the use runs at import) or binds the name nowhere (the fix adds ``import torch``);
+* ``ipex-side-effect-import``: ``import intel_extension_for_pytorch [as x]`` whose name the
+  module never reads, not named in ``__all__``, in a module that reaches no name dynamically
+  (``globals()``, ``eval``...) and uses nothing IPEX installs into torch, not alone in its
+  block, and not guarded by ``try`` / ``except ImportError`` (removing a guarded import would
+  change what the handler's flag means: the codemod refuses it).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Collection, Mapping, Sequence
+from typing import NamedTuple
+
+from ipex_doctor.scan.match.python.names import Facts, NameTable, Scope
+
+IPEX_PACKAGE = "intel_extension_for_pytorch"
+IPEX_INJECTED = (
+    "torch.xpu.amp",
+    "torch.xpu.optimize",
+    "torch.xpu.has_fp64_dtype",
+    "torch.xpu.has_xmx",
+    "torch.xpu.has_2d_block_array",
+    "torch.xpu.has_onemkl",
+    "torch.xpu.has_channels_last_1d",
+    "torch.xpu.get_autocast_xpu_dtype",
+    "torch.xpu.is_autocast_xpu_enabled",
+    "torch.xpu.set_autocast_xpu_enabled",
+    "torch.xpu.set_autocast_xpu_dtype",
+    "torch.xpu.set_fp32_math_mode",
+    "torch.xpu.get_fp32_math_mode",
+    "torch.xpu.FP32MathMode",
+    "torch.xpu.set_onednn_verbose",
+    "torch.xpu.set_onemkl_verbose",
+    "torch.xpu.enable_onednn_deterministic",
+    "torch.xpu.disable_onednn_deterministic",
+    "torch.xpu.enable_onednn_layout",
+    "torch.xpu.disable_onednn_layout",
+    "torch.xpu.using_onednn_layout",
+    "torch.xpu.intrinsic",
+    "torch.xpu.cpp_extension",
+    "torch.ops.torch_ipex",
+)
+"""What exists in ``torch`` only after ``import intel_extension_for_pytorch`` (IPEX installs
+these aliases and modules; upstream torch has none of them: torch-xpu-ops #2509 for
+``torch.xpu.amp``, IPEX #816 and #831 for ``has_2d_block_array``)."""
+DYNAMIC_LOOKUPS = ("globals", "locals", "vars", "eval", "exec", "__import__")
+"""Builtins through which a module can reach a name without naming it."""
+
+AUTOCAST_PARAMETERS = ("enabled", "dtype", "cache_enabled")
+AUTOCAST_STATE_PARAMETER = {
+    "get_autocast_xpu_dtype": None,
+    "is_autocast_xpu_enabled": None,
+    "set_autocast_xpu_enabled": "enabled",
+    "set_autocast_xpu_dtype": "dtype",
+}
+QCONV_SAME_SCHEMA = ("default", "tensor")
+QCONV_ARITY = 17
+
+
+def under(name: str, prefixes: Collection[str]) -> bool:
+    """Whether dotted ``name`` is one of ``prefixes`` or inside one."""
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+class Module(NamedTuple):
+    """What the conditions need of the whole module (all its parts)."""
+
+    parts: Sequence[Facts]
+    table: NameTable
+    lines: Mapping[int, Sequence[str]]
+    calls: Mapping[int, ast.Call]
+    """Each call by the id of its callee node."""
+
+    @classmethod
+    def of(
+        cls, parts: Sequence[Facts], table: NameTable, lines: Mapping[int, Sequence[str]]
+    ) -> Module:
+        calls = {id(call.func): call for facts in parts for call, _ in facts.calls}
+        return cls(parts, table, lines, calls)
+
+    def torch_writable(self, scope: Scope, part: int, line: int) -> bool:
+        """Whether a fix can write ``torch`` for code at (``part``, ``line``) in ``scope``: a
+        top-level ``import torch`` comes first (for code that runs at import) or the name is
+        bound nowhere (the fix adds the import)."""
+        if self.table.binds_otherwise("torch"):
+            return False
+        if "torch" not in self.table.bound_names:
+            return True
+        if scope.lookup("torch") != {"torch"} or not scope.unambiguous("torch"):
+            return False
+        at_import = scope.runs_at_import()
+        for facts in self.parts:
+            for statement in facts.imports:
+                if (
+                    isinstance(statement, ast.Import)
+                    and statement.col_offset == 0
+                    and any(
+                        a.name.split(".")[0] == "torch" and not a.asname for a in statement.names
+                    )
+                    and (not at_import or (facts.part, statement.lineno) < (part, line))
+                ):
+                    return True
+        return False
+
+
+def mechanical_use(
+    fix_id: str, name: str, node: ast.expr, scope: Scope, part: int, module: Module
+) -> bool:
+    """Whether ``--fix``'s ``fix_id`` rewrites the use ``node`` of the resolved ``name``."""
+    base: ast.expr = node
+    while isinstance(base, ast.Attribute):
+        base = base.value
+    if not isinstance(base, ast.Name) or not scope.unambiguous(base.id):
+        return False
+    if isinstance(node, ast.Attribute | ast.Name) and not isinstance(node.ctx, ast.Load):
+        return False
+    call = module.calls.get(id(node))
+    line = getattr(node, "lineno", 0)
+    if fix_id == "qconv-op-rename":
+        return _qconv(name, call)
+    if fix_id == "mem-get-info":
+        return module.torch_writable(scope, part, line)
+    if call is None or any(_starred(call)):
+        return False
+    if fix_id in ("autocast-xpu", "autocast-cpu"):
+        fits = len(call.args) <= len(AUTOCAST_PARAMETERS) and all(
+            k.arg in AUTOCAST_PARAMETERS for k in call.keywords
+        )
+    elif fix_id == "autocast-xpu-state":
+        parameter = AUTOCAST_STATE_PARAMETER.get(name.rsplit(".", 1)[-1], "")
+        given = [*call.args, *call.keywords]
+        fits = parameter != "" and len(given) == (0 if parameter is None else 1)
+        fits = fits and all(k.arg == parameter for k in call.keywords)
+    elif fix_id == "grad-scaler-xpu":
+        fits = all(k.arg != "device" for k in call.keywords)
+    elif fix_id == "device-properties":
+        fits = len(call.args) + len(call.keywords) <= 1
+        fits = fits and all(k.arg == "device" for k in call.keywords)
+        if fits and isinstance(node, ast.Attribute):
+            if NameTable.resolve(node.value, scope) == ("torch.xpu",):
+                return True
+    else:
+        return False
+    return fits and module.torch_writable(scope, part, line)
+
+
+def _qconv(name: str, call: ast.Call | None) -> bool:
+    overload = name.rsplit(".", 1)[-1]
+    if overload in QCONV_SAME_SCHEMA:
+        return True
+    if not name.endswith("qconv2d_pointwise") or call is None:
+        return False
+    return not any(_starred(call)) and len(call.args) + len(call.keywords) == QCONV_ARITY
+
+
+def _starred(call: ast.Call) -> list[bool]:
+    return [isinstance(a, ast.Starred) for a in call.args] + [k.arg is None for k in call.keywords]
+
+
+def removable_import(
+    statement: ast.Import, alias: ast.alias, guarded: bool, module: Module, part: int
+) -> bool:
+    """Whether ``ipex-side-effect-import`` removes this ``import intel_extension_for_pytorch``
+    (see the module); ``guarded``: it sits in a ``try`` that catches ``ImportError``."""
+    if alias.name != IPEX_PACKAGE or guarded:
+        return False
+    bound = alias.asname or IPEX_PACKAGE
+    for facts in module.parts:
+        for chain, chain_scope in facts.chains:
+            root: ast.expr = chain
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if not isinstance(root, ast.Name):
+                continue
+            if root.id == bound:
+                return False
+            # NOTE: what IPEX injects is under torch: only a chain from torch is resolved
+            if any(t.partition(".")[0] == "torch" for t in chain_scope.lookup(root.id)) and any(
+                under(n, IPEX_INJECTED) for n in NameTable.resolve(chain, chain_scope)
+            ):
+                return False
+        for call, _ in facts.calls:
+            if isinstance(call.func, ast.Name) and call.func.id in DYNAMIC_LOOKUPS:
+                return False
+            if any(
+                k.arg == "backend" and isinstance(k.value, ast.Constant) and k.value.value == "ipex"
+                for k in call.keywords
+            ):
+                return False
+        for assign, _ in facts.assigns:
+            targets = assign.targets if isinstance(assign, ast.Assign) else [assign.target]
+            if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+                return False
+        for other in facts.imports:
+            if isinstance(other, ast.ImportFrom) and other.module and not other.level:
+                if any(under(f"{other.module}.{a.name}", IPEX_INJECTED) for a in other.names):
+                    return False
+    return not _alone_in_block(statement, module.lines.get(part, ()))
+
+
+def _alone_in_block(statement: ast.stmt, lines: Sequence[str]) -> bool:
+    """Whether ``statement`` (indented) is the only statement of its block: the code line
+    before it opens the block and the next one is not as deep."""
+    if statement.col_offset == 0:
+        return False
+    indent = statement.col_offset
+
+    def code(number: int) -> str | None:
+        text = lines[number - 1] if 0 < number <= len(lines) else None
+        if text is None:
+            return None
+        stripped = text.strip()
+        return text if stripped and not stripped.startswith("#") else ""
+
+    before = statement.lineno - 1
+    while before > 0 and code(before) == "":
+        before -= 1
+    opens = code(before)
+    if opens is None or not opens.rstrip().endswith(":"):
+        return False
+    after = (statement.end_lineno or statement.lineno) + 1
+    while code(after) == "":
+        after += 1
+    following = code(after)
+    if following is None:
+        return True
+    return len(following) - len(following.lstrip()) < indent

@@ -1,0 +1,193 @@
+"""The matches of ``symbols``, ``imports`` and ``pattern`` rules in a module read by ``python_names``.
+
+* ``symbols``: each outermost name chain is reported once, at the longest part of it that some
+  rule names (``torch.xpu.amp.autocast()`` is reported as ``torch.xpu.amp.autocast`` even when
+  ``torch.xpu.amp`` is a rule too), for the most specific rules at that length (an exact name
+  before a wildcard, a longer wildcard before a shorter one); a variable only assignments
+  bind to such a name is reported at its assignment and where it is called, not where it is
+  handed on;
+* ``imports``: each module an import statement may load (``imported_modules``), for the rules
+  of the longest listed module it is or is under; ``from m import n`` reports ``m``'s rules at
+  the statement and a more specific rule for ``m.n`` at ``n``;
+* ``pattern``: what ``patterns`` finds.
+
+Every hit (and the text rules' hits in the same module, given by the reader) carries whether
+``scan --fix`` rewrites it (``fixable``) and the probe or ``try`` that guards it, if any
+(``python_probes``).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator, Mapping, Sequence
+
+from ipex_doctor.scan.match.fixable import Module, mechanical_use, removable_import
+from ipex_doctor.scan.match.patterns import Context, PatternHit
+from ipex_doctor.scan.match.python.names import Facts, NameTable, Scope, imported_modules
+from ipex_doctor.scan.match.python.probes import PROBE_PATTERN, Guard, Probes
+from ipex_doctor.scan.match.ruleset import Best, ImportIndex, PythonRules, SymbolIndex
+from ipex_doctor.scan.read.source import Hit, byte_column, char_column
+
+
+def python_hits(
+    parts: Sequence[Facts],
+    table: NameTable,
+    rules: PythonRules,
+    lines: Mapping[int, Sequence[str]],
+    text: Sequence[Hit] = (),
+) -> list[Hit]:
+    """The hits of ``rules`` in the module whose parts are ``parts``, read into ``table``
+    (finished), and ``text`` (the text rules' hits in it), each with its guard; ``lines``
+    are each part's source lines, by part."""
+    probe_names = next((n for _, p, n in rules.patterns if p.id == PROBE_PATTERN), ())
+    source = "\n".join(line for part in lines.values() for line in part)
+    probes = Probes(parts, probe_names, rules.ipex_only_name, source)
+    guards = probes.guards(parts)
+    module = Module.of(parts, table, lines)
+    context = Context(probe_names, rules.ipex_only_name, probes, module)
+    hits: list[Hit] = []
+    for facts in parts:
+        part_lines = lines[facts.part]
+        if rules.symbols:
+            hits += _symbol_hits(facts, table.bound_names, rules, part_lines, module)
+        if rules.imports.modules:
+            hits += _import_hits(facts, rules, part_lines, guards, module)
+    for rule_id, pattern, names in rules.patterns:
+        found = pattern.find(parts, context._replace(names=names))
+        hits += (_pattern_hit(rule_id, hit, lines[hit.part]) for hit in found)
+    hits += text
+    return [_guarded(hit, guards, lines) for hit in hits]
+
+
+def _guarded(hit: Hit, guards: Sequence[Guard], lines: Mapping[int, Sequence[str]]) -> Hit:
+    """``hit`` with the guard it sits under (the innermost: the last span that covers it)."""
+    if not guards:
+        return hit
+    column = byte_column(_line(lines.get(hit.part, ()), hit.line), hit.column)
+    covering = [g for g in guards if g.covers(hit.part, hit.line, column)]
+    if not covering:
+        return hit
+    innermost = max(covering, key=lambda g: g.start)
+    return hit._replace(guard=innermost.what)
+
+
+def _symbol_hits(
+    facts: Facts, bound: frozenset[str], rules: PythonRules, lines: Sequence[str], module: Module
+) -> Iterator[Hit]:
+    called: set[int] | None = None
+    for chain, scope in facts.chains:
+        base: ast.expr = chain
+        while isinstance(base, ast.Attribute):
+            base = base.value
+        if not isinstance(base, ast.Name) or base.id not in bound:
+            continue  # NOTE: most chains start at a local (self, x): no lookup needed
+        if chain is base and scope.assigned_only(base.id):
+            # NOTE: a variable an assignment bound to an IPEX name is reported at that
+            # assignment; handed on (``quantization_config=qconfig``) it would repeat the
+            # finding on an argument line. Called, it is a use of its own.
+            if called is None:
+                called = {id(call.func) for call, _ in facts.calls}
+            if id(chain) not in called:
+                continue
+        found = _best_in_chain(chain, scope, rules.symbols)
+        if found is not None:
+            node, name, best = found
+            for rule_id in best.rule_ids:
+                fix = rules.fixes.get(rule_id)
+                mechanical = fix is not None and mechanical_use(
+                    fix, name, node, scope, facts.part, module
+                )
+                yield _hit(rule_id, name, node, lines, facts.part, mechanical)
+
+
+def _import_hits(
+    facts: Facts,
+    rules: PythonRules,
+    lines: Sequence[str],
+    guards: Sequence[Guard],
+    module: Module,
+) -> Iterator[Hit]:
+    imports: ImportIndex = rules.imports
+    for statement in facts.imports:
+        reported: set[str] = set()
+        for module_name, node in imported_modules(statement):
+            best = imports.best(module_name)
+            for rule_id in best.rule_ids if best is not None else ():
+                if rule_id not in reported:
+                    reported.add(rule_id)
+                    mechanical = False
+                    if rules.fixes.get(rule_id) == "ipex-side-effect-import" and isinstance(
+                        statement, ast.Import
+                    ):
+                        assert isinstance(node, ast.alias)
+                        caught = any(
+                            g.caught
+                            and g.covers(facts.part, statement.lineno, statement.col_offset)
+                            for g in guards
+                        )
+                        mechanical = removable_import(statement, node, caught, module, facts.part)
+                    yield _hit(rule_id, module_name, node, lines, facts.part, mechanical)
+
+
+def _pattern_hit(rule_id: str, found: PatternHit, lines: Sequence[str]) -> Hit:
+    return Hit(
+        rule_id,
+        found.symbol,
+        found.line,
+        char_column(_line(lines, found.line), found.column),
+        found.end_line,
+        char_column(_line(lines, found.end_line), found.end_column),
+        found.part,
+        found.mechanical,
+    )
+
+
+def _best_in_chain(
+    node: ast.Attribute | ast.Name, scope: Scope, symbols: SymbolIndex
+) -> tuple[ast.expr, str, Best] | None:
+    """The longest part of the chain ``node`` that a rule names: (that node, its resolved
+    name, the rules); of several bindings of its base, the most specific match."""
+    chain: list[ast.expr] = [node]
+    while isinstance(chain[-1], ast.Attribute):
+        chain.append(chain[-1].value)
+    bases = NameTable.resolve(chain[-1], scope)
+    attributes = [link.attr for link in reversed(chain[:-1]) if isinstance(link, ast.Attribute)]
+    found: tuple[int, str, Best] | None = None
+    for base in bases:
+        candidate = symbols.longest(base, attributes)
+        if candidate is not None and (
+            found is None or (candidate[0], candidate[2].score) > (found[0], found[2].score)
+        ):
+            found = candidate
+    if found is None:
+        return None
+    count, name, best = found
+    return chain[len(attributes) - count], name, best
+
+
+def _line(lines: Sequence[str], number: int) -> str:
+    return lines[number - 1] if 0 < number <= len(lines) else ""
+
+
+def _hit(
+    rule_id: str,
+    symbol: str,
+    node: ast.AST,
+    lines: Sequence[str],
+    part: int,
+    mechanical: bool = False,
+) -> Hit:
+    line: int = getattr(node, "lineno", 1)
+    column: int = getattr(node, "col_offset", 0)
+    end_line: int = getattr(node, "end_lineno", None) or line
+    end_column: int = getattr(node, "end_col_offset", None) or column
+    return Hit(
+        rule_id,
+        symbol,
+        line,
+        char_column(_line(lines, line), column),
+        end_line,
+        char_column(_line(lines, end_line), end_column),
+        part,
+        mechanical,
+    )

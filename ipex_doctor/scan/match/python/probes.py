@@ -1,0 +1,409 @@
+"""Availability probes and the code they guard: where a module asks whether IPEX (or the oneCCL
+bindings) is there, and which of its lines run only when the answer is yes.
+
+A probe (``find_probes``) is, for the names a rule lists (``match.names``: packages as imported
+or installed, the helpers and flags projects name after them):
+
+* a call that asks about a listed package by name, as its first argument: ``importlib.util.
+  find_spec("intel_extension_for_pytorch")``, ``importlib.metadata.version("oneccl_bind_pt")``,
+  ``importlib.import_module(...)``, ``is_package_available(...)`` (``python_strings.
+  is_query``), a submodule of one included; also ``"intel_extension_for_pytorch" in
+  sys.modules``;
+* a call of a listed helper, by the name it is called with (``is_ipex_available()``,
+  ``utils.is_ipex_version("<", "2.3")``): a project's own helper is imported relatively and
+  resolves to nothing, so the name is what there is;
+* a test whether a name the module binds by importing a listed package is defined:
+  ``"ipex" in globals()`` (also ``locals()``, ``dir()``, ``vars()``) after a guarded
+  ``import intel_extension_for_pytorch as ipex``;
+* a read of a flag: a listed name (``HAS_IPEX``), or one the module sets from a probe
+  (``_ipex_available = find_spec(...) is not None``) or to ``True`` / ``False`` around an
+  import of a listed package (``try: import intel_extension_for_pytorch; HAS_IPEX = True
+  except ImportError: HAS_IPEX = False``); a listed name bound by ``import`` to the module of
+  that name is the module, not a flag;
+* ``hasattr(X, "name")`` where ``X`` is a listed package (or under one) or ``X.name`` exists
+  only with IPEX (``hasattr(torch.xpu, "has_fp64_dtype")``: ``ipex_only``).
+
+What a probe guards (``guards``) runs only where the probe said yes: the body of an ``if`` (or
+the ``else`` of an ``if not ...``), the chosen value of a conditional expression, what follows
+a probe in an ``and``; and the body of a ``try`` whose handlers catch ``ImportError`` (or
+``AttributeError``, ``Exception``, everything): there a missing IPEX is caught, not fatal. A
+use of IPEX read from a name under a listed package (``ipex.__version__ < "2.6"``,
+``ipex._C._has_xpu()``) guards the same way.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable, Collection, Iterator, Sequence
+from typing import NamedTuple
+
+from ipex_doctor.scan.match.python.names import Facts, NameTable, Scope
+from ipex_doctor.scan.match.python.strings import callee_name, is_query, message_nodes
+
+GUARDING_HANDLERS = frozenset(
+    {"ImportError", "ModuleNotFoundError", "AttributeError", "Exception", "BaseException"}
+)
+"""Exceptions whose handler makes a missing IPEX (or IPEX-only name) caught, not fatal."""
+MODULE_QUERIES = frozenset({"import_module", "get", "__import__"})
+"""Probes that return the module they ask for (``importlib.import_module``,
+``sys.modules.get``): the name they are assigned to is the module, not a flag."""
+PROBE_PATTERN = "availability-probe"
+"""The id of the structural pattern that reports probes (``patterns``)."""
+NAMESPACE_CALLS = frozenset({"globals", "locals", "dir", "vars"})
+"""Builtins whose result, tested with ``in``, says whether a name is defined."""
+_REQUIREMENT_NAME = re.compile(r"[A-Za-z0-9_.-]+")
+_FLAG_ROUNDS = 3
+"""A flag set from a flag set from a probe is followed this many steps deep."""
+
+
+class ProbeHit(NamedTuple):
+    """A probe: the node to report, what it asks, in which part of the module."""
+
+    part: int
+    node: ast.AST
+    symbol: str
+
+
+class Guard(NamedTuple):
+    """A span of one part of the module that runs only where a probe said yes."""
+
+    part: int
+    start: tuple[int, int]
+    """(line, byte column) where the guarded code starts."""
+    end: tuple[int, int]
+    what: str
+    """The guard as the finding names it: its code and line."""
+    caught: bool = False
+    """A ``try`` whose handler catches the failure (not a test that avoids it)."""
+
+    def covers(self, part: int, line: int, column: int) -> bool:
+        """Whether the place (``column`` in bytes, as ``ast`` gives it) is guarded."""
+        return part == self.part and self.start <= (line, column) <= self.end
+
+
+class Probes:
+    """The probes of one module (its parts read into one ``NameTable``) and what they guard."""
+
+    def __init__(
+        self,
+        parts: Sequence[Facts],
+        names: Collection[str],
+        ipex_only: Callable[[str], bool] = lambda name: False,
+        text: str | None = None,
+    ) -> None:
+        """The probes of ``parts`` for the listed ``names``; ``text``, the module's source,
+        narrows them to the names it spells (a name it never writes cannot be asked about,
+        so a module that spells none is only searched for ``hasattr`` on IPEX-only names)."""
+        self._names = frozenset(n for n in names if text is None or n in text)
+        self._tops = frozenset(name.partition(".")[0] for name in self._names)
+        self._ipex_only = ipex_only
+        self._found: dict[int, ProbeHit] = {}
+        self._flags = {name for name in self._names if name.isidentifier()}
+        self._reads: set[int] = set()
+        """Chains that read a name under a listed package (``ipex.__version__``)."""
+        self._imported = frozenset(
+            bound for facts in parts for bound in self._bound_by_listed_imports(facts)
+        )
+        """The names the module binds by importing a listed package (``ipex``)."""
+        if not self._names:
+            for facts in parts:
+                self._find_hasattr(facts)
+            return
+        for _ in range(_FLAG_ROUNDS):
+            known = len(self._flags)
+            for facts in parts:
+                self._derive_flags(facts)
+            if len(self._flags) == known:
+                break
+        for facts in parts:
+            self._find(facts)
+
+    def hits(self) -> list[ProbeHit]:
+        """Every probe, in no particular order."""
+        return list(self._found.values())
+
+    def guards(self, parts: Sequence[Facts]) -> list[Guard]:
+        """The spans the probes (and ``try`` / ``except ImportError``) guard."""
+        spans: list[Guard] = []
+        for facts in parts:
+            for node, _ in facts.branches:
+                spans.extend(self._guarded_by(node, facts.part))
+        return spans
+
+    # -- what is a probe ----------------------------------------------------------------------
+
+    def _listed(self, package: str) -> bool:
+        if package.partition(".")[0] not in self._tops:
+            return False  # NOTE: most names (torch, json); the full test below is rarer
+        return any(package == n or package.startswith(n + ".") for n in self._names)
+
+    def _under_listed(self, node: ast.AST, scope: Scope) -> str | None:
+        """A resolved name of ``node`` under a listed package, or ``None``."""
+        return next((n for n in NameTable.resolve(node, scope) if self._listed(n)), None)
+
+    def _roots_listed(self, chain: ast.Attribute, scope: Scope) -> bool:
+        """A cheap "maybe": the chain's base name is bound to a listed package or under one
+        (most chains start at a local or at another module: no name is built for them)."""
+        base: ast.expr = chain
+        while isinstance(base, ast.Attribute):
+            base = base.value
+        return isinstance(base, ast.Name) and any(map(self._listed, scope.lookup(base.id)))
+
+    def _asked(self, call: ast.Call) -> str | None:
+        """The listed package ``call`` asks about by name, or ``None``."""
+        first = call.args[0] if call.args else None
+        if isinstance(first, ast.Constant) and isinstance(first.value, str) and is_query(call):
+            # NOTE: a version helper takes a requirement ("intel-extension-for-pytorch>=2.5"):
+            # the package is the name it starts with
+            package = _REQUIREMENT_NAME.match(first.value)
+            if package is not None and self._listed(package.group()):
+                return first.value
+        return None
+
+    def _hasattr(self, call: ast.Call, scope: Scope) -> str | None:
+        """``hasattr(X, "name")`` on an IPEX object, as ``X.name``, or ``None``."""
+        if not (isinstance(call.func, ast.Name) and call.func.id == "hasattr"):
+            return None
+        if len(call.args) != 2 or not isinstance(call.args[1], ast.Constant):
+            return None
+        attribute = call.args[1].value
+        if not isinstance(attribute, str):
+            return None
+        for base in NameTable.resolve(call.args[0], scope):
+            if self._listed(base) or self._ipex_only(f"{base}.{attribute}"):
+                return f"{base}.{attribute}"
+        return None
+
+    def _probe_call(self, call: ast.Call, scope: Scope) -> str | None:
+        """What ``call`` asks, when it is a probe."""
+        asked = self._asked(call)
+        if asked is not None:
+            return f'{callee_name(call)}("{asked}")'
+        name = callee_name(call)
+        if name in self._names and isinstance(call.func, ast.Name | ast.Attribute):
+            return f"{name}()"
+        tested = self._hasattr(call, scope)
+        if tested is not None:
+            owner, _, attribute = tested.rpartition(".")
+            return f'hasattr({owner}, "{attribute}")'
+        return None
+
+    def _bound_by_listed_imports(self, facts: Facts) -> Iterator[str]:
+        for statement in facts.imports:
+            if isinstance(statement, ast.Import):
+                for alias in statement.names:
+                    if self._listed(alias.name):
+                        yield alias.asname or alias.name.partition(".")[0]
+            elif statement.module and not statement.level and self._listed(statement.module):
+                yield from (alias.asname or alias.name for alias in statement.names)
+
+    def _defined_test(self, compare: ast.Compare) -> str | None:
+        """``"ipex" in globals()`` on a name bound by an import of a listed package, as that
+        text, or ``None``."""
+        left, right = compare.left, compare.comparators[0]
+        if (
+            isinstance(left, ast.Constant)
+            and isinstance(left.value, str)
+            and left.value in self._imported
+            and isinstance(compare.ops[0], ast.In | ast.NotIn)
+            and isinstance(right, ast.Call)
+            and isinstance(right.func, ast.Name)
+            and right.func.id in NAMESPACE_CALLS
+            and not right.args
+        ):
+            return f'"{left.value}" in {right.func.id}()'
+        return None
+
+    def _is_flag(self, node: ast.Name, scope: Scope) -> bool:
+        if node.id not in self._flags:
+            return False
+        # NOTE: a listed name bound by `import` to itself is the module, not a flag
+        return NameTable.resolve(node, scope) != (node.id,)
+
+    def _derive_flags(self, facts: Facts) -> None:
+        """Add the names this part sets from a probe, or around an import of a listed package."""
+        for assign, scope in facts.assigns:
+            targets = assign.targets if isinstance(assign, ast.Assign) else [assign.target]
+            names = [t.id for t in targets if isinstance(t, ast.Name)]
+            if names and assign.value is not None and self._holds_probe(assign.value, scope):
+                self._flags.update(names)
+        for branch, _ in facts.branches:
+            if isinstance(branch, ast.Try) and self._imports_listed(branch.body):
+                handlers = [s for h in branch.handlers for s in h.body]
+                for statement in [*branch.body, *handlers]:
+                    if (
+                        isinstance(statement, ast.Assign)
+                        and isinstance(statement.value, ast.Constant)
+                        and isinstance(statement.value.value, bool)
+                    ):
+                        self._flags.update(
+                            t.id for t in statement.targets if isinstance(t, ast.Name)
+                        )
+
+    def _holds_probe(self, node: ast.expr, scope: Scope) -> bool:
+        """Whether the value ``node`` is a probe's answer: a probe call or a flag, tested,
+        negated or combined (``find_spec(...) is not None``), or passed through one call
+        (``version.parse(metadata.version(...))``). A container or a string that holds one
+        (a table of checks, a message) is not an answer."""
+        if isinstance(node, ast.Call):
+            if callee_name(node) in MODULE_QUERIES:
+                return False  # NOTE: the module itself, not an answer (its uses are the rules')
+            if self._probe_call(node, scope) is not None:
+                return True
+            return any(
+                isinstance(a, ast.Call)
+                and self._probe_call(a, scope) is not None
+                or isinstance(a, ast.Name)
+                and self._is_flag(a, scope)
+                for a in node.args
+            )
+        if isinstance(node, ast.Name):
+            return self._is_flag(node, scope)
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return self._holds_probe(node.operand, scope)
+        if isinstance(node, ast.BoolOp):
+            return any(self._holds_probe(value, scope) for value in node.values)
+        if isinstance(node, ast.Compare):
+            if self._defined_test(node) is not None:
+                return True
+            return any(self._holds_probe(o, scope) for o in (node.left, *node.comparators))
+        return False
+
+    def _imports_listed(self, body: Sequence[ast.stmt]) -> bool:
+        for statement in body:
+            if isinstance(statement, ast.Import):
+                if any(self._listed(alias.name) for alias in statement.names):
+                    return True
+            elif isinstance(statement, ast.ImportFrom) and statement.module and not statement.level:
+                if self._listed(statement.module):
+                    return True
+        return False
+
+    def _find_hasattr(self, facts: Facts) -> None:
+        for call, scope in facts.calls:
+            if isinstance(call.func, ast.Name) and call.func.id == "hasattr":
+                tested = self._hasattr(call, scope)
+                if tested is not None:
+                    owner, _, attribute = tested.rpartition(".")
+                    symbol = f'hasattr({owner}, "{attribute}")'
+                    self._found[id(call)] = ProbeHit(facts.part, call, symbol)
+
+    def _find(self, facts: Facts) -> None:
+        called: set[int] = set()
+        for call, scope in facts.calls:
+            asked = self._probe_call(call, scope)
+            if asked is not None:
+                self._found[id(call)] = ProbeHit(facts.part, call, asked)
+                called.add(id(call.func))
+        for compare in facts.compares:
+            left = compare.left
+            if (
+                isinstance(left, ast.Constant)
+                and isinstance(left.value, str)
+                and self._listed(left.value)
+                and isinstance(compare.ops[0], ast.In | ast.NotIn)
+                and ast.unparse(compare.comparators[0]).endswith("modules")
+            ):
+                self._found[id(compare)] = ProbeHit(
+                    facts.part, compare, f'"{left.value}" in sys.modules'
+                )
+            defined = self._defined_test(compare)
+            if defined is not None:
+                self._found[id(compare)] = ProbeHit(facts.part, compare, defined)
+        flags: list[ast.Name] = []
+        for chain, scope in facts.chains:
+            if isinstance(chain, ast.Name):
+                if id(chain) not in called and self._is_flag(chain, scope):
+                    flags.append(chain)
+            elif self._roots_listed(chain, scope) and self._under_listed(chain, scope):
+                self._reads.add(id(chain))
+        if flags:
+            # NOTE: a flag named in a message (an f-string of the error raised when IPEX is
+            # missing) asks nothing; the messages are walked only when there is a flag
+            spoken = {id(n) for n in message_nodes(facts) if isinstance(n, ast.Name)}
+            for flag in flags:
+                if id(flag) not in spoken:
+                    self._found[id(flag)] = ProbeHit(facts.part, flag, flag.id)
+
+    # -- what a probe guards ------------------------------------------------------------------
+
+    def _polarity(self, node: ast.expr) -> int:
+        """+1 when ``node`` true means the probe said yes, -1 when false means it, else 0."""
+        if id(node) in self._found:
+            return 1
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            return -self._polarity(node.operand)
+        if isinstance(node, ast.BoolOp):
+            signs = [self._polarity(value) for value in node.values]
+            if isinstance(node.op, ast.And):
+                return 1 if 1 in signs else 0
+            return -1 if -1 in signs else 0
+        if isinstance(node, ast.Compare) and len(node.ops) == 1:
+            sign = self._polarity(node.left)
+            right = node.comparators[0]
+            negative = isinstance(right, ast.Constant) and right.value in (None, False)
+            if isinstance(node.ops[0], ast.Is | ast.Eq) and negative:
+                return -sign
+            if isinstance(node.ops[0], ast.IsNot | ast.NotEq) and negative:
+                return sign
+            return 1 if sign == 1 else 0
+        if isinstance(node, ast.Call):
+            return self._polarity(node.func) if node.func is not node else 0
+        if isinstance(node, ast.Attribute) and id(node) in self._reads:
+            return 1
+        return 0
+
+    def _guarded_by(self, node: ast.AST, part: int) -> Iterator[Guard]:
+        if isinstance(node, ast.Try):
+            if any(_catches_missing(handler) for handler in node.handlers) and node.body:
+                what = f"try/except ImportError (line {node.lineno})"
+                yield _span(part, node.body[0], node.body[-1], what)._replace(caught=True)
+            return
+        if isinstance(node, ast.BoolOp):
+            if isinstance(node.op, ast.And):
+                for index, value in enumerate(node.values[:-1]):
+                    if self._polarity(value) == 1:
+                        what = _describe(value)
+                        yield _span(part, node.values[index + 1], node.values[-1], what)
+                        return
+            return
+        if not isinstance(node, ast.If | ast.IfExp):
+            return
+        sign = self._polarity(node.test)
+        if sign == 0:
+            return
+        what = _describe(node.test)
+        chosen = node.body if sign == 1 else node.orelse
+        if isinstance(chosen, list):
+            if chosen:
+                yield _span(part, chosen[0], chosen[-1], what)
+        else:
+            yield _span(part, chosen, chosen, what)
+
+
+def _catches_missing(handler: ast.ExceptHandler) -> bool:
+    """Whether ``handler`` catches a missing module or attribute (bare, or one of
+    ``GUARDING_HANDLERS``, alone or in a tuple)."""
+    caught = handler.type
+    if caught is None:
+        return True
+    names = caught.elts if isinstance(caught, ast.Tuple) else [caught]
+    return any(
+        (n.id if isinstance(n, ast.Name) else n.attr if isinstance(n, ast.Attribute) else "")
+        in GUARDING_HANDLERS
+        for n in names
+    )
+
+
+def _describe(test: ast.expr) -> str:
+    text = ast.unparse(test)
+    text = text if len(text) <= 70 else text[:67] + "..."
+    return f"`{text}` (line {test.lineno})"
+
+
+def _span(part: int, first: ast.AST, last: ast.AST, what: str) -> Guard:
+    start = (getattr(first, "lineno", 0), getattr(first, "col_offset", 0))
+    end_line = getattr(last, "end_lineno", None) or start[0]
+    end_column = getattr(last, "end_col_offset", None) or 0
+    return Guard(part, start, (end_line, end_column), what)

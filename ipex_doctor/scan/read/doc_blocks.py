@@ -1,0 +1,194 @@
+"""The code blocks of a Markdown or reStructuredText document, read like notebook cells.
+
+Documentation teaches: a README's ``import intel_extension_for_pytorch as ipex`` or its ``pip
+install intel-extension-for-pytorch`` is copied by every reader after the code itself has
+moved on. ``scan --docs`` reads the blocks whose language says what they are:
+
+* Markdown fenced blocks (`````` ``` `````` or ``~~~``, up to three spaces before the fence; an
+  unclosed one runs to the end, as CommonMark has it) and reST ``.. code-block::``,
+  ``.. code::`` and ``.. sourcecode::`` directives (options, a blank line, then the indented
+  content);
+* Python (``python``, ``py``, ``python3``, ``ipython``, ``pycon``): read as a notebook cell is
+  (an ``!pip`` line is a shell command), a block of ``>>>`` prompts as the doctest it is (the
+  prompts' code, not the output);
+* shell (``bash``, ``sh``, ``shell``, ``zsh``, ``console``, ``shell-session``): every line
+  that is not a comment, or where any line has a ``$`` prompt, only what follows the prompts.
+
+Blocks without a language (an indented block, a reST ``::`` literal) say nothing of what they
+hold and are not read. Each block keeps where its lines are in the document (its first line,
+and for each line the columns its text was moved by), so a match points at the document's own
+line and column.
+
+A hand-written reader, on purpose: a Markdown or reST library would build the whole document
+tree to return the same few blocks, and would not keep the source columns.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from ipex_doctor.scan.read.notebooks import Cell, read_cell
+from ipex_doctor.scan.read.source import TextLine, split_lines
+
+PYTHON_LANGUAGES = frozenset({"python", "py", "python3", "py3", "ipython", "ipython3", "pycon"})
+SHELL_LANGUAGES = frozenset(
+    {"bash", "sh", "shell", "zsh", "console", "shell-session", "sh-session", "shellsession"}
+)
+_FENCE = re.compile(r"(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})(?P<info>.*)")
+_DIRECTIVE = re.compile(
+    r"(?P<indent>\s*)\.\.\s+(?:code-block|code|sourcecode)::\s*(?P<lang>\S*)\s*"
+)
+_PROMPT = re.compile(r"(?P<prompt>\s*\$\s+)\S")
+_DOCTEST = (">>> ", "... ")
+REST_SUFFIXES = (".rst", ".rest")
+
+
+class DocBlock(NamedTuple):
+    """One code block, as a notebook cell (numbered by its place among the blocks read), and
+    where its lines are in the document."""
+
+    cell: Cell
+    first_line: int
+    """The document's 1-based line of the block's first line."""
+    shifts: list[int]
+    """Per block line, the columns its text was moved left by (indentation, a prompt)."""
+
+    def place(self, line: int, column: int) -> tuple[int, int]:
+        """The document's line and column of the block's ``line`` and ``column``."""
+        shift = self.shifts[line - 1] if 0 < line <= len(self.shifts) else 0
+        return self.first_line + line - 1, column + shift
+
+
+class _Raw(NamedTuple):
+    language: str
+    first_line: int
+    lines: list[str]
+    indent: int
+
+
+def code_blocks(text: str, *, rest: bool) -> list[DocBlock]:
+    """The Python and shell blocks of a document (reST when ``rest``, else Markdown)."""
+    lines = split_lines(text)
+    raw = _rest_blocks(lines) if rest else _markdown_blocks(lines)
+    blocks: list[DocBlock] = []
+    for item in raw:
+        block = _block(len(blocks) + 1, item)
+        if block is not None:
+            blocks.append(block)
+    return blocks
+
+
+def _language(info: str) -> str:
+    """The first word of a fence's info string, as Pandoc and GitHub write it too
+    (``{python}``, ``{.python}``, ``python title="x"``)."""
+    word = (info.strip().split() or [""])[0]
+    return word.strip("{}").lstrip(".").lower()
+
+
+def _markdown_blocks(lines: list[str]) -> list[_Raw]:
+    found: list[_Raw] = []
+    index = 0
+    while index < len(lines):
+        opening = _FENCE.fullmatch(lines[index])
+        if opening is None or (opening["fence"][0] == "`" and "`" in opening["info"]):
+            index += 1
+            continue
+        fence, indent = opening["fence"], len(opening["indent"])
+        closing = re.compile(rf" {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}\s*")
+        end = index + 1
+        while end < len(lines) and not closing.fullmatch(lines[end]):
+            end += 1
+        content = [_dedent(line, indent) for line in lines[index + 1 : end]]
+        found.append(_Raw(_language(opening["info"]), index + 2, content, indent))
+        index = end + 1
+    return found
+
+
+def _dedent(line: str, indent: int) -> str:
+    """The line without up to ``indent`` leading spaces (the fence's own indentation)."""
+    spaces = len(line) - len(line.lstrip(" "))
+    return line[min(spaces, indent) :]
+
+
+def _rest_blocks(lines: list[str]) -> list[_Raw]:
+    found: list[_Raw] = []
+    index = 0
+    while index < len(lines):
+        directive = _DIRECTIVE.fullmatch(lines[index])
+        index += 1
+        if directive is None:
+            continue
+        outer = len(directive["indent"])
+        # the directive's options (":linenos:") and the blank line before the content
+        while index < len(lines):
+            stripped = lines[index].strip()
+            if stripped and not (stripped.startswith(":") and _indent(lines[index]) > outer):
+                break
+            index += 1
+        start = index
+        while index < len(lines) and (not lines[index].strip() or _indent(lines[index]) > outer):
+            index += 1
+        body = lines[start:index]
+        while body and not body[-1].strip():
+            body.pop()
+        if not body:
+            continue
+        inner = min(_indent(line) for line in body if line.strip())
+        found.append(_Raw(directive["lang"].lower(), start + 1, [ln[inner:] for ln in body], inner))
+    return found
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _block(number: int, raw: _Raw) -> DocBlock | None:
+    shifts = [raw.indent] * len(raw.lines)
+    if raw.language in PYTHON_LANGUAGES:
+        source = list(raw.lines)
+        first = next((line.lstrip() for line in source if line.strip()), "")
+        if raw.language == "pycon" or first.startswith(">>>"):
+            source, extra = _doctest(source)
+            shifts = [s + e for s, e in zip(shifts, extra, strict=True)]
+        # NOTE: the cell's lines are the code as read (prompts off, output blanked), so
+        # every column of a hit, Python or text rule, moves by the same shift
+        cell = read_cell(number, "\n".join(source))
+        return DocBlock(Cell(number, source, cell.python, cell.shell), raw.first_line, shifts)
+    if raw.language in SHELL_LANGUAGES:
+        return DocBlock(Cell(number, raw.lines, "", _shell(raw.lines)), raw.first_line, shifts)
+    return None
+
+
+def _doctest(lines: list[str]) -> tuple[list[str], list[int]]:
+    """The code of ``>>>`` / ``...`` lines (the prompts taken off); output lines become empty,
+    so the block keeps its line numbers."""
+    code: list[str] = []
+    shifts: list[int] = []
+    for line in lines:
+        stripped = line.lstrip()
+        lead = len(line) - len(stripped)
+        if stripped.startswith(_DOCTEST) or stripped in (">>>", "..."):
+            code.append(stripped[4:])
+            shifts.append(lead + 4)
+        else:
+            code.append("")
+            shifts.append(0)
+    return code, shifts
+
+
+def _shell(lines: list[str]) -> list[TextLine]:
+    """The commands of a shell block: after the ``$`` prompts where it has any (the other
+    lines are output), else every line that is not a comment."""
+    prompted = [(n, _PROMPT.match(line)) for n, line in enumerate(lines, start=1)]
+    if any(match for _, match in prompted):
+        return [
+            TextLine(n, lines[n - 1][match.end("prompt") :], match.end("prompt"))
+            for n, match in prompted
+            if match is not None
+        ]
+    return [
+        TextLine(n, line)
+        for n, line in enumerate(lines, start=1)
+        if not line.lstrip().startswith("#")
+    ]

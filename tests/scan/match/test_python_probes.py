@@ -1,0 +1,196 @@
+"""Availability probes and what they guard, with the shipped rules on the shapes real projects
+use (accelerate's and optimum-intel's import utilities, DeepSpeed's XPU accelerator,
+GPTQModel's HAS_IPEX, AutoAWQ's IPEX_INSTALLED)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from scan_rules import scan, write
+
+from ipex_doctor.knowledge import code_rules
+from ipex_doctor.model.code import CodeMatch
+
+SHIPPED = code_rules.load()
+
+
+def _matches(tmp_path: Path, source: str) -> list[CodeMatch]:
+    write(tmp_path, {"utils.py": source})
+    return list(scan(tmp_path, SHIPPED).matches)
+
+
+def _probes(tmp_path: Path, source: str) -> list[tuple[int, str]]:
+    return [
+        (m.location.line, m.symbol) for m in _matches(tmp_path, source) if m.rule_id == "ipex-probe"
+    ]
+
+
+def test_package_probes_by_name(tmp_path: Path) -> None:
+    """find_spec, importlib.metadata.version and is_package_available ask about a package by
+    name; the distribution name and a submodule count."""
+    source = (
+        "import importlib.util, importlib.metadata, sys\n"
+        'a = importlib.util.find_spec("intel_extension_for_pytorch") is not None\n'
+        'v = importlib.metadata.version("oneccl_bind_pt")\n'
+        'b = is_package_available("intel-extension-for-pytorch")\n'
+        'c = importlib.util.find_spec("intel_extension_for_pytorch.xpu")\n'
+        'd = "intel_extension_for_pytorch" in sys.modules\n'
+        'e = importlib.util.find_spec("torch")\n'
+    )
+    assert _probes(tmp_path, source) == [
+        (2, 'find_spec("intel_extension_for_pytorch")'),
+        (3, 'version("oneccl_bind_pt")'),
+        (4, 'is_package_available("intel-extension-for-pytorch")'),
+        (5, 'find_spec("intel_extension_for_pytorch.xpu")'),
+        (6, '"intel_extension_for_pytorch" in sys.modules'),
+    ]
+
+
+def test_helpers_and_flags(tmp_path: Path) -> None:
+    """A listed helper is a probe wherever it comes from (a project's own is imported
+    relatively); a flag set from a probe, or around the import, is followed; a flag inside a
+    message asks nothing, and a table that holds a helper names it but is no flag itself."""
+    source = (
+        "import importlib.util\n"
+        "from .imports import is_ipex_available\n"
+        "try:\n"
+        "    import intel_extension_for_pytorch as ipex\n"
+        "    IPEX_READY = True\n"
+        "except ImportError:\n"
+        "    IPEX_READY = False\n"
+        '_ipex_available = importlib.util.find_spec("intel_extension_for_pytorch") is not None\n'
+        "CHECKS = [is_ipex_available, len]\n"
+        "def f():\n"
+        "    if is_ipex_available():\n"
+        "        return 1\n"
+        "    if not IPEX_READY:\n"
+        '        raise ImportError(f"IPEX missing ({_ipex_available})")\n'
+        "    return _ipex_available\n"
+    )
+    assert _probes(tmp_path, source) == [
+        (8, 'find_spec("intel_extension_for_pytorch")'),
+        (9, "is_ipex_available"),
+        (11, "is_ipex_available()"),
+        (13, "IPEX_READY"),
+        (15, "_ipex_available"),
+    ]
+
+
+def test_a_listed_name_bound_to_its_module_is_not_a_flag(tmp_path: Path) -> None:
+    """``import intel_extension_for_pytorch`` binds the module, not a flag: reading it is the
+    import rule's and the other rules' business, and hasattr on it is a probe."""
+    source = (
+        "import intel_extension_for_pytorch\n"
+        'if hasattr(intel_extension_for_pytorch, "deepspeed"):\n'
+        "    x = intel_extension_for_pytorch.deepspeed\n"
+    )
+    assert _probes(tmp_path, source) == [(2, 'hasattr(intel_extension_for_pytorch, "deepspeed")')]
+
+
+@pytest.mark.parametrize(
+    ("condition", "guarded_line"),
+    [
+        ('if hasattr(torch.xpu, "has_fp64_dtype"):\n    y = torch.xpu.has_fp64_dtype()\n', 4),
+        ('if not hasattr(torch.xpu, "has_fp64_dtype"):\n    y = 1\nelse:\n    y = torch.xpu.has_fp64_dtype()\n', 6),
+        ('y = torch.xpu.has_fp64_dtype() if hasattr(torch.xpu, "has_fp64_dtype") else True\n', 3),
+        ('y = hasattr(torch.xpu, "has_fp64_dtype") and torch.xpu.has_fp64_dtype()\n', 3),
+        ("try:\n    y = torch.xpu.has_fp64_dtype()\nexcept AttributeError:\n    y = True\n", 4),
+    ],
+    ids=["if", "else-of-not", "ternary", "and", "try"],
+)  # fmt: skip
+def test_a_guarded_ipex_only_call_is_guarded(
+    tmp_path: Path, condition: str, guarded_line: int
+) -> None:
+    """The call of an IPEX-only torch.xpu function behind a hasattr check (or caught) carries
+    its guard, so it is judged a path to remove rather than a failure."""
+    source = "import torch\n\n" + condition
+    (call,) = [m for m in _matches(tmp_path, source) if m.rule_id == "xpu-has-fp64-dtype"]
+    assert call.location.line == guarded_line
+    assert call.guard is not None and ("hasattr" in call.guard or "try" in call.guard)
+
+
+def test_unguarded_and_wrongly_guarded_calls_carry_no_guard(tmp_path: Path) -> None:
+    """An `or`, a test of something else and the fallback branch guard nothing."""
+    source = (
+        "import torch\n"
+        'if hasattr(torch.xpu, "has_fp64_dtype") or fast:\n'
+        "    a = torch.xpu.has_fp64_dtype()\n"
+        "if torch.xpu.is_available():\n"
+        "    b = torch.xpu.has_fp64_dtype()\n"
+        'if not hasattr(torch.xpu, "has_fp64_dtype"):\n'
+        "    c = torch.xpu.has_fp64_dtype()\n"
+    )
+    calls = [m for m in _matches(tmp_path, source) if m.rule_id == "xpu-has-fp64-dtype"]
+    assert [(m.location.line, m.guard) for m in calls] == [(3, None), (5, None), (7, None)]
+
+
+def test_a_guarded_import_and_a_version_check(tmp_path: Path) -> None:
+    """DeepSpeed's accelerator: the import in try/except ImportError and the use under the
+    flag's else branch and a version check are guarded; the flag's tests are probes."""
+    source = (
+        "try:\n"
+        "    import intel_extension_for_pytorch as ipex\n"
+        "    ipex_imported_p = True\n"
+        "except ImportError as e:\n"
+        "    ipex_imported_p = False\n"
+        "def use_host_timers():\n"
+        "    if not ipex_imported_p:\n"
+        "        return False\n"
+        "    else:\n"
+        "        if ipex.__version__ < '2.6':\n"
+        "            return True\n"
+    )
+    found = [(m.location.line, m.rule_id, m.guard is not None) for m in _matches(tmp_path, source)]
+    assert found == [
+        (2, "ipex-import", True),
+        (7, "ipex-probe", False),
+        (10, "ipex-build-probe", True),
+    ]
+
+
+def test_a_version_helper_asks_about_the_package_it_names(tmp_path: Path) -> None:
+    """auto-round's IPEX backend asked for IPEX's version through its own helper
+    (``get_library_version``); a callee whose name ends in ``_version`` asks about the package
+    its first argument names, and about no other."""
+    source = (
+        "from auto_round.utils import get_library_version\n"
+        'ipex_version = get_library_version("intel_extension_for_pytorch")\n'
+        'torch_version = get_library_version("torch")\n'
+    )
+    assert _probes(tmp_path, source) == [(2, 'get_library_version("intel_extension_for_pytorch")')]
+
+
+def test_a_test_of_the_imported_name_is_a_probe_and_its_flag_is_followed(
+    tmp_path: Path,
+) -> None:
+    """HydraGNN's training scripts imported IPEX in a ``try`` and later asked ``"ipex" in
+    globals()``; that test is a probe, the flag set from it is one where it is read, and a
+    name no IPEX import binds asks nothing."""
+    source = (
+        "import torch\n"
+        "try:\n"
+        "    import intel_extension_for_pytorch as ipex\n"
+        "except:\n"
+        "    pass\n"
+        'xpu_available = hasattr(torch, "xpu") and torch.xpu.is_available()\n'
+        'ipex_available = "ipex" in globals()\n'
+        'torch_here = "torch" in globals()\n'
+        "if xpu_available and not ipex_available:\n"
+        '    print("intel_extension_for_pytorch not available")\n'
+    )
+    assert _probes(tmp_path, source) == [
+        (7, '"ipex" in globals()'),
+        (9, "ipex_available"),
+    ]
+
+
+def test_a_version_helper_given_a_requirement_asks_about_its_package(tmp_path: Path) -> None:
+    """auto-round's tests skipped on ``require_version("intel-extension-for-pytorch>=2.5")``:
+    the package a requirement names is the one asked about."""
+    source = (
+        "from transformers.utils.versions import require_version\n"
+        'require_version("intel-extension-for-pytorch>=2.5")\n'
+        'require_version("torch>=2.5")\n'
+    )
+    assert _probes(tmp_path, source) == [(2, 'require_version("intel-extension-for-pytorch>=2.5")')]

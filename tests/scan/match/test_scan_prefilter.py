@@ -1,0 +1,249 @@
+"""The byte prefilter: triggers derived from the rules decide which files are parsed; files
+too large, binary or undecodable are skipped with the reason."""
+
+from __future__ import annotations
+
+import re
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from scan_rules import SAMPLE, found, rule, scan, write
+
+from ipex_doctor.knowledge import code_rules
+from ipex_doctor.knowledge.code_rules import CodeRules
+from ipex_doctor.model.code import FileKind
+from ipex_doctor.scan import DEFAULT_MAX_FILE_BYTES, grep_pattern, trigger_words
+from ipex_doctor.scan.match.patterns import _maybe_with_and
+from ipex_doctor.scan.match.ruleset import RuleSet
+from ipex_doctor.scan.match.triggers import FOLDED_TO_ASCII, Probe, Trigger, minimal, name_trigger
+
+
+def test_trigger_words_come_from_the_rules() -> None:
+    """What every file is searched for first comes from the rules: anchors inside the
+    triggers' words (never the package a name starts with), and folded or unanchored words."""
+    assert trigger_words(SAMPLE) == (
+        "autocast",
+        "ccl",
+        "extension",
+        "ipex:",
+        "optimize",
+        "pytorch",
+        "qconv2d_pointwise",
+        "spectral_norm",
+        "with",
+        "xpu",
+    )
+    rules = CodeRules((rule("one", symbols=["pkg.sub.*"]), rule("two", symbols=["pkg.other"])))
+    assert trigger_words(rules) == ("other", "sub")
+    assert "with[[:space:](" in grep_pattern(SAMPLE)
+
+
+@pytest.mark.parametrize("rules", [SAMPLE, None], ids=["sample", "shipped"])
+def test_anchors_cover_every_trigger_of_every_reader(rules: CodeRules | None) -> None:
+    """Each plain trigger belongs to exactly one anchor, which is inside one of its words (for
+    the sample rules and for the shipped ``code_rules.yaml``)."""
+    ruleset = RuleSet(code_rules.load() if rules is None else rules)
+    for kind in FileKind:
+        for python in (False, True):
+            prefilter = ruleset.prefilter(kind, python=python)
+            anchored = [t for _, covered in prefilter.anchors for t in covered]
+            assert sorted(anchored + list(prefilter.direct)) == sorted(prefilter.triggers)
+            for anchor, covered in prefilter.anchors:
+                assert all(any(anchor in word for word in t.words) for t in covered)
+                assert b"torch" != anchor
+
+
+@pytest.mark.parametrize("rules", [SAMPLE, None], ids=["sample", "shipped"])
+def test_the_gate_spares_only_triggers_that_need_it(rules: CodeRules | None) -> None:
+    """A file without the gate word (``torch`` for the shipped rules) searches the anchors of
+    the other triggers only: each of those is covered there, and every trigger left out has
+    the gate inside one of its words, so it could not hold anyway."""
+    ruleset = RuleSet(code_rules.load() if rules is None else rules)
+    if rules is None:
+        assert ruleset.prefilter(FileKind.PYTHON, python=True).gate == b"torch"
+    for kind in FileKind:
+        for python in (False, True):
+            prefilter = ruleset.prefilter(kind, python=python)
+            if prefilter.gate is None:
+                assert prefilter.ungated == prefilter.anchors
+                continue
+            plain = [t for _, covered in prefilter.anchors for t in covered]
+            spared = [t for _, covered in prefilter.ungated for t in covered]
+            assert sorted(spared) == sorted(
+                t for t in plain if not any(prefilter.gate in w for w in t.words)
+            )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "import intel_extension_for_pytorch as ipex\n",
+        "from optimum.intel import IPEXModel\n",
+        "subprocess.run(['ipexrun', 'train.py'])\n",
+        "dist.init_process_group('ccl')\n",
+        "with a() and b():\n    pass\n",
+        "USE_IPEX = True\n",
+        "x = torch.xpu.amp.autocast\n",
+        "import json\n",
+        "from torch import nn\n",
+    ],
+)
+def test_the_gate_never_changes_what_is_admitted(text: str) -> None:
+    """With the gate and without it (every anchor searched), the same files are admitted."""
+    ruleset = RuleSet(code_rules.load())
+    prefilter = ruleset.prefilter(FileKind.PYTHON, python=True)
+    data = text.encode()
+    gated = prefilter.admits(Probe(data))
+    everything = prefilter.always or any(
+        Probe(data).holds(trigger) for trigger in prefilter.triggers
+    )
+    assert gated == everything
+
+
+def test_a_name_trigger_needs_every_component() -> None:
+    """Resolution only follows written names: every component of a resolved name is in the
+    file; the package a name starts with is marked (it is never an anchor)."""
+    assert name_trigger("torch.xpu.amp.autocast") == Trigger(
+        (b"autocast", b"xpu", b"amp", b"torch"), roots=(b"torch",)
+    )
+    assert name_trigger("intel_extension_for_pytorch.*") == Trigger(
+        (b"intel_extension_for_pytorch",)
+    )
+    # "ccl" is inside "oneccl": the longer one implies it
+    assert name_trigger("oneccl.ccl").words == (b"oneccl",)
+
+
+def test_minimal_drops_implied_triggers_only() -> None:
+    """A trigger whose words contain another's adds nothing to ``any`` (case-folded when the
+    other is folded); one with a ``confirm`` implies nothing."""
+    a, ab, c = Trigger((b"a",)), Trigger((b"a", b"bb")), Trigger((b"c",), folded=True)
+    big_c = Trigger((b"xC",))
+    checked = Trigger((b"a",), confirm=lambda data: True)
+    assert minimal([ab, a, c, a, big_c]) == (a, c)
+    assert minimal([checked, ab]) == (checked, ab)
+
+
+def test_probe_searches_each_word_once_and_folds_as_re_does() -> None:
+    """A folded trigger compares lowered bytes, with the four non-ASCII characters that re
+    takes for ASCII letters (asked of re for every code point) mapped to them."""
+    probe = Probe("Intel Extension caf\u00e9".encode())
+    assert probe.holds(Trigger((b"extension",), folded=True))
+    assert not probe.holds(Trigger((b"extension",)))
+    assert Probe("\u212aeep".encode()).holds(Trigger((b"keep",), folded=True))
+    assert not Probe("caf\u00e9".encode()).holds(Trigger((b"ipex",), folded=True))
+    assert not Probe(b"x").holds(Trigger((b"x",), confirm=lambda data: False))
+    letters = re.compile("(?i)[a-z]")
+    beyond = {
+        chr(code): chr(code).lower() if chr(code).lower().isascii() else None
+        for code in range(128, sys.maxunicode + 1)
+        if letters.fullmatch(chr(code))
+    }
+    assert set(beyond) == set(FOLDED_TO_ASCII)
+    for char, letter in FOLDED_TO_ASCII.items():
+        assert re.fullmatch(f"(?i){letter}", char)
+
+
+def test_only_files_with_a_trigger_are_parsed(tmp_path: Path) -> None:
+    """A file without any trigger word is not parsed, even when it is not valid Python (so it
+    is not reported as skipped either); one with a trigger word is."""
+    write(
+        tmp_path,
+        {
+            "plain.py": "import os\nprint(os.sep)\n",
+            "py2_plain.py": 'print "hello"\n',
+            "uses.py": "import torch\ntorch.xpu.amp.autocast()\n",
+            "mentions.py": "# intel_extension_for_pytorch is retired\n",
+        },
+    )
+    result = scan(tmp_path)
+    assert (result.files_seen, result.files_parsed) == (4, 2)
+    assert found(result) == [("uses.py", 2, "xpu-amp", "torch.xpu.amp.autocast")]
+    assert result.skipped == ()
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "with (\n    a() and\n    b()\n):\n    pass\n",
+        "with a(x,\n       y) and b():\n    pass\n",
+        "with a() \\\n        and b():\n    pass\n",
+        "async def f():\n    async with a() and b():\n        pass\n",
+    ],
+)
+def test_the_with_and_trigger_admits_every_form_it_claims(source: str, tmp_path: Path) -> None:
+    """A multi-line or async ``with A() and B():`` reaches the parser (and is matched)."""
+    assert _maybe_with_and(source.encode())
+    write(tmp_path, {"w.py": source})
+    assert [m.rule_id for m in scan(tmp_path).matches] == ["with-and"]
+
+
+def test_the_with_and_trigger_leaves_prose_alone() -> None:
+    """Prose lines that start with "with" and say "and" (but no call before it), and a with
+    statement quoted inside a line, do not reach the parser."""
+    prose = textwrap.dedent('''
+        """Return the result
+        with the cache and the rest (see below).
+            with care and attention: prose.
+        """
+        x = "with a() and b()"
+    ''')
+    assert not _maybe_with_and(prose.encode())
+
+
+def test_the_with_and_trigger_reads_past_long_prose_lines() -> None:
+    """ipex-llm's benchmark script holds prompts of many kilobytes on one line, "with " many
+    times in each, some followed by ") and" on that line: none starts a statement, and a real
+    ``with a() and b():`` after them is still found."""
+    prompt = 'PROMPT = "' + "she sat with (her) and him, with care and " * 400 + '"\n'
+    assert not _maybe_with_and(prompt.encode())
+    assert _maybe_with_and((prompt + "with a() and b():\n    pass\n").encode())
+
+
+def test_a_file_over_the_limit_is_skipped_unread(tmp_path: Path) -> None:
+    """A 50 MB generated file is skipped with its size (a sparse file: nothing is written)."""
+    big = tmp_path / "generated_pb2.py"
+    with big.open("wb") as handle:
+        handle.truncate(50 * 1024 * 1024)
+    write(tmp_path, {"small.py": "import intel_extension_for_pytorch\n"})
+    result = scan(tmp_path)
+    assert [(s.path, s.reason) for s in result.skipped] == [
+        ("generated_pb2.py", "too large to scan: 50.0 MiB, over the 10 MiB limit")
+    ]
+    assert found(result) == [("small.py", 1, "ipex-import", "intel_extension_for_pytorch")]
+    assert DEFAULT_MAX_FILE_BYTES == 10 * 1024 * 1024
+
+
+def test_the_limit_is_an_option_and_notebooks_get_ten_times(tmp_path: Path) -> None:
+    """``max_file_bytes`` moves the limit; a notebook's outputs make it big, so it gets 10x."""
+    notebook = '{"cells": [], "pad": "' + "x" * 3000 + '"}'
+    write(tmp_path, {"a.py": "import torch.xpu.amp\n" + "#" * 2000, "n.ipynb": notebook})
+    result = scan(tmp_path, max_file_bytes=1000)
+    assert [s.path for s in result.skipped] == ["a.py"]
+    assert "over the 0.000953674 MiB limit" in result.skipped[0].reason
+
+
+def test_binary_and_undecodable_files_are_skipped_with_the_reason(tmp_path: Path) -> None:
+    """NUL bytes: binary; invalid UTF-8 in a text file with a trigger: not decodable."""
+    write(
+        tmp_path,
+        {
+            "blob.py": b"import intel_extension_for_pytorch\x00\x01",
+            "requirements.txt": b"intel-extension-for-pytorch\n\xc3\x28\n",
+        },
+    )
+    result = scan(tmp_path)
+    assert [(s.path, s.reason) for s in result.skipped] == [
+        ("blob.py", "binary (contains NUL bytes)"),
+        ("requirements.txt", "cannot be decoded: not valid utf-8 text (byte 0xc3 at offset 28)"),
+    ]
+
+
+def test_a_kind_no_rule_reads_is_counted_but_not_opened(tmp_path: Path) -> None:
+    """With Python rules only, a Dockerfile is a candidate (seen) that is never read: were it
+    read, its NUL byte would make it a skipped binary."""
+    rules = CodeRules((rule("ipex", imports=["intel_extension_for_pytorch"]),))
+    write(tmp_path, {"Dockerfile": b"RUN pip install intel_extension_for_pytorch\x00\n"})
+    result = scan(tmp_path, rules)
+    assert (result.files_seen, result.files_parsed, result.skipped) == (1, 0, ())

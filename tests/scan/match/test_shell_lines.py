@@ -1,0 +1,160 @@
+"""Shell text as it runs: what only prints (an ``echo``, a help text in a here-document, a
+comment) is not read; what is written to a file or fed to a program is. The false alarms are
+real lines (kohya_ss's setup.sh and gui.sh, ai-containers' Dockerfiles)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from scan_rules import found, scan, write
+
+from ipex_doctor.knowledge import code_rules
+from ipex_doctor.scan.match.shell_lines import command_lines
+from ipex_doctor.scan.read.source import TextLine
+
+SHIPPED = code_rules.load()
+
+
+def _lines(text: str) -> list[tuple[int, str]]:
+    numbered = [TextLine(n, line) for n, line in enumerate(text.split("\n"), start=1)]
+    return [(line.line, line.text.rstrip()) for line in command_lines(numbered)]
+
+
+def test_printed_words_and_comments_are_blanked_in_place() -> None:
+    """Columns stay where they were: what is left of a line is at its own place."""
+    text = (
+        'echo "run ipexrun train.py"; ipexrun train.py  # ipexrun again\n'
+        "printf 'source setvars.sh\\n' && source /opt/intel/oneapi/setvars.sh\n"
+        "# ipexrun commented out\n"
+        'if [ -x "$(command -v ipexrun)" ]; then echo "ipexrun"; fi'
+    )
+
+    def blank(line: str, *parts: str) -> str:
+        for part in parts:
+            line = line.replace(part, " " * len(part))
+        return line.rstrip()
+
+    first, second, _, fourth = text.split("\n")
+    assert _lines(text) == [
+        (1, blank(first, ' "run ipexrun train.py"', "# ipexrun again")),
+        (2, blank(second, " 'source setvars.sh\\n' ")),
+        (4, blank(fourth, ' "ipexrun"')),
+    ]
+
+
+def test_echo_into_a_file_writes_code_and_is_read() -> None:
+    """ai-containers writes a source line into a startup file; a requirements file is built
+    with echo; both are code that runs later."""
+    text = (
+        'echo "source ${PYPATH}/oneccl_bindings_for_pytorch/env/setvars.sh" >> ~/.startup\n'
+        'echo "intel-extension-for-pytorch==2.1.10" | tee requirements.txt'
+    )
+    assert [line for _, line in _lines(text)] == text.split("\n")
+
+
+def test_a_printed_here_document_is_not_read_and_a_fed_one_is() -> None:
+    text = (
+        "cat <<EOF\n"
+        "      --use-ipex                Use IPEX with Intel ARC GPUs.\n"
+        "EOF\n"
+        "python - <<'PY'\n"
+        "import intel_extension_for_pytorch\n"
+        "PY\n"
+        "cat > run.sh <<EOF\n"
+        "ipexrun train.py\n"
+        "EOF"
+    )
+    lines = [n for n, _ in _lines(text)]
+    assert 2 not in lines
+    assert {4, 5, 7, 8} <= set(lines)
+
+
+def test_kohya_ss_own_flag_and_launcher_probe_are_not_findings(tmp_path: Path) -> None:
+    """kohya_ss's scripts (real lines): its help text, its case pattern, its own USE_IPEX
+    variable and a test of its own arguments are not transformers' --use_ipex; an echo of
+    the launcher's name is not a launch. Passing --use_ipex to a script is."""
+    write(
+        tmp_path,
+        {
+            "setup.sh": (
+                "display_help() {\n"
+                "  cat <<EOF\n"
+                "      --use-ipex                Use IPEX with Intel ARC GPUs.\n"
+                "EOF\n"
+                "}\n"
+                "  use-ipex) USE_IPEX=true ;;\n"
+                "  --use-ipex) USE_IPEX=true ;;\n"
+                'if [[ "$@" == *"--use-ipex"* ]]; then\n'
+                '    echo "Starting with ipexrun"\n'
+                "fi\n"
+                "python train.py --use_ipex --bf16\n"
+            )
+        },
+    )
+    assert found(scan(tmp_path, SHIPPED)) == [
+        ("setup.sh", 11, "use-ipex-flag", "--use_ipex"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("source /opt/intel/oneapi/setvars.sh", ["oneapi-setvars"]),
+        ("RUN . /opt/intel/oneapi/setvars.sh && pip install torch", ["oneapi-setvars"]),
+        ('call "C:\\Program Files (x86)\\Intel\\oneAPI\\setvars.bat"', ["oneapi-setvars"]),
+        ('echo "For example: source /opt/intel/oneapi/setvars.sh"', []),
+        ('echo "/opt/intel/oneapi/setvars.sh doesn\'t exist"', []),
+        ('if [[ -e "/opt/intel/oneapi/setvars.sh" ]]; then', []),
+        ("wget https://example.org/setvars.sh", []),
+    ],
+)
+def test_setvars_is_found_where_it_is_sourced(
+    tmp_path: Path, line: str, expected: list[str]
+) -> None:
+    """The pitfall is sourcing oneAPI beside torch's wheels: a printed, tested or downloaded
+    setvars.sh sources nothing (each script also installs torch, the pitfall's context)."""
+    write(tmp_path, {"run.sh": f"pip install torch\n{line}\n"})
+    assert [rule for _, _, rule, _ in found(scan(tmp_path, SHIPPED))] == expected
+
+
+def test_setvars_without_torch_or_ipex_beside_it_is_not_the_pitfall(tmp_path: Path) -> None:
+    """A CI script that builds the compiler stack sources oneAPI to compile: no torch wheel or
+    IPEX is in the file, so there is nothing for oneAPI's libraries to shadow."""
+    write(
+        tmp_path,
+        {
+            "build.sh": "source /opt/intel/oneapi/setvars.sh\ncmake --build build\n",
+            "run.sh": "source /opt/intel/oneapi/setvars.sh\npython -c 'import torch'\n",
+        },
+    )
+    assert [(p, rule) for p, _, rule, _ in found(scan(tmp_path, SHIPPED))] == [
+        ("run.sh", "oneapi-setvars")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("pip install intel-extension-for-pytorch==2.8.10+xpu", ["ipex-requirement"]),
+        (
+            "pip install https://example.org/whl/intel_extension_for_pytorch-2.1.10%2Bxpu-cp310-cp310-linux_x86_64.whl",
+            ["ipex-requirement"],
+        ),
+        ('python -c "import torch; import intel_extension_for_pytorch"', ["ipex-python-command"]),
+        ("pip uninstall -y intel-extension-for-pytorch", []),
+        ("pip list | grep intel-extension-for-pytorch", []),
+        ('ARG PYT_BASE_IMAGE="intel/intel-extension-for-pytorch"', []),
+        (
+            "wget https://raw.githubusercontent.com/intel/intel-extension-for-pytorch/main/examples/cpu/inference.py",
+            [],
+        ),
+    ],
+)
+def test_an_install_is_a_requirement_and_other_mentions_are_not(
+    tmp_path: Path, line: str, expected: list[str]
+) -> None:
+    """Uninstalling IPEX is the migration itself; listing it, an image named after it and a
+    file of its repository install nothing; a `python -c` import is its own finding."""
+    write(tmp_path, {"run.sh": f"{line}\n"})
+    assert [rule for _, _, rule, _ in found(scan(tmp_path, SHIPPED))] == expected

@@ -1,0 +1,222 @@
+"""Discovery: file kinds, .gitignore (root and nested), the caller's excludes, directories that
+are never a user's source, symlink loops, and paths relative to their root."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from conftest import examples
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from pathspec import GitIgnoreSpec
+from scan_rules import write
+
+from ipex_doctor.model.code import FileKind, SkippedFile
+from ipex_doctor.scan import ScanError, source_path
+from ipex_doctor.scan.read.discovery import Candidate, discover
+from ipex_doctor.scan.read.ignores import Ignores
+from ipex_doctor.scan.read.kinds import classify
+
+
+def _found(*roots: Path, exclude: tuple[str, ...] = ()) -> list[str]:
+    return [
+        item.display if isinstance(item, Candidate) else f"SKIPPED {item.path}"
+        for item in discover(list(roots), exclude=exclude)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "parent", "kind"),
+    [
+        ("train.py", "", FileKind.PYTHON),
+        ("setup.py", "", FileKind.SETUP),
+        ("setup.cfg", "", FileKind.SETUP),
+        ("Run.ipynb", "", FileKind.NOTEBOOK),
+        ("requirements.txt", "", FileKind.REQUIREMENTS),
+        ("requirements-xpu.txt", "", FileKind.REQUIREMENTS),
+        ("constraints.txt", "", FileKind.REQUIREMENTS),
+        ("requirements.in", "", FileKind.REQUIREMENTS),
+        ("base.txt", "requirements", FileKind.REQUIREMENTS),
+        ("pyproject.toml", "", FileKind.PYPROJECT),
+        ("environment.yml", "", FileKind.CONDA),
+        ("environment-xpu.yaml", "", FileKind.CONDA),
+        ("Dockerfile", "", FileKind.DOCKERFILE),
+        ("Dockerfile.xpu", "", FileKind.DOCKERFILE),
+        ("gpu.dockerfile", "", FileKind.DOCKERFILE),
+        ("run.sh", "", FileKind.SHELL),
+        ("run.bash", "", FileKind.SHELL),
+        ("default_config.yaml", "", FileKind.CONFIG),
+        ("ds.json", "", FileKind.CONFIG),
+        ("tox.toml", "", FileKind.CONFIG),
+        ("other.cfg", "", FileKind.CONFIG),
+        ("notes.txt", "", None),
+        ("README.md", "", FileKind.DOCS),
+        ("guide.rst", "", FileKind.DOCS),
+        ("module.pyc", "", None),
+        ("Makefile", "", FileKind.CI),
+    ],
+)
+def test_kinds_by_name(name: str, parent: str, kind: FileKind | None) -> None:
+    """Specific names before extensions; unknown names are not read."""
+    assert classify(name, parent) is kind
+
+
+def test_walk_order_and_relative_posix_paths(tmp_path: Path) -> None:
+    """Files before subdirectories, names sorted, paths relative to the root with ``/``."""
+    write(tmp_path, {"b.py": "", "a/z.py": "", "a/y/x.py": "", "README.md": "", "Dockerfile": ""})
+    assert _found(tmp_path) == ["Dockerfile", "b.py", "a/z.py", "a/y/x.py"]
+
+
+def test_environments_tool_caches_and_vcs_are_never_entered(tmp_path: Path) -> None:
+    """A venv (pyvenv.cfg), a conda env (conda-meta), site-packages, node_modules, caches."""
+    write(
+        tmp_path,
+        {
+            "src/app.py": "",
+            "myenv/pyvenv.cfg": "",
+            "myenv/lib/x.py": "",
+            "conda/conda-meta/history": "",
+            "conda/lib/y.py": "",
+            "lib/site-packages/pkg/z.py": "",
+            "web/node_modules/a.py": "",
+            "src/__pycache__/app.py": "",
+            ".tox/py/t.py": "",
+            ".nox/s/t.py": "",
+            ".mypy_cache/m.py": "",
+            ".git/hooks/h.py": "",
+            "nb/.ipynb_checkpoints/n-checkpoint.ipynb": "",
+        },
+    )
+    assert _found(tmp_path) == ["src/app.py"]
+
+
+def test_gitignore_at_the_root_and_nested(tmp_path: Path) -> None:
+    """Patterns are relative to their file's directory; a deeper file overrides; ``!``
+    re-includes; an ignored directory is not entered (so nothing under it comes back)."""
+    write(
+        tmp_path,
+        {
+            ".gitignore": "build/\n*.gen.py\n/top_only.py\n# a comment\n",
+            "build/a.py": "",
+            "top_only.py": "",
+            "x.gen.py": "",
+            "keep.py": "",
+            "pkg/top_only.py": "",
+            "pkg/.gitignore": "!keep.gen.py\nlocal.py\nbuild/\n!build/\n",
+            "pkg/keep.gen.py": "",
+            "pkg/drop.gen.py": "",
+            "pkg/local.py": "",
+            "other/local.py": "",
+        },
+    )
+    assert _found(tmp_path) == ["keep.py", "other/local.py", "pkg/keep.gen.py", "pkg/top_only.py"]
+
+
+def test_the_callers_excludes_win_over_gitignore(tmp_path: Path) -> None:
+    """``exclude`` patterns (gitignore syntax, relative to the root) leave files out even when a
+    ``.gitignore`` re-includes them."""
+    write(
+        tmp_path,
+        {".gitignore": "!vendor/\n", "vendor/lib.py": "", "tests/t.py": "", "main.py": ""},
+    )
+    assert _found(tmp_path, exclude=("vendor/", "tests/*.py")) == ["main.py"]
+
+
+def test_an_invalid_exclude_pattern_is_a_scan_error(tmp_path: Path) -> None:
+    """The caller's pattern must be valid; a .gitignore's invalid line is dropped, as git does."""
+    with pytest.raises(ScanError, match="invalid exclude pattern"):
+        _found(tmp_path, exclude=("!",))
+    write(tmp_path, {".gitignore": "!\n*.gen.py\n", "a.gen.py": "", "b.py": ""})
+    assert _found(tmp_path) == ["b.py"]
+
+
+def test_a_missing_root_is_a_scan_error(tmp_path: Path) -> None:
+    """Before anything is found, naming the root."""
+    with pytest.raises(ScanError, match="no-such: no such file or directory"):
+        _found(tmp_path / "no-such")
+
+
+def test_a_file_root_is_read_as_given(tmp_path: Path) -> None:
+    """A file named as a root is found even if ignored; its display path is the root as given;
+    an unknown kind is skipped with the reason."""
+    write(tmp_path, {".gitignore": "*.py\n", "x.py": "", "notes.txt": ""})
+    assert _found(tmp_path / "x.py") == [(tmp_path / "x.py").as_posix()]
+    items = list(discover([tmp_path / "notes.txt"]))
+    assert items == [
+        SkippedFile((tmp_path / "notes.txt").as_posix(), "not a kind of file the scan reads")
+    ]
+    assert source_path(tmp_path / "x.py", (tmp_path / "x.py").as_posix()) == tmp_path / "x.py"
+    assert source_path(tmp_path, "a/b.py") == tmp_path / "a" / "b.py"
+
+
+def test_symlink_loops_end_and_files_are_visited_once(tmp_path: Path) -> None:
+    """A link to an ancestor is not walked again; two names of one file give one candidate;
+    overlapping roots do not scan a file twice; a broken link is no candidate."""
+    write(tmp_path, {"pkg/a.py": "", "pkg/sub/b.py": ""})
+    os.symlink(tmp_path / "pkg", tmp_path / "pkg" / "sub" / "loop")
+    os.symlink(tmp_path / "pkg" / "a.py", tmp_path / "pkg" / "also_a.py")
+    os.symlink(tmp_path / "missing.py", tmp_path / "pkg" / "broken.py")
+    assert _found(tmp_path) == ["pkg/a.py", "pkg/sub/b.py"]
+    assert _found(tmp_path / "pkg", tmp_path) == ["a.py", "sub/b.py"]
+
+
+def test_a_link_out_of_the_tree_is_skipped_with_the_reason(tmp_path: Path) -> None:
+    """A link to a file or a directory outside every root (directly, or through a chain of
+    links) is never read, and is said; links whose target is inside a root are followed; a
+    root the user names is taken wherever its own link leads."""
+    write(
+        tmp_path, {"tree/a.py": "", "tree/in/b.py": "", "outside/secret.py": "", "other/c.py": ""}
+    )
+    tree = tmp_path / "tree"
+    os.symlink(tmp_path / "outside" / "secret.py", tree / "x.py")
+    os.symlink(tmp_path / "outside", tree / "elsewhere")
+    os.symlink(tree / "x.py", tree / "chain.py")  # inside, but ends outside
+    os.symlink(tree / "in", tree / "again")  # inside: followed (b.py visited once)
+    os.symlink(tmp_path / "other" / "c.py", tree / "c.py")  # inside the second root
+    os.symlink(tree, tmp_path / "named")
+    assert _found(tree) == [
+        "a.py", "SKIPPED c.py", "SKIPPED chain.py", "SKIPPED elsewhere", "SKIPPED x.py",
+        "again/b.py",
+    ]  # fmt: skip
+    assert _found(tree, tmp_path / "other") == [
+        "a.py", "c.py", "SKIPPED chain.py", "SKIPPED elsewhere", "SKIPPED x.py", "again/b.py",
+    ]  # fmt: skip
+    assert _found(tmp_path / "named")[0] == "a.py"
+    reasons = {i.reason for i in discover([tree]) if isinstance(i, SkippedFile)}
+    assert reasons == {"a symbolic link out of the scanned tree: not followed"}
+
+
+def test_an_unlistable_directory_is_skipped_with_the_reason(tmp_path: Path) -> None:
+    """A directory that vanishes or cannot be listed is one SkippedFile, not a traceback."""
+    write(tmp_path, {"ok.py": ""})
+    (tmp_path / "gone").mkdir()
+    found = []
+    for item in discover([tmp_path]):
+        if isinstance(item, Candidate) and item.display == "ok.py":
+            (tmp_path / "gone").rmdir()  # the walk lists it next
+        found.append(item.display if isinstance(item, Candidate) else (item.path, item.reason))
+    assert found == ["ok.py", ("gone", "cannot list the directory: No such file or directory")]
+
+
+_SEGMENT = st.sampled_from(["a", "b", "build", "x.py", "y.gen.py", "lib", "keep.py"])
+_PATTERN = st.sampled_from(
+    ["*.py", "!keep.py", "build/", "/a", "a/**/x.py", "lib", "!lib/", "*.gen.py", "b/*", "**/y*"]
+)
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(
+    patterns=st.lists(_PATTERN, max_size=6),
+    segments=st.lists(_SEGMENT, min_size=1, max_size=4),
+    is_dir=st.booleans(),
+)
+def test_the_fast_path_agrees_with_pathspec(
+    patterns: list[str], segments: list[str], is_dir: bool
+) -> None:
+    """``Ignores`` answers as pathspec's GitIgnoreSpec does (its union regex only skips work)."""
+    path = "/".join(segments)
+    ignores = Ignores().with_gitignore("", "\n".join(patterns))
+    expected = GitIgnoreSpec.from_lines(patterns).check_file(path + ("/" if is_dir else ""))
+    assert ignores.ignored(path, is_dir=is_dir) is bool(expected.include)

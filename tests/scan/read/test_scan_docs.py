@@ -1,0 +1,155 @@
+"""Documents (``scan --docs``): the Python and shell code blocks of Markdown and reST files,
+read like notebook cells, each match at the document's own line and column; never rewritten."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import run_doctor
+from scan_rules import scan, write
+
+from ipex_doctor.knowledge import code_rules
+from ipex_doctor.scan.read.doc_blocks import code_blocks
+
+SHIPPED = code_rules.load()
+
+README = """\
+# Demo
+
+Text with `import intel_extension_for_pytorch` inline: not a block.
+
+```python
+import intel_extension_for_pytorch as ipex
+model = ipex.optimize(model)
+```
+
+- a list item with a block:
+
+  ```console
+  $ pip install intel-extension-for-pytorch==2.8.0
+  Collecting intel-extension-for-pytorch
+  ```
+
+~~~text
+import intel_extension_for_pytorch  # a text block says nothing of what it holds
+~~~
+
+    import intel_extension_for_pytorch  # an indented block has no language either
+"""
+
+GUIDE = """\
+Guide
+=====
+
+.. code-block:: python
+   :linenos:
+
+   >>> import intel_extension_for_pytorch as ipex
+   >>> ipex.optimize(model)
+   Model(...)
+
+.. code-block:: bash
+
+   # python -m intel_extension_for_pytorch.cpu.launch in a comment runs nothing
+   python -m intel_extension_for_pytorch.cpu.launch --ninstances 2 train.py
+
+::
+
+   import intel_extension_for_pytorch  # a literal block: no language
+"""
+
+
+def _where(root: Path, **options: object) -> list[tuple[str, int, int, str, str]]:
+    result = scan(root, SHIPPED, **options)
+    return [
+        (m.location.path, m.location.line, m.location.column, m.rule_id, m.snippet.strip())
+        for m in result.matches
+    ]
+
+
+def test_markdown_and_rest_blocks_are_read_at_their_own_lines(tmp_path: Path) -> None:
+    """Python blocks (doctest prompts too) and shell blocks (after the $ prompts, comments
+    left out) match at the document's line and column; text, indented and literal blocks and
+    inline code are not read."""
+    write(tmp_path, {"README.md": README, "docs/guide.rst": GUIDE})
+    assert _where(tmp_path, docs=True) == [
+        ("README.md", 6, 7, "ipex-import", "import intel_extension_for_pytorch as ipex"),
+        ("README.md", 7, 8, "ipex-optimize", "model = ipex.optimize(model)"),
+        ("README.md", 13, 16, "ipex-requirement", "$ pip install intel-extension-for-pytorch==2.8.0"),
+        ("docs/guide.rst", 7, 14, "ipex-import", ">>> import intel_extension_for_pytorch as ipex"),
+        ("docs/guide.rst", 8, 7, "ipex-optimize", ">>> ipex.optimize(model)"),
+        ("docs/guide.rst", 14, 13, "ipex-launcher",
+         "python -m intel_extension_for_pytorch.cpu.launch --ninstances 2 train.py"),
+    ]  # fmt: skip
+
+
+def test_documents_are_read_only_when_asked_or_named(tmp_path: Path) -> None:
+    """A directory walk leaves documents out unless --docs; a document named as a root is
+    read (the user pointed at it)."""
+    write(tmp_path, {"README.md": README, "app.py": "import torch\n"})
+    assert _where(tmp_path) == []
+    named = scan(tmp_path / "README.md", SHIPPED)
+    assert [m.rule_id for m in named.matches] == [
+        "ipex-import",
+        "ipex-optimize",
+        "ipex-requirement",
+    ]
+
+
+def test_a_block_that_does_not_parse_is_skipped_alone(tmp_path: Path) -> None:
+    """A snippet that is not valid Python is a skip naming its block; the other blocks count."""
+    text = "```python\nmodel = ipex.optimize(model, ...\n```\n\n```sh\npip install intel-extension-for-pytorch\n```\n"
+    write(tmp_path, {"notes.md": text})
+    result = scan(tmp_path, SHIPPED, docs=True)
+    assert [m.rule_id for m in result.matches] == ["ipex-requirement"]
+    assert [(s.path, s.reason.split(" does")[0]) for s in result.skipped] == [
+        ("notes.md", "code block 1")
+    ]
+
+
+@pytest.mark.parametrize(
+    ("info", "read"),
+    [("python", True), ("py", True), ("{python}", True), ("{.python}", True),
+     ('python title="train.py"', True), ("Python", True), ("pycon", True), ("text", False),
+     ("", False), ("json", False)],
+)  # fmt: skip
+def test_the_fence_language_decides(info: str, read: bool) -> None:
+    """The first word of the info string, as GitHub and Pandoc write it, says Python."""
+    blocks = code_blocks(f"```{info}\nimport intel_extension_for_pytorch\n```\n", rest=False)
+    assert bool(blocks) is read
+
+
+def test_an_unclosed_fence_runs_to_the_end_and_a_longer_fence_holds_a_shorter_one() -> None:
+    text = "````python\n```\nimport a\n````\n```python\nimport b\n"
+    blocks = code_blocks(text, rest=False)
+    assert [b.cell.python.split() for b in blocks] == [["```", "import", "a"], ["import", "b"]]
+    assert [b.first_line for b in blocks] == [2, 6]
+
+
+def test_fix_reports_documents_but_never_rewrites_them(tmp_path: Path) -> None:
+    """--docs --fix rewrites the Python file and leaves the document byte for byte; the
+    document's findings do not offer the mechanical fix."""
+    unused = "import intel_extension_for_pytorch\nimport torch\n"
+    write(tmp_path, {"README.md": "```python\n" + unused + "```\n", "train.py": unused})
+    before = (tmp_path / "README.md").read_bytes()
+    out = tmp_path / "scan.json"
+    done = run_doctor("scan", str(tmp_path), "--docs", "--fix", "--json", str(out))
+    assert done.returncode in (0, 1), done.stderr
+    assert (tmp_path / "README.md").read_bytes() == before
+    assert "intel_extension_for_pytorch" not in (tmp_path / "train.py").read_text()
+    findings = json.loads(out.read_text())["findings"]
+    docs = [f for f in findings if f["location"] and f["location"]["path"] == "README.md"]
+    assert docs and all("scan --fix" not in f["remediation"] for f in docs)
+    assert "not fixed" not in done.stderr
+
+
+def test_a_text_rule_in_a_doctest_block_points_at_the_document_column(tmp_path: Path) -> None:
+    """use_ipex=True after a >>> prompt: the column is the document's, prompt included."""
+    text = "```pycon\n>>> args = TrainingArguments(use_ipex=True)\n```\n"
+    write(tmp_path, {"usage.md": text})
+    (match,) = scan(tmp_path, SHIPPED, docs=True).matches
+    line = text.splitlines()[1]
+    assert (match.rule_id, match.location.line) == ("use-ipex-flag", 2)
+    assert line[match.location.column :].startswith("use_ipex")
