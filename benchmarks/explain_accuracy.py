@@ -120,6 +120,7 @@ def score(
 ) -> dict[str, Tally]:
     """The tally of every text (key ``all``), and per ``by`` (``tracker`` or ``layer``)."""
     tallies: dict[str, Tally] = defaultdict(Tally)
+    tallies["all"] = Tally()  # NOTE: a part may be empty (kept aside, between two collections)
     for case in found_cases:
         found = diagnose(case["text"], kb)
         got = judge(case, found)

@@ -2,6 +2,7 @@
 
     python tools/split_explain_corpus.py --collection N COLLECTED.yaml  # adds collection N, once
     python tools/split_explain_corpus.py --check                        # the parts are the split
+    python tools/split_explain_corpus.py --move-measured                # after adding to MEASURED
 
 The corpus grows by collections, each sampled as sampling.yaml records and each with its own
 seed (``SEEDS``). A text of a collection goes to the kept-aside part when a generator seeded with
@@ -9,8 +10,9 @@ its collection's seed and its thread's URL draws below ``KEPT_ASIDE``: the split
 (every text of a thread lands in the same part), decided before any rule was changed for that
 collection, and does not depend on the order of the collection, so ``--check`` recomputes it from
 the two parts alone. When a kept-aside part has been measured and reported, it has been seen:
-its collection joins ``MEASURED`` and all its texts move to the development part (a later
-collection keeps its own texts aside). Each text records its ``collection``.
+its collection joins ``MEASURED`` and all its texts move to the development part
+(``--move-measured``; a later collection keeps its own texts aside). Each text records its
+``collection``.
 """
 
 from __future__ import annotations
@@ -26,11 +28,11 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = ROOT / "tests" / "assets" / "explain_corpus"
 PARTS = {"development": CORPUS / "development.yaml", "kept-aside": CORPUS / "holdout.yaml"}
-SEEDS = {4: 20261125, 5: 20261126}
-"""The seed of each collection (sampling.yaml numbers them: the fourth and fifth corpora)."""
+SEEDS = {4: 20261125, 5: 20261126, 6: 20261127, 7: 20261128}
+"""The seed of each collection (sampling.yaml numbers them: the fourth to the seventh corpora)."""
 KEPT_ASIDE = 0.4
 """The share of a collection's threads kept aside."""
-MEASURED = frozenset({4})
+MEASURED = frozenset({4, 5})
 """Collections whose kept-aside part was measured once and reported: it is development now."""
 
 HEADERS = {
@@ -39,17 +41,18 @@ HEADERS = {
 # tests/assets/explain_corpus/sampling.yaml records (never chosen by cause), collection by
 # collection. Each collection was split by thread at random (tools/split_explain_corpus.py, its
 # own seed) before any rule was changed for it; this part holds every collection's development
-# texts, and the whole of the fourth collection (its kept-aside part was measured once, at 53.8 %
-# right cause first, and joined this part). Each text: its thread, tracker, date (null when the
-# search result showed none), the layer of the cause the thread established (null for a text
-# outside the Intel stack), that cause in words, whether the thread or only the text itself
-# established it, what explain must name (a knowledge-base id, "layer:<name>" where no entry names
-# the cause, or "unrelated"), and the collection it was sampled in.
+# texts, and the whole of every collection whose kept-aside part was measured once and reported
+# (the fourth, at 53.8 % right cause first; the fifth, at 78.6 %): those joined this part. Each
+# text: its thread, tracker, date (null when the search result showed none), the layer of the
+# cause the thread established (null for a text outside the Intel stack), that cause in words,
+# whether the thread or only the text itself established it, what explain must name (a
+# knowledge-base id, "layer:<name>" where no entry names the cause, or "unrelated"), and the
+# collection it was sampled in.
 """,
     "kept-aside": """\
-# The kept-aside part of explain's corpus (format of development.yaml): the fifth collection's
-# texts that its seeded split by thread (tools/split_explain_corpus.py) kept aside before any rule
-# was changed, and not read while rules were changed. Measured by benchmarks/explain_accuracy.py;
+# The kept-aside part of explain's corpus (format of development.yaml): the texts of each
+# collection not yet measured that its seeded split by thread (tools/split_explain_corpus.py) kept
+# aside before any rule was changed for it, and not read while rules were changed. Measured by benchmarks/explain_accuracy.py;
 # never tune on it.
 """,
 }
@@ -81,9 +84,11 @@ def read_parts() -> list[dict[str, Any]]:
 
 
 def write(parts: dict[str, list[dict[str, Any]]]) -> None:
+    """Write both parts and say how many texts each holds."""
     for name, cases in parts.items():
         body = yaml.safe_dump(cases, allow_unicode=True, sort_keys=False, width=100)
         PARTS[name].write_text(HEADERS[name] + body, encoding="utf-8")
+        print(f"{name}: {len(cases)} texts -> {PARTS[name].relative_to(ROOT)}")
 
 
 def main() -> int:
@@ -91,6 +96,9 @@ def main() -> int:
     parser.add_argument("collected", nargs="?", type=Path, help="The collected texts (YAML).")
     parser.add_argument("--collection", type=int, choices=sorted(SEEDS), help="Its number.")
     parser.add_argument("--check", action="store_true", help="Verify the parts instead.")
+    parser.add_argument(
+        "--move-measured", action="store_true", help="Move MEASURED collections to development."
+    )
     args = parser.parse_args()
     if args.check:
         wrong = [
@@ -102,6 +110,9 @@ def main() -> int:
         for name, thread in wrong:
             print(f"{thread} is in the {name} part, but the split puts it in the other")
         return 1 if wrong else 0
+    if args.move_measured:
+        write(split(read_parts()))
+        return 0
     if args.collected is None or args.collection is None:
         parser.error("give --collection and the collected file, or --check")
     known = read_parts()
@@ -111,10 +122,7 @@ def main() -> int:
     threads = {c["thread"] for c in known}
     if repeated := sorted(c["thread"] for c in added if c["thread"] in threads):
         parser.error(f"already in the corpus: {', '.join(repeated)}")
-    parts = split(known + [{**c, "collection": args.collection} for c in added])
-    write(parts)
-    for name, cases in parts.items():
-        print(f"{name}: {len(cases)} texts -> {PARTS[name].relative_to(ROOT)}")
+    write(split(known + [{**c, "collection": args.collection} for c in added]))
     return 0
 
 

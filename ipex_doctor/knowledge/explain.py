@@ -65,13 +65,6 @@ MAX_INPUT_CHARS = 1_000_000
 STRUCTURE, WORDING, CONTEXT = 3, 2, 1
 """The evidence tiers, strongest first (see the module docstring)."""
 
-# NOTE: code, not knowledge-base data: this is how explain weighs evidence (like the tiers), not
-# a fact about a cause or a layer. "module 'torch' has no attribute 'xpu'" says this torch has no
-# XPU: CPU and CUDA users meet it whenever a library probes torch.xpu, so it does not by itself
-# place a text in the Intel stack (an entry or layer it matches needs the stack named elsewhere).
-ABSENT = (Wording(r"module 'torch' has no attribute 'xpu'"),)
-"""Wording that says the Intel stack is absent, not that it is in use."""
-
 
 @dataclass(frozen=True)
 class Match:
@@ -538,12 +531,12 @@ def diagnose(text: str, kb: KnowledgeBase, env: EnvFacts | None = None) -> Expla
     and what it rules out last); where none does, the layer of the stack the text names.
 
     A text that names another vendor's stack (``kb.stack.foreign``: CUDA, ROCm, MPS, ...), or
-    says only that the Intel stack is absent (``ABSENT``: "module 'torch' has no attribute
-    'xpu'"), keeps a candidate only where the Intel stack is named outside what matched and
+    says only that the Intel stack is absent (``kb.stack.absent``: "module 'torch' has no
+    attribute 'xpu'"), keeps a candidate only where the Intel stack is named outside what matched and
     outside that wording: a library probing torch.xpu on a CUDA machine is no Intel error."""
     forms = _forms(text)
     found = _facts(forms)
-    foreign = _any(kb.stack.foreign, forms[0]) or _any(ABSENT, forms[0])
+    foreign = _any(kb.stack.foreign, forms[0]) or _any(kb.stack.absent, forms[0])
     direct = {
         m.issue.id: m
         for issue in kb.issues
@@ -576,14 +569,14 @@ def _any(patterns: tuple[Wording, ...], text: str) -> bool:
 def _intel_beside(matched: tuple[str, ...], forms: tuple[str, ...], kb: KnowledgeBase) -> bool:
     """Whether the Intel stack is named in the text outside the pieces that matched and
     outside the wording that says it is absent."""
-    rest = _without_absent(forms[0])
+    rest = _without_absent(forms[0], kb)
     for piece in matched:
         rest = rest.replace(piece, " ")
     return _any(kb.stack.intel, rest)
 
 
-def _without_absent(text: str) -> str:
-    for wording in ABSENT:
+def _without_absent(text: str, kb: KnowledgeBase) -> str:
+    for wording in kb.stack.absent:
         while (hit := wording.search(text)) is not None:
             text = text[: hit.start()] + " " + text[hit.end() :]
     return text
@@ -594,7 +587,7 @@ def _layer_of(
 ) -> LayerMatch | None:
     """The layer whose wording fits the text best, for a text of the Intel stack; ``None``
     for any other (never a layer for a CUDA, ROCm or plain Python error)."""
-    if not _any(kb.stack.intel, _without_absent(forms[0])):
+    if not _any(kb.stack.intel, _without_absent(forms[0], kb)):
         return None
     best: LayerMatch | None = None
     for layer in kb.layers:

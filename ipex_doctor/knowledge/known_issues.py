@@ -184,10 +184,12 @@ class Layer(JsonModel):
 
 @dataclass(frozen=True)
 class StackWords:
-    """Words that place an error text in the Intel stack or in another vendor's."""
+    """Words that place an error text in the Intel stack or in another vendor's, and the words
+    that say the Intel stack is absent (which place a text nowhere: ``explain`` reads the rest)."""
 
     intel: tuple[Wording, ...] = ()
     foreign: tuple[Wording, ...] = ()
+    absent: tuple[Wording, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -423,8 +425,12 @@ def _layer(raw: Mapping[str, Any], source: str) -> Layer:
     )
 
 
+_STACK_WORDS = ("intel", "foreign", "absent")
+"""The keys of ``stack``, in ``StackWords``' order."""
+
+
 def _stack(raw: Mapping[str, Any]) -> StackWords:
-    return StackWords(intel=_patterns(raw, "intel"), foreign=_patterns(raw, "foreign"))
+    return StackWords(*(_patterns(raw, key) for key in _STACK_WORDS))
 
 
 @dataclass(frozen=True)
@@ -515,7 +521,7 @@ def check_document(name: str, text: str) -> DocumentCheck:
     stack = StackWords()
     try:
         _check_patterns(loc, ["stack"], [
-            (key, i, p) for key in ("intel", "foreign") for i, p in enumerate(raw_stack.get(key) or ())
+            (key, i, p) for key in _STACK_WORDS for i, p in enumerate(raw_stack.get(key) or ())
         ])  # fmt: skip
         stack = _stack(raw_stack)
     except KnowledgeBaseError as exc:
@@ -641,8 +647,7 @@ def load(overlays: Iterable[Path] = (), *, include_shipped: bool = True) -> Know
     """The shipped knowledge base with ``overlays`` applied in order (same id replaces)."""
     merged: dict[str, KnownIssue] = {}
     layers: dict[str, Layer] = {}
-    intel: list[Wording] = []
-    foreign: list[Wording] = []
+    words: dict[str, list[Wording]] = {key: [] for key in _STACK_WORDS}
     sources = []
     warnings: list[str] = []
     paths = ([shipped_path()] if include_shipped else []) + list(overlays)
@@ -652,13 +657,13 @@ def load(overlays: Iterable[Path] = (), *, include_shipped: bool = True) -> Know
             merged[issue.id] = issue
         for layer in found.layers:
             layers[layer.id] = layer
-        intel += found.stack.intel
-        foreign += found.stack.foreign
+        for key in _STACK_WORDS:
+            words[key] += getattr(found.stack, key)
         sources.append(str(path))
     return KnowledgeBase(
         issues=tuple(merged.values()), sources=tuple(sources), warnings=tuple(warnings),
         layers=tuple(layers[i] for i in LAYERS if i in layers),
-        stack=StackWords(tuple(intel), tuple(foreign)),
+        stack=StackWords(*(tuple(words[key]) for key in _STACK_WORDS)),
     )  # fmt: skip
 
 

@@ -56,6 +56,11 @@ CASES = [
     ("RuntimeError: Cannot re-initialize XPU in forked subprocess. To use XPU with multiprocessing, "
      "you must use the 'spawn' start method", "xpu-fork-reinit"),
     ("NotImplementedError: 'onednn::qconv_pointwise'", "qconv-op-name"),
+    # the same, as a user pasted it with its line cut (anomalib #3210)
+    ("Cannot re-initialize XPU in forked subproces. To use XPU with\nmultiprocessing you must use the `spawn` "
+     "method", "xpu-fork-reinit"),
+    # an app's own check for torch, in a container (ComfyUI-Docker #104)
+    ("comfyui-xpu  | [ComfyUI-Manager] PyTorch is not installed", "torch-missing"),
     ("OSError: [WinError 126] The specified module could not be found. Error loading "
      "\"C:\\\\py\\\\lib\\\\site-packages\\\\intel_extension_for_pytorch\\\\bin\\\\intel-ext-pt-gpu.dll\"", "windows-dll-load"),
 ]  # fmt: skip
@@ -396,10 +401,28 @@ def test_a_message_with_several_causes_ranks_them_with_their_probes() -> None:
         ("XPU device count is zero! after source /opt/intel/oneapi/setvars.sh", "xpu-runtime-shadowed"),
         ("ls -l /dev/dri/renderD128: Permission denied; RuntimeError: No XPU devices are available",
          "xpu-render-node-access"),
+        # sycl-ls lists the GPU under OpenCL only (compute-runtime #764: libze1 was missing)
+        ("No level-zero device in sycl-ls", "xpu-level-zero-broken"),
     ],
 )  # fmt: skip
 def test_wording_of_its_own_moves_a_cause_up(text: str, first: str) -> None:
     assert explain(text, KB)[0].issue.id == first
+
+
+def test_a_runtime_that_cannot_initialize_while_counting_devices_stands_for_the_causes() -> None:
+    """The SYCL runtime's UNINITIALIZED (PI or UR) while counting devices is the no-device
+    message (IPEX #708: conda's libstdc++ was too old for the runtime): its causes in the listed
+    order; Level Zero's own UNINITIALIZED still names the loader first."""
+    text = (
+        '  File "/home/user/ComfyUI/venv/lib/python3.10/site-packages/torch/xpu/__init__.py", '
+        "line 57, in device_count\n    return torch._C._xpu_getDeviceCount()\nRuntimeError: Native "
+        "API failed. Native API returns: -1102 (PI_ERROR_UNINITIALIZED) -1102 (PI_ERROR_UNINITIALIZED)"
+    )
+    for said in (text, text.replace("PI_ERROR_UNINITIALIZED", "UR_RESULT_ERROR_UNINITIALIZED")):
+        found = explain(said, KB)
+        assert [m.issue.id for m in found] == list(NOT_VISIBLE.causes)  # type: ignore[union-attr]
+    zeinit = "zeInit failed: ZE_RESULT_ERROR_UNINITIALIZED; No XPU devices are available"
+    assert explain(zeinit, KB)[0].issue.id == "xpu-level-zero-broken"
 
 
 def test_hints_alone_name_nothing() -> None:
@@ -559,6 +582,25 @@ def test_cli_explain_refuses_a_report_without_findings(tmp_path: Path) -> None:
         ("xe 0000:03:00.0: [drm] Xe device coredump has been created", "driver"),
         ("ERROR: No matching distribution found for torch==2.5.1.post0+xpu", "install"),
         ("ARC A730M (PI_ERROR_BUILD_PROGRAM_FAILURE)", "sycl-build"),
+        # oneDNN's engine message alone: five threads of the corpus, no single cause (a torch too
+        # old for the GPU is one)
+        ("RuntimeError: could not create an engine", "onednn"),
+        ("internal error, src/gpu/intel/conv/jit.cpp:161", "onednn"),
+        # a GPU page fault the kernel driver reported, before the compute runtime aborted
+        ("Segmentation fault from GPU at 0xff00fffffffe0000, ctx_id: 9 (CCS) type: 0 (NotPresent), "
+         "level: 0 (PTE), access: 0 (Read), banned: 1, aborting.\nAbort was called at 274 line in file:\n"
+         "/home/u/rpmbuild/BUILD/intel-compute-runtime-25.05.32567.18/shared/source/os_interface/linux/"
+         "drm_neo.cpp\nAborted", "driver"),
+        ("No module named 'triton.backends.intel'", "compiler"),
+        ("'sycl-ls' terminated by signal SIGBUS (Misaligned address error)", "runtime"),
+        ("c++: error: unrecognized command-line option ‘-fsycl’", "sycl-build"),
+        ("Failed to build device program\nCompilerException Failed to lookup symbol "
+         "_ZTSZZL13norm_f32_syclPKfPfiifPN4sycl3_V15queueEENKUlRNS3_7han", "sycl-build"),
+        ("ERROR: Failed building wheel for llama-cpp-python for SYCL installation on Windows", "sycl-build"),
+        ("Cannot compile SYCL backend SYCL_LIBRARY=SYCL_LIBRARY - NOTFOUND as per documentation", "sycl-build"),
+        # an extension built against torch XPU where CMake finds no SYCL runtime (pytorch #149353)
+        ('The link interface of target "c10_xpu" contains:\n\n    torch::xpurt\n\n  but the target was '
+         "not found.", "runtime"),
     ],
 )  # fmt: skip
 def test_a_text_of_the_intel_stack_that_no_entry_names_names_its_layer(
@@ -581,11 +623,30 @@ def test_a_text_of_the_intel_stack_that_no_entry_names_names_its_layer(
         "libtorchbind_test.so: cannot open shared object file: No such file or directory",
         "AttributeError: module 'torch' has no attribute 'xpu'. Why does this issue occur when my "
         "graphics card is an NVIDIA GeForce RTX 3090?",
+        # a CPU-only torch saying it has no Intel GPU support (pytorch #149829): stack.absent
+        "UserWarning: TF32 acceleration on top of oneDNN is available for Intel GPUs. The current Torch "
+        "version does not have Intel GPU Support. (Triggered internally at /var/lib/jenkins/workspace/"
+        "aten/src/ATen/Context.cpp:148.)\n  torch._C._set_onednn_allow_tf32(_allow_tf32)",
+        # an extension imported before torch (ROCm/vllm #46): not a broken torch
+        "ImportError: libc10.so: cannot open shared object file: No such file or directory",
+        # "ipex" inside another name, not the word (a container; a build label)
+        "comfyui-ipex    | exec /usr/bin/startup.sh: exec format error\ncomfyui-ipex exited with code 255",
+        "ERROR: pip's dependency resolver does not currently take into account all the packages that "
+        "are installed.\nembeddedllm 0.2.1+ipex requires importlib-metadata, which is not installed.",
     ],
 )  # fmt: skip
 def test_a_text_of_another_stack_gets_no_entry_and_no_layer(text: str) -> None:
     found = diagnose(text, KB)
     assert found.matches == [] and found.layer is None, found
+
+
+def test_a_library_of_torch_named_with_its_place_or_the_word_ipex_still_count() -> None:
+    """What the lookalikes above lack: libc10.so from torch's own directory is a broken torch,
+    and IPEX named as a word places a text in the torch layer."""
+    lib = "OSError: /venv/lib/python3.11/site-packages/torch/lib/libc10.so: cannot open shared object file"
+    assert explain(lib, KB)[0].issue.id == "torch-import-failed"
+    word = diagnose("RuntimeError: after import ipex the model will not run", KB)
+    assert word.matches == [] and word.layer is not None and word.layer.layer.id == "torch"
 
 
 def test_another_stack_named_beside_the_intel_one_keeps_the_candidate() -> None:
@@ -715,3 +776,26 @@ def test_an_overlay_layer_replaces_the_shipped_one_and_survives_the_cache(tmp_pa
         layer = knowledge.layer("onednn")
         assert layer is not None and layer.title == "Our oneDNN" and layer.collect == ("site.log",)
         assert knowledge.layer("runtime") is not None and knowledge.stack.intel
+
+
+def test_wording_that_says_the_intel_stack_is_absent_is_knowledge_base_data(
+    tmp_path: Path,
+) -> None:
+    """``stack.absent`` is read from the knowledge base (the shipped file has torch's "no
+    attribute 'xpu'"), an overlay adds to it (through the cache too), and a pattern that could
+    backtrack is refused with its file and line, like every other stack word."""
+    assert any(w.search("module 'torch' has no attribute 'xpu'") for w in KB.stack.absent)
+    text = "RuntimeError: the Intel GPU path is off in this build; could not create a primitive"
+    assert diagnose(text, KB).layer is not None
+    path = tmp_path / "site.yaml"
+    path.write_text(
+        "schema_version: 1\nstack:\n  absent: ['the Intel GPU path is off']\nissues: []\n"
+    )
+    for _ in range(2):  # NOTE: the second load comes from the cache
+        site = known_issues.load([path])
+        assert len(site.stack.absent) == len(KB.stack.absent) + 1
+        assert diagnose(text, site) == diagnose(text, KB)._replace(layer=None)
+    bad = "schema_version: 1\nstack:\n  absent:\n    - '(a+)+'\nissues: []\n"
+    with pytest.raises(KnowledgeBaseError) as raised:
+        known_issues.parse_document(str(tmp_path / "bad.yaml"), bad)
+    assert "bad.yaml:" in str(raised.value) and "backtrack" in str(raised.value), str(raised.value)
