@@ -96,3 +96,27 @@ def test_a_commented_out_line_runs_nothing_and_is_not_a_match(tmp_path: Path) ->
         },
     )
     assert found(scan(tmp_path)) == [("run.sh", 2, "pip-ipex", "intel-extension-for-pytorch")]
+
+
+def test_the_ipex_1x_find_links_pages_are_intel_s_wheel_index(tmp_path: Path) -> None:
+    """IPEX 1.x documented ``-f https://developer.intel.com/ipex-whl-stable-xpu`` (and -cpu,
+    -dev); a kept-aside project (Nuullll/ipex-sd-docker-for-arc-gpu) installed from it. Other
+    pages of developer.intel.com are not the index."""
+    from ipex_doctor.knowledge import code_rules
+
+    write(
+        tmp_path,
+        {
+            "install.sh": "#!/bin/sh\n"
+            "pip install torch==1.13.0a0 intel_extension_for_pytorch==1.13.120+xpu "
+            "-f https://developer.intel.com/ipex-whl-stable-xpu\n"
+            "pip install -f https://developer.intel.com/ipex-whl-dev something-else\n"
+            "curl -O https://developer.intel.com/articles/ipex-whl-notes.html\n",
+        },
+    )
+    hits = [
+        (line, rule_id)
+        for _, line, rule_id, _ in found(scan(tmp_path, code_rules.load()))
+        if rule_id == "ipex-wheel-index"
+    ]
+    assert hits == [(2, "ipex-wheel-index"), (3, "ipex-wheel-index")]
