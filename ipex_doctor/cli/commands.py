@@ -16,6 +16,7 @@ import click
 
 from ipex_doctor import __version__
 from ipex_doctor.cli.options import (
+    AS_JSON,
     BASELINE,
     CHECK_RUN,
     KB,
@@ -24,13 +25,15 @@ from ipex_doctor.cli.options import (
     OUTPUT_SCAN,
     PROBE,
     SANITY,
+    TIMEOUT,
     DeviceOption,
-    Refuse,
+    python_option,
     refuse,
 )
-from ipex_doctor.errors import DoctorError, ExitCode
+from ipex_doctor.errors import ExitCode
 from ipex_doctor.model.device_spec import AUTO, LOCAL, DeviceSpec
 from ipex_doctor.model.terms import Isolation
+from ipex_doctor.usage_rules import Refuse
 
 if TYPE_CHECKING:
     from ipex_doctor.app.diagnosis import Request
@@ -39,7 +42,6 @@ if TYPE_CHECKING:
     from ipex_doctor.probe.options import ProbeOptions
     from ipex_doctor.reporting.output_options import OutputOptions
     from ipex_doctor.reporting.saved_reports import SavedReport
-    from ipex_doctor.runs.diagnose import CheckOptions
     from ipex_doctor.runs.sanity_options import SanityOptions
 
 
@@ -60,23 +62,6 @@ def approver(yes: bool, *, logged: bool = False, err: bool = False) -> Callable[
         return sys.stdin.isatty() and click.confirm(question, default=False, err=err)
 
     return approve
-
-
-def _check_options(
-    *,
-    probe: ProbeOptions,
-    device: DeviceSpec,
-    only: tuple[str, ...] | None,
-    sanity: SanityOptions | None,
-    isolation: Isolation = Isolation.WORKER,
-    checks_dirs: tuple[str, ...] = (),
-) -> CheckOptions:
-    from ipex_doctor.runs.diagnose import CheckOptions
-
-    return CheckOptions.build(
-        checks_dirs=checks_dirs, only=only, device=device, timeout_s=probe.timeout_s,
-        isolation=isolation, sanity_options=sanity,
-    )  # fmt: skip
 
 
 def _run(request: Request) -> int:
@@ -128,13 +113,12 @@ def check(
     sanity_options: SanityOptions,
 ) -> int:  # fmt: skip
     """Full diagnosis: probe, reproductions on every device, the AMP sanity run, verdicts."""
-    from ipex_doctor.app.diagnosis import Request
+    from ipex_doctor.app.diagnosis import Request, check_options
     from ipex_doctor.model.findings import Command
 
     # NOTE: under a launcher each rank examines its own device, once; not every device.
-    default_device = LOCAL if distributed else AUTO
-    checks = _check_options(
-        probe=probe, device=device or default_device, only=None,
+    checks = check_options(
+        probe, device or (LOCAL if distributed else AUTO), only=None,
         sanity=None if skip_sanity else sanity_options, isolation=isolation,
         checks_dirs=checks_dirs,
     )  # fmt: skip
@@ -164,14 +148,13 @@ def repro(
 
         click.echo(list_checks(KnowledgeRequest(kb_overlays), checks_dirs, notify_user))
         return ExitCode.OK
-    from ipex_doctor.app.diagnosis import Request
+    from ipex_doctor.app.diagnosis import Request, check_options
     from ipex_doctor.model.findings import Command
 
     only = ("all",) if "all" in names else tuple(dict.fromkeys(names))
-    checks = _check_options(
-        probe=probe, device=device or AUTO, only=only, sanity=None, isolation=isolation,
-        checks_dirs=checks_dirs,
-    )  # fmt: skip
+    checks = check_options(
+        probe, device or AUTO, only=only, sanity=None, isolation=isolation, checks_dirs=checks_dirs
+    )
     return _run(Request(Command.REPRO, probe, out, kb_overlays, checks=checks))
 
 
@@ -188,10 +171,10 @@ def sanity(
     baseline: SavedReport | None, device: DeviceSpec | None, sanity_options: SanityOptions,
 ) -> int:  # fmt: skip
     """ResNet-50 AMP sanity run: training converges, AMP agrees with fp32, AMP is faster."""
-    from ipex_doctor.app.diagnosis import Request
+    from ipex_doctor.app.diagnosis import Request, check_options
     from ipex_doctor.model.findings import Command
 
-    checks = _check_options(probe=probe, device=device or AUTO, only=(), sanity=sanity_options)
+    checks = check_options(probe, device or AUTO, only=(), sanity=sanity_options)
     return _run(Request(Command.SANITY, probe, out, kb_overlays, checks=checks, baseline=baseline))
 
 
@@ -304,18 +287,16 @@ def notify_plain(text: str) -> None:
 
 @cli.command()
 @refuse(Refuse("report_path", "give --report or --python, not both", with_any=("python",),
-               error=DoctorError))  # fmt: skip
+               one_line=True))  # fmt: skip
 @click.argument("text", required=False)
 @click.option("--file", "file_path", metavar="PATH",
               help="Read the error or traceback from PATH ('-': stdin).")  # fmt: skip
 @KB
 @click.option("--report", "report_path", metavar="FILE.json",
               help="Decide between causes with a report of 'ipex-doctor env/check --json'.")  # fmt: skip
-@click.option("--python", "python", metavar="PATH",
-              help="Decide between causes by examining this interpreter's environment, as env does.")  # fmt: skip
-@click.option("--timeout", type=click.FloatRange(min=1.0), default=180.0, show_default=True,
-              metavar="SECONDS", help="With --python: the limit for each step of the examination.")  # fmt: skip
-@click.option("--json", "as_json", is_flag=True, help="Print the matches as JSON.")
+@python_option("Decide between causes by examining this interpreter's environment, as env does.")
+@TIMEOUT
+@AS_JSON
 def explain(
     text: str | None, file_path: str | None, kb_overlays: tuple[str, ...],
     report_path: str | None, python: str | None, timeout: float, as_json: bool,
@@ -366,7 +347,7 @@ def kb_group() -> None:
 
 @kb_group.command("list")
 @KB
-@click.option("--json", "as_json", is_flag=True, help="Print the entries as JSON.")
+@AS_JSON
 def kb_list(kb_overlays: tuple[str, ...], as_json: bool) -> int:
     """List the known issues and the built-in findings the doctor can report."""
     from ipex_doctor.app.knowledge_views import KnowledgeRequest, list_entries
@@ -378,7 +359,7 @@ def kb_list(kb_overlays: tuple[str, ...], as_json: bool) -> int:
 @kb_group.command("show")
 @click.argument("issue_id", metavar="ID")
 @KB
-@click.option("--json", "as_json", is_flag=True, help="Print the entry as JSON.")
+@AS_JSON
 def kb_show(issue_id: str, kb_overlays: tuple[str, ...], as_json: bool) -> int:
     """Show everything the knowledge base says about one issue (or one built-in finding, or
     one code rule of scan)."""

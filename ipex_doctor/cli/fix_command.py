@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING
 import click
 
 from ipex_doctor.cli.commands import approver, notify_user
-from ipex_doctor.cli.options import KB, OUTPUT, TIMEOUT, Refuse, python_option, refuse
+from ipex_doctor.cli.options import KB, OUTPUT, TIMEOUT, python_option, refuse
+from ipex_doctor.usage_rules import Refuse
 
 if TYPE_CHECKING:
     from ipex_doctor.app.repair import Conversation

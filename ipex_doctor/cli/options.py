@@ -1,29 +1,26 @@
-"""The options the commands share, each turned into a typed value once, where Click parses it.
+"""The options the commands share, each declared once and typed once, where Click parses it.
 
-A group of options that together make one value (the output options, the sanity run's, what
-to examine) is declared with ``option_group``: the command receives the built value under one
-name, never the raw strings, and the builder must take every one of the group's options (and
-need no other), so an option nothing consumes fails when the command is declared instead of
-vanishing. A single option is typed by a Click type or callback (``DeviceOption``,
-``--isolation``, ``--baseline``). What options may not be given together, or only with
-another, is a table of ``Refuse`` rules over a command (``refuse``), checked in one place
-before the command runs, its names held to the command's parameters when it is declared.
-
-Builders import the rest of the package lazily: ``--help`` and the light commands load only
-this module, Click and the model's vocabulary.
+A group of options that make one value (what to examine, the output options, the sanity
+run's) is an ``option_group``: the command receives the built value under one name, and the
+builder must take every option of the group and need no other, checked when the command is
+declared, so an option nothing consumes cannot vanish. ``refuse`` checks a command's usage
+rules (``usage_rules``) before it runs. Builders import the rest of the package lazily:
+``--help`` and the light commands load only this module, Click and the model's vocabulary.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from ipex_doctor.errors import DoctorError
 from ipex_doctor.model.device_spec import DeviceSpec
 from ipex_doctor.model.terms import AMP_DTYPES, SANITY_PROFILES, Isolation
+from ipex_doctor.usage_rules import Refuse, first_broken, unknown_names
 
 if TYPE_CHECKING:
     from ipex_doctor.probe.options import ProbeOptions
@@ -72,45 +69,9 @@ def option_group(name: str, build: Callable[..., Any], *options: Decorator) -> C
     return apply
 
 
-class Refuse(NamedTuple):
-    """One usage rule of a command, as data: ``message`` when ``given`` was given (``None``:
-    always) together with any of ``with_any``, or without every one of ``without``.
-
-    Values given are those Click parsed, before any group builds its value: a flag set, an
-    option or argument with a value, a repeatable one given at least once.
-    """
-
-    # NOTE: a NamedTuple, not the house's frozen dataclass: this module is on every light
-    # command's path, and building a dataclass costs about 2 ms at import on a busy 2-core
-    # machine where a NamedTuple costs about 0.3 ms; it is as immutable and as typed.
-
-    given: str | None
-    message: str
-    with_any: tuple[str, ...] = ()
-    without: tuple[str, ...] = ()
-    error: Callable[[str], Exception] = click.UsageError
-    """The error raised: a usage error (exit 2, with the command's usage line) unless the
-    command has always answered this one as a one-line ``DoctorError``."""
-
-    def broken(self, params: Mapping[str, Any]) -> bool:
-        """Whether ``params`` (parameter name to parsed value) break this rule."""
-        if self.given is not None and not _given(params.get(self.given)):
-            return False
-        if any(_given(params.get(name)) for name in self.with_any):
-            return True
-        return bool(self.without) and not any(_given(params.get(n)) for n in self.without)
-
-    def names(self) -> set[str]:
-        """The parameters this rule reads."""
-        return {n for n in (self.given, *self.with_any, *self.without) if n is not None}
-
-
-def _given(value: Any) -> bool:
-    return value not in (None, False, (), "")
-
-
 def refuse(*rules: Refuse) -> Callable[[F], F]:
-    """Check ``rules`` in order before the command runs: the first broken one is raised.
+    """Check ``rules`` in order before the command runs: the first broken one is raised, as a
+    usage error (exit 2, with the usage line) or, for a ``one_line`` rule, a ``DoctorError``.
 
     Applied above a command's options (below ``@cli.command()``), so each name a rule reads
     is checked against the command's parameters when the command is declared: a rule cannot
@@ -118,17 +79,15 @@ def refuse(*rules: Refuse) -> Callable[[F], F]:
     """
 
     def apply(func: F) -> F:
-        declared = {p.name for p in getattr(func, "__click_params__", [])}
-        unknown = set().union(*(rule.names() for rule in rules)) - declared
+        unknown = unknown_names(rules, (p.name for p in getattr(func, "__click_params__", [])))
         if unknown:
             raise TypeError(f"{func.__name__}: rules name unknown parameters {sorted(unknown)}")
 
         @functools.wraps(func)
         def command(*args: Any, **kwargs: Any) -> Any:
-            params = click.get_current_context().params
-            broken = next((rule for rule in rules if rule.broken(params)), None)
+            broken = first_broken(rules, click.get_current_context().params)
             if broken is not None:
-                raise broken.error(broken.message)
+                raise (DoctorError if broken.one_line else click.UsageError)(broken.message)
             return func(*args, **kwargs)
 
         return command  # type: ignore[return-value]
@@ -163,7 +122,6 @@ class DeviceOption(_DeviceParam):
     def convert(
         self, value: Any, param: click.Parameter | None, ctx: click.Context | None
     ) -> DeviceSpec:
-        from ipex_doctor.errors import DoctorError
         from ipex_doctor.runs.device_selection import parse_device_spec
 
         if isinstance(value, DeviceSpec):
@@ -223,8 +181,6 @@ def _interpreter_path(ctx: click.Context, param: click.Parameter, value: str | N
     """``--python`` as typed, ``None`` when it was left out; an empty or blank path is refused
     (it would otherwise fall back, silently, to the doctor's own interpreter)."""
     if value is not None and not value.strip():
-        from ipex_doctor.errors import DoctorError
-
         raise DoctorError(
             f"--python {value!r} names no interpreter; give the path of the environment's "
             "python, or leave --python out to examine the one running the doctor"
@@ -275,6 +231,7 @@ TIMEOUT = click.option(
     "the time it may go without progress.",
 )  # fmt: skip
 PROBE = option_group("probe", _probe_options, PYTHON, TIMEOUT)
+AS_JSON = click.option("--json", "as_json", is_flag=True, help="Print it as JSON, not as text.")
 _OUTPUT_OPTIONS = (
     click.option("--json", "json_path", metavar="PATH",
                  help="Write the JSON report to PATH ('-' for stdout; human output then goes to stderr)."),
@@ -293,8 +250,6 @@ _OUTPUT_OPTIONS = (
     click.option("-v", "--verbose", count=True, help="Also show passes, skips and evidence."),
 )  # fmt: skip
 OUTPUT = option_group("out", _output_options(explaining=False), *_OUTPUT_OPTIONS)
-
-
 OUTPUT_SCAN = option_group(
     "out",
     _output_options(explaining=False),

@@ -11,8 +11,9 @@ from click.testing import CliRunner
 from conftest import run_doctor
 
 from ipex_doctor.cli.commands import cli
-from ipex_doctor.cli.options import DeviceOption, Refuse, option_group, refuse
+from ipex_doctor.cli.options import DeviceOption, option_group, refuse
 from ipex_doctor.model.device_spec import DeviceSpec
+from ipex_doctor.usage_rules import Refuse
 
 
 def test_a_group_whose_builder_ignores_an_option_is_refused() -> None:
