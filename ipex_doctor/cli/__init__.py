@@ -13,10 +13,7 @@ import click
 
 from ipex_doctor import __version__
 from ipex_doctor.cli.commands import cli
-from ipex_doctor.cli.fix_command import fix
 from ipex_doctor.errors import ExitCode, Terminated
-
-cli.add_command(fix)
 
 
 def main(argv: Sequence[str] | None = None) -> NoReturn:

@@ -107,29 +107,21 @@ def _param_names(options: tuple[Decorator, ...]) -> set[str]:
     return {p.name for p in params if p.name is not None}
 
 
-if TYPE_CHECKING:
-    _DeviceParam = click.ParamType[DeviceSpec]
-else:  # NOTE: ParamType is generic in Click's newer stubs only; the package supports 8.1.
-    _DeviceParam = click.ParamType
+def _device(ctx: click.Context, param: click.Parameter, value: str | None) -> DeviceSpec | None:
+    """A ``--device`` value, parsed once into the ``DeviceSpec`` every use receives."""
+    if value is None:
+        return None
+    from ipex_doctor.runs.device_selection import parse_device_spec
+
+    try:
+        return parse_device_spec(value)
+    except DoctorError as exc:
+        raise click.BadParameter(f"{value!r} is not a device ({exc.tip})") from None
 
 
-class DeviceOption(_DeviceParam):
-    """A ``--device`` value, parsed once into a ``DeviceSpec`` (``auto``, ``all``, ``local``,
-    ``cpu``, ``xpu``, ``xpu:N``, ``cuda``, ``cuda:N``), the type every use receives."""
-
-    name = "device"
-
-    def convert(
-        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
-    ) -> DeviceSpec:
-        from ipex_doctor.runs.device_selection import parse_device_spec
-
-        if isinstance(value, DeviceSpec):
-            return value
-        try:
-            return parse_device_spec(str(value))
-        except DoctorError as exc:
-            self.fail(f"{value!r} is not a device ({exc.tip})", param, ctx)
+def device_option(help: str) -> Decorator:
+    """``--device``: ``None`` when left out (each command decides the default, and says it)."""
+    return click.option("--device", metavar="DEVICE", callback=_device, help=help)
 
 
 def _isolation(ctx: click.Context, param: click.Parameter, value: str) -> Isolation:
@@ -227,7 +219,7 @@ PYTHON = python_option(
 TIMEOUT = click.option(
     "--timeout", type=click.FloatRange(min=1.0), default=180.0, show_default=True,
     metavar="SECONDS",
-    help="Limit for each step in the spawned interpreter (the imports, each check): "
+    help="Limit for each step in the spawned interpreter (the imports, each probe or check): "
     "the time it may go without progress.",
 )  # fmt: skip
 PROBE = option_group("probe", _probe_options, PYTHON, TIMEOUT)
@@ -266,8 +258,8 @@ BASELINE = click.option(
     "versions that changed, throughput that fell beyond the runs' noise.",
 )  # fmt: skip
 CHECK_RUN = stack(
-    click.option("--device", type=DeviceOption(), default=None,
-                 help="Where to run the checks: auto (the default: cpu and every accelerator), all, cpu, xpu, xpu:N, "
+    device_option(
+                 "Where to run the checks: auto (the default: cpu and every accelerator), all, cpu, xpu, xpu:N, "
                  "cuda, cuda:N; local (the default under --distributed): this rank's accelerator, and the cpu "
                  "on each node's first rank."),
     click.option("--isolation", type=click.Choice([i.value for i in Isolation]), default="worker",
