@@ -19,6 +19,8 @@ from ipex_doctor.cli.options import (
     AS_JSON,
     BASELINE,
     CHECK_RUN,
+    EXISTING,
+    FILE,
     KB,
     OUTPUT,
     OUTPUT_EXPLAINING,
@@ -31,14 +33,12 @@ from ipex_doctor.cli.options import (
     refuse,
 )
 from ipex_doctor.errors import ExitCode
-from ipex_doctor.model.device_spec import AUTO, LOCAL, DeviceSpec
 from ipex_doctor.model.terms import Isolation
 from ipex_doctor.usage_rules import Refuse
 
 if TYPE_CHECKING:
     from ipex_doctor.app.diagnosis import Request
-    from ipex_doctor.knowledge.explain import EnvFacts
-    from ipex_doctor.knowledge.known_issues import KnowledgeBase
+    from ipex_doctor.model.device_spec import DeviceSpec
     from ipex_doctor.probe.options import ProbeOptions
     from ipex_doctor.reporting.output_options import OutputOptions
     from ipex_doctor.reporting.saved_reports import SavedReport
@@ -103,7 +103,7 @@ def cli() -> None:
 @click.option("--skip-sanity", is_flag=True, help="Leave out the ResNet-50 AMP sanity run.")
 @click.option("--distributed", is_flag=True,
               help="Under torchrun/mpirun: each rank examines its node, rank 0 writes one fleet report.")  # fmt: skip
-@click.option("--code", "code", metavar="PATH", multiple=True, type=click.Path(exists=True, path_type=Path),
+@click.option("--code", "code", metavar="PATH", multiple=True, type=EXISTING,
               help="Also read your code under PATH (as scan does), judged against this environment. Repeatable.")  # fmt: skip
 @SANITY
 def check(
@@ -116,11 +116,9 @@ def check(
     from ipex_doctor.app.diagnosis import Request, check_options
     from ipex_doctor.model.findings import Command
 
-    # NOTE: under a launcher each rank examines its own device, once; not every device.
     checks = check_options(
-        probe, device or (LOCAL if distributed else AUTO), only=None,
-        sanity=None if skip_sanity else sanity_options, isolation=isolation,
-        checks_dirs=checks_dirs,
+        probe, device, only=None, sanity=None if skip_sanity else sanity_options,
+        isolation=isolation, checks_dirs=checks_dirs, distributed=distributed,
     )  # fmt: skip
     return _run(
         Request(Command.CHECK, probe, out, kb_overlays, checks=checks, distributed=distributed,
@@ -151,9 +149,8 @@ def repro(
     from ipex_doctor.app.diagnosis import Request, check_options
     from ipex_doctor.model.findings import Command
 
-    only = ("all",) if "all" in names else tuple(dict.fromkeys(names))
     checks = check_options(
-        probe, device or AUTO, only=only, sanity=None, isolation=isolation, checks_dirs=checks_dirs
+        probe, device, only=names, sanity=None, isolation=isolation, checks_dirs=checks_dirs
     )
     return _run(Request(Command.REPRO, probe, out, kb_overlays, checks=checks))
 
@@ -173,7 +170,7 @@ def sanity(
     from ipex_doctor.app.diagnosis import Request, check_options
     from ipex_doctor.model.findings import Command
 
-    checks = check_options(probe, device or AUTO, only=(), sanity=sanity_options)
+    checks = check_options(probe, device, only=(), sanity=sanity_options)
     return _run(Request(Command.SANITY, probe, out, kb_overlays, checks=checks, baseline=baseline))
 
 
@@ -190,7 +187,7 @@ def env(probe: ProbeOptions, kb_overlays: tuple[str, ...], out: OutputOptions) -
 
 
 @cli.command()
-@click.argument("report_file", metavar="FILE.json", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("report_file", metavar="FILE.json", type=FILE)
 @KB
 @click.option("--as-recorded", is_flag=True, help="Keep the recorded verdicts; do not re-judge.")
 @OUTPUT
@@ -234,9 +231,7 @@ _REPORT_FILES = ("json_path", "junit_path", "markdown_path", "html_path", "sarif
            with_any=("paths", "fix", "diff", "docs", "exclude", "rule_overlays", *_REPORT_FILES)),
     Refuse("yes", "--yes approves --undo; scan --fix writes without asking", without=("undo",)),
 )  # fmt: skip
-@click.argument(
-    "paths", nargs=-1, metavar="[PATH]...", type=click.Path(exists=True, path_type=Path)
-)
+@click.argument("paths", nargs=-1, metavar="[PATH]...", type=EXISTING)
 @PROBE
 @KB
 @OUTPUT_SCAN
@@ -251,7 +246,7 @@ _REPORT_FILES = ("json_path", "junit_path", "markdown_path", "html_path", "sarif
               help="Read the Python and shell code blocks of Markdown and reST documents too (reported, never rewritten); a document named as a PATH is always read.")  # fmt: skip
 @click.option("--rules", "rule_overlays", metavar="FILE", multiple=True,
               help="Your own code rules (the format of the shipped code_rules.yaml), applied over the shipped ones: a rule with a shipped id replaces it (said on stderr, and the finding names FILE), a new id is added; an invalid file is refused before anything is read. Repeatable.")  # fmt: skip
-@click.option("--undo", "undo", metavar="RECORD", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--undo", "undo", metavar="RECORD", type=FILE,
               help="Restore the files an earlier --fix rewrote, byte for byte, from its RECORD (a file edited since is left alone).")  # fmt: skip
 @click.option("--yes", "-y", "yes", is_flag=True, help="With --undo: restore without asking.")
 def scan(
@@ -294,12 +289,12 @@ def notify_plain(text: str) -> None:
 @TIMEOUT
 @KB
 @OUTPUT
-@click.option("--report", "saved_report", metavar="FILE.json", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--report", "saved_report", metavar="FILE.json", type=FILE,
               help="Plan from this saved JSON report instead of diagnosing again.")  # fmt: skip
 @click.option("--yes", "-y", "yes", is_flag=True, help="Apply the plan without asking.")
-@click.option("--undo", "undo", metavar="SNAPSHOT", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--undo", "undo", metavar="SNAPSHOT", type=FILE,
               help="Restore the distributions recorded in SNAPSHOT (written by an earlier fix).")  # fmt: skip
-@click.option("--snapshot", "snapshot", metavar="PATH", type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--snapshot", "snapshot", metavar="PATH", type=FILE,
               help="Where to write the snapshot (default: next to the --json report, else ./ipex-doctor-fix-TIME.snapshot.json).")  # fmt: skip
 @click.option("--rollback-on-regression", is_flag=True,
               help="Undo at once if the diagnosis after is worse than before.")  # fmt: skip
@@ -363,30 +358,16 @@ def explain(
 
     error = read_input(text, file_path)
     knowledge = load_files(kb_overlays, notify_user)
-    env = _environment_facts(report_path, python, timeout, knowledge)
+    env = None
+    if report_path is not None or python is not None:  # NOTE: a text alone imports no app/
+        from ipex_doctor.app.explanation import environment_facts
+
+        env = environment_facts(report_path, python, timeout, knowledge, notify_user)
     matches, layer = diagnose(error, knowledge, env)
     click.echo(explain_json(matches, env, layer) if as_json else explain_text(matches, env, layer))
     if matches:
         return ExitCode.OK
     return ExitCode.LAYER_ONLY if layer is not None else ExitCode.FINDINGS
-
-
-def _environment_facts(
-    report_path: str | None, python: str | None, timeout: float, knowledge: KnowledgeBase
-) -> EnvFacts | None:
-    """What ``explain`` decides between causes with: the report's findings, or those of the
-    interpreter examined; ``None`` for the text alone."""
-    # NOTE: here, not in app/, which explain of a text alone must not import (a light
-    # command): the light path imports neither the report reader nor the probe.
-    if report_path is not None:
-        from ipex_doctor.app.explanation import facts_of_report
-
-        return facts_of_report(report_path)
-    if python is not None:
-        from ipex_doctor.app.explanation import facts_of_interpreter
-
-        return facts_of_interpreter(python, timeout, knowledge, notify_user)
-    return None
 
 
 @cli.group("kb")

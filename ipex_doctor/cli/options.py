@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
@@ -148,22 +149,16 @@ def _output_options(explaining: bool) -> Callable[..., OutputOptions]:
         from ipex_doctor.reporting.formats.kinds import Format
         from ipex_doctor.reporting.output_options import FailOn, OutputOptions
 
-        verbosity = -1 if quiet else verbose
-        if explaining and verbosity >= 0:
-            verbosity = max(verbosity, 1)
-        paths = {
-            Format.JSON: json_path,
-            Format.JUNIT: junit_path,
-            Format.MARKDOWN: markdown_path,
-            Format.HTML: html_path,
-            Format.SARIF: sarif_path,
-        }
+        kinds = (Format.JSON, Format.JUNIT, Format.MARKDOWN, Format.HTML, Format.SARIF)
+        paths = zip(
+            kinds, (json_path, junit_path, markdown_path, html_path, sarif_path), strict=True
+        )
         return OutputOptions(
-            sinks=tuple((fmt, path) for fmt, path in paths.items() if path is not None),
+            sinks=tuple((kind, path) for kind, path in paths if path is not None),
             fail_on=FailOn(fail_on) if fail_on else None,
             ignores=ignores,
             policy_file=policy_file,
-            verbosity=verbosity,
+            verbosity=-1 if quiet else max(verbose, 1) if explaining else verbose,
         )
 
     return build
@@ -201,6 +196,10 @@ def _sanity_options(
     return SanityOptions(profile, amp_dtype, lr, weights, data, use_ipex=not no_ipex)
 
 
+FILE = click.Path(dir_okay=False, path_type=Path)
+"""A file's path, typed ``Path`` where Click parses it (it need not exist yet)."""
+EXISTING = click.Path(exists=True, path_type=Path)
+"""A file or directory that must exist."""
 KB = click.option(
     "--kb", "kb_overlays", metavar="FILE", multiple=True,
     help="Knowledge-base overlay; an entry with an existing id replaces it. Repeatable.",
@@ -258,10 +257,9 @@ BASELINE = click.option(
     "versions that changed, throughput that fell beyond the runs' noise.",
 )  # fmt: skip
 CHECK_RUN = stack(
-    device_option(
-                 "Where to run the checks: auto (the default: cpu and every accelerator), all, cpu, xpu, xpu:N, "
-                 "cuda, cuda:N; local (the default under --distributed): this rank's accelerator, and the cpu "
-                 "on each node's first rank."),
+    device_option("Where to run the checks: auto (the default: cpu and every accelerator), all, cpu, "
+                  "xpu, xpu:N, cuda, cuda:N; local (the default under --distributed): this rank's "
+                  "accelerator, and the cpu on each node's first rank."),
     click.option("--isolation", type=click.Choice([i.value for i in Isolation]), default="worker",
                  show_default=True, callback=_isolation,
                  help="worker: one interpreter runs every check (replaced if one breaks it); "
