@@ -186,3 +186,11 @@ def test_a_blank_python_is_a_usage_error_not_the_doctors_own(command: str, value
         f"ipex-doctor: error: --python {value!r} names no interpreter; give the path of the "
         "environment's python, or leave --python out to examine the one running the doctor"
     ]
+
+
+def test_an_empty_report_path_is_refused_not_ignored() -> None:
+    """``fix --report ''`` names the current directory, refused in one line before anything
+    runs; never read as "no report" (which would diagnose the doctor's own interpreter)."""
+    done = run_doctor("fix", "--report", "")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines() == ["ipex-doctor: error: .: is a directory, not a report file"]
