@@ -218,10 +218,11 @@ def test_names_only_inside_longer_identifiers_are_not_parsed(tmp_path: Path) -> 
     """ipex-llm spells ``optimize``, ``xpu`` and ``amp`` in most files, inside its own names
     (``optimize_model``, ``is_xpu_available``, ``amp_dtype``) and in strings: no rule's name is
     used there, so the file is not parsed (not even its syntax error is reported); the same
-    names used as names are."""
+    names used as names are. A structural pattern's names likewise (``optimize-bf16``)."""
     near = (
         "import torch\nfrom ipex_llm import optimize_model\n"
         "def f(is_xpu_available, amp_dtype):\n    return optimize_model\n"
+        "m = optimize_model(m, dtype=torch.bfloat16).halfway\n"
     )
     write(
         tmp_path,
