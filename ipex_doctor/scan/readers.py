@@ -51,6 +51,9 @@ class Outcome(NamedTuple):
     lasting: bool = True
     """It follows from the file's content alone (a cache may keep it); ``False`` when the file
     could not be read (permissions, gone) or changed while read."""
+    declares: tuple[str, ...] = ()
+    """The command-line options naming IPEX that a Python file declares (``project_flags``):
+    a fact of the tree, used once every file is read."""
 
 
 NOT_PARSED = Outcome(False, [], [])
