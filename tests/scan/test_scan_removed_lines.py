@@ -170,3 +170,29 @@ def test_the_prefilter_admits_every_spelling_the_rules_match(tmp_path: Path, sou
     result = scan(tmp_path, SHIPPED)
     assert result.files_parsed == 1
     assert [m.location.path for m in result.matches] == ["installer.py"]
+
+
+def test_the_oneccl_bindings_own_setvars_goes_with_the_bindings(tmp_path: Path) -> None:
+    """cloudtik's RNN-T training script sources the setvars.sh the oneCCL bindings install
+    beside themselves: it is the bindings' (drop it with them; gloo or xccl), not oneAPI's
+    setvars that torch's pip runtime no longer needs (a reader rejected that advice there). A
+    oneAPI setvars.sh in the same script is still oneAPI's."""
+    script = (
+        'if [[ "$BACKEND" == "ccl" ]]; then\n'
+        '  oneccl_bindings_for_pytorch_path=$(python -c "import torch; import'
+        " oneccl_bindings_for_pytorch; import os;  print(os.path.abspath(os.path.dirname("
+        'oneccl_bindings_for_pytorch.__file__)))")\n'
+        "  source $oneccl_bindings_for_pytorch_path/env/setvars.sh\n"
+        "fi\n"
+        'source $(python -c "import oneccl_bindings_for_pytorch as torch_ccl;'
+        'print(torch_ccl.cwd)")/env/setvars.sh\n'
+        "source $torch_ccl_path/env/setvars.sh\n"
+        "source /opt/intel/oneapi/setvars.sh\n"
+    )
+    assert _rules(tmp_path, {"training_multinode.sh": script}) == [
+        ("training_multinode.sh", 2, "oneccl-bind-pt-requirement"),
+        ("training_multinode.sh", 3, "oneccl-bind-pt-requirement"),
+        ("training_multinode.sh", 5, "oneccl-bind-pt-requirement"),
+        ("training_multinode.sh", 6, "oneccl-bind-pt-requirement"),
+        ("training_multinode.sh", 7, "oneapi-setvars"),
+    ]
