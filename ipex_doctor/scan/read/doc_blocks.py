@@ -14,10 +14,14 @@ moved on. ``scan --docs`` reads the blocks whose language says what they are:
 * shell (``bash``, ``sh``, ``shell``, ``zsh``, ``console``, ``shell-session``): every line
   that is not a comment, or where any line has a ``$`` prompt, only what follows the prompts.
 
-Blocks without a language (an indented block, a reST ``::`` literal) say nothing of what they
-hold and are not read. Each block keeps where its lines are in the document (its first line,
-and for each line the columns its text was moved by), so a match points at the document's own
-line and column.
+A fenced block (or a reST ``code-block``) without a language is read only where its lines say
+what it is: ``>>>`` prompts are a Python session (read as ``pycon``), and lines that each start
+a command a reader runs (``pip``, ``python``, ``conda``, ``docker``..., or after a ``$``
+prompt; continued lines too) are shell; anything else (output, a listing, code of no stated
+language) is not read. PowerShell and batch blocks are read as shell (their ``pip install`` is
+one). Indented blocks and reST ``::`` literals are not read. Each block keeps where its lines
+are in the document (its first line, and for each line the columns its text was moved by), so
+a match points at the document's own line and column.
 
 A hand-written reader, on purpose: a Markdown or reST library would build the whole document
 tree to return the same few blocks, and would not keep the source columns.
@@ -34,7 +38,15 @@ from ipex_doctor.scan.read.source import TextLine, split_lines
 PYTHON_LANGUAGES = frozenset({"python", "py", "python3", "py3", "ipython", "ipython3", "pycon"})
 SHELL_LANGUAGES = frozenset(
     {"bash", "sh", "shell", "zsh", "console", "shell-session", "sh-session", "shellsession"}
+    | {"powershell", "pwsh", "ps1", "bat", "batch", "cmd"}
 )
+COMMANDS = frozenset(
+    {"pip", "pip3", "python", "python3", "py", "conda", "mamba", "micromamba", "uv", "docker"}
+    | {"podman", "git", "source", "export", "sudo", "apt", "apt-get", "cd", "wget", "curl"}
+    | {"bash", "sh", "ipexrun", "torchrun", "accelerate", "deepspeed", "mpirun", "mpiexec"}
+)
+"""The first words that make an unlabelled block's line a command a reader runs."""
+_CONTINUED = ("\\", "`")
 _FENCE = re.compile(r"(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})(?P<info>.*)")
 _DIRECTIVE = re.compile(
     r"(?P<indent>\s*)\.\.\s+(?:code-block|code|sourcecode)::\s*(?P<lang>\S*)\s*"
@@ -143,8 +155,26 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
+def _unlabelled(lines: list[str]) -> str:
+    """The language an unlabelled block's lines show (see the module), or ``""``."""
+    code = [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    if any(line.startswith(">>> ") for line in code):
+        return "pycon"
+    prompted = [line[m.end("prompt") :].strip() for line in lines if (m := _PROMPT.match(line))]
+    commands = prompted or code
+    continued = False
+    for line in commands:
+        word = line.split(maxsplit=1)[0] if line.split() else ""
+        if not continued and word.lower() not in COMMANDS:
+            return ""
+        continued = line.endswith(_CONTINUED)
+    return "sh" if commands else ""
+
+
 def _block(number: int, raw: _Raw) -> DocBlock | None:
     shifts = [raw.indent] * len(raw.lines)
+    if not raw.language:
+        raw = raw._replace(language=_unlabelled(raw.lines))
     if raw.language in PYTHON_LANGUAGES:
         source = list(raw.lines)
         first = next((line.lstrip() for line in source if line.strip()), "")

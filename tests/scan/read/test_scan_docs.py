@@ -153,3 +153,54 @@ def test_a_text_rule_in_a_doctest_block_points_at_the_document_column(tmp_path: 
     line = text.splitlines()[1]
     assert (match.rule_id, match.location.line) == ("use-ipex-flag", 2)
     assert line[match.location.column :].startswith("use_ipex")
+
+
+UNLABELLED = """\
+1. For Intel Arc A-Series Graphics utilizing IPEX, create a conda environment:
+
+```
+conda install libuv
+pip install torch==2.3.1.post0+cxx11.abi intel-extension-for-pytorch==2.3.110.post0+xpu \\
+  --extra-index-url https://pytorch-extension.intel.com/release-whl/stable/xpu/us/
+```
+
+To validate the XPU availability:
+```
+$ python
+>>> import torch; print('torch:', torch.__version__)
+torch: 2.3.0
+>>> import intel_extension_for_pytorch; print('XPU available:', torch.xpu.is_available())
+XPU available: True
+```
+
+```powershell
+docker build --build-arg IPEX_VERSION=1.13.120+xpu `
+--build-arg IPEX_WHL_URL=https://developer.intel.com/ipex-whl-stable-xpu `
+-f Dockerfile .
+```
+
+What pip list shows, and a requirements file's lines:
+```
+intel-extension-for-pytorch 2.3.110+xpu
+torch                       2.3.1+cxx11.abi
+```
+```
+intel-extension-for-pytorch==2.3.110
+```
+"""
+
+
+def test_an_unlabelled_block_is_read_where_its_lines_are_commands_or_prompts(
+    tmp_path: Path,
+) -> None:
+    """ComfyUI's README installs IPEX in a fence without a language, DeepSpeed's guide imports
+    it at >>> prompts, and an image's PowerShell build takes Intel's wheel index: each is found;
+    an unlabelled listing of output or of a file's lines says nothing it runs and is not read."""
+    write(tmp_path, {"README.md": UNLABELLED})
+    assert [(line, rule) for _, line, _, rule, _ in _where(tmp_path, docs=True)] == [
+        (5, "cxx11-abi-torch-pin"),
+        (5, "ipex-requirement"),
+        (6, "ipex-wheel-index"),
+        (14, "ipex-import"),
+        (20, "ipex-wheel-index"),
+    ]
