@@ -196,3 +196,22 @@ def test_the_oneccl_bindings_own_setvars_goes_with_the_bindings(tmp_path: Path) 
         ("training_multinode.sh", 6, "oneccl-bind-pt-requirement"),
         ("training_multinode.sh", 7, "oneapi-setvars"),
     ]
+
+
+def test_ipex_operators_called_through_torch_ops_are_found(tmp_path: Path) -> None:
+    """bitsandbytes called IPEX's registered operators by their namespaces (torch_ipex::,
+    ipex_prepack::) without importing IPEX in that file; torch's own operators stay quiet."""
+    source = (
+        "import torch\n"
+        "def dequantize(A, shape, absmax, blocksize, dtype):\n"
+        '    return torch.ops.torch_ipex.dequantize_4bit(A, "nf4", shape, absmax, None,'
+        " blocksize).t().to(dtype)\n"
+        "def unpack(A, shape):\n"
+        '    return torch.ops.ipex_prepack.woq_linear_unpack_weight(A, "nf4", shape, 2)\n'
+        "def upstream(A, B):\n"
+        "    return torch.ops.aten._int_mm(A, B), torch.ops.onednn.qconv_pointwise\n"
+    )
+    assert _rules(tmp_path, {"ops.py": source}) == [
+        ("ops.py", 3, "ipex-torch-ops"),
+        ("ops.py", 5, "ipex-torch-ops"),
+    ]
