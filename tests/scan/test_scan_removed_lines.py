@@ -215,3 +215,26 @@ def test_ipex_operators_called_through_torch_ops_are_found(tmp_path: Path) -> No
         ("ops.py", 3, "ipex-torch-ops"),
         ("ops.py", 5, "ipex-torch-ops"),
     ]
+
+
+def test_an_f_string_joining_found_strings_is_found(tmp_path: Path) -> None:
+    """sdnext's installer keeps each wheel in a variable and joins them in the install command
+    (an environment default): the join is found by the rules that found what it joins; a
+    message that formats the same name, and an f-string of other names, are not."""
+    source = (
+        "import os\n"
+        "def install_ipex(torch_command):\n"
+        "    pytorch_pip = 'https://github.com/Nuullll/intel-extension-for-pytorch/releases/"
+        "download/v2.1.10%2Bxpu/torch-2.1.0a0+cxx11.abi-cp311-cp311-win_amd64.whl'\n"
+        "    ipex_pip = 'https://github.com/Nuullll/intel-extension-for-pytorch/releases/"
+        "download/v2.1.10%2Bxpu/intel_extension_for_pytorch-2.1.10+xpu-cp311-cp311-win_amd64.whl'\n"
+        "    torch_command = os.environ.get('TORCH_COMMAND', f'{pytorch_pip} {ipex_pip}')\n"
+        "    print(f'installing {ipex_pip}')\n"
+        "    return f'{torch_command} --upgrade'\n"
+    )
+    assert _rules(tmp_path, {"installer.py": source}) == [
+        ("installer.py", 3, "cxx11-abi-torch-pin"),
+        ("installer.py", 4, "ipex-install-string"),
+        ("installer.py", 5, "cxx11-abi-torch-pin"),
+        ("installer.py", 5, "ipex-install-string"),
+    ]
