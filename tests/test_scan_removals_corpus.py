@@ -51,9 +51,12 @@ def _drawn(names: list[str], split: dict[str, Any]) -> tuple[set[str], set[str]]
 
 def test_the_parts_are_the_ones_the_seeds_draw() -> None:
     second = DATA["second_split"]["projects"]
-    first = [p["project"] for p in DATA["projects"] if p["project"] not in second]
+    third = DATA["third_split"]["projects"]
+    later = set(second) | set(third)
+    first = [p["project"] for p in DATA["projects"] if p["project"] not in later]
     parts = {p["project"]: p["part"] for p in DATA["projects"]}
-    assert set(second) <= set(parts)
+    assert set(second) <= set(parts) and set(third) <= set(parts)
+    assert not set(second) & set(third)
 
     # NOTE: the first collection's held-out part was measured once and then joined the
     # development part; the record of which projects those were must still be the seed's draw.
@@ -66,10 +69,14 @@ def test_the_parts_are_the_ones_the_seeds_draw() -> None:
     assert set(DATA["second_split"]["joined_development"]) == held_out
     assert {parts[name] for name in second} == {"development"}
 
+    development, held_out = _drawn(third, DATA["third_split"])
+    assert {name for name in third if parts[name] == "development"} == development
+    assert {name for name in third if parts[name] == "held-out"} == held_out
+
 
 def test_every_case_names_its_commits_and_every_key_line_is_well_formed() -> None:
     names = [p["project"] for p in DATA["projects"]]
-    assert len(names) == len(set(names)) >= 33
+    assert len(names) == len(set(names)) >= 46
     for project in DATA["projects"]:
         assert re.fullmatch(r"[\w.-]+/[\w.-]+", project["project"])
         assert project["what"] and project["cases"]
@@ -81,7 +88,7 @@ def test_every_case_names_its_commits_and_every_key_line_is_well_formed() -> Non
             places = [(k.path, k.line) for k in map(SCRIPT.parse_key_line, case["key"])]
             assert len(places) == len(set(places)), project["project"]
     cases = SCRIPT.load_cases(CORPUS)
-    assert {c.part for c in cases} <= {"development", "held-out"}
+    assert {c.part for c in cases} == {"development", "held-out"}
     assert all(c.key for c in cases)
 
 
