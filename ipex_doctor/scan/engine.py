@@ -20,7 +20,11 @@ from typing import Any
 
 from ipex_doctor.knowledge.code_rules import CodeRules
 from ipex_doctor.model.code import CodeMatch, FileKind, ScanResult, SkippedFile
-from ipex_doctor.scan.match.project_flags import declared_flags, without_own_flags
+from ipex_doctor.scan.match.project_flags import (
+    FLAG_RULES,
+    declared_flags,
+    without_own_flags,
+)
 from ipex_doctor.scan.match.ruleset import RuleSet
 from ipex_doctor.scan.outcome_cache import OutcomeCache
 from ipex_doctor.scan.read.collector import collector_paused
@@ -268,12 +272,12 @@ def _read(candidate: Candidate, rules: RuleSet, max_file_bytes: int) -> Outcome:
 def _without_own_flags(
     matches: list[CodeMatch], outcomes: list[tuple[Candidate, Outcome]]
 ) -> list[CodeMatch]:
-    """``matches`` less the flags the tree's own scripts declare (``project_flags``): the
-    only judgement made across files. It costs a second read of each file with a flag finding
-    only, where some Python file of the tree declares a flag naming IPEX."""
-    declared = {c.display: o.declares for c, o in outcomes if o.declares}
-    if not declared:
+    """``matches`` less the flags that are the project's own (``project_flags``): the only
+    judgement made across files. It costs a second read of each file with a flag finding, and
+    nothing where there is none."""
+    if not any(match.rule_id in FLAG_RULES for match in matches):
         return matches
+    declared = {c.display: o.declares for c, o in outcomes if o.declares}
     by_path = {candidate.display: candidate.path for candidate, _ in outcomes}
 
     def lines_of(display: str) -> list[str] | None:

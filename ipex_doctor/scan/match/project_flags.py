@@ -18,7 +18,8 @@ Two halves, one for each pass of a scan:
 * ``without_own_flags``, once every file is read: each finding of a flag rule on a command
   that runs a script of the scanned tree (``python path/x.py``, ``torchrun ... x.py``,
   ``python -m pkg.x``) that declares that flag is dropped. The script is the last one the
-  command names before the flag (continued lines included); a flag before the script is the
+  command names before the flag (continued lines included); a flag given to a shell script
+  (``startup.sh --use-ipex``) is that script's own; a flag before the script is the
   launcher's; a line that runs none (``ARGS="$ARGS --use-ipex"``) is judged by the scripts
   its file runs. A script is looked up by the literal
   tail of its path (after the last variable), nearest the command's file first. A flag on a
@@ -49,8 +50,10 @@ _FLAG_AT_END = re.compile(r"--?[\w-]+$")
 _SCRIPT = re.compile(
     r"""(?:^|(?<=[\s"'=:]))(?P<path>[^\s"'`;&|<>()]*\.py)(?=$|[\s"'`;&|)])"""
     r"""|(?:^|(?<=\s))-m\s+(?P<module>[A-Za-z_][\w.]*)"""
+    r"""|(?:^|(?<=[\s"'=:/]))(?P<shell>[\w.-]+\.(?:sh|bash|bat|cmd|ps1))(?=$|[\s"'`;&|)])"""
 )
-"""A script a command runs: a path ending in ``.py``, or the module of ``-m``."""
+"""A script a command runs: a path ending in ``.py``, the module of ``-m``, or a shell
+script."""
 _CONTINUED = ("\\", "`")
 """Line continuations: POSIX shells and Dockerfiles, PowerShell."""
 
@@ -83,7 +86,7 @@ def without_own_flags(
     results; ``python_files``: the paths of every Python file of the tree; ``lines_of``: the
     lines of the file at a path in the results, or ``None`` when it cannot be read again (its
     findings then stay as they are)."""
-    if not any(match.rule_id in FLAG_RULES for match in matches) or not any(declared.values()):
+    if not any(match.rule_id in FLAG_RULES for match in matches):
         return list(matches)
     index = _ScriptIndex(python_files, declared)
     kept: list[CodeMatch] = []
@@ -120,18 +123,25 @@ def _own(
     while first > 1 and lines[first - 2].rstrip().endswith(_CONTINUED):
         first -= 1
     before = "\n".join([*lines[first - 1 : line - 1], lines[line - 1][: max(column, 0)]])
-    scripts = [_reference(found) for found in _SCRIPT.finditer(before)]
+    scripts = list(_SCRIPT.finditer(before))
+    if scripts and scripts[-1]["shell"]:
+        # NOTE: a flag given to a shell script (a web UI's webui.sh, an image's startup.sh) is
+        # that script's interface, the project's: transformers reads its argument only where
+        # a Python script hands it to HfArgumentParser
+        return True
     if scripts:
-        return index.declares(scripts[-1], at.path, flag)
+        return index.declares(_reference(scripts[-1]), at.path, flag)
     if _SCRIPT.search(lines[line - 1], max(column, 0)):
         return False  # before the script: the launcher's own option (accelerate launch --ipex)
     every = (_reference(found) for text in lines for found in _SCRIPT.finditer(text))
-    return any(index.declares(script, at.path, flag) for script in every)
+    return any(index.declares(script, at.path, flag) for script in every if script)
 
 
 def _reference(found: re.Match[str]) -> tuple[str, ...]:
     """The paths a script reference can be, as their literal tails: ``${DIR}/models/x.py`` is
     ``models/x.py``; ``-m pkg.x`` is ``pkg/x.py`` or ``pkg/x/__main__.py``."""
+    if found["shell"]:
+        return ()
     if found["module"]:
         path = found["module"].replace(".", "/")
         return (f"{path}.py", f"{path}/__main__.py")

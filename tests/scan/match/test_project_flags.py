@@ -114,6 +114,20 @@ def test_the_script_a_command_runs_is_found(
     assert _flags(tmp_path, files) == reported
 
 
+def test_a_flag_given_to_a_shell_script_is_that_scripts_own(tmp_path: Path) -> None:
+    """ipex-sd-docker-for-arc-gpu's image starts the web UI through its startup.sh with the
+    web UI's own --use-ipex (a tree without a Python file); a --use_ipex handed to a Python
+    script of no declaration stays transformers'."""
+    dockerfile = (
+        "COPY startup.sh /bin/\n"
+        'ENTRYPOINT [ "startup.sh", "--use-ipex", "--listen" ]\n'
+        'CMD ["python", "run_qa.py", "--use_ipex"]\n'
+    )
+    run = "./webui.sh --use-ipex\nbash scripts/run_qa.sh --use_ipex\n"
+    files = {"Dockerfile": dockerfile, "startup.sh": 'exec ./webui.sh "$@"\n', "run.sh": run}
+    assert _flags(tmp_path, files) == [("Dockerfile", 3)]
+
+
 def test_declared_flags_are_read_from_the_bytes() -> None:
     source = (
         b'parser.add_argument("--use-ipex", action="store_true", help="--not-this-ipex")\n'
