@@ -238,3 +238,22 @@ def test_an_f_string_joining_found_strings_is_found(tmp_path: Path) -> None:
         ("installer.py", 5, "cxx11-abi-torch-pin"),
         ("installer.py", 5, "ipex-install-string"),
     ]
+
+
+def test_an_import_from_torch_xpu_amp_is_found_at_the_statement(tmp_path: Path) -> None:
+    """SimAI-Bench's training scripts import autocast and GradScaler from torch.xpu.amp (IPEX's
+    XPU build grafts it onto torch.xpu): the import fails first, and is found once, besides each
+    use; an import from torch.amp is upstream."""
+    source = (
+        "import torch\n"
+        "from torch.xpu.amp import autocast, GradScaler\n"
+        "from torch.amp import autocast as upstream_autocast\n"
+        "with autocast(enabled=True, dtype=torch.bfloat16):\n"
+        "    pass\n"
+        "scaler = GradScaler(enabled=True)\n"
+    )
+    assert _rules(tmp_path, {"offline_train.py": source}) == [
+        ("offline_train.py", 2, "xpu-amp-import"),
+        ("offline_train.py", 4, "xpu-amp-autocast"),
+        ("offline_train.py", 6, "xpu-amp-grad-scaler"),
+    ]
