@@ -4,8 +4,8 @@ Documentation teaches: a README's ``import intel_extension_for_pytorch as ipex``
 install intel-extension-for-pytorch`` is copied by every reader after the code itself has
 moved on. ``scan --docs`` reads the blocks whose language says what they are:
 
-* Markdown fenced blocks (`````` ``` `````` or ``~~~``, up to three spaces before the fence; an
-  unclosed one runs to the end, as CommonMark has it) and reST ``.. code-block::``,
+* Markdown fenced blocks (`````` ``` `````` or ``~~~``, up to three spaces before the fence, or
+  under a list item's text; an unclosed one runs to the end, as CommonMark has it) and reST ``.. code-block::``,
   ``.. code::`` and ``.. sourcecode::`` directives (options, a blank line, then the indented
   content);
 * Python (``python``, ``py``, ``python3``, ``ipython``, ``pycon``): read as a notebook cell is
@@ -47,7 +47,8 @@ COMMANDS = frozenset(
 )
 """The first words that make an unlabelled block's line a command a reader runs."""
 _CONTINUED = ("\\", "`")
-_FENCE = re.compile(r"(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})(?P<info>.*)")
+_FENCE = re.compile(r"(?P<indent> *)(?P<fence>`{3,}|~{3,})(?P<info>.*)")
+_LIST_ITEM = re.compile(r"(?P<marker> *(?:[-*+]|\d{1,9}[.)]))(?P<gap> +)\S")
 _DIRECTIVE = re.compile(
     r"(?P<indent>\s*)\.\.\s+(?:code-block|code|sourcecode)::\s*(?P<lang>\S*)\s*"
 )
@@ -103,11 +104,15 @@ def _markdown_blocks(lines: list[str]) -> list[_Raw]:
     index = 0
     while index < len(lines):
         opening = _FENCE.fullmatch(lines[index])
-        if opening is None or (opening["fence"][0] == "`" and "`" in opening["info"]):
+        if (
+            opening is None
+            or (opening["fence"][0] == "`" and "`" in opening["info"])
+            or (len(opening["indent"]) > 3 and not _in_list_item(lines, index))
+        ):
             index += 1
             continue
         fence, indent = opening["fence"], len(opening["indent"])
-        closing = re.compile(rf" {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}\s*")
+        closing = re.compile(rf" {{0,{indent + 3}}}{re.escape(fence[0])}{{{len(fence)},}}\s*")
         end = index + 1
         while end < len(lines) and not closing.fullmatch(lines[end]):
             end += 1
@@ -115,6 +120,21 @@ def _markdown_blocks(lines: list[str]) -> list[_Raw]:
         found.append(_Raw(_language(opening["info"]), index + 2, content, indent))
         index = end + 1
     return found
+
+
+def _in_list_item(lines: list[str], index: int) -> bool:
+    """Whether the fence at ``index``, indented four spaces or more, opens a block inside a list
+    item (``1. Install:`` then the fence under it, as GitHub renders it): the nearest line above
+    it that is indented less is a list item whose content starts at most three columns before
+    the fence. Elsewhere such a line is an indented block's text, not a fence."""
+    indent = len(lines[index]) - len(lines[index].lstrip(" "))
+    for above in reversed(lines[:index]):
+        if not above.strip() or len(above) - len(above.lstrip(" ")) >= indent:
+            continue
+        item = _LIST_ITEM.match(above)
+        content = len(item["marker"]) + len(item["gap"]) if item else -1
+        return 0 <= indent - content <= 3
+    return False
 
 
 def _dedent(line: str, indent: int) -> str:

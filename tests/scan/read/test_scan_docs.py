@@ -204,3 +204,27 @@ def test_an_unlabelled_block_is_read_where_its_lines_are_commands_or_prompts(
         (14, "ipex-import"),
         (20, "ipex-wheel-index"),
     ]
+
+
+def test_a_fence_under_a_list_item_is_read(tmp_path: Path) -> None:
+    """Horovod's README nests its install blocks under numbered steps, the fence indented four
+    spaces (the item's text starts there): a code block, as GitHub renders it. Four spaces
+    after a paragraph instead make an indented block, whose ``` line is text, not a fence."""
+    readme = (
+        " 2. Installing Intel Extension for Pytorch and Intel Optimization for Horovod:\n"
+        "    ```bash\n"
+        "    python -m pip install intel_extension_for_pytorch==1.13.120+xpu"
+        " -f https://developer.intel.com/ipex-whl-stable-xpu\n"
+        "    ```\n"
+        "\n"
+        "Not a list:\n"
+        "\n"
+        "    ```bash\n"
+        "    pip install intel-extension-for-pytorch\n"
+        "    ```\n"
+    )
+    write(tmp_path, {"README.md": readme})
+    assert [(line, rule) for _, line, _, rule, _ in _where(tmp_path, docs=True)] == [
+        (3, "ipex-requirement"),
+        (3, "ipex-wheel-index"),
+    ]
