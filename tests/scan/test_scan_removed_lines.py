@@ -176,7 +176,8 @@ def test_the_oneccl_bindings_own_setvars_goes_with_the_bindings(tmp_path: Path) 
     """cloudtik's RNN-T training script sources the setvars.sh the oneCCL bindings install
     beside themselves: it is the bindings' (drop it with them; gloo or xccl), not oneAPI's
     setvars that torch's pip runtime no longer needs (a reader rejected that advice there). A
-    oneAPI setvars.sh in the same script is still oneAPI's."""
+    oneAPI setvars.sh in the same script is still oneAPI's; Horovod's test image sources the
+    oneCCL it built from source to build against it: neither oneAPI's nor the bindings'."""
     script = (
         'if [[ "$BACKEND" == "ccl" ]]; then\n'
         '  oneccl_bindings_for_pytorch_path=$(python -c "import torch; import'
@@ -188,6 +189,7 @@ def test_the_oneccl_bindings_own_setvars_goes_with_the_bindings(tmp_path: Path) 
         'print(torch_ccl.cwd)")/env/setvars.sh\n'
         "source $torch_ccl_path/env/setvars.sh\n"
         "source /opt/intel/oneapi/setvars.sh\n"
+        ". /usr/local/oneccl/env/setvars.sh; export I_MPI_ROOT=/usr/local/oneccl\n"
     )
     assert _rules(tmp_path, {"training_multinode.sh": script}) == [
         ("training_multinode.sh", 2, "oneccl-bind-pt-requirement"),
