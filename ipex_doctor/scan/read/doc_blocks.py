@@ -54,6 +54,7 @@ _DIRECTIVE = re.compile(
 )
 _PROMPT = re.compile(r"(?P<prompt>\s*\$\s+)\S")
 _DOCTEST = (">>> ", "... ")
+_REM = re.compile(r"(?i)rem(?:\s|$)")
 REST_SUFFIXES = (".rst", ".rest")
 
 
@@ -177,7 +178,7 @@ def _indent(line: str) -> int:
 
 def _unlabelled(lines: list[str]) -> str:
     """The language an unlabelled block's lines show (see the module), or ``""``."""
-    code = [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
+    code = [line.strip() for line in lines if line.strip() and not _comment(line)]
     if any(line.startswith(">>> ") for line in code):
         return "pycon"
     prompted = [line[m.end("prompt") :].strip() for line in lines if (m := _PROMPT.match(line))]
@@ -237,8 +238,11 @@ def _shell(lines: list[str]) -> list[TextLine]:
             for n, match in prompted
             if match is not None
         ]
-    return [
-        TextLine(n, line)
-        for n, line in enumerate(lines, start=1)
-        if not line.lstrip().startswith("#")
-    ]
+    return [TextLine(n, line) for n, line in enumerate(lines, start=1) if not _comment(line)]
+
+
+def _comment(line: str) -> bool:
+    """Whether a shell block's line is a comment: ``#``, or a batch file's ``::`` or ``REM``
+    (neither runs anything in a POSIX shell either)."""
+    stripped = line.lstrip()
+    return stripped.startswith(("#", "::")) or _REM.match(stripped) is not None

@@ -228,3 +228,27 @@ def test_a_fence_under_a_list_item_is_read(tmp_path: Path) -> None:
         (3, "ipex-requirement"),
         (3, "ipex-wheel-index"),
     ]
+
+
+def test_batch_comments_and_a_bare_cd_are_not_installs(tmp_path: Path) -> None:
+    """ipex-llm's Windows steps (a cmd block) offer another index in a ``::`` comment, and
+    neural-compressor's build steps enter IPEX's source checkout: neither installs anything;
+    the pip line beside them does, and so does a cd that builds."""
+    readme = (
+        "```cmd\n"
+        ":: or --extra-index-url https://pytorch-extension.intel.com/release-whl/stable/lnl/cn/\n"
+        "REM pip install intel-extension-for-pytorch\n"
+        "pip install --pre --upgrade ipex-llm[xpu_lnl] --extra-index-url"
+        " https://pytorch-extension.intel.com/release-whl/stable/lnl/us/\n"
+        "```\n"
+        "```\n"
+        "git clone https://github.com/intel/intel-extension-for-pytorch\n"
+        "cd intel-extension-for-pytorch\n"
+        "cd intel-extension-for-pytorch && python setup.py install\n"
+        "```\n"
+    )
+    write(tmp_path, {"README.md": readme})
+    assert [(line, rule) for _, line, _, rule, _ in _where(tmp_path, docs=True)] == [
+        (4, "ipex-wheel-index"),
+        (9, "ipex-requirement"),
+    ]
