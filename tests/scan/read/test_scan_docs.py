@@ -69,6 +69,12 @@ def _where(root: Path, **options: object) -> list[tuple[str, int, int, str, str]
     ]
 
 
+def _readme_findings(root: Path, text: str) -> list[tuple[int, str]]:
+    """(line, rule) of each finding in a README.md holding ``text``, read with --docs."""
+    write(root, {"README.md": text})
+    return [(line, rule) for _, line, _, rule, _ in _where(root, docs=True)]
+
+
 def test_markdown_and_rest_blocks_are_read_at_their_own_lines(tmp_path: Path) -> None:
     """Python blocks (doctest prompts too) and shell blocks (after the $ prompts, comments
     left out) match at the document's line and column; text, indented and literal blocks and
@@ -196,8 +202,7 @@ def test_an_unlabelled_block_is_read_where_its_lines_are_commands_or_prompts(
     """ComfyUI's README installs IPEX in a fence without a language, DeepSpeed's guide imports
     it at >>> prompts, and an image's PowerShell build takes Intel's wheel index: each is found;
     an unlabelled listing of output or of a file's lines says nothing it runs and is not read."""
-    write(tmp_path, {"README.md": UNLABELLED})
-    assert [(line, rule) for _, line, _, rule, _ in _where(tmp_path, docs=True)] == [
+    assert _readme_findings(tmp_path, UNLABELLED) == [
         (5, "cxx11-abi-torch-pin"),
         (5, "ipex-requirement"),
         (6, "ipex-wheel-index"),
@@ -223,8 +228,7 @@ def test_a_fence_under_a_list_item_is_read(tmp_path: Path) -> None:
         "    pip install intel-extension-for-pytorch\n"
         "    ```\n"
     )
-    write(tmp_path, {"README.md": readme})
-    assert [(line, rule) for _, line, _, rule, _ in _where(tmp_path, docs=True)] == [
+    assert _readme_findings(tmp_path, readme) == [
         (3, "ipex-requirement"),
         (3, "ipex-wheel-index"),
     ]
@@ -247,8 +251,7 @@ def test_batch_comments_and_a_bare_cd_are_not_installs(tmp_path: Path) -> None:
         "cd intel-extension-for-pytorch && python setup.py install\n"
         "```\n"
     )
-    write(tmp_path, {"README.md": readme})
-    assert [(line, rule) for _, line, _, rule, _ in _where(tmp_path, docs=True)] == [
+    assert _readme_findings(tmp_path, readme) == [
         (4, "ipex-wheel-index"),
         (9, "ipex-requirement"),
     ]
