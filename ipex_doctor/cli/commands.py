@@ -99,7 +99,7 @@ def check(request: Request) -> int:
 
 @cli.command()
 @opt.refuse(Refuse(None, "name at least one check, or 'all' (see 'ipex-doctor repro --list')",
-               without=("names", "list_only")))  # fmt: skip
+                   without=("names", "list_only")))  # fmt: skip
 @click.argument("names", nargs=-1, metavar="[NAME]... | all")
 @click.option("--list", "list_only", is_flag=True, help="List the check scripts and exit.")
 @opt.PROBE
@@ -238,10 +238,10 @@ def notify_plain(text: str) -> None:
 
 @cli.command()
 @opt.refuse(Refuse("undo", "--undo restores a snapshot: --report, --snapshot and "
-               "--rollback-on-regression do not apply to it",
-               with_any=("saved_report", "rollback_on_regression", "snapshot")))  # fmt: skip
+                   "--rollback-on-regression do not apply to it",
+                   with_any=("saved_report", "rollback_on_regression", "snapshot")))  # fmt: skip
 @opt.python_option("Interpreter of the environment to repair (default: the one running the doctor; "
-               "with --report or --undo, the one the file records, run only once you approve it).")  # fmt: skip
+                   "with --report or --undo, the one the file records, run only once you approve it).")  # fmt: skip
 @opt.TIMEOUT
 @opt.KB
 @opt.OUTPUT
@@ -279,7 +279,7 @@ def fix(request: FixRequest, yes: bool, undo: Path | None) -> int:
 
 @cli.command()
 @opt.refuse(Refuse("report_path", "give --report or --python, not both", with_any=("python",),
-               one_line=True))  # fmt: skip
+                   one_line=True))  # fmt: skip
 @click.argument("text", required=False)
 @click.option("--file", "file_path", metavar="PATH",
               help="Read the error or traceback from PATH ('-': stdin).")  # fmt: skip

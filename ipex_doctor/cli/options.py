@@ -86,7 +86,9 @@ def as_request(target: str) -> Callable[[F], F]:
     def apply(func: F) -> F:
         @functools.wraps(func)
         def command(*args: Any, **kwargs: Any) -> Any:
-            build = _resolved(target)
+            import pkgutil  # NOTE: on a request's run only; --help and light commands never
+
+            build = pkgutil.resolve_name(target)
             taken = inspect.signature(build).parameters.keys() & kwargs.keys()
             values = {key: kwargs.pop(key) for key in taken}
             return func(*args, **kwargs, request=build(**values))
@@ -95,12 +97,6 @@ def as_request(target: str) -> Callable[[F], F]:
         return command  # type: ignore[return-value]
 
     return apply
-
-
-def _resolved(target: str) -> Any:
-    import pkgutil  # NOTE: imported on a request's run only, never by --help or a light command
-
-    return pkgutil.resolve_name(target)
 
 
 def refuse(*rules: Refuse) -> Callable[[F], F]:
