@@ -105,8 +105,8 @@ def cut(source: str, relevant: Collection[str]) -> Slice | None:
     statements = top_level(source)
     if statements is None or len(statements) < 3:
         return None
-    groups = _groups(source, statements)
-    bound = _bound_names(source, groups)
+    groups = groups_of(source, statements)
+    bound = bound_names(source, groups)
     if bound is None:
         return None
     names = sorted({w for w in (*relevant, *bound, "import") if w.isidentifier()}, key=len)
@@ -124,7 +124,7 @@ def cut(source: str, relevant: Collection[str]) -> Slice | None:
     return _build(source, groups, keep)
 
 
-def _groups(source: str, statements: list[Statement]) -> list[Statement]:
+def groups_of(source: str, statements: list[Statement]) -> list[Statement]:
     """``statements`` merged across every gap that has a line starting with whitespace (see
     the module: only a gap of column-0 lines is a safe cut)."""
     groups = [statements[0]]
@@ -137,7 +137,7 @@ def _groups(source: str, statements: list[Statement]) -> list[Statement]:
     return groups
 
 
-def _bound_names(source: str, groups: Iterable[Statement]) -> set[str] | None:
+def bound_names(source: str, groups: Iterable[Statement]) -> set[str] | None:
     """The names the module's imports bind, anywhere (read with ``ast`` from the statements
     that spell ``import``); ``None`` when one of those does not parse."""
     bound: set[str] = set()
@@ -188,8 +188,7 @@ def _build(source: str, groups: list[Statement], keep: list[bool]) -> Slice:
             last += 1
         run = source[group.start : groups[last].end]
         marker = f"{PLACEHOLDER}{token}{len(runs)}."
-        line_break = _LINE_BREAK.search(run, len(run) - 2)
-        placeholder = marker + (line_break.group(0) if line_break else "\n")
+        placeholder = marker + line_break_of_run(run)
         piece(placeholder, run)
         gap = source[groups[last].end : groups[last + 1].start]
         piece(gap, gap)
@@ -199,6 +198,12 @@ def _build(source: str, groups: list[Statement], keep: list[bool]) -> Slice:
     return Slice(
         "".join(pieces), tuple(runs), tuple(markers), tuple(slice_lines), tuple(original_lines)
     )
+
+
+def line_break_of_run(run: str) -> str:
+    """The line break a placeholder for ``run`` ends with: the one that ends the run."""
+    line_break = _LINE_BREAK.search(run, len(run) - 2)
+    return line_break.group(0) if line_break else "\n"
 
 
 def _next_start(source: str, groups: list[Statement], index: int) -> int:
