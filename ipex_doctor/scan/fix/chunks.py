@@ -36,8 +36,13 @@ import re
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
-from ipex_doctor.scan.fix.slice import PLACEHOLDER, bound_names, groups_of, line_break_of_run
-from ipex_doctor.scan.read.top_level import Statement, top_level
+from ipex_doctor.scan.fix.slice import (
+    PLACEHOLDER,
+    line_break_of_run,
+    statement_groups,
+    words_pattern,
+)
+from ipex_doctor.scan.read.top_level import Statement
 
 READ_ACROSS = ("__all__", "globals", "locals", "vars", "eval", "exec", "__dict__", "getattr")
 """Names a fix may read anywhere in the module for a decision about an import (the dynamic
@@ -79,13 +84,10 @@ def split(source: str, names: Collection[str], chunk_bytes: int) -> Split | None
     fixes that resolve ``names``; ``None`` when it cannot be cut with confidence (a statement
     that spells one of ``names`` does not parse), or when there would be fewer than two
     chunks."""
-    statements = top_level(source)
-    if statements is None or len(statements) < 3:
+    found = statement_groups(source)
+    if found is None:
         return None
-    groups = groups_of(source, statements)
-    bound = bound_names(source, groups)
-    if bound is None:
-        return None
+    groups, bound = found
     context = _context(source, groups, {*names, *bound})
     if context is None:
         return None
@@ -116,8 +118,7 @@ def split(source: str, names: Collection[str], chunk_bytes: int) -> Split | None
 
 
 def _context(source: str, groups: list[Statement], names: Collection[str]) -> list[bool] | None:
-    words = sorted({w for w in (*names, *READ_ACROSS) if w.isidentifier()}, key=len)
-    spelled = re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, reversed(words))) + r")(?!\w)")
+    spelled = words_pattern((*names, *READ_ACROSS))
     read_across = set(READ_ACROSS)
     wanted = set(names)
     context: list[bool] = []

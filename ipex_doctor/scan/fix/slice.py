@@ -102,16 +102,12 @@ def cut(source: str, relevant: Collection[str]) -> Slice | None:
     name, matched as a whole word, or any other text, matched anywhere), the names its
     imports bind, or an import; ``None`` when nothing would be left out, or when the source
     cannot be split with confidence (then the whole module is the slice)."""
-    statements = top_level(source)
-    if statements is None or len(statements) < 3:
+    found = statement_groups(source)
+    if found is None:
         return None
-    groups = groups_of(source, statements)
-    bound = bound_names(source, groups)
-    if bound is None:
-        return None
-    names = sorted({w for w in (*relevant, *bound, "import") if w.isidentifier()}, key=len)
+    groups, bound = found
     texts = [w for w in relevant if not w.isidentifier()]
-    spelled = re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, reversed(names))) + r")(?!\w)")
+    spelled = words_pattern((*relevant, *bound, "import"))
     keep = [
         index in (0, len(groups) - 1)
         or group.indented
@@ -122,6 +118,25 @@ def cut(source: str, relevant: Collection[str]) -> Slice | None:
     if all(keep):
         return None
     return _build(source, groups, keep)
+
+
+def statement_groups(source: str) -> tuple[list[Statement], set[str]] | None:
+    """The top-level statements of ``source`` merged into the groups a cut may separate
+    (``groups_of``), and the names its imports bind (``bound_names``); ``None`` when it
+    cannot be split with confidence, has fewer than three statements, or an import does not
+    parse."""
+    statements = top_level(source)
+    if statements is None or len(statements) < 3:
+        return None
+    groups = groups_of(source, statements)
+    bound = bound_names(source, groups)
+    return None if bound is None else (groups, bound)
+
+
+def words_pattern(words: Iterable[str]) -> re.Pattern[str]:
+    """A pattern that matches any of ``words`` that is a name, as a whole word."""
+    names = sorted({w for w in words if w.isidentifier()}, key=len, reverse=True)
+    return re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, names)) + r")(?!\w)")
 
 
 def groups_of(source: str, statements: list[Statement]) -> list[Statement]:
