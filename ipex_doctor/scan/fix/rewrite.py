@@ -272,8 +272,9 @@ def _fix_chunked(
     ``_fix_module``'s do. ``None`` when the module cannot be chunked, or a chunk cannot
     answer for the whole module: it does not parse (with LibCST or, before or after,
     ``ast``), its line ending or indent is not the module's, a codemod changed or recorded
-    something outside the chunk's own statements, or failed; the caller then reads the
-    module whole, which says what is wrong in its own words."""
+    something outside the chunk's own statements, or failed, or a codemod the text did not
+    need at first may be needed after an earlier pass (the context was not chosen for it); the
+    caller then reads the module whole, which says what is wrong in its own words."""
     may = [fix_id for fix_id in ids if CODEMODS[fix_id].may_apply(_Words(source, outside))]
     names = {"torch", *(word for fix_id in may for word in CODEMODS[fix_id].relevant())}
     split = fix_chunks.split(source, names, chunk_bytes)
@@ -295,7 +296,8 @@ def _fix_chunked(
     for fix_id in ids:
         if not CODEMODS[fix_id].may_apply(_Pieces(pieces, outside)):
             continue
-        if allowed is not None and fix_id not in allowed:
+        # NOTE: the context was chosen for the names of the codemods the text needed first.
+        if fix_id not in may or (allowed is not None and fix_id not in allowed):
             return None
         before = "".join(pieces)
         starts = _piece_lines(pieces)
