@@ -107,9 +107,10 @@ _FIX_ALONE = (
 )
 
 
-def run(argv: Sequence[str], timeout: float) -> tuple[float, int, int]:
-    """Wall seconds, peak resident bytes and exit status of ``argv`` (status -9: killed at
-    ``timeout``)."""
+def run(argv: Sequence[str], timeout: float) -> tuple[float, int, int, float]:
+    """Wall seconds, peak resident bytes, exit status (-9: killed at ``timeout``) and CPU
+    seconds (user and system) of ``argv``. On a shared machine the wall time grows with the
+    load; the CPU time much less."""
     env = dict(os.environ, PYTHONPATH=str(REPO), NO_COLOR="1", COLUMNS="200")
     started = time.perf_counter()
     child = subprocess.Popen(
@@ -123,15 +124,16 @@ def run(argv: Sequence[str], timeout: float) -> tuple[float, int, int]:
         if time.perf_counter() > deadline:
             child.kill()
             _, status, usage = os.wait4(child.pid, 0)
-            return timeout, usage.ru_maxrss * 1024, -9
+            return timeout, usage.ru_maxrss * 1024, -9, usage.ru_utime + usage.ru_stime
         time.sleep(0.02)
     child.returncode = os.waitstatus_to_exitcode(status)
-    return time.perf_counter() - started, usage.ru_maxrss * 1024, child.returncode
+    cpu = usage.ru_utime + usage.ru_stime
+    return time.perf_counter() - started, usage.ru_maxrss * 1024, child.returncode, cpu
 
 
 def measure(
     path: Path, scratch: Path, repeat: int, timeout: float, pattern: str, ladder: bool = False
-) -> dict[str, tuple[float, int, int]]:
+) -> dict[str, tuple[float, int, int, float]]:
     """Best wall time (and the peak memory of that run) of each command on ``path`` (for the
     dense ladder: the ``ast.parse`` floor, ``scan --fix`` and ``fix_source`` alone)."""
     python = sys.executable
@@ -147,7 +149,7 @@ def measure(
     }  # fmt: skip
     if ladder:
         commands = {name: commands[name] for name in LADDER}
-    best: dict[str, tuple[float, int, int]] = {}
+    best: dict[str, tuple[float, int, int, float]] = {}
     for _ in range(repeat):
         for name, argv in commands.items():
             if name == "scan --fix":
@@ -185,30 +187,31 @@ def main() -> int:
             best = measure(path, scratch, args.repeat, args.timeout, pattern)
             ast_s, grep_s = best["floor: ast.parse"][0], best["floor: grep -lE"][0]
             print(f"\n{shape}: {path.stat().st_size / MIB:.2f} MiB")
-            print(f"  {'command':<20} {'wall s':>8} {'peak MiB':>9} {'x ast':>7} {'x grep':>8}")
-            for name, (seconds, peak, status) in best.items():
+            print(f"  {'command':<20} {'wall s':>8} {'cpu s':>8} {'peak MiB':>9} {'x ast':>7} "
+                  f"{'x grep':>8}")  # fmt: skip
+            for name, (seconds, peak, status, cpu) in best.items():
                 late = " (killed at the timeout)" if status == -9 else ""
-                print(f"  {name:<20} {seconds:8.2f} {peak / MIB:9.0f} {seconds / ast_s:7.2f} "
-                      f"{seconds / grep_s:8.1f}{late}")  # fmt: skip
+                print(f"  {name:<20} {seconds:8.2f} {cpu:8.2f} {peak / MIB:9.0f} "
+                      f"{seconds / ast_s:7.2f} {seconds / grep_s:8.1f}{late}")  # fmt: skip
             for name in ("scan --fix", "fix_source alone"):
-                seconds, peak, _ = best[name]
+                seconds, peak, _, _ = best[name]
                 slow = seconds > FIX_BUDGET_S and shape != "dense"
                 if slow or peak > FIX_BUDGET_BYTES:
                     over = True
                     print(f"  OVER BUDGET: {name} {seconds:.1f} s, {peak / MIB:.0f} MiB")
         if "dense" in args.shapes and args.dense_ladder:
             print("\ndense, by size:")
-            print(f"  {'MiB':>6} {'command':<20} {'wall s':>8} {'s/MiB':>7} {'peak MiB':>9} "
-                  f"{'x ast':>7}")  # fmt: skip
+            print(f"  {'MiB':>6} {'command':<20} {'wall s':>8} {'cpu s':>8} {'cpu s/MiB':>9} "
+                  f"{'peak MiB':>9} {'cpu x ast':>9}")  # fmt: skip
             for mib in (float(m) for m in args.dense_ladder.split(",")):
                 path = root / f"dense-{mib}.py"
                 path.write_text(dense(int(mib * MIB)), encoding="utf-8")
                 best = measure(path, scratch, args.repeat, args.timeout, pattern, ladder=True)
-                ast_s = best["floor: ast.parse"][0]
-                for name, (seconds, peak, status) in best.items():
+                ast_cpu = best["floor: ast.parse"][3]
+                for name, (seconds, peak, status, cpu) in best.items():
                     late = " (killed at the timeout)" if status == -9 else ""
-                    print(f"  {mib:6.3f} {name:<20} {seconds:8.2f} {seconds / mib:7.1f} "
-                          f"{peak / MIB:9.0f} {seconds / ast_s:7.1f}{late}")  # fmt: skip
+                    print(f"  {mib:6.3f} {name:<20} {seconds:8.2f} {cpu:8.2f} {cpu / mib:9.1f} "
+                          f"{peak / MIB:9.0f} {cpu / ast_cpu:9.1f}{late}")  # fmt: skip
     print(f"\nload average after: {os.getloadavg()[0]:.2f}")
     return 1 if over else 0
 
