@@ -21,6 +21,7 @@ Contracts:
 from __future__ import annotations
 
 import ast
+import gc
 import re
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, replace
@@ -33,6 +34,7 @@ from patiencediff import PatienceSequenceMatcher
 from ipex_doctor.errors import DoctorError, did_you_mean
 from ipex_doctor.model.code import FileKind
 from ipex_doctor.model.codec import JsonModel
+from ipex_doctor.scan.fix import chunks as fix_chunks
 from ipex_doctor.scan.fix import slice as fix_slice
 from ipex_doctor.scan.fix.codemods.base import Refusal, Rewrite
 from ipex_doctor.scan.fix.codemods.registry import CODEMODS, FIX_IDS, TEXT_FIXES
@@ -45,6 +47,7 @@ __all__ = [
     "Refusal",
     "Rewrite",
     "check_ids",
+    "fix_chunked",
     "fix_sliced",
     "fix_source",
     "fix_text",
@@ -55,6 +58,9 @@ PYTHON_KINDS = frozenset({FileKind.PYTHON, FileKind.SETUP})
 TEXT_KINDS = frozenset({FileKind.SHELL, FileKind.DOCKERFILE})
 WHOLE_FILE = ""
 """The fix id of a refusal about the whole text (it does not parse), not one fix."""
+CHUNK_BYTES = 256 * 1024
+"""How much of a module LibCST reads at a time where it reads nearly all of it (``fix.chunks``):
+LibCST holds about 0.8 GiB a MiB of source; a text under two chunks is read whole."""
 
 
 class FixError(DoctorError):
@@ -114,9 +120,27 @@ def fix_whole_module(source: str, fix_ids: Collection[str]) -> FixOutcome:
 
 
 def _fix_whole(source: str, ids: Sequence[str]) -> FixOutcome:
+    if len(source) >= 2 * CHUNK_BYTES:
+        chunked = _fix_chunked(source, ids, outside=_nowhere, line=_identity, allowed=None)
+        if chunked is not None:
+            return chunked
     outcome = _fix_module(source, ids, outside=_nowhere, line=_identity)
     assert outcome is not None  # NOTE: only a slice (``allowed`` given) gives up
     return outcome
+
+
+def fix_chunked(
+    source: str, fix_ids: Collection[str], chunk_bytes: int = CHUNK_BYTES
+) -> FixOutcome | None:
+    """``fix_source`` on the whole module read in chunks of about ``chunk_bytes``
+    (``fix.chunks``), whatever its size; ``None`` when the module cannot be chunked or a
+    chunk cannot answer for the whole module (see ``_fix_chunked``)."""
+    wanted = check_ids(fix_ids)
+    ids = [fix_id for fix_id in CODEMODS if fix_id in wanted]
+    with collector_paused():
+        return _fix_chunked(
+            source, ids, outside=_nowhere, line=_identity, allowed=None, chunk_bytes=chunk_bytes
+        )
 
 
 def fix_sliced(source: str, fix_ids: Collection[str]) -> FixOutcome | None:
@@ -135,7 +159,11 @@ def _sliced(source: str, ids: Sequence[str]) -> FixOutcome | None:
     cut = fix_slice.cut(source, relevant)
     if cut is None:
         return None
-    outcome = _fix_module(cut.text, ids, outside=cut.outside, line=cut.line, allowed=allowed)
+    outcome = None
+    if len(cut.text) >= 2 * CHUNK_BYTES:
+        outcome = _fix_chunked(cut.text, ids, outside=cut.outside, line=cut.line, allowed=allowed)
+    if outcome is None:
+        outcome = _fix_module(cut.text, ids, outside=cut.outside, line=cut.line, allowed=allowed)
     if outcome is None:
         return None
     if not outcome.changed:
@@ -225,6 +253,142 @@ def _fix_module(
     return FixOutcome(current, current != source, in_order(rewrites), in_order(refusals))
 
 
+class _OutsideBody(Exception):
+    """A line outside a chunk's own statements was asked for: the chunk cannot answer."""
+
+
+def _fix_chunked(
+    source: str,
+    ids: Sequence[str],
+    *,
+    outside: Callable[[str], bool],
+    line: Callable[[int], int],
+    allowed: Collection[str] | None,
+    chunk_bytes: int = CHUNK_BYTES,
+) -> FixOutcome | None:
+    """``_fix_module`` on ``source`` read in chunks (``fix.chunks``), pass by pass: each
+    codemod that the whole text (every chunk as the earlier passes left it) may need runs on
+    every chunk, and the records' lines go through the whole text's lines as
+    ``_fix_module``'s do. ``None`` when the module cannot be chunked, or a chunk cannot
+    answer for the whole module: it does not parse (with LibCST or, before or after,
+    ``ast``), its line ending or indent is not the module's, a codemod changed or recorded
+    something outside the chunk's own statements, or failed, or a codemod the text did not
+    need at first may be needed after an earlier pass (the context was not chosen for it); the
+    caller then reads the module whole, which says what is wrong in its own words."""
+    may = [fix_id for fix_id in ids if CODEMODS[fix_id].may_apply(_Words(source, outside))]
+    names = {"torch", *(word for fix_id in may for word in CODEMODS[fix_id].relevant())}
+    split = fix_chunks.split(source, names, chunk_bytes)
+    # NOTE: every chunk repeats the context: beyond the module's size again, reading the
+    # module whole costs less.
+    if split is None or sum(len(c.head) + len(c.tail) for c in split.chunks) > len(source):
+        return None
+    try:
+        reference = cst.parse_module(split.reference)
+        for chunk in split.chunks:
+            ast.parse(chunk.text)
+    except (cst.ParserSyntaxError, SyntaxError, ValueError, RecursionError):
+        return None
+    config = (reference.default_newline, reference.default_indent)
+    pieces = list(split.pieces)
+    to_original = line
+    rewrites: list[Rewrite] = []
+    refusals: list[Refusal] = []
+    for fix_id in ids:
+        if not CODEMODS[fix_id].may_apply(_Pieces(pieces, outside)):
+            continue
+        # NOTE: the context was chosen for the names of the codemods the text needed first.
+        if fix_id not in may or (allowed is not None and fix_id not in allowed):
+            return None
+        before = "".join(pieces)
+        starts = _piece_lines(pieces)
+        for chunk, at in zip(split.chunks, split.chunk_at, strict=True):
+            body = pieces[at]
+            to_whole = _body_lines(_breaks(chunk.head), _line_count(body), starts[at])
+            run = CODEMODS[fix_id]().run(_compose(to_original, to_whole))
+            text = chunk.head + body + chunk.tail
+            try:
+                module = cst.parse_module(text)
+                if (module.default_newline, module.default_indent) != config:
+                    return None
+                new = _keep_final_carriage_return(
+                    text, MetadataWrapper(module, unsafe_skip_copy=True).visit(run).code
+                )
+                del module
+                done = [
+                    replace(r, line=to_original(to_whole(r.line))) for r in run.records.rewrites
+                ]
+                left = [
+                    replace(r, line=to_original(to_whole(r.line))) for r in run.records.refusals
+                ]
+            except Exception:  # NOTE: a parse error, a line outside the body, a broken fix
+                return None
+            if len(new) < len(chunk.head) + len(chunk.tail) or not (
+                new.startswith(chunk.head) and new.endswith(chunk.tail)
+            ):
+                return None
+            rewrites.extend(done)
+            refusals.extend(left)
+            pieces[at] = new[len(chunk.head) : len(new) - len(chunk.tail)]
+            # NOTE: the cyclic collector is paused (``fix_source``); a chunk's scopes hold
+            # cycles, and a module of many chunks would keep every chunk's otherwise.
+            gc.collect()
+        after = "".join(pieces)
+        if after != before:
+            to_original = _compose(to_original, _line_step(before, after))
+    for chunk, at in zip(split.chunks, split.chunk_at, strict=True):
+        try:
+            ast.parse(chunk.head + pieces[at] + chunk.tail)
+        except (SyntaxError, ValueError, RecursionError):
+            return None
+    current = "".join(pieces)
+    return FixOutcome(current, current != source, in_order(rewrites), in_order(refusals))
+
+
+class _Pieces:
+    """What ``Codemod.may_apply`` asks of a text held in pieces (and what was left out)."""
+
+    def __init__(self, pieces: Sequence[str], outside: Callable[[str], bool]) -> None:
+        self.pieces = pieces
+        self.outside = outside
+
+    def __contains__(self, word: object) -> bool:
+        return isinstance(word, str) and (
+            any(word in piece for piece in self.pieces) or self.outside(word)
+        )
+
+
+def _body_lines(head: int, size: int, first: int) -> Callable[[int], int]:
+    """Maps a line of a chunk's text (``head`` lines of context, then ``size`` of its own)
+    to the whole text's line (its own lines start at ``first``); ``_OutsideBody`` for a
+    line of the context (a record there cannot be told for the whole module)."""
+
+    def to_whole(line: int) -> int:
+        if not head < line <= head + size:
+            raise _OutsideBody(line)
+        return line - head - 1 + first
+
+    return to_whole
+
+
+def _piece_lines(pieces: Sequence[str]) -> list[int]:
+    """The line (1-based) each of ``pieces`` starts on in their concatenation."""
+    starts: list[int] = []
+    line = 1
+    for piece in pieces:
+        starts.append(line)
+        line += _breaks(piece)
+    return starts
+
+
+def _breaks(text: str) -> int:
+    return text.count("\n") + text.count("\r") - text.count("\r\n")
+
+
+def _line_count(text: str) -> int:
+    """The lines of ``text`` (a last line without a line break counts)."""
+    return _breaks(text) + (1 if text and not text.endswith(("\n", "\r")) else 0)
+
+
 def _nowhere(word: str) -> bool:
     return False
 
@@ -232,8 +396,9 @@ def _nowhere(word: str) -> bool:
 def _keep_final_carriage_return(before: str, after: str) -> str:
     """``after`` with the line break that ends ``before`` when that is a lone ``\\r``:
     LibCST (1.9) counts a file as ending with a line break only when it ends with ``\\n``,
-    and writes a file of ``\\r`` line breaks back without its last one."""
-    if before.endswith("\r") and not after.endswith(("\r", "\n")):
+    and writes a file that ends with ``\\r`` back without that last one (a file that ends
+    with a blank line too: ``a\\r\\r`` comes back as ``a\\r``)."""
+    if before.endswith("\r"):
         return after + "\r"
     return after
 

@@ -102,16 +102,12 @@ def cut(source: str, relevant: Collection[str]) -> Slice | None:
     name, matched as a whole word, or any other text, matched anywhere), the names its
     imports bind, or an import; ``None`` when nothing would be left out, or when the source
     cannot be split with confidence (then the whole module is the slice)."""
-    statements = top_level(source)
-    if statements is None or len(statements) < 3:
+    found = statement_groups(source)
+    if found is None:
         return None
-    groups = _groups(source, statements)
-    bound = _bound_names(source, groups)
-    if bound is None:
-        return None
-    names = sorted({w for w in (*relevant, *bound, "import") if w.isidentifier()}, key=len)
+    groups, bound = found
     texts = [w for w in relevant if not w.isidentifier()]
-    spelled = re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, reversed(names))) + r")(?!\w)")
+    spelled = words_pattern((*relevant, *bound, "import"))
     keep = [
         index in (0, len(groups) - 1)
         or group.indented
@@ -124,7 +120,26 @@ def cut(source: str, relevant: Collection[str]) -> Slice | None:
     return _build(source, groups, keep)
 
 
-def _groups(source: str, statements: list[Statement]) -> list[Statement]:
+def statement_groups(source: str) -> tuple[list[Statement], set[str]] | None:
+    """The top-level statements of ``source`` merged into the groups a cut may separate
+    (``groups_of``), and the names its imports bind (``bound_names``); ``None`` when it
+    cannot be split with confidence, has fewer than three statements, or an import does not
+    parse."""
+    statements = top_level(source)
+    if statements is None or len(statements) < 3:
+        return None
+    groups = groups_of(source, statements)
+    bound = bound_names(source, groups)
+    return None if bound is None else (groups, bound)
+
+
+def words_pattern(words: Iterable[str]) -> re.Pattern[str]:
+    """A pattern that matches any of ``words`` that is a name, as a whole word."""
+    names = sorted({w for w in words if w.isidentifier()}, key=len, reverse=True)
+    return re.compile(r"(?<!\w)(?:" + "|".join(map(re.escape, names)) + r")(?!\w)")
+
+
+def groups_of(source: str, statements: list[Statement]) -> list[Statement]:
     """``statements`` merged across every gap that has a line starting with whitespace (see
     the module: only a gap of column-0 lines is a safe cut)."""
     groups = [statements[0]]
@@ -137,7 +152,7 @@ def _groups(source: str, statements: list[Statement]) -> list[Statement]:
     return groups
 
 
-def _bound_names(source: str, groups: Iterable[Statement]) -> set[str] | None:
+def bound_names(source: str, groups: Iterable[Statement]) -> set[str] | None:
     """The names the module's imports bind, anywhere (read with ``ast`` from the statements
     that spell ``import``); ``None`` when one of those does not parse."""
     bound: set[str] = set()
@@ -188,8 +203,7 @@ def _build(source: str, groups: list[Statement], keep: list[bool]) -> Slice:
             last += 1
         run = source[group.start : groups[last].end]
         marker = f"{PLACEHOLDER}{token}{len(runs)}."
-        line_break = _LINE_BREAK.search(run, len(run) - 2)
-        placeholder = marker + (line_break.group(0) if line_break else "\n")
+        placeholder = marker + line_break_of_run(run)
         piece(placeholder, run)
         gap = source[groups[last].end : groups[last + 1].start]
         piece(gap, gap)
@@ -199,6 +213,12 @@ def _build(source: str, groups: list[Statement], keep: list[bool]) -> Slice:
     return Slice(
         "".join(pieces), tuple(runs), tuple(markers), tuple(slice_lines), tuple(original_lines)
     )
+
+
+def line_break_of_run(run: str) -> str:
+    """The line break a placeholder for ``run`` ends with: the one that ends the run."""
+    line_break = _LINE_BREAK.search(run, len(run) - 2)
+    return line_break.group(0) if line_break else "\n"
 
 
 def _next_start(source: str, groups: list[Statement], index: int) -> int:

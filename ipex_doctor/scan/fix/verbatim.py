@@ -170,7 +170,15 @@ def _opcodes(a: Sequence[str], b: Sequence[str]) -> list[tuple[str, int, int, in
     return result
 
 
-def fix_python(text: str, fix_ids: Collection[str]) -> FixOutcome:
+REGION_LINES = 2_000
+"""Regions that only touch (one ends where the next begins) are traced apart once the first
+holds this many lines: where every statement is rewritten (generated code), they would
+otherwise make one region of the whole module, a LibCST tree of all of it (``fix.chunks``
+keeps ``fix_source`` from needing one). Two touching regions share no line, so tracing them
+apart places every line as tracing them together does (a test holds the two together)."""
+
+
+def fix_python(text: str, fix_ids: Collection[str], region_lines: int = REGION_LINES) -> FixOutcome:
     """``fix_source`` on ``text`` (Python source without its byte-order mark), everything
     outside the rewritten lines kept byte for byte (see the module docstring). Records count
     lines as ``text`` does.
@@ -187,7 +195,8 @@ def fix_python(text: str, fix_ids: Collection[str]) -> FixOutcome:
     fixed = split_lines(outcome.source)
     written: list[Line] = []
     done = 0
-    for first, last, start, end in changed_regions(normalised, split_lines(normalised), fixed):
+    regions = changed_regions(normalised, split_lines(normalised), fixed, region_lines)
+    for first, last, start, end in regions:
         region = lines[first:last]
         try:
             roundtrip = cst.parse_module(lf_text(region)).code
@@ -212,7 +221,10 @@ NOT_READABLE_AROUND = (
 
 
 def changed_regions(
-    normalised: str, before: Sequence[Line], after: Sequence[Line]
+    normalised: str,
+    before: Sequence[Line],
+    after: Sequence[Line],
+    region_lines: int = REGION_LINES,
 ) -> list[tuple[int, int, int, int]]:
     """Where ``after`` differs from ``before`` (the lines of ``normalised``), as ``(first,
     last, start, end)``: ``before[first:last]`` became ``after[start:end]``, and the lines
@@ -221,7 +233,8 @@ def changed_regions(
     A region is whole top-level statements, from the end of one to the end of another, so a
     statement's leading comments go with it; a change in the lines between two statements
     takes both (LibCST gives such lines to the one before, as a block's footer, or to the
-    one after). The whole text when it cannot be split into statements (``top_level``)."""
+    one after). Two regions that only touch are one, unless the first holds ``region_lines``
+    lines or more. The whole text when it cannot be split into statements (``top_level``)."""
     spans = _statement_lines(normalised, len(before))
     keys = [text + ending for text, ending in before]
     if spans is None:
@@ -234,7 +247,10 @@ def changed_regions(
     for _, i1, i2, _, _ in changes:
         low, high = (i1, i2 - 1) if i2 > i1 else (max(i1 - 1, 0), i1)
         first, last = _around(low, high, spans, starts, len(before))
-        if widened and first <= widened[-1][1]:
+        if widened and (
+            first < widened[-1][1]
+            or (first == widened[-1][1] and widened[-1][1] - widened[-1][0] < region_lines)
+        ):
             widened[-1][1] = max(widened[-1][1], last)
         else:
             widened.append([first, last])

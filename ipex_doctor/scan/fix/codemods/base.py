@@ -157,6 +157,8 @@ class CodemodRun(cst.CSTTransformer):
         self.codemod = codemod
         self.records = Records(codemod.FIX_ID, self._line_of, original_line)
         self._imports: ImportEditor | None = None
+        self._on_path: set[cst.CSTNode] | None = None
+        """The nodes an edit is in or under (known once planned): only these are visited."""
 
     def _line_of(self, node: cst.CSTNode) -> int:
         return int(self.get_metadata(PositionProvider, node).start.line)
@@ -174,8 +176,24 @@ class CodemodRun(cst.CSTTransformer):
             imports.prune_unused(
                 codemod.prunable, lambda module: codemod.keep_import_reason(ctx, module)
             )
-        # NOTE: with nothing to change, the children are not visited (the costly part).
+        # NOTE: with nothing to change, the children are not visited (the costly part);
+        # otherwise only the paths down to what changes are (a node elsewhere comes back as
+        # it was, and LibCST's rebuilding of every node it visits is most of a pass).
+        on_path: set[cst.CSTNode] = {node}
+        for changed in (*self.records.edits, *imports.dropped):
+            step: cst.CSTNode | None = changed
+            while step is not None and step not in on_path:
+                on_path.add(step)
+                step = index.parents.get(step)
+        self._on_path = on_path
         return bool(self.records.edits or imports.changes_anything())
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        """Visit ``node`` (and its children) only on a path down to a planned edit."""
+        on_path = self._on_path
+        if on_path is not None and node not in on_path:
+            return False
+        return super().on_visit(node)
 
     def on_leave(self, original_node: Any, updated_node: Any) -> Any:
         """Apply the planned edit of ``original_node`` (if any) to its updated form, then the
