@@ -425,6 +425,20 @@ def test_a_runtime_that_cannot_initialize_while_counting_devices_stands_for_the_
     assert explain(zeinit, KB)[0].issue.id == "xpu-level-zero-broken"
 
 
+def test_out_of_resources_stands_for_memory_unless_the_driver_reset_an_engine() -> None:
+    """OUT_OF_RESOURCES is a message with several causes: device memory first, but a text that
+    also says an engine was reset is the GPU hang (compute-runtime #939, trimmed)."""
+    plain = (
+        "RuntimeError: level_zero backend failed with error: 40 (UR_RESULT_ERROR_OUT_OF_RESOURCES)"
+    )
+    first = explain(plain, KB)[0]
+    assert (first.issue.id, first.via) == ("xpu-out-of-memory", "xpu-out-of-resources")
+    reset = ("[GSD-12919] Arc 140T (Arrow Lake-P / Xe2): intermittent CCS engine reset under "
+             "sustained OpenCL MoE compute (UR_RESULT_ERROR_OUT_OF_RESOURCES)")  # fmt: skip
+    assert explain(reset, KB)[0].issue.id == "xpu-gpu-hang"
+    assert explain(reset, KB)[0].issue.layer == "driver"
+
+
 def test_hints_alone_name_nothing() -> None:
     """A hint tells causes apart; without the message it names no entry."""
     assert explain("export ONEAPI_DEVICE_SELECTOR=level_zero:0 && docker compose up", KB) == []
@@ -698,6 +712,74 @@ def test_a_layer_names_the_wording_of_its_own_tools(text: str, layer: str) -> No
     found = diagnose(text, KB)
     assert found.matches == [] and found.layer is not None, found
     assert found.layer.layer.id == layer
+
+
+@pytest.mark.parametrize(
+    ("text", "layer"),
+    [
+        # a build that did not find the Level Zero loader (llama.cpp #27257)
+        ("Compile bug: Level Zero loader or headers not found, Level Zero support disabled",
+         "level-zero"),
+        # a device index beyond those torch.xpu sees (pytorch #144379, ultralytics #22850)
+        ('  File "/repos/pytorch/torch/xpu/__init__.py", line 258, in get_device_properties\n'
+         '    raise AssertionError("Invalid device index")\nAssertionError: Invalid device index',
+         "selection"),
+        ('  File "/envs/B60/lib/python3.10/site-packages/torch/xpu/__init__.py", line 262, in '
+         "get_device_properties\nRuntimeError: The device index is out of range. It must be in "
+         "[0, 1), but got 1.", "selection"),
+        # an IPEX operator with no kernel for the backend (intel-extension-for-pytorch #623)
+        ("NotImplementedError: The following operation failed in the TorchScript interpreter. "
+         "RuntimeError: Could not run 'torch_ipex::mul_add' with arguments f", "torch"),
+        # XPU autocast refusing a dtype (pytorch #179141)
+        ("UserWarning: In XPU autocast, but the target dtype is not supported. Disabling autocast.",
+         "code"),
+        # Triton's Intel backend meeting an unknown GPU, and calling ocloc (triton XPU #6063)
+        ("device architecture not recognized: 21483225088\nE0210 site-packages/torch/_inductor/"
+         "runtime/triton_heuristics.py:874] Repro command: ['ocloc', 'compile', '-device', '']",
+         "compiler"),
+        # pip cannot find Triton for XPU (unsloth #5358)
+        ("ERROR: Could not find a version that satisfies the requirement triton-xpu==3.6.0 (from "
+         "torch) (from versions: 3.0.0b2, 3.2.0b1, 3.3.0b1)", "install"),
+        # vLLM's XPU platform (vllm #19370)
+        ("INFO 06-09 11:30:57 [__init__.py:243] Automatically detected platform xpu.\nWARNING "
+         "Failed to import from vllm._C with ModuleNotFoundError(\"No module named 'vllm._C'\")",
+         "integration"),
+        # ipex-llm's duplicate-import check (ipex-llm #12985)
+        ("RuntimeErrror ipex_duplicate_import_error", "integration"),
+        # Intel's apps and frameworks (AI-Playground #358, #226; intel-extension-for-transformers #1276)
+        ('  File "D:\\AI Playground\\resources\\service\\web_api.py", line 29, in <module>\n'
+         "ModuleNotFoundError: No module named 'requests'", "integration"),
+        ("ai-backend failed in stage end. Debugmessage: Failed to setup python environment due to "
+         "Error: File at C:\\Program Files\\AI Playground\\resources\\service\\requirements-"
+         "unknown.txt does not exist", "integration"),
+        ("2024-02-14 09:59:28 [ERROR] neuralchat error: Device does not exist\nAttributeError: "
+         "'NoneType' object has no attribute 'predict'", "integration"),
+    ],
+)  # fmt: skip
+def test_a_layer_is_named_from_the_words_of_the_development_texts(text: str, layer: str) -> None:
+    """Texts of the sampled development part (trimmed) that named no layer, or another, before
+    these words joined the knowledge base: each names its layer and no entry."""
+    found = diagnose(text, KB)
+    assert found.matches == [] and found.layer is not None, found
+    assert found.layer.layer.id == layer
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # zsh could not expand the extra of a package name (ipex-llm-tutorial #77): the command
+        # never ran, so the name it would have installed is no evidence
+        "\u276f pip install --pre --upgrade ipex-llm[all]\nzsh: no matches found: ipex-llm[all]",
+        # the same wording with a CUDA package: nothing either
+        "zsh: no matches found: nvidia-cudnn-cu12[all]",
+        # torch/xpu as a path is the stack, but a CUDA device-index error in another package is not
+        'File "/venv/site-packages/torch/cuda/__init__.py", line 415\nRuntimeError: CUDA error: '
+        "invalid device ordinal",
+    ],
+)  # fmt: skip
+def test_a_shell_that_could_not_expand_a_package_name_names_nothing(text: str) -> None:
+    found = diagnose(text, KB)
+    assert found.matches == [] and found.layer is None, found
 
 
 def test_an_ipex_only_torch_xpu_name_is_joined_with_scans_code_rules() -> None:
