@@ -439,6 +439,13 @@ def test_out_of_resources_stands_for_memory_unless_the_driver_reset_an_engine() 
     assert explain(reset, KB)[0].issue.layer == "driver"
 
 
+def test_vllms_cpu_cache_kernel_without_half_is_an_ipex_left_on_another_torch() -> None:
+    """vLLM's CPU backend falls back to its own cache kernel when its IPEX does not load for
+    another torch (vllm #17225 and its fix, #18542)."""
+    text = "RuntimeError: \"reshape_and_cache_cpu_impl\" not implemented for 'Half'"
+    assert explain(text, KB)[0].issue.id == "torch-ipex-mismatch"
+
+
 def test_hints_alone_name_nothing() -> None:
     """A hint tells causes apart; without the message it names no entry."""
     assert explain("export ONEAPI_DEVICE_SELECTOR=level_zero:0 && docker compose up", KB) == []
@@ -754,6 +761,41 @@ def test_a_layer_names_the_wording_of_its_own_tools(text: str, layer: str) -> No
          "unknown.txt does not exist", "integration"),
         ("2024-02-14 09:59:28 [ERROR] neuralchat error: Device does not exist\nAttributeError: "
          "'NoneType' object has no attribute 'predict'", "integration"),
+        # the eighth and ninth collections' development texts
+        # a SYCL program failing to link (llama.cpp #9490, #24928, #6439)
+        ("/usr/bin/ld: ../../ggml/src/libggml.a(ggml-sycl.cpp.o): undefined reference to symbol "
+         "'_ZNK4sycl3_V16device8get_infoINS0_3ext5intel4info6device9device_idEEENS0_6detail19is_"
+         "device_info_descIT_E11return_typeEv'", "sycl-build"),
+        ("Misc. bug: SYCL undefined reference to _Z22__spirv_GroupBroadcastifDv3_", "sycl-build"),
+        ("ggml-sycl-269668.cpp:(.text+0x875f): undefined reference to oneapi::mkl::blas::column_"
+         "major::gemm_batch(sycl::_V1::queue&, oneapi::mkl::transpose)", "sycl-build"),
+        # torch-xpu-ops' FindSYCL failing in CMake (pytorch #140894)
+        ("CMake Error at third_party/torch-xpu-ops/cmake/Modules/FindSYCL.cmake:389 (file):\n"
+         "  file does not recognize sub-command REAL_PATH", "sycl-build"),
+        # the host compiler crashing on torch's XPU kernels (pytorch #145340)
+        ("internal compiler error: in extract_insn when compiling pytorch with xpu with gcc 12",
+         "sycl-build"),
+        # the log of a JIT build that failed is the layer's, not a missing kernel (llama.cpp #27412)
+        ("Eval bug: SYCL run fails with The program was built for 1 devices (Iris(R) Xe Graphics)",
+         "sycl-build"),
+        # Triton's native module without the Intel backend (triton-windows #34)
+        ("ImportError: cannot import name 'intel' from 'triton._C.libtriton'", "compiler"),
+        # oneAPI's profiling interface under torch's XPU profiler (pytorch #153632)
+        ("RuntimeError: Fail to enable Kineto Profiler on XPU due to error code: 2. The detailed "
+         "error message is: PTI_ERROR_NOT_IMPLEMENTED", "runtime"),
+        # a Level Zero call named (vllm #48953)
+        ("[Bug][XPU]: zeMemOpenIpcHandle INVALID_ARGUMENT on 2x Arc B50 (Battlemage) TP=2",
+         "level-zero"),
+        # vLLM finding the XPU's memory taken at start (vllm #50135)
+        ("ValueError: Free memory on device xpu:0 (0.22/30.3 GiB) on startup is less than desired "
+         "GPU memory utilization (0.7, 21.21 GiB).", "memory"),
+        # a tensor left on the CPU beside the XPU's (ComfyUI #13409)
+        ("RuntimeError: Expected all tensors to be on the same device, but found at least two "
+         "devices, xpu:0 and cpu!", "code"),
+        # WinError 127 is the loader's too (ComfyUI-Intel-Arc-Clean-Install #4), not Level Zero
+        ("Set oneapi device selector to: level_zero:gpu\nOSError: [WinError 127] The specified "
+         'procedure could not be found. Error loading "C:\\venv\\Lib\\site-packages\\torch\\lib\\to',
+         "windows-loader"),
     ],
 )  # fmt: skip
 def test_a_layer_is_named_from_the_words_of_the_development_texts(text: str, layer: str) -> None:
@@ -772,6 +814,13 @@ def test_a_layer_is_named_from_the_words_of_the_development_texts(text: str, lay
         "\u276f pip install --pre --upgrade ipex-llm[all]\nzsh: no matches found: ipex-llm[all]",
         # the same wording with a CUDA package: nothing either
         "zsh: no matches found: nvidia-cudnn-cu12[all]",
+        # transformers probing torch.xpu on a machine with a torch without it (transformers #31563)
+        'File "/envs/mlflow/lib/python3.9/site-packages/transformers/utils/import_utils.py", line '
+        "765, in is_torch_xpu_available\n    _ = torch.xpu.device_count()\n  File \"/envs/mlflow/"
+        'lib/python3.9/site-packages/torch/__init__.py", line 1932, in __getattr__\nAttributeError: '
+        "module 'torch' has no attribute 'xpu'",
+        # DeepSpeed's ZeRO is not a Level Zero call (the layer's API names are case-sensitive)
+        "Intel Arc: RuntimeError: ZeroStageError in ZeRO stage 3 partitioning",
         # torch/xpu as a path is the stack, but a CUDA device-index error in another package is not
         'File "/venv/site-packages/torch/cuda/__init__.py", line 415\nRuntimeError: CUDA error: '
         "invalid device ordinal",
