@@ -2,7 +2,7 @@
 
 Rooms, from the bottom up (a room may import the rooms below it, never one above):
 
-    foundation (errors, resources, atomic) < model < knowledge < scan < probe < verdicts < runs < reporting < app < cli
+    foundation (errors, resources, atomic, usage_rules) < model < knowledge < scan < probe < verdicts < runs < reporting < app < cli
 
 Every ``import`` counts, at module level or inside a function, and those under
 ``if TYPE_CHECKING:`` too: a type-only arrow is still an arrow of the design; ``from P import
@@ -44,6 +44,7 @@ FOUNDATION = {
     "ipex_doctor.bounded_json",
     "ipex_doctor.errors",
     "ipex_doctor.resources",
+    "ipex_doctor.usage_rules",
     "ipex_doctor.__main__",
 }
 

@@ -17,7 +17,9 @@ from ipex_doctor.app.conclusion import conclude, gate_policy
 from ipex_doctor.app.interrupts import sigterm_raises
 from ipex_doctor.errors import ExitCode, Stopped, Terminated
 from ipex_doctor.knowledge import known_issues
+from ipex_doctor.model.device_spec import AUTO, LOCAL, DeviceSpec
 from ipex_doctor.model.findings import Command, FindingKind, Report
+from ipex_doctor.model.terms import Isolation
 from ipex_doctor.probe.options import ProbeOptions
 from ipex_doctor.probe.session import StepProgress
 from ipex_doctor.reporting.output_options import OutputOptions
@@ -26,6 +28,7 @@ from ipex_doctor.reporting.saved_reports import SavedReport
 from ipex_doctor.runs import distributed
 from ipex_doctor.runs.device_selection import local_rank
 from ipex_doctor.runs.diagnose import CheckOptions, Partial, diagnose, partial_report
+from ipex_doctor.runs.sanity_options import SanityOptions
 
 Notify = Callable[[str], None]
 
@@ -45,6 +48,30 @@ class Request:
     """``--baseline``, read and validated once where the option was parsed."""
     code: tuple[Path, ...] = ()
     """``check --code PATH``: the user's code to read and join with this environment."""
+
+
+def check_options(
+    probe: ProbeOptions,
+    device: DeviceSpec | None,
+    *,
+    only: tuple[str, ...] | None,
+    sanity: SanityOptions | None,
+    isolation: Isolation = Isolation.WORKER,
+    checks_dirs: tuple[str, ...] = (),
+    distributed: bool = False,
+) -> CheckOptions:
+    """The checks a diagnosis runs, from what the user typed: the catalog with the scripts of
+    ``checks_dirs``, each name of ``only`` found in it once (else a usage error naming the
+    closest; ``all`` names every one), each check limited as the probe's steps are, on
+    ``device`` (default: every device, or this rank's under ``distributed``)."""
+    if only is not None:
+        only = ("all",) if "all" in only else tuple(dict.fromkeys(only))
+    # NOTE: under a launcher each rank examines its own device, once; not every device.
+    device = device or (LOCAL if distributed else AUTO)
+    return CheckOptions.build(
+        checks_dirs=checks_dirs, only=only, device=device, timeout_s=probe.timeout_s,
+        isolation=isolation, sanity_options=sanity,
+    )  # fmt: skip
 
 
 def diagnose_and_publish(

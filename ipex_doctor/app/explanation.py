@@ -18,6 +18,22 @@ from ipex_doctor.runs.diagnose import Progress, examine
 from ipex_doctor.verdicts.assemble import findings_of
 
 
+def environment_facts(
+    report_path: str | None,
+    python: str | None,
+    timeout: float,
+    knowledge: KnowledgeBase,
+    progress: Progress,
+) -> EnvFacts | None:
+    """What ``explain`` decides between causes with: the findings of the report at
+    ``report_path``, else those of the interpreter ``python`` examined; ``None`` for neither."""
+    if report_path is not None:
+        return facts_of_report(report_path)
+    if python is not None:
+        return facts_of_interpreter(python, timeout, knowledge, progress)
+    return None
+
+
 def facts_of_report(report_path: str) -> EnvFacts:
     """The findings of the report at ``report_path``; ``DoctorError`` when it has none."""
     from ipex_doctor.reporting.saved_reports import read_report_data

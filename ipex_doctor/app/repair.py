@@ -51,6 +51,7 @@ from ipex_doctor.model.repair import (
     StepStatus,
 )
 from ipex_doctor.probe.options import DEFAULT_TIMEOUT_S, ProbeOptions
+from ipex_doctor.reporting.formats.repair_text import outcome_text, plan_text
 from ipex_doctor.reporting.output import STDOUT
 from ipex_doctor.reporting.output_options import OutputOptions
 from ipex_doctor.reporting.policy import Policy
@@ -69,6 +70,25 @@ class Conversation:
     approve: Callable[[str], bool]
     """Asked a question, says yes or no: ``--yes``, else the user's answer on a terminal."""
     show: Callable[[Repair], None]
+
+    @classmethod
+    def on_streams(
+        cls,
+        out: OutputOptions,
+        notify: Callable[[str], None],
+        approver: Callable[[bool], Callable[[str], bool]],
+        echo: Callable[[str, bool], None],
+    ) -> Conversation:
+        """The plan (or the outcome) as text through ``echo(text, err)``, and the questions
+        through ``approver(err)``: on stdout, or on stderr (``err``) when a machine report
+        takes stdout."""
+        err = any(path == STDOUT for _, path in out.sinks)
+
+        def show(repair: Repair) -> None:
+            planning = repair.verdict in (RepairVerdict.PLANNED, RepairVerdict.NOTHING_TO_DO)
+            echo(plan_text(repair) if planning else outcome_text(repair), err)
+
+        return cls(notify, approver(err), show)
 
 
 @dataclass(frozen=True)

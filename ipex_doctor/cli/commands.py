@@ -16,30 +16,32 @@ import click
 
 from ipex_doctor import __version__
 from ipex_doctor.cli.options import (
+    AS_JSON,
     BASELINE,
     CHECK_RUN,
+    EXISTING,
+    FILE,
     KB,
     OUTPUT,
     OUTPUT_EXPLAINING,
     OUTPUT_SCAN,
     PROBE,
     SANITY,
-    DeviceOption,
-    Refuse,
+    TIMEOUT,
+    device_option,
+    python_option,
     refuse,
 )
-from ipex_doctor.errors import DoctorError, ExitCode
-from ipex_doctor.model.device_spec import AUTO, LOCAL, DeviceSpec
+from ipex_doctor.errors import ExitCode
 from ipex_doctor.model.terms import Isolation
+from ipex_doctor.usage_rules import Refuse
 
 if TYPE_CHECKING:
     from ipex_doctor.app.diagnosis import Request
-    from ipex_doctor.knowledge.explain import EnvFacts
-    from ipex_doctor.knowledge.known_issues import KnowledgeBase
+    from ipex_doctor.model.device_spec import DeviceSpec
     from ipex_doctor.probe.options import ProbeOptions
     from ipex_doctor.reporting.output_options import OutputOptions
     from ipex_doctor.reporting.saved_reports import SavedReport
-    from ipex_doctor.runs.diagnose import CheckOptions
     from ipex_doctor.runs.sanity_options import SanityOptions
 
 
@@ -60,23 +62,6 @@ def approver(yes: bool, *, logged: bool = False, err: bool = False) -> Callable[
         return sys.stdin.isatty() and click.confirm(question, default=False, err=err)
 
     return approve
-
-
-def _check_options(
-    *,
-    probe: ProbeOptions,
-    device: DeviceSpec,
-    only: tuple[str, ...] | None,
-    sanity: SanityOptions | None,
-    isolation: Isolation = Isolation.WORKER,
-    checks_dirs: tuple[str, ...] = (),
-) -> CheckOptions:
-    from ipex_doctor.runs.diagnose import CheckOptions
-
-    return CheckOptions.build(
-        checks_dirs=checks_dirs, only=only, device=device, timeout_s=probe.timeout_s,
-        isolation=isolation, sanity_options=sanity,
-    )  # fmt: skip
 
 
 def _run(request: Request) -> int:
@@ -118,29 +103,26 @@ def cli() -> None:
 @click.option("--skip-sanity", is_flag=True, help="Leave out the ResNet-50 AMP sanity run.")
 @click.option("--distributed", is_flag=True,
               help="Under torchrun/mpirun: each rank examines its node, rank 0 writes one fleet report.")  # fmt: skip
-@click.option("--code", "code", metavar="PATH", multiple=True, type=click.Path(exists=True),
+@click.option("--code", "code", metavar="PATH", multiple=True, type=EXISTING,
               help="Also read your code under PATH (as scan does), judged against this environment. Repeatable.")  # fmt: skip
 @SANITY
 def check(
     probe: ProbeOptions, kb_overlays: tuple[str, ...], out: OutputOptions,
     baseline: SavedReport | None, device: DeviceSpec | None, isolation: Isolation,
-    checks_dirs: tuple[str, ...], skip_sanity: bool, distributed: bool, code: tuple[str, ...],
+    checks_dirs: tuple[str, ...], skip_sanity: bool, distributed: bool, code: tuple[Path, ...],
     sanity_options: SanityOptions,
 ) -> int:  # fmt: skip
     """Full diagnosis: probe, reproductions on every device, the AMP sanity run, verdicts."""
-    from ipex_doctor.app.diagnosis import Request
+    from ipex_doctor.app.diagnosis import Request, check_options
     from ipex_doctor.model.findings import Command
 
-    # NOTE: under a launcher each rank examines its own device, once; not every device.
-    default_device = LOCAL if distributed else AUTO
-    checks = _check_options(
-        probe=probe, device=device or default_device, only=None,
-        sanity=None if skip_sanity else sanity_options, isolation=isolation,
-        checks_dirs=checks_dirs,
+    checks = check_options(
+        probe, device, only=None, sanity=None if skip_sanity else sanity_options,
+        isolation=isolation, checks_dirs=checks_dirs, distributed=distributed,
     )  # fmt: skip
     return _run(
         Request(Command.CHECK, probe, out, kb_overlays, checks=checks, distributed=distributed,
-                baseline=baseline, code=tuple(Path(p) for p in code))
+                baseline=baseline, code=code)
     )  # fmt: skip
 
 
@@ -164,14 +146,12 @@ def repro(
 
         click.echo(list_checks(KnowledgeRequest(kb_overlays), checks_dirs, notify_user))
         return ExitCode.OK
-    from ipex_doctor.app.diagnosis import Request
+    from ipex_doctor.app.diagnosis import Request, check_options
     from ipex_doctor.model.findings import Command
 
-    only = ("all",) if "all" in names else tuple(dict.fromkeys(names))
-    checks = _check_options(
-        probe=probe, device=device or AUTO, only=only, sanity=None, isolation=isolation,
-        checks_dirs=checks_dirs,
-    )  # fmt: skip
+    checks = check_options(
+        probe, device, only=names, sanity=None, isolation=isolation, checks_dirs=checks_dirs
+    )
     return _run(Request(Command.REPRO, probe, out, kb_overlays, checks=checks))
 
 
@@ -180,18 +160,17 @@ def repro(
 @KB
 @OUTPUT_EXPLAINING
 @BASELINE
-@click.option("--device", type=DeviceOption(), default=None,
-              help="Device for the run (default: the first accelerator, else cpu): cpu, xpu, xpu:N, cuda, cuda:N.")  # fmt: skip
+@device_option("Device for the run (default: the first accelerator, else cpu): cpu, xpu, xpu:N, cuda, cuda:N.")  # fmt: skip
 @SANITY
 def sanity(
     probe: ProbeOptions, kb_overlays: tuple[str, ...], out: OutputOptions,
     baseline: SavedReport | None, device: DeviceSpec | None, sanity_options: SanityOptions,
 ) -> int:  # fmt: skip
     """ResNet-50 AMP sanity run: training converges, AMP agrees with fp32, AMP is faster."""
-    from ipex_doctor.app.diagnosis import Request
+    from ipex_doctor.app.diagnosis import Request, check_options
     from ipex_doctor.model.findings import Command
 
-    checks = _check_options(probe=probe, device=device or AUTO, only=(), sanity=sanity_options)
+    checks = check_options(probe, device, only=(), sanity=sanity_options)
     return _run(Request(Command.SANITY, probe, out, kb_overlays, checks=checks, baseline=baseline))
 
 
@@ -208,37 +187,36 @@ def env(probe: ProbeOptions, kb_overlays: tuple[str, ...], out: OutputOptions) -
 
 
 @cli.command()
-@click.argument("report_file", metavar="FILE.json", type=click.Path(dir_okay=False))
+@click.argument("report_file", metavar="FILE.json", type=FILE)
 @KB
 @click.option("--as-recorded", is_flag=True, help="Keep the recorded verdicts; do not re-judge.")
 @OUTPUT
 @BASELINE
 def report(
-    report_file: str, kb_overlays: tuple[str, ...], as_recorded: bool, out: OutputOptions,
+    report_file: Path, kb_overlays: tuple[str, ...], as_recorded: bool, out: OutputOptions,
     baseline: SavedReport | None,
 ) -> int:  # fmt: skip
     """Re-render a saved JSON report, re-judged against the current knowledge base."""
     from ipex_doctor.app.replay import replay_report
 
     return replay_report(
-        Path(report_file), out, kb_overlays=kb_overlays, as_recorded=as_recorded,
+        report_file, out, kb_overlays=kb_overlays, as_recorded=as_recorded,
         baseline=baseline, notify=notify_user,
     )  # fmt: skip
 
 
 @cli.command()
-@click.argument("report_files", nargs=-1, required=True, metavar="REPORT.json|DIR...")
+@click.argument("report_files", nargs=-1, required=True, metavar="REPORT.json|DIR...",
+                type=click.Path(path_type=Path))  # fmt: skip
 @KB
 @OUTPUT
-def merge(report_files: tuple[str, ...], kb_overlays: tuple[str, ...], out: OutputOptions) -> int:
+def merge(report_files: tuple[Path, ...], kb_overlays: tuple[str, ...], out: OutputOptions) -> int:
     """Merge reports of several nodes into one fleet report, naming the nodes that differ.
 
     A directory stands for the *.json reports in it."""
     from ipex_doctor.app.replay import merge_reports
 
-    return merge_reports(
-        [Path(p) for p in report_files], out, kb_overlays=kb_overlays, notify=notify_user
-    )
+    return merge_reports(report_files, out, kb_overlays=kb_overlays, notify=notify_user)
 
 
 _REPORT_FILES = ("json_path", "junit_path", "markdown_path", "html_path", "sarif_path")
@@ -253,7 +231,7 @@ _REPORT_FILES = ("json_path", "junit_path", "markdown_path", "html_path", "sarif
            with_any=("paths", "fix", "diff", "docs", "exclude", "rule_overlays", *_REPORT_FILES)),
     Refuse("yes", "--yes approves --undo; scan --fix writes without asking", without=("undo",)),
 )  # fmt: skip
-@click.argument("paths", nargs=-1, metavar="[PATH]...", type=click.Path(exists=True))
+@click.argument("paths", nargs=-1, metavar="[PATH]...", type=EXISTING)
 @PROBE
 @KB
 @OUTPUT_SCAN
@@ -268,13 +246,13 @@ _REPORT_FILES = ("json_path", "junit_path", "markdown_path", "html_path", "sarif
               help="Read the Python and shell code blocks of Markdown and reST documents too (reported, never rewritten); a document named as a PATH is always read.")  # fmt: skip
 @click.option("--rules", "rule_overlays", metavar="FILE", multiple=True,
               help="Your own code rules (the format of the shipped code_rules.yaml), applied over the shipped ones: a rule with a shipped id replaces it (said on stderr, and the finding names FILE), a new id is added; an invalid file is refused before anything is read. Repeatable.")  # fmt: skip
-@click.option("--undo", "undo", metavar="RECORD", type=click.Path(dir_okay=False),
+@click.option("--undo", "undo", metavar="RECORD", type=FILE,
               help="Restore the files an earlier --fix rewrote, byte for byte, from its RECORD (a file edited since is left alone).")  # fmt: skip
 @click.option("--yes", "-y", "yes", is_flag=True, help="With --undo: restore without asking.")
 def scan(
-    paths: tuple[str, ...], probe: ProbeOptions, kb_overlays: tuple[str, ...],
+    paths: tuple[Path, ...], probe: ProbeOptions, kb_overlays: tuple[str, ...],
     out: OutputOptions, fix: bool, diff: bool, exclude: tuple[str, ...], no_cache: bool,
-    docs: bool, rule_overlays: tuple[str, ...], undo: str | None, yes: bool,
+    docs: bool, rule_overlays: tuple[str, ...], undo: Path | None, yes: bool,
 ) -> int:  # fmt: skip
     """Read your code (default: .) for IPEX APIs and known-issue patterns, judged against the
     environment of --python; --fix moves what is mechanical to upstream PyTorch.
@@ -287,11 +265,11 @@ def scan(
     if undo is not None:
         from ipex_doctor.app.fix_undo import undo_scan_fix
 
-        return undo_scan_fix(Path(undo), approve=approver(yes), show=click.echo)
+        return undo_scan_fix(undo, approve=approver(yes), show=click.echo)
     from ipex_doctor.app.code_scan import ScanRequest, scan_and_publish
 
     request = ScanRequest(
-        tuple(Path(p) for p in paths), out, probe, kb_overlays, exclude, fix=fix, diff=diff,
+        paths, out, probe, kb_overlays, exclude, fix=fix, diff=diff,
         cache=not no_cache, docs=docs, rule_overlays=rule_overlays,
     )  # fmt: skip
     return scan_and_publish(request, notify=notify_user, emit=notify_plain)
@@ -303,19 +281,66 @@ def notify_plain(text: str) -> None:
 
 
 @cli.command()
+@refuse(Refuse("undo", "--undo restores a snapshot: --report, --snapshot and "
+               "--rollback-on-regression do not apply to it",
+               with_any=("saved_report", "rollback_on_regression", "snapshot")))  # fmt: skip
+@python_option("Interpreter of the environment to repair (default: the one running the doctor; "
+               "with --report or --undo, the one the file records, run only once you approve it).")  # fmt: skip
+@TIMEOUT
+@KB
+@OUTPUT
+@click.option("--report", "saved_report", metavar="FILE.json", type=FILE,
+              help="Plan from this saved JSON report instead of diagnosing again.")  # fmt: skip
+@click.option("--yes", "-y", "yes", is_flag=True, help="Apply the plan without asking.")
+@click.option("--undo", "undo", metavar="SNAPSHOT", type=FILE,
+              help="Restore the distributions recorded in SNAPSHOT (written by an earlier fix).")  # fmt: skip
+@click.option("--snapshot", "snapshot", metavar="PATH", type=FILE,
+              help="Where to write the snapshot (default: next to the --json report, else ./ipex-doctor-fix-TIME.snapshot.json).")  # fmt: skip
+@click.option("--rollback-on-regression", is_flag=True,
+              help="Undo at once if the diagnosis after is worse than before.")  # fmt: skip
+def fix(
+    python: str | None, timeout: float, kb_overlays: tuple[str, ...], out: OutputOptions,
+    saved_report: Path | None, yes: bool, undo: Path | None, snapshot: Path | None,
+    rollback_on_regression: bool,
+) -> int:  # fmt: skip
+    """Plan, and with --yes apply, the pip remedies of the findings: install or uninstall
+    pinned packages in the examined interpreter only, with a snapshot to undo.
+
+    \b
+    Exit codes: 0 nothing left at the gate (or the undo restored the snapshot exactly),
+    1 findings remain (or the plan was not applied), 2 usage or refused (nothing changed),
+    130 / 143 interrupted (the report names the step and the undo command).
+    """
+    from ipex_doctor.app import repair
+
+    talk = repair.Conversation.on_streams(
+        out,
+        notify_user,
+        lambda err: approver(yes, logged=True, err=err),
+        lambda text, err: click.echo(text, nl=False, err=err),
+    )
+    if undo is not None:
+        undoing = repair.UndoRequest(undo, out, python, timeout, kb_overlays)
+        return repair.undo_and_publish(undoing, talk)
+    request = repair.FixRequest(
+        out, python, timeout, kb_overlays,
+        saved_report=saved_report, snapshot=snapshot, rollback_on_regression=rollback_on_regression,
+    )  # fmt: skip
+    return repair.fix_and_publish(request, talk)
+
+
+@cli.command()
 @refuse(Refuse("report_path", "give --report or --python, not both", with_any=("python",),
-               error=DoctorError))  # fmt: skip
+               one_line=True))  # fmt: skip
 @click.argument("text", required=False)
 @click.option("--file", "file_path", metavar="PATH",
               help="Read the error or traceback from PATH ('-': stdin).")  # fmt: skip
 @KB
 @click.option("--report", "report_path", metavar="FILE.json",
               help="Decide between causes with a report of 'ipex-doctor env/check --json'.")  # fmt: skip
-@click.option("--python", "python", metavar="PATH",
-              help="Decide between causes by examining this interpreter's environment, as env does.")  # fmt: skip
-@click.option("--timeout", type=click.FloatRange(min=1.0), default=180.0, show_default=True,
-              metavar="SECONDS", help="With --python: the limit for each step of the examination.")  # fmt: skip
-@click.option("--json", "as_json", is_flag=True, help="Print the matches as JSON.")
+@python_option("Decide between causes by examining this interpreter's environment, as env does.")
+@TIMEOUT
+@AS_JSON
 def explain(
     text: str | None, file_path: str | None, kb_overlays: tuple[str, ...],
     report_path: str | None, python: str | None, timeout: float, as_json: bool,
@@ -333,30 +358,16 @@ def explain(
 
     error = read_input(text, file_path)
     knowledge = load_files(kb_overlays, notify_user)
-    env = _environment_facts(report_path, python, timeout, knowledge)
+    env = None
+    if report_path is not None or python is not None:  # NOTE: a text alone imports no app/
+        from ipex_doctor.app.explanation import environment_facts
+
+        env = environment_facts(report_path, python, timeout, knowledge, notify_user)
     matches, layer = diagnose(error, knowledge, env)
     click.echo(explain_json(matches, env, layer) if as_json else explain_text(matches, env, layer))
     if matches:
         return ExitCode.OK
     return ExitCode.LAYER_ONLY if layer is not None else ExitCode.FINDINGS
-
-
-def _environment_facts(
-    report_path: str | None, python: str | None, timeout: float, knowledge: KnowledgeBase
-) -> EnvFacts | None:
-    """What ``explain`` decides between causes with: the report's findings, or those of the
-    interpreter examined; ``None`` for the text alone."""
-    # NOTE: here, not in app/, which explain of a text alone must not import (a light
-    # command): the light path imports neither the report reader nor the probe.
-    if report_path is not None:
-        from ipex_doctor.app.explanation import facts_of_report
-
-        return facts_of_report(report_path)
-    if python is not None:
-        from ipex_doctor.app.explanation import facts_of_interpreter
-
-        return facts_of_interpreter(python, timeout, knowledge, notify_user)
-    return None
 
 
 @cli.group("kb")
@@ -366,7 +377,7 @@ def kb_group() -> None:
 
 @kb_group.command("list")
 @KB
-@click.option("--json", "as_json", is_flag=True, help="Print the entries as JSON.")
+@AS_JSON
 def kb_list(kb_overlays: tuple[str, ...], as_json: bool) -> int:
     """List the known issues and the built-in findings the doctor can report."""
     from ipex_doctor.app.knowledge_views import KnowledgeRequest, list_entries
@@ -378,7 +389,7 @@ def kb_list(kb_overlays: tuple[str, ...], as_json: bool) -> int:
 @kb_group.command("show")
 @click.argument("issue_id", metavar="ID")
 @KB
-@click.option("--json", "as_json", is_flag=True, help="Print the entry as JSON.")
+@AS_JSON
 def kb_show(issue_id: str, kb_overlays: tuple[str, ...], as_json: bool) -> int:
     """Show everything the knowledge base says about one issue (or one built-in finding, or
     one code rule of scan)."""
@@ -389,12 +400,12 @@ def kb_show(issue_id: str, kb_overlays: tuple[str, ...], as_json: bool) -> int:
 
 
 @kb_group.command("validate")
-@click.argument("files", nargs=-1, metavar="[FILE]...")
-def kb_validate(files: tuple[str, ...]) -> int:
+@click.argument("files", nargs=-1, metavar="[FILE]...", type=click.Path(path_type=Path))
+def kb_validate(files: tuple[Path, ...]) -> int:
     """Validate knowledge-base files (default: the shipped one); every error, with its line.
 
     Exit 2 if any file has an error.
     """
     from ipex_doctor.app.knowledge_views import validate_files
 
-    return validate_files([Path(f) for f in files], notify_user, click.echo)
+    return validate_files(files, notify_user, click.echo)

@@ -1,29 +1,27 @@
-"""The options the commands share, each turned into a typed value once, where Click parses it.
+"""The options the commands share, each declared once and typed once, where Click parses it.
 
-A group of options that together make one value (the output options, the sanity run's, what
-to examine) is declared with ``option_group``: the command receives the built value under one
-name, never the raw strings, and the builder must take every one of the group's options (and
-need no other), so an option nothing consumes fails when the command is declared instead of
-vanishing. A single option is typed by a Click type or callback (``DeviceOption``,
-``--isolation``, ``--baseline``). What options may not be given together, or only with
-another, is a table of ``Refuse`` rules over a command (``refuse``), checked in one place
-before the command runs, its names held to the command's parameters when it is declared.
-
-Builders import the rest of the package lazily: ``--help`` and the light commands load only
-this module, Click and the model's vocabulary.
+A group of options that make one value (what to examine, the output options, the sanity
+run's) is an ``option_group``: the command receives the built value under one name, and the
+builder must take every option of the group and need no other, checked when the command is
+declared, so an option nothing consumes cannot vanish. ``refuse`` checks a command's usage
+rules (``usage_rules``) before it runs. Builders import the rest of the package lazily:
+``--help`` and the light commands load only this module, Click and the model's vocabulary.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from ipex_doctor.errors import DoctorError
 from ipex_doctor.model.device_spec import DeviceSpec
 from ipex_doctor.model.terms import AMP_DTYPES, SANITY_PROFILES, Isolation
+from ipex_doctor.usage_rules import Refuse, first_broken, unknown_names
 
 if TYPE_CHECKING:
     from ipex_doctor.probe.options import ProbeOptions
@@ -72,45 +70,9 @@ def option_group(name: str, build: Callable[..., Any], *options: Decorator) -> C
     return apply
 
 
-class Refuse(NamedTuple):
-    """One usage rule of a command, as data: ``message`` when ``given`` was given (``None``:
-    always) together with any of ``with_any``, or without every one of ``without``.
-
-    Values given are those Click parsed, before any group builds its value: a flag set, an
-    option or argument with a value, a repeatable one given at least once.
-    """
-
-    # NOTE: a NamedTuple, not the house's frozen dataclass: this module is on every light
-    # command's path, and building a dataclass costs about 2 ms at import on a busy 2-core
-    # machine where a NamedTuple costs about 0.3 ms; it is as immutable and as typed.
-
-    given: str | None
-    message: str
-    with_any: tuple[str, ...] = ()
-    without: tuple[str, ...] = ()
-    error: Callable[[str], Exception] = click.UsageError
-    """The error raised: a usage error (exit 2, with the command's usage line) unless the
-    command has always answered this one as a one-line ``DoctorError``."""
-
-    def broken(self, params: Mapping[str, Any]) -> bool:
-        """Whether ``params`` (parameter name to parsed value) break this rule."""
-        if self.given is not None and not _given(params.get(self.given)):
-            return False
-        if any(_given(params.get(name)) for name in self.with_any):
-            return True
-        return bool(self.without) and not any(_given(params.get(n)) for n in self.without)
-
-    def names(self) -> set[str]:
-        """The parameters this rule reads."""
-        return {n for n in (self.given, *self.with_any, *self.without) if n is not None}
-
-
-def _given(value: Any) -> bool:
-    return value not in (None, False, (), "")
-
-
 def refuse(*rules: Refuse) -> Callable[[F], F]:
-    """Check ``rules`` in order before the command runs: the first broken one is raised.
+    """Check ``rules`` in order before the command runs: the first broken one is raised, as a
+    usage error (exit 2, with the usage line) or, for a ``one_line`` rule, a ``DoctorError``.
 
     Applied above a command's options (below ``@cli.command()``), so each name a rule reads
     is checked against the command's parameters when the command is declared: a rule cannot
@@ -118,17 +80,15 @@ def refuse(*rules: Refuse) -> Callable[[F], F]:
     """
 
     def apply(func: F) -> F:
-        declared = {p.name for p in getattr(func, "__click_params__", [])}
-        unknown = set().union(*(rule.names() for rule in rules)) - declared
+        unknown = unknown_names(rules, (p.name for p in getattr(func, "__click_params__", [])))
         if unknown:
             raise TypeError(f"{func.__name__}: rules name unknown parameters {sorted(unknown)}")
 
         @functools.wraps(func)
         def command(*args: Any, **kwargs: Any) -> Any:
-            params = click.get_current_context().params
-            broken = next((rule for rule in rules if rule.broken(params)), None)
+            broken = first_broken(rules, click.get_current_context().params)
             if broken is not None:
-                raise broken.error(broken.message)
+                raise (DoctorError if broken.one_line else click.UsageError)(broken.message)
             return func(*args, **kwargs)
 
         return command  # type: ignore[return-value]
@@ -148,30 +108,21 @@ def _param_names(options: tuple[Decorator, ...]) -> set[str]:
     return {p.name for p in params if p.name is not None}
 
 
-if TYPE_CHECKING:
-    _DeviceParam = click.ParamType[DeviceSpec]
-else:  # NOTE: ParamType is generic in Click's newer stubs only; the package supports 8.1.
-    _DeviceParam = click.ParamType
+def _device(ctx: click.Context, param: click.Parameter, value: str | None) -> DeviceSpec | None:
+    """A ``--device`` value, parsed once into the ``DeviceSpec`` every use receives."""
+    if value is None:
+        return None
+    from ipex_doctor.runs.device_selection import parse_device_spec
+
+    try:
+        return parse_device_spec(value)
+    except DoctorError as exc:
+        raise click.BadParameter(f"{value!r} is not a device ({exc.tip})") from None
 
 
-class DeviceOption(_DeviceParam):
-    """A ``--device`` value, parsed once into a ``DeviceSpec`` (``auto``, ``all``, ``local``,
-    ``cpu``, ``xpu``, ``xpu:N``, ``cuda``, ``cuda:N``), the type every use receives."""
-
-    name = "device"
-
-    def convert(
-        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
-    ) -> DeviceSpec:
-        from ipex_doctor.errors import DoctorError
-        from ipex_doctor.runs.device_selection import parse_device_spec
-
-        if isinstance(value, DeviceSpec):
-            return value
-        try:
-            return parse_device_spec(str(value))
-        except DoctorError as exc:
-            self.fail(f"{value!r} is not a device ({exc.tip})", param, ctx)
+def device_option(help: str) -> Decorator:
+    """``--device``: ``None`` when left out (each command decides the default, and says it)."""
+    return click.option("--device", metavar="DEVICE", callback=_device, help=help)
 
 
 def _isolation(ctx: click.Context, param: click.Parameter, value: str) -> Isolation:
@@ -198,22 +149,16 @@ def _output_options(explaining: bool) -> Callable[..., OutputOptions]:
         from ipex_doctor.reporting.formats.kinds import Format
         from ipex_doctor.reporting.output_options import FailOn, OutputOptions
 
-        verbosity = -1 if quiet else verbose
-        if explaining and verbosity >= 0:
-            verbosity = max(verbosity, 1)
-        paths = {
-            Format.JSON: json_path,
-            Format.JUNIT: junit_path,
-            Format.MARKDOWN: markdown_path,
-            Format.HTML: html_path,
-            Format.SARIF: sarif_path,
-        }
+        kinds = (Format.JSON, Format.JUNIT, Format.MARKDOWN, Format.HTML, Format.SARIF)
+        paths = zip(
+            kinds, (json_path, junit_path, markdown_path, html_path, sarif_path), strict=True
+        )
         return OutputOptions(
-            sinks=tuple((fmt, path) for fmt, path in paths.items() if path is not None),
+            sinks=tuple((kind, path) for kind, path in paths if path is not None),
             fail_on=FailOn(fail_on) if fail_on else None,
             ignores=ignores,
             policy_file=policy_file,
-            verbosity=verbosity,
+            verbosity=-1 if quiet else max(verbose, 1) if explaining else verbose,
         )
 
     return build
@@ -223,8 +168,6 @@ def _interpreter_path(ctx: click.Context, param: click.Parameter, value: str | N
     """``--python`` as typed, ``None`` when it was left out; an empty or blank path is refused
     (it would otherwise fall back, silently, to the doctor's own interpreter)."""
     if value is not None and not value.strip():
-        from ipex_doctor.errors import DoctorError
-
         raise DoctorError(
             f"--python {value!r} names no interpreter; give the path of the environment's "
             "python, or leave --python out to examine the one running the doctor"
@@ -253,6 +196,10 @@ def _sanity_options(
     return SanityOptions(profile, amp_dtype, lr, weights, data, use_ipex=not no_ipex)
 
 
+FILE = click.Path(dir_okay=False, path_type=Path)
+"""A file's path, typed ``Path`` where Click parses it (it need not exist yet)."""
+EXISTING = click.Path(exists=True, path_type=Path)
+"""A file or directory that must exist."""
 KB = click.option(
     "--kb", "kb_overlays", metavar="FILE", multiple=True,
     help="Knowledge-base overlay; an entry with an existing id replaces it. Repeatable.",
@@ -271,10 +218,11 @@ PYTHON = python_option(
 TIMEOUT = click.option(
     "--timeout", type=click.FloatRange(min=1.0), default=180.0, show_default=True,
     metavar="SECONDS",
-    help="Limit for each step in the spawned interpreter (the imports, each check): "
+    help="Limit for each step in the spawned interpreter (the imports, each probe or check): "
     "the time it may go without progress.",
 )  # fmt: skip
 PROBE = option_group("probe", _probe_options, PYTHON, TIMEOUT)
+AS_JSON = click.option("--json", "as_json", is_flag=True, help="Print it as JSON, not as text.")
 _OUTPUT_OPTIONS = (
     click.option("--json", "json_path", metavar="PATH",
                  help="Write the JSON report to PATH ('-' for stdout; human output then goes to stderr)."),
@@ -293,8 +241,6 @@ _OUTPUT_OPTIONS = (
     click.option("-v", "--verbose", count=True, help="Also show passes, skips and evidence."),
 )  # fmt: skip
 OUTPUT = option_group("out", _output_options(explaining=False), *_OUTPUT_OPTIONS)
-
-
 OUTPUT_SCAN = option_group(
     "out",
     _output_options(explaining=False),
@@ -311,10 +257,9 @@ BASELINE = click.option(
     "versions that changed, throughput that fell beyond the runs' noise.",
 )  # fmt: skip
 CHECK_RUN = stack(
-    click.option("--device", type=DeviceOption(), default=None,
-                 help="Where to run the checks: auto (the default: cpu and every accelerator), all, cpu, xpu, xpu:N, "
-                 "cuda, cuda:N; local (the default under --distributed): this rank's accelerator, and the cpu "
-                 "on each node's first rank."),
+    device_option("Where to run the checks: auto (the default: cpu and every accelerator), all, cpu, "
+                  "xpu, xpu:N, cuda, cuda:N; local (the default under --distributed): this rank's "
+                  "accelerator, and the cpu on each node's first rank."),
     click.option("--isolation", type=click.Choice([i.value for i in Isolation]), default="worker",
                  show_default=True, callback=_isolation,
                  help="worker: one interpreter runs every check (replaced if one breaks it); "

@@ -22,6 +22,7 @@ LIGHT_FORBIDDEN = (
     "yaml", "jsonschema",  # the knowledge base comes from its cache once validated
     "ipex_doctor.reporting.formats.console", "ipex_doctor.model.findings",
     "ipex_doctor.probe.spawn", "ipex_doctor.runs.runner", "ipex_doctor.app.diagnosis",
+    "ipex_doctor.app.endings",  # NOTE: only a command that raised needs it
 )  # fmt: skip
 """What no light command may import (a name stands for its submodules too)."""
 MATCHER = "ipex_doctor.knowledge.explain"

@@ -4,6 +4,7 @@ builder does not take exactly its options is refused when the command is declare
 from __future__ import annotations
 
 import inspect
+import re
 
 import click
 import pytest
@@ -11,8 +12,9 @@ from click.testing import CliRunner
 from conftest import run_doctor
 
 from ipex_doctor.cli.commands import cli
-from ipex_doctor.cli.options import DeviceOption, Refuse, option_group, refuse
+from ipex_doctor.cli.options import device_option, option_group, refuse
 from ipex_doctor.model.device_spec import DeviceSpec
+from ipex_doctor.usage_rules import Refuse
 
 
 def test_a_group_whose_builder_ignores_an_option_is_refused() -> None:
@@ -148,18 +150,32 @@ def test_explain_report_and_python_together_is_one_line_exit_2() -> None:
     assert done.stderr.splitlines() == ["ipex-doctor: error: give --report or --python, not both"]
 
 
+@click.command()
+@device_option("where")
+def _placed(device: DeviceSpec | None) -> None:
+    click.echo(repr(device))
+
+
 @pytest.mark.parametrize("value", ["cuda:1", " CUDA:1 ", "Cuda:1"])
 def test_device_spec_normalises(value: str) -> None:
-    assert DeviceOption().convert(value, None, None) == DeviceSpec("cuda", 1)
+    """The command receives the parsed spec, whatever the case and spaces typed."""
+    done = CliRunner().invoke(_placed, ["--device", value])
+    assert done.exit_code == 0 and done.output.strip() == repr(DeviceSpec("cuda", 1))
+    assert CliRunner().invoke(_placed, []).output.strip() == "None"
 
 
 @pytest.mark.parametrize("value", ["gpu", "cpu:1", "all:0", "xpu:", ""])
 def test_device_spec_refuses_with_the_accepted_forms(value: str) -> None:
-    with pytest.raises(click.BadParameter, match="is not a device .*cuda:N"):
-        DeviceOption().convert(value, None, None)
+    """A usage error (exit 2) naming the option, the value and the accepted forms."""
+    done = CliRunner().invoke(_placed, ["--device", value])
+    assert done.exit_code == 2
+    assert re.search(
+        rf"Invalid value for '--device': {re.escape(repr(value))} is not a device .*cuda:N",
+        done.output,
+    )
 
 
-@pytest.mark.parametrize("command", ["check", "env", "fix"])
+@pytest.mark.parametrize("command", ["check", "env", "fix", "explain"])
 @pytest.mark.parametrize("value", ["", "   ", "\t"])
 def test_a_blank_python_is_a_usage_error_not_the_doctors_own(command: str, value: str) -> None:
     """``--python ''`` names nothing: one line, exit 2, in a real process; never a silent
@@ -170,3 +186,11 @@ def test_a_blank_python_is_a_usage_error_not_the_doctors_own(command: str, value
         f"ipex-doctor: error: --python {value!r} names no interpreter; give the path of the "
         "environment's python, or leave --python out to examine the one running the doctor"
     ]
+
+
+def test_an_empty_report_path_is_refused_not_ignored() -> None:
+    """``fix --report ''`` names the current directory, refused in one line before anything
+    runs; never read as "no report" (which would diagnose the doctor's own interpreter)."""
+    done = run_doctor("fix", "--report", "")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines() == ["ipex-doctor: error: .: is a directory, not a report file"]
