@@ -654,6 +654,21 @@ def test_a_text_of_the_intel_stack_that_no_entry_names_names_its_layer(
         "comfyui-ipex    | exec /usr/bin/startup.sh: exec format error\ncomfyui-ipex exited with code 255",
         "ERROR: pip's dependency resolver does not currently take into account all the packages that "
         "are installed.\nembeddedllm 0.2.1+ipex requires importlib-metadata, which is not installed.",
+        # zsh could not expand the extra of a package name (ipex-llm-tutorial #77): the command
+        # never ran, so the name it would have installed is no evidence
+        "\u276f pip install --pre --upgrade ipex-llm[all]\nzsh: no matches found: ipex-llm[all]",
+        # the same wording with a CUDA package: nothing either
+        "zsh: no matches found: nvidia-cudnn-cu12[all]",
+        # transformers probing torch.xpu on a machine with a torch without it (transformers #31563)
+        'File "/envs/mlflow/lib/python3.9/site-packages/transformers/utils/import_utils.py", line '
+        "765, in is_torch_xpu_available\n    _ = torch.xpu.device_count()\n  File \"/envs/mlflow/"
+        'lib/python3.9/site-packages/torch/__init__.py", line 1932, in __getattr__\nAttributeError: '
+        "module 'torch' has no attribute 'xpu'",
+        # DeepSpeed's ZeRO is not a Level Zero call (the layer's API names are case-sensitive)
+        "Intel Arc: RuntimeError: ZeroStageError in ZeRO stage 3 partitioning",
+        # torch/xpu as a path is the stack, but a CUDA device-index error in another package is not
+        'File "/venv/site-packages/torch/cuda/__init__.py", line 415\nRuntimeError: CUDA error: '
+        "invalid device ordinal",
     ],
 )  # fmt: skip
 def test_a_text_of_another_stack_gets_no_entry_and_no_layer(text: str) -> None:
@@ -712,18 +727,8 @@ def test_wording_that_says_the_intel_stack_is_absent_does_not_place_a_text_in_it
          "names are: auto, cpu, cuda, mps, tpu.", "integration"),
         # a bare "UR error" has many causes: the runtime layer, no entry
         ("RuntimeError: UR error", "runtime"),
-    ],
-)  # fmt: skip
-def test_a_layer_names_the_wording_of_its_own_tools(text: str, layer: str) -> None:
-    """Texts whose cause no entry names, placed in the layer whose tools wrote them."""
-    found = diagnose(text, KB)
-    assert found.matches == [] and found.layer is not None, found
-    assert found.layer.layer.id == layer
-
-
-@pytest.mark.parametrize(
-    ("text", "layer"),
-    [
+        # the sampled development texts (trimmed) that named no layer, or another, before these
+        # words joined the knowledge base
         # a build that did not find the Level Zero loader (llama.cpp #27257)
         ("Compile bug: Level Zero loader or headers not found, Level Zero support disabled",
          "level-zero"),
@@ -798,37 +803,11 @@ def test_a_layer_names_the_wording_of_its_own_tools(text: str, layer: str) -> No
          "windows-loader"),
     ],
 )  # fmt: skip
-def test_a_layer_is_named_from_the_words_of_the_development_texts(text: str, layer: str) -> None:
-    """Texts of the sampled development part (trimmed) that named no layer, or another, before
-    these words joined the knowledge base: each names its layer and no entry."""
+def test_a_layer_names_the_wording_of_its_own_tools(text: str, layer: str) -> None:
+    """Texts whose cause no entry names, placed in the layer whose tools wrote them."""
     found = diagnose(text, KB)
     assert found.matches == [] and found.layer is not None, found
     assert found.layer.layer.id == layer
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        # zsh could not expand the extra of a package name (ipex-llm-tutorial #77): the command
-        # never ran, so the name it would have installed is no evidence
-        "\u276f pip install --pre --upgrade ipex-llm[all]\nzsh: no matches found: ipex-llm[all]",
-        # the same wording with a CUDA package: nothing either
-        "zsh: no matches found: nvidia-cudnn-cu12[all]",
-        # transformers probing torch.xpu on a machine with a torch without it (transformers #31563)
-        'File "/envs/mlflow/lib/python3.9/site-packages/transformers/utils/import_utils.py", line '
-        "765, in is_torch_xpu_available\n    _ = torch.xpu.device_count()\n  File \"/envs/mlflow/"
-        'lib/python3.9/site-packages/torch/__init__.py", line 1932, in __getattr__\nAttributeError: '
-        "module 'torch' has no attribute 'xpu'",
-        # DeepSpeed's ZeRO is not a Level Zero call (the layer's API names are case-sensitive)
-        "Intel Arc: RuntimeError: ZeroStageError in ZeRO stage 3 partitioning",
-        # torch/xpu as a path is the stack, but a CUDA device-index error in another package is not
-        'File "/venv/site-packages/torch/cuda/__init__.py", line 415\nRuntimeError: CUDA error: '
-        "invalid device ordinal",
-    ],
-)  # fmt: skip
-def test_a_shell_that_could_not_expand_a_package_name_names_nothing(text: str) -> None:
-    found = diagnose(text, KB)
-    assert found.matches == [] and found.layer is None, found
 
 
 def test_an_ipex_only_torch_xpu_name_is_joined_with_scans_code_rules() -> None:
