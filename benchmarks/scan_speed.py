@@ -1,8 +1,9 @@
 """Time the scanner (``ipex_doctor.scan.scan_paths``) against ``grep -rl`` of its trigger words.
 
-    python benchmarks/scan_speed.py [DIR] [--repeat N] [--files N] [--docs]
+    python benchmarks/scan_speed.py [DIR]... [--repeat N] [--files N] [--docs]
+        [--small-files N] [--baseline CHECKOUT]
 
-Two trees: DIR (default: this Python's standard library, ``sysconfig.get_paths()["stdlib"]``,
+The trees: each DIR (default: this Python's standard library, ``sysconfig.get_paths()["stdlib"]``,
 thousands of Python files and no IPEX), and a synthetic project with IPEX built in a temporary
 directory (``--files`` Python modules of about 7 KB, one in ``--ipex-every`` using IPEX in the
 ways the rules know, half of the others plain torch; plus notebooks, requirements, a
@@ -18,6 +19,17 @@ runs in a fresh ``python -c`` (imports and loading the shipped ``code_rules.yaml
 cache of an earlier scan of the unchanged tree (what a second ``ipex-doctor scan`` costs; the
 cache lives in a temporary ``XDG_CACHE_HOME``). Best of N runs each, interleaved so machine
 noise hits all alike.
+
+A small project last: the synthetic one with ``--small-files`` modules (50: with its notebooks
+and text files, about 120 files), timed as a pre-commit hook runs it, the whole command
+``python -m ipex_doctor scan DIR`` (the interpreter's start, the imports, the examination of
+the interpreter and the report included), with ``--no-cache`` and with the cache of an earlier
+run: its budget is ``SMALL_BUDGET_S`` of wall time.
+
+``--baseline CHECKOUT`` (another checkout of the doctor, e.g. ``git worktree add /tmp/base
+main``) times its scan beside this one's, in the same interleaved rounds: before and after on
+the same machine under the same load. Each command runs in its checkout's root (``python -c``
+and ``-m`` look there first).
 
 Budget: the scan costs at most 3x the floor; on a tree without IPEX, close to it. (grep -l
 stops reading a file at its first hit, the scanner parses every file that has one: the more
@@ -37,9 +49,10 @@ import sysconfig
 import tempfile
 from pathlib import Path
 
-from _timing import time_commands
+from _timing import measure_commands
 
 BUDGET = 3.0
+SMALL_BUDGET_S = 0.3
 STDLIB = sysconfig.get_paths()["stdlib"]
 
 _SCAN = """
@@ -61,20 +74,28 @@ print(json.dumps({
 """
 
 
+ROOT = Path(__file__).resolve().parent.parent
+
+
 def main() -> int:
-    """Run both trees, print the numbers; exit 1 when a scan is over budget."""
+    """Run every tree, print the numbers; exit 1 when a scan is over budget."""
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("tree", nargs="?", default=STDLIB)
+    parser.add_argument("trees", nargs="*", default=[STDLIB])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--files", type=int, default=3000)
     parser.add_argument("--ipex-every", type=int, default=10, help="one module in N uses IPEX")
     parser.add_argument(
         "--docs", action="store_true", help="scan as 'scan --docs' (Markdown / reST blocks too)"
     )
+    parser.add_argument("--small-files", type=int, default=50, help="0: no small project")
+    parser.add_argument("--baseline", type=Path, help="another checkout, timed beside this one")
     args = parser.parse_args()
-    package = Path(__file__).resolve().parent.parent / "ipex_doctor"
-    compileall.compile_dir(str(package), quiet=1)
-    sys.path.insert(0, str(package.parent))
+    checkouts = {"": ROOT}
+    if args.baseline is not None:
+        checkouts[" (baseline)"] = args.baseline.resolve()
+    for checkout in checkouts.values():
+        compileall.compile_dir(str(checkout / "ipex_doctor"), quiet=1)
+    sys.path.insert(0, str(ROOT))
     from ipex_doctor.knowledge import code_rules
     from ipex_doctor.scan import grep_pattern
     from ipex_doctor.scan.read.ignores import SKIPPED_DIR_NAMES
@@ -83,59 +104,110 @@ def main() -> int:
     excludes = [f"--exclude-dir={name}" for name in sorted(SKIPPED_DIR_NAMES)]
     print(f"grep pattern: {pattern}\n")
     over = False
+    print(f"load average {' '.join(f'{n:.2f}' for n in os.getloadavg())}\n")
     with (
         tempfile.TemporaryDirectory(prefix="scan-speed-") as synthetic,
+        tempfile.TemporaryDirectory(prefix="scan-speed-small-") as small,
         tempfile.TemporaryDirectory(prefix="scan-speed-cache-") as cache,
     ):
         os.environ["XDG_CACHE_HOME"] = cache  # the warm runs' cache, gone afterwards
         write_synthetic_project(Path(synthetic), args.files, args.ipex_every)
-        for label, tree in (
-            ("tree without IPEX" if args.tree == STDLIB else "the tree given", args.tree),
-            ("synthetic tree with IPEX", synthetic),
-        ):
-            over |= measure(label, tree, pattern, excludes, args.repeat, args.docs)
+        trees = [
+            ("tree without IPEX" if tree == STDLIB else "the tree given", tree)
+            for tree in args.trees
+        ]
+        for label, tree in [*trees, ("synthetic tree with IPEX", synthetic)]:
+            over |= measure(label, tree, pattern, excludes, args.repeat, checkouts, args.docs)
+        if args.small_files:
+            write_synthetic_project(Path(small), args.small_files, args.ipex_every)
+            over |= measure_small(small, args.repeat, checkouts)
+    print(f"load average {' '.join(f'{n:.2f}' for n in os.getloadavg())}")
     return 1 if over else 0
 
 
+def _in(checkout: Path, argv: list[str]) -> list[str]:
+    """``argv`` run in ``checkout``'s root (``python -c`` / ``-m`` import the doctor there)."""
+    return ["/bin/sh", "-c", 'cd "$1" && shift && exec "$@"', "sh", str(checkout), *argv]
+
+
 def measure(
-    label: str, tree: str, pattern: str, excludes: list[str], repeat: int, docs: bool = False
+    label: str,
+    tree: str,
+    pattern: str,
+    excludes: list[str],
+    repeat: int,
+    checkouts: dict[str, Path],
+    docs: bool = False,
 ) -> bool:
-    """Time grep and the scan on ``tree``, print them; whether the scan is over budget."""
+    """Time grep and the scan (of each checkout) on ``tree``, print them; whether this
+    checkout's scan is over budget."""
+    how = "docs" if docs else "code"
     commands = {
         "grep": ["grep", "-rlE", pattern, tree],
         "grep --exclude-dir": ["grep", "-rlE", *excludes, pattern, tree],
-        "scan": [sys.executable, "-c", _SCAN, tree, "cold", "docs" if docs else "code"],
-        "scan, cache warm": [sys.executable, "-c", _SCAN, tree, "warm", "docs" if docs else "code"],
     }
-    samples = time_commands(commands, repeat=repeat, warmup=1)
-    best = {name: min(values) for name, values in samples.items()}
-    report = json.loads(
-        subprocess.run(commands["scan"], capture_output=True, text=True, check=True).stdout
-    )
+    for suffix, checkout in checkouts.items():
+        commands["scan" + suffix] = _in(checkout, [sys.executable, "-c", _SCAN, tree, "cold", how])
+        commands["scan, cache warm" + suffix] = _in(
+            checkout, [sys.executable, "-c", _SCAN, tree, "warm", how]
+        )
+    runs = measure_commands(commands, repeat=repeat, warmup=1)
+    best = {name: min(run.wall_s for run in values) for name, values in runs.items()}
+    cpu = {name: min(run.cpu_s for run in values) for name, values in runs.items()}
     grepped = subprocess.run(commands["grep --exclude-dir"], capture_output=True, text=True)
-    ratio = best["scan"] / best["grep --exclude-dir"]
+    floor = best["grep --exclude-dir"]
     print(f"{label}: {tree}")
-    print(f"  grep -rlE (all of the tree)       {best['grep']:7.3f} s")
+    print(f"  grep -rlE (all of the tree)       {best['grep']:7.3f} s wall")
     print(
-        f"  grep -rlE --exclude-dir (floor)   {best['grep --exclude-dir']:7.3f} s"
-        f"   {len(grepped.stdout.splitlines())} files listed"
+        f"  grep -rlE --exclude-dir (floor)   {floor:7.3f} s wall, {cpu['grep --exclude-dir']:.3f} s"
+        f" CPU   {len(grepped.stdout.splitlines())} files listed"
     )
-    print(
-        f"  scan (fresh python -c)            {best['scan']:7.3f} s"
-        f"   x{ratio:.2f} the floor (budget x{BUDGET:g})"
-    )
-    warm = best["scan, cache warm"]
-    print(
-        f"  scan, unchanged since the last    {warm:7.3f} s"
-        f"   x{warm / best['grep --exclude-dir']:.2f} the floor (outcome cache)"
-    )
-    print(
-        f"    inside it: load rules {report['load_s']:.3f} s, scan_paths {report['scan_s']:.3f} s;"
-        f" files seen {report['files_seen']}, parsed {report['files_parsed']},"
-        f" matches {report['matches']}, skipped {report['skipped']}"
-    )
+    for suffix in checkouts:
+        report = json.loads(
+            subprocess.run(
+                commands["scan" + suffix], capture_output=True, text=True, check=True
+            ).stdout
+        )
+        cold, warm = best["scan" + suffix], best["scan, cache warm" + suffix]
+        print(
+            f"  scan{suffix:<12} (python -c)     {cold:7.3f} s wall, {cpu['scan' + suffix]:.3f} s"
+            f" CPU   x{cold / floor:.2f} the floor (budget x{BUDGET:g})"
+        )
+        print(
+            f"  scan{suffix:<12}, unchanged      {warm:7.3f} s wall,"
+            f" {cpu['scan, cache warm' + suffix]:.3f} s CPU   x{warm / floor:.2f} the floor"
+            " (outcome cache)"
+        )
+        print(
+            f"    inside it: load rules {report['load_s']:.3f} s,"
+            f" scan_paths {report['scan_s']:.3f} s; files seen {report['files_seen']},"
+            f" parsed {report['files_parsed']}, matches {report['matches']},"
+            f" skipped {report['skipped']}"
+        )
     print()
-    return ratio > BUDGET
+    return best["scan"] / floor > BUDGET
+
+
+def measure_small(tree: str, repeat: int, checkouts: dict[str, Path]) -> bool:
+    """Time the whole ``scan`` command on the small project ``tree`` (wall and CPU, best of
+    ``repeat``), print it; whether this checkout's is over ``SMALL_BUDGET_S``."""
+    commands: dict[str, list[str]] = {}
+    for suffix, checkout in checkouts.items():
+        scan = [sys.executable, "-m", "ipex_doctor", "scan", tree, "-q"]
+        commands["--no-cache" + suffix] = _in(checkout, [*scan, "--no-cache"])
+        commands["cache warm" + suffix] = _in(checkout, scan)
+    runs = measure_commands(commands, repeat=repeat, warmup=1)
+    files = sum(1 for path in Path(tree).rglob("*") if path.is_file())
+    print(f"small project ({files} files): python -m ipex_doctor scan DIR -q, whole command")
+    for name, values in runs.items():
+        wall = min(run.wall_s for run in values)
+        cpu = min(run.cpu_s for run in values)
+        print(
+            f"  {name:<24} {wall:7.3f} s wall, {cpu:.3f} s CPU (itself and its children)"
+            f"   budget {SMALL_BUDGET_S:g} s wall"
+        )
+    print()
+    return min(run.wall_s for run in runs["--no-cache"]) > SMALL_BUDGET_S
 
 
 # --- the synthetic project ----------------------------------------------------------------------

@@ -43,8 +43,13 @@ if request["import_ipex"]:
 import torch
 
 def exists(name):
-    """Whether dotted ``name`` resolves: the longest importable module, then attributes."""
+    """Whether dotted ``name`` resolves: the longest importable module, then attributes. An
+    operator namespace (``torch.ops.torch_ipex``) exists when the dispatcher holds an operator
+    in it: ``torch.ops`` makes up any namespace asked for."""
     parts = name.split(".")
+    if parts[:2] == ["torch", "ops"] and len(parts) == 3:
+        prefix = parts[2] + "::"
+        return any(op.startswith(prefix) for op in torch._C._dispatch_get_all_op_names())
     for cut in range(len(parts), 0, -1):
         try:
             obj = importlib.import_module(".".join(parts[:cut]))

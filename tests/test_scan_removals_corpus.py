@@ -51,9 +51,12 @@ def _drawn(names: list[str], split: dict[str, Any]) -> tuple[set[str], set[str]]
 
 def test_the_parts_are_the_ones_the_seeds_draw() -> None:
     second = DATA["second_split"]["projects"]
-    first = [p["project"] for p in DATA["projects"] if p["project"] not in second]
+    third = DATA["third_split"]["projects"]
+    later = set(second) | set(third)
+    first = [p["project"] for p in DATA["projects"] if p["project"] not in later]
     parts = {p["project"]: p["part"] for p in DATA["projects"]}
-    assert set(second) <= set(parts)
+    assert set(second) <= set(parts) and set(third) <= set(parts)
+    assert not set(second) & set(third)
 
     # NOTE: the first collection's held-out part was measured once and then joined the
     # development part; the record of which projects those were must still be the seed's draw.
@@ -61,14 +64,19 @@ def test_the_parts_are_the_ones_the_seeds_draw() -> None:
     assert set(DATA["split"]["joined_development"]) == held_out
     assert {parts[name] for name in first} == {"development"}
 
+    # NOTE: so was the second collection's, measured once; its record too must be the draw.
     development, held_out = _drawn(second, DATA["second_split"])
-    assert {name for name in second if parts[name] == "development"} == development
-    assert {name for name in second if parts[name] == "held-out"} == held_out
+    assert set(DATA["second_split"]["joined_development"]) == held_out
+    assert {parts[name] for name in second} == {"development"}
+
+    development, held_out = _drawn(third, DATA["third_split"])
+    assert {name for name in third if parts[name] == "development"} == development
+    assert {name for name in third if parts[name] == "held-out"} == held_out
 
 
 def test_every_case_names_its_commits_and_every_key_line_is_well_formed() -> None:
     names = [p["project"] for p in DATA["projects"]]
-    assert len(names) == len(set(names)) >= 33
+    assert len(names) == len(set(names)) >= 46
     for project in DATA["projects"]:
         assert re.fullmatch(r"[\w.-]+/[\w.-]+", project["project"])
         assert project["what"] and project["cases"]

@@ -74,6 +74,37 @@ def check_options(
     )  # fmt: skip
 
 
+def check_request(
+    probe: ProbeOptions, out: OutputOptions, kb_overlays: tuple[str, ...],
+    baseline: SavedReport | None, device: DeviceSpec | None, isolation: Isolation,
+    checks_dirs: tuple[str, ...], skip_sanity: bool, distributed: bool, code: tuple[Path, ...],
+    sanity_options: SanityOptions,
+) -> Request:  # fmt: skip
+    """``check``, from what was typed: every check, and the sanity run unless ``skip_sanity``."""
+    checks = check_options(
+        probe, device, only=None, sanity=None if skip_sanity else sanity_options,
+        isolation=isolation, checks_dirs=checks_dirs, distributed=distributed,
+    )  # fmt: skip
+    return Request(
+        Command.CHECK, probe, out, kb_overlays, checks=checks, distributed=distributed,
+        baseline=baseline, code=code,
+    )  # fmt: skip
+
+
+def sanity_request(
+    probe: ProbeOptions, out: OutputOptions, kb_overlays: tuple[str, ...],
+    baseline: SavedReport | None, device: DeviceSpec | None, sanity_options: SanityOptions,
+) -> Request:  # fmt: skip
+    """``sanity``, from what was typed: the sanity run alone, no reproduction."""
+    checks = check_options(probe, device, only=(), sanity=sanity_options)
+    return Request(Command.SANITY, probe, out, kb_overlays, checks=checks, baseline=baseline)
+
+
+def env_request(probe: ProbeOptions, out: OutputOptions, kb_overlays: tuple[str, ...]) -> Request:
+    """``env``, from what was typed: the environment's findings alone, no check runs."""
+    return Request(Command.ENV, probe, out, kb_overlays, kinds=(FindingKind.ENVIRONMENT,))
+
+
 def diagnose_and_publish(
     request: Request,
     *,

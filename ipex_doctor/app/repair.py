@@ -119,6 +119,11 @@ class UndoRequest:
     timeout_s: float = DEFAULT_TIMEOUT_S
     kb_overlays: tuple[str, ...] = ()
 
+    @classmethod
+    def of(cls, snapshot: Path, fix: FixRequest) -> UndoRequest:
+        """``fix --undo SNAPSHOT``: the output, interpreter, timeout and overlays of ``fix``."""
+        return cls(snapshot, fix.out, fix.python, fix.timeout_s, fix.kb_overlays)
+
 
 @dataclass(frozen=True)
 class Target:

@@ -14,35 +14,20 @@ from typing import TYPE_CHECKING
 
 import click
 
+import ipex_doctor.cli.options as opt
 from ipex_doctor import __version__
-from ipex_doctor.cli.options import (
-    AS_JSON,
-    BASELINE,
-    CHECK_RUN,
-    EXISTING,
-    FILE,
-    KB,
-    OUTPUT,
-    OUTPUT_EXPLAINING,
-    OUTPUT_SCAN,
-    PROBE,
-    SANITY,
-    TIMEOUT,
-    device_option,
-    python_option,
-    refuse,
-)
 from ipex_doctor.errors import ExitCode
 from ipex_doctor.model.terms import Isolation
 from ipex_doctor.usage_rules import Refuse
 
 if TYPE_CHECKING:
+    from ipex_doctor.app.code_scan import ScanRequest
     from ipex_doctor.app.diagnosis import Request
+    from ipex_doctor.app.repair import FixRequest
     from ipex_doctor.model.device_spec import DeviceSpec
     from ipex_doctor.probe.options import ProbeOptions
     from ipex_doctor.reporting.output_options import OutputOptions
     from ipex_doctor.reporting.saved_reports import SavedReport
-    from ipex_doctor.runs.sanity_options import SanityOptions
 
 
 def notify_user(message: str) -> None:
@@ -95,46 +80,32 @@ def cli() -> None:
 
 
 @cli.command()
-@PROBE
-@KB
-@OUTPUT
-@BASELINE
-@CHECK_RUN
+@opt.PROBE
+@opt.KB
+@opt.OUTPUT
+@opt.BASELINE
+@opt.CHECK_RUN
 @click.option("--skip-sanity", is_flag=True, help="Leave out the ResNet-50 AMP sanity run.")
 @click.option("--distributed", is_flag=True,
               help="Under torchrun/mpirun: each rank examines its node, rank 0 writes one fleet report.")  # fmt: skip
-@click.option("--code", "code", metavar="PATH", multiple=True, type=EXISTING,
+@click.option("--code", "code", metavar="PATH", multiple=True, type=opt.EXISTING,
               help="Also read your code under PATH (as scan does), judged against this environment. Repeatable.")  # fmt: skip
-@SANITY
-def check(
-    probe: ProbeOptions, kb_overlays: tuple[str, ...], out: OutputOptions,
-    baseline: SavedReport | None, device: DeviceSpec | None, isolation: Isolation,
-    checks_dirs: tuple[str, ...], skip_sanity: bool, distributed: bool, code: tuple[Path, ...],
-    sanity_options: SanityOptions,
-) -> int:  # fmt: skip
+@opt.SANITY
+@opt.as_request("ipex_doctor.app.diagnosis:check_request")
+def check(request: Request) -> int:
     """Full diagnosis: probe, reproductions on every device, the AMP sanity run, verdicts."""
-    from ipex_doctor.app.diagnosis import Request, check_options
-    from ipex_doctor.model.findings import Command
-
-    checks = check_options(
-        probe, device, only=None, sanity=None if skip_sanity else sanity_options,
-        isolation=isolation, checks_dirs=checks_dirs, distributed=distributed,
-    )  # fmt: skip
-    return _run(
-        Request(Command.CHECK, probe, out, kb_overlays, checks=checks, distributed=distributed,
-                baseline=baseline, code=code)
-    )  # fmt: skip
+    return _run(request)
 
 
 @cli.command()
-@refuse(Refuse(None, "name at least one check, or 'all' (see 'ipex-doctor repro --list')",
-               without=("names", "list_only")))  # fmt: skip
+@opt.refuse(Refuse(None, "name at least one check, or 'all' (see 'ipex-doctor repro --list')",
+                   without=("names", "list_only")))  # fmt: skip
 @click.argument("names", nargs=-1, metavar="[NAME]... | all")
 @click.option("--list", "list_only", is_flag=True, help="List the check scripts and exit.")
-@PROBE
-@KB
-@OUTPUT_EXPLAINING
-@CHECK_RUN
+@opt.PROBE
+@opt.KB
+@opt.OUTPUT_EXPLAINING
+@opt.CHECK_RUN
 def repro(
     names: tuple[str, ...], list_only: bool, probe: ProbeOptions, kb_overlays: tuple[str, ...],
     out: OutputOptions, device: DeviceSpec | None, isolation: Isolation,
@@ -156,42 +127,34 @@ def repro(
 
 
 @cli.command()
-@PROBE
-@KB
-@OUTPUT_EXPLAINING
-@BASELINE
-@device_option("Device for the run (default: the first accelerator, else cpu): cpu, xpu, xpu:N, cuda, cuda:N.")  # fmt: skip
-@SANITY
-def sanity(
-    probe: ProbeOptions, kb_overlays: tuple[str, ...], out: OutputOptions,
-    baseline: SavedReport | None, device: DeviceSpec | None, sanity_options: SanityOptions,
-) -> int:  # fmt: skip
+@opt.PROBE
+@opt.KB
+@opt.OUTPUT_EXPLAINING
+@opt.BASELINE
+@opt.device_option("Device for the run (default: the first accelerator, else cpu): cpu, xpu, xpu:N, cuda, cuda:N.")  # fmt: skip
+@opt.SANITY
+@opt.as_request("ipex_doctor.app.diagnosis:sanity_request")
+def sanity(request: Request) -> int:
     """ResNet-50 AMP sanity run: training converges, AMP agrees with fp32, AMP is faster."""
-    from ipex_doctor.app.diagnosis import Request, check_options
-    from ipex_doctor.model.findings import Command
-
-    checks = check_options(probe, device, only=(), sanity=sanity_options)
-    return _run(Request(Command.SANITY, probe, out, kb_overlays, checks=checks, baseline=baseline))
+    return _run(request)
 
 
 @cli.command()
-@PROBE
-@KB
-@OUTPUT
-def env(probe: ProbeOptions, kb_overlays: tuple[str, ...], out: OutputOptions) -> int:
+@opt.PROBE
+@opt.KB
+@opt.OUTPUT
+@opt.as_request("ipex_doctor.app.diagnosis:env_request")
+def env(request: Request) -> int:
     """Probe the environment alone: versions, builds, CPU, devices and what breaks them."""
-    from ipex_doctor.app.diagnosis import Request
-    from ipex_doctor.model.findings import Command, FindingKind
-
-    return _run(Request(Command.ENV, probe, out, kb_overlays, kinds=(FindingKind.ENVIRONMENT,)))
+    return _run(request)
 
 
 @cli.command()
-@click.argument("report_file", metavar="FILE.json", type=FILE)
-@KB
+@click.argument("report_file", metavar="FILE.json", type=opt.FILE)
+@opt.KB
 @click.option("--as-recorded", is_flag=True, help="Keep the recorded verdicts; do not re-judge.")
-@OUTPUT
-@BASELINE
+@opt.OUTPUT
+@opt.BASELINE
 def report(
     report_file: Path, kb_overlays: tuple[str, ...], as_recorded: bool, out: OutputOptions,
     baseline: SavedReport | None,
@@ -208,8 +171,8 @@ def report(
 @cli.command()
 @click.argument("report_files", nargs=-1, required=True, metavar="REPORT.json|DIR...",
                 type=click.Path(path_type=Path))  # fmt: skip
-@KB
-@OUTPUT
+@opt.KB
+@opt.OUTPUT
 def merge(report_files: tuple[Path, ...], kb_overlays: tuple[str, ...], out: OutputOptions) -> int:
     """Merge reports of several nodes into one fleet report, naming the nodes that differ.
 
@@ -223,37 +186,34 @@ _REPORT_FILES = ("json_path", "junit_path", "markdown_path", "html_path", "sarif
 
 
 @cli.command()
-@refuse(
+@opt.refuse(
     Refuse("fix", "--fix writes the rewrites and --diff only shows them: choose one",
            with_any=("diff",)),
     Refuse("undo", "--undo restores the files of a record: PATHs, --fix, --diff, --docs, "
            "--exclude, --rules and report files do not apply to it",
-           with_any=("paths", "fix", "diff", "docs", "exclude", "rule_overlays", *_REPORT_FILES)),
+           with_any=("roots", "fix", "diff", "docs", "exclude", "rule_overlays", *_REPORT_FILES)),
     Refuse("yes", "--yes approves --undo; scan --fix writes without asking", without=("undo",)),
 )  # fmt: skip
-@click.argument("paths", nargs=-1, metavar="[PATH]...", type=EXISTING)
-@PROBE
-@KB
-@OUTPUT_SCAN
+@click.argument("roots", nargs=-1, metavar="[PATH]...", type=opt.EXISTING)
+@opt.PROBE
+@opt.KB
+@opt.OUTPUT_SCAN
 @click.option("--fix", is_flag=True,
               help="Apply the mechanical rewrites to upstream PyTorch (every file or none, each in place; recorded for --undo), then report what is left.")  # fmt: skip
 @click.option("--diff", is_flag=True, help="Print the mechanical rewrites as a unified diff; write nothing.")  # fmt: skip
 @click.option("--exclude", "exclude", metavar="PATTERN", multiple=True,
               help="Leave out files matching this .gitignore-style pattern (relative to each PATH). Repeatable.")  # fmt: skip
-@click.option("--no-cache", is_flag=True,
+@click.option("--no-cache", "cache", is_flag=True, callback=opt.inverted,
               help="Read every file, even those unchanged since the last scan of the same PATHs.")  # fmt: skip
 @click.option("--docs", is_flag=True,
               help="Read the Python and shell code blocks of Markdown and reST documents too (reported, never rewritten); a document named as a PATH is always read.")  # fmt: skip
 @click.option("--rules", "rule_overlays", metavar="FILE", multiple=True,
               help="Your own code rules (the format of the shipped code_rules.yaml), applied over the shipped ones: a rule with a shipped id replaces it (said on stderr, and the finding names FILE), a new id is added; an invalid file is refused before anything is read. Repeatable.")  # fmt: skip
-@click.option("--undo", "undo", metavar="RECORD", type=FILE,
+@click.option("--undo", "undo", metavar="RECORD", type=opt.FILE,
               help="Restore the files an earlier --fix rewrote, byte for byte, from its RECORD (a file edited since is left alone).")  # fmt: skip
 @click.option("--yes", "-y", "yes", is_flag=True, help="With --undo: restore without asking.")
-def scan(
-    paths: tuple[Path, ...], probe: ProbeOptions, kb_overlays: tuple[str, ...],
-    out: OutputOptions, fix: bool, diff: bool, exclude: tuple[str, ...], no_cache: bool,
-    docs: bool, rule_overlays: tuple[str, ...], undo: Path | None, yes: bool,
-) -> int:  # fmt: skip
+@opt.as_request("ipex_doctor.app.code_scan:ScanRequest")
+def scan(request: ScanRequest, undo: Path | None, yes: bool) -> int:
     """Read your code (default: .) for IPEX APIs and known-issue patterns, judged against the
     environment of --python; --fix moves what is mechanical to upstream PyTorch.
 
@@ -266,12 +226,8 @@ def scan(
         from ipex_doctor.app.fix_undo import undo_scan_fix
 
         return undo_scan_fix(undo, approve=approver(yes), show=click.echo)
-    from ipex_doctor.app.code_scan import ScanRequest, scan_and_publish
+    from ipex_doctor.app.code_scan import scan_and_publish
 
-    request = ScanRequest(
-        paths, out, probe, kb_overlays, exclude, fix=fix, diff=diff,
-        cache=not no_cache, docs=docs, rule_overlays=rule_overlays,
-    )  # fmt: skip
     return scan_and_publish(request, notify=notify_user, emit=notify_plain)
 
 
@@ -281,28 +237,25 @@ def notify_plain(text: str) -> None:
 
 
 @cli.command()
-@refuse(Refuse("undo", "--undo restores a snapshot: --report, --snapshot and "
-               "--rollback-on-regression do not apply to it",
-               with_any=("saved_report", "rollback_on_regression", "snapshot")))  # fmt: skip
-@python_option("Interpreter of the environment to repair (default: the one running the doctor; "
-               "with --report or --undo, the one the file records, run only once you approve it).")  # fmt: skip
-@TIMEOUT
-@KB
-@OUTPUT
-@click.option("--report", "saved_report", metavar="FILE.json", type=FILE,
+@opt.refuse(Refuse("undo", "--undo restores a snapshot: --report, --snapshot and "
+                   "--rollback-on-regression do not apply to it",
+                   with_any=("saved_report", "rollback_on_regression", "snapshot")))  # fmt: skip
+@opt.python_option("Interpreter of the environment to repair (default: the one running the doctor; "
+                   "with --report or --undo, the one the file records, run only once you approve it).")  # fmt: skip
+@opt.TIMEOUT
+@opt.KB
+@opt.OUTPUT
+@click.option("--report", "saved_report", metavar="FILE.json", type=opt.FILE,
               help="Plan from this saved JSON report instead of diagnosing again.")  # fmt: skip
 @click.option("--yes", "-y", "yes", is_flag=True, help="Apply the plan without asking.")
-@click.option("--undo", "undo", metavar="SNAPSHOT", type=FILE,
+@click.option("--undo", "undo", metavar="SNAPSHOT", type=opt.FILE,
               help="Restore the distributions recorded in SNAPSHOT (written by an earlier fix).")  # fmt: skip
-@click.option("--snapshot", "snapshot", metavar="PATH", type=FILE,
+@click.option("--snapshot", "snapshot", metavar="PATH", type=opt.FILE,
               help="Where to write the snapshot (default: next to the --json report, else ./ipex-doctor-fix-TIME.snapshot.json).")  # fmt: skip
 @click.option("--rollback-on-regression", is_flag=True,
               help="Undo at once if the diagnosis after is worse than before.")  # fmt: skip
-def fix(
-    python: str | None, timeout: float, kb_overlays: tuple[str, ...], out: OutputOptions,
-    saved_report: Path | None, yes: bool, undo: Path | None, snapshot: Path | None,
-    rollback_on_regression: bool,
-) -> int:  # fmt: skip
+@opt.as_request("ipex_doctor.app.repair:FixRequest")
+def fix(request: FixRequest, yes: bool, undo: Path | None) -> int:
     """Plan, and with --yes apply, the pip remedies of the findings: install or uninstall
     pinned packages in the examined interpreter only, with a snapshot to undo.
 
@@ -314,36 +267,33 @@ def fix(
     from ipex_doctor.app import repair
 
     talk = repair.Conversation.on_streams(
-        out,
+        request.out,
         notify_user,
         lambda err: approver(yes, logged=True, err=err),
         lambda text, err: click.echo(text, nl=False, err=err),
     )
     if undo is not None:
-        undoing = repair.UndoRequest(undo, out, python, timeout, kb_overlays)
-        return repair.undo_and_publish(undoing, talk)
-    request = repair.FixRequest(
-        out, python, timeout, kb_overlays,
-        saved_report=saved_report, snapshot=snapshot, rollback_on_regression=rollback_on_regression,
-    )  # fmt: skip
+        return repair.undo_and_publish(repair.UndoRequest.of(undo, request), talk)
     return repair.fix_and_publish(request, talk)
 
 
 @cli.command()
-@refuse(Refuse("report_path", "give --report or --python, not both", with_any=("python",),
-               one_line=True))  # fmt: skip
+@opt.refuse(Refuse("report_path", "give --report or --python, not both", with_any=("python",),
+                   one_line=True))  # fmt: skip
 @click.argument("text", required=False)
 @click.option("--file", "file_path", metavar="PATH",
               help="Read the error or traceback from PATH ('-': stdin).")  # fmt: skip
-@KB
+@opt.KB
 @click.option("--report", "report_path", metavar="FILE.json",
               help="Decide between causes with a report of 'ipex-doctor env/check --json'.")  # fmt: skip
-@python_option("Decide between causes by examining this interpreter's environment, as env does.")
-@TIMEOUT
-@AS_JSON
+@opt.python_option(
+    "Decide between causes by examining this interpreter's environment, as env does."
+)
+@opt.TIMEOUT
+@opt.AS_JSON
 def explain(
     text: str | None, file_path: str | None, kb_overlays: tuple[str, ...],
-    report_path: str | None, python: str | None, timeout: float, as_json: bool,
+    report_path: str | None, python: str | None, timeout_s: float, as_json: bool,
 ) -> int:  # fmt: skip
     """Explain an error message or traceback (TEXT, --file PATH, or '-' for stdin): the known
     issue, its layer, and for a message with several causes the ranked causes and the env rung
@@ -362,7 +312,7 @@ def explain(
     if report_path is not None or python is not None:  # NOTE: a text alone imports no app/
         from ipex_doctor.app.explanation import environment_facts
 
-        env = environment_facts(report_path, python, timeout, knowledge, notify_user)
+        env = environment_facts(report_path, python, timeout_s, knowledge, notify_user)
     matches, layer = diagnose(error, knowledge, env)
     click.echo(explain_json(matches, env, layer) if as_json else explain_text(matches, env, layer))
     if matches:
@@ -376,8 +326,8 @@ def kb_group() -> None:
 
 
 @kb_group.command("list")
-@KB
-@AS_JSON
+@opt.KB
+@opt.AS_JSON
 def kb_list(kb_overlays: tuple[str, ...], as_json: bool) -> int:
     """List the known issues and the built-in findings the doctor can report."""
     from ipex_doctor.app.knowledge_views import KnowledgeRequest, list_entries
@@ -388,8 +338,8 @@ def kb_list(kb_overlays: tuple[str, ...], as_json: bool) -> int:
 
 @kb_group.command("show")
 @click.argument("issue_id", metavar="ID")
-@KB
-@AS_JSON
+@opt.KB
+@opt.AS_JSON
 def kb_show(issue_id: str, kb_overlays: tuple[str, ...], as_json: bool) -> int:
     """Show everything the knowledge base says about one issue (or one built-in finding, or
     one code rule of scan)."""

@@ -3,8 +3,9 @@
 A group of options that make one value (what to examine, the output options, the sanity
 run's) is an ``option_group``: the command receives the built value under one name, and the
 builder must take every option of the group and need no other, checked when the command is
-declared, so an option nothing consumes cannot vanish. ``refuse`` checks a command's usage
-rules (``usage_rules``) before it runs. Builders import the rest of the package lazily:
+declared, so an option nothing consumes cannot vanish. ``as_request`` hands a command the
+request of app/ built from its values. ``refuse`` checks a command's usage rules
+(``usage_rules``) before it runs. Builders import the rest of the package lazily:
 ``--help`` and the light commands load only this module, Click and the model's vocabulary.
 """
 
@@ -65,7 +66,35 @@ def option_group(name: str, build: Callable[..., Any], *options: Decorator) -> C
             values = {key: kwargs.pop(key) for key in declared}
             return func(*args, **kwargs, **{name: build(**values)})
 
+        # NOTE: what each group folds into one value, for the tests of as_request (wraps keeps it)
+        command.__dict__["groups"] = {**command.__dict__.get("groups", {}), name: declared}
         return stack(*options)(command)  # type: ignore[return-value]
+
+    return apply
+
+
+def as_request(target: str) -> Callable[[F], F]:
+    """Hand the command one argument, ``request``, built at invocation by ``target`` (``module:
+    name`` of app/: a request dataclass, or a function returning one) from the values it takes
+    by name; the command receives the others under their own names. Applied last, above the
+    ``def``, so it receives what the option groups built.
+
+    ``target`` is named, not imported, so the commands' module stays light; what cannot be
+    checked when the command is declared (the target's parameters) a test checks per command.
+    """
+
+    def apply(func: F) -> F:
+        @functools.wraps(func)
+        def command(*args: Any, **kwargs: Any) -> Any:
+            import pkgutil  # NOTE: on a request's run only; --help and light commands never
+
+            build = pkgutil.resolve_name(target)
+            taken = inspect.signature(build).parameters.keys() & kwargs.keys()
+            values = {key: kwargs.pop(key) for key in taken}
+            return func(*args, **kwargs, request=build(**values))
+
+        command.__dict__["request_target"] = target
+        return command  # type: ignore[return-value]
 
     return apply
 
@@ -125,6 +154,11 @@ def device_option(help: str) -> Decorator:
     return click.option("--device", metavar="DEVICE", callback=_device, help=help)
 
 
+def inverted(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+    """A ``--no-X`` flag as the request's ``X``: ``False`` when it was given."""
+    return not value
+
+
 def _isolation(ctx: click.Context, param: click.Parameter, value: str) -> Isolation:
     return Isolation(value)
 
@@ -175,12 +209,12 @@ def _interpreter_path(ctx: click.Context, param: click.Parameter, value: str | N
     return value
 
 
-def _probe_options(python: str | None, timeout: float) -> ProbeOptions:
+def _probe_options(python: str | None, timeout_s: float) -> ProbeOptions:
     import sys
 
     from ipex_doctor.probe.options import ProbeOptions
 
-    return ProbeOptions(python=sys.executable if python is None else python, timeout_s=timeout)
+    return ProbeOptions(python=sys.executable if python is None else python, timeout_s=timeout_s)
 
 
 def _sanity_options(
@@ -216,7 +250,7 @@ PYTHON = python_option(
     "Interpreter of the environment to examine (default: the one running the doctor)."
 )
 TIMEOUT = click.option(
-    "--timeout", type=click.FloatRange(min=1.0), default=180.0, show_default=True,
+    "--timeout", "timeout_s", type=click.FloatRange(min=1.0), default=180.0, show_default=True,
     metavar="SECONDS",
     help="Limit for each step in the spawned interpreter (the imports, each probe or check): "
     "the time it may go without progress.",

@@ -38,7 +38,8 @@ from ipex_doctor.model.codec import from_json, to_json
 from ipex_doctor.scan.read.discovery import Candidate
 from ipex_doctor.scan.readers import Outcome
 
-_FORMAT = 1
+_FORMAT = 2
+"""2: each entry ends with the flags the file declares (``Outcome.declares``)."""
 MAX_FILES = 32
 """Cache files (one per set of scan roots) kept; the oldest go on a write."""
 
@@ -73,6 +74,7 @@ class OutcomeCache:
                 bool(entry[1]),
                 [from_json(CodeMatch, m) for m in entry[2]],
                 [from_json(SkippedFile, s) for s in entry[3]],
+                declares=tuple(str(flag) for flag in entry[4]),
             )
         except (ValueError, TypeError, KeyError, IndexError, AttributeError):
             return None  # NOTE: a cache file edited by hand is a miss, never a traceback
@@ -84,7 +86,7 @@ class OutcomeCache:
         if candidate.stamp and outcome.lasting:
             matches = [to_json(m) for m in outcome.matches]
             skips = [to_json(s) for s in outcome.skipped]
-            entry = [list(candidate.stamp), outcome.parsed, matches, skips]
+            entry = [list(candidate.stamp), outcome.parsed, matches, skips, outcome.declares]
             self._next[_key(candidate)] = entry
 
     def save(self) -> None:

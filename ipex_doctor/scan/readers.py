@@ -16,6 +16,7 @@ from typing import NamedTuple
 
 from ipex_doctor.model.code import CodeMatch, FileKind, SkippedFile
 from ipex_doctor.scan.match.launch_text import rewrite_launch_text
+from ipex_doctor.scan.match.python.joins import joined_hits
 from ipex_doctor.scan.match.python.matches import python_hits
 from ipex_doctor.scan.match.python.names import Facts, NameTable
 from ipex_doctor.scan.match.python.statements import parse_relevant, relevant_words
@@ -51,6 +52,9 @@ class Outcome(NamedTuple):
     lasting: bool = True
     """It follows from the file's content alone (a cache may keep it); ``False`` when the file
     could not be read (permissions, gone) or changed while read."""
+    declares: tuple[str, ...] = ()
+    """The command-line options naming IPEX that a Python file declares (``project_flags``):
+    a fact of the tree, used once every file is read."""
 
 
 NOT_PARSED = Outcome(False, [], [])
@@ -98,6 +102,8 @@ def read_python(
     except Unparsable as error:
         return skipped(candidate, str(error))
     found = _unique(text_hits(fragments(facts, lines), text_rules, probe)) if reads_text else []
+    if found:
+        found = _unique(found + joined_hits(facts, found, lines))
     hits = python_hits([facts], table, python, {0: lines}, found) if python else found
     return Outcome(True, [to_match(hit, candidate.display, lines) for hit in hits], [])
 

@@ -4,7 +4,10 @@ builder does not take exactly its options is refused when the command is declare
 from __future__ import annotations
 
 import inspect
+import pkgutil
 import re
+from dataclasses import dataclass
+from typing import Any, get_type_hints
 
 import click
 import pytest
@@ -12,7 +15,7 @@ from click.testing import CliRunner
 from conftest import run_doctor
 
 from ipex_doctor.cli.commands import cli
-from ipex_doctor.cli.options import device_option, option_group, refuse
+from ipex_doctor.cli.options import as_request, device_option, option_group, refuse
 from ipex_doctor.model.device_spec import DeviceSpec
 from ipex_doctor.usage_rules import Refuse
 
@@ -194,3 +197,106 @@ def test_an_empty_report_path_is_refused_not_ignored() -> None:
     done = run_doctor("fix", "--report", "")
     assert done.returncode == 2, done.stderr
     assert done.stderr.splitlines() == ["ipex-doctor: error: .: is a directory, not a report file"]
+
+
+def _request_mismatch(command: click.Command) -> str | None:
+    """Why ``command``'s values and its ``as_request`` target do not fit, or ``None``: each
+    value (an option group's counts as one, under the group's name) reaches the target by its
+    name or the command by its own, never both; the target needs nothing no option gives; the
+    command's ``request`` is annotated with what the target builds."""
+    callback: Any = command.callback
+    groups: dict[str, set[str]] = callback.groups if hasattr(callback, "groups") else {}
+    parsed = {p.name for p in command.params} - set().union(*groups.values()) | set(groups)
+    build = pkgutil.resolve_name(callback.request_target)
+    takes = inspect.signature(build).parameters
+    needed = {n for n, p in takes.items() if p.default is inspect.Parameter.empty}
+    own = dict(inspect.signature(inspect.unwrap(callback)).parameters)
+    made = build if isinstance(build, type) else get_type_hints(build)["return"]
+    if needed - parsed or parsed - set(takes) != set(own) - {"request"}:
+        return f"values {sorted(parsed)}, {callback.request_target} takes {sorted(takes)}"
+    if own["request"].annotation != made.__name__:
+        return f"request is {own['request'].annotation}, {callback.request_target} builds {made}"
+    return None
+
+
+_REQUESTING = {
+    name: command
+    for name, command in cli.commands.items()
+    if command.callback is not None and hasattr(command.callback, "request_target")
+}
+
+
+def test_the_commands_that_take_one_request_are_known() -> None:
+    """The per-command test below covers these (it cannot pass by finding none)."""
+    assert sorted(_REQUESTING) == ["check", "env", "fix", "sanity", "scan"]
+
+
+@pytest.mark.parametrize("name", sorted(_REQUESTING))
+def test_each_value_reaches_the_request_or_the_command(name: str) -> None:
+    """Each command's parsed values fit its request: a misspelt option, a field no option
+    gives, or a request annotated as another type fails here, not on a user's run."""
+    assert _request_mismatch(_REQUESTING[name]) is None
+
+
+@dataclass(frozen=True)
+class _Pair:
+    a: str | None
+    b: int = 3
+
+
+@click.command()
+@click.option("--a")
+@click.option("--b", type=int, default=3)
+@click.option("--c", is_flag=True)
+@as_request(f"{__name__}:_Pair")
+def _paired(request: _Pair, c: bool) -> None:
+    click.echo(f"{request!r} {c}")
+
+
+def test_a_request_is_built_from_the_values_it_takes_by_name() -> None:
+    """The request gets the values named as its fields; the command, the others."""
+    done = CliRunner().invoke(_paired, ["--a", "x", "--c"])
+    assert done.exit_code == 0 and done.output.strip() == "_Pair(a='x', b=3) True"
+    assert _request_mismatch(_paired) is None
+
+
+@dataclass(frozen=True)
+class _Needs:
+    a: str | None
+    d: str
+
+
+@click.command()
+@click.option("--a")
+@click.option("--bb", type=int)  # NOTE: a typo of the field b
+@as_request(f"{__name__}:_Pair")
+def _misspelt(request: _Pair) -> None:  # pragma: no cover - only checked
+    return None
+
+
+@click.command()
+@click.option("--a")
+@as_request(f"{__name__}:_Needs")
+def _lacking(request: _Needs) -> None:  # pragma: no cover - only checked
+    return None
+
+
+@click.command()
+@click.option("--a")
+@click.option("--c", is_flag=True)
+@as_request(f"{__name__}:_Pair")
+def _mistyped(request: _Needs, c: bool) -> None:  # pragma: no cover - only checked
+    return None
+
+
+@pytest.mark.parametrize(
+    ("command", "said"),
+    [(_misspelt, "takes ['a', 'b']"), (_lacking, "takes ['a', 'd']"), (_mistyped, "builds")],
+)
+def test_a_request_that_does_not_fit_its_command_is_caught(
+    command: click.Command, said: str
+) -> None:
+    """The other side of the per-command test: a value no field takes (``--bb``), a field
+    no option gives (``d``), a request annotated as another type are each a mismatch."""
+    mismatch = _request_mismatch(command)
+    assert mismatch is not None and said in mismatch

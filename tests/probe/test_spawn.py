@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import os
 import shlex
+import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
+
+import pytest
 
 from ipex_doctor.probe import spawn
 
@@ -30,6 +34,24 @@ def test_signal_is_named() -> None:
     done = spawn.run([sys.executable, "-c", "import os; os.abort()"], timeout=30)
     assert done.signal_name == "SIGABRT"
     assert done.describe_end() == "killed by SIGABRT"
+
+
+def test_the_exit_wait_reaps_or_times_out() -> None:
+    """The wait on a child's exit (a pidfd where the kernel has one) reaps a child that ended,
+    with its status, and raises ``TimeoutExpired`` for one still running, which stays
+    running and reapable."""
+    ended = subprocess.Popen([sys.executable, "-c", "raise SystemExit(3)"])
+    spawn._wait_exit(ended, timeout=60)
+    assert ended.returncode == 3
+    running = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        with pytest.raises(subprocess.TimeoutExpired):
+            spawn._wait_exit(running, timeout=0.2)
+        assert running.poll() is None
+    finally:
+        running.kill()
+        running.wait()
+    assert running.returncode == -signal.SIGKILL
 
 
 def test_timeout_kills_the_whole_group(tmp_path: Path) -> None:

@@ -144,3 +144,31 @@ def test_a_large_tree_read_by_workers_gives_the_same_result(
     assert parallel == serial
     assert parallel.files_seen == len(files)
     assert {m.location.path for m in parallel.matches} == {"pkg3/uses.py", "pkg7/dist.py"}
+
+
+def test_a_busy_machine_starts_no_workers_for_a_small_tree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whether workers help is projected from the CPU time the read took, not the wall clock:
+    a wall clock that runs far ahead of the work (another process on every core) starts no
+    worker for a tree whose read costs little."""
+    import time as clock
+
+    from ipex_doctor.scan import engine
+
+    write(tmp_path, {f"pkg/mod{i}.py": f"import torch\nx = {i}\n" for i in range(120)})
+    monkeypatch.setattr(engine, "JUDGE_AFTER_S", 0.0)
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    real_wall = clock.perf_counter
+    behind = [0.0]
+
+    def busy_wall() -> float:
+        behind[0] += 10.0  # NOTE: every look at the wall clock finds ten seconds gone
+        return real_wall() + behind[0]
+
+    monkeypatch.setattr(clock, "perf_counter", busy_wall)
+    started: list[int] = []
+    monkeypatch.setattr(engine, "_with_helpers", lambda *args: started.append(1) or iter(()))
+    result = scan(tmp_path)
+    assert started == []
+    assert result.files_seen == 120

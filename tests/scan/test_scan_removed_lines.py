@@ -170,3 +170,92 @@ def test_the_prefilter_admits_every_spelling_the_rules_match(tmp_path: Path, sou
     result = scan(tmp_path, SHIPPED)
     assert result.files_parsed == 1
     assert [m.location.path for m in result.matches] == ["installer.py"]
+
+
+def test_the_oneccl_bindings_own_setvars_goes_with_the_bindings(tmp_path: Path) -> None:
+    """cloudtik's RNN-T training script sources the setvars.sh the oneCCL bindings install
+    beside themselves: it is the bindings' (drop it with them; gloo or xccl), not oneAPI's
+    setvars that torch's pip runtime no longer needs (a reader rejected that advice there). A
+    oneAPI setvars.sh in the same script is still oneAPI's; Horovod's test image sources the
+    oneCCL it built from source to build against it: neither oneAPI's nor the bindings'."""
+    script = (
+        'if [[ "$BACKEND" == "ccl" ]]; then\n'
+        '  oneccl_bindings_for_pytorch_path=$(python -c "import torch; import'
+        " oneccl_bindings_for_pytorch; import os;  print(os.path.abspath(os.path.dirname("
+        'oneccl_bindings_for_pytorch.__file__)))")\n'
+        "  source $oneccl_bindings_for_pytorch_path/env/setvars.sh\n"
+        "fi\n"
+        'source $(python -c "import oneccl_bindings_for_pytorch as torch_ccl;'
+        'print(torch_ccl.cwd)")/env/setvars.sh\n'
+        "source $torch_ccl_path/env/setvars.sh\n"
+        "source /opt/intel/oneapi/setvars.sh\n"
+        ". /usr/local/oneccl/env/setvars.sh; export I_MPI_ROOT=/usr/local/oneccl\n"
+    )
+    assert _rules(tmp_path, {"training_multinode.sh": script}) == [
+        ("training_multinode.sh", 2, "oneccl-bind-pt-requirement"),
+        ("training_multinode.sh", 3, "oneccl-bind-pt-requirement"),
+        ("training_multinode.sh", 5, "oneccl-bind-pt-requirement"),
+        ("training_multinode.sh", 6, "oneccl-bind-pt-requirement"),
+        ("training_multinode.sh", 7, "oneapi-setvars"),
+    ]
+
+
+def test_ipex_operators_called_through_torch_ops_are_found(tmp_path: Path) -> None:
+    """bitsandbytes called IPEX's registered operators by their namespaces (torch_ipex::,
+    ipex_prepack::) without importing IPEX in that file; torch's own operators stay quiet."""
+    source = (
+        "import torch\n"
+        "def dequantize(A, shape, absmax, blocksize, dtype):\n"
+        '    return torch.ops.torch_ipex.dequantize_4bit(A, "nf4", shape, absmax, None,'
+        " blocksize).t().to(dtype)\n"
+        "def unpack(A, shape):\n"
+        '    return torch.ops.ipex_prepack.woq_linear_unpack_weight(A, "nf4", shape, 2)\n'
+        "def upstream(A, B):\n"
+        "    return torch.ops.aten._int_mm(A, B), torch.ops.onednn.qconv_pointwise\n"
+    )
+    assert _rules(tmp_path, {"ops.py": source}) == [
+        ("ops.py", 3, "ipex-torch-ops"),
+        ("ops.py", 5, "ipex-torch-ops"),
+    ]
+
+
+def test_an_f_string_joining_found_strings_is_found(tmp_path: Path) -> None:
+    """sdnext's installer keeps each wheel in a variable and joins them in the install command
+    (an environment default): the join is found by the rules that found what it joins; a
+    message that formats the same name, and an f-string of other names, are not."""
+    source = (
+        "import os\n"
+        "def install_ipex(torch_command):\n"
+        "    pytorch_pip = 'https://github.com/Nuullll/intel-extension-for-pytorch/releases/"
+        "download/v2.1.10%2Bxpu/torch-2.1.0a0+cxx11.abi-cp311-cp311-win_amd64.whl'\n"
+        "    ipex_pip = 'https://github.com/Nuullll/intel-extension-for-pytorch/releases/"
+        "download/v2.1.10%2Bxpu/intel_extension_for_pytorch-2.1.10+xpu-cp311-cp311-win_amd64.whl'\n"
+        "    torch_command = os.environ.get('TORCH_COMMAND', f'{pytorch_pip} {ipex_pip}')\n"
+        "    print(f'installing {ipex_pip}')\n"
+        "    return f'{torch_command} --upgrade'\n"
+    )
+    assert _rules(tmp_path, {"installer.py": source}) == [
+        ("installer.py", 3, "cxx11-abi-torch-pin"),
+        ("installer.py", 4, "ipex-install-string"),
+        ("installer.py", 5, "cxx11-abi-torch-pin"),
+        ("installer.py", 5, "ipex-install-string"),
+    ]
+
+
+def test_an_import_from_torch_xpu_amp_is_found_at_the_statement(tmp_path: Path) -> None:
+    """SimAI-Bench's training scripts import autocast and GradScaler from torch.xpu.amp (IPEX's
+    XPU build grafts it onto torch.xpu): the import fails first, and is found once, besides each
+    use; an import from torch.amp is upstream."""
+    source = (
+        "import torch\n"
+        "from torch.xpu.amp import autocast, GradScaler\n"
+        "from torch.amp import autocast as upstream_autocast\n"
+        "with autocast(enabled=True, dtype=torch.bfloat16):\n"
+        "    pass\n"
+        "scaler = GradScaler(enabled=True)\n"
+    )
+    assert _rules(tmp_path, {"offline_train.py": source}) == [
+        ("offline_train.py", 2, "xpu-amp-import"),
+        ("offline_train.py", 4, "xpu-amp-autocast"),
+        ("offline_train.py", 6, "xpu-amp-grad-scaler"),
+    ]

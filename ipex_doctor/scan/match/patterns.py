@@ -339,7 +339,9 @@ def _find_probes(parts: Sequence[Facts], context: Context) -> Iterator[PatternHi
 
 
 def _names_with(first: Sequence[str], second: Sequence[Trigger]) -> tuple[Trigger, ...]:
-    return tuple(combined(name_trigger(a), b) for a in first for b in second)
+    """A call resolved to one of ``first`` with one of ``second``: as a rule's ``symbols``,
+    resolved names are written as whole identifiers (``triggers`` says why)."""
+    return tuple(combined(name_trigger(a, whole=True), b) for a in first for b in second)
 
 
 def _fixed(*triggers: Trigger) -> Callable[[tuple[str, ...]], tuple[Trigger, ...]]:
@@ -376,14 +378,18 @@ PATTERNS: dict[str, Pattern] = {
             "half-spectral-norm",
             _fixed(
                 *_names_with(
-                    SPECTRAL_NORM, [Trigger((b"half",)), *(name_trigger(n) for n in HALF_DTYPES)]
+                    SPECTRAL_NORM,
+                    [
+                        Trigger((b"half",), whole=True),  # NOTE: the attribute of ``.half()``
+                        *(name_trigger(n, whole=True) for n in HALF_DTYPES),
+                    ],
                 )
             ),
             _find_half_spectral_norm,
         ),
         Pattern(
             "optimize-bf16",
-            _fixed(*_names_with(OPTIMIZE, [name_trigger(n) for n in BFLOAT16])),
+            _fixed(*_names_with(OPTIMIZE, [name_trigger(n, whole=True) for n in BFLOAT16])),
             _find_optimize_bf16,
         ),
         Pattern("ccl-backend", _fixed(*_quoted("ccl")), _find_ccl_backend),

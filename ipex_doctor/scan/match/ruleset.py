@@ -232,10 +232,10 @@ class RuleSet:
         triggers = self._python_triggers.setdefault(kind, [])
         for symbol in rule.match.symbols:
             rules.symbols.add(symbol, rule.id)
-            triggers.append(name_trigger(symbol))
+            triggers.append(name_trigger(symbol, whole=True))
         for module in rule.match.imports:
             rules.imports.modules.setdefault(module, []).append(rule.id)
-            triggers.append(name_trigger(module))
+            triggers.append(name_trigger(module, whole=True))
         if pattern is not None:
             names = rule.match.names
             patterns = (*rules.patterns, (rule.id, pattern, names))

@@ -7,7 +7,10 @@ triggers are derived from the rules, never listed by hand:
 * a ``symbols`` or ``imports`` name: all its components. Resolution (``python_names``) follows
   imports, attributes and simple assignments only, so every component of a resolved name is
   written in the file: ``torch.xpu.amp.autocast`` needs ``autocast``, ``xpu``, ``amp`` and
-  ``torch``, whatever the aliases (``a.b.*`` needs ``a`` and ``b``);
+  ``torch``, whatever the aliases (``a.b.*`` needs ``a`` and ``b``). Each is written as a name
+  of its own (an identifier token, an import's module path), so it must occur as a whole
+  identifier (``whole``): ``optimize`` inside ``optimize_model`` or ``xpu`` inside
+  ``is_xpu_available`` holds no trigger;
 * a structural pattern: the triggers its implementation declares (``patterns``);
 * a ``text`` regex: the literals of each of its alternatives (``regex_literals``), or none (then
   every file of the rule's kinds is read: correct, only slower).
@@ -47,6 +50,9 @@ class Trigger(NamedTuple):
     the benchmark's floor); ``None``: the words themselves."""
     roots: tuple[bytes, ...] = ()
     """Words that are the package a name starts with: never an anchor."""
+    whole: bool = False
+    """Each word must occur as a whole identifier: no ASCII letter, digit or ``_`` just before
+    or after it (``Probe.has_identifier``)."""
 
 
 FOLDED_TO_ASCII = {
@@ -81,11 +87,12 @@ _FOLDED_UTF8 = tuple(
 class Probe:
     """One file's bytes, asked for words; each word is searched once."""
 
-    __slots__ = ("_data", "_found", "_lower", "_remembered", "_searched")
+    __slots__ = ("_data", "_found", "_identifiers", "_lower", "_remembered", "_searched")
 
     def __init__(self, data: bytes) -> None:
         self._data = data
         self._found: dict[bytes, bool] = {}
+        self._identifiers: dict[bytes, bool] = {}
         self._lower: bytes | None = None
         self._searched: dict[re.Pattern[bytes], bool] = {}
         self._remembered: dict[int, tuple[object, Any]] = {}
@@ -113,9 +120,21 @@ class Probe:
             present = self._found[word] = word in self._data
         return present
 
+    def has_identifier(self, word: bytes) -> bool:
+        """Whether ``word`` occurs as a whole identifier: with no ASCII letter, digit or ``_``
+        on either side (a byte beyond ASCII counts as a border: a name spelled with such a
+        character is let through, never left out)."""
+        present = self._identifiers.get(word)
+        if present is None:
+            present = self._identifiers[word] = self.has(word) and _whole(self._data, word)
+        return present
+
     def holds(self, trigger: Trigger) -> bool:
         """Whether ``trigger`` holds for these bytes."""
-        if trigger.folded:
+        if trigger.whole:
+            if not all(self.has_identifier(word) for word in trigger.words):
+                return False
+        elif trigger.folded:
             if self._lower is None:
                 self._lower = _fold(self._data)
             lower = self._lower
@@ -124,6 +143,26 @@ class Probe:
         elif not all(self.has(word) for word in trigger.words):
             return False
         return trigger.confirm is None or trigger.confirm(self._data)
+
+
+_NAME_BYTES = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def _whole(data: bytes, word: bytes) -> bool:
+    """Whether ``word`` occurs in ``data`` with no byte of ``_NAME_BYTES`` on either side."""
+    # NOTE: by hand rather than a regex with lookarounds: ``re`` has no fast literal search for
+    # a pattern that starts with a lookbehind and would step through the file byte by byte,
+    # where ``bytes.find`` jumps to each occurrence (the first is whole, most of the time).
+    size = len(word)
+    at = data.find(word)
+    while at >= 0:
+        end = at + size
+        if (at == 0 or data[at - 1] not in _NAME_BYTES) and (
+            end == len(data) or data[end] not in _NAME_BYTES
+        ):
+            return True
+        at = data.find(word, at + 1)
+    return False
 
 
 class Prefilter:
@@ -167,30 +206,39 @@ class Prefilter:
 
 
 @functools.lru_cache(maxsize=4096)
-def name_trigger(dotted: str) -> Trigger:
-    """The trigger of a resolved name (``a.b.c``) or a wildcard (``a.b.*``): all components."""
+def name_trigger(dotted: str, *, whole: bool = False) -> Trigger:
+    """The trigger of a resolved name (``a.b.c``) or a wildcard (``a.b.*``): all components;
+    with ``whole``, each as a whole identifier (see the module: a ``symbols`` or ``imports``
+    name, which resolution finds only where each component is written as a name)."""
     parts = [part for part in dotted.split(".") if part and part != "*"]
     first, rest = parts[:1], sorted(parts[1:], key=len, reverse=True)
-    words = _without_implied(tuple(dict.fromkeys(p.encode() for p in [*rest, *first])))
+    unique = tuple(dict.fromkeys(p.encode() for p in [*rest, *first]))
+    # NOTE: a word inside another is implied by it only as a substring (``ccl`` by ``oneccl``);
+    # as a whole identifier each word is a condition of its own.
+    words = unique if whole else _without_implied(unique)
     roots = tuple(p.encode() for p in first) if rest else ()
-    return Trigger(words, roots=roots)
+    return Trigger(words, roots=roots, whole=whole)
 
 
 def combined(*triggers: Trigger) -> Trigger:
-    """A trigger that needs everything each of ``triggers`` needs (no ``confirm``, not folded)."""
+    """A trigger that needs everything each of ``triggers`` needs (no ``confirm``, not folded;
+    its words whole identifiers only when every one of ``triggers`` asks that)."""
     words: list[bytes] = []
     roots: list[bytes] = []
     for trigger in triggers:
         words.extend(w for w in trigger.words if w not in words)
         roots.extend(r for r in trigger.roots if r not in roots)
-    return Trigger(_without_implied(tuple(words)), roots=tuple(roots))
+    whole = all(trigger.whole for trigger in triggers)
+    kept = tuple(words) if whole else _without_implied(tuple(words))
+    return Trigger(kept, roots=tuple(roots), whole=whole)
 
 
 def minimal(triggers: Iterable[Trigger]) -> tuple[Trigger, ...]:
     """``triggers`` without those another implies, in a stable order: ``a`` goes when a
     trigger ``b`` without ``confirm`` holds whenever ``a`` does: each of ``b``'s words is
     inside one of ``a``'s (in lower case when ``b`` is folded; a folded ``a`` implies only a
-    folded ``b``). Of equivalent triggers the first stays. ``any(...)`` over them is unchanged.
+    folded ``b``), or, when ``b`` asks for whole identifiers, is one of the words ``a`` asks
+    for whole. Of equivalent triggers the first stays. ``any(...)`` over them is unchanged.
     """
     unique = list(dict.fromkeys(triggers))
     # NOTE: words never hold a NUL byte, so "inside one of a's words" is one search of them
@@ -208,6 +256,8 @@ def minimal(triggers: Iterable[Trigger]) -> tuple[Trigger, ...]:
         a, b = unique[i], unique[j]
         if b.confirm is not None or (a.folded and not b.folded):
             return False
+        if b.whole:
+            return a.whole and all(word in a.words for word in b.words)
         haystack = lowered[i] if b.folded else joined[i]
         return all(word in haystack for word in b.words)
 

@@ -4,8 +4,8 @@ Documentation teaches: a README's ``import intel_extension_for_pytorch as ipex``
 install intel-extension-for-pytorch`` is copied by every reader after the code itself has
 moved on. ``scan --docs`` reads the blocks whose language says what they are:
 
-* Markdown fenced blocks (`````` ``` `````` or ``~~~``, up to three spaces before the fence; an
-  unclosed one runs to the end, as CommonMark has it) and reST ``.. code-block::``,
+* Markdown fenced blocks (`````` ``` `````` or ``~~~``, up to three spaces before the fence, or
+  under a list item's text; an unclosed one runs to the end, as CommonMark has it) and reST ``.. code-block::``,
   ``.. code::`` and ``.. sourcecode::`` directives (options, a blank line, then the indented
   content);
 * Python (``python``, ``py``, ``python3``, ``ipython``, ``pycon``): read as a notebook cell is
@@ -14,10 +14,14 @@ moved on. ``scan --docs`` reads the blocks whose language says what they are:
 * shell (``bash``, ``sh``, ``shell``, ``zsh``, ``console``, ``shell-session``): every line
   that is not a comment, or where any line has a ``$`` prompt, only what follows the prompts.
 
-Blocks without a language (an indented block, a reST ``::`` literal) say nothing of what they
-hold and are not read. Each block keeps where its lines are in the document (its first line,
-and for each line the columns its text was moved by), so a match points at the document's own
-line and column.
+A fenced block (or a reST ``code-block``) without a language is read only where its lines say
+what it is: ``>>>`` prompts are a Python session (read as ``pycon``), and lines that each start
+a command a reader runs (``pip``, ``python``, ``conda``, ``docker``..., or after a ``$``
+prompt; continued lines too) are shell; anything else (output, a listing, code of no stated
+language) is not read. PowerShell and batch blocks are read as shell (their ``pip install`` is
+one). Indented blocks and reST ``::`` literals are not read. Each block keeps where its lines
+are in the document (its first line, and for each line the columns its text was moved by), so
+a match points at the document's own line and column.
 
 A hand-written reader, on purpose: a Markdown or reST library would build the whole document
 tree to return the same few blocks, and would not keep the source columns.
@@ -34,13 +38,23 @@ from ipex_doctor.scan.read.source import TextLine, split_lines
 PYTHON_LANGUAGES = frozenset({"python", "py", "python3", "py3", "ipython", "ipython3", "pycon"})
 SHELL_LANGUAGES = frozenset(
     {"bash", "sh", "shell", "zsh", "console", "shell-session", "sh-session", "shellsession"}
+    | {"powershell", "pwsh", "ps1", "bat", "batch", "cmd"}
 )
-_FENCE = re.compile(r"(?P<indent> {0,3})(?P<fence>`{3,}|~{3,})(?P<info>.*)")
+COMMANDS = frozenset(
+    {"pip", "pip3", "python", "python3", "py", "conda", "mamba", "micromamba", "uv", "docker"}
+    | {"podman", "git", "source", "export", "sudo", "apt", "apt-get", "cd", "wget", "curl"}
+    | {"bash", "sh", "ipexrun", "torchrun", "accelerate", "deepspeed", "mpirun", "mpiexec"}
+)
+"""The first words that make an unlabelled block's line a command a reader runs."""
+_CONTINUED = ("\\", "`")
+_FENCE = re.compile(r"(?P<indent> *)(?P<fence>`{3,}|~{3,})(?P<info>.*)")
+_LIST_ITEM = re.compile(r"(?P<marker> *(?:[-*+]|\d{1,9}[.)]))(?P<gap> +)\S")
 _DIRECTIVE = re.compile(
     r"(?P<indent>\s*)\.\.\s+(?:code-block|code|sourcecode)::\s*(?P<lang>\S*)\s*"
 )
 _PROMPT = re.compile(r"(?P<prompt>\s*\$\s+)\S")
 _DOCTEST = (">>> ", "... ")
+_REM = re.compile(r"(?i)rem(?:\s|$)")
 REST_SUFFIXES = (".rst", ".rest")
 
 
@@ -91,11 +105,15 @@ def _markdown_blocks(lines: list[str]) -> list[_Raw]:
     index = 0
     while index < len(lines):
         opening = _FENCE.fullmatch(lines[index])
-        if opening is None or (opening["fence"][0] == "`" and "`" in opening["info"]):
+        if (
+            opening is None
+            or (opening["fence"][0] == "`" and "`" in opening["info"])
+            or (len(opening["indent"]) > 3 and not _in_list_item(lines, index))
+        ):
             index += 1
             continue
         fence, indent = opening["fence"], len(opening["indent"])
-        closing = re.compile(rf" {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}\s*")
+        closing = re.compile(rf" {{0,{indent + 3}}}{re.escape(fence[0])}{{{len(fence)},}}\s*")
         end = index + 1
         while end < len(lines) and not closing.fullmatch(lines[end]):
             end += 1
@@ -103,6 +121,21 @@ def _markdown_blocks(lines: list[str]) -> list[_Raw]:
         found.append(_Raw(_language(opening["info"]), index + 2, content, indent))
         index = end + 1
     return found
+
+
+def _in_list_item(lines: list[str], index: int) -> bool:
+    """Whether the fence at ``index``, indented four spaces or more, opens a block inside a list
+    item (``1. Install:`` then the fence under it, as GitHub renders it): the nearest line above
+    it that is indented less is a list item whose content starts at most three columns before
+    the fence. Elsewhere such a line is an indented block's text, not a fence."""
+    indent = len(lines[index]) - len(lines[index].lstrip(" "))
+    for above in reversed(lines[:index]):
+        if not above.strip() or len(above) - len(above.lstrip(" ")) >= indent:
+            continue
+        item = _LIST_ITEM.match(above)
+        content = len(item["marker"]) + len(item["gap"]) if item else -1
+        return 0 <= indent - content <= 3
+    return False
 
 
 def _dedent(line: str, indent: int) -> str:
@@ -143,8 +176,26 @@ def _indent(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
+def _unlabelled(lines: list[str]) -> str:
+    """The language an unlabelled block's lines show (see the module), or ``""``."""
+    code = [line.strip() for line in lines if line.strip() and not _comment(line)]
+    if any(line.startswith(">>> ") for line in code):
+        return "pycon"
+    prompted = [line[m.end("prompt") :].strip() for line in lines if (m := _PROMPT.match(line))]
+    commands = prompted or code
+    continued = False
+    for line in commands:
+        word = line.split(maxsplit=1)[0] if line.split() else ""
+        if not continued and word.lower() not in COMMANDS:
+            return ""
+        continued = line.endswith(_CONTINUED)
+    return "sh" if commands else ""
+
+
 def _block(number: int, raw: _Raw) -> DocBlock | None:
     shifts = [raw.indent] * len(raw.lines)
+    if not raw.language:
+        raw = raw._replace(language=_unlabelled(raw.lines))
     if raw.language in PYTHON_LANGUAGES:
         source = list(raw.lines)
         first = next((line.lstrip() for line in source if line.strip()), "")
@@ -187,8 +238,11 @@ def _shell(lines: list[str]) -> list[TextLine]:
             for n, match in prompted
             if match is not None
         ]
-    return [
-        TextLine(n, line)
-        for n, line in enumerate(lines, start=1)
-        if not line.lstrip().startswith("#")
-    ]
+    return [TextLine(n, line) for n, line in enumerate(lines, start=1) if not _comment(line)]
+
+
+def _comment(line: str) -> bool:
+    """Whether a shell block's line is a comment: ``#``, or a batch file's ``::`` or ``REM``
+    (neither runs anything in a POSIX shell either)."""
+    stripped = line.lstrip()
+    return stripped.startswith(("#", "::")) or _REM.match(stripped) is not None

@@ -17,7 +17,14 @@ from ipex_doctor.model.code import FileKind
 from ipex_doctor.scan import DEFAULT_MAX_FILE_BYTES, grep_pattern, trigger_words
 from ipex_doctor.scan.match.patterns import _maybe_with_and
 from ipex_doctor.scan.match.ruleset import RuleSet
-from ipex_doctor.scan.match.triggers import FOLDED_TO_ASCII, Probe, Trigger, minimal, name_trigger
+from ipex_doctor.scan.match.triggers import (
+    FOLDED_TO_ASCII,
+    Prefilter,
+    Probe,
+    Trigger,
+    minimal,
+    name_trigger,
+)
 
 
 def test_trigger_words_come_from_the_rules() -> None:
@@ -115,6 +122,43 @@ def test_a_name_trigger_needs_every_component() -> None:
     assert name_trigger("oneccl.ccl").words == (b"oneccl",)
 
 
+def test_a_rule_name_needs_every_component_as_a_whole_identifier() -> None:
+    """A ``symbols`` or ``imports`` name of a rule is written as names: each component must
+    occur on its own, not inside a longer identifier (``optimize`` of ``optimize_model``); a
+    word inside another is then a condition of its own (``ccl`` beside ``oneccl``)."""
+    assert name_trigger("torch.xpu.optimize", whole=True) == Trigger(
+        (b"optimize", b"xpu", b"torch"), roots=(b"torch",), whole=True
+    )
+    assert name_trigger("oneccl.ccl", whole=True).words == (b"ccl", b"oneccl")
+    trigger = name_trigger("torch.xpu.optimize", whole=True)
+    inside = b"import torch\nfrom ipex_llm import optimize_model\nif is_xpu_available(): pass\n"
+    assert Probe(inside).holds(name_trigger("torch.xpu.optimize"))
+    assert not Probe(inside).holds(trigger)
+    assert Probe(inside + b"torch.xpu.optimize(model)").holds(trigger)
+    assert Probe(b"optimize_model(xpu) or torch.optimize").holds(trigger)  # a later whole one
+    assert Probe(b'torch;device="xpu";o.optimize').holds(trigger)  # quotes, ends: borders
+
+
+@pytest.mark.parametrize(
+    ("data", "whole"),
+    [
+        (b"xpu", True),
+        (b"(xpu)", True),
+        (b"xpu_amp", False),
+        (b"torch_xpu", False),
+        (b"xpu2", False),
+        (b"Xxpu", False),
+        ("\u00e9xpu\u00e9".encode(), True),  # NOTE: beyond ASCII is a border: let through
+        (b"xpu_ xpu1 _xpu .xpu", True),
+    ],
+)
+def test_probe_finds_whole_identifiers(data: bytes, whole: bool) -> None:
+    """No ASCII letter, digit or underscore just before or after: a whole identifier."""
+    probe = Probe(data)
+    assert probe.has_identifier(b"xpu") is whole
+    assert probe.has(b"xpu")
+
+
 def test_minimal_drops_implied_triggers_only() -> None:
     """A trigger whose words contain another's adds nothing to ``any`` (case-folded when the
     other is folded); one with a ``confirm`` implies nothing."""
@@ -123,6 +167,13 @@ def test_minimal_drops_implied_triggers_only() -> None:
     checked = Trigger((b"a",), confirm=lambda data: True)
     assert minimal([ab, a, c, a, big_c]) == (a, c)
     assert minimal([checked, ab]) == (checked, ab)
+    # whole identifiers: implied only by a trigger that asks for the same words whole
+    whole_a, whole_ab = Trigger((b"a",), whole=True), Trigger((b"a", b"bb"), whole=True)
+    whole_xa = Trigger((b"xa",), whole=True)
+    assert minimal([whole_ab, whole_a]) == (whole_a,)
+    assert minimal([ab, whole_a]) == (ab, whole_a)
+    assert minimal([whole_xa, whole_a]) == (whole_xa, whole_a)
+    assert minimal([whole_ab, a]) == (a,)
 
 
 def test_probe_searches_each_word_once_and_folds_as_re_does() -> None:
@@ -161,6 +212,79 @@ def test_only_files_with_a_trigger_are_parsed(tmp_path: Path) -> None:
     assert (result.files_seen, result.files_parsed) == (4, 2)
     assert found(result) == [("uses.py", 2, "xpu-amp", "torch.xpu.amp.autocast")]
     assert result.skipped == ()
+
+
+def test_names_only_inside_longer_identifiers_are_not_parsed(tmp_path: Path) -> None:
+    """ipex-llm spells ``optimize``, ``xpu`` and ``amp`` in most files, inside its own names
+    (``optimize_model``, ``is_xpu_available``, ``amp_dtype``) and in strings: no rule's name is
+    used there, so the file is not parsed (not even its syntax error is reported); the same
+    names used as names are. A structural pattern's names likewise (``optimize-bf16``)."""
+    near = (
+        "import torch\nfrom ipex_llm import optimize_model\n"
+        "def f(is_xpu_available, amp_dtype):\n    return optimize_model\n"
+        "m = optimize_model(m, dtype=torch.bfloat16).halfway\n"
+    )
+    write(
+        tmp_path,
+        {
+            "near.py": near,
+            "near_py2.py": near + 'print "done"\n',
+            "uses.py": "import torch\nfrom torch.xpu import amp\nwith amp.autocast(): pass\n",
+        },
+    )
+    rules = code_rules.load()
+    result = scan(tmp_path, rules)
+    assert (result.files_seen, result.files_parsed, result.skipped) == (3, 1, ())
+    assert {m.location.path for m in result.matches} == {"uses.py"}
+
+
+def _every_shipped_name_used() -> dict[str, str]:
+    """For each ``symbols`` and ``imports`` name of the shipped rules, a module using it the
+    ways resolution follows: written out, through an aliased import, through ``from``."""
+    rules = code_rules.load()
+    names = {n for r in rules.rules for n in (*r.match.symbols, *r.match.imports)}
+    files: dict[str, str] = {}
+    for number, dotted in enumerate(sorted(names)):
+        name = dotted.removesuffix(".*") + (".helper" if dotted.endswith(".*") else "")
+        package, _, last = name.rpartition(".")
+        top = name.split(".")[0]
+        forms = [f"import {name}\nprint({name})\n"]
+        if package:
+            forms.append(f"import {package} as p\nprint(p.{last}(x))\n")
+            forms.append(f"from {package} import {last} as v\nv()\n")
+            forms.append(f"import {top}\nq = {name}\nq()\n")
+        for form, text in enumerate(forms):
+            files[f"m{number}_{form}.py"] = text
+    return files
+
+
+def test_the_prefilter_admits_every_use_of_every_shipped_name(tmp_path: Path) -> None:
+    """Soundness of the triggers: each module using a shipped rule's name (in each form that
+    resolution follows) is parsed, and its findings are those of a reader that parses every
+    file (the shipped rules, with a prefilter that admits all; the name written out is always
+    found)."""
+    from ipex_doctor.scan.read.discovery import Candidate
+    from ipex_doctor.scan.readers import read_python
+
+    class Unfiltered(RuleSet):
+        def prefilter(self, kind: FileKind, *, python: bool) -> Prefilter:
+            real = super().prefilter(kind, python=python)
+            return Prefilter([Trigger(())]) if real else real
+
+    files = _every_shipped_name_used()
+    write(tmp_path, files)
+    rules = code_rules.load()
+    filtered, everything = RuleSet(rules), Unfiltered(rules)
+    for name in sorted(files):
+        path = tmp_path / name
+        candidate = Candidate(path, name, FileKind.PYTHON, path.stat().st_size)
+        data = path.read_bytes()
+        admitted = read_python(candidate, data, filtered)
+        reference = read_python(candidate, data, everything)
+        assert admitted.parsed, name
+        assert admitted.matches == reference.matches, name
+        if name.endswith("_0.py"):  # NOTE: an ``imports`` name used as an attribute is no match
+            assert reference.matches, name
 
 
 @pytest.mark.parametrize(

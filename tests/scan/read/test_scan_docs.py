@@ -69,6 +69,12 @@ def _where(root: Path, **options: object) -> list[tuple[str, int, int, str, str]
     ]
 
 
+def _readme_findings(root: Path, text: str) -> list[tuple[int, str]]:
+    """(line, rule) of each finding in a README.md holding ``text``, read with --docs."""
+    write(root, {"README.md": text})
+    return [(line, rule) for _, line, _, rule, _ in _where(root, docs=True)]
+
+
 def test_markdown_and_rest_blocks_are_read_at_their_own_lines(tmp_path: Path) -> None:
     """Python blocks (doctest prompts too) and shell blocks (after the $ prompts, comments
     left out) match at the document's line and column; text, indented and literal blocks and
@@ -153,3 +159,99 @@ def test_a_text_rule_in_a_doctest_block_points_at_the_document_column(tmp_path: 
     line = text.splitlines()[1]
     assert (match.rule_id, match.location.line) == ("use-ipex-flag", 2)
     assert line[match.location.column :].startswith("use_ipex")
+
+
+UNLABELLED = """\
+1. For Intel Arc A-Series Graphics utilizing IPEX, create a conda environment:
+
+```
+conda install libuv
+pip install torch==2.3.1.post0+cxx11.abi intel-extension-for-pytorch==2.3.110.post0+xpu \\
+  --extra-index-url https://pytorch-extension.intel.com/release-whl/stable/xpu/us/
+```
+
+To validate the XPU availability:
+```
+$ python
+>>> import torch; print('torch:', torch.__version__)
+torch: 2.3.0
+>>> import intel_extension_for_pytorch; print('XPU available:', torch.xpu.is_available())
+XPU available: True
+```
+
+```powershell
+docker build --build-arg IPEX_VERSION=1.13.120+xpu `
+--build-arg IPEX_WHL_URL=https://developer.intel.com/ipex-whl-stable-xpu `
+-f Dockerfile .
+```
+
+What pip list shows, and a requirements file's lines:
+```
+intel-extension-for-pytorch 2.3.110+xpu
+torch                       2.3.1+cxx11.abi
+```
+```
+intel-extension-for-pytorch==2.3.110
+```
+"""
+
+
+def test_an_unlabelled_block_is_read_where_its_lines_are_commands_or_prompts(
+    tmp_path: Path,
+) -> None:
+    """ComfyUI's README installs IPEX in a fence without a language, DeepSpeed's guide imports
+    it at >>> prompts, and an image's PowerShell build takes Intel's wheel index: each is found;
+    an unlabelled listing of output or of a file's lines says nothing it runs and is not read."""
+    assert _readme_findings(tmp_path, UNLABELLED) == [
+        (5, "cxx11-abi-torch-pin"),
+        (5, "ipex-requirement"),
+        (6, "ipex-wheel-index"),
+        (14, "ipex-import"),
+        (20, "ipex-wheel-index"),
+    ]
+
+
+def test_a_fence_under_a_list_item_is_read(tmp_path: Path) -> None:
+    """Horovod's README nests its install blocks under numbered steps, the fence indented four
+    spaces (the item's text starts there): a code block, as GitHub renders it. Four spaces
+    after a paragraph instead make an indented block, whose ``` line is text, not a fence."""
+    readme = (
+        " 2. Installing Intel Extension for Pytorch and Intel Optimization for Horovod:\n"
+        "    ```bash\n"
+        "    python -m pip install intel_extension_for_pytorch==1.13.120+xpu"
+        " -f https://developer.intel.com/ipex-whl-stable-xpu\n"
+        "    ```\n"
+        "\n"
+        "Not a list:\n"
+        "\n"
+        "    ```bash\n"
+        "    pip install intel-extension-for-pytorch\n"
+        "    ```\n"
+    )
+    assert _readme_findings(tmp_path, readme) == [
+        (3, "ipex-requirement"),
+        (3, "ipex-wheel-index"),
+    ]
+
+
+def test_batch_comments_and_a_bare_cd_are_not_installs(tmp_path: Path) -> None:
+    """ipex-llm's Windows steps (a cmd block) offer another index in a ``::`` comment, and
+    neural-compressor's build steps enter IPEX's source checkout: neither installs anything;
+    the pip line beside them does, and so does a cd that builds."""
+    readme = (
+        "```cmd\n"
+        ":: or --extra-index-url https://pytorch-extension.intel.com/release-whl/stable/lnl/cn/\n"
+        "REM pip install intel-extension-for-pytorch\n"
+        "pip install --pre --upgrade ipex-llm[xpu_lnl] --extra-index-url"
+        " https://pytorch-extension.intel.com/release-whl/stable/lnl/us/\n"
+        "```\n"
+        "```\n"
+        "git clone https://github.com/intel/intel-extension-for-pytorch\n"
+        "cd intel-extension-for-pytorch\n"
+        "cd intel-extension-for-pytorch && python setup.py install\n"
+        "```\n"
+    )
+    assert _readme_findings(tmp_path, readme) == [
+        (4, "ipex-wheel-index"),
+        (9, "ipex-requirement"),
+    ]
