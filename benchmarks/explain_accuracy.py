@@ -15,7 +15,13 @@ nothing: no entry, no layer). For each part, and within it per tracker or per la
 * top-3: the expected entry is among the first three (``layer:<name>``: as first-ranked);
 * right layer: the layer explain names (the first candidate's, else the layer it falls back
   to) is the layer of the established cause (texts whose thread established none: any);
-* false alarms: unrelated texts for which explain named an entry or a layer.
+* false alarms: unrelated texts for which explain named an entry or a layer;
+* no Intel word: related texts that hold no word of the Intel stack (``stack.intel`` in the
+  knowledge base: an app's own message, a generic Python error quoted from an XPU thread), and
+  how many of those were first-ranked. They stay in every count above: explain names a layer
+  only for a text that names the stack, so such a text is right only where an entry names its
+  cause (a torch install error); otherwise it is a miss, and the column says how many of the
+  misses are of that kind.
 
 Text alone, no environment: ``--report`` / ``--python`` decide further.
 tests/knowledge/test_corpus.py holds explain to the numbers this prints.
@@ -38,7 +44,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from ipex_doctor.knowledge import known_issues  # noqa: E402
-from ipex_doctor.knowledge.explain import Explanation, diagnose  # noqa: E402
+from ipex_doctor.knowledge.explain import Explanation, diagnose, names_intel_stack  # noqa: E402
 
 ASSETS = ROOT / "tests" / "assets"
 PARTS = {
@@ -96,9 +102,13 @@ class Tally:
     layer: int = 0
     unrelated: int = 0
     alarms: int = 0
+    silent: int = 0
+    """Related texts with no word of the Intel stack."""
+    silent_first: int = 0
+    """Those of them that were first-ranked all the same."""
     misses: list[str] = field(default_factory=list)
 
-    def add(self, case: dict[str, Any], got: dict[str, bool], named: str) -> None:
+    def add(self, case: dict[str, Any], got: dict[str, bool], named: str, silent: bool) -> None:
         if "alarm" in got:
             self.unrelated += 1
             self.alarms += got["alarm"]
@@ -109,6 +119,8 @@ class Tally:
         self.first += got["first"]
         self.top3 += got["top3"]
         self.layer += got["layer"]
+        self.silent += silent
+        self.silent_first += silent and got["first"]
         if not (got["first"] and got["layer"]):
             self.misses.append(
                 f"expected {case['expect']} ({case['layer']}), named {named}: {case['thread']}"
@@ -129,10 +141,11 @@ def score(
             if found.matches
             else (f"layer:{found.layer.layer.id}" if found.layer else "nothing")
         )
-        tallies["all"].add(case, got, named)
+        silent = case["expect"] != UNRELATED and not names_intel_stack(case["text"], kb)
+        tallies["all"].add(case, got, named, silent)
         if by is not None:
             key = case["tracker"] if by == "tracker" else (case["layer"] or "(unrelated / none)")
-            tallies[key].add(case, got, named)
+            tallies[key].add(case, got, named, silent)
     return dict(tallies)
 
 
@@ -142,8 +155,9 @@ def _ratio(right: int, total: int) -> str:
 
 def _row(name: str, tally: Tally) -> str:
     alarms = f"{tally.alarms:>3}/{tally.unrelated:<3}" if tally.unrelated else f"{'-':>7}"
+    silent = f"{tally.silent:>3} ({tally.silent_first} right)" if tally.silent else ""
     return (f"{name[:44]:<44} {_ratio(tally.first, tally.related)} {_ratio(tally.top3, tally.related)} "
-            f"{_ratio(tally.layer, tally.related)} {alarms}")  # fmt: skip
+            f"{_ratio(tally.layer, tally.related)} {alarms}  {silent}")  # fmt: skip
 
 
 def main() -> int:
@@ -156,6 +170,7 @@ def main() -> int:
     kb = known_issues.load()
     header = (
         f"{'part / group':<44} {'first-ranked':>14} {'top-3':>14} {'right layer':>14} {'alarms':>7}"
+        "  no Intel word"
     )
     print(header)
     for part in args.part or list(PARTS):

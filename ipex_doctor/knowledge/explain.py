@@ -562,6 +562,16 @@ def explain(text: str, kb: KnowledgeBase, env: EnvFacts | None = None) -> list[M
     return diagnose(text, kb, env).matches
 
 
+def names_intel_stack(text: str, kb: KnowledgeBase) -> bool:
+    """Whether ``text`` holds a word of the Intel stack (``kb.stack.intel``) outside the wording
+    that says the stack is absent: without one, ``diagnose`` names no layer."""
+    return _names_intel(_forms(text), kb)
+
+
+def _names_intel(forms: tuple[str, ...], kb: KnowledgeBase) -> bool:
+    return _any(kb.stack.intel, _without_absent(forms[0], kb))
+
+
 def _any(patterns: tuple[Wording, ...], text: str) -> bool:
     return any(p.search(text) for p in patterns)
 
@@ -587,7 +597,7 @@ def _layer_of(
 ) -> LayerMatch | None:
     """The layer whose wording fits the text best, for a text of the Intel stack; ``None``
     for any other (never a layer for a CUDA, ROCm or plain Python error)."""
-    if not _any(kb.stack.intel, _without_absent(forms[0], kb)):
+    if not _names_intel(forms, kb):
         return None
     best: LayerMatch | None = None
     for layer in kb.layers:

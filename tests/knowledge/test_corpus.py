@@ -38,9 +38,14 @@ KNOWLEDGE = known_issues.load_files((), lambda _: None)
 PARTS = {name: accuracy.cases(path) for name, path in accuracy.PARTS.items()}
 MEASURED: dict[str, tuple[int, int, int, int, int, int] | None] = {
     # part: (related texts, first-ranked, top-3, right layer, unrelated texts, false alarms)
-    "development": (162, 123, 125, 126, 173, 0),
-    "kept-aside": (39, 15, 15, 17, 51, 1),  # NOTE: the sixth and seventh collections', once
-    "earlier (chosen)": (90, 87, 88, 87, 16, 0),  # NOTE: "could not create an engine" is onednn
+    # NOTE: with the sixth and seventh collections' kept-aside texts (measured once, then joined:
+    # 138, 140, 143 and 1 alarm before the rules written from them: 151, 152, 156, 0), and the
+    # eighth's and ninth's development texts (at the split: 168, 169, 174, 1 alarm)
+    "development": (250, 182, 183, 187, 332, 0),
+    "kept-aside": (30, 14, 14, 17, 68, 1),  # NOTE: the eighth and ninth collections', once
+    # NOTE: "could not create an engine" is onednn; "The program was built for N devices" is the
+    # sycl-build layer (three sampled threads, none a missing kernel), not xpu-kernel-not-built
+    "earlier (chosen)": (90, 86, 87, 87, 16, 0),
     "earlier held out": (20, 19, 19, 19, 5, 0),
 }
 """Measured when the rules were final for the newest collections (kept-aside: once, afterwards;
@@ -133,3 +138,14 @@ def test_a_layer_expectation_is_right_only_when_no_entry_is_named() -> None:
     entry = accuracy.diagnose("RuntimeError: \"dot\" not implemented for 'Half'", KNOWLEDGE)
     assert accuracy.judge(case, layered) == {"first": True, "top3": True, "layer": True}
     assert accuracy.judge(case, entry)["first"] is False
+
+
+def test_a_text_with_no_word_of_the_intel_stack_is_counted_and_stays_a_miss() -> None:
+    """The benchmark's "no Intel word" column: a related text that holds no word of the Intel
+    stack (a generic message quoted from an XPU thread) is counted there and still counted as a
+    related text: explain names no layer for it, so it is a miss unless an entry names its cause."""
+    generic = {"expect": "layer:integration", "layer": "integration", "thread": "t", "tracker": "t",
+               "text": "AssertionError: Torch not compiled with CUDA enabled"}  # fmt: skip
+    named = {**generic, "text": "neuralchat error: Device does not exist"}
+    tally = accuracy.score([generic, named], KNOWLEDGE)["all"]
+    assert (tally.related, tally.silent, tally.silent_first, tally.first) == (2, 1, 0, 1)

@@ -425,6 +425,27 @@ def test_a_runtime_that_cannot_initialize_while_counting_devices_stands_for_the_
     assert explain(zeinit, KB)[0].issue.id == "xpu-level-zero-broken"
 
 
+def test_out_of_resources_stands_for_memory_unless_the_driver_reset_an_engine() -> None:
+    """OUT_OF_RESOURCES is a message with several causes: device memory first, but a text that
+    also says an engine was reset is the GPU hang (compute-runtime #939, trimmed)."""
+    plain = (
+        "RuntimeError: level_zero backend failed with error: 40 (UR_RESULT_ERROR_OUT_OF_RESOURCES)"
+    )
+    first = explain(plain, KB)[0]
+    assert (first.issue.id, first.via) == ("xpu-out-of-memory", "xpu-out-of-resources")
+    reset = ("[GSD-12919] Arc 140T (Arrow Lake-P / Xe2): intermittent CCS engine reset under "
+             "sustained OpenCL MoE compute (UR_RESULT_ERROR_OUT_OF_RESOURCES)")  # fmt: skip
+    assert explain(reset, KB)[0].issue.id == "xpu-gpu-hang"
+    assert explain(reset, KB)[0].issue.layer == "driver"
+
+
+def test_vllms_cpu_cache_kernel_without_half_is_an_ipex_left_on_another_torch() -> None:
+    """vLLM's CPU backend falls back to its own cache kernel when its IPEX does not load for
+    another torch (vllm #17225 and its fix, #18542)."""
+    text = "RuntimeError: \"reshape_and_cache_cpu_impl\" not implemented for 'Half'"
+    assert explain(text, KB)[0].issue.id == "torch-ipex-mismatch"
+
+
 def test_hints_alone_name_nothing() -> None:
     """A hint tells causes apart; without the message it names no entry."""
     assert explain("export ONEAPI_DEVICE_SELECTOR=level_zero:0 && docker compose up", KB) == []
@@ -633,6 +654,21 @@ def test_a_text_of_the_intel_stack_that_no_entry_names_names_its_layer(
         "comfyui-ipex    | exec /usr/bin/startup.sh: exec format error\ncomfyui-ipex exited with code 255",
         "ERROR: pip's dependency resolver does not currently take into account all the packages that "
         "are installed.\nembeddedllm 0.2.1+ipex requires importlib-metadata, which is not installed.",
+        # zsh could not expand the extra of a package name (ipex-llm-tutorial #77): the command
+        # never ran, so the name it would have installed is no evidence
+        "\u276f pip install --pre --upgrade ipex-llm[all]\nzsh: no matches found: ipex-llm[all]",
+        # the same wording with a CUDA package: nothing either
+        "zsh: no matches found: nvidia-cudnn-cu12[all]",
+        # transformers probing torch.xpu on a machine with a torch without it (transformers #31563)
+        'File "/envs/mlflow/lib/python3.9/site-packages/transformers/utils/import_utils.py", line '
+        "765, in is_torch_xpu_available\n    _ = torch.xpu.device_count()\n  File \"/envs/mlflow/"
+        'lib/python3.9/site-packages/torch/__init__.py", line 1932, in __getattr__\nAttributeError: '
+        "module 'torch' has no attribute 'xpu'",
+        # DeepSpeed's ZeRO is not a Level Zero call (the layer's API names are case-sensitive)
+        "Intel Arc: RuntimeError: ZeroStageError in ZeRO stage 3 partitioning",
+        # torch/xpu as a path is the stack, but a CUDA device-index error in another package is not
+        'File "/venv/site-packages/torch/cuda/__init__.py", line 415\nRuntimeError: CUDA error: '
+        "invalid device ordinal",
     ],
 )  # fmt: skip
 def test_a_text_of_another_stack_gets_no_entry_and_no_layer(text: str) -> None:
@@ -691,6 +727,80 @@ def test_wording_that_says_the_intel_stack_is_absent_does_not_place_a_text_in_it
          "names are: auto, cpu, cuda, mps, tpu.", "integration"),
         # a bare "UR error" has many causes: the runtime layer, no entry
         ("RuntimeError: UR error", "runtime"),
+        # the sampled development texts (trimmed) that named no layer, or another, before these
+        # words joined the knowledge base
+        # a build that did not find the Level Zero loader (llama.cpp #27257)
+        ("Compile bug: Level Zero loader or headers not found, Level Zero support disabled",
+         "level-zero"),
+        # a device index beyond those torch.xpu sees (pytorch #144379, ultralytics #22850)
+        ('  File "/repos/pytorch/torch/xpu/__init__.py", line 258, in get_device_properties\n'
+         '    raise AssertionError("Invalid device index")\nAssertionError: Invalid device index',
+         "selection"),
+        ('  File "/envs/B60/lib/python3.10/site-packages/torch/xpu/__init__.py", line 262, in '
+         "get_device_properties\nRuntimeError: The device index is out of range. It must be in "
+         "[0, 1), but got 1.", "selection"),
+        # an IPEX operator with no kernel for the backend (intel-extension-for-pytorch #623)
+        ("NotImplementedError: The following operation failed in the TorchScript interpreter. "
+         "RuntimeError: Could not run 'torch_ipex::mul_add' with arguments f", "torch"),
+        # XPU autocast refusing a dtype (pytorch #179141)
+        ("UserWarning: In XPU autocast, but the target dtype is not supported. Disabling autocast.",
+         "code"),
+        # Triton's Intel backend meeting an unknown GPU, and calling ocloc (triton XPU #6063)
+        ("device architecture not recognized: 21483225088\nE0210 site-packages/torch/_inductor/"
+         "runtime/triton_heuristics.py:874] Repro command: ['ocloc', 'compile', '-device', '']",
+         "compiler"),
+        # pip cannot find Triton for XPU (unsloth #5358)
+        ("ERROR: Could not find a version that satisfies the requirement triton-xpu==3.6.0 (from "
+         "torch) (from versions: 3.0.0b2, 3.2.0b1, 3.3.0b1)", "install"),
+        # vLLM's XPU platform (vllm #19370)
+        ("INFO 06-09 11:30:57 [__init__.py:243] Automatically detected platform xpu.\nWARNING "
+         "Failed to import from vllm._C with ModuleNotFoundError(\"No module named 'vllm._C'\")",
+         "integration"),
+        # ipex-llm's duplicate-import check (ipex-llm #12985)
+        ("RuntimeErrror ipex_duplicate_import_error", "integration"),
+        # Intel's apps and frameworks (AI-Playground #358, #226; intel-extension-for-transformers #1276)
+        ('  File "D:\\AI Playground\\resources\\service\\web_api.py", line 29, in <module>\n'
+         "ModuleNotFoundError: No module named 'requests'", "integration"),
+        ("ai-backend failed in stage end. Debugmessage: Failed to setup python environment due to "
+         "Error: File at C:\\Program Files\\AI Playground\\resources\\service\\requirements-"
+         "unknown.txt does not exist", "integration"),
+        ("2024-02-14 09:59:28 [ERROR] neuralchat error: Device does not exist\nAttributeError: "
+         "'NoneType' object has no attribute 'predict'", "integration"),
+        # the eighth and ninth collections' development texts
+        # a SYCL program failing to link (llama.cpp #9490, #24928, #6439)
+        ("/usr/bin/ld: ../../ggml/src/libggml.a(ggml-sycl.cpp.o): undefined reference to symbol "
+         "'_ZNK4sycl3_V16device8get_infoINS0_3ext5intel4info6device9device_idEEENS0_6detail19is_"
+         "device_info_descIT_E11return_typeEv'", "sycl-build"),
+        ("Misc. bug: SYCL undefined reference to _Z22__spirv_GroupBroadcastifDv3_", "sycl-build"),
+        ("ggml-sycl-269668.cpp:(.text+0x875f): undefined reference to oneapi::mkl::blas::column_"
+         "major::gemm_batch(sycl::_V1::queue&, oneapi::mkl::transpose)", "sycl-build"),
+        # torch-xpu-ops' FindSYCL failing in CMake (pytorch #140894)
+        ("CMake Error at third_party/torch-xpu-ops/cmake/Modules/FindSYCL.cmake:389 (file):\n"
+         "  file does not recognize sub-command REAL_PATH", "sycl-build"),
+        # the host compiler crashing on torch's XPU kernels (pytorch #145340)
+        ("internal compiler error: in extract_insn when compiling pytorch with xpu with gcc 12",
+         "sycl-build"),
+        # the log of a JIT build that failed is the layer's, not a missing kernel (llama.cpp #27412)
+        ("Eval bug: SYCL run fails with The program was built for 1 devices (Iris(R) Xe Graphics)",
+         "sycl-build"),
+        # Triton's native module without the Intel backend (triton-windows #34)
+        ("ImportError: cannot import name 'intel' from 'triton._C.libtriton'", "compiler"),
+        # oneAPI's profiling interface under torch's XPU profiler (pytorch #153632)
+        ("RuntimeError: Fail to enable Kineto Profiler on XPU due to error code: 2. The detailed "
+         "error message is: PTI_ERROR_NOT_IMPLEMENTED", "runtime"),
+        # a Level Zero call named (vllm #48953)
+        ("[Bug][XPU]: zeMemOpenIpcHandle INVALID_ARGUMENT on 2x Arc B50 (Battlemage) TP=2",
+         "level-zero"),
+        # vLLM finding the XPU's memory taken at start (vllm #50135)
+        ("ValueError: Free memory on device xpu:0 (0.22/30.3 GiB) on startup is less than desired "
+         "GPU memory utilization (0.7, 21.21 GiB).", "memory"),
+        # a tensor left on the CPU beside the XPU's (ComfyUI #13409)
+        ("RuntimeError: Expected all tensors to be on the same device, but found at least two "
+         "devices, xpu:0 and cpu!", "code"),
+        # WinError 127 is the loader's too (ComfyUI-Intel-Arc-Clean-Install #4), not Level Zero
+        ("Set oneapi device selector to: level_zero:gpu\nOSError: [WinError 127] The specified "
+         'procedure could not be found. Error loading "C:\\venv\\Lib\\site-packages\\torch\\lib\\to',
+         "windows-loader"),
     ],
 )  # fmt: skip
 def test_a_layer_names_the_wording_of_its_own_tools(text: str, layer: str) -> None:
