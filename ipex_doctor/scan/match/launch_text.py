@@ -180,6 +180,7 @@ def _rewrite_line(lines: list[str], index: int, notes: list[LaunchNote]) -> str 
         pos = end
         changed = True
         old = line[match.start() + len(match.group("lead")) : end].strip()
+        # ipex-doctor: ignore[ipex-launcher] what the rewrite replaced, for its note
         old = " ".join(old.split()) if is_ipexrun else f"-m {IPEX_LAUNCH}"
         new = NEW_COMMAND if is_ipexrun else f"-m {RUN_CPU}"
         notes.append(LaunchNote(index + 1, True, f"{old} -> {new}"))
@@ -200,6 +201,7 @@ def _rewrite_exec_form(lines: list[str], index: int, notes: list[LaunchNote]) ->
         return None
     if IPEXRUN in words:
         at, after_ipexrun = words.index(IPEXRUN), True
+        # ipex-doctor: ignore[ipex-launcher] the exec form's word the rewrite replaces
         old, new = f'"{IPEXRUN}"', f'"python", "-m", "{RUN_CPU}"'
         if words[at + 1 : at + 2] == ["cpu"]:
             old = _exec_form_pair(line, IPEXRUN, "cpu") or old
@@ -207,6 +209,7 @@ def _rewrite_exec_form(lines: list[str], index: int, notes: list[LaunchNote]) ->
                 return None
     elif IPEX_LAUNCH in words and words.index(IPEX_LAUNCH) > 0:
         at, after_ipexrun = words.index(IPEX_LAUNCH), False
+        # ipex-doctor: ignore[ipex-launcher] the exec form's word the rewrite replaces
         old, new = f'"{IPEX_LAUNCH}"', f'"{RUN_CPU}"'
         if words[at - 1] != "-m":
             return None

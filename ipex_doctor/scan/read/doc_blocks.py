@@ -43,6 +43,7 @@ SHELL_LANGUAGES = frozenset(
 COMMANDS = frozenset(
     {"pip", "pip3", "python", "python3", "py", "conda", "mamba", "micromamba", "uv", "docker"}
     | {"podman", "git", "source", "export", "sudo", "apt", "apt-get", "cd", "wget", "curl"}
+    # ipex-doctor: ignore[ipex-launcher] a first word that makes a line a command
     | {"bash", "sh", "ipexrun", "torchrun", "accelerate", "deepspeed", "mpirun", "mpiexec"}
 )
 """The first words that make an unlabelled block's line a command a reader runs."""
