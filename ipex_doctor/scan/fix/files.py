@@ -209,9 +209,10 @@ def unified_diff(old: str, new: str, name: str) -> str:
     name = name.lstrip("/")
     # NOTE: patience diff: difflib's matcher is quadratic on the repeated lines of generated
     # code (the diff of a fixed 10 MiB module of similar functions never finished).
+    # (patiencediff.unified_diff falls back to difflib's matcher unless it is given one.)
     lines = patiencediff.unified_diff(
         _diff_lines(old), _diff_lines(new), diff_header_name(f"a/{name}"),
-        diff_header_name(f"b/{name}"),
+        diff_header_name(f"b/{name}"), sequencematcher=patiencediff.PatienceSequenceMatcher,
     )  # fmt: skip
     return "".join(
         line if line.endswith("\n") else line + "\n\\ No newline at end of file\n" for line in lines

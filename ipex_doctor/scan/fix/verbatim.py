@@ -22,6 +22,7 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass, replace
 
 import libcst as cst
+from patiencediff import PatienceSequenceMatcher
 
 from ipex_doctor.scan.fix.rewrite import WHOLE_FILE, FixOutcome, Refusal, fix_source
 from ipex_doctor.scan.read.top_level import top_level
@@ -152,14 +153,16 @@ _REFINE_LIMIT = 4_000_000
 
 
 def _opcodes(a: Sequence[str], b: Sequence[str]) -> list[tuple[str, int, int, int, int]]:
-    """``difflib``'s opcodes from ``a`` to ``b``, equal lines matched exactly.
+    """``difflib``-style opcodes from ``a`` to ``b``, equal lines matched exactly.
 
-    The first pass uses difflib's heuristic for popular lines (blank lines, ``pass``): it
-    never lets them seed a match, which keeps a 50,000-line file fast but can leave unchanged
-    lines inside a changed block; so every changed block is matched again without it (they
-    are small)."""
+    The first pass is a patience diff: it anchors on lines that occur once in both, so it
+    stays near linear where every statement changed (difflib's matcher, which picks the
+    longest match and recurses on both sides, is quadratic there: a dense 0.25 MiB module
+    spent most of its ``--fix`` in it), but it can leave unchanged lines inside a changed
+    block; so every changed block is matched again with difflib, without its heuristic for
+    popular lines (the blocks are small)."""
     result: list[tuple[str, int, int, int, int]] = []
-    for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b).get_opcodes():
+    for tag, i1, i2, j1, j2 in PatienceSequenceMatcher(None, a, b).get_opcodes():
         if tag == "equal" or (i2 - i1) * (j2 - j1) > _REFINE_LIMIT or i1 == i2 or j1 == j2:
             result.append((tag, i1, i2, j1, j2))
             continue
