@@ -533,14 +533,17 @@ def diagnose(text: str, kb: KnowledgeBase, env: EnvFacts | None = None) -> Expla
     A text that names another vendor's stack (``kb.stack.foreign``: CUDA, ROCm, MPS, ...), or
     says only that the Intel stack is absent (``kb.stack.absent``: "module 'torch' has no
     attribute 'xpu'"), keeps a candidate only where the Intel stack is named outside what matched and
-    outside that wording: a library probing torch.xpu on a CUDA machine is no Intel error."""
+    outside that wording: a library probing torch.xpu on a CUDA machine is no Intel error;
+    or where what matched names it itself (IPEX's own message that it needs another torch is
+    IPEX's, whatever other stack the text mentions)."""
     forms = _forms(text)
     found = _facts(forms)
     foreign = _any(kb.stack.foreign, forms[0]) or _any(kb.stack.absent, forms[0])
     direct = {
         m.issue.id: m
         for issue in kb.issues
-        if (m := _match(issue, forms, found)) and (not foreign or _intel_beside(m.matched, forms, kb))
+        if (m := _match(issue, forms, found))
+        and (not foreign or _intel_beside(m.matched, forms, kb) or _intel_within(m.matched, kb))
     }  # fmt: skip
     matches = list(direct.values())
     for message in [m for m in matches if m.issue.causes]:
@@ -583,6 +586,12 @@ def _intel_beside(matched: tuple[str, ...], forms: tuple[str, ...], kb: Knowledg
     for piece in matched:
         rest = rest.replace(piece, " ")
     return _any(kb.stack.intel, rest)
+
+
+def _intel_within(matched: tuple[str, ...], kb: KnowledgeBase) -> bool:
+    """Whether a piece that matched names the Intel stack, outside the wording that says it is
+    absent."""
+    return any(_any(kb.stack.intel, _without_absent(piece, kb)) for piece in matched)
 
 
 def _without_absent(text: str, kb: KnowledgeBase) -> str:

@@ -909,3 +909,15 @@ def test_wording_that_says_the_intel_stack_is_absent_is_knowledge_base_data(
     with pytest.raises(KnowledgeBaseError) as raised:
         known_issues.parse_document(str(tmp_path / "bad.yaml"), bad)
     assert "bad.yaml:" in str(raised.value) and "backtrack" in str(raised.value), str(raised.value)
+
+
+def test_a_message_that_names_the_intel_stack_itself_is_named_beside_another_stack() -> None:
+    """IPEX's own message that it needs another torch is IPEX's, whatever other stack the text
+    names on other lines (found by the property test above: "ROCM" on a line of its own hid
+    it)."""
+    message = (
+        "ERROR! Intel® Extension for PyTorch* needs to work with PyTorch 2.1.*, but PyTorch "
+        "2.2.1+cpu is found. Please switch to the matching version and run again."
+    )
+    for other in ("ROCM", "CUDA available: False", "Apple M2"):
+        assert "torch-ipex-mismatch" in [m.issue.id for m in explain(f"{other}\n{message}", KB)]
