@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 from conftest import doctor_env, examples, run_doctor
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from ipex_doctor.errors import KnowledgeBaseError
@@ -28,6 +28,7 @@ from ipex_doctor.knowledge.explain import (
     diagnose,
     explain,
     facts,
+    names_intel_stack,
     probes,
     rank,
 )
@@ -110,6 +111,9 @@ def _squeezed(text: str) -> str:
     st.lists(st.text(max_size=500) | st.sampled_from([text for text, _ in CASES]), max_size=10),
     st.sampled_from(["\n", " ", "", "\r\n"]),
 )
+# NOTE: the two texts CI drew beside "ROCM": IPEX's own message (named), a "dot" error (not).
+@example(["ROCM", next(t for t, e in CASES if e == "torch-ipex-mismatch")], "\n")
+@example(["ROCM", next(t for t, e in CASES if e == "dot-half")], "\n")
 def test_arbitrary_text_never_crashes_and_is_fast(pieces: list[str], glue: str) -> None:
     """Any text, real errors among noise or none: bounded work, and a ranked list of distinct
     knowledge-base entries whose every piece of evidence was read from the text; an error
@@ -130,8 +134,12 @@ def test_arbitrary_text_never_crashes_and_is_fast(pieces: list[str], glue: str) 
         # NOTE: the text is read with its line breaks and runs of spaces normalised
         assert all(_squeezed(piece) in _squeezed(text) for piece in match.matched), match
     if glue in ("\n", "\r\n"):
+        # NOTE: a text that names another vendor's stack keeps only the matches the Intel stack
+        # is named for (diagnose's contract): beside "ROCM", a "dot" error that names nothing of
+        # the Intel stack is rightly not claimed; one that names it still is.
+        other = any(p.search(text) for p in (*KB.stack.foreign, *KB.stack.absent))
         for known, expected in CASES:
-            if known in pieces:
+            if known in pieces and (not other or names_intel_stack(known, KB)):
                 assert expected in ids, (expected, ids)
 
 
