@@ -39,6 +39,10 @@ def _found(*roots: Path, exclude: tuple[str, ...] = ()) -> list[str]:
         ("constraints.txt", "", FileKind.REQUIREMENTS),
         ("requirements.in", "", FileKind.REQUIREMENTS),
         ("base.txt", "requirements", FileKind.REQUIREMENTS),
+        ("pip_requirements.txt", "", FileKind.REQUIREMENTS),  # open-omics-alphafold's
+        ("dev-requirements.in", "", FileKind.REQUIREMENTS),
+        ("requirements2.txt", "", FileKind.REQUIREMENTS),
+        ("myrequirements.txt", "", None),
         ("pyproject.toml", "", FileKind.PYPROJECT),
         ("environment.yml", "", FileKind.CONDA),
         ("environment-xpu.yaml", "", FileKind.CONDA),
