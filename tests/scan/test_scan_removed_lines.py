@@ -177,7 +177,8 @@ def test_the_oneccl_bindings_own_setvars_goes_with_the_bindings(tmp_path: Path) 
     beside themselves: it is the bindings' (drop it with them; gloo or xccl), not oneAPI's
     setvars that torch's pip runtime no longer needs (a reader rejected that advice there). A
     oneAPI setvars.sh in the same script is still oneAPI's; Horovod's test image sources the
-    oneCCL it built from source to build against it: neither oneAPI's nor the bindings'."""
+    oneCCL it built from source to build against it: neither oneAPI's nor the bindings'. The
+    ``python -c`` that imports the bindings to find them is a command's Python (no install)."""
     script = (
         'if [[ "$BACKEND" == "ccl" ]]; then\n'
         '  oneccl_bindings_for_pytorch_path=$(python -c "import torch; import'
@@ -192,8 +193,9 @@ def test_the_oneccl_bindings_own_setvars_goes_with_the_bindings(tmp_path: Path) 
         ". /usr/local/oneccl/env/setvars.sh; export I_MPI_ROOT=/usr/local/oneccl\n"
     )
     assert _rules(tmp_path, {"training_multinode.sh": script}) == [
-        ("training_multinode.sh", 2, "oneccl-bind-pt-requirement"),
+        ("training_multinode.sh", 2, "ipex-python-command"),
         ("training_multinode.sh", 3, "oneccl-bind-pt-requirement"),
+        ("training_multinode.sh", 5, "ipex-python-command"),
         ("training_multinode.sh", 5, "oneccl-bind-pt-requirement"),
         ("training_multinode.sh", 6, "oneccl-bind-pt-requirement"),
         ("training_multinode.sh", 7, "oneapi-setvars"),
@@ -259,3 +261,96 @@ def test_an_import_from_torch_xpu_amp_is_found_at_the_statement(tmp_path: Path) 
         ("offline_train.py", 4, "xpu-amp-autocast"),
         ("offline_train.py", 6, "xpu-amp-grad-scaler"),
     ]
+
+
+def test_ipex_settings_and_a_source_build_of_ipex_are_found(tmp_path: Path) -> None:
+    """open-omics-alphafold's environment script exports IPEX's oneDNN layout switch, and its
+    README clones IPEX's source to build it: both go with IPEX. A project's own IPEX_VERSION,
+    a read of a setting and a clone of another repository are not IPEX's."""
+    files = {
+        "optimize_environment.sh": (
+            "export USE_AVX512=1\n"
+            "export IPEX_ONEDNN_LAYOUT=1\n"
+            "export IPEX_VERSION=1.11.100\n"
+            'echo "layout: $IPEX_ONEDNN_LAYOUT"\n'
+        ),
+        "README.md": (
+            "```bash\n"
+            "git clone https://github.com/intel/intel-extension-for-pytorch.git --recursive\n"
+            "cd intel_extension_for_pytorch && git checkout intel-alphafold2-1.11.100\n"
+            "git clone https://github.com/IntelLabs/open-omics-alphafold.git\n"
+            "```\n"
+        ),
+    }
+    write(tmp_path, files)
+    result = scan(tmp_path, SHIPPED, docs=True)
+    assert [(path, line, rule) for path, line, rule, _ in found(result)] == [
+        ("README.md", 2, "ipex-requirement"),
+        ("README.md", 3, "ipex-requirement"),
+        ("optimize_environment.sh", 2, "ipex-environment-setting"),
+    ]
+
+
+def test_intel_torch_builds_and_a_forks_wheel_prefix_in_an_installer(tmp_path: Path) -> None:
+    """comfy-cli installs IPEX with the torch builds of Intel's index (2.1.0.post2) in one
+    subprocess list; forge-classic keeps the download prefix of a fork's IPEX wheels in a
+    variable it joins into the pip command. The pins and the prefix go with IPEX; a torch pin
+    PyPI serves, another project's release URL and a page of IPEX's releases do not."""
+    source = (
+        "import subprocess, sys\n"
+        "subprocess.run(\n"
+        "    [\n"
+        '        sys.executable, "-m", "pip", "install",\n'
+        '        "torch==2.1.0.post2",\n'
+        '        "torchvision==0.16.0.post2",\n'
+        '        "torchaudio==2.1.0.post2",\n'
+        '        "intel-extension-for-pytorch==2.1.30",\n'
+        "    ]\n"
+        ")\n"
+        'subprocess.run([sys.executable, "-m", "pip", "install", "torch==2.8.0"])\n'
+        'url_prefix = "https://github.com/Nuullll/intel-extension-for-pytorch/releases/download/'
+        'v2.0.110%2Bxpu-master%2Bdll-bundle"\n'
+        'torch_command = f"pip install {url_prefix}/intel_extension_for_pytorch-2.0.110+gitc6ea20b'
+        '-cp310-cp310-win_amd64.whl"\n'
+        'clip = "https://github.com/openai/CLIP/releases/download/v1/clip.zip"\n'
+        'notes = "https://github.com/intel/intel-extension-for-pytorch/releases"\n'
+    )
+    assert _rules(tmp_path, {"install.py": source}) == [
+        ("install.py", 5, "intel-torch-build-pin"),
+        ("install.py", 6, "intel-torch-build-pin"),
+        ("install.py", 7, "intel-torch-build-pin"),
+        ("install.py", 8, "ipex-install-string"),
+        ("install.py", 12, "ipex-install-string"),
+        ("install.py", 13, "ipex-install-string"),
+    ]
+
+
+def test_a_printed_path_and_an_import_in_printed_text_are_not_installs(tmp_path: Path) -> None:
+    """ALCF's LibTorch page asks Python where IPEX would be installed, for CMake to link
+    against, and its Copper page prints a script that imports IPEX and the oneCCL bindings: no
+    line installs anything (readers rejected the install findings there). The imports are
+    Python a command runs, reported as such; the path printed is not reported."""
+    readme = (
+        "```bash\n"
+        "cmake \\\n"
+        "    -DCMAKE_PREFIX_PATH=`python -c 'import torch; print(torch.utils.cmake_prefix_path)'` \\\n"
+        "    -DINTEL_EXTENSION_FOR_PYTORCH_PATH=`python -c 'import torch; "
+        'print(torch.__path__[0].replace("torch","intel_extension_for_pytorch"))\'` \\\n'
+        "    ./\n"
+        "```\n"
+        "```bash\n"
+        "strace -o trace_output.log python import-test.py\n"
+        "> cat import-test.py\n"
+        "\n"
+        "import torch\n"
+        "import intel_extension_for_pytorch\n"
+        "import oneccl_bindings_for_pytorch\n"
+        "```\n"
+    )
+    write(tmp_path, {"libtorch.md": readme})
+    result = scan(tmp_path, SHIPPED, docs=True)
+    assert [(path, line, rule) for path, line, rule, _ in found(result)] == [
+        ("libtorch.md", 12, "ipex-python-command"),
+        ("libtorch.md", 13, "ipex-python-command"),
+    ]
+

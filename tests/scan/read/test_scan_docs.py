@@ -270,7 +270,8 @@ def test_a_fence_inside_an_mkdocs_admonition_is_read(tmp_path: Path) -> None:
 def test_batch_comments_and_a_bare_cd_are_not_installs(tmp_path: Path) -> None:
     """ipex-llm's Windows steps (a cmd block) offer another index in a ``::`` comment, and
     neural-compressor's build steps enter IPEX's source checkout: neither installs anything;
-    the pip line beside them does, and so does a cd that builds."""
+    the pip line beside them does, and so do the clone of IPEX's source and a cd that
+    builds."""
     readme = (
         "```cmd\n"
         ":: or --extra-index-url https://pytorch-extension.intel.com/release-whl/stable/lnl/cn/\n"
@@ -286,5 +287,6 @@ def test_batch_comments_and_a_bare_cd_are_not_installs(tmp_path: Path) -> None:
     )
     assert _readme_findings(tmp_path, readme) == [
         (4, "ipex-wheel-index"),
+        (7, "ipex-requirement"),
         (9, "ipex-requirement"),
     ]
