@@ -354,3 +354,42 @@ def test_a_printed_path_and_an_import_in_printed_text_are_not_installs(tmp_path:
         ("libtorch.md", 13, "ipex-python-command"),
     ]
 
+
+def test_a_projects_switch_to_its_ipex_path_is_found_where_the_branch_holds_ipex(
+    tmp_path: Path,
+) -> None:
+    """The oneAPI samples' speech sample selects ipex.optimize with its own option
+    (``elif ipex_op:``), the ColBERT helper of open-domain-question-and-answer with its settings
+    (nested), forge-classic's launcher builds the IPEX install command under ``if
+    args.use_ipex:``: each switch is reported, as information, at its condition. The same flag
+    selecting no IPEX code, a switch whose branch runs upstream torch.xpu, and a probe (its
+    own rule reports it) are not switches."""
+    source = (
+        "import torch\n"
+        "import intel_extension_for_pytorch as ipex\n"
+        "if bf16:\n"
+        "    model = model.to(torch.bfloat16)\n"
+        "elif ipex_op:\n"
+        "    model = ipex.optimize(model)\n"
+        "if config.ENABLE_IPEX == 'True' :\n"
+        "    if config.IPEX_BF16 == 'True' :\n"
+        "        colbert = ipex.optimize(colbert, dtype=torch.bfloat16)\n"
+        "    else:\n"
+        "        colbert = ipex.optimize(colbert)\n"
+        "if args.use_ipex:\n"
+        "    torch_command = 'pip install intel-extension-for-pytorch==2.0.110+gitba7f6c1'\n"
+        "if args.use_ipex:\n"
+        "    args.skip_torch_cuda_test = True\n"
+        'if backend == "ipex":\n'
+        "    torch.xpu.empty_cache()\n"
+        "if ipex.__version__ >= '2.1':\n"
+        "    pass\n"
+    )
+    found = _rules(tmp_path, {"inference.py": source})
+    assert [(line, rule) for _, line, rule in found if rule == "ipex-path-switch"] == [
+        (5, "ipex-path-switch"),
+        (7, "ipex-path-switch"),
+        (8, "ipex-path-switch"),
+        (12, "ipex-path-switch"),
+    ]
+    assert ("inference.py", 18, "ipex-build-probe") in found
