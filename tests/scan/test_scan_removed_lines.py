@@ -393,3 +393,36 @@ def test_a_projects_switch_to_its_ipex_path_is_found_where_the_branch_holds_ipex
         (12, "ipex-path-switch"),
     ]
     assert ("inference.py", 18, "ipex-build-probe") in found
+
+
+def test_setvars_in_a_build_from_source_is_the_builds(tmp_path: Path) -> None:
+    """Triton's build guide sources the DPC++ compiler's environment and oneAPI's setvars.sh
+    before it compiles Triton, then imports IPEX to check: the setvars is the build's, which
+    the rule's own advice keeps (a false alarm in development). A guide that installs torch's
+    wheels and sources setvars.sh to run them is still reported."""
+    build = (
+        "```\n"
+        "export DPCPPROOT=/opt/intel/oneapi/compiler/latest\n"
+        "export ONEAPIROOT=/opt/intel/oneapi/\n"
+        "source ${DPCPPROOT}/env/vars.sh\n"
+        "source ${ONEAPIROOT}/setvars.sh\n"
+        "```\n"
+        "```\n"
+        "scripts/compile-triton.sh --venv\n"
+        "```\n"
+        "```\n"
+        ">>> import intel_extension_for_pytorch\n"
+        "```\n"
+    )
+    run = (
+        "```bash\n"
+        "pip install torch --index-url https://download.pytorch.org/whl/xpu\n"
+        "source /opt/intel/oneapi/setvars.sh\n"
+        "```\n"
+    )
+    write(tmp_path, {"docs/build.md": build, "docs/run.md": run})
+    result = scan(tmp_path, SHIPPED, docs=True)
+    assert [(path, line, rule) for path, line, rule, _ in found(result)] == [
+        ("docs/build.md", 11, "ipex-import"),
+        ("docs/run.md", 3, "oneapi-setvars"),
+    ]
