@@ -52,11 +52,12 @@ def _drawn(names: list[str], split: dict[str, Any]) -> tuple[set[str], set[str]]
 def test_the_parts_are_the_ones_the_seeds_draw() -> None:
     second = DATA["second_split"]["projects"]
     third = DATA["third_split"]["projects"]
-    later = set(second) | set(third)
+    fourth = DATA["fourth_split"]["projects"]
+    later = set(second) | set(third) | set(fourth)
     first = [p["project"] for p in DATA["projects"] if p["project"] not in later]
     parts = {p["project"]: p["part"] for p in DATA["projects"]}
-    assert set(second) <= set(parts) and set(third) <= set(parts)
-    assert not set(second) & set(third)
+    assert later <= set(parts)
+    assert len(later) == len(second) + len(third) + len(fourth)  # no project in two collections
 
     # NOTE: the first collection's held-out part was measured once and then joined the
     # development part; the record of which projects those were must still be the seed's draw.
@@ -74,6 +75,10 @@ def test_the_parts_are_the_ones_the_seeds_draw() -> None:
     assert set(DATA["third_split"]["joined_development"]) == held_out
     assert {parts[name] for name in third} == {"development"}
 
+    development, held_out = _drawn(fourth, DATA["fourth_split"])
+    assert {name for name in fourth if parts[name] == "development"} == development
+    assert {name for name in fourth if parts[name] == "held-out"} == held_out
+
 
 def test_every_case_names_its_commits_and_every_key_line_is_well_formed() -> None:
     names = [p["project"] for p in DATA["projects"]]
@@ -89,7 +94,7 @@ def test_every_case_names_its_commits_and_every_key_line_is_well_formed() -> Non
             places = [(k.path, k.line) for k in map(SCRIPT.parse_key_line, case["key"])]
             assert len(places) == len(set(places)), project["project"]
     cases = SCRIPT.load_cases(CORPUS)
-    assert {c.part for c in cases} <= {"development", "held-out"}
+    assert {c.part for c in cases} == {"development", "held-out"}
     assert all(c.key for c in cases)
 
 
