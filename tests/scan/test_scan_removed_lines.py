@@ -362,8 +362,9 @@ def test_a_projects_switch_to_its_ipex_path_is_found_where_the_branch_holds_ipex
     (``elif ipex_op:``), the ColBERT helper of open-domain-question-and-answer with its settings
     (nested), forge-classic's launcher builds the IPEX install command under ``if
     args.use_ipex:``: each switch is reported, as information, at its condition. The same flag
-    selecting no IPEX code, a switch whose branch runs upstream torch.xpu, and a probe (its
-    own rule reports it) are not switches."""
+    selecting no IPEX code, a switch whose branch runs upstream torch.xpu, a probe (its own
+    rule reports it) and a test of IPEX's module itself (Infernos' ``if ipex is not None:``,
+    after an import that falls back to None) are not switches."""
     source = (
         "import torch\n"
         "import intel_extension_for_pytorch as ipex\n"
@@ -384,6 +385,8 @@ def test_a_projects_switch_to_its_ipex_path_is_found_where_the_branch_holds_ipex
         "    torch.xpu.empty_cache()\n"
         "if ipex.__version__ >= '2.1':\n"
         "    pass\n"
+        "if ipex is not None:\n"
+        "    model = ipex.optimize(model)\n"
     )
     found = _rules(tmp_path, {"inference.py": source})
     assert [(line, rule) for _, line, rule in found if rule == "ipex-path-switch"] == [

@@ -12,7 +12,9 @@ another rule (an import, a call, an install string...), and it is reported as in
 where the IPEX path starts, so the branch goes as a whole.
 
 A condition that itself uses IPEX (a probe such as ``HAS_IPEX`` or ``is_ipex_available()``, a
-version check of the module) is not a switch: the rule that matches it reports it.
+version check of the module) is not a switch: the rule that matches it reports it. Nor is a
+test of IPEX's module itself (``if ipex is not None:`` after an import that falls back to
+``None``): the name is IPEX's, not the project's.
 """
 
 from __future__ import annotations
@@ -20,11 +22,16 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator, Sequence
 
-from ipex_doctor.scan.match.python.names import Facts
+from ipex_doctor.scan.match.python.names import Facts, NameTable, Scope
 from ipex_doctor.scan.read.source import Hit
 
 SWITCH_PATTERN = "ipex-switch"
 """The id of the structural pattern that reports switches (``patterns``)."""
+IPEX_PACKAGES = frozenset(
+    {"intel_extension_for_pytorch", "intel_extension_for_deepspeed"}
+    | {"oneccl_bindings_for_pytorch", "torch_ccl"}
+)
+"""Packages whose names, bound by an import, are IPEX's own (not a project's switch)."""
 
 
 def switch_nodes(parts: Sequence[Facts], hits: Sequence[Hit]) -> Iterator[tuple[int, ast.expr]]:
@@ -39,8 +46,8 @@ def switch_nodes(parts: Sequence[Facts], hits: Sequence[Hit]) -> Iterator[tuple[
         found = lines.get(facts.part)
         if not found:
             continue
-        for node, _ in facts.branches:
-            if type(node) is not ast.If or not _names_ipex(node.test):
+        for node, scope in facts.branches:
+            if type(node) is not ast.If or not _names_ipex(node.test, scope):
                 continue
             test_end = node.test.end_lineno or node.test.lineno
             if any(node.test.lineno <= line <= test_end for line in found):
@@ -51,9 +58,10 @@ def switch_nodes(parts: Sequence[Facts], hits: Sequence[Hit]) -> Iterator[tuple[
                 yield facts.part, node.test
 
 
-def _names_ipex(test: ast.expr) -> bool:
-    """Whether ``test`` reads a name, an attribute or a string that names IPEX
-    (``use_ipex``, ``Runtime.ipex``, ``ENABLE_IPEX``, ``"ipex"``)."""
+def _names_ipex(test: ast.expr, scope: Scope) -> bool:
+    """Whether ``test`` reads a name, an attribute or a string of the project's that names
+    IPEX (``use_ipex``, ``Runtime.ipex``, ``ENABLE_IPEX``, ``"ipex"``), not IPEX's own module
+    bound by an import."""
     for node in ast.walk(test):
         if isinstance(node, ast.Name):
             text = node.id
@@ -63,6 +71,11 @@ def _names_ipex(test: ast.expr) -> bool:
             text = node.value
         else:
             continue
-        if "ipex" in text.lower():
+        if "ipex" in text.lower() and not _ipex_itself(node, scope):
             return True
     return False
+
+
+def _ipex_itself(node: ast.AST, scope: Scope) -> bool:
+    """Whether ``node`` is a name bound by an import of one of IPEX's packages."""
+    return any(name.split(".", 1)[0] in IPEX_PACKAGES for name in NameTable.resolve(node, scope))
