@@ -155,7 +155,7 @@ def test_python_rules_read_only_python_and_text_rules_say_where(
     assert python_text == {
         "ipex-launcher", "use-ipex-flag", "ipex-install-string", "ipex-wheel-index",
         "cxx11-abi-torch-pin", "accelerate-ipex-env", "ipex-python-command",
-        "intel-torch-build-pin",
+        "intel-torch-build-pin", "ipex-environment-setting",
     }  # fmt: skip
 
 
@@ -237,6 +237,9 @@ TEXT_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             '"torch==2.1.0.post2",',
             "torchvision==0.16.0.post2",
             "pip install torchaudio==2.1.0.post0 --extra-index-url https://x.org",
+            'torch = {version="==2.1.0a0", index="ipex-xpu"}',
+            'torchvision = {version="0.16.0a0", index="ipex-xpu"}',
+            "python -m pip install torch==2.0.1a0+gitc6ea20b -f https://x.org",
         ],
         [
             "torch==2.8.0",
@@ -244,6 +247,8 @@ TEXT_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "torch-npu==2.1.0.post3",
             "xformers==0.0.28.post3",
             "torch==2.3.1.post0+cxx11.abi",
+            "torch==2.1.0a0+41361538.nv23.06",
+            'mylib = {version="2.1.0a0"}',
         ],
     ),
     "ipex-environment-setting": (
@@ -252,6 +257,8 @@ TEXT_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "IPEX_XPU_ONEDNN_LAYOUT=1 python train.py",
             "ENV IPEX_FP32_MATH_MODE=TF32",
             "      IPEX_VERBOSE: 1",
+            '"export IPEX_TILE_AS_DEVICE=0"',
+            '"IPEX_XPU_ONEDNN_LAYOUT": "1"',
         ],
         [
             "ARG IPEX_VERSION=2.8.10",
@@ -265,12 +272,19 @@ TEXT_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
         ["torch==2.8.0+xpu", "cxx11abi"],
     ),
     "oneccl-bind-pt-requirement": (
-        ["oneccl_bind_pt==2.8.0+xpu", "oneccl-bind-pt", "oneccl_bindings_for_pytorch==2.1.0"],
+        [
+            "oneccl_bind_pt==2.8.0+xpu",
+            "oneccl-bind-pt",
+            "oneccl_bindings_for_pytorch==2.1.0",
+            "COMPUTE_BACKEND=dpcpp pip install -e .",
+            "COMPUTE_BACKEND=dpcpp_level_zero python setup.py install",
+        ],
         [
             "oneccl==2021.14",
             "pip uninstall -y oneccl_bind_pt",
             "import oneccl_bindings_for_pytorch",
             'python3 -c "import torch; import oneccl_bindings_for_pytorch;"',
+            "export COMPUTE_BACKEND=dpcpp",
         ],
     ),
     "oneapi-setvars": (

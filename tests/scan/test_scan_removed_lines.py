@@ -429,3 +429,45 @@ def test_setvars_in_a_build_from_source_is_the_builds(tmp_path: Path) -> None:
         ("docs/build.md", 11, "ipex-import"),
         ("docs/run.md", 3, "oneapi-setvars"),
     ]
+
+
+def test_pipfiles_pin_intels_torch_builds_and_a_worker_exports_ipex_settings(
+    tmp_path: Path,
+) -> None:
+    """opendatahub-io/notebooks' Intel images pinned IPEX and the a0 torch builds of Intel's
+    index in Pipfile variants (their lock files only record them); mof-generation-at-scale's
+    Parsl worker exports an IPEX setting from a Python string and its Aurora script builds the
+    oneCCL bindings from source. A torch pin from another index, in a file that names neither
+    IPEX nor its index, is no one's business here."""
+    pipfile = (
+        "[[source]]\n"
+        'url = "https://pytorch-extension.intel.com/release-whl/stable/xpu/us/"\n'
+        'name = "ipex-xpu"\n'
+        "\n"
+        "[packages]\n"
+        'torch = {version="==2.1.0a0", index="ipex-xpu"}\n'
+        'intel_extension_for_pytorch = {version="==2.1.10+xpu", index="ipex-xpu"}\n'
+        'torchvision = {version="0.16.0a0", index="ipex-xpu"}\n'
+    )
+    worker = (
+        "accel_ids = list(range(12))\n"
+        'worker_init = f"""\n'
+        '{"" if len(accel_ids) == 12 else "export IPEX_TILE_AS_DEVICE=0"}\n'
+        '"""\n'
+    )
+    build = "cd libs/torch-ccl\nCOMPUTE_BACKEND=dpcpp pip install -e .\ncd ../..\n"
+    files = {
+        "intel/Pipfile.gpu": pipfile,
+        "intel/Pipfile.lock.gpu": '{"torch": {"version": "==2.1.0a0"}}\n',
+        "other/requirements.txt": "torch==2.1.0a0\n",
+        "run_test.py": worker,
+        "envs/build-aurora.sh": build,
+    }
+    assert _rules(tmp_path, files) == [
+        ("envs/build-aurora.sh", 2, "oneccl-bind-pt-requirement"),
+        ("intel/Pipfile.gpu", 2, "ipex-wheel-index"),
+        ("intel/Pipfile.gpu", 6, "intel-torch-build-pin"),
+        ("intel/Pipfile.gpu", 7, "ipex-requirement"),
+        ("intel/Pipfile.gpu", 8, "intel-torch-build-pin"),
+        ("run_test.py", 3, "ipex-environment-setting"),
+    ]

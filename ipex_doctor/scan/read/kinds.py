@@ -2,7 +2,8 @@
 
 Names are compared case-insensitively (``Dockerfile``, ``dockerfile``, ``DOCKERFILE.xpu``).
 Specific names win over extensions: ``setup.py`` is ``SETUP`` (read as Python and as text),
-``pyproject.toml`` is ``PYPROJECT``, ``environment.yml`` (and ``environment-*.yml``) is
+``pyproject.toml`` and a ``Pipfile`` (``Pipfile.gpu``, not a ``Pipfile.lock``) are ``PYPROJECT``,
+``environment.yml`` (and ``environment-*.yml``) is
 ``CONDA``; a ``*.txt`` or ``*.in`` whose name has ``requirements`` / ``constraints`` as a word
 (``requirements-xpu.txt``, ``pip_requirements.txt``) or inside a ``requirements/`` directory is
 ``REQUIREMENTS``; a CI or task-runner file is ``CI`` (a YAML
@@ -51,6 +52,13 @@ def classify(name: str, parent: str = "") -> FileKind | None:
     exact = _EXACT.get(lower)
     if exact is not None:
         return exact
+    if lower == "pipfile" or (
+        lower.startswith("pipfile.") and not lower.startswith("pipfile.lock")
+    ):
+        # NOTE: pipenv's TOML (and the variants images keep, Pipfile.cpu, Pipfile.gpu): its
+        # [packages] and [[source]] name requirements and indexes as pyproject.toml's do; a lock
+        # file only records what they resolved to
+        return FileKind.PYPROJECT
     stem, dot, suffix = lower.rpartition(".")
     suffix = dot + suffix if dot else ""
     if suffix == ".py":

@@ -44,6 +44,10 @@ def _found(*roots: Path, exclude: tuple[str, ...] = ()) -> list[str]:
         ("requirements2.txt", "", FileKind.REQUIREMENTS),
         ("myrequirements.txt", "", None),
         ("pyproject.toml", "", FileKind.PYPROJECT),
+        ("Pipfile", "", FileKind.PYPROJECT),
+        ("Pipfile.gpu", "", FileKind.PYPROJECT),  # opendatahub-io/notebooks' Intel images
+        ("Pipfile.lock", "", None),
+        ("Pipfile.lock.gpu", "", None),
         ("environment.yml", "", FileKind.CONDA),
         ("environment-xpu.yaml", "", FileKind.CONDA),
         ("Dockerfile", "", FileKind.DOCKERFILE),
