@@ -13,9 +13,10 @@ from ipex_doctor.knowledge import code_rules
 SHIPPED = code_rules.load()
 
 
-def _rules(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, int, str]]:
+def _rules(tmp_path: Path, files: dict[str, str], **options: object) -> list[tuple[str, int, str]]:
     write(tmp_path, files)
-    return [(path, line, rule) for path, line, rule, _ in found(scan(tmp_path, SHIPPED))]
+    result = scan(tmp_path, SHIPPED, **options)
+    return [(path, line, rule) for path, line, rule, _ in found(result)]
 
 
 def test_optimum_intel_ipex_models_are_found_at_their_import(tmp_path: Path) -> None:
@@ -282,9 +283,7 @@ def test_ipex_settings_and_a_source_build_of_ipex_are_found(tmp_path: Path) -> N
             "```\n"
         ),
     }
-    write(tmp_path, files)
-    result = scan(tmp_path, SHIPPED, docs=True)
-    assert [(path, line, rule) for path, line, rule, _ in found(result)] == [
+    assert _rules(tmp_path, files, docs=True) == [
         ("README.md", 2, "ipex-requirement"),
         ("README.md", 3, "ipex-requirement"),
         ("optimize_environment.sh", 2, "ipex-environment-setting"),
@@ -347,9 +346,7 @@ def test_a_printed_path_and_an_import_in_printed_text_are_not_installs(tmp_path:
         "import oneccl_bindings_for_pytorch\n"
         "```\n"
     )
-    write(tmp_path, {"libtorch.md": readme})
-    result = scan(tmp_path, SHIPPED, docs=True)
-    assert [(path, line, rule) for path, line, rule, _ in found(result)] == [
+    assert _rules(tmp_path, {"libtorch.md": readme}, docs=True) == [
         ("libtorch.md", 12, "ipex-python-command"),
         ("libtorch.md", 13, "ipex-python-command"),
     ]
@@ -423,9 +420,7 @@ def test_setvars_in_a_build_from_source_is_the_builds(tmp_path: Path) -> None:
         "source /opt/intel/oneapi/setvars.sh\n"
         "```\n"
     )
-    write(tmp_path, {"docs/build.md": build, "docs/run.md": run})
-    result = scan(tmp_path, SHIPPED, docs=True)
-    assert [(path, line, rule) for path, line, rule, _ in found(result)] == [
+    assert _rules(tmp_path, {"docs/build.md": build, "docs/run.md": run}, docs=True) == [
         ("docs/build.md", 11, "ipex-import"),
         ("docs/run.md", 3, "oneapi-setvars"),
     ]
