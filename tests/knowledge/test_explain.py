@@ -677,11 +677,31 @@ def test_a_text_of_the_intel_stack_that_no_entry_names_names_its_layer(
         # torch/xpu as a path is the stack, but a CUDA device-index error in another package is not
         'File "/venv/site-packages/torch/cuda/__init__.py", line 415\nRuntimeError: CUDA error: '
         "invalid device ordinal",
+        # pip behind a SOCKS proxy, run by an Intel app's installer with its own interpreter
+        # (AI-Playground #266): the app's name is where that interpreter lives
+        "[python] ERROR: Could not install packages due to an OSError: Missing dependencies for "
+        "SOCKS support.\n[ai-backend] Set up of service failed due to Error: command C:\\Users\\"
+        "User\\AppData\\Local\\Programs\\AI Playground\\resources\\ai-backend-env\\python.exe "
+        "-m,pip,install,setuptools failed 1",
     ],
 )  # fmt: skip
 def test_a_text_of_another_stack_gets_no_entry_and_no_layer(text: str) -> None:
     found = diagnose(text, KB)
     assert found.matches == [] and found.layer is None, found
+
+
+def test_a_command_that_runs_pip_still_counts_the_intel_packages_it_installs() -> None:
+    """An Intel app's interpreter path in a pip command is no evidence, but an Intel package
+    that command installs is: the install layer."""
+    command = ("[ai-backend] Set up of service failed due to Error: command C:\\AI Playground\\"
+               "resources\\env\\python.exe -m,pip,install,{} failed 1\nERROR: No matching "
+               "distribution found for {}")  # fmt: skip
+    generic = diagnose(command.format("setuptools", "setuptools"), KB)
+    assert generic.matches == [] and generic.layer is None, generic
+    found = diagnose(
+        command.format("intel-extension-for-pytorch", "intel-extension-for-pytorch"), KB
+    )
+    assert found.layer is not None and found.layer.layer.id == "install", found
 
 
 def test_a_library_of_torch_named_with_its_place_or_the_word_ipex_still_count() -> None:
