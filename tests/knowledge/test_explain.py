@@ -704,6 +704,17 @@ def test_a_command_that_runs_pip_still_counts_the_intel_packages_it_installs() -
     assert found.layer is not None and found.layer.layer.id == "install", found
 
 
+def test_device_lost_without_its_prefix_is_the_lost_device_but_not_inside_another_api() -> None:
+    """llama.cpp's SYCL users write the code bare (llama.cpp #27198); Vulkan's
+    VK_ERROR_DEVICE_LOST on the same GPU is another API's, and the word in lower case is prose."""
+    bare = ("Eval bug: [SYCL] --split-mode tensor crashes in dev2dev_memcpy (DEVICE_LOST) on dual "
+            "Arc Pro B70\nxe 0000:67:00.0: [drm] Tile0: GT0:\n    ASID: 23")  # fmt: skip
+    assert explain(bare, KB)[0].issue.id == "xpu-device-lost"
+    for other in ("vkQueueSubmit: VK_ERROR_DEVICE_LOST on Intel Arc A770",
+                  "the SYCL device lost its context (device_lost_handler)"):  # fmt: skip
+        assert "xpu-device-lost" not in [m.issue.id for m in explain(other, KB)], other
+
+
 def test_a_library_of_torch_named_with_its_place_or_the_word_ipex_still_count() -> None:
     """What the lookalikes above lack: libc10.so from torch's own directory is a broken torch,
     and IPEX named as a word places a text in the torch layer."""
@@ -829,6 +840,19 @@ def test_wording_that_says_the_intel_stack_is_absent_does_not_place_a_text_in_it
         ("Set oneapi device selector to: level_zero:gpu\nOSError: [WinError 127] The specified "
          'procedure could not be found. Error loading "C:\\venv\\Lib\\site-packages\\torch\\lib\\to',
          "windows-loader"),
+        # the development texts of the eighth and ninth collections' measured parts
+        # llama.cpp's SYCL backend without a kernel for an operator, or crashing in its own code
+        # (llama.cpp #11084, #5469)
+        ("ggml_backend_sycl_graph_compute: error: op not supported node_1586 (FLASH_ATTN_EXT)",
+         "integration"),
+        ("[SYCL] Segmentation fault after #5411\n(gdb) bt\n#0  0x000000000060cd14 in "
+         "ggml_backend_sycl_buffer_type_name(ggml_backend_buffer_type*)\n    ()", "integration"),
+        # vLLM's XPU build without one of its own kernels (vllm #41469)
+        ("AttributeError: '_C' object has no attribute 'awq_dequantize' on Intel Arc B580 XPU (AWQ "
+         "inference fails)", "integration"),
+        # the SYCL compiler crashing while it builds torch's kernels (intel/llvm #15082)
+        ("Segfault building pytorch sycl kernels with intel/llvm: binary Instruction seen with "
+         "illegal int type", "sycl-build"),
     ],
 )  # fmt: skip
 def test_a_layer_names_the_wording_of_its_own_tools(text: str, layer: str) -> None:
