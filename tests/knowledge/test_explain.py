@@ -715,6 +715,16 @@ def test_device_lost_without_its_prefix_is_the_lost_device_but_not_inside_anothe
         assert "xpu-device-lost" not in [m.issue.id for m in explain(other, KB)], other
 
 
+def test_intel_integrated_gpus_by_name_and_compute_runtime_tickets_name_the_stack() -> None:
+    """An iGPU's name without the word Intel (compute-runtime #697, a title) and the compute
+    runtime's ticket ids place a text in the Intel stack; the words alone in prose do not."""
+    for text in ("UHD Graphics 600 - OUT_OF_RESOURCES error.", "Iris Xe: kernel hangs",
+                 "[GSD-13259] Arc dispatch fails"):  # fmt: skip
+        assert names_intel_stack(text, KB), text
+    for text in ("an HD display with graphics", "GSD 12 was the ticket", "iris recognition"):
+        assert not names_intel_stack(text, KB), text
+
+
 def test_a_library_of_torch_named_with_its_place_or_the_word_ipex_still_count() -> None:
     """What the lookalikes above lack: libc10.so from torch's own directory is a broken torch,
     and IPEX named as a word places a text in the torch layer."""
@@ -850,6 +860,11 @@ def test_wording_that_says_the_intel_stack_is_absent_does_not_place_a_text_in_it
         # vLLM's XPU build without one of its own kernels (vllm #41469)
         ("AttributeError: '_C' object has no attribute 'awq_dequantize' on Intel Arc B580 XPU (AWQ "
          "inference fails)", "integration"),
+        # the GPU compute runtime's own assertion and its failing kernel-driver queries, which
+        # name no library (compute-runtime #915, #899)
+        ("[GSD-12630] Assert in hw_cmds_generated_xe2_hpg_core.inl", "level-zero"),
+        ("INFO: System Info query failed!\nWARNING: Failed to query memory info\nWARNING: Topology "
+         "query failed!\nFATAL: Cannot query EU total parameter!", "level-zero"),
         # the SYCL compiler crashing while it builds torch's kernels (intel/llvm #15082)
         ("Segfault building pytorch sycl kernels with intel/llvm: binary Instruction seen with "
          "illegal int type", "sycl-build"),
