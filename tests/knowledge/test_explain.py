@@ -677,6 +677,9 @@ def test_a_text_of_the_intel_stack_that_no_entry_names_names_its_layer(
         # torch/xpu as a path is the stack, but a CUDA device-index error in another package is not
         'File "/venv/site-packages/torch/cuda/__init__.py", line 415\nRuntimeError: CUDA error: '
         "invalid device ordinal",
+        # a native crash outside the Intel stack, or beside another's: no runtime layer
+        "Fatal Python error: Segmentation fault\n  File \"/venv/site-packages/numpy/core/__init__.py\"",
+        "Fatal Python error: Segmentation fault\n  File \"/venv/site-packages/torch/cuda/__init__.py\"",
         # pip behind a SOCKS proxy, run by an Intel app's installer with its own interpreter
         # (AI-Playground #266): the app's name is where that interpreter lives
         "[python] ERROR: Could not install packages due to an OSError: Missing dependencies for "
@@ -865,6 +868,10 @@ def test_wording_that_says_the_intel_stack_is_absent_does_not_place_a_text_in_it
         ("[GSD-12630] Assert in hw_cmds_generated_xe2_hpg_core.inl", "level-zero"),
         ("INFO: System Info query failed!\nWARNING: Failed to query memory info\nWARNING: Topology "
          "query failed!\nFATAL: Cannot query EU total parameter!", "level-zero"),
+        # a native crash in torch.xpu's device query, which no other wording places (pytorch #179891)
+        ("Fatal Python error: Segmentation fault\n\nCurrent thread 0x00007180c950a080 (most recent "
+         'call first):\n  File "/path/to/site-packages/torch/xpu/__init__.py", line 275 in '
+         "get_device_properties", "runtime"),
         # the SYCL compiler crashing while it builds torch's kernels (intel/llvm #15082)
         ("Segfault building pytorch sycl kernels with intel/llvm: binary Instruction seen with "
          "illegal int type", "sycl-build"),
