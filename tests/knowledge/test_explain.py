@@ -868,6 +868,11 @@ def test_wording_that_says_the_intel_stack_is_absent_does_not_place_a_text_in_it
         ("[GSD-12630] Assert in hw_cmds_generated_xe2_hpg_core.inl", "level-zero"),
         ("INFO: System Info query failed!\nWARNING: Failed to query memory info\nWARNING: Topology "
          "query failed!\nFATAL: Cannot query EU total parameter!", "level-zero"),
+        # Windows' other words for a DLL that did not load (triton XPU #3248, ipex-llm #11270)
+        ('  File "C:\\venv\\Lib\\site-packages\\intel_extension_for_pytorch\\__init__.py"\n'
+         "ImportError: DLL load failed while importing _C: The parameter is incorrect", "windows-loader"),
+        ("ipex-llm ollama: Error: llama runner process has terminated: exit status 0xc0000135",
+         "windows-loader"),
         # a native crash in torch.xpu's device query, which no other wording places (pytorch #179891)
         ("Fatal Python error: Segmentation fault\n\nCurrent thread 0x00007180c950a080 (most recent "
          'call first):\n  File "/path/to/site-packages/torch/xpu/__init__.py", line 275 in '
