@@ -62,6 +62,9 @@ CASES = [
      "method", "xpu-fork-reinit"),
     # an app's own check for torch, in a container (ComfyUI-Docker #104)
     ("comfyui-xpu  | [ComfyUI-Manager] PyTorch is not installed", "torch-missing"),
+    # the engines the xe driver reset, named together before the words (compute-runtime #946)
+    ('[BMG] Sporadic permanent compute wedge on dual Arc Pro B70: xe ccs/bcs engine reset + "Fault '
+     'response: Unsuccessful -ENOENT/-EINVAL" under sustained Level-Zero inference load', "xpu-gpu-hang"),
     ("OSError: [WinError 126] The specified module could not be found. Error loading "
      "\"C:\\\\py\\\\lib\\\\site-packages\\\\intel_extension_for_pytorch\\\\bin\\\\intel-ext-pt-gpu.dll\"", "windows-dll-load"),
 ]  # fmt: skip
@@ -868,6 +871,16 @@ def test_wording_that_says_the_intel_stack_is_absent_does_not_place_a_text_in_it
         ("[GSD-12630] Assert in hw_cmds_generated_xe2_hpg_core.inl", "level-zero"),
         ("INFO: System Info query failed!\nWARNING: Failed to query memory info\nWARNING: Topology "
          "query failed!\nFATAL: Cannot query EU total parameter!", "level-zero"),
+        # the tenth collection's development texts
+        # the SYCL runtime refusing an nd-range the device cannot split (torch-xpu-ops #1465, #1747)
+        ("RuntimeError: Non-uniform work-groups are not supported by the target device reported on "
+         "BMG", "runtime"),
+        ("Non-uniform work-groups are not supported by the target device", "runtime"),
+        # oneAPI's DPC++ compiler crashing on the device half of a SYCL build (intel/llvm #15183)
+        ("$ icpx -O0 -g -fsycl -fsycl-targets=intel_gpu_tgllp test.cc -o test\nPLEASE append the "
+         'compiler options "-save-temps -v", rebuild the application to get the full command which '
+         "is failing\nStack dump:\n0.      Program arguments: /opt/intel/oneapi/compiler/2024.2/bin/"
+         "compiler/clang -cc1 -triple spir64_gen-unknown-unknown -fsycl-is-device", "sycl-build"),
         # Windows' other words for a DLL that did not load (triton XPU #3248, ipex-llm #11270)
         ('  File "C:\\venv\\Lib\\site-packages\\intel_extension_for_pytorch\\__init__.py"\n'
          "ImportError: DLL load failed while importing _C: The parameter is incorrect", "windows-loader"),
