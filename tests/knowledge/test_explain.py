@@ -871,6 +871,9 @@ def test_wording_that_says_the_intel_stack_is_absent_does_not_place_a_text_in_it
         ("[GSD-12630] Assert in hw_cmds_generated_xe2_hpg_core.inl", "level-zero"),
         ("INFO: System Info query failed!\nWARNING: Failed to query memory info\nWARNING: Topology "
          "query failed!\nFATAL: Cannot query EU total parameter!", "level-zero"),
+        # an ATen operator with no case for the XPU (pytorch #144848)
+        ('RuntimeError: 0 INTERNAL ASSERT FAILED at "/pytorch/aten/src/ATen/quantized/Quantizer.cpp":'
+         "125, please report a bug to PyTorch. unrecognized device for new_qtensor: xpu:0", "code"),
         # the tenth collection's development texts
         # the SYCL runtime refusing an nd-range the device cannot split (torch-xpu-ops #1465, #1747)
         ("RuntimeError: Non-uniform work-groups are not supported by the target device reported on "
