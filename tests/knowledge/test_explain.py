@@ -62,6 +62,9 @@ CASES = [
      "method", "xpu-fork-reinit"),
     # an app's own check for torch, in a container (ComfyUI-Docker #104)
     ("comfyui-xpu  | [ComfyUI-Manager] PyTorch is not installed", "torch-missing"),
+    # i915 waiting on requests a hung GPU never completed (SearchSavior/OpenArc #153)
+    ("Recurring GPU hangs (fence timeouts) on an Arc A770 during ovgenai inference. Kernel log showed "
+     "291 `Fence expiration time out i915-0000:06:00.0:openarc[...]` events", "xpu-gpu-hang"),
     # the engines the xe driver reset, named together before the words (compute-runtime #946)
     ('[BMG] Sporadic permanent compute wedge on dual Arc Pro B70: xe ccs/bcs engine reset + "Fault '
      'response: Unsuccessful -ENOENT/-EINVAL" under sustained Level-Zero inference load', "xpu-gpu-hang"),
@@ -680,6 +683,8 @@ def test_a_text_of_the_intel_stack_that_no_entry_names_names_its_layer(
         # torch/xpu as a path is the stack, but a CUDA device-index error in another package is not
         'File "/venv/site-packages/torch/cuda/__init__.py", line 415\nRuntimeError: CUDA error: '
         "invalid device ordinal",
+        # a plain Python error in a title that names the framework it ran under (ipex-llm #11626)
+        "json.decoder.JSONDecodeError: GraphRAG with IPEX-LLM on Intel GPU",
         # a native crash outside the Intel stack, or beside another's: no runtime layer
         "Fatal Python error: Segmentation fault\n  File \"/venv/site-packages/numpy/core/__init__.py\"",
         "Fatal Python error: Segmentation fault\n  File \"/venv/site-packages/torch/cuda/__init__.py\"",
@@ -884,6 +889,21 @@ def test_wording_that_says_the_intel_stack_is_absent_does_not_place_a_text_in_it
          'compiler options "-save-temps -v", rebuild the application to get the full command which '
          "is failing\nStack dump:\n0.      Program arguments: /opt/intel/oneapi/compiler/2024.2/bin/"
          "compiler/clang -cc1 -triple spir64_gen-unknown-unknown -fsycl-is-device", "sycl-build"),
+        # the eleventh collection's development texts
+        # AI Playground found no GPU it knows, and looked for its "unknown" requirements
+        # (AI-Playground #175, #226)
+        ('Intel Playground Installation failed because "requirements-unknown.txt does not exist" '
+         "shows the log", "integration"),
+        # a SYCL error caught in a function of llama.cpp's SYCL backend is the runtime's, not the
+        # backend's own (ipex-llm #13273)
+        ("error:CHECK_TRY_ERROR((*stream).memcpy((char *) tensor->data + offset, data, size).wait()): "
+         "Exception caught in this line of code.\n  in function ggml_backend_sycl_buffer_set_tensor "
+         "at D:\\llm.cpp\\ggml\\src\\ggml-sycl\\ggml-sycl.cpp:432\nSYCL error", "runtime"),
+        # a runner killed by SIGILL beside an Arc GPU (mattcurf/ollama-intel-gpu #32)
+        ('AMD CPU + Intel GPU (Arc A580) combo problem llama runner process no longer running" '
+         'sys=132 string="signal: illegal instruction (core dumped)', "cpu"),
+        # the kernel driver named as the culprit (ublue-os/bazzite #3682)
+        ("kwin_wayland[3014]: Pageflip timed out! This is a bug in the xe kernel driver", "driver"),
         # Windows' other words for a DLL that did not load (triton XPU #3248, ipex-llm #11270)
         ('  File "C:\\venv\\Lib\\site-packages\\intel_extension_for_pytorch\\__init__.py"\n'
          "ImportError: DLL load failed while importing _C: The parameter is incorrect", "windows-loader"),
