@@ -683,6 +683,11 @@ def test_a_text_of_the_intel_stack_that_no_entry_names_names_its_layer(
         # torch/xpu as a path is the stack, but a CUDA device-index error in another package is not
         'File "/venv/site-packages/torch/cuda/__init__.py", line 415\nRuntimeError: CUDA error: '
         "invalid device ordinal",
+        # the same message alone is a CUDA user's; on an Intel Mac the CPU is Intel's, and macOS
+        # has no XPU
+        "AssertionError: Torch not compiled with CUDA enabled",
+        "AssertionError: Torch not compiled with CUDA enabled (MacBook Pro 2019, Intel Core i9)",
+        "Torch not compiled with CUDA enabled on my Intel Mac",
         # a plain Python error in a title that names the framework it ran under (ipex-llm #11626)
         "json.decoder.JSONDecodeError: GraphRAG with IPEX-LLM on Intel GPU",
         # a native crash outside the Intel stack, or beside another's: no runtime layer
@@ -734,6 +739,10 @@ def test_intel_integrated_gpus_by_name_and_compute_runtime_tickets_name_the_stac
         assert names_intel_stack(text, KB), text
     for text in ("an HD display with graphics", "GSD 12 was the ticket", "iris recognition"):
         assert not names_intel_stack(text, KB), text
+    # an Intel CPU named as the machine is not the GPU stack; a Core Ultra carries an Arc iGPU
+    assert not names_intel_stack("crashes on my Intel(R) Core(TM) i9-9900K and on an Intel Mac", KB)
+    for ultra in ("Intel(R) Core(TM) Ultra 7 155H", "Intel Core Ultra 5 125U"):
+        assert names_intel_stack(ultra, KB), ultra
 
 
 def test_a_library_of_torch_named_with_its_place_or_the_word_ipex_still_count() -> None:
@@ -902,6 +911,9 @@ def test_wording_that_says_the_intel_stack_is_absent_does_not_place_a_text_in_it
         # a runner killed by SIGILL beside an Arc GPU (mattcurf/ollama-intel-gpu #32)
         ('AMD CPU + Intel GPU (Arc A580) combo problem llama runner process no longer running" '
          'sys=132 string="signal: illegal instruction (core dumped)', "cpu"),
+        # an app taking its CUDA path on an Intel GPU (krita-ai-diffusion #2572)
+        ("\u201cTorch not compiled with CUDA enabled\u201d error eve if I am on Intel (so using XPU)",
+         "integration"),
         # the kernel driver named as the culprit (ublue-os/bazzite #3682)
         ("kwin_wayland[3014]: Pageflip timed out! This is a bug in the xe kernel driver", "driver"),
         # Windows' other words for a DLL that did not load (triton XPU #3248, ipex-llm #11270)
