@@ -914,6 +914,13 @@ def test_wording_that_says_the_intel_stack_is_absent_does_not_place_a_text_in_it
         # an app taking its CUDA path on an Intel GPU (krita-ai-diffusion #2572)
         ("\u201cTorch not compiled with CUDA enabled\u201d error eve if I am on Intel (so using XPU)",
          "integration"),
+        # ggml's SYCL backend's check around a SYCL call that threw (llama.cpp #19994)
+        ("error:CHECK_TRY_ERROR((*stream).memcpy((char *) tensor->data + offset, host_buf, size)"
+         ".wait())", "runtime"),
+        # a build without an operator's kernel (llama.cpp #21837)
+        ("Eval bug: SYCL missing kernel, Error OP RMS_NORM", "sycl-build"),
+        # a framework's XPU path without a feature (ipex-llm #12463)
+        ("AssertionError: Speculative decoding not yet supported for XPU backend", "integration"),
         # the kernel driver named as the culprit (ublue-os/bazzite #3682)
         ("kwin_wayland[3014]: Pageflip timed out! This is a bug in the xe kernel driver", "driver"),
         # Windows' other words for a DLL that did not load (triton XPU #3248, ipex-llm #11270)
