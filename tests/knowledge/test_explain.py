@@ -743,6 +743,10 @@ def test_intel_integrated_gpus_by_name_and_compute_runtime_tickets_name_the_stac
     assert not names_intel_stack("crashes on my Intel(R) Core(TM) i9-9900K and on an Intel Mac", KB)
     for ultra in ("Intel(R) Core(TM) Ultra 7 155H", "Intel Core Ultra 5 125U"):
         assert names_intel_stack(ultra, KB), ultra
+    # not naming the stack is not vetoing it: an IPEX CPU error on a Xeon keeps its entry
+    prepack = ("AssertionError: BF16 weight prepack needs the cpu support avx512bw, avx512vl and "
+               "avx512dq (Intel(R) Xeon(R) Gold 6130)")  # fmt: skip
+    assert explain(prepack, KB)[0].issue.id == "bf16-prepack-isa"
 
 
 def test_a_library_of_torch_named_with_its_place_or_the_word_ipex_still_count() -> None:
