@@ -38,7 +38,9 @@ CODE_RULES = "ipex_doctor.knowledge.code_rules"
         (["kb", "show", "sanity-train"], (MATCHER, CODE_RULES)),  # a built-in finding
         (["kb", "show", "ipex-import"], (MATCHER,)),  # a code rule of scan
         (["explain", "could not create a primitive descriptor for an inner product"],
-         (CODE_RULES, "ipex_doctor.verdicts", "ipex_doctor.probe", "ipex_doctor.app")),
+         (CODE_RULES, "ipex_doctor.verdicts", "ipex_doctor.probe", "ipex_doctor.runs",
+          "ipex_doctor.reporting.saved_reports", "ipex_doctor.app.replay",
+          "ipex_doctor.app.code_scan", "ipex_doctor.app.repair")),
         (["repro", "--list"], (MATCHER, CODE_RULES)),
     ],
 )  # fmt: skip
