@@ -94,10 +94,12 @@ def requirement_checks(
     """Every pin an installed runtime wheel or torch puts on a runtime wheel, with the
     installed version and whether it satisfies the pin (markers judged for the examined
     interpreter's Python on Linux; extras left out)."""
+    dists = _installed(sys_path)
+    if not dists:
+        return []  # NOTE: no pin to read; spares a torch-less interpreter's scan the import
     from packaging.requirements import InvalidRequirement, Requirement
     from packaging.version import InvalidVersion
 
-    dists = _installed(sys_path)
     marker_env = {
         "python_version": f"{python_version[0]}.{python_version[1]}",
         "python_full_version": ".".join(map(str, python_version)),
