@@ -51,9 +51,9 @@ from ipex_doctor.model.findings import (
     ScanSummary,
     now_utc,
 )
+from ipex_doctor.probe import static_facts
 from ipex_doctor.probe.options import ProbeOptions
 from ipex_doctor.reporting.output_options import OutputOptions
-from ipex_doctor.runs.diagnose import start_static, without_runtime_probe
 from ipex_doctor.scan.fix.quoting import quote_name
 from ipex_doctor.scan.read.kinds import rewritten_by_fix
 from ipex_doctor.verdicts.code_findings import code_finding
@@ -189,7 +189,7 @@ def scan_and_publish(request: ScanRequest, *, notify: Notify, emit: Notify) -> E
     # interpreters) run while the tree is read, and are collected after it: a small project's
     # scan waited for them one after the other first. Leaving the block any other way (an
     # interrupt, SIGTERM, an error, a refusal) kills and reaps them.
-    with sigterm_raises(), start_static(_probe_options(request)) as examining:
+    with sigterm_raises(), static_facts.start(_probe_options(request)) as examining:
         examining.start_probes()
         from ipex_doctor.scan.engine import scan_paths
 
@@ -198,7 +198,7 @@ def scan_and_publish(request: ScanRequest, *, notify: Notify, emit: Notify) -> E
 
         _notice_stopped_runs(roots, notify, refuse=request.fix)
         result = rescan()
-        env = without_runtime_probe(examining.finish())
+        env = static_facts.without_runtime_probe(examining.finish())
         # NOTE: an interpreter without torch (a pre-commit hook's own) says nothing about where
         # the code runs: its matches are judged by the rules alone, and say so.
         joined = env if env.package("torch") is not None else None

@@ -21,19 +21,18 @@ from ipex_doctor.model.device_spec import AUTO, DeviceSpec
 from ipex_doctor.model.environment import (
     IPEX_MODULE,
     Environment,
-    Host,
-    Interpreter,
     Package,
     RuntimeProbe,
 )
 from ipex_doctor.model.findings import Command, FindingKind, Report, Severity, now_utc
 from ipex_doctor.model.observations import CheckRun, Outcome
 from ipex_doctor.model.terms import Isolation
-from ipex_doctor.probe import gpu, host, interpreter, spawn
 from ipex_doctor.probe import session as sessions
+from ipex_doctor.probe import static_facts
 from ipex_doctor.probe.options import ProbeOptions
-from ipex_doctor.probe.secrets import Redactor, reported_env_vars
+from ipex_doctor.probe.secrets import Redactor
 from ipex_doctor.probe.session import Session, StepProgress
+from ipex_doctor.probe.static_facts import StaticFacts
 from ipex_doctor.runs import runner, sanity_plan
 from ipex_doctor.runs.catalog import CheckScript, catalog
 from ipex_doctor.runs.device_selection import accelerators_to_prepare, local_rank, select_devices
@@ -45,17 +44,6 @@ Progress = Callable[[str], None]
 
 def _quiet(_: str) -> None:
     return None
-
-
-@dataclass(frozen=True)
-class StaticFacts:
-    """What the doctor's own process learns before any torch import."""
-
-    interpreter: Interpreter
-    host: Host
-    packages: tuple[Package, ...]
-    env_vars: Mapping[str, str]
-    """The allow-listed variables, secret-looking values already redacted."""
 
 
 @dataclass
@@ -128,99 +116,6 @@ class CheckOptions:
         )
 
 
-class StaticExamination:
-    """The static facts of an interpreter being read: the handshake answered, its package
-    metadata, the allow-listed variables and the host read (``facts``); the CPUID and Intel
-    runtime probes, two spawned interpreters, run side by side once started (``start_probes``)
-    while the doctor works, and ``finish`` collects them into the whole static facts.
-
-    A context manager: leaving it with a probe unanswered (an interrupt, an error, a refusal)
-    kills and reaps that probe, so it never outlives the doctor."""
-
-    def __init__(self, target: interpreter.Target, facts: StaticFacts, environ: Mapping[str, str]):
-        self.target, self.facts, self._environ = target, facts, environ
-        self._isa: spawn.JsonScript | None = None
-        self._gpu: spawn.JsonScript | None = None
-
-    def __enter__(self) -> StaticExamination:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.end()
-
-    def start_probes(self) -> None:
-        """Start the CPUID and Intel runtime probes in the examined interpreter (once)."""
-        python = self.target.interpreter.executable
-        try:
-            if self._isa is None:
-                self._isa = host.start_executable_isa(python, env=self._environ)
-            if self._gpu is None:
-                self._gpu = gpu.start_runtime_probe(python, env=self._environ)
-        except BaseException:
-            self.end()
-            raise
-
-    def finish(self) -> StaticFacts:
-        """The whole static facts: the probes' answers (started now if they were not) joined to
-        ``facts``; an interrupt while waiting ends both probes."""
-        self.start_probes()
-        assert self._isa is not None and self._gpu is not None
-        try:
-            isa = host.executable_isa_of(self._isa)
-            stack = gpu.gpu_facts_of(
-                self._gpu,
-                env=self._environ,
-                sys_path=self.target.sys_path,
-                python_version=self.target.version_info,
-            )
-        finally:
-            self.end()
-        machine = dataclasses.replace(host.with_executable_isa(self.facts.host, isa), gpu=stack)
-        return dataclasses.replace(self.facts, host=machine)
-
-    def end(self) -> None:
-        """Kill and reap every probe not collected yet."""
-        for probe in (self._isa, self._gpu):
-            if probe is not None:
-                probe.end()
-
-
-NEVER_IMPORTS_TORCH = "this command reads package metadata and never imports torch"
-"""Why a command that must not import torch (scan) has no runtime probe: said so, not that the
-user switched something off."""
-
-
-def without_runtime_probe(static: StaticFacts) -> Environment:
-    """The environment of a command that never imports torch (``scan``): the static facts, and
-    the runtime probe not run (``NEVER_IMPORTS_TORCH``), as ``examine`` gives it with
-    ``runtime_probe=False``."""
-    return Environment(
-        interpreter=static.interpreter,
-        host=static.host,
-        packages=static.packages,
-        env_vars=static.env_vars,
-        runtime=RuntimeProbe(ran=False, skip_reason=NEVER_IMPORTS_TORCH),
-    )
-
-
-def start_static(
-    options: ProbeOptions, *, environ: Mapping[str, str] | None = None, progress: Progress = _quiet
-) -> StaticExamination:
-    """Read the static facts of ``options.python`` up to its probes (``StaticExamination``).
-
-    Raises ``InterpreterError`` when ``options.python`` cannot be used at all."""
-    environ = os.environ if environ is None else environ
-    # NOTE: no progress line before the handshake: a --python that is not usable must end
-    # with its one-line error alone. The probes start only after it: until the handshake
-    # says it is a Python interpreter, nothing else is run with what the user named.
-    target = interpreter.inspect(options.python)
-    progress(f"examining {target.interpreter.executable}: reading package metadata")
-    packages = interpreter.installed_packages(target.sys_path)
-    env_vars = reported_env_vars(environ, Redactor(environ))
-    facts = StaticFacts(target.interpreter, host.probe_host(), packages, env_vars)
-    return StaticExamination(target, facts, environ)
-
-
 def examine(
     options: ProbeOptions,
     *,
@@ -239,7 +134,7 @@ def examine(
     """
     environ = os.environ if environ is None else environ
     partial = partial if partial is not None else Partial()
-    with start_static(options, environ=environ, progress=progress) as examining:
+    with static_facts.start(options, environ=environ, progress=progress) as examining:
         # NOTE: what an interrupt from here on leaves in a partial report; the CPU's ISA as
         # the examined interpreter executes it and the GPU stack join it below.
         partial.static = examining.facts
@@ -277,7 +172,7 @@ def _start_runtime_probe(
     """The worker that runs the runtime probe, started; or the probe that did not run, and why
     (``prepare``: the accelerators it may initialise while it imports, see ``Session``)."""
     if not options.runtime_probe:
-        return RuntimeProbe(ran=False, skip_reason=NEVER_IMPORTS_TORCH)
+        return RuntimeProbe(ran=False, skip_reason=static_facts.NEVER_IMPORTS_TORCH)
     if not any(p.name == "torch" for p in packages):
         return RuntimeProbe(ran=False, skip_reason="torch is not installed")
     progress("importing torch and IPEX in a spawned interpreter")
