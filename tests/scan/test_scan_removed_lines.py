@@ -290,6 +290,27 @@ def test_ipex_settings_and_a_source_build_of_ipex_are_found(tmp_path: Path) -> N
     ]
 
 
+def test_a_projects_own_ipex_named_settings_are_not_parsed_for_ipexs(tmp_path: Path) -> None:
+    """ipex-llm names its own settings after itself (IPEX_LLM_LOW_MEM...): a module that sets
+    and reads only those holds none of IPEX's settings, and the prefilter must not send it to
+    be parsed for them (the rule's word was IPEX_ alone, which let every such module through).
+    The worker that exports one of IPEX's own settings is still parsed and found."""
+    files = {
+        "pipeline_parallel.py": (
+            "import os\n"
+            'os.environ["IPEX_LLM_QUANTIZE_KV_CACHE"] = "1"\n'
+            'low_mem = os.environ.get("IPEX_LLM_LOW_MEM", "0") == "1"\n'
+        ),
+        "worker.py": 'env = {"IPEX_LLM_LOW_MEM": "1", "IPEX_LOG_LEVEL": "1"}\n',
+    }
+    write(tmp_path, files)
+    result = scan(tmp_path, SHIPPED)
+    assert (result.files_seen, result.files_parsed) == (2, 1)
+    assert [(path, line, rule) for path, line, rule, _ in found(result)] == [
+        ("worker.py", 1, "ipex-environment-setting"),
+    ]
+
+
 def test_intel_torch_builds_and_a_forks_wheel_prefix_in_an_installer(tmp_path: Path) -> None:
     """comfy-cli installs IPEX with the torch builds of Intel's index (2.1.0.post2) in one
     subprocess list; forge-classic keeps the download prefix of a fork's IPEX wheels in a
