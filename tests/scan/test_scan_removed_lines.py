@@ -416,6 +416,35 @@ def test_a_projects_switch_to_its_ipex_path_is_found_where_the_branch_holds_ipex
     assert ("inference.py", 18, "ipex-build-probe") in found
 
 
+def test_a_check_of_ipex_version_is_a_probe_not_a_switch(tmp_path: Path) -> None:
+    """neural-compressor's smooth-quant utility takes IPEX's version from a helper of its own
+    (``ipex_ver = get_ipex_version()``) and checks it before an ipex.quantization call: the
+    condition asks which IPEX is installed, so it is no switch of the project's (nothing follows
+    the helper to IPEX, so nothing reports it). accelerate's check of a version it read from
+    IPEX's metadata is the probe rule's. A switch beside a version check is still one."""
+    source = (
+        "import importlib.metadata\n"
+        "import intel_extension_for_pytorch as ipex\n"
+        "from packaging.version import Version\n"
+        "from neural_compressor.torch.utils import get_ipex_version\n"
+        "ipex_ver = get_ipex_version()\n"
+        "def qconfig(alpha, observer, use_ipex):\n"
+        '    if ipex_ver.release >= Version("2.1.1").release:\n'
+        "        return ipex.quantization.get_smooth_quant_qconfig_mapping(alpha=alpha)\n"
+        '    ipex_version = Version(importlib.metadata.version("intel_extension_for_pytorch"))\n'
+        '    if ipex_version >= Version("2.5"):\n'
+        "        from intel_extension_for_pytorch.xpu import mem_get_info\n"
+        '    if use_ipex and ipex_ver.release >= Version("2.1.1").release:\n'
+        "        return ipex.quantization.get_smooth_quant_qconfig_mapping(alpha=alpha)\n"
+    )
+    found = _rules(tmp_path, {"utility.py": source})
+    assert ("utility.py", 8, "ipex-quantization") in found
+    assert [(line, rule) for _, line, rule in found if line in (7, 10, 12)] == [
+        (10, "ipex-probe"),
+        (12, "ipex-path-switch"),
+    ]
+
+
 def test_setvars_in_a_build_from_source_is_the_builds(tmp_path: Path) -> None:
     """Triton's build guide sources the DPC++ compiler's environment and oneAPI's setvars.sh
     before it compiles Triton, then imports IPEX to check: the setvars is the build's, which
