@@ -22,6 +22,7 @@ of a target rewritten by ``call_edit``, decided by the call's own text and the n
   amp``, ``import intel_extension_for_pytorch``...) and there is no ``import *``: so the
   only uses LibCST resolves to a target are the attribute chains ``torch.<target>`` written
   out, and no import is pruned (``prune_unused`` drops only such imports);
+* the text has no BOM (LibCST drops it; ``fix.verbatim`` puts it back);
 * each such chain is written without space, parentheses or line break, is the callee of a
   call that is wholly on one line, comes on a line after ``import torch`` (LibCST's rule for
   code that runs at import, kept everywhere), does not lie inside another rewritten call, and
@@ -191,7 +192,8 @@ def _read(source: str, targets: dict[str, str], related: Collection[str]) -> dic
     """The calls of ``targets`` (a dotted name to its fix id) in ``source``, by fix id, in
     document order; ``_Declined`` where the module breaks a condition of the module docs."""
     statements = top_level(source)
-    if not statements:
+    if not statements or source.startswith(_BOM):
+        # NOTE: LibCST drops a BOM (``fix.verbatim`` puts it back): its outcome is not the text.
         raise _Declined
     starts = [0, *(m.end() for m in _LINE_BREAK.finditer(source))]
     reader = _Reader(source, starts, targets, related)
@@ -225,13 +227,10 @@ class _Reader:
         self.batch_chains = 0
         self.statement_lines: set[int] = set()
         """The lines a statement starts on."""
-        self.bom = 0
 
     def read(self, start: int, end: int) -> None:
-        skip = 1 if start == 0 and self.source.startswith(_BOM) else 0
-        self.bom = max(self.bom, skip)
         try:
-            tree = ast.parse(self.source[start + skip : end])
+            tree = ast.parse(self.source[start:end])
         except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
             raise _Declined from exc
         offset = bisect.bisect_right(self.starts, start) - 1
@@ -314,7 +313,7 @@ class _Reader:
 
     def _offset(self, line: int, column: int) -> int:
         """The offset in the text of ``column`` (``ast``'s: UTF-8 bytes) on ``line``."""
-        begin = self.starts[line - 1] + (self.bom if line == 1 else 0)
+        begin = self.starts[line - 1]
         end = self.starts[line] if line < len(self.starts) else len(self.source)
         text = self.source[begin:end]
         if text.isascii():
