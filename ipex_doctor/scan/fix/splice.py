@@ -13,21 +13,22 @@ of a target rewritten by ``call_edit``, decided by the call's own text and the n
 
 * every codemod that runs (``may_apply`` on the text as the earlier passes left it, as
   ``fix_source``'s loop asks) declares ``SPLICE``;
-* the name ``torch`` is bound once in the whole module, by a plain ``import torch`` among its
+* the name ``torch`` is bound only by plain ``import torch`` statements among the module's
   top-level statements, and nothing else anywhere binds it (an assignment, a parameter, a
   ``def``/``class``, ``global``/``nonlocal``, ``del``, ``for``, ``with ... as``, ``except ...
-  as``, a comprehension, a walrus, a ``match`` capture, another import): so LibCST's scopes
-  resolve every ``torch`` to the module, and ``torch`` is the name the fix writes;
+  as``, a comprehension, a walrus, a ``match`` capture, an import in a block or a function):
+  so LibCST's scopes resolve every ``torch`` to the module, and ``torch`` is the name the fix
+  writes;
 * no import binds a name related to a target (``import torch as t``, ``from torch.xpu import
-  amp``, ``import intel_extension_for_pytorch``...) and there is no ``import *``: so the
-  only uses LibCST resolves to a target are the attribute chains ``torch.<target>`` written
-  out, and no import is pruned (``prune_unused`` drops only such imports);
+  amp``, ``import intel_extension_for_pytorch``...): so the only uses LibCST resolves to a
+  target are the attribute chains ``torch.<target>`` written out, and no import is pruned
+  (``prune_unused`` drops only such imports);
 * the text has no BOM (LibCST drops it; ``fix.verbatim`` puts it back);
-* each such chain is written without space, parentheses or line break, is the callee of a
-  call that is wholly on one line, comes on a line after ``import torch`` (LibCST's rule for
-  code that runs at import, kept everywhere), does not lie inside another rewritten call, and
-  is not the first thing on a line inside an expression (where LibCST's position of a call
-  in parentheses opened on an earlier line would be that line).
+* each such chain is written without space, parentheses or comment, is the callee of a call
+  that is wholly on one line (no comment, no line break: the edit then writes no line break
+  either, and every line keeps its number), comes on a line after the first ``import torch``
+  (LibCST's rule for code that runs at import, kept everywhere), and does not lie inside
+  another rewritten call (LibCST would nest the edits).
 
 Why the bytes are the same: LibCST's transformer replaces just the call node and prints
 everything else as it read it; the call alone is here parsed by LibCST
@@ -225,8 +226,6 @@ class _Reader:
         self.chains: list[tuple[int, ast.Attribute, str, ast.Call | None]] = []
         """Each chain that spells a target: its line, node, target and the call of it."""
         self.batch_chains = 0
-        self.statement_lines: set[int] = set()
-        """The lines a statement starts on."""
 
     def read(self, start: int, end: int) -> None:
         try:
@@ -238,7 +237,6 @@ class _Reader:
         called: dict[int, ast.Call] = {}
         for node in ast.walk(tree):
             if isinstance(node, ast.stmt):
-                self.statement_lines.add(offset + node.lineno)
                 self._bindings(node, offset, id(node) in top)
             elif isinstance(node, ast.Call):
                 called[id(node.func)] = node
@@ -262,14 +260,14 @@ class _Reader:
             for alias in node.names:
                 bound = alias.asname or alias.name.split(".")[0]
                 if alias.name == "torch" and alias.asname is None and top:
-                    if self.torch_line is not None:
-                        raise _Declined
-                    self.torch_line = offset + node.lineno
+                    if self.torch_line is None:
+                        self.torch_line = offset + node.lineno
                 elif bound == "torch" or self._related(alias.name):
                     raise _Declined
         elif isinstance(node, ast.ImportFrom):
             for alias in node.names:
-                if alias.name == "*" or (alias.asname or alias.name) == "torch":
+                # NOTE: LibCST's scopes bind nothing for ``import *``; nor does this.
+                if (alias.asname or alias.name) == "torch":
                     raise _Declined
                 if not node.level and self._related(f"{node.module}.{alias.name}"):
                     raise _Declined
@@ -294,18 +292,12 @@ class _Reader:
             if (
                 call.end_lineno != call.lineno
                 or (call.lineno, call.col_offset) != (node.lineno, node.col_offset)
-                or node.end_col_offset != node.col_offset + len(dotted)
             ):
                 raise _Declined
             start = self._offset(line, call.col_offset)
             end = self._offset(line, call.end_col_offset or 0)
-            if self.source[start : start + len(dotted)] != dotted or (
-                line not in self.statement_lines
-                and not self.source[self._offset(line, 0) : start].strip()
-            ):
-                # NOTE: first on a line inside an expression: a parenthesis around the call
-                # may open on an earlier line, which LibCST would give as its line.
-                raise _Declined
+            if self.source[start : start + len(dotted)] != dotted:
+                raise _Declined  # NOTE: a space or a comment inside the chain
             found.setdefault(self.targets[dotted], []).append(_Call(start, end, line, dotted))
         for calls in found.values():
             calls.sort(key=lambda call: call.start)
