@@ -289,9 +289,9 @@ class _Reader:
         for line, node, dotted, call in self.chains:
             if call is None or line <= self.torch_line:
                 raise _Declined  # NOTE: LibCST refuses it, or decides by where it runs
-            if (
-                call.end_lineno != call.lineno
-                or (call.lineno, call.col_offset) != (node.lineno, node.col_offset)
+            if call.end_lineno != call.lineno or (call.lineno, call.col_offset) != (
+                node.lineno,
+                node.col_offset,
             ):
                 raise _Declined
             start = self._offset(line, call.col_offset)
