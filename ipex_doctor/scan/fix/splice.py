@@ -161,14 +161,14 @@ def fix(
 
 
 def _decide(codemod: CallCodemod, text: str, func: str) -> tuple[str | None, str]:
-    """What the codemod makes of the call ``text`` (callee ``func``): the new text and the
-    summary, or ``None`` and the reason it refuses."""
+    """What the codemod makes of the call ``text`` (callee ``func``, the target written out):
+    the new text and the summary, or ``None`` and the reason it refuses."""
     call = cst.parse_expression(text)
     assert isinstance(call, cst.Call)
-    why = codemod.call_refusal(call)
+    why = codemod.call_refusal(call, func)
     if why is not None:
         return None, why
-    edit, summary = codemod.call_edit(call, func, "torch")
+    edit, summary = codemod.call_edit(call, func, "torch", func)
     edited = edit(call)
     assert isinstance(edited, cst.Call)
     new = code_of(edited)

@@ -54,9 +54,18 @@ SPLICED = (
     "def größe_{n}(μ):\n    return torch.xpu.amp.autocast(dtype=μ), 'ä'\n",
     "def unicode_arg_{n}():\n    return torch.xpu.amp.autocast(dtype='é'), 'ü'\n",
     "lambda_{n} = lambda: torch.xpu.amp.autocast()\n",
+    "def starred_{n}(*a):\n    return torch.xpu.amp.autocast(*a)\n",
+    "def unknown_{n}():\n    return torch.xpu.amp.autocast(device_type='xpu')\n",
+    "def device_{n}():\n    return torch.xpu.amp.GradScaler(device='xpu')\n",
+    "dtype_{n} = torch.xpu.get_autocast_xpu_dtype()\n",
+    "def state_{n}():\n    torch.xpu.set_autocast_xpu_enabled(True)\n"
+    "    return torch.xpu.amp.is_autocast_xpu_enabled()\n",
+    "def state_dtype_{n}():\n    torch.xpu.set_autocast_xpu_dtype(dtype=torch.float16)\n",
+    "bad_state_{n} = torch.xpu.get_autocast_xpu_dtype(1), torch.xpu.set_autocast_xpu_dtype(x=1)\n",
     "def nested_call_{n}():\n    return f(torch.xpu.amp.autocast(), g(torch.xpu.amp.GradScaler()))\n",
 )
-"""Top-level statements whose calls the splices rewrite (or whose text only looks so)."""
+"""Top-level statements whose calls the splices rewrite or refuse (or whose text only looks
+so)."""
 
 TRICKY = (
     "def multi_{n}():\n    return torch.xpu.amp.autocast(\n        dtype=torch.float16,\n    )\n",
@@ -66,9 +75,6 @@ TRICKY = (
     "def parens_{n}():\n    return (torch.xpu.amp.autocast)()\n",
     "def spaced_chain_{n}():\n    return torch.xpu .amp.autocast()\n",
     "def not_called_{n}():\n    return torch.xpu.amp.autocast\n",
-    "def starred_{n}(*a):\n    return torch.xpu.amp.autocast(*a)\n",
-    "def unknown_{n}():\n    return torch.xpu.amp.autocast(device_type='xpu')\n",
-    "def device_{n}():\n    return torch.xpu.amp.GradScaler(device='xpu')\n",
     "def inside_{n}():\n    return torch.xpu.amp.autocast(dtype=torch.xpu.amp.GradScaler())\n",
     "def param_{n}(torch):\n    return torch.xpu.amp.autocast()\n",
     "def local_{n}():\n    torch = other\n    return torch.xpu.amp.autocast()\n",
@@ -87,7 +93,6 @@ TRICKY = (
     "def uses_amp_{n}():\n    return amp.autocast()\n",
     "def with_and_{n}():\n    with a() and b():\n        pass\n",
     "dist.init_process_group(backend='ccl')\n",
-    "dtype_{n} = torch.xpu.get_autocast_xpu_dtype()\n",
     "class torch:\n    pass\n",
     "del torch\n",
 )

@@ -12,7 +12,7 @@ from typing import ClassVar
 
 import libcst as cst
 
-from ipex_doctor.scan.fix.codemods.base import CallCodemod, CodemodContext, NameCodemod
+from ipex_doctor.scan.fix.codemods.base import CallCodemod
 from ipex_doctor.scan.fix.codemods.records import Edit
 from ipex_doctor.scan.fix.codemods.syntax import (
     append_args,
@@ -23,7 +23,6 @@ from ipex_doctor.scan.fix.codemods.syntax import (
     is_starred,
     keyword,
     prepend_args,
-    root_name,
 )
 
 AUTOCAST_PARAMETERS = ("enabled", "dtype", "cache_enabled")
@@ -61,7 +60,7 @@ class Autocast(CallCodemod):
             f'the device type ("{self.DEVICE}") at the call; rewrite by hand'
         )
 
-    def call_refusal(self, call: cst.Call) -> str | None:
+    def call_refusal(self, call: cst.Call, target: str) -> str | None:
         """Why the call's arguments cannot be mapped onto ``torch.amp.autocast``'s."""
         positional = 0
         for arg in call.args:
@@ -78,7 +77,7 @@ class Autocast(CallCodemod):
                 return f"unknown keyword {arg.keyword.value}=: the call is wrong"
         return None
 
-    def call_edit(self, call: cst.Call, func: str, torch: str) -> tuple[Edit, str]:
+    def call_edit(self, call: cst.Call, func: str, torch: str, target: str) -> tuple[Edit, str]:
         """The edit and summary of a call ``call_refusal`` accepts."""
         given = {
             AUTOCAST_PARAMETERS[i] if arg.keyword is None else arg.keyword.value
@@ -144,7 +143,7 @@ first, and the name of the one parameter the old one takes (``None``: none). The
 IPEX's own deprecation messages (``intel_extension_for_pytorch/xpu/amp/__init__.py``)."""
 
 
-class AutocastXpuState(NameCodemod):
+class AutocastXpuState(CallCodemod):
     """``autocast-xpu-state``: ``torch.xpu.get_autocast_xpu_dtype()`` ->
     ``torch.get_autocast_dtype("xpu")``, ``is_autocast_xpu_enabled()`` ->
     ``torch.is_autocast_enabled("xpu")``, ``set_autocast_xpu_enabled(b)`` ->
@@ -179,46 +178,33 @@ class AutocastXpuState(NameCodemod):
             )
         }
 
-    def plan(self, ctx: CodemodContext) -> None:
-        """Plan each call of the four functions."""
-        for node, name in ctx.references(self.targets()):
-            call = ctx.names.call_of(node)
-            new_name, parameter = AUTOCAST_STATE[name]
-            if call is None:
-                ctx.records.refuse(
-                    node, f"{code_of(node)} is used without being called: rewrite by hand"
-                )
-                continue
-            wanted = 0 if parameter is None else 1
-            if any(is_starred(a) for a in call.args) or len(call.args) != wanted:
-                ctx.records.refuse(
-                    call, f"{name} takes {wanted} argument(s), given as written here"
-                )
-                continue
-            named = call.args[0].keyword if call.args else None
-            if named is not None and named.value != parameter:
-                ctx.records.refuse(call, f"unknown keyword {named.value}=: the call is wrong")
-                continue
-            torch = ctx.imports.torch_name(call, root_name(node))
-            if torch is None:
-                ctx.records.refuse(
-                    call, "the name torch means something else here: rewrite by hand"
-                )
-                continue
-            self._plan_call(ctx, node, call, f"{torch}.{new_name}")
+    def not_called(self, func: str) -> str:
+        """Why a use of a function that is not called is left alone."""
+        return f"{func} is used without being called: rewrite by hand"
 
-    def _plan_call(
-        self, ctx: CodemodContext, func: cst.BaseExpression, call: cst.Call, new_func: str
-    ) -> None:
+    def call_refusal(self, call: cst.Call, target: str) -> str | None:
+        """Why the call's arguments are not the function's one parameter (or none)."""
+        name = target.rsplit(".", 1)[-1]
+        parameter = AUTOCAST_STATE[name][1]
+        wanted = 0 if parameter is None else 1
+        if any(is_starred(a) for a in call.args) or len(call.args) != wanted:
+            return f"{name} takes {wanted} argument(s), given as written here"
+        named = call.args[0].keyword if call.args else None
+        if named is not None and named.value != parameter:
+            return f"unknown keyword {named.value}=: the call is wrong"
+        return None
+
+    def call_edit(self, call: cst.Call, func: str, torch: str, target: str) -> tuple[Edit, str]:
+        """The call of the upstream function, ``"xpu"`` first, the argument positional."""
+        new_func = f"{torch}.{AUTOCAST_STATE[target.rsplit('.', 1)[-1]][0]}"
+
         def edit(updated: cst.Call) -> cst.Call:
             args = [as_positional(a) for a in updated.args]
             new = updated.with_changes(func=expr(new_func), args=args)
             return prepend_args(new, [cst.Arg(cst.SimpleString('"xpu"'))])
 
         rest = ", ..." if call.args else ""
-        ctx.records.rewrite(
-            call, edit, f'{code_of(func)}(...) -> {new_func}("xpu"{rest})', consumes=func
-        )
+        return edit, f'{func}(...) -> {new_func}("xpu"{rest})'
 
 
 class GradScalerXpu(CallCodemod):
@@ -245,7 +231,7 @@ class GradScalerXpu(CallCodemod):
             'needs the device ("xpu") at the call; rewrite by hand'
         )
 
-    def call_refusal(self, call: cst.Call) -> str | None:
+    def call_refusal(self, call: cst.Call, target: str) -> str | None:
         """Why the call cannot be rewritten (a device may hide in its arguments)."""
         if any(is_starred(a) for a in call.args):
             return "arguments passed with * or **: rewrite by hand"
@@ -253,7 +239,7 @@ class GradScalerXpu(CallCodemod):
             return "a device= argument: rewrite by hand"
         return None
 
-    def call_edit(self, call: cst.Call, func: str, torch: str) -> tuple[Edit, str]:
+    def call_edit(self, call: cst.Call, func: str, torch: str, target: str) -> tuple[Edit, str]:
         """The edit and summary of a call ``call_refusal`` accepts."""
 
         def edit(updated: cst.Call) -> cst.Call:

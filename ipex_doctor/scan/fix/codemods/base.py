@@ -169,12 +169,12 @@ class CallCodemod(NameCodemod):
     def plan(self, ctx: CodemodContext) -> None:
         """Plan each call of a target; refuse a use that is not called, a call
         ``call_refusal`` rejects, and one where no name reaches module ``torch``."""
-        for node, _ in ctx.references(dict.fromkeys(self.targets())):
+        for node, target in ctx.references({target: target for target in self.targets()}):
             call = ctx.names.call_of(node)
             if call is None:
                 ctx.records.refuse(node, self.not_called(code_of(node)))
                 continue
-            why = self.call_refusal(call)
+            why = self.call_refusal(call, target)
             if why is not None:
                 ctx.records.refuse(call, why)
                 continue
@@ -184,20 +184,20 @@ class CallCodemod(NameCodemod):
                     call, "the name torch means something else here: rewrite by hand"
                 )
                 continue
-            edit, summary = self.call_edit(call, code_of(node), torch)
+            edit, summary = self.call_edit(call, code_of(node), torch, target)
             ctx.records.rewrite(call, edit, summary, consumes=node)
 
     def not_called(self, func: str) -> str:
         """Why a use ``func`` (its code) of a target that is not called is left alone."""
         raise NotImplementedError
 
-    def call_refusal(self, call: cst.Call) -> str | None:
-        """Why ``call`` (of a target) cannot be rewritten (``None``: it can)."""
+    def call_refusal(self, call: cst.Call, target: str) -> str | None:
+        """Why ``call`` (of ``target``) cannot be rewritten (``None``: it can)."""
         raise NotImplementedError
 
-    def call_edit(self, call: cst.Call, func: str, torch: str) -> tuple[Edit, str]:
-        """The edit of ``call`` (one ``call_refusal`` accepts; ``func`` is its callee's code,
-        ``torch`` a name of module ``torch`` there) and its summary. The edit depends only on
+    def call_edit(self, call: cst.Call, func: str, torch: str, target: str) -> tuple[Edit, str]:
+        """The edit of ``call`` of ``target`` (one ``call_refusal`` accepts; ``func`` is its
+        callee's code, ``torch`` a name of module ``torch`` there) and its summary. The edit depends only on
         these: it gives the same code for the call wherever it stands."""
         raise NotImplementedError
 
