@@ -12,7 +12,9 @@ of a target rewritten by ``call_edit``, decided by the call's own text and the n
 ``torch``), and only in a module where their every decision is certain from ``ast``:
 
 * every codemod that runs (``may_apply`` on the text as the earlier passes left it, as
-  ``fix_source``'s loop asks) declares ``SPLICE``;
+  ``fix_source``'s loop asks) declares ``SPLICE``, or declares ``QUIET_WITHOUT`` and the
+  module holds none of the nodes it may record at (``with-and``: no ``with`` item is an
+  ``and``), so LibCST's pass would record and change nothing;
 * the name ``torch`` is bound only by plain ``import torch`` statements among the module's
   top-level statements, and nothing else anywhere binds it (an assignment, a parameter, a
   ``def``/``class``, ``global``/``nonlocal``, ``del``, ``for``, ``with ... as``, ``except ...
@@ -55,7 +57,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ipex_doctor.scan.fix.codemods.base import CallCodemod
+from ipex_doctor.scan.fix.codemods.base import CallCodemod, Codemod
 from ipex_doctor.scan.fix.codemods.records import Refusal, Rewrite
 from ipex_doctor.scan.fix.codemods.registry import CODEMODS
 from ipex_doctor.scan.fix.codemods.syntax import code_of
@@ -115,9 +117,13 @@ def fix(
     be proven to give the same (see the module)."""
     splice = {codemod.FIX_ID: codemod for codemod in splice_codemods(ids)}
     current = source
+    quiet: dict[str, type[Codemod]] = {}
     for fix_id in ids:
-        if CODEMODS[fix_id].may_apply(Words(current, outside)) and fix_id not in splice:
-            return None  # NOTE: cheap before reading: a codemod with work this cannot do
+        declared = CODEMODS[fix_id]
+        if declared.may_apply(Words(current, outside)) and fix_id not in splice:
+            if not declared.QUIET_WITHOUT:
+                return None  # NOTE: cheap before reading: a codemod with work this cannot do
+            quiet[fix_id] = declared
     targets = {
         target: fix_id
         for fix_id, codemod in splice.items()
@@ -126,7 +132,7 @@ def fix(
     }
     related = {target for codemod in splice.values() for target in codemod.targets()}
     try:
-        calls = _read(source, targets, related)
+        calls = _read(source, targets, related, quiet.values())
     except _Declined:
         return None
     rewrites: list[Rewrite] = []
@@ -138,6 +144,8 @@ def fix(
             continue
         if allowed is not None and fix_id not in allowed:
             return None
+        if fix_id in quiet:
+            continue  # NOTE: ``_read`` found none of the nodes it may record at
         if fix_id not in splice:
             return None
         codemod = splice[fix_id]()
@@ -189,15 +197,21 @@ def _apply(source: str, edits: list[tuple[_Call, str]]) -> str:
     return "".join(pieces)
 
 
-def _read(source: str, targets: dict[str, str], related: Collection[str]) -> dict[str, list[_Call]]:
+def _read(
+    source: str,
+    targets: dict[str, str],
+    related: Collection[str],
+    quiet: Collection[type[Codemod]] = (),
+) -> dict[str, list[_Call]]:
     """The calls of ``targets`` (a dotted name to its fix id) in ``source``, by fix id, in
-    document order; ``_Declined`` where the module breaks a condition of the module docs."""
+    document order; ``_Declined`` where the module breaks a condition of the module docs, or
+    holds a node one of ``quiet`` may record at (``Codemod.QUIET_WITHOUT``)."""
     statements = top_level(source)
     if not statements or source.startswith(_BOM):
         # NOTE: LibCST drops a BOM (``fix.verbatim`` puts it back): its outcome is not the text.
         raise _Declined
     starts = [0, *(m.end() for m in _LINE_BREAK.finditer(source))]
-    reader = _Reader(source, starts, targets, related)
+    reader = _Reader(source, starts, targets, related, quiet)
     first = 0
     while first < len(statements):
         last = first
@@ -215,9 +229,15 @@ class _Reader:
     """Reads a module batch by batch (see ``_read``)."""
 
     def __init__(
-        self, source: str, starts: list[int], targets: dict[str, str], related: Collection[str]
+        self,
+        source: str,
+        starts: list[int],
+        targets: dict[str, str],
+        related: Collection[str],
+        quiet: Collection[type[Codemod]],
     ) -> None:
         self.source = source
+        self.quiet = [(codemod.QUIET_WITHOUT, codemod.at_work) for codemod in quiet]
         self.starts = starts
         self.targets = targets
         self.related = related
@@ -246,6 +266,9 @@ class _Reader:
                     self.chains.append((offset + node.lineno, node, dotted, None))
             elif _binds_torch(node):
                 raise _Declined
+            for types, at_work in self.quiet:
+                if isinstance(node, types) and at_work(node):
+                    raise _Declined
         # NOTE: the calls are known once the whole batch is walked (``ast.walk`` is breadth
         # first); a chain of this batch gets its call here, and the tree goes with the batch.
         for at in range(self.batch_chains, len(self.chains)):

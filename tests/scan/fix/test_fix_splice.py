@@ -62,6 +62,8 @@ SPLICED = (
     "    return torch.xpu.amp.is_autocast_xpu_enabled()\n",
     "def state_dtype_{n}():\n    torch.xpu.set_autocast_xpu_dtype(dtype=torch.float16)\n",
     "bad_state_{n} = torch.xpu.get_autocast_xpu_dtype(1), torch.xpu.set_autocast_xpu_dtype(x=1)\n",
+    "def quiet_{n}(x):\n    # with this and that\n    with torch.xpu.amp.autocast():\n"
+    "        return x and x\n",
     "def nested_call_{n}():\n    return f(torch.xpu.amp.autocast(), g(torch.xpu.amp.GradScaler()))\n",
 )
 """Top-level statements whose calls the splices rewrite or refuse (or whose text only looks
@@ -92,6 +94,8 @@ TRICKY = (
     "def uses_t_{n}():\n    return t.xpu.amp.autocast()\n",
     "def uses_amp_{n}():\n    return amp.autocast()\n",
     "def with_and_{n}():\n    with a() and b():\n        pass\n",
+    "def with_and_parens_{n}():\n    with (a() and b()) as c, d:\n        pass\n",
+    "def with_and_names_{n}():\n    with a and b:\n        pass\n",
     "dist.init_process_group(backend='ccl')\n",
     "class torch:\n    pass\n",
     "del torch\n",

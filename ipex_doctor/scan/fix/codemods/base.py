@@ -18,6 +18,7 @@ import be removed at the top of a file because every use of it further down is r
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable, Collection, Container
 from typing import Any, ClassVar
 
@@ -84,6 +85,16 @@ class Codemod:
     """Whether every edit of this codemod is a call of one of its targets rewritten in place,
     decided by the call's own text and the name ``torch`` alone (a ``CallCodemod``):
     ``fix.splice`` may then plan it without LibCST's tree of the module and apply it as text."""
+    QUIET_WITHOUT: ClassVar[tuple[type[ast.AST], ...]] = ()
+    """``ast`` node types without one of which (``at_work`` true of it) in the module this
+    codemod records and changes nothing: ``fix.splice`` then skips it as it would skip a
+    codemod that cannot apply (``()``: no such proof; a codemod with work that does not
+    declare ``SPLICE`` makes the splices decline)."""
+
+    @classmethod
+    def at_work(cls, node: ast.AST) -> bool:
+        """Whether ``node`` (of a ``QUIET_WITHOUT`` type) is one this codemod may record."""
+        return True
 
     @classmethod
     def may_apply(cls, source: Container[str]) -> bool:
