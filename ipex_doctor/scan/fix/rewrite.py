@@ -9,7 +9,9 @@ Contracts:
   the new source, each rewrite applied (fix id, line of the original source) and each place a
   fix recognised but left alone because it could not prove the rewrite equivalent there
   (with why). The result must parse: if it does not, nothing is applied and that is
-  reported. Running it again on its own result changes nothing. LibCST reads only the
+  reported. Running it again on its own result changes nothing. Where every edit is a call
+  rewritten in place and ``ast`` proves what LibCST would decide there (``fix.splice``), the
+  calls are spliced as text and LibCST never reads the module. Elsewhere LibCST reads only the
   top-level statements the fixes can read (``fix_slice``: the cost follows what the file
   holds of IPEX, not its size); the rest is copied, not parsed, so the result parses
   wherever the original did (a syntax error in a statement no fix reads is left as it was,
@@ -102,28 +104,29 @@ def fix_source(source: str, fix_ids: Collection[str]) -> FixOutcome:
     Raises ``FixError`` for an unknown fix id; everything else (a file that does not parse, a
     place a fix refuses) is reported in the outcome.
 
-    LibCST reads only the top-level statements the fixes to run can read (``fix_slice``), so
-    the cost follows what the file holds of IPEX, not its size; the outcome is the one the
-    whole module gives (a differential test holds the two together). What the slice leaves
-    out is not parsed: a syntax error there stays as it was, and the result parses wherever
-    the original did."""
-    wanted = check_ids(fix_ids)
-    ids = [fix_id for fix_id in CODEMODS if fix_id in wanted]
-    if not ids:
-        return FixOutcome(source)
-    with collector_paused():
-        return _sliced(source, ids, splice=True) or _fix_whole(source, ids, splice=True)
+    Where every edit is a call rewritten in place and ``ast`` proves what LibCST would decide
+    (``fix.splice``), the calls are spliced as text, LibCST never reading the module;
+    otherwise LibCST reads only the top-level statements the fixes to run can read
+    (``fix_slice``), so the cost follows what the file holds of IPEX, not its size. Either
+    way the outcome is the one LibCST on the whole module gives (differential tests hold them
+    together). What the slice leaves out is not parsed: a syntax error there stays as it was,
+    and the result parses wherever the original did."""
+    return _fix(source, fix_ids, splice=True)
 
 
 def fix_with_libcst(source: str, fix_ids: Collection[str]) -> FixOutcome:
     """``fix_source`` with LibCST wherever it would read the module (the slice, the chunks or
     the whole module), never ``fix.splice``: the reference the splices are held to."""
+    return _fix(source, fix_ids, splice=False)
+
+
+def _fix(source: str, fix_ids: Collection[str], *, splice: bool) -> FixOutcome:
     wanted = check_ids(fix_ids)
     ids = [fix_id for fix_id in CODEMODS if fix_id in wanted]
     if not ids:
         return FixOutcome(source)
     with collector_paused():
-        return _sliced(source, ids, splice=False) or _fix_whole(source, ids, splice=False)
+        return _sliced(source, ids, splice=splice) or _fix_whole(source, ids, splice=splice)
 
 
 def fix_spliced(source: str, fix_ids: Collection[str]) -> FixOutcome | None:
