@@ -33,7 +33,10 @@ of a target rewritten by ``call_edit``, decided by the call's own text and the n
   another rewritten call (LibCST would nest the edits).
 
 Why the bytes are the same: LibCST's transformer replaces just the call node and prints
-everything else as it read it; the call alone is here parsed by LibCST
+everything else as it read it (``fix.verbatim`` then writes back the original of every line
+LibCST did not change, and LibCST's print of each rewritten line: each such line is checked
+to come back from LibCST as written, ``_prints_as_written``, and a text with a form feed is
+declined, since LibCST drops its line); the call alone is here parsed by LibCST
 (``cst.parse_expression``, once per distinct call text) and given to the codemod's own
 ``call_refusal`` and ``call_edit``, and a one-line call has the same nodes standing alone as
 in the module. The records are the codemod's own words at the call's line (``ast``'s line
@@ -89,6 +92,8 @@ class _Call:
     end: int
     line: int
     func: str
+    text_of_line: str
+    """The whole line the call is on, without its line break."""
 
 
 class _Declined(Exception):
@@ -139,6 +144,7 @@ def fix(
     refusals: list[Refusal] = []
     edits: list[tuple[_Call, str]] = []
     decided: dict[tuple[str, str], tuple[str | None, str]] = {}
+    printed: dict[str, bool] = {}
     for fix_id in ids:
         if not CODEMODS[fix_id].may_apply(Words(current, outside)):
             continue
@@ -155,6 +161,10 @@ def fix(
             if key not in decided:
                 decided[key] = _decide(codemod, key[1], call.func)
             new, words = decided[key]
+            if new is not None and not printed.setdefault(
+                call.text_of_line, _prints_as_written(call.text_of_line)
+            ):
+                return None
             if new is None:
                 refusals.append(Refusal(fix_id, line(call.line), words))
             else:
@@ -186,6 +196,28 @@ def _decide(codemod: CallCodemod, text: str, func: str) -> tuple[str | None, str
     return new, summary
 
 
+def _prints_as_written(line: str) -> bool:
+    """Whether LibCST prints ``line`` (one with a call to rewrite) as it is written, read
+    alone (its indent stripped; a block or a definition after it where it needs one).
+
+    LibCST's print of a node is its children's prints in order, so where the line alone
+    comes back as written, the line with the call rewritten prints as the line with the
+    call's new text spliced in: what ``fix.verbatim`` writes for it on the LibCST path. Not
+    every line comes back (``except E :`` loses its space); such a line, one that does not
+    parse alone (``else: ...``, the middle of a bracket) or one indented with more than
+    spaces and tabs is declined."""
+    rest = line.lstrip(" \t")
+    if not rest or rest[0].isspace():
+        return False
+    for snippet in (f"{rest}\n", f"{rest}\n    pass\n", f"{rest}\ndef f():\n    pass\n"):
+        try:
+            module = cst.parse_module(snippet)
+        except (cst.ParserSyntaxError, RecursionError):
+            continue
+        return module.code == snippet
+    return False
+
+
 def _apply(source: str, edits: list[tuple[_Call, str]]) -> str:
     pieces: list[str] = []
     pos = 0
@@ -207,8 +239,9 @@ def _read(
     document order; ``_Declined`` where the module breaks a condition of the module docs, or
     holds a node one of ``quiet`` may record at (``Codemod.QUIET_WITHOUT``)."""
     statements = top_level(source)
-    if not statements or source.startswith(_BOM):
-        # NOTE: LibCST drops a BOM (``fix.verbatim`` puts it back): its outcome is not the text.
+    if not statements or source.startswith(_BOM) or "\f" in source:
+        # NOTE: LibCST drops a BOM (``fix.verbatim`` puts it back) and a form feed's line
+        # (which ``fix.verbatim`` traces through LibCST's own print of the text).
         raise _Declined
     starts = [0, *(m.end() for m in _LINE_BREAK.finditer(source))]
     reader = _Reader(source, starts, targets, related, quiet)
@@ -321,7 +354,12 @@ class _Reader:
             end = self._offset(line, call.end_col_offset or 0)
             if self.source[start : start + len(dotted)] != dotted:
                 raise _Declined  # NOTE: a space or a comment inside the chain
-            found.setdefault(self.targets[dotted], []).append(_Call(start, end, line, dotted))
+            begin = self.starts[line - 1]
+            stop = self.starts[line] if line < len(self.starts) else len(self.source)
+            whole = self.source[begin:stop].rstrip("\r\n")
+            found.setdefault(self.targets[dotted], []).append(
+                _Call(start, end, line, dotted, whole)
+            )
         for calls in found.values():
             calls.sort(key=lambda call: call.start)
         return found

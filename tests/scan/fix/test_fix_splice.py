@@ -31,6 +31,7 @@ from ipex_doctor.scan.fix.rewrite import (
     fix_whole_module,
     fix_with_libcst,
 )
+from ipex_doctor.scan.fix.verbatim import fix_python
 
 SPLICED = (
     "def step_{n}(model, x):\n    with torch.xpu.amp.autocast():\n        return model(x)\n",
@@ -102,6 +103,18 @@ TRICKY = (
 )
 """Top-level statements after which the splices must decline, or answer as LibCST does."""
 
+AS_WRITTEN = (
+    "try:\n    pass\nexcept E : x_{n} = torch.xpu.amp.autocast()\n",
+    "try:\n    pass\nexcept E :\n    x_{n} = torch.xpu.amp.autocast()\n",
+    "def trailing_space_{n}(x):  \n    with torch.xpu.amp.autocast():   \n        return x \n",
+    "x_{n} = 1\n\x0c\ndef after_feed_{n}():\n    return torch.xpu.amp.autocast()\n",
+    "if flag:\n    pass\nelse: y_{n} = torch.xpu.amp.autocast()\n",
+    "items_{n} = [\n    torch.xpu.amp.autocast(),\n    torch.xpu.amp.GradScaler(),\n]\n",
+    "call_{n} = f(\n    torch.xpu.amp.autocast())\n",
+)
+"""Statements LibCST does not print back as written (on a rewritten line or near one):
+``fix.verbatim`` writes the original lines back, so the splices are held to its output."""
+
 HEADS = (
     "import torch\n",
     '"""Doc."""\nimport torch\n',
@@ -125,6 +138,17 @@ def modules(draw: st.DrawFn, *, tricky: bool = True) -> str:
     body = "".join(unit.format(n=n) for n, unit in enumerate(units))
     newline = draw(st.sampled_from(["\n", "\r\n", "\r"]))
     return (head + body).replace("\n", newline)
+
+
+@st.composite
+def written_modules(draw: st.DrawFn) -> str:
+    """``modules`` with up to two statements of ``AS_WRITTEN`` among them."""
+    lines = draw(modules()).splitlines(keepends=True)
+    newline = next((line[len(line.rstrip("\r\n")) :] for line in lines), "\n") or "\n"
+    for pick in draw(st.lists(st.integers(0, len(AS_WRITTEN) - 1), min_size=1, max_size=2)):
+        unit = AS_WRITTEN[pick].format(n=900 + pick).replace("\n", newline)
+        lines.append(unit)
+    return "".join(lines)
 
 
 def _whole_or_declined(module: str) -> bool:
@@ -198,3 +222,23 @@ def test_the_differential_catches_a_splice_that_ignores_shadowing(
     broken = fix_spliced(module, FIX_IDS)
     assert broken is not None
     assert broken != fix_whole_module(module, FIX_IDS)
+
+
+@settings(max_examples=examples(100), deadline=None)
+@given(written_modules())
+def test_what_is_written_is_what_libcst_gives(module: str) -> None:
+    """What ``scan --fix`` writes (``fix_python``: the original lines, LibCST's print of the
+    rewritten ones) is the same with the splices and without, around lines LibCST does not
+    print back as written (a space before ``except``'s colon, a form feed's line, trailing
+    spaces, a clause or a bracket that does not parse alone)."""
+    spliced = fix_python(module.lstrip("\ufeff"), FIX_IDS)
+    assert spliced == fix_python(module.lstrip("\ufeff"), FIX_IDS, splice=False)
+
+
+def test_a_rewritten_line_libcst_prints_otherwise_declines() -> None:
+    """``except E : x = ...`` comes back from LibCST as ``except E: x = ...``: the splices
+    leave that module to LibCST; trailing spaces come back as written and are spliced."""
+    declined = "import torch\n" + AS_WRITTEN[0].format(n=0)
+    assert fix_spliced(declined, FIX_IDS) is None
+    spliced = "import torch\n" + AS_WRITTEN[2].format(n=0)
+    assert fix_spliced(spliced, FIX_IDS) is not None
