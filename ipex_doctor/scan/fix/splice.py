@@ -161,10 +161,11 @@ def fix(
             if key not in decided:
                 decided[key] = _decide(codemod, key[1], call.func)
             new, words = decided[key]
-            if new is not None and not printed.setdefault(
-                call.text_of_line, _prints_as_written(call.text_of_line)
-            ):
-                return None
+            if new is not None:
+                if call.text_of_line not in printed:
+                    printed[call.text_of_line] = _prints_as_written(call.text_of_line)
+                if not printed[call.text_of_line]:
+                    return None
             if new is None:
                 refusals.append(Refusal(fix_id, line(call.line), words))
             else:
