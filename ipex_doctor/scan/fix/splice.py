@@ -42,7 +42,10 @@ declined, since LibCST drops its line); the call alone is here parsed by LibCST
 in the module. The records are the codemod's own words at the call's line (``ast``'s line
 is LibCST's: both break lines at ``\\r\\n``, ``\\r`` and ``\\n`` only). The result parses: a
 call is replaced by a call (``ast`` checks each new one). ``tests/scan/fix/test_fix_splice.py``
-holds the outcome to LibCST's, text and records.
+holds the outcome to LibCST's (text and records), and what ``fix.verbatim`` writes to what it
+writes after LibCST: where LibCST prints a line no fix touched otherwise than it is written
+(``except E :``), ``fix_source``'s text keeps the original and LibCST's does not, and both
+paths write the original.
 
 When it declines (``None``: ``fix_source`` takes its LibCST path, unchanged): any condition
 above fails, a statement does not parse with ``ast`` or the module cannot be split into
