@@ -553,16 +553,25 @@ def _sorted(findings: Iterable[Finding]) -> list[Finding]:
     )
 
 
+def parts_of(renderable: RenderableType) -> Sequence[RenderableType]:
+    """``renderable``'s parts, to print one at a time: printed whole, rich holds the segments
+    of the whole report at once (a scan with 100,000 findings: hundreds of MiB); printed
+    part by part, one part's. A group prints as its parts one after the other."""
+    return renderable.renderables if isinstance(renderable, Group) else (renderable,)
+
+
 def to_plain_text(renderable: RenderableType, *, width: int | None = None) -> str:
     """The renderable as plain text for a log: no styles, and lines wrapped at ``width`` only
     between words, keeping each line's indent (``None``: not wrapped at all). A path, URL or
     command word longer than the line stays whole on a line of its own, and a command line
     (``$ ...``) is never wrapped: it must paste as one."""
     buffer = io.StringIO()
-    Console(
+    console = Console(
         file=buffer, width=1_000_000, soft_wrap=True, no_color=True, highlight=False,
         force_terminal=False, emoji=False,
-    ).print(renderable)  # fmt: skip
+    )  # fmt: skip
+    for part in parts_of(renderable):
+        console.print(part)
     text = buffer.getvalue()
     if width is None:
         return text
