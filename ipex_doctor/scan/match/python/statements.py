@@ -137,8 +137,9 @@ def select_relevant(
             if body is None:
                 return None
             parsed[first : last + 1] = b"\1" * (last + 1 - first)
-            for node in body:
-                new.update(module_bindings(node))
+            if 0 in kept.flags:  # NOTE: a name matters only while a statement is left out
+                for node in body:
+                    new.update(module_bindings(node))
             on_run(first, body)
         new -= bound
         bound |= new
