@@ -553,11 +553,18 @@ def _sorted(findings: Iterable[Finding]) -> list[Finding]:
     )
 
 
-def parts_of(renderable: RenderableType) -> Sequence[RenderableType]:
-    """``renderable``'s parts, to print one at a time: printed whole, rich holds the segments
-    of the whole report at once (a scan with 100,000 findings: hundreds of MiB); printed
-    part by part, one part's. A group prints as its parts one after the other."""
-    return renderable.renderables if isinstance(renderable, Group) else (renderable,)
+def parts_of(renderable: RenderableType) -> list[RenderableType]:
+    """``renderable`` in parts to print one after the other: printed whole, rich holds the
+    segments of the whole report at once (a scan with 100,000 findings: hundreds of MiB);
+    printed in parts, one part's. A group's parts are groups of up to ``PRINTED_TOGETHER`` of
+    its renderables (one print call each would cost more than the rendering)."""
+    if not isinstance(renderable, Group):
+        return [renderable]
+    every = renderable.renderables
+    return [Group(*every[n : n + PRINTED_TOGETHER]) for n in range(0, len(every), PRINTED_TOGETHER)]
+
+
+PRINTED_TOGETHER = 500
 
 
 def to_plain_text(renderable: RenderableType, *, width: int | None = None) -> str:
