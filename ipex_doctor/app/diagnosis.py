@@ -95,9 +95,23 @@ def sanity_request(
     probe: ProbeOptions, out: OutputOptions, kb_overlays: tuple[str, ...],
     baseline: SavedReport | None, device: DeviceSpec | None, sanity_options: SanityOptions,
 ) -> Request:  # fmt: skip
-    """``sanity``, from what was typed: the sanity run alone, no reproduction."""
+    """``sanity``, from what was typed: the sanity run alone, no reproduction; each finding's
+    evidence shown unless ``-q``."""
     checks = check_options(probe, device, only=(), sanity=sanity_options)
+    out = out.showing_evidence()
     return Request(Command.SANITY, probe, out, kb_overlays, checks=checks, baseline=baseline)
+
+
+def repro_request(
+    names: tuple[str, ...], probe: ProbeOptions, out: OutputOptions, kb_overlays: tuple[str, ...],
+    device: DeviceSpec | None, isolation: Isolation, checks_dirs: tuple[str, ...],
+) -> Request:  # fmt: skip
+    """``repro``, from what was typed: the checks ``names`` names (``all``: every one), each
+    finding's evidence shown unless ``-q``; no sanity run."""
+    checks = check_options(
+        probe, device, only=names, sanity=None, isolation=isolation, checks_dirs=checks_dirs
+    )
+    return Request(Command.REPRO, probe, out.showing_evidence(), kb_overlays, checks=checks)
 
 
 def env_request(probe: ProbeOptions, out: OutputOptions, kb_overlays: tuple[str, ...]) -> Request:

@@ -10,7 +10,7 @@ findings of checks no entry names anymore are kept as they were.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ipex_doctor.app.conclusion import conclude, gate_policy
@@ -107,22 +107,27 @@ def rejudge(report: Report, kb: KnowledgeBase) -> Report:
     return replace(report, findings=judged + kept, baseline=None, schema_version=SCHEMA_VERSION)
 
 
-def replay_report(
-    path: Path,
-    out: OutputOptions,
-    *,
-    kb_overlays: tuple[str, ...] = (),
-    as_recorded: bool = False,
-    baseline: SavedReport | None = None,
-    notify: Callable[[str], None],
-) -> ExitCode:
+@dataclass(frozen=True)
+class ReplayRequest:
+    """What the user asked ``report``: the saved report, how to publish it, what to judge with."""
+
+    report_file: Path
+    out: OutputOptions
+    kb_overlays: tuple[str, ...] = ()
+    as_recorded: bool = False
+    """Keep the recorded verdicts rather than re-judge them."""
+    baseline: SavedReport | None = None
+
+
+def replay_report(request: ReplayRequest, notify: Callable[[str], None]) -> ExitCode:
     """``report``: a saved report re-judged against the current knowledge base (or as it was
-    recorded), compared with ``baseline``, published; the exit code."""
+    recorded), compared with the baseline, published; the exit code."""
+    out = request.out
     out.check()
-    knowledge = known_issues.load_files(kb_overlays, notify)
-    saved = load_report(path)
+    knowledge = known_issues.load_files(request.kb_overlays, notify)
+    saved = load_report(request.report_file)
     policy = gate_policy(out, knowledge, [f.id for f in saved.findings])
-    report = saved if as_recorded else rejudge(saved, knowledge)
+    report = saved if request.as_recorded else rejudge(saved, knowledge)
     if report.repair is not None:
         # NOTE: a fix's report is replayed with its plan and outcome first, as fix printed
         # them: the findings below are the diagnosis after the repair.
@@ -134,7 +139,7 @@ def replay_report(
 
         to_stderr = any(sink == STDOUT for _, sink in out.sinks)
         print_human(Text(repair_section(report.repair)), to_stderr=to_stderr)
-    return conclude(report, out, policy, baseline)
+    return conclude(report, out, policy, request.baseline)
 
 
 def merge_reports(

@@ -7,6 +7,7 @@ Nothing here, or anywhere in the doctor's process, imports torch.
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -23,11 +24,12 @@ from ipex_doctor.usage_rules import Refuse
 if TYPE_CHECKING:
     from ipex_doctor.app.code_scan import ScanRequest
     from ipex_doctor.app.diagnosis import Request
+    from ipex_doctor.app.explanation import ExplainRequest
     from ipex_doctor.app.repair import FixRequest
+    from ipex_doctor.app.replay import ReplayRequest
     from ipex_doctor.model.device_spec import DeviceSpec
     from ipex_doctor.probe.options import ProbeOptions
     from ipex_doctor.reporting.output_options import OutputOptions
-    from ipex_doctor.reporting.saved_reports import SavedReport
 
 
 def notify_user(message: str) -> None:
@@ -104,7 +106,7 @@ def check(request: Request) -> int:
 @click.option("--list", "list_only", is_flag=True, help="List the check scripts and exit.")
 @opt.PROBE
 @opt.KB
-@opt.OUTPUT_EXPLAINING
+@opt.OUTPUT
 @opt.CHECK_RUN
 def repro(
     names: tuple[str, ...], list_only: bool, probe: ProbeOptions, kb_overlays: tuple[str, ...],
@@ -117,19 +119,15 @@ def repro(
 
         click.echo(list_checks(KnowledgeRequest(kb_overlays), checks_dirs, notify_user))
         return ExitCode.OK
-    from ipex_doctor.app.diagnosis import Request, check_options
-    from ipex_doctor.model.findings import Command
+    from ipex_doctor.app.diagnosis import repro_request
 
-    checks = check_options(
-        probe, device, only=names, sanity=None, isolation=isolation, checks_dirs=checks_dirs
-    )
-    return _run(Request(Command.REPRO, probe, out, kb_overlays, checks=checks))
+    return _run(repro_request(names, probe, out, kb_overlays, device, isolation, checks_dirs))
 
 
 @cli.command()
 @opt.PROBE
 @opt.KB
-@opt.OUTPUT_EXPLAINING
+@opt.OUTPUT
 @opt.BASELINE
 @opt.device_option("Device for the run (default: the first accelerator, else cpu): cpu, xpu, xpu:N, cuda, cuda:N.")  # fmt: skip
 @opt.SANITY
@@ -155,17 +153,12 @@ def env(request: Request) -> int:
 @click.option("--as-recorded", is_flag=True, help="Keep the recorded verdicts; do not re-judge.")
 @opt.OUTPUT
 @opt.BASELINE
-def report(
-    report_file: Path, kb_overlays: tuple[str, ...], as_recorded: bool, out: OutputOptions,
-    baseline: SavedReport | None,
-) -> int:  # fmt: skip
+@opt.as_request("ipex_doctor.app.replay:ReplayRequest")
+def report(request: ReplayRequest) -> int:
     """Re-render a saved JSON report, re-judged against the current knowledge base."""
     from ipex_doctor.app.replay import replay_report
 
-    return replay_report(
-        report_file, out, kb_overlays=kb_overlays, as_recorded=as_recorded,
-        baseline=baseline, notify=notify_user,
-    )  # fmt: skip
+    return replay_report(request, notify_user)
 
 
 @cli.command()
@@ -228,12 +221,9 @@ def scan(request: ScanRequest, undo: Path | None, yes: bool) -> int:
         return undo_scan_fix(undo, approve=approver(yes), show=click.echo)
     from ipex_doctor.app.code_scan import scan_and_publish
 
-    return scan_and_publish(request, notify=notify_user, emit=notify_plain)
-
-
-def notify_plain(text: str) -> None:
-    """Text for the user beside the report (a diff, a place left alone), on stderr as is."""
-    click.echo(text, err=True)
+    return scan_and_publish(
+        request, notify=notify_user, emit=functools.partial(click.echo, err=True)
+    )
 
 
 @cli.command()
@@ -291,10 +281,8 @@ def fix(request: FixRequest, yes: bool, undo: Path | None) -> int:
 )
 @opt.TIMEOUT
 @opt.AS_JSON
-def explain(
-    text: str | None, file_path: str | None, kb_overlays: tuple[str, ...],
-    report_path: str | None, python: str | None, timeout_s: float, as_json: bool,
-) -> int:  # fmt: skip
+@opt.as_request("ipex_doctor.app.explanation:ExplainRequest")
+def explain(request: ExplainRequest) -> int:
     """Explain an error message or traceback (TEXT, --file PATH, or '-' for stdin): the known
     issue, its layer, and for a message with several causes the ranked causes and the env rung
     that separates them (--report / --python decide with the environment's findings).
@@ -302,22 +290,9 @@ def explain(
     Exit 0 when a known issue matched; 4 when none did but the text comes from the Intel
     stack (its layer is named, with what to examine and collect); 1 when nothing did.
     """
-    from ipex_doctor.knowledge.explain import diagnose, read_input
-    from ipex_doctor.knowledge.known_issues import load_files
-    from ipex_doctor.reporting.formats.explain_text import explain_json, explain_text
+    from ipex_doctor.app.explanation import explain_and_print
 
-    error = read_input(text, file_path)
-    knowledge = load_files(kb_overlays, notify_user)
-    env = None
-    if report_path is not None or python is not None:  # NOTE: a text alone imports no app/
-        from ipex_doctor.app.explanation import environment_facts
-
-        env = environment_facts(report_path, python, timeout_s, knowledge, notify_user)
-    matches, layer = diagnose(error, knowledge, env)
-    click.echo(explain_json(matches, env, layer) if as_json else explain_text(matches, env, layer))
-    if matches:
-        return ExitCode.OK
-    return ExitCode.LAYER_ONLY if layer is not None else ExitCode.FINDINGS
+    return explain_and_print(request, notify_user, click.echo)
 
 
 @cli.group("kb")

@@ -172,30 +172,24 @@ def _baseline(ctx: click.Context, param: click.Parameter, value: str | None) -> 
     return SavedReport.read(value)
 
 
-def _output_options(explaining: bool) -> Callable[..., OutputOptions]:
-    def build(
-        json_path: str | None, junit_path: str | None, markdown_path: str | None,
-        html_path: str | None, fail_on: str | None, ignores: tuple[str, ...],
-        policy_file: str | None, quiet: bool, verbose: int, sarif_path: str | None = None,
-    ) -> OutputOptions:  # fmt: skip
-        """The output options (``sarif_path``: scan's alone); ``explaining`` commands (repro,
-        sanity) show the evidence of every finding unless ``-q``."""
-        from ipex_doctor.reporting.formats.kinds import Format
-        from ipex_doctor.reporting.output_options import FailOn, OutputOptions
+def _output_options(
+    json_path: str | None, junit_path: str | None, markdown_path: str | None,
+    html_path: str | None, fail_on: str | None, ignores: tuple[str, ...],
+    policy_file: str | None, quiet: bool, verbose: int, sarif_path: str | None = None,
+) -> OutputOptions:  # fmt: skip
+    """The output options (``sarif_path``: scan's alone)."""
+    from ipex_doctor.reporting.formats.kinds import Format
+    from ipex_doctor.reporting.output_options import FailOn, OutputOptions
 
-        kinds = (Format.JSON, Format.JUNIT, Format.MARKDOWN, Format.HTML, Format.SARIF)
-        paths = zip(
-            kinds, (json_path, junit_path, markdown_path, html_path, sarif_path), strict=True
-        )
-        return OutputOptions(
-            sinks=tuple((kind, path) for kind, path in paths if path is not None),
-            fail_on=FailOn(fail_on) if fail_on else None,
-            ignores=ignores,
-            policy_file=policy_file,
-            verbosity=-1 if quiet else max(verbose, 1) if explaining else verbose,
-        )
-
-    return build
+    kinds = (Format.JSON, Format.JUNIT, Format.MARKDOWN, Format.HTML, Format.SARIF)
+    paths = zip(kinds, (json_path, junit_path, markdown_path, html_path, sarif_path), strict=True)
+    return OutputOptions(
+        sinks=tuple((kind, path) for kind, path in paths if path is not None),
+        fail_on=FailOn(fail_on) if fail_on else None,
+        ignores=ignores,
+        policy_file=policy_file,
+        verbosity=-1 if quiet else verbose,
+    )
 
 
 def _interpreter_path(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
@@ -274,17 +268,15 @@ _OUTPUT_OPTIONS = (
     click.option("-q", "--quiet", is_flag=True, help="Print only the problems and the summary."),
     click.option("-v", "--verbose", count=True, help="Also show passes, skips and evidence."),
 )  # fmt: skip
-OUTPUT = option_group("out", _output_options(explaining=False), *_OUTPUT_OPTIONS)
+OUTPUT = option_group("out", _output_options, *_OUTPUT_OPTIONS)
 OUTPUT_SCAN = option_group(
     "out",
-    _output_options(explaining=False),
+    _output_options,
     *_OUTPUT_OPTIONS,
     click.option("--sarif", "sarif_path", metavar="PATH",
                  help="Write a SARIF 2.1.0 log of the code findings, for code scanning ('-': stdout)."),
 )  # fmt: skip
 """The output options of scan: the others, and SARIF."""
-OUTPUT_EXPLAINING = option_group("out", _output_options(explaining=True), *_OUTPUT_OPTIONS)
-"""The output options of repro and sanity, which show every finding's evidence unless -q."""
 BASELINE = click.option(
     "--baseline", "baseline", metavar="REPORT.json", callback=_baseline,
     help="Compare with a saved JSON report of this machine: findings that appeared or resolved, "

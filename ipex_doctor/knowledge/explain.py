@@ -380,8 +380,12 @@ def _values(form: str, lowered: str) -> Iterator[tuple[str, str, str]]:
 def _code_rules_naming(name: str) -> tuple[str, ...]:
     """The ids of ``scan``'s code rules for IPEX-only APIs whose symbols include ``name``
     (``torch.xpu.set_fp32_math_mode``): what the code rules know of IPEX's ``torch.xpu``
-    names, without a second list of them here."""
-    if not name.startswith(("torch.xpu.", "intel_extension_for_pytorch.")):
+    names, without a second list of them here. A name missing from a module inside IPEX's own
+    XPU package (``intel_extension_for_pytorch.xpu.amp.custom_fwd``) is not looked up: that
+    package loaded, so IPEX's XPU build is there and the name is one its version lacks."""
+    if not name.startswith(("torch.xpu.", "intel_extension_for_pytorch.")) or name.startswith(
+        "intel_extension_for_pytorch.xpu."
+    ):
         return ()
     from ipex_doctor.errors import KnowledgeBaseError
     from ipex_doctor.knowledge import code_rules  # NOTE: lazy; only a text that needs them

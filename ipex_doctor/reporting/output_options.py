@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ipex_doctor.errors import DoctorError, assert_never
 from ipex_doctor.model.terms import Status, TextEnum
@@ -52,6 +52,11 @@ class OutputOptions:
     policy_file: str | None = None
     verbosity: int = 0
     """-1 (``-q``): problems only; 0: problems, notes and observations; 1 (``-v``): everything."""
+
+    def showing_evidence(self) -> OutputOptions:
+        """These options for a command that explains what it found (repro, sanity): every
+        finding's evidence shown, as with ``-v``, unless ``-q``."""
+        return self if self.verbosity < 0 else replace(self, verbosity=max(self.verbosity, 1))
 
     def check(self) -> None:
         """Refuse two formats on stdout or in one file, and destinations that cannot be written.

@@ -228,7 +228,7 @@ _REQUESTING = {
 
 def test_the_commands_that_take_one_request_are_known() -> None:
     """The per-command test below covers these (it cannot pass by finding none)."""
-    assert sorted(_REQUESTING) == ["check", "env", "fix", "sanity", "scan"]
+    assert sorted(_REQUESTING) == ["check", "env", "explain", "fix", "report", "sanity", "scan"]
 
 
 @pytest.mark.parametrize("name", sorted(_REQUESTING))

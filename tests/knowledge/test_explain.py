@@ -62,6 +62,12 @@ CASES = [
      "method", "xpu-fork-reinit"),
     # an app's own check for torch, in a container (ComfyUI-Docker #104)
     ("comfyui-xpu  | [ComfyUI-Manager] PyTorch is not installed", "torch-missing"),
+    # i915 waiting on requests a hung GPU never completed (SearchSavior/OpenArc #153)
+    ("Recurring GPU hangs (fence timeouts) on an Arc A770 during ovgenai inference. Kernel log showed "
+     "291 `Fence expiration time out i915-0000:06:00.0:openarc[...]` events", "xpu-gpu-hang"),
+    # the engines the xe driver reset, named together before the words (compute-runtime #946)
+    ('[BMG] Sporadic permanent compute wedge on dual Arc Pro B70: xe ccs/bcs engine reset + "Fault '
+     'response: Unsuccessful -ENOENT/-EINVAL" under sustained Level-Zero inference load', "xpu-gpu-hang"),
     ("OSError: [WinError 126] The specified module could not be found. Error loading "
      "\"C:\\\\py\\\\lib\\\\site-packages\\\\intel_extension_for_pytorch\\\\bin\\\\intel-ext-pt-gpu.dll\"", "windows-dll-load"),
 ]  # fmt: skip
@@ -677,11 +683,70 @@ def test_a_text_of_the_intel_stack_that_no_entry_names_names_its_layer(
         # torch/xpu as a path is the stack, but a CUDA device-index error in another package is not
         'File "/venv/site-packages/torch/cuda/__init__.py", line 415\nRuntimeError: CUDA error: '
         "invalid device ordinal",
+        # the same message alone is a CUDA user's; on an Intel Mac the CPU is Intel's, and macOS
+        # has no XPU
+        "AssertionError: Torch not compiled with CUDA enabled",
+        "AssertionError: Torch not compiled with CUDA enabled (MacBook Pro 2019, Intel Core i9)",
+        "Torch not compiled with CUDA enabled on my Intel Mac",
+        # a plain Python error in a title that names the framework it ran under (ipex-llm #11626)
+        "json.decoder.JSONDecodeError: GraphRAG with IPEX-LLM on Intel GPU",
+        # a native crash outside the Intel stack, or beside another's: no runtime layer
+        "Fatal Python error: Segmentation fault\n  File \"/venv/site-packages/numpy/core/__init__.py\"",
+        "Fatal Python error: Segmentation fault\n  File \"/venv/site-packages/torch/cuda/__init__.py\"",
+        # pip behind a SOCKS proxy, run by an Intel app's installer with its own interpreter
+        # (AI-Playground #266): the app's name is where that interpreter lives
+        "[python] ERROR: Could not install packages due to an OSError: Missing dependencies for "
+        "SOCKS support.\n[ai-backend] Set up of service failed due to Error: command C:\\Users\\"
+        "User\\AppData\\Local\\Programs\\AI Playground\\resources\\ai-backend-env\\python.exe "
+        "-m,pip,install,setuptools failed 1",
     ],
 )  # fmt: skip
 def test_a_text_of_another_stack_gets_no_entry_and_no_layer(text: str) -> None:
     found = diagnose(text, KB)
     assert found.matches == [] and found.layer is None, found
+
+
+def test_a_command_that_runs_pip_still_counts_the_intel_packages_it_installs() -> None:
+    """An Intel app's interpreter path in a pip command is no evidence, but an Intel package
+    that command installs is: the install layer."""
+    command = ("[ai-backend] Set up of service failed due to Error: command C:\\AI Playground\\"
+               "resources\\env\\python.exe -m,pip,install,{} failed 1\nERROR: No matching "
+               "distribution found for {}")  # fmt: skip
+    generic = diagnose(command.format("setuptools", "setuptools"), KB)
+    assert generic.matches == [] and generic.layer is None, generic
+    found = diagnose(
+        command.format("intel-extension-for-pytorch", "intel-extension-for-pytorch"), KB
+    )
+    assert found.layer is not None and found.layer.layer.id == "install", found
+
+
+def test_device_lost_without_its_prefix_is_the_lost_device_but_not_inside_another_api() -> None:
+    """llama.cpp's SYCL users write the code bare (llama.cpp #27198); Vulkan's
+    VK_ERROR_DEVICE_LOST on the same GPU is another API's, and the word in lower case is prose."""
+    bare = ("Eval bug: [SYCL] --split-mode tensor crashes in dev2dev_memcpy (DEVICE_LOST) on dual "
+            "Arc Pro B70\nxe 0000:67:00.0: [drm] Tile0: GT0:\n    ASID: 23")  # fmt: skip
+    assert explain(bare, KB)[0].issue.id == "xpu-device-lost"
+    for other in ("vkQueueSubmit: VK_ERROR_DEVICE_LOST on Intel Arc A770",
+                  "the SYCL device lost its context (device_lost_handler)"):  # fmt: skip
+        assert "xpu-device-lost" not in [m.issue.id for m in explain(other, KB)], other
+
+
+def test_intel_integrated_gpus_by_name_and_compute_runtime_tickets_name_the_stack() -> None:
+    """An iGPU's name without the word Intel (compute-runtime #697, a title) and the compute
+    runtime's ticket ids place a text in the Intel stack; the words alone in prose do not."""
+    for text in ("UHD Graphics 600 - OUT_OF_RESOURCES error.", "Iris Xe: kernel hangs",
+                 "[GSD-13259] Arc dispatch fails"):  # fmt: skip
+        assert names_intel_stack(text, KB), text
+    for text in ("an HD display with graphics", "GSD 12 was the ticket", "iris recognition"):
+        assert not names_intel_stack(text, KB), text
+    # an Intel CPU named as the machine is not the GPU stack; a Core Ultra carries an Arc iGPU
+    assert not names_intel_stack("crashes on my Intel(R) Core(TM) i9-9900K and on an Intel Mac", KB)
+    for ultra in ("Intel(R) Core(TM) Ultra 7 155H", "Intel Core Ultra 5 125U"):
+        assert names_intel_stack(ultra, KB), ultra
+    # not naming the stack is not vetoing it: an IPEX CPU error on a Xeon keeps its entry
+    prepack = ("AssertionError: BF16 weight prepack needs the cpu support avx512bw, avx512vl and "
+               "avx512dq (Intel(R) Xeon(R) Gold 6130)")  # fmt: skip
+    assert explain(prepack, KB)[0].issue.id == "bf16-prepack-isa"
 
 
 def test_a_library_of_torch_named_with_its_place_or_the_word_ipex_still_count() -> None:
@@ -809,6 +874,71 @@ def test_wording_that_says_the_intel_stack_is_absent_does_not_place_a_text_in_it
         ("Set oneapi device selector to: level_zero:gpu\nOSError: [WinError 127] The specified "
          'procedure could not be found. Error loading "C:\\venv\\Lib\\site-packages\\torch\\lib\\to',
          "windows-loader"),
+        # the development texts of the eighth and ninth collections' measured parts
+        # llama.cpp's SYCL backend without a kernel for an operator, or crashing in its own code
+        # (llama.cpp #11084, #5469)
+        ("ggml_backend_sycl_graph_compute: error: op not supported node_1586 (FLASH_ATTN_EXT)",
+         "integration"),
+        ("[SYCL] Segmentation fault after #5411\n(gdb) bt\n#0  0x000000000060cd14 in "
+         "ggml_backend_sycl_buffer_type_name(ggml_backend_buffer_type*)\n    ()", "integration"),
+        # vLLM's XPU build without one of its own kernels (vllm #41469)
+        ("AttributeError: '_C' object has no attribute 'awq_dequantize' on Intel Arc B580 XPU (AWQ "
+         "inference fails)", "integration"),
+        # the GPU compute runtime's own assertion and its failing kernel-driver queries, which
+        # name no library (compute-runtime #915, #899)
+        ("[GSD-12630] Assert in hw_cmds_generated_xe2_hpg_core.inl", "level-zero"),
+        ("INFO: System Info query failed!\nWARNING: Failed to query memory info\nWARNING: Topology "
+         "query failed!\nFATAL: Cannot query EU total parameter!", "level-zero"),
+        # an ATen operator with no case for the XPU (pytorch #144848)
+        ('RuntimeError: 0 INTERNAL ASSERT FAILED at "/pytorch/aten/src/ATen/quantized/Quantizer.cpp":'
+         "125, please report a bug to PyTorch. unrecognized device for new_qtensor: xpu:0", "code"),
+        # the tenth collection's development texts
+        # the SYCL runtime refusing an nd-range the device cannot split (torch-xpu-ops #1465, #1747)
+        ("RuntimeError: Non-uniform work-groups are not supported by the target device reported on "
+         "BMG", "runtime"),
+        ("Non-uniform work-groups are not supported by the target device", "runtime"),
+        # oneAPI's DPC++ compiler crashing on the device half of a SYCL build (intel/llvm #15183)
+        ("$ icpx -O0 -g -fsycl -fsycl-targets=intel_gpu_tgllp test.cc -o test\nPLEASE append the "
+         'compiler options "-save-temps -v", rebuild the application to get the full command which '
+         "is failing\nStack dump:\n0.      Program arguments: /opt/intel/oneapi/compiler/2024.2/bin/"
+         "compiler/clang -cc1 -triple spir64_gen-unknown-unknown -fsycl-is-device", "sycl-build"),
+        # the eleventh collection's development texts
+        # AI Playground found no GPU it knows, and looked for its "unknown" requirements
+        # (AI-Playground #175, #226)
+        ('Intel Playground Installation failed because "requirements-unknown.txt does not exist" '
+         "shows the log", "integration"),
+        # a SYCL error caught in a function of llama.cpp's SYCL backend is the runtime's, not the
+        # backend's own (ipex-llm #13273)
+        ("error:CHECK_TRY_ERROR((*stream).memcpy((char *) tensor->data + offset, data, size).wait()): "
+         "Exception caught in this line of code.\n  in function ggml_backend_sycl_buffer_set_tensor "
+         "at D:\\llm.cpp\\ggml\\src\\ggml-sycl\\ggml-sycl.cpp:432\nSYCL error", "runtime"),
+        # a runner killed by SIGILL beside an Arc GPU (mattcurf/ollama-intel-gpu #32)
+        ('AMD CPU + Intel GPU (Arc A580) combo problem llama runner process no longer running" '
+         'sys=132 string="signal: illegal instruction (core dumped)', "cpu"),
+        # an app taking its CUDA path on an Intel GPU (krita-ai-diffusion #2572)
+        ("\u201cTorch not compiled with CUDA enabled\u201d error eve if I am on Intel (so using XPU)",
+         "integration"),
+        # ggml's SYCL backend's check around a SYCL call that threw (llama.cpp #19994)
+        ("error:CHECK_TRY_ERROR((*stream).memcpy((char *) tensor->data + offset, host_buf, size)"
+         ".wait())", "runtime"),
+        # a build without an operator's kernel (llama.cpp #21837)
+        ("Eval bug: SYCL missing kernel, Error OP RMS_NORM", "sycl-build"),
+        # a framework's XPU path without a feature (ipex-llm #12463)
+        ("AssertionError: Speculative decoding not yet supported for XPU backend", "integration"),
+        # the kernel driver named as the culprit (ublue-os/bazzite #3682)
+        ("kwin_wayland[3014]: Pageflip timed out! This is a bug in the xe kernel driver", "driver"),
+        # Windows' other words for a DLL that did not load (triton XPU #3248, ipex-llm #11270)
+        ('  File "C:\\venv\\Lib\\site-packages\\intel_extension_for_pytorch\\__init__.py"\n'
+         "ImportError: DLL load failed while importing _C: The parameter is incorrect", "windows-loader"),
+        ("ipex-llm ollama: Error: llama runner process has terminated: exit status 0xc0000135",
+         "windows-loader"),
+        # a native crash in torch.xpu's device query, which no other wording places (pytorch #179891)
+        ("Fatal Python error: Segmentation fault\n\nCurrent thread 0x00007180c950a080 (most recent "
+         'call first):\n  File "/path/to/site-packages/torch/xpu/__init__.py", line 275 in '
+         "get_device_properties", "runtime"),
+        # the SYCL compiler crashing while it builds torch's kernels (intel/llvm #15082)
+        ("Segfault building pytorch sycl kernels with intel/llvm: binary Instruction seen with "
+         "illegal int type", "sycl-build"),
     ],
 )  # fmt: skip
 def test_a_layer_names_the_wording_of_its_own_tools(text: str, layer: str) -> None:
@@ -827,6 +957,12 @@ def test_an_ipex_only_torch_xpu_name_is_joined_with_scans_code_rules() -> None:
     assert "scan rule xpu-fp32-math-mode" in top.matched[0]
     other = diagnose("AttributeError: module 'torch.xpu' has no attribute 'no_such_thing'", KB)
     assert other.matches == [] and other.layer is not None and other.layer.layer.id == "torch"
+    # IPEX's own XPU package loaded and lacks a name (kohya_ss #1900): its XPU build is there,
+    # so the name is one its version lacks, not an IPEX-only torch.xpu name called without it
+    inside = (
+        "AttributeError: module 'intel_extension_for_pytorch.xpu.amp' has no attribute 'custom_fwd'"
+    )
+    assert "ipex-xpu-name" not in [m.issue.id for m in explain(inside, KB)]
 
 
 def test_a_level_zero_code_printed_as_a_number_after_zeinit_is_read() -> None:
