@@ -10,36 +10,31 @@ import pytest
 from builders import make_env
 from rich.console import Console
 
-from ipex_doctor.model.findings import (
-    Command,
-    Evidence,
-    Finding,
-    FindingKind,
-    Report,
-    Severity,
-    Status,
-    Verdict,
-)
+from ipex_doctor.model import findings as model
 from ipex_doctor.reporting.formats.console import parts_of, render_console, to_plain_text
 
 
-def _report() -> Report:
+def _report() -> model.Report:
+    """Findings of every kind, failing and warning, enough for several groups of parts."""
+    statuses = (model.Status.FAIL, model.Status.WARN)
     findings = tuple(
-        Finding(
+        model.Finding(
             id=f"issue-{n}",
             kind=kind,
             status=status,
-            severity=Severity.WARNING,
-            title=f"issue {n} " + "word " * (n * 7),
-            evidence=Evidence(f"evidence {n}"),
+            severity=model.Severity.WARNING,
+            title=f"issue {n} " + "word " * (n % 30),
+            evidence=model.Evidence(f"evidence {n}"),
             remediation=f"$ pip install thing=={n}",
-            verdict=Verdict.AFFECTED,
-        )  # fmt: skip
+            verdict=model.Verdict.AFFECTED,
+        )
         for n, (kind, status) in enumerate(
-            [(kind, status) for kind in FindingKind for status in (Status.FAIL, Status.WARN)] * 25
+            [(kind, status) for kind in model.FindingKind for status in statuses] * 25
         )
     )
-    return Report("0.1.0", "2026-01-01T00:00:00Z", Command.CHECK, make_env({}), findings)
+    return model.Report(
+        "0.1.0", "2026-01-01T00:00:00Z", model.Command.CHECK, make_env({}), findings
+    )
 
 
 def _printed_whole(renderable: object, **options: object) -> str:

@@ -131,6 +131,24 @@ PIECES = (
     "# a comment about ipex\n",
     "    # an indented comment\n",
     "\n",
+    "def autocast_{n}(model, x):\n    with torch.xpu.amp.autocast():\n        return model(x)\n",
+    "def rebinds_{n}(torch):\n    return torch.xpu.amp.autocast()\n",
+    "def lazy_torch_{n}():\n    global torch\n    import torch\n",
+    "def hides_{n}():\n    torch = None\n    return torch.xpu.amp.autocast()\n",
+    "import torch as t{n}\n",
+    "amp_{n} = t0.xpu.amp\n",
+    "with amp_0.autocast():\n    pass\n",
+    "def outer_{n}():\n    from torch.xpu import amp as inner\n"
+    "    def nested():\n        nonlocal inner\n        return inner.autocast()\n    return nested\n",
+    "fn_{n} = lambda m: torch.xpu.amp.autocast(m)\n",
+    "def local_alias_{n}():\n    a = torch.xpu.amp\n    return a.autocast()\n",
+    "class Model{n}:\n    amp = torch.xpu.amp\n    def run(self):\n        return amp.autocast()\n",
+    "ipex.optimize(model, dtype=torch.bfloat16)\n",
+    "dist.init_process_group('ccl')\n",
+    "torch.compile(model, backend='ipex')\n",
+    "with torch.cpu.amp.autocast() and torch.no_grad():\n    pass\n",
+    "try:\n    import oneccl_bindings_for_pytorch\nexcept ImportError:\n    pass\n",
+    "cmd = ['pip', 'install', 'intel-extension-for-pytorch']\n",
 )
 
 
@@ -139,17 +157,20 @@ PIECES = (
     st.lists(st.sampled_from(PIECES + FILLERS), min_size=1, max_size=14),
     st.sampled_from(["\n", "\r\n", "\r"]),
     st.booleans(),
+    st.sampled_from([1, 40, 200]),
 )
 def test_generated_modules_read_as_the_whole_module(
-    pieces: list[str], newline: str, bom: bool
+    pieces: list[str], newline: str, bom: bool, run_size: int
 ) -> None:
-    text = "".join(p.format(n=n) if p in FILLERS else p for n, p in enumerate(pieces))
+    """By statement, and by statement in runs of ``run_size`` (see ``assert_same_in_runs``)."""
+    text = "".join(p.format(n=n) for n, p in enumerate(pieces))
     try:
         ast.parse(text)
     except SyntaxError:
         return  # NOTE: an indented comment first; a syntax error is the next test's subject
     data = ("\ufeff" if bom else "").encode() + text.replace("\n", newline).encode("utf-8")
     assert_same(data, cut=False)
+    assert_same_in_runs(data, run_size, runs=False)
 
 
 def test_a_padded_module_is_really_cut() -> None:
@@ -264,47 +285,6 @@ def test_every_fix_sample_padded_reads_in_runs_as_the_whole_module(
 ) -> None:
     data = padded(source).encode("utf-8")
     assert_same_in_runs(data, run_size, runs=run_count(data, SAMPLED, run_size) > 0)
-
-
-RUN_PIECES = (
-    *PIECES,
-    "def autocast_{n}(model, x):\n    with torch.xpu.amp.autocast():\n        return model(x)\n",
-    "def rebinds_{n}(torch):\n    return torch.xpu.amp.autocast()\n",
-    "def lazy_torch_{n}():\n    global torch\n    import torch\n",
-    "def hides_{n}():\n    torch = None\n    return torch.xpu.amp.autocast()\n",
-    "import torch as t{n}\n",
-    "amp_{n} = t0.xpu.amp\n",
-    "with amp_0.autocast():\n    pass\n",
-    "def outer_{n}():\n    from torch.xpu import amp as inner\n"
-    "    def nested():\n        nonlocal inner\n        return inner.autocast()\n    return nested\n",
-    "fn_{n} = lambda m: torch.xpu.amp.autocast(m)\n",
-    "def local_alias_{n}():\n    a = torch.xpu.amp\n    return a.autocast()\n",
-    "class Model{n}:\n    amp = torch.xpu.amp\n    def run(self):\n        return amp.autocast()\n",
-    "ipex.optimize(model, dtype=torch.bfloat16)\n",
-    "dist.init_process_group('ccl')\n",
-    "torch.compile(model, backend='ipex')\n",
-    "with torch.cpu.amp.autocast() and torch.no_grad():\n    pass\n",
-    "try:\n    import oneccl_bindings_for_pytorch\nexcept ImportError:\n    pass\n",
-    "cmd = ['pip', 'install', 'intel-extension-for-pytorch']\n",
-)
-
-
-@settings(max_examples=examples(300), deadline=None)
-@given(
-    st.lists(st.sampled_from(RUN_PIECES + FILLERS), min_size=2, max_size=16),
-    st.sampled_from(["\n", "\r\n", "\r"]),
-    st.sampled_from([1, 40, 200]),
-)
-def test_generated_modules_read_in_runs_as_the_whole_module(
-    pieces: list[str], newline: str, run_size: int
-) -> None:
-    text = "".join(p.format(n=n) for n, p in enumerate(pieces))
-    try:
-        ast.parse(text)
-    except SyntaxError:
-        return  # NOTE: an indented comment first
-    data = text.replace("\n", newline).encode("utf-8")
-    assert_same_in_runs(data, run_size, runs=False)
 
 
 def dense(functions: int) -> str:
