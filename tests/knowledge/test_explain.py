@@ -70,6 +70,10 @@ CASES = [
      'response: Unsuccessful -ENOENT/-EINVAL" under sustained Level-Zero inference load', "xpu-gpu-hang"),
     ("OSError: [WinError 126] The specified module could not be found. Error loading "
      "\"C:\\\\py\\\\lib\\\\site-packages\\\\intel_extension_for_pytorch\\\\bin\\\\intel-ext-pt-gpu.dll\"", "windows-dll-load"),
+    # torchvision's image extension built for another torch (kohya_ss #2018)
+    ("E:\\kohya_ss\\venv\\lib\\site-packages\\torchvision\\io\\image.py:13: UserWarning: Failed to "
+     "load image Python extension: '[WinError 127] The specified procedure could not be found'",
+     "torchvision-broken"),
 ]  # fmt: skip
 
 
@@ -939,6 +943,16 @@ def test_wording_that_says_the_intel_stack_is_absent_does_not_place_a_text_in_it
         # the SYCL compiler crashing while it builds torch's kernels (intel/llvm #15082)
         ("Segfault building pytorch sycl kernels with intel/llvm: binary Instruction seen with "
          "illegal int type", "sycl-build"),
+        # the tenth and eleventh collections' measured texts, development since
+        # oneDNN's own namespace around the SYCL type it was given (oneDNN #1965)
+        ("gpu_utils::device_id_t dnnl::impl::gpu::intel::sycl::device_id(const ::sycl::device &): "
+         "Assertion `!\"unreachable\"' failed.", "onednn"),
+        # torch-xpu-ops's CMake step for one SYCL source failing (torch-xpu-ops #3224)
+        ("[Win][Build] Building SYCL (Device) object torch_xpu_ops_sycl_kernels_gen_NMSKernel.cpp.obj "
+         "failed on Windows", "sycl-build"),
+        # the SYCL runtime's own words for no device that fits (ipex-llm #12420)
+        ("Error: llama runner process has terminated: error loading model: No device of requested "
+         "type available", "runtime"),
     ],
 )  # fmt: skip
 def test_a_layer_names_the_wording_of_its_own_tools(text: str, layer: str) -> None:
