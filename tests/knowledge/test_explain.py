@@ -320,10 +320,47 @@ def test_an_overlay_signature_is_explained(tmp_path: Path) -> None:
     ]
 
 
+# NOTE: development texts (IPEX #653, ipex-llm #12268; ComfyUI #4093, Comfy-Org/docs #692), trimmed
+TORCH_DLL = (
+    'OSError: [WinError 126] The specified module could not be found. Error loading "C:\\Users\\u'
+    '\\.conda\\envs\\{env}\\Lib\\site-packages\\torch\\lib\\{dll}" or one of its dependencies.'
+)
+
+
+def test_a_torch_dll_not_loading_is_the_xpu_builds_only_in_a_text_of_the_intel_stack() -> None:
+    """A signature with ``stack: intel`` holds only where the text names the Intel stack: any
+    torch's DLL under torch\\lib failing beside an XPU word is the XPU build's runtime DLLs, while
+    the same failure in a text of no stack (a CPU or CUDA torch's fbgemm.dll, c10.dll) names
+    nothing."""
+    beside = TORCH_DLL.format(env="ipex", dll="backend_with_compiler.dll")
+    assert _ids(beside)[:1] == ["windows-torch-xpu-dll"]
+    traceback = f'  File "C:\\app\\ipex.py", line 1, in <module>\n    import torch\n{beside}'
+    assert _ids(traceback.replace("envs\\ipex", "envs\\ultrachat"))[:1] == ["windows-torch-xpu-dll"]
+    for dll in ("fbgemm.dll", "c10.dll", "backend_with_compiler.dll"):
+        alone = diagnose(TORCH_DLL.format(env="comfy", dll=dll), KB)
+        assert alone.matches == [] and alone.layer is None, alone
+    assert facts(beside).intel is False  # NOTE: the knowledge base's words decide, in diagnose
+
+
+def test_an_entry_of_every_stack_is_named_beside_another_vendors_words() -> None:
+    """``stack: any``: a torchvision built for another torch is that on a CUDA machine too
+    (gim #5, a development text), while an entry of the Intel stack stays blocked by a CUDA
+    word (a CUDA torch's undefined NCCL symbol is not torch-import-failed)."""
+    cuda_words = (
+        "site-packages/torchvision/io/image.py:11: UserWarning: Failed to load image Python "
+        "extension: libc10_cuda.so: cannot open shared object file: No such file or directory"
+    )
+    assert _ids(cuda_words)[:1] == ["torchvision-broken"]
+    nccl = "ImportError: /x/torch/lib/libtorch_cuda.so: undefined symbol: ncclCommResume"
+    assert diagnose(nccl, KB).matches == []
+
+
 @pytest.mark.parametrize(
     ("signature", "said"),
     [
         ("{}", "at least one condition"),
+        ("{stack: intel}", "besides 'stack'"),
+        ('{code: ["X_ERROR"], stack: cuda}', "is not one of"),
         ('{code: ["*"]}', "wildcards alone"),
         ('{load: {library: ["lib*.so"], name: ["x"]}}', "has no name"),
         ("{load: {}}", "needs library, path or name"),
