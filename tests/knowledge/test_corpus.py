@@ -49,8 +49,10 @@ MEASURED: dict[str, tuple[int, int, int, int, int, int] | None] = {
     # eleventh's kept-aside texts (measured once: 9 of 20, 9, 10 and 0 alarms of 67), which then
     # joined (239, 241, 250 before the rules written from them: 246, 248, 255), and the twelfth's
     # development texts (at its split: 251, 254, 260) and the thirteenth's (at its split: 254, 257,
-    # 264, 1 alarm)
-    "development": (354, 254, 257, 264, 703, 1),
+    # 264, 1 alarm; 256, 259, 266 after the rules written from both: the alarm, Vulkan-
+    # ValidationLayers #11515, names llama.cpp's SYCL backend and an Intel iGPU beside Vulkan's
+    # out-of-memory, and is left recorded rather than tuned away)
+    "development": (354, 256, 259, 266, 703, 1),
     "kept-aside": None,  # NOTE: empty until the next collection is split
     # NOTE: "could not create an engine" is onednn; "The program was built for N devices" is the
     # sycl-build layer (three sampled threads, none a missing kernel), not xpu-kernel-not-built

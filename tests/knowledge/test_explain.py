@@ -990,6 +990,13 @@ def test_wording_that_says_the_intel_stack_is_absent_does_not_place_a_text_in_it
         # the SYCL runtime's own words for no device that fits (ipex-llm #12420)
         ("Error: llama runner process has terminated: error loading model: No device of requested "
          "type available", "runtime"),
+        # the twelfth and thirteenth collections' development texts
+        # a SYCL program built assuming ids fit in an int (scikit-learn-intelex #2792)
+        ("RuntimeError: Provided range is out of integer limits. Pass `-fno-sycl-id-queries-fit-in-int' "
+         "to disable range check.", "sycl-build"),
+        # ggml's SYCL backend's own check of its device index (whisper.cpp #2033)
+        ("Can't run in SYCL mode, check_allow_gpu_index error: device_index:0 is out of range: [0--2]",
+         "integration"),
     ],
 )  # fmt: skip
 def test_a_layer_names_the_wording_of_its_own_tools(text: str, layer: str) -> None:
