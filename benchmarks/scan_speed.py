@@ -1,7 +1,7 @@
 """Time the scanner (``ipex_doctor.scan.scan_paths``) against ``grep -rl`` of its trigger words.
 
     python benchmarks/scan_speed.py [DIR]... [--repeat N] [--files N] [--docs]
-        [--small-files N] [--baseline CHECKOUT]
+        [--small-files N] [--small-only] [--baseline CHECKOUT]
 
 The trees: each DIR (default: this Python's standard library, ``sysconfig.get_paths()["stdlib"]``,
 thousands of Python files and no IPEX), and a synthetic project with IPEX built in a temporary
@@ -24,7 +24,7 @@ A small project last: the synthetic one with ``--small-files`` modules (50: with
 and text files, about 120 files), timed as a pre-commit hook runs it, the whole command
 ``python -m ipex_doctor scan DIR`` (the interpreter's start, the imports, the examination of
 the interpreter and the report included), with ``--no-cache`` and with the cache of an earlier
-run: its budget is ``SMALL_BUDGET_S`` of wall time.
+run: its budget is ``SMALL_BUDGET_S`` of wall time. ``--small-only`` times that alone.
 
 ``--baseline CHECKOUT`` (another checkout of the doctor, e.g. ``git worktree add /tmp/base
 main``) times its scan beside this one's, in the same interleaved rounds: before and after on
@@ -88,6 +88,9 @@ def main() -> int:
         "--docs", action="store_true", help="scan as 'scan --docs' (Markdown / reST blocks too)"
     )
     parser.add_argument("--small-files", type=int, default=50, help="0: no small project")
+    parser.add_argument(
+        "--small-only", action="store_true", help="time the small project alone, no tree"
+    )
     parser.add_argument("--baseline", type=Path, help="another checkout, timed beside this one")
     args = parser.parse_args()
     checkouts = {"": ROOT}
@@ -111,12 +114,15 @@ def main() -> int:
         tempfile.TemporaryDirectory(prefix="scan-speed-cache-") as cache,
     ):
         os.environ["XDG_CACHE_HOME"] = cache  # the warm runs' cache, gone afterwards
-        write_synthetic_project(Path(synthetic), args.files, args.ipex_every)
+        if not args.small_only:
+            write_synthetic_project(Path(synthetic), args.files, args.ipex_every)
         trees = [
             ("tree without IPEX" if tree == STDLIB else "the tree given", tree)
             for tree in args.trees
         ]
-        for label, tree in [*trees, ("synthetic tree with IPEX", synthetic)]:
+        for label, tree in (
+            [] if args.small_only else [*trees, ("synthetic tree with IPEX", synthetic)]
+        ):
             over |= measure(label, tree, pattern, excludes, args.repeat, checkouts, args.docs)
         if args.small_files:
             write_synthetic_project(Path(small), args.small_files, args.ipex_every)

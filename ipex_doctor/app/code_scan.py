@@ -51,9 +51,9 @@ from ipex_doctor.model.findings import (
     ScanSummary,
     now_utc,
 )
+from ipex_doctor.probe import static_facts
 from ipex_doctor.probe.options import ProbeOptions
 from ipex_doctor.reporting.output_options import OutputOptions
-from ipex_doctor.runs.diagnose import examine
 from ipex_doctor.scan.fix.quoting import quote_name
 from ipex_doctor.scan.read.kinds import rewritten_by_fix
 from ipex_doctor.verdicts.code_findings import code_finding
@@ -183,27 +183,30 @@ def scan_and_publish(request: ScanRequest, *, notify: Notify, emit: Notify) -> E
     knowledge = known_issues.load_files(request.kb_overlays, notify)
     rules = scan_rules(request, knowledge, notify)
     policy = gate_policy(out, knowledge, [r.id for r in rules.rules])
-    env, _ = examine(
-        ProbeOptions(request.probe.python, request.probe.timeout_s, runtime_probe=False)
-    )
-    from ipex_doctor.scan.engine import scan_paths
-
     roots = request.roots or (Path("."),)
     exclude = (*policy.scan_exclude, *request.exclude)
-    # NOTE: an interpreter without torch (a pre-commit hook's own) says nothing about where
-    # the code runs: its matches are judged by the rules alone, and say so.
-    joined = env if env.package("torch") is not None else None
-    kb_findings = knowledge_findings(env, knowledge) if joined is not None else {}
+    # NOTE: the examined interpreter's CPUID and Intel runtime probes (two spawned
+    # interpreters) run while the tree is read, and are collected after it: a small project's
+    # scan waited for them one after the other first. Leaving the block any other way (an
+    # interrupt, SIGTERM, an error, a refusal) kills and reaps them.
+    with sigterm_raises(), static_facts.start(_probe_options(request)) as examining:
+        examining.start_probes()
+        from ipex_doctor.scan.engine import scan_paths
 
-    def report(result: ScanResult, **extra: Any) -> Report:
-        return _report(result, rules, env, joined, kb_findings, **extra)
+        def rescan() -> ScanResult:
+            return scan_paths(roots, rules, exclude=exclude, cache=request.cache, docs=request.docs)
 
-    def rescan() -> ScanResult:
-        return scan_paths(roots, rules, exclude=exclude, cache=request.cache, docs=request.docs)
-
-    with sigterm_raises():
         _notice_stopped_runs(roots, notify, refuse=request.fix)
         result = rescan()
+        env = static_facts.without_runtime_probe(examining.finish())
+        # NOTE: an interpreter without torch (a pre-commit hook's own) says nothing about where
+        # the code runs: its matches are judged by the rules alone, and say so.
+        joined = env if env.package("torch") is not None else None
+        kb_findings = knowledge_findings(env, knowledge) if joined is not None else {}
+
+        def report(result: ScanResult, **extra: Any) -> Report:
+            return _report(result, rules, env, joined, kb_findings, **extra)
+
         if not (request.fix or request.diff):
             return conclude(report(result), out, policy)
         fix_plan = _plan(roots, _wanted(result, rules))
@@ -216,6 +219,11 @@ def scan_and_publish(request: ScanRequest, *, notify: Notify, emit: Notify) -> E
                 edits[display] = _line_edits(fixed)
             return conclude(report(result, edits=edits), out, policy)
         return _commit_and_publish(fix_plan, result, report, rescan, out, policy, emit)
+
+
+def _probe_options(request: ScanRequest) -> ProbeOptions:
+    """The examination a scan makes: the interpreter's static facts, never importing torch."""
+    return ProbeOptions(request.probe.python, request.probe.timeout_s, runtime_probe=False)
 
 
 Rescan = Callable[[], ScanResult]

@@ -121,10 +121,25 @@ def runtime_facts(
     loaded as torch would, the UR loader, adapters, platforms, devices, OpenCL ICD files),
     both asked by ``python`` in one spawned interpreter. Each is ``{"ran": False, "error"}``
     when it could not be asked."""
+    with start_runtime_probe(python, timeout=timeout, env=env) as probe:
+        return runtime_facts_of(probe)
+
+
+def start_runtime_probe(
+    python: str, *, timeout: float = RUNTIME_TIMEOUT_S, env: Mapping[str, str] | None = None
+) -> spawn.JsonScript:
+    """The probe of ``runtime_facts``, started (the doctor works while it runs); collected by
+    ``runtime_facts_of`` or ``gpu_facts_of``. Leaving it as a context manager kills an
+    unanswered probe."""
     script = str(resources.path("probe/scripts/unified_runtime.py"))
-    facts, why = spawn.json_script(
+    return spawn.JsonScript(
         python, script, timeout=timeout, env=env, what="the Intel runtime probe"
     )
+
+
+def runtime_facts_of(probe: spawn.JsonScript) -> tuple[dict[str, Any], dict[str, Any]]:
+    """What ``runtime_facts`` returns, from its started probe (waited for)."""
+    facts, why = probe.answer()
     if facts is None or not isinstance(facts.get("runtime"), dict):
         failed = {"ran": False, "error": why or "the Intel runtime probe said nothing"}
         return failed, failed
@@ -145,7 +160,23 @@ def gpu_facts(
     ``libsycl`` needs that the libraries the linker would load do not give, the runtime wheels'
     pins on each other (``sys_path`` is the examined interpreter's), and which wheel installed
     each library."""
-    zero, runtime = runtime_facts(python, env=env)
+    with start_runtime_probe(python, env=env) as probe:
+        return gpu_facts_of(
+            probe, root=root, env=env, sys_path=sys_path, python_version=python_version
+        )
+
+
+def gpu_facts_of(
+    probe: spawn.JsonScript,
+    *,
+    root: Path = Path("/"),
+    env: Mapping[str, str] | None = None,
+    sys_path: Sequence[str] = (),
+    python_version: tuple[int, int, int] = (3, 0, 0),
+) -> dict[str, Any]:
+    """What ``gpu_facts`` returns, from its started runtime probe (``start_runtime_probe``,
+    waited for here)."""
+    zero, runtime = runtime_facts_of(probe)
     if runtime.get("ran"):
         environ = os.environ if env is None else env
         ld_path = [p for p in environ.get("LD_LIBRARY_PATH", "").split(":") if p]

@@ -102,10 +102,22 @@ def executable_isa(
     """The instruction sets ``python``'s own process can execute, from CPUID run in a spawned
     ``python`` (``probe/scripts/cpu_isa.py``): ``{"source": "cpuid", "flags": [...], ...}``, or
     ``{"source": None, "why": ...}`` when it could not be asked (never raises)."""
+    with start_executable_isa(python, timeout=timeout, env=env) as probe:
+        return executable_isa_of(probe)
+
+
+def start_executable_isa(
+    python: str, *, timeout: float = ISA_TIMEOUT_S, env: Mapping[str, str] | None = None
+) -> spawn.JsonScript:
+    """``executable_isa``'s probe, started (the doctor works while it runs); its answer is
+    ``executable_isa_of`` it. Leaving it as a context manager kills an unanswered probe."""
     script = str(resources.path("probe/scripts/cpu_isa.py"))
-    answer, why = spawn.json_script(
-        python, script, timeout=timeout, env=env, what="the CPUID probe"
-    )
+    return spawn.JsonScript(python, script, timeout=timeout, env=env, what="the CPUID probe")
+
+
+def executable_isa_of(probe: spawn.JsonScript) -> dict[str, Any]:
+    """What ``executable_isa`` returns, from its started probe (waited for)."""
+    answer, why = probe.answer()
     return answer if answer is not None else {"source": None, "why": why}
 
 

@@ -12,6 +12,7 @@ import json
 import os
 import re
 import secrets
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from importlib import metadata
 from pathlib import Path
@@ -163,19 +164,51 @@ def _of_interest(name: str) -> bool:
     return name in PACKAGES_OF_INTEREST or name.startswith(_PREFIXES_OF_INTEREST)
 
 
+def distributions(
+    sys_path: Sequence[str], wanted: Callable[[str], bool]
+) -> Iterator[tuple[str, metadata.Distribution]]:
+    """The distributions on ``sys_path`` whose normalised name ``wanted`` accepts, in import
+    order, each with that name (from its metadata, as before; a distribution whose metadata
+    cannot be read is left out).
+
+    NOTE: by hand around ``importlib.metadata`` because reading every distribution's METADATA
+    (an e-mail parse each) cost as much as the rest of the examination in a scan: the name the
+    metadata directory spells (``torch-2.8.0.dist-info``, ``foo.egg-info``) decides first, as
+    ``importlib.metadata.distribution(name)`` itself looks a name up, and only those whose
+    directory name is wanted are read. A directory of another form is read as before.
+    """
+    for dist in metadata.distributions(path=list(sys_path)):
+        spelled = _directory_name(dist)
+        if spelled is not None and not wanted(spelled):
+            continue
+        try:
+            name = normalize_name(dist.metadata["Name"] or "")
+        except (KeyError, OSError, ValueError):
+            continue  # NOTE: a half-removed package has a dist-info without METADATA
+        if name and wanted(name):
+            yield name, dist
+
+
+def _directory_name(dist: metadata.Distribution) -> str | None:
+    """The normalised name the metadata directory of ``dist`` spells, ``None`` when it is not a
+    ``NAME[-VERSION...].dist-info`` / ``.egg-info`` directory."""
+    path = getattr(dist, "_path", None)
+    stem = Path(str(path)).name if path is not None else ""
+    for suffix in (".dist-info", ".egg-info"):
+        if stem.endswith(suffix) and len(stem) > len(suffix):
+            return normalize_name(stem.removesuffix(suffix).partition("-")[0])
+    return None
+
+
 def installed_packages(sys_path: tuple[str, ...]) -> tuple[Package, ...]:
     """The distributions of interest on ``sys_path``; the first of a name wins, as for imports."""
     found: dict[str, Package] = {}
-    for dist in metadata.distributions(path=list(sys_path)):
+    for name, dist in distributions(sys_path, _of_interest):
         try:
-            raw_name = dist.metadata["Name"]
             version = dist.version
         except (KeyError, OSError, ValueError):
-            continue  # NOTE: a half-removed package has a dist-info without METADATA
-        if not raw_name or not version:
             continue
-        name = normalize_name(raw_name)
-        if name in found or not _of_interest(name):
+        if not version or name in found:
             continue
         location = str(getattr(dist, "_path", "")) or ""
         site = str(Path(location).parent) if location else ""

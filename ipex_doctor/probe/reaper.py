@@ -249,8 +249,12 @@ def reap_tree(pid: int, kill_group: Callable[[], None]) -> None:
     descendants = closing(pid)
     kill_group()
     kill(descendants)
-    reap_orphans()
-    release()
+    with _lock:
+        # NOTE: the last child's close sweeps once, in release (each sweep reads the process
+        # table, a few ms); while others live, release does not sweep, so it is done here.
+        if _live:
+            reap_orphans()
+        release()
 
 
 # NOTE: a last sweep when the doctor exits, whatever way it exits short of SIGKILL

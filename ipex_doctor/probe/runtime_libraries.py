@@ -20,7 +20,7 @@ from importlib import metadata
 from typing import Any
 
 from ipex_doctor.probe import shared_libraries
-from ipex_doctor.probe.interpreter import normalize_name
+from ipex_doctor.probe.interpreter import distributions, normalize_name
 
 RUNTIME_NAMES = frozenset({"umf", "tbb", "tcmlib", "dpcpp-cpp-rt", "mkl", "impi-rt", "oneccl"})
 RUNTIME_PREFIXES = ("intel-", "onemkl-")
@@ -83,13 +83,8 @@ def library_checks(
 
 def _installed(sys_path: Sequence[str]) -> dict[str, metadata.Distribution]:
     found: dict[str, metadata.Distribution] = {}
-    for dist in metadata.distributions(path=list(sys_path)):
-        try:
-            name = normalize_name(dist.metadata["Name"] or "")
-        except (KeyError, OSError, ValueError):
-            continue
-        if name and name not in found and (is_runtime(name) or name == "torch"):
-            found[name] = dist
+    for name, dist in distributions(sys_path, lambda name: is_runtime(name) or name == "torch"):
+        found.setdefault(name, dist)
     return found
 
 
@@ -99,10 +94,12 @@ def requirement_checks(
     """Every pin an installed runtime wheel or torch puts on a runtime wheel, with the
     installed version and whether it satisfies the pin (markers judged for the examined
     interpreter's Python on Linux; extras left out)."""
+    dists = _installed(sys_path)
+    if not dists:
+        return []  # NOTE: no pin to read; spares a torch-less interpreter's scan the import
     from packaging.requirements import InvalidRequirement, Requirement
     from packaging.version import InvalidVersion
 
-    dists = _installed(sys_path)
     marker_env = {
         "python_version": f"{python_version[0]}.{python_version[1]}",
         "python_full_version": ".".join(map(str, python_version)),

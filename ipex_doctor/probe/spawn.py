@@ -122,55 +122,109 @@ def run(
     Raises ``OSError`` when the program cannot be started at all. On ``KeyboardInterrupt``
     the child's whole process group is killed before the interrupt propagates.
     """
-    started = time.monotonic()
-    try:
-        process = subprocess.Popen(
-            list(argv),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=reaper.tagged_environment(env),
-            cwd=cwd,
-            start_new_session=True,
-        )
-    except BaseException:
-        # NOTE: tagged_environment opened the subreaper window; a child that never started
-        # must not leave this process a subreaper (it would keep adopting orphans).
-        reaper.release()
-        raise
-    reaper.started(process.pid)
-    assert process.stdout is not None and process.stderr is not None
-    # NOTE: Popen with PIPE and no text mode gives BufferedReaders, which have read1().
-    out, err = cast(io.BufferedReader, process.stdout), cast(io.BufferedReader, process.stderr)
-    readers = [_TailReader(out, output_limit), _TailReader(err, output_limit)]
-    for reader in readers:
-        reader.start()
-    timed_out = False
-    try:
+    with Running(argv, timeout=timeout, env=env, cwd=cwd, output_limit=output_limit) as child:
+        return child.finish()
+
+
+class Running:
+    """A child started now and collected later (``finish``), so the doctor can work while it
+    runs: ``run`` is ``Running(...).finish()``.
+
+    ``timeout`` counts from the start. Used as a context manager it is ended on the way out
+    whatever happens (an interrupt, an error, a refusal): a child that was never collected
+    has its whole group killed and is reaped, so it never outlives the doctor. Raises
+    ``OSError`` when the program cannot be started at all.
+    """
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        timeout: float,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
+        output_limit: int = DEFAULT_OUTPUT_LIMIT,
+    ) -> None:
+        self.argv = tuple(argv)
+        self.started = time.monotonic()
+        self._deadline = self.started + timeout
         try:
-            _wait_exit(process, timeout)
+            self.process = subprocess.Popen(
+                list(argv),
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=reaper.tagged_environment(env),
+                cwd=cwd,
+                start_new_session=True,
+            )
+        except BaseException:
+            # NOTE: tagged_environment opened the subreaper window; a child that never started
+            # must not leave this process a subreaper (it would keep adopting orphans).
+            reaper.release()
+            raise
+        reaper.started(self.process.pid)
+        assert self.process.stdout is not None and self.process.stderr is not None
+        # NOTE: Popen with PIPE and no text mode gives BufferedReaders, which have read1().
+        out = cast(io.BufferedReader, self.process.stdout)
+        err = cast(io.BufferedReader, self.process.stderr)
+        self._readers = [_TailReader(out, output_limit), _TailReader(err, output_limit)]
+        for reader in self._readers:
+            reader.start()
+        self._completed: Completed | None = None
+
+    def __enter__(self) -> Running:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.end()
+
+    def finish(self) -> Completed:
+        """Wait for the child's exit until the deadline (killed then, ``timed_out``); the
+        outcome. The group is killed and reaped on the way out however the wait ends."""
+        if self._completed is not None:
+            return self._completed
+        timed_out = False
+        try:
+            _wait_exit(self.process, self._deadline - time.monotonic())
         except subprocess.TimeoutExpired:
             timed_out = True
-    finally:
-        # NOTE: kill the group even after a normal exit: grandchildren the child left behind
-        # (a worker pool, a stuck driver helper) must not outlive the doctor.
-        reaper.reap_tree(process.pid, lambda: _kill_group(process))
+        except BaseException:
+            self._collect(timed_out=False)  # NOTE: an interrupt while waiting
+            raise
+        return self._collect(timed_out)
+
+    def end(self) -> Completed:
+        """Kill the child's group now unless it was collected already; the outcome."""
+        if self._completed is not None:
+            return self._completed
+        return self._collect(timed_out=False)
+
+    def _collect(self, timed_out: bool) -> Completed:
+        process = self.process
         try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:  # pragma: no cover - an unkillable (D-state) child
-            pass
-        for reader in readers:
-            reader.join(timeout=5)
-        process.stdout.close()
-        process.stderr.close()
-    return Completed(
-        argv=tuple(argv),
-        returncode=process.returncode,
-        timed_out=timed_out,
-        duration_s=time.monotonic() - started,
-        stdout=readers[0].text(),
-        stderr=readers[1].text(),
-    )
+            # NOTE: kill the group even after a normal exit: grandchildren the child left
+            # behind (a worker pool, a stuck driver helper) must not outlive the doctor.
+            reaper.reap_tree(process.pid, lambda: _kill_group(process))
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:  # pragma: no cover - an unkillable (D-state) child
+                pass
+            for reader in self._readers:
+                reader.join(timeout=5)
+        finally:
+            assert process.stdout is not None and process.stderr is not None
+            process.stdout.close()
+            process.stderr.close()
+            self._completed = Completed(
+                argv=self.argv,
+                returncode=process.returncode,
+                timed_out=timed_out,
+                duration_s=time.monotonic() - self.started,
+                stdout=self._readers[0].text(),
+                stderr=self._readers[1].text(),
+            )
+        return self._completed
 
 
 def _wait_exit(process: subprocess.Popen[bytes], timeout: float) -> None:
@@ -210,19 +264,57 @@ def json_script(
     Returns ``(answer, "")``, or ``(None, why)`` when it could not start, timed out, failed or
     printed no JSON; ``what`` names the probe in ``why``. Never raises for the script's sake.
     """
-    try:
-        done = run([python, "-I", script], timeout=timeout, env=env)
-    except OSError as exc:
-        return None, f"could not start {python}: {exc.strerror}"
-    if done.timed_out or done.returncode != 0:
-        return None, f"{what} {done.describe_end()}: {done.stderr.strip()[-300:]}"
-    try:
-        answer = json.loads(done.stdout.strip().splitlines()[-1])
-    except (ValueError, IndexError):
-        return None, f"{what} printed no result"
-    if not isinstance(answer, dict):
-        return None, f"{what} printed no result"
-    return answer, ""
+    with JsonScript(python, script, timeout=timeout, env=env, what=what) as probe:
+        return probe.answer()
+
+
+class JsonScript:
+    """``json_script`` started now, its answer collected later (``answer``), so several probes
+    run at once and the doctor works meanwhile. A context manager: leaving it without the
+    answer kills and reaps the probe (``Running``)."""
+
+    def __init__(
+        self,
+        python: str,
+        script: str,
+        *,
+        timeout: float,
+        env: Mapping[str, str] | None = None,
+        what: str,
+    ) -> None:
+        self._python, self._what = python, what
+        self._child: Running | None = None
+        self._why = ""
+        try:
+            self._child = Running([python, "-I", script], timeout=timeout, env=env)
+        except OSError as exc:
+            self._why = f"could not start {python}: {exc.strerror}"
+
+    def __enter__(self) -> JsonScript:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.end()
+
+    def end(self) -> None:
+        """Kill and reap the probe now unless its answer was collected."""
+        if self._child is not None:
+            self._child.end()
+
+    def answer(self) -> tuple[dict[str, Any] | None, str]:
+        """Wait for the probe; ``(answer, "")`` or ``(None, why)``, as ``json_script``."""
+        if self._child is None:
+            return None, self._why
+        done, what = self._child.finish(), self._what
+        if done.timed_out or done.returncode != 0:
+            return None, f"{what} {done.describe_end()}: {done.stderr.strip()[-300:]}"
+        try:
+            answer = json.loads(done.stdout.strip().splitlines()[-1])
+        except (ValueError, IndexError):
+            return None, f"{what} printed no result"
+        if not isinstance(answer, dict):
+            return None, f"{what} printed no result"
+        return answer, ""
 
 
 class WorkerTimeout(Exception):

@@ -21,19 +21,18 @@ from ipex_doctor.model.device_spec import AUTO, DeviceSpec
 from ipex_doctor.model.environment import (
     IPEX_MODULE,
     Environment,
-    Host,
-    Interpreter,
     Package,
     RuntimeProbe,
 )
 from ipex_doctor.model.findings import Command, FindingKind, Report, Severity, now_utc
 from ipex_doctor.model.observations import CheckRun, Outcome
 from ipex_doctor.model.terms import Isolation
-from ipex_doctor.probe import gpu, host, interpreter
 from ipex_doctor.probe import session as sessions
+from ipex_doctor.probe import static_facts
 from ipex_doctor.probe.options import ProbeOptions
-from ipex_doctor.probe.secrets import Redactor, reported_env_vars
+from ipex_doctor.probe.secrets import Redactor
 from ipex_doctor.probe.session import Session, StepProgress
+from ipex_doctor.probe.static_facts import StaticFacts
 from ipex_doctor.runs import runner, sanity_plan
 from ipex_doctor.runs.catalog import CheckScript, catalog
 from ipex_doctor.runs.device_selection import accelerators_to_prepare, local_rank, select_devices
@@ -45,17 +44,6 @@ Progress = Callable[[str], None]
 
 def _quiet(_: str) -> None:
     return None
-
-
-@dataclass(frozen=True)
-class StaticFacts:
-    """What the doctor's own process learns before any torch import."""
-
-    interpreter: Interpreter
-    host: Host
-    packages: tuple[Package, ...]
-    env_vars: Mapping[str, str]
-    """The allow-listed variables, secret-looking values already redacted."""
 
 
 @dataclass
@@ -145,38 +133,23 @@ def examine(
     ``keep_session`` the worker that ran the probe is returned, still running, for checks.
     """
     environ = os.environ if environ is None else environ
-    # NOTE: no progress line before the handshake: a --python that is not usable must end
-    # with its one-line error alone.
-    target = interpreter.inspect(options.python)
-    progress(f"examining {target.interpreter.executable}: reading package metadata")
-    packages = interpreter.installed_packages(target.sys_path)
-    env_vars = reported_env_vars(environ, Redactor(environ))
-    machine = host.probe_host()
     partial = partial if partial is not None else Partial()
-    # NOTE: what an interrupt from here on leaves in a partial report; the CPU's ISA as the
-    # examined interpreter executes it and the GPU stack join it below.
-    partial.static = StaticFacts(target.interpreter, machine, packages, env_vars)
-    # NOTE: the worker starts importing torch now; the rest of the static facts (the CPU's
-    # ISA in the examined interpreter, the GPU stack's libraries) are read while it does.
-    started = _start_runtime_probe(options, packages, target.interpreter.executable, environ,
-                                   progress, prepare)  # fmt: skip
-    try:
-        isa = host.executable_isa(target.interpreter.executable, env=environ)
-        stack = gpu.gpu_facts(
-            target.interpreter.executable,
-            env=environ,
-            sys_path=target.sys_path,
-            python_version=target.version_info,
-        )
-    except BaseException:
-        if isinstance(started, Session):
-            started.close(grace=0)  # NOTE: the worker must not outlive the doctor
-        raise
-    machine = dataclasses.replace(host.with_executable_isa(machine, isa), gpu=stack)
-    static = partial.static = StaticFacts(target.interpreter, machine, packages, env_vars)
-    probe, session = _finish_runtime_probe(
-        started, target.interpreter.executable, options, environ, keep_session
-    )
+    with static_facts.start(options, environ=environ, progress=progress) as examining:
+        # NOTE: what an interrupt from here on leaves in a partial report; the CPU's ISA as
+        # the examined interpreter executes it and the GPU stack join it below.
+        partial.static = examining.facts
+        executable = examining.target.interpreter.executable
+        # NOTE: the worker starts importing torch now; the rest of the static facts (the CPU's
+        # ISA in the examined interpreter, the GPU stack's libraries) are read while it does.
+        started = _start_runtime_probe(options, examining.facts.packages, executable, environ,
+                                       progress, prepare)  # fmt: skip
+        try:
+            static = partial.static = examining.finish()
+        except BaseException:
+            if isinstance(started, Session):
+                started.close(grace=0)  # NOTE: the worker must not outlive the doctor
+            raise
+    probe, session = _finish_runtime_probe(started, executable, options, environ, keep_session)
     env = Environment(
         interpreter=static.interpreter,
         host=static.host,
@@ -199,10 +172,7 @@ def _start_runtime_probe(
     """The worker that runs the runtime probe, started; or the probe that did not run, and why
     (``prepare``: the accelerators it may initialise while it imports, see ``Session``)."""
     if not options.runtime_probe:
-        # NOTE: only a command that must not import torch asks for this (scan): say so, not
-        # that the user switched something off
-        reason = "this command reads package metadata and never imports torch"
-        return RuntimeProbe(ran=False, skip_reason=reason)
+        return RuntimeProbe(ran=False, skip_reason=static_facts.NEVER_IMPORTS_TORCH)
     if not any(p.name == "torch" for p in packages):
         return RuntimeProbe(ran=False, skip_reason="torch is not installed")
     progress("importing torch and IPEX in a spawned interpreter")

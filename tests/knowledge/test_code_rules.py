@@ -69,7 +69,7 @@ def test_shipped_rules_load(shipped: code_rules.CodeRules) -> None:
     ``resources`` says, with its rules in file order."""
     assert shipped.sources == (str(resources.path("code_rules.yaml")),)
     assert resources.path("code_rules.yaml").is_file()
-    assert len(shipped.rules) == 69  # update when adding rules
+    assert len(shipped.rules) == 72  # update when adding rules
     assert shipped.rules[0].id == "ipex-import"
 
 
@@ -155,6 +155,7 @@ def test_python_rules_read_only_python_and_text_rules_say_where(
     assert python_text == {
         "ipex-launcher", "use-ipex-flag", "ipex-install-string", "ipex-wheel-index",
         "cxx11-abi-torch-pin", "accelerate-ipex-env", "ipex-python-command",
+        "intel-torch-build-pin", "ipex-environment-setting",
     }  # fmt: skip
 
 
@@ -190,6 +191,8 @@ TEXT_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             '  "Intel-Extension-For-PyTorch>=2.1",',
             "pip install intel-extension-for-pytorch/dist/*.whl",
             "pip install https://x.org/whl/intel_extension_for_pytorch-2.1.10%2Bxpu-cp310-cp310-linux_x86_64.whl",
+            "git clone https://github.com/intel/intel-extension-for-pytorch.git --recursive",
+            "RUN git clone -b xpu-main https://github.com/intel/intel-extension-for-pytorch",
         ],
         [
             "python -m intel_extension_for_pytorch.cpu.launch x.py",
@@ -201,6 +204,9 @@ TEXT_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "pip list | grep intel-extension-for-pytorch",
             "wget https://raw.githubusercontent.com/intel/intel-extension-for-pytorch/main/x.py",
             'python -c "import torch; import intel_extension_for_pytorch as ipex"',
+            "git clone https://github.com/intel/intel-extension-for-pytorch-docs",
+            "  -DINTEL_EXTENSION_FOR_PYTORCH_PATH=`python -c 'import torch; print(torch.__path__[0]"
+            '.replace("torch","intel_extension_for_pytorch"))\'` \\',
         ],
     ),
     "ipex-install-string": (
@@ -211,6 +217,7 @@ TEXT_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             '"intel_extension_for_pytorch>=2.7.0"',
             'session.install("oneccl_bind_pt")',
             '"https://x.org/intel_extension_for_pytorch-2.1.10%2Bxpu-cp310-cp310-linux_x86_64.whl"',
+            'url_prefix = "https://github.com/Nuullll/intel-extension-for-pytorch/releases/download/v2.0.110%2Bxpu-master%2Bdll-bundle"',
         ],
         [
             'IPEX = "intel-extension-for-pytorch"',
@@ -218,19 +225,67 @@ TEXT_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             '["pip", "uninstall", "-y", "intel-extension-for-pytorch"]',
             '"intel/intel-extension-for-pytorch:2.3.110-xpu"',
             '"oneccl_bindings_for_pytorch"',
+            '"https://github.com/intel/intel-extension-for-pytorch/releases/tag/v2.8.10%2Bxpu"',
         ],
     ),
     "ipex-wheel-index": (
         ["--extra-index-url https://pytorch-extension.intel.com/release-whl/stable/xpu/us/"],
         ["--index-url https://download.pytorch.org/whl/xpu"],
     ),
+    "intel-torch-build-pin": (
+        [
+            '"torch==2.1.0.post2",',
+            "torchvision==0.16.0.post2",
+            "pip install torchaudio==2.1.0.post0 --extra-index-url https://x.org",
+            'torch = {version="==2.1.0a0", index="ipex-xpu"}',
+            'torchvision = {version="0.16.0a0", index="ipex-xpu"}',
+            "python -m pip install torch==2.0.1a0+gitc6ea20b -f https://x.org",
+        ],
+        [
+            "torch==2.8.0",
+            "torchvision==0.2.2.post3",
+            "torch-npu==2.1.0.post3",
+            "xformers==0.0.28.post3",
+            "torch==2.3.1.post0+cxx11.abi",
+            "torch==2.1.0a0+41361538.nv23.06",
+            'mylib = {version="2.1.0a0"}',
+        ],
+    ),
+    "ipex-environment-setting": (
+        [
+            "export IPEX_ONEDNN_LAYOUT=1",
+            "IPEX_XPU_ONEDNN_LAYOUT=1 python train.py",
+            "ENV IPEX_FP32_MATH_MODE=TF32",
+            "      IPEX_VERBOSE: 1",
+            '"export IPEX_TILE_AS_DEVICE=0"',
+            '"IPEX_XPU_ONEDNN_LAYOUT": "1"',
+        ],
+        [
+            "ARG IPEX_VERSION=2.8.10",
+            "echo $IPEX_VERBOSE",
+            "export MY_IPEX_VERBOSE=1",
+            "export IPEX_VERBOSE_EXTRA=1",
+        ],
+    ),
     "cxx11-abi-torch-pin": (
         ["torch==2.1.0a0+cxx11.abi", "torchvision==0.16.0a0+cxx11.abi ; sys_platform"],
         ["torch==2.8.0+xpu", "cxx11abi"],
     ),
     "oneccl-bind-pt-requirement": (
-        ["oneccl_bind_pt==2.8.0+xpu", "oneccl-bind-pt", "import oneccl_bindings_for_pytorch"],
-        ["oneccl==2021.14", "pip uninstall -y oneccl_bind_pt"],
+        [
+            "oneccl_bind_pt==2.8.0+xpu",
+            "oneccl-bind-pt",
+            "oneccl_bindings_for_pytorch==2.1.0",
+            "COMPUTE_BACKEND=dpcpp pip install -e .",
+            "COMPUTE_BACKEND=dpcpp_level_zero python setup.py install",
+        ],
+        [
+            "oneccl==2021.14",
+            "pip uninstall -y oneccl_bind_pt",
+            "import oneccl_bindings_for_pytorch",
+            'python3 -c "import torch; import oneccl_bindings_for_pytorch;"',
+            "export COMPUTE_BACKEND=dpcpp",
+        ],
     ),
     "oneapi-setvars": (
         [
@@ -268,6 +323,8 @@ TEXT_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             'python -c "import torch; import intel_extension_for_pytorch as ipex"',
             "python -c 'from intel_extension_for_pytorch import xpu'",
             'python -c "import transformers; assert transformers.utils.is_ipex_available()"',
+            'python3 -c "import torch; import oneccl_bindings_for_pytorch;"',
+            "import oneccl_bindings_for_pytorch",
         ],
         ["pip install intel-extension-for-pytorch", "python -c 'import torch'"],
     ),

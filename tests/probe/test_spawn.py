@@ -88,6 +88,51 @@ def test_grandchildren_are_reaped_after_normal_exit(tmp_path: Path) -> None:
     assert not _alive(int(pidfile.read_text()))
 
 
+def test_a_started_child_never_collected_is_killed_with_its_group(tmp_path: Path) -> None:
+    """A child started (``Running``) and left without being collected, as an error or an
+    interrupt leaves it, is killed with the grandchild it started when the block is left."""
+    pidfile = tmp_path / "grandchild.pid"
+    script = f"sleep 600 & echo $! > {shlex.quote(str(pidfile))}; wait"
+    with pytest.raises(RuntimeError), spawn.Running(["sh", "-c", script], timeout=600) as child:
+        deadline = time.monotonic() + 300
+        while not pidfile.exists() or not pidfile.read_text().strip():
+            assert time.monotonic() < deadline, "the shell never started its grandchild"
+            time.sleep(0.05)
+        raise RuntimeError("the doctor's work failed while the child ran")
+    done = child.end()
+    assert done.returncode == -signal.SIGKILL and not done.timed_out
+    deadline = time.monotonic() + 30
+    while _alive(int(pidfile.read_text())) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(int(pidfile.read_text()))
+
+
+def test_probes_started_together_run_at_once(tmp_path: Path) -> None:
+    """Two ``JsonScript`` probes started one after the other, neither collected yet, both run:
+    each waits for the other's mark before it answers, so run one after the other the first
+    would time out instead."""
+    script = tmp_path / "rendezvous.py"
+    script.write_text(
+        "import json, os, sys, time\n"
+        "mine, theirs = sys.argv[0] + '.' + os.environ['ME'], os.environ['THEM']\n"
+        "open(mine, 'w').close()\n"
+        "while not os.path.exists(sys.argv[0] + '.' + theirs):\n"
+        "    time.sleep(0.01)\n"
+        "print(json.dumps({'me': os.environ['ME']}))\n"
+    )
+    probes = [
+        spawn.JsonScript(
+            sys.executable,
+            str(script),
+            timeout=120,
+            what=f"probe {me}",
+            env={**os.environ, "ME": me, "THEM": them},
+        )
+        for me, them in (("a", "b"), ("b", "a"))
+    ]
+    assert [probe.answer() for probe in probes] == [({"me": "a"}, ""), ({"me": "b"}, "")]
+
+
 def test_output_is_capped_to_its_tail() -> None:
     """Megabytes of output keep only the tail, and say how much was dropped."""
     code = "import sys\nfor i in range(200000): sys.stdout.write('line %d\\n' % i)\n"

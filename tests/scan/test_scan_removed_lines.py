@@ -13,9 +13,10 @@ from ipex_doctor.knowledge import code_rules
 SHIPPED = code_rules.load()
 
 
-def _rules(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, int, str]]:
+def _rules(tmp_path: Path, files: dict[str, str], **options: object) -> list[tuple[str, int, str]]:
     write(tmp_path, files)
-    return [(path, line, rule) for path, line, rule, _ in found(scan(tmp_path, SHIPPED))]
+    result = scan(tmp_path, SHIPPED, **options)
+    return [(path, line, rule) for path, line, rule, _ in found(result)]
 
 
 def test_optimum_intel_ipex_models_are_found_at_their_import(tmp_path: Path) -> None:
@@ -177,7 +178,8 @@ def test_the_oneccl_bindings_own_setvars_goes_with_the_bindings(tmp_path: Path) 
     beside themselves: it is the bindings' (drop it with them; gloo or xccl), not oneAPI's
     setvars that torch's pip runtime no longer needs (a reader rejected that advice there). A
     oneAPI setvars.sh in the same script is still oneAPI's; Horovod's test image sources the
-    oneCCL it built from source to build against it: neither oneAPI's nor the bindings'."""
+    oneCCL it built from source to build against it: neither oneAPI's nor the bindings'. The
+    ``python -c`` that imports the bindings to find them is a command's Python (no install)."""
     script = (
         'if [[ "$BACKEND" == "ccl" ]]; then\n'
         '  oneccl_bindings_for_pytorch_path=$(python -c "import torch; import'
@@ -192,8 +194,9 @@ def test_the_oneccl_bindings_own_setvars_goes_with_the_bindings(tmp_path: Path) 
         ". /usr/local/oneccl/env/setvars.sh; export I_MPI_ROOT=/usr/local/oneccl\n"
     )
     assert _rules(tmp_path, {"training_multinode.sh": script}) == [
-        ("training_multinode.sh", 2, "oneccl-bind-pt-requirement"),
+        ("training_multinode.sh", 2, "ipex-python-command"),
         ("training_multinode.sh", 3, "oneccl-bind-pt-requirement"),
+        ("training_multinode.sh", 5, "ipex-python-command"),
         ("training_multinode.sh", 5, "oneccl-bind-pt-requirement"),
         ("training_multinode.sh", 6, "oneccl-bind-pt-requirement"),
         ("training_multinode.sh", 7, "oneapi-setvars"),
@@ -258,4 +261,208 @@ def test_an_import_from_torch_xpu_amp_is_found_at_the_statement(tmp_path: Path) 
         ("offline_train.py", 2, "xpu-amp-import"),
         ("offline_train.py", 4, "xpu-amp-autocast"),
         ("offline_train.py", 6, "xpu-amp-grad-scaler"),
+    ]
+
+
+def test_ipex_settings_and_a_source_build_of_ipex_are_found(tmp_path: Path) -> None:
+    """open-omics-alphafold's environment script exports IPEX's oneDNN layout switch, and its
+    README clones IPEX's source to build it: both go with IPEX. A project's own IPEX_VERSION,
+    a read of a setting and a clone of another repository are not IPEX's."""
+    files = {
+        "optimize_environment.sh": (
+            "export USE_AVX512=1\n"
+            "export IPEX_ONEDNN_LAYOUT=1\n"
+            "export IPEX_VERSION=1.11.100\n"
+            'echo "layout: $IPEX_ONEDNN_LAYOUT"\n'
+        ),
+        "README.md": (
+            "```bash\n"
+            "git clone https://github.com/intel/intel-extension-for-pytorch.git --recursive\n"
+            "cd intel_extension_for_pytorch && git checkout intel-alphafold2-1.11.100\n"
+            "git clone https://github.com/IntelLabs/open-omics-alphafold.git\n"
+            "```\n"
+        ),
+    }
+    assert _rules(tmp_path, files, docs=True) == [
+        ("README.md", 2, "ipex-requirement"),
+        ("README.md", 3, "ipex-requirement"),
+        ("optimize_environment.sh", 2, "ipex-environment-setting"),
+    ]
+
+
+def test_intel_torch_builds_and_a_forks_wheel_prefix_in_an_installer(tmp_path: Path) -> None:
+    """comfy-cli installs IPEX with the torch builds of Intel's index (2.1.0.post2) in one
+    subprocess list; forge-classic keeps the download prefix of a fork's IPEX wheels in a
+    variable it joins into the pip command. The pins and the prefix go with IPEX; a torch pin
+    PyPI serves, another project's release URL and a page of IPEX's releases do not."""
+    source = (
+        "import subprocess, sys\n"
+        "subprocess.run(\n"
+        "    [\n"
+        '        sys.executable, "-m", "pip", "install",\n'
+        '        "torch==2.1.0.post2",\n'
+        '        "torchvision==0.16.0.post2",\n'
+        '        "torchaudio==2.1.0.post2",\n'
+        '        "intel-extension-for-pytorch==2.1.30",\n'
+        "    ]\n"
+        ")\n"
+        'subprocess.run([sys.executable, "-m", "pip", "install", "torch==2.8.0"])\n'
+        'url_prefix = "https://github.com/Nuullll/intel-extension-for-pytorch/releases/download/'
+        'v2.0.110%2Bxpu-master%2Bdll-bundle"\n'
+        'torch_command = f"pip install {url_prefix}/intel_extension_for_pytorch-2.0.110+gitc6ea20b'
+        '-cp310-cp310-win_amd64.whl"\n'
+        'clip = "https://github.com/openai/CLIP/releases/download/v1/clip.zip"\n'
+        'notes = "https://github.com/intel/intel-extension-for-pytorch/releases"\n'
+    )
+    assert _rules(tmp_path, {"install.py": source}) == [
+        ("install.py", 5, "intel-torch-build-pin"),
+        ("install.py", 6, "intel-torch-build-pin"),
+        ("install.py", 7, "intel-torch-build-pin"),
+        ("install.py", 8, "ipex-install-string"),
+        ("install.py", 12, "ipex-install-string"),
+        ("install.py", 13, "ipex-install-string"),
+    ]
+
+
+def test_a_printed_path_and_an_import_in_printed_text_are_not_installs(tmp_path: Path) -> None:
+    """ALCF's LibTorch page asks Python where IPEX would be installed, for CMake to link
+    against, and its Copper page prints a script that imports IPEX and the oneCCL bindings: no
+    line installs anything (readers rejected the install findings there). The imports are
+    Python a command runs, reported as such; the path printed is not reported."""
+    readme = (
+        "```bash\n"
+        "cmake \\\n"
+        "    -DCMAKE_PREFIX_PATH=`python -c 'import torch; print(torch.utils.cmake_prefix_path)'` \\\n"
+        "    -DINTEL_EXTENSION_FOR_PYTORCH_PATH=`python -c 'import torch; "
+        'print(torch.__path__[0].replace("torch","intel_extension_for_pytorch"))\'` \\\n'
+        "    ./\n"
+        "```\n"
+        "```bash\n"
+        "strace -o trace_output.log python import-test.py\n"
+        "> cat import-test.py\n"
+        "\n"
+        "import torch\n"
+        "import intel_extension_for_pytorch\n"
+        "import oneccl_bindings_for_pytorch\n"
+        "```\n"
+    )
+    assert _rules(tmp_path, {"libtorch.md": readme}, docs=True) == [
+        ("libtorch.md", 12, "ipex-python-command"),
+        ("libtorch.md", 13, "ipex-python-command"),
+    ]
+
+
+def test_a_projects_switch_to_its_ipex_path_is_found_where_the_branch_holds_ipex(
+    tmp_path: Path,
+) -> None:
+    """The oneAPI samples' speech sample selects ipex.optimize with its own option
+    (``elif ipex_op:``), the ColBERT helper of open-domain-question-and-answer with its settings
+    (nested), forge-classic's launcher builds the IPEX install command under ``if
+    args.use_ipex:``: each switch is reported, as information, at its condition. The same flag
+    selecting no IPEX code, a switch whose branch runs upstream torch.xpu, a probe (its own
+    rule reports it) and a test of IPEX's module itself (Infernos' ``if ipex is not None:``,
+    after an import that falls back to None) are not switches."""
+    source = (
+        "import torch\n"
+        "import intel_extension_for_pytorch as ipex\n"
+        "if bf16:\n"
+        "    model = model.to(torch.bfloat16)\n"
+        "elif ipex_op:\n"
+        "    model = ipex.optimize(model)\n"
+        "if config.ENABLE_IPEX == 'True' :\n"
+        "    if config.IPEX_BF16 == 'True' :\n"
+        "        colbert = ipex.optimize(colbert, dtype=torch.bfloat16)\n"
+        "    else:\n"
+        "        colbert = ipex.optimize(colbert)\n"
+        "if args.use_ipex:\n"
+        "    torch_command = 'pip install intel-extension-for-pytorch==2.0.110+gitba7f6c1'\n"
+        "if args.use_ipex:\n"
+        "    args.skip_torch_cuda_test = True\n"
+        'if backend == "ipex":\n'
+        "    torch.xpu.empty_cache()\n"
+        "if ipex.__version__ >= '2.1':\n"
+        "    pass\n"
+        "if ipex is not None:\n"
+        "    model = ipex.optimize(model)\n"
+    )
+    found = _rules(tmp_path, {"inference.py": source})
+    assert [(line, rule) for _, line, rule in found if rule == "ipex-path-switch"] == [
+        (5, "ipex-path-switch"),
+        (7, "ipex-path-switch"),
+        (8, "ipex-path-switch"),
+        (12, "ipex-path-switch"),
+    ]
+    assert ("inference.py", 18, "ipex-build-probe") in found
+
+
+def test_setvars_in_a_build_from_source_is_the_builds(tmp_path: Path) -> None:
+    """Triton's build guide sources the DPC++ compiler's environment and oneAPI's setvars.sh
+    before it compiles Triton, then imports IPEX to check: the setvars is the build's, which
+    the rule's own advice keeps (a false alarm in development). A guide that installs torch's
+    wheels and sources setvars.sh to run them is still reported."""
+    build = (
+        "```\n"
+        "export DPCPPROOT=/opt/intel/oneapi/compiler/latest\n"
+        "export ONEAPIROOT=/opt/intel/oneapi/\n"
+        "source ${DPCPPROOT}/env/vars.sh\n"
+        "source ${ONEAPIROOT}/setvars.sh\n"
+        "```\n"
+        "```\n"
+        "scripts/compile-triton.sh --venv\n"
+        "```\n"
+        "```\n"
+        ">>> import intel_extension_for_pytorch\n"
+        "```\n"
+    )
+    run = (
+        "```bash\n"
+        "pip install torch --index-url https://download.pytorch.org/whl/xpu\n"
+        "source /opt/intel/oneapi/setvars.sh\n"
+        "```\n"
+    )
+    assert _rules(tmp_path, {"docs/build.md": build, "docs/run.md": run}, docs=True) == [
+        ("docs/build.md", 11, "ipex-import"),
+        ("docs/run.md", 3, "oneapi-setvars"),
+    ]
+
+
+def test_pipfiles_pin_intels_torch_builds_and_a_worker_exports_ipex_settings(
+    tmp_path: Path,
+) -> None:
+    """opendatahub-io/notebooks' Intel images pinned IPEX and the a0 torch builds of Intel's
+    index in Pipfile variants (their lock files only record them); mof-generation-at-scale's
+    Parsl worker exports an IPEX setting from a Python string and its Aurora script builds the
+    oneCCL bindings from source. A torch pin from another index, in a file that names neither
+    IPEX nor its index, is no one's business here."""
+    pipfile = (
+        "[[source]]\n"
+        'url = "https://pytorch-extension.intel.com/release-whl/stable/xpu/us/"\n'
+        'name = "ipex-xpu"\n'
+        "\n"
+        "[packages]\n"
+        'torch = {version="==2.1.0a0", index="ipex-xpu"}\n'
+        'intel_extension_for_pytorch = {version="==2.1.10+xpu", index="ipex-xpu"}\n'
+        'torchvision = {version="0.16.0a0", index="ipex-xpu"}\n'
+    )
+    worker = (
+        "accel_ids = list(range(12))\n"
+        'worker_init = f"""\n'
+        '{"" if len(accel_ids) == 12 else "export IPEX_TILE_AS_DEVICE=0"}\n'
+        '"""\n'
+    )
+    build = "cd libs/torch-ccl\nCOMPUTE_BACKEND=dpcpp pip install -e .\ncd ../..\n"
+    files = {
+        "intel/Pipfile.gpu": pipfile,
+        "intel/Pipfile.lock.gpu": '{"torch": {"version": "==2.1.0a0"}}\n',
+        "other/requirements.txt": "torch==2.1.0a0\n",
+        "run_test.py": worker,
+        "envs/build-aurora.sh": build,
+    }
+    assert _rules(tmp_path, files) == [
+        ("envs/build-aurora.sh", 2, "oneccl-bind-pt-requirement"),
+        ("intel/Pipfile.gpu", 2, "ipex-wheel-index"),
+        ("intel/Pipfile.gpu", 6, "intel-torch-build-pin"),
+        ("intel/Pipfile.gpu", 7, "ipex-requirement"),
+        ("intel/Pipfile.gpu", 8, "intel-torch-build-pin"),
+        ("run_test.py", 3, "ipex-environment-setting"),
     ]

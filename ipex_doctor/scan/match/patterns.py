@@ -12,6 +12,9 @@
   Reported at the call.
 * ``ccl-backend``: a call with ``backend="ccl"``, or ``torch.distributed.init_process_group``
   with ``"ccl"`` as its first argument. Reported at the string.
+* ``ipex-switch``: an ``if`` on a project's own value that names IPEX whose branch holds a hit
+  of another rule (``python_switches``). Reported at the condition; found after every other
+  rule, from their hits (``Context.hits``).
 
 Names resolve as everywhere (``python_names``): ``dtype=bf16`` after ``from torch import
 bfloat16 as bf16`` counts, a dtype passed through a variable of another function does not.
@@ -28,7 +31,9 @@ from typing import NamedTuple
 from ipex_doctor.scan.match.fixable import Module
 from ipex_doctor.scan.match.python.names import Facts, NameTable, Scope
 from ipex_doctor.scan.match.python.probes import PROBE_PATTERN, Probes
+from ipex_doctor.scan.match.python.switches import SWITCH_PATTERN, switch_nodes
 from ipex_doctor.scan.match.triggers import Trigger, combined, name_trigger
+from ipex_doctor.scan.read.source import Hit
 
 SPECTRAL_NORM = (
     "torch.nn.utils.spectral_norm",
@@ -69,6 +74,8 @@ class Context(NamedTuple):
     """The module's availability probes, found once for the reader and the pattern alike."""
     module: Module | None = None
     """The whole module, for the fixes' conditions (``fixable``)."""
+    hits: Sequence[Hit] = ()
+    """The other rules' hits in the module, for a pattern found after them (``ipex-switch``)."""
 
 
 Find = Callable[[Sequence[Facts], Context], Iterator[PatternHit]]
@@ -335,6 +342,14 @@ def _find_probes(parts: Sequence[Facts], context: Context) -> Iterator[PatternHi
         yield _hit(found.part, node, found.symbol)
 
 
+# --- ipex-switch ------------------------------------------------------------------------------
+
+
+def _find_switches(parts: Sequence[Facts], context: Context) -> Iterator[PatternHit]:
+    for part, test in switch_nodes(parts, context.hits):
+        yield _hit(part, test, ast.unparse(test))
+
+
 # --- the registry -----------------------------------------------------------------------------
 
 
@@ -396,6 +411,13 @@ PATTERNS: dict[str, Pattern] = {
         Pattern("compile-ipex-backend", _fixed(*_quoted("ipex")), _find_compile_ipex_backend),
         Pattern("ipex-backend-option", _fixed(*_quoted("ipex")), _find_ipex_backend_option),
         Pattern(PROBE_PATTERN, _probe_triggers, _find_probes),
+        # NOTE: a switch matters only beside another rule's hit, so its trigger is one that
+        # every IPEX import holds already: it never makes the prefilter parse another file
+        Pattern(
+            SWITCH_PATTERN,
+            _fixed(Trigger((b"intel_extension_for_pytorch", b"ipex"))),
+            _find_switches,
+        ),
     )
 }
 """Every structural pattern, by the id a rule names."""

@@ -5,7 +5,8 @@ install intel-extension-for-pytorch`` is copied by every reader after the code i
 moved on. ``scan --docs`` reads the blocks whose language says what they are:
 
 * Markdown fenced blocks (`````` ``` `````` or ``~~~``, up to three spaces before the fence, or
-  under a list item's text; an unclosed one runs to the end, as CommonMark has it) and reST ``.. code-block::``,
+  under a list item's text or inside an MkDocs admonition or content tab; an unclosed one runs
+  to the end, as CommonMark has it) and reST ``.. code-block::``,
   ``.. code::`` and ``.. sourcecode::`` directives (options, a blank line, then the indented
   content);
 * Python (``python``, ``py``, ``python3``, ``ipython``, ``pycon``): read as a notebook cell is
@@ -50,6 +51,9 @@ COMMANDS = frozenset(
 _CONTINUED = ("\\", "`")
 _FENCE = re.compile(r"(?P<indent> *)(?P<fence>`{3,}|~{3,})(?P<info>.*)")
 _LIST_ITEM = re.compile(r"(?P<marker> *(?:[-*+]|\d{1,9}[.)]))(?P<gap> +)\S")
+_CONTAINER = re.compile(r"(?P<marker> *(?:!!!|\?\?\?\+?|===))(?P<gap> +)\S")
+"""An MkDocs (Python-Markdown) admonition, ``!!! note`` or a collapsible ``??? info "Title"``,
+or a content tab, ``=== "Linux"``: its content is the lines indented four spaces under it."""
 _DIRECTIVE = re.compile(
     r"(?P<indent>\s*)\.\.\s+(?:code-block|code|sourcecode)::\s*(?P<lang>\S*)\s*"
 )
@@ -109,7 +113,7 @@ def _markdown_blocks(lines: list[str]) -> list[_Raw]:
         if (
             opening is None
             or (opening["fence"][0] == "`" and "`" in opening["info"])
-            or (len(opening["indent"]) > 3 and not _in_list_item(lines, index))
+            or (len(opening["indent"]) > 3 and not _in_container(lines, index))
         ):
             index += 1
             continue
@@ -124,17 +128,23 @@ def _markdown_blocks(lines: list[str]) -> list[_Raw]:
     return found
 
 
-def _in_list_item(lines: list[str], index: int) -> bool:
+def _in_container(lines: list[str], index: int) -> bool:
     """Whether the fence at ``index``, indented four spaces or more, opens a block inside a list
-    item (``1. Install:`` then the fence under it, as GitHub renders it): the nearest line above
-    it that is indented less is a list item whose content starts at most three columns before
-    the fence. Elsewhere such a line is an indented block's text, not a fence."""
+    item (``1. Install:`` then the fence under it, as GitHub renders it) or an MkDocs container
+    (``??? info "Title"`` then the fence four spaces in, as MkDocs renders it): the nearest line
+    above it that is indented less is a list item whose content starts at most three columns
+    before the fence, or a container whose content (four columns in) does. Elsewhere such a
+    line is an indented block's text, not a fence."""
     indent = len(lines[index]) - len(lines[index].lstrip(" "))
     for above in reversed(lines[:index]):
         if not above.strip() or len(above) - len(above.lstrip(" ")) >= indent:
             continue
-        item = _LIST_ITEM.match(above)
-        content = len(item["marker"]) + len(item["gap"]) if item else -1
+        if item := _LIST_ITEM.match(above):
+            content = len(item["marker"]) + len(item["gap"])
+        elif _CONTAINER.match(above):
+            content = len(above) - len(above.lstrip(" ")) + 4
+        else:
+            return False
         return 0 <= indent - content <= 3
     return False
 

@@ -2,9 +2,11 @@
 
 Names are compared case-insensitively (``Dockerfile``, ``dockerfile``, ``DOCKERFILE.xpu``).
 Specific names win over extensions: ``setup.py`` is ``SETUP`` (read as Python and as text),
-``pyproject.toml`` is ``PYPROJECT``, ``environment.yml`` (and ``environment-*.yml``) is
-``CONDA``; a ``*.txt`` or ``*.in`` named ``requirements*`` / ``constraints*`` or inside a
-``requirements/`` directory is ``REQUIREMENTS``; a CI or task-runner file is ``CI`` (a YAML
+``pyproject.toml`` and a ``Pipfile`` (``Pipfile.gpu``, not a ``Pipfile.lock``) are ``PYPROJECT``,
+``environment.yml`` (and ``environment-*.yml``) is
+``CONDA``; a ``*.txt`` or ``*.in`` whose name has ``requirements`` / ``constraints`` as a word
+(``requirements-xpu.txt``, ``pip_requirements.txt``) or inside a ``requirements/`` directory is
+``REQUIREMENTS``; a CI or task-runner file is ``CI`` (a YAML
 file directly inside ``workflows/`` (GitHub's ``.github/workflows``), ``.circleci/``,
 ``.buildkite/``, ``.azure-pipelines/`` or ``ci/``, an ``action.yml``, ``.gitlab-ci.yml``,
 ``azure-pipelines*.yml``, a ``Makefile`` or ``*.mk``, a ``justfile``, ``tox.ini``, a
@@ -15,6 +17,8 @@ them only when asked to, ``scan --docs``).
 """
 
 from __future__ import annotations
+
+import re
 
 from ipex_doctor.model.code import FileKind
 
@@ -32,6 +36,12 @@ _CI_NAMES = frozenset(
 _CI_DIRECTORIES = frozenset({"workflows", ".circleci", ".buildkite", ".azure-pipelines", "ci"})
 """Directories whose YAML files are pipelines (``.github/workflows``, ``.gitlab/ci``...)."""
 _DOC_SUFFIXES = (".md", ".markdown", ".rst", ".rest")
+_REQUIREMENTS_STEM = re.compile(
+    r"^(?:requirements|constraints)|[-_.](?:requirements|constraints)(?:$|[-_.])"
+)
+"""A name that starts with ``requirements`` or ``constraints`` (``requirements-xpu``,
+``requirements2``), or has it as a word after a prefix (``pip_requirements``,
+``dev-requirements``); not ``myrequirements``."""
 
 
 def classify(name: str, parent: str = "") -> FileKind | None:
@@ -42,6 +52,13 @@ def classify(name: str, parent: str = "") -> FileKind | None:
     exact = _EXACT.get(lower)
     if exact is not None:
         return exact
+    if lower == "pipfile" or (
+        lower.startswith("pipfile.") and not lower.startswith("pipfile.lock")
+    ):
+        # NOTE: pipenv's TOML (and the variants images keep, Pipfile.cpu, Pipfile.gpu): its
+        # [packages] and [[source]] name requirements and indexes as pyproject.toml's do; a lock
+        # file only records what they resolved to
+        return FileKind.PYPROJECT
     stem, dot, suffix = lower.rpartition(".")
     suffix = dot + suffix if dot else ""
     if suffix == ".py":
@@ -49,7 +66,7 @@ def classify(name: str, parent: str = "") -> FileKind | None:
     if suffix == ".ipynb":
         return FileKind.NOTEBOOK
     if suffix in (".txt", ".in") and (
-        lower.startswith(("requirements", "constraints")) or parent.lower() == "requirements"
+        _REQUIREMENTS_STEM.search(stem) is not None or parent.lower() == "requirements"
     ):
         return FileKind.REQUIREMENTS
     if lower.startswith("dockerfile") or suffix == ".dockerfile":

@@ -39,7 +39,15 @@ def _found(*roots: Path, exclude: tuple[str, ...] = ()) -> list[str]:
         ("constraints.txt", "", FileKind.REQUIREMENTS),
         ("requirements.in", "", FileKind.REQUIREMENTS),
         ("base.txt", "requirements", FileKind.REQUIREMENTS),
+        ("pip_requirements.txt", "", FileKind.REQUIREMENTS),  # open-omics-alphafold's
+        ("dev-requirements.in", "", FileKind.REQUIREMENTS),
+        ("requirements2.txt", "", FileKind.REQUIREMENTS),
+        ("myrequirements.txt", "", None),
         ("pyproject.toml", "", FileKind.PYPROJECT),
+        ("Pipfile", "", FileKind.PYPROJECT),
+        ("Pipfile.gpu", "", FileKind.PYPROJECT),  # opendatahub-io/notebooks' Intel images
+        ("Pipfile.lock", "", None),
+        ("Pipfile.lock.gpu", "", None),
         ("environment.yml", "", FileKind.CONDA),
         ("environment-xpu.yaml", "", FileKind.CONDA),
         ("Dockerfile", "", FileKind.DOCKERFILE),

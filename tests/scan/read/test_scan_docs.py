@@ -234,10 +234,44 @@ def test_a_fence_under_a_list_item_is_read(tmp_path: Path) -> None:
     ]
 
 
+def test_a_fence_inside_an_mkdocs_admonition_is_read(tmp_path: Path) -> None:
+    """ALCF's PyTorch page (MkDocs) shows its device check inside a collapsible ``??? info``
+    admonition, the fence indented four spaces as the admonition's content: a code block, as
+    MkDocs renders it; so is one inside a content tab. Four spaces after a paragraph still
+    make an indented block."""
+    readme = (
+        '??? info "Using GPU Devices as PyTorch devices"\n'
+        "\n"
+        "    By default, each tile is mapped to one PyTorch device.\n"
+        '    ```python linenums="1"\n'
+        "    import torch\n"
+        "    import intel_extension_for_pytorch as ipex\n"
+        "    torch.xpu.device_count()\n"
+        "    ```\n"
+        "\n"
+        '=== "Aurora"\n'
+        "\n"
+        "    ```bash\n"
+        "    pip install intel-extension-for-pytorch\n"
+        "    ```\n"
+        "\n"
+        "Not inside one:\n"
+        "\n"
+        "    ```python\n"
+        "    import intel_extension_for_pytorch\n"
+        "    ```\n"
+    )
+    assert _readme_findings(tmp_path, readme) == [
+        (6, "ipex-import"),
+        (13, "ipex-requirement"),
+    ]
+
+
 def test_batch_comments_and_a_bare_cd_are_not_installs(tmp_path: Path) -> None:
     """ipex-llm's Windows steps (a cmd block) offer another index in a ``::`` comment, and
     neural-compressor's build steps enter IPEX's source checkout: neither installs anything;
-    the pip line beside them does, and so does a cd that builds."""
+    the pip line beside them does, and so do the clone of IPEX's source and a cd that
+    builds."""
     readme = (
         "```cmd\n"
         ":: or --extra-index-url https://pytorch-extension.intel.com/release-whl/stable/lnl/cn/\n"
@@ -253,5 +287,6 @@ def test_batch_comments_and_a_bare_cd_are_not_installs(tmp_path: Path) -> None:
     )
     assert _readme_findings(tmp_path, readme) == [
         (4, "ipex-wheel-index"),
+        (7, "ipex-requirement"),
         (9, "ipex-requirement"),
     ]

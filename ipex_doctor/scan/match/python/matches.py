@@ -9,7 +9,8 @@
 * ``imports``: each module an import statement may load (``imported_modules``), for the rules
   of the longest listed module it is or is under; ``from m import n`` reports ``m``'s rules at
   the statement and a more specific rule for ``m.n`` at ``n``;
-* ``pattern``: what ``patterns`` finds.
+* ``pattern``: what ``patterns`` finds (a project's switch to its IPEX path after the rest, from
+  their hits).
 
 Every hit (and the text rules' hits in the same module, given by the reader) carries whether
 ``scan --fix`` rewrites it (``fixable``) and the probe or ``try`` that guards it, if any
@@ -25,6 +26,7 @@ from ipex_doctor.scan.match.fixable import Module, mechanical_use, removable_imp
 from ipex_doctor.scan.match.patterns import Context, PatternHit
 from ipex_doctor.scan.match.python.names import Facts, NameTable, Scope, imported_modules
 from ipex_doctor.scan.match.python.probes import PROBE_PATTERN, Guard, Probes
+from ipex_doctor.scan.match.python.switches import SWITCH_PATTERN
 from ipex_doctor.scan.match.ruleset import Best, ImportIndex, PythonRules, SymbolIndex
 from ipex_doctor.scan.read.source import Hit, byte_column, char_column
 
@@ -52,10 +54,18 @@ def python_hits(
             hits += _symbol_hits(facts, table.bound_names, rules, part_lines, module)
         if rules.imports.modules:
             hits += _import_hits(facts, rules, part_lines, guards, module)
+    switches = []
     for rule_id, pattern, names in rules.patterns:
+        if pattern.id == SWITCH_PATTERN:
+            switches.append((rule_id, pattern, names))
+            continue
         found = pattern.find(parts, context._replace(names=names))
         hits += (_pattern_hit(rule_id, hit, lines[hit.part]) for hit in found)
     hits += text
+    for rule_id, pattern, names in switches:
+        # NOTE: found from the other rules' hits (a switch is one only beside them)
+        found = pattern.find(parts, context._replace(names=names, hits=tuple(hits)))
+        hits += [_pattern_hit(rule_id, hit, lines[hit.part]) for hit in found]
     return [_guarded(hit, guards, lines) for hit in hits]
 
 

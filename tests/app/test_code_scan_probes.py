@@ -1,0 +1,132 @@
+"""``scan`` runs the examined interpreter's probes while it reads the tree, and never leaves one
+behind: interrupted (SIGINT, SIGTERM) or refused while they run, the doctor ends them first.
+
+The examined interpreter is a real venv whose ``site-packages`` holds a ``.pth`` line that, in
+an isolated interpreter (``-I``: the probes, never the handshake), writes its pid to a file and
+sleeps for ten minutes: a probe that hangs, seen from the outside as the doctor sees it.
+"""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+from conftest import doctor_env, make_fake_env, start_doctor
+
+from ipex_doctor.probe import reaper
+from ipex_doctor.scan.fix import journal as fix_journal
+
+_HANGING_PROBE = (
+    "import os, sys, time; sys.flags.isolated and ("
+    "print(os.getpid(), file=open(os.environ['SCAN_TEST_PROBE_PIDS'], 'a'), flush=True), "
+    "time.sleep(600))\n"
+)
+
+
+@pytest.fixture
+def hanging_probes(tmp_path: Path) -> tuple[str, Path]:
+    """An interpreter whose probes hang (the handshake answers), and the file of their pids."""
+    python = make_fake_env(tmp_path / "env", {})
+    (site,) = (tmp_path / "env" / "lib").glob("python*/site-packages")
+    (site / "hang_in_probes.pth").write_text(_HANGING_PROBE)
+    return python, tmp_path / "probe.pids"
+
+
+def _tree(root: Path) -> Path:
+    root.mkdir()
+    (root / "train.py").write_text("import intel_extension_for_pytorch as ipex\n")
+    return root
+
+
+def _probe_pids(pids: Path) -> list[int]:
+    return [int(line) for line in pids.read_text().split()] if pids.exists() else []
+
+
+def _wait_for_probes(pids: Path, process: subprocess.Popen[str], count: int) -> None:
+    """Until ``count`` probes have written their pids; fails (not hangs) if the doctor ends."""
+    deadline = time.monotonic() + 300
+    while len(_probe_pids(pids)) < count:
+        if process.poll() is not None:
+            pytest.fail(f"the doctor ended ({process.returncode}): {process.communicate()[1]}")
+        assert time.monotonic() < deadline, "no probe started in 300 s"
+        time.sleep(0.05)
+
+
+def _left_running(doctor: int, pids: list[int]) -> list[int]:
+    """Of ``pids`` and every process that carries the doctor's reaper tag (each process it
+    started, and theirs, whenever they started), those still running (a zombie counts as gone)
+    after up to 30 s for the kernel."""
+    deadline = time.monotonic() + 30
+    while True:
+        alive = []
+        for process in psutil.process_iter():
+            try:
+                tagged = process.environ().get(reaper.TAG_VARIABLE, "").startswith(f"{doctor}-")
+                if (tagged or process.pid in pids) and process.status() != psutil.STATUS_ZOMBIE:
+                    alive.append(process.pid)
+            except psutil.Error:
+                continue  # NOTE: gone meanwhile, or another user's
+        if not alive or time.monotonic() > deadline:
+            return alive
+        time.sleep(0.1)
+
+
+@pytest.mark.parametrize(
+    ("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["SIGINT", "SIGTERM"]
+)
+def test_a_signal_while_the_probes_run_ends_them(
+    tmp_path: Path, hanging_probes: tuple[str, Path], sig: int, code: int
+) -> None:
+    """Both probes run at once (their pids are written while neither has answered); a signal
+    then ends the scan with its exit code, one line and no traceback, and neither probe, nor
+    anything else the doctor started, outlives it. (Before, the probes ran one after the
+    other, and SIGTERM killed the doctor outright, leaving the running probe behind.)"""
+    python, pids = hanging_probes
+    process = start_doctor(
+        "scan", str(_tree(tmp_path / "tree")), "--python", python, "--no-cache",
+        extra_env={"SCAN_TEST_PROBE_PIDS": str(pids)},
+    )  # fmt: skip
+    _wait_for_probes(pids, process, count=2)
+    started = [child.pid for child in psutil.Process(process.pid).children(recursive=True)]
+    process.send_signal(sig)
+    _out, stderr = process.communicate(timeout=300)
+    assert process.returncode == code, stderr
+    assert "Traceback" not in stderr and len(stderr.strip().splitlines()) == 1, stderr
+    assert set(_probe_pids(pids)) <= set(started)
+    assert _left_running(process.pid, [*started, *_probe_pids(pids)]) == []
+
+
+def test_a_refusal_while_the_probes_run_ends_them(
+    tmp_path: Path, hanging_probes: tuple[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``scan --fix`` over a tree an earlier ``--fix`` left half-rewritten is refused (exit 2)
+    while the probes run: the refusal kills and reaps them on its way out rather than waiting
+    for them, and nothing the doctor started is left."""
+    python, pids = hanging_probes
+    tree = _tree(tmp_path / "tree")
+    state = tmp_path / "state"
+    monkeypatch.setenv("XDG_STATE_HOME", str(state))
+    fix_journal.begin([str(tree.resolve())], [])  # NOTE: a run killed while it rewrote
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ipex_doctor", "scan", str(tree), "--python", python, "--fix"],
+        stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=doctor_env({"SCAN_TEST_PROBE_PIDS": str(pids), "XDG_STATE_HOME": str(state)}),
+    )  # fmt: skip
+    doctor = psutil.Process(process.pid)
+    seen: set[int] = set()
+    while process.poll() is None:
+        # NOTE: every process the doctor starts, as long as it runs, to be checked afterwards
+        try:
+            seen.update(child.pid for child in doctor.children(recursive=True))
+        except psutil.NoSuchProcess:
+            break
+        time.sleep(0.02)
+    _out, stderr = process.communicate(timeout=300)
+    assert process.returncode == 2, stderr
+    assert "stopped mid-way" in stderr and "Traceback" not in stderr
+    assert _left_running(process.pid, [*seen, *_probe_pids(pids)]) == []
