@@ -197,6 +197,9 @@ class Facts(NamedTuple):
     events: tuple[LibraryEvent, ...]
     values: dict[str, tuple[tuple[str, str], ...]]
     """Per fact (``code``, ``module``, ``backend``, ``api``, ``exception``): (value, text) pairs."""
+    intel: bool = False
+    """Whether the text names the Intel stack (a signature's ``stack: intel``): the knowledge
+    base's words decide, so ``diagnose`` sets it; ``facts`` alone leaves it ``False``."""
 
 
 def _forms(text: str) -> tuple[str, ...]:
@@ -467,6 +470,8 @@ _CASE_SENSITIVE = {"code", "api", "attribute", "code_rule"}
 
 def _signature_evidence(signature: Signature, found: Facts) -> _Evidence | None:
     """The evidence for ``signature`` when every one of its conditions holds, else ``None``."""
+    if signature.stack == "intel" and not found.intel:
+        return None
     parts: list[_Evidence] = []
     for kind in ("load", "symbol", "version"):
         pattern = getattr(signature, kind)
@@ -539,15 +544,17 @@ def diagnose(text: str, kb: KnowledgeBase, env: EnvFacts | None = None) -> Expla
     attribute 'xpu'"), keeps a candidate only where the Intel stack is named outside what matched and
     outside that wording: a library probing torch.xpu on a CUDA machine is no Intel error;
     or where what matched names it itself (IPEX's own message that it needs another torch is
-    IPEX's, whatever other stack the text mentions)."""
+    IPEX's, whatever other stack the text mentions); or where the entry's cause is the same on
+    every stack (``stack: any``: a torchvision built for another torch, on a CUDA machine too)."""
     forms = _forms(text)
-    found = _facts(forms)
+    found = _facts(forms)._replace(intel=_names_intel(forms, kb))
     foreign = _any(kb.stack.foreign, forms[0]) or _any(kb.stack.absent, forms[0])
     direct = {
         m.issue.id: m
         for issue in kb.issues
         if (m := _match(issue, forms, found))
-        and (not foreign or _intel_beside(m.matched, forms, kb) or _intel_within(m.matched, kb))
+        and (not foreign or m.issue.stack == "any" or _intel_beside(m.matched, forms, kb)
+             or _intel_within(m.matched, kb))
     }  # fmt: skip
     matches = list(direct.values())
     for message in [m for m in matches if m.issue.causes]:

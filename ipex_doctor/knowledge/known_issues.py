@@ -111,6 +111,10 @@ class Signature(JsonModel):
     code_rule: tuple[str, ...] = ()
     """Ids of ``scan``'s code rules (those of IPEX-only APIs) whose symbols name a missing
     attribute: the knowledge base reuses what the code rules know instead of listing names."""
+    stack: str = ""
+    """``intel``: the other conditions count only in a text that names the Intel stack (the
+    knowledge base's ``stack.intel`` words): a failure every vendor's build meets, which is this
+    entry's cause only beside the Intel stack (a DLL under ``torch\\lib`` that does not load)."""
 
 
 LAYERS = (
@@ -161,6 +165,9 @@ class KnownIssue(JsonModel):
     ranks them in its place (this entry names the message, they name what to fix)."""
     hints: tuple[Wording, ...] = ()
     """Wording that tells this cause from its siblings; it never names the entry alone."""
+    stack: str = ""
+    """``any``: the cause is the same on every vendor's stack (torch or torchvision installed
+    wrong), so another vendor's words in the text do not keep ``explain`` from naming it."""
 
 
 @dataclass(frozen=True)
@@ -324,8 +331,8 @@ def _check_signature(
 ) -> None:
     """What the schema cannot say of a ``match`` signature: it has a condition (an empty one
     would name the entry for every text), and no glob is wildcards alone (``*`` would too)."""
-    if not signature:
-        raise loc.error(path, "a signature needs at least one condition")
+    if not set(signature) - {"stack"}:
+        raise loc.error(path, "a signature needs at least one condition besides 'stack'")
     for key in (*SIGNATURE_EVENTS, *SIGNATURE_FACTS):
         value = signature.get(key)
         if key in SIGNATURE_EVENTS and value is not None:
@@ -376,6 +383,7 @@ def _entry(raw: Mapping[str, Any], source: str) -> KnownIssue:
         layer=raw.get("layer", ""),
         causes=tuple(raw.get("causes") or ()),
         hints=_patterns(raw, "hints"),
+        stack=raw.get("stack", ""),
     )
 
 
@@ -402,6 +410,7 @@ def _signature(raw: Mapping[str, Any]) -> Signature:
         exception=tuple(raw.get("exception") or ()),
         attribute=tuple(raw.get("attribute") or ()),
         code_rule=tuple(raw.get("code_rule") or ()),
+        stack=raw.get("stack", ""),
     )
 
 

@@ -43,12 +43,14 @@ def print_human(renderable: RenderableType, *, to_stderr: bool) -> None:
     """
     from rich.console import Console
 
-    from ipex_doctor.reporting.formats.console import to_plain_text
+    from ipex_doctor.reporting.formats.console import parts_of, to_plain_text
 
     stream = sys.stderr if to_stderr else sys.stdout
     width = _log_width(stream)
     if width is None:
-        Console(stderr=to_stderr, highlight=False).print(renderable)
+        console = Console(stderr=to_stderr, highlight=False)
+        for part in parts_of(renderable):
+            console.print(part)
         return
     stream.write(to_plain_text(renderable, width=width or None))
     stream.flush()

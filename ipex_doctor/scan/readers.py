@@ -17,9 +17,14 @@ from typing import NamedTuple
 from ipex_doctor.model.code import CodeMatch, FileKind, SkippedFile
 from ipex_doctor.scan.match.launch_text import rewrite_launch_text
 from ipex_doctor.scan.match.python.joins import joined_hits
-from ipex_doctor.scan.match.python.matches import python_hits
+from ipex_doctor.scan.match.python.matches import judged_across_runs, python_hits
 from ipex_doctor.scan.match.python.names import Facts, NameTable
-from ipex_doctor.scan.match.python.statements import parse_relevant, relevant_words
+from ipex_doctor.scan.match.python.statements import (
+    Words,
+    parse_relevant,
+    relevant_words,
+    select_relevant,
+)
 from ipex_doctor.scan.match.python.strings import fragments
 from ipex_doctor.scan.match.ruleset import RuleSet
 from ipex_doctor.scan.match.shell_lines import command_lines
@@ -66,6 +71,13 @@ or an IPEX name and are kept anyway, and cutting the module into statements cost
 it spares (on intel/ipex-llm's 668 Python files, about 1.5 times the whole parse), while the
 tree of such a file is a few tens of megabytes at most."""
 
+RUNS_FROM_BYTES = 1024 * 1024
+"""From this size on, the statements a Python file is parsed for are parsed and matched in runs
+of about ``RUN_SIZE`` characters, each run's trees dropped before the next (``_read_runs``):
+the trees of every statement of a dense file (IPEX in every function) are about 80 MiB a MiB
+of source, twice that while ``ast`` builds them, over the memory budget at 10 MiB."""
+RUN_SIZE = 256 * 1024
+
 
 def skipped(candidate: Candidate, reason: str) -> Outcome:
     """The outcome of a file that could not be read, and why."""
@@ -73,14 +85,23 @@ def skipped(candidate: Candidate, reason: str) -> Outcome:
 
 
 def read_python(
-    candidate: Candidate, data: bytes, rules: RuleSet, *, whole: bool | None = None
+    candidate: Candidate,
+    data: bytes,
+    rules: RuleSet,
+    *,
+    whole: bool | None = None,
+    run_size: int | None = None,
 ) -> Outcome:
     """A ``*.py`` or ``setup.py``: its Python rules, and the text rules of its kind by line.
 
     A file of ``STATEMENTS_FROM_BYTES`` or more is parsed only where the rules can read it
     (``match.python.statements``); a smaller one whole. ``whole`` decides instead: ``True`` the
     whole module (the reference the statements are held to: the outcome is the same, save a
-    syntax error in a statement left out), ``False`` only the statements."""
+    syntax error in a statement left out), ``False`` only the statements.
+
+    Those statements of a file of ``RUNS_FROM_BYTES`` or more are parsed and matched in runs of
+    about ``RUN_SIZE`` characters (``_read_runs``); ``run_size`` sets the size instead, for
+    any file read by statement (the outcome is the same)."""
     probe = Probe(data)
     if not rules.prefilter(candidate.kind, python=True).admits(probe):
         return NOT_PARSED
@@ -97,6 +118,12 @@ def read_python(
     if whole is None:
         whole = len(data) < STATEMENTS_FROM_BYTES
     words = None if whole else relevant_words(rules.prefilter(candidate.kind, python=True), probe)
+    if run_size is None and len(data) >= RUNS_FROM_BYTES:
+        run_size = RUN_SIZE
+    if words is not None and run_size is not None:
+        by_runs = _read_runs(text, lines, words, rules, candidate.kind, probe, run_size)
+        if by_runs is not None:
+            return Outcome(True, [to_match(hit, candidate.display, lines) for hit in by_runs], [])
     try:
         facts, table = _read_names(parse_relevant(text, words))
     except Unparsable as error:
@@ -106,6 +133,60 @@ def read_python(
         found = _unique(found + joined_hits(facts, found, lines))
     hits = python_hits([facts], table, python, {0: lines}, found) if python else found
     return Outcome(True, [to_match(hit, candidate.display, lines) for hit in hits], [])
+
+
+def _read_runs(
+    text: str,
+    lines: list[str],
+    words: Words,
+    rules: RuleSet,
+    kind: FileKind,
+    probe: Probe,
+    run_size: int,
+) -> list[Hit] | None:
+    """The hits of a Python file read in runs of statements (``read_python``); ``None`` when
+    it is to be read as one module instead: a judgement of its rules reads statements anywhere
+    in it (``judged_across_runs``), it cannot be cut (``select_relevant``), or a run does not
+    parse alone (then ``ast`` on the whole module says why).
+
+    Two readings, so that no more than one run's trees are held at a time. The first parses the
+    statements the rules read, run by run, into the name table (what every name stands for:
+    it needs every binding before any use is resolved) and keeps the imports. The second, with
+    the table finished, parses each run again, collects its facts (``NameTable.read`` with
+    ``replay``) and matches them: every finding lies in one top-level statement, and what
+    decides it from another (a binding, an import) is in the table or the imports. The hits
+    are those of the whole module (a test holds the two to each other)."""
+    python = rules.python(kind)
+    if python is not None and judged_across_runs(python, text) is not None:
+        return None
+    table = NameTable()
+    table.keep_scopes()
+    imports: list[ast.Import | ast.ImportFrom] = []
+
+    def bind(first: int, body: list[ast.stmt]) -> None:
+        imports.extend(table.read(ast.Module(body=body, type_ignores=[])).imports)
+
+    relevant = select_relevant(text, words, bind, run_size)
+    if relevant is None:
+        return None
+    table.finish()
+    every_import = Facts([], list(imports), [], [], [], [], [], [], [], [], [], [], [])
+    text_rules = rules.text(kind)
+    reads_text = bool(text_rules) and may_hit(text_rules, probe)
+    hits: list[Hit] = []
+    for body in relevant.runs(run_size):
+        if body is None:
+            return None
+        facts = table.read(ast.Module(body=body, type_ignores=[]), replay=True)
+        found = _unique(text_hits(fragments(facts, lines), text_rules, probe)) if reads_text else []
+        if found:
+            found = _unique(found + joined_hits(facts, found, lines))
+        if python is None:
+            hits += found
+            continue
+        run_of = (every_import, text)
+        hits += python_hits([facts], table, python, {0: lines}, found, run_of=run_of)
+    return hits
 
 
 def _read_names(tree: ast.Module) -> tuple[Facts, NameTable]:

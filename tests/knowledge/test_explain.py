@@ -70,6 +70,10 @@ CASES = [
      'response: Unsuccessful -ENOENT/-EINVAL" under sustained Level-Zero inference load', "xpu-gpu-hang"),
     ("OSError: [WinError 126] The specified module could not be found. Error loading "
      "\"C:\\\\py\\\\lib\\\\site-packages\\\\intel_extension_for_pytorch\\\\bin\\\\intel-ext-pt-gpu.dll\"", "windows-dll-load"),
+    # torchvision's image extension built for another torch (kohya_ss #2018)
+    ("E:\\kohya_ss\\venv\\lib\\site-packages\\torchvision\\io\\image.py:13: UserWarning: Failed to "
+     "load image Python extension: '[WinError 127] The specified procedure could not be found'",
+     "torchvision-broken"),
 ]  # fmt: skip
 
 
@@ -316,10 +320,47 @@ def test_an_overlay_signature_is_explained(tmp_path: Path) -> None:
     ]
 
 
+# NOTE: development texts (IPEX #653, ipex-llm #12268; ComfyUI #4093, Comfy-Org/docs #692), trimmed
+TORCH_DLL = (
+    'OSError: [WinError 126] The specified module could not be found. Error loading "C:\\Users\\u'
+    '\\.conda\\envs\\{env}\\Lib\\site-packages\\torch\\lib\\{dll}" or one of its dependencies.'
+)
+
+
+def test_a_torch_dll_not_loading_is_the_xpu_builds_only_in_a_text_of_the_intel_stack() -> None:
+    """A signature with ``stack: intel`` holds only where the text names the Intel stack: any
+    torch's DLL under torch\\lib failing beside an XPU word is the XPU build's runtime DLLs, while
+    the same failure in a text of no stack (a CPU or CUDA torch's fbgemm.dll, c10.dll) names
+    nothing."""
+    beside = TORCH_DLL.format(env="ipex", dll="backend_with_compiler.dll")
+    assert _ids(beside)[:1] == ["windows-torch-xpu-dll"]
+    traceback = f'  File "C:\\app\\ipex.py", line 1, in <module>\n    import torch\n{beside}'
+    assert _ids(traceback.replace("envs\\ipex", "envs\\ultrachat"))[:1] == ["windows-torch-xpu-dll"]
+    for dll in ("fbgemm.dll", "c10.dll", "backend_with_compiler.dll"):
+        alone = diagnose(TORCH_DLL.format(env="comfy", dll=dll), KB)
+        assert alone.matches == [] and alone.layer is None, alone
+    assert facts(beside).intel is False  # NOTE: the knowledge base's words decide, in diagnose
+
+
+def test_an_entry_of_every_stack_is_named_beside_another_vendors_words() -> None:
+    """``stack: any``: a torchvision built for another torch is that on a CUDA machine too
+    (gim #5, a development text), while an entry of the Intel stack stays blocked by a CUDA
+    word (a CUDA torch's undefined NCCL symbol is not torch-import-failed)."""
+    cuda_words = (
+        "site-packages/torchvision/io/image.py:11: UserWarning: Failed to load image Python "
+        "extension: libc10_cuda.so: cannot open shared object file: No such file or directory"
+    )
+    assert _ids(cuda_words)[:1] == ["torchvision-broken"]
+    nccl = "ImportError: /x/torch/lib/libtorch_cuda.so: undefined symbol: ncclCommResume"
+    assert diagnose(nccl, KB).matches == []
+
+
 @pytest.mark.parametrize(
     ("signature", "said"),
     [
         ("{}", "at least one condition"),
+        ("{stack: intel}", "besides 'stack'"),
+        ('{code: ["X_ERROR"], stack: cuda}', "is not one of"),
         ('{code: ["*"]}', "wildcards alone"),
         ('{load: {library: ["lib*.so"], name: ["x"]}}', "has no name"),
         ("{load: {}}", "needs library, path or name"),
@@ -939,6 +980,23 @@ def test_wording_that_says_the_intel_stack_is_absent_does_not_place_a_text_in_it
         # the SYCL compiler crashing while it builds torch's kernels (intel/llvm #15082)
         ("Segfault building pytorch sycl kernels with intel/llvm: binary Instruction seen with "
          "illegal int type", "sycl-build"),
+        # the tenth and eleventh collections' measured texts, development since
+        # oneDNN's own namespace around the SYCL type it was given (oneDNN #1965)
+        ("gpu_utils::device_id_t dnnl::impl::gpu::intel::sycl::device_id(const ::sycl::device &): "
+         "Assertion `!\"unreachable\"' failed.", "onednn"),
+        # torch-xpu-ops's CMake step for one SYCL source failing (torch-xpu-ops #3224)
+        ("[Win][Build] Building SYCL (Device) object torch_xpu_ops_sycl_kernels_gen_NMSKernel.cpp.obj "
+         "failed on Windows", "sycl-build"),
+        # the SYCL runtime's own words for no device that fits (ipex-llm #12420)
+        ("Error: llama runner process has terminated: error loading model: No device of requested "
+         "type available", "runtime"),
+        # the twelfth and thirteenth collections' development texts
+        # a SYCL program built assuming ids fit in an int (scikit-learn-intelex #2792)
+        ("RuntimeError: Provided range is out of integer limits. Pass `-fno-sycl-id-queries-fit-in-int' "
+         "to disable range check.", "sycl-build"),
+        # ggml's SYCL backend's own check of its device index (whisper.cpp #2033)
+        ("Can't run in SYCL mode, check_allow_gpu_index error: device_index:0 is out of range: [0--2]",
+         "integration"),
     ],
 )  # fmt: skip
 def test_a_layer_names_the_wording_of_its_own_tools(text: str, layer: str) -> None:

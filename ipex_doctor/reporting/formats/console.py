@@ -553,16 +553,32 @@ def _sorted(findings: Iterable[Finding]) -> list[Finding]:
     )
 
 
+def parts_of(renderable: RenderableType) -> list[RenderableType]:
+    """``renderable`` in parts to print one after the other: printed whole, rich holds the
+    segments of the whole report at once (a scan with 100,000 findings: hundreds of MiB);
+    printed in parts, one part's. A group's parts are groups of up to ``PRINTED_TOGETHER`` of
+    its renderables (one print call each would cost more than the rendering)."""
+    if not isinstance(renderable, Group):
+        return [renderable]
+    every = renderable.renderables
+    return [Group(*every[n : n + PRINTED_TOGETHER]) for n in range(0, len(every), PRINTED_TOGETHER)]
+
+
+PRINTED_TOGETHER = 500
+
+
 def to_plain_text(renderable: RenderableType, *, width: int | None = None) -> str:
     """The renderable as plain text for a log: no styles, and lines wrapped at ``width`` only
     between words, keeping each line's indent (``None``: not wrapped at all). A path, URL or
     command word longer than the line stays whole on a line of its own, and a command line
     (``$ ...``) is never wrapped: it must paste as one."""
     buffer = io.StringIO()
-    Console(
+    console = Console(
         file=buffer, width=1_000_000, soft_wrap=True, no_color=True, highlight=False,
         force_terminal=False, emoji=False,
-    ).print(renderable)  # fmt: skip
+    )  # fmt: skip
+    for part in parts_of(renderable):
+        console.print(part)
     text = buffer.getvalue()
     if width is None:
         return text

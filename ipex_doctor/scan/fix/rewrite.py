@@ -9,7 +9,9 @@ Contracts:
   the new source, each rewrite applied (fix id, line of the original source) and each place a
   fix recognised but left alone because it could not prove the rewrite equivalent there
   (with why). The result must parse: if it does not, nothing is applied and that is
-  reported. Running it again on its own result changes nothing. LibCST reads only the
+  reported. Running it again on its own result changes nothing. Where every edit is a call
+  rewritten in place and ``ast`` proves what LibCST would decide there (``fix.splice``), the
+  calls are spliced as text and LibCST never reads the module. Elsewhere LibCST reads only the
   top-level statements the fixes can read (``fix_slice``: the cost follows what the file
   holds of IPEX, not its size); the rest is copied, not parsed, so the result parses
   wherever the original did (a syntax error in a statement no fix reads is left as it was,
@@ -36,8 +38,10 @@ from ipex_doctor.model.code import FileKind
 from ipex_doctor.model.codec import JsonModel
 from ipex_doctor.scan.fix import chunks as fix_chunks
 from ipex_doctor.scan.fix import slice as fix_slice
+from ipex_doctor.scan.fix import splice as fix_splice
 from ipex_doctor.scan.fix.codemods.base import Refusal, Rewrite
 from ipex_doctor.scan.fix.codemods.registry import CODEMODS, FIX_IDS, TEXT_FIXES
+from ipex_doctor.scan.fix.slice import Words
 from ipex_doctor.scan.read.collector import collector_paused
 
 __all__ = [
@@ -50,8 +54,10 @@ __all__ = [
     "fix_chunked",
     "fix_sliced",
     "fix_source",
+    "fix_spliced",
     "fix_text",
     "fix_whole_module",
+    "fix_with_libcst",
 ]
 
 PYTHON_KINDS = frozenset({FileKind.PYTHON, FileKind.SETUP})
@@ -98,17 +104,55 @@ def fix_source(source: str, fix_ids: Collection[str]) -> FixOutcome:
     Raises ``FixError`` for an unknown fix id; everything else (a file that does not parse, a
     place a fix refuses) is reported in the outcome.
 
-    LibCST reads only the top-level statements the fixes to run can read (``fix_slice``), so
-    the cost follows what the file holds of IPEX, not its size; the outcome is the one the
-    whole module gives (a differential test holds the two together). What the slice leaves
-    out is not parsed: a syntax error there stays as it was, and the result parses wherever
-    the original did."""
+    Where every edit is a call rewritten in place and ``ast`` proves what LibCST would decide
+    (``fix.splice``), the calls are spliced as text, LibCST never reading the module;
+    otherwise LibCST reads only the top-level statements the fixes to run can read
+    (``fix_slice``), so the cost follows what the file holds of IPEX, not its size. Either
+    way the outcome is the one LibCST on the whole module gives (differential tests hold them
+    together). What the slice leaves out is not parsed: a syntax error there stays as it was,
+    and the result parses wherever the original did."""
+    return _fix(source, fix_ids, splice=True)
+
+
+def fix_with_libcst(source: str, fix_ids: Collection[str]) -> FixOutcome:
+    """``fix_source`` with LibCST wherever it would read the module (the slice, the chunks or
+    the whole module), never ``fix.splice``: the reference the splices are held to."""
+    return _fix(source, fix_ids, splice=False)
+
+
+def _fix(source: str, fix_ids: Collection[str], *, splice: bool) -> FixOutcome:
     wanted = check_ids(fix_ids)
     ids = [fix_id for fix_id in CODEMODS if fix_id in wanted]
     if not ids:
         return FixOutcome(source)
     with collector_paused():
-        return _sliced(source, ids) or _fix_whole(source, ids)
+        return _sliced(source, ids, splice=splice) or _fix_whole(source, ids, splice=splice)
+
+
+def fix_spliced(source: str, fix_ids: Collection[str]) -> FixOutcome | None:
+    """``fix_source`` by ``fix.splice`` alone, on the whole module (no slice); ``None`` where
+    the splices decline (see ``fix.splice``)."""
+    wanted = check_ids(fix_ids)
+    return _splice(source, [fix_id for fix_id in CODEMODS if fix_id in wanted], _nowhere,
+                   _identity, None)  # fmt: skip
+
+
+def _splice(
+    source: str,
+    ids: Sequence[str],
+    outside: Callable[[str], bool],
+    line: Callable[[int], int],
+    allowed: Collection[str] | None,
+) -> FixOutcome | None:
+    spliced = fix_splice.fix(source, ids, outside=outside, line=line, allowed=allowed)
+    if spliced is None:
+        return None
+    return FixOutcome(
+        spliced.source,
+        spliced.source != source,
+        in_order(spliced.rewrites),
+        in_order(spliced.refusals),
+    )
 
 
 def fix_whole_module(source: str, fix_ids: Collection[str]) -> FixOutcome:
@@ -119,7 +163,11 @@ def fix_whole_module(source: str, fix_ids: Collection[str]) -> FixOutcome:
         return _fix_whole(source, [fix_id for fix_id in CODEMODS if fix_id in wanted])
 
 
-def _fix_whole(source: str, ids: Sequence[str]) -> FixOutcome:
+def _fix_whole(source: str, ids: Sequence[str], *, splice: bool = False) -> FixOutcome:
+    if splice:
+        spliced = _splice(source, ids, _nowhere, _identity, None)
+        if spliced is not None:
+            return spliced
     if len(source) >= 2 * CHUNK_BYTES:
         chunked = _fix_chunked(source, ids, outside=_nowhere, line=_identity, allowed=None)
         if chunked is not None:
@@ -153,14 +201,16 @@ def fix_sliced(source: str, fix_ids: Collection[str]) -> FixOutcome | None:
         return _sliced(source, [fix_id for fix_id in CODEMODS if fix_id in wanted])
 
 
-def _sliced(source: str, ids: Sequence[str]) -> FixOutcome | None:
+def _sliced(source: str, ids: Sequence[str], *, splice: bool = False) -> FixOutcome | None:
     allowed = frozenset(fix_id for fix_id in ids if CODEMODS[fix_id].may_apply(source))
     relevant = {word for fix_id in allowed for word in CODEMODS[fix_id].relevant()}
     cut = fix_slice.cut(source, relevant)
     if cut is None:
         return None
     outcome = None
-    if len(cut.text) >= 2 * CHUNK_BYTES:
+    if splice:
+        outcome = _splice(cut.text, ids, cut.outside, cut.line, allowed)
+    if outcome is None and len(cut.text) >= 2 * CHUNK_BYTES:
         outcome = _fix_chunked(cut.text, ids, outside=cut.outside, line=cut.line, allowed=allowed)
     if outcome is None:
         outcome = _fix_module(cut.text, ids, outside=cut.outside, line=cut.line, allowed=allowed)
@@ -172,18 +222,6 @@ def _sliced(source: str, ids: Sequence[str]) -> FixOutcome | None:
     if spliced is None:
         return None
     return replace(outcome, source=spliced, changed=spliced != source)
-
-
-class _Words:
-    """What ``Codemod.may_apply`` asks of a text: whether it holds a word. The text of a slice
-    holds what the slice holds and what the slice left out."""
-
-    def __init__(self, text: str, outside: Callable[[str], bool]) -> None:
-        self.text = text
-        self.outside = outside
-
-    def __contains__(self, word: object) -> bool:
-        return isinstance(word, str) and (word in self.text or self.outside(word))
 
 
 def _fix_module(
@@ -215,7 +253,7 @@ def _fix_module(
     refusals: list[Refusal] = []
     for at, fix_id in enumerate(ids):
         codemod = CODEMODS[fix_id]()
-        if not codemod.may_apply(_Words(current, outside)):
+        if not codemod.may_apply(Words(current, outside)):
             continue
         if allowed is not None and fix_id not in allowed:
             return None
@@ -226,7 +264,7 @@ def _fix_module(
             # NOTE: LibCST checks each pass's output parses, for the next pass's tree; after
             # the last pass that has work, the interpreter's own parser judges (below).
             if changed and any(
-                CODEMODS[later].may_apply(_Words(new, outside)) for later in ids[at + 1 :]
+                CODEMODS[later].may_apply(Words(new, outside)) for later in ids[at + 1 :]
             ):
                 wrapper = MetadataWrapper(cst.parse_module(new), unsafe_skip_copy=True)
         except Exception as exc:  # NOTE: one broken fix must not cost the others
@@ -275,7 +313,7 @@ def _fix_chunked(
     something outside the chunk's own statements, or failed, or a codemod the text did not
     need at first may be needed after an earlier pass (the context was not chosen for it); the
     caller then reads the module whole, which says what is wrong in its own words."""
-    may = [fix_id for fix_id in ids if CODEMODS[fix_id].may_apply(_Words(source, outside))]
+    may = [fix_id for fix_id in ids if CODEMODS[fix_id].may_apply(Words(source, outside))]
     names = {"torch", *(word for fix_id in may for word in CODEMODS[fix_id].relevant())}
     split = fix_chunks.split(source, names, chunk_bytes)
     # NOTE: every chunk repeats the context: beyond the module's size again, reading the

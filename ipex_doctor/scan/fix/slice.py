@@ -35,7 +35,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 
 from ipex_doctor.scan.read.top_level import Statement, top_level
@@ -227,3 +227,15 @@ def _next_start(source: str, groups: list[Statement], index: int) -> int:
 
 def _breaks(text: str) -> int:
     return text.count("\n") + text.count("\r") - text.count("\r\n")
+
+
+class Words:
+    """What ``Codemod.may_apply`` asks of a text: whether it holds a word. The text of a slice
+    holds what the slice holds and what the slice left out."""
+
+    def __init__(self, text: str, outside: Callable[[str], bool]) -> None:
+        self.text = text
+        self.outside = outside
+
+    def __contains__(self, word: object) -> bool:
+        return isinstance(word, str) and (word in self.text or self.outside(word))

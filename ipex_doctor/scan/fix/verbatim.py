@@ -24,7 +24,13 @@ from dataclasses import dataclass, replace
 import libcst as cst
 from patiencediff import PatienceSequenceMatcher
 
-from ipex_doctor.scan.fix.rewrite import WHOLE_FILE, FixOutcome, Refusal, fix_source
+from ipex_doctor.scan.fix.rewrite import (
+    WHOLE_FILE,
+    FixOutcome,
+    Refusal,
+    fix_source,
+    fix_with_libcst,
+)
 from ipex_doctor.scan.read.top_level import top_level
 
 Line = tuple[str, str]
@@ -181,7 +187,13 @@ keeps ``fix_source`` from needing one). Two touching regions share no line, so t
 apart places every line as tracing them together does (a test holds the two together)."""
 
 
-def fix_python(text: str, fix_ids: Collection[str], region_lines: int = REGION_LINES) -> FixOutcome:
+def fix_python(
+    text: str,
+    fix_ids: Collection[str],
+    region_lines: int = REGION_LINES,
+    *,
+    splice: bool = True,
+) -> FixOutcome:
     """``fix_source`` on ``text`` (Python source without its byte-order mark), everything
     outside the rewritten lines kept byte for byte (see the module docstring). Records count
     lines as ``text`` does.
@@ -189,10 +201,11 @@ def fix_python(text: str, fix_ids: Collection[str], region_lines: int = REGION_L
     Each changed place is traced on its own, over the top-level statements around it
     (``changed_regions``); the lines between are the original's, as ``fix_source`` left
     them. So a 10 MiB module with a rewrite near each end costs a few statements, not a
-    LibCST tree of the whole module."""
+    LibCST tree of the whole module. ``splice=False``: LibCST wherever ``fix_source`` would
+    splice (``fix_with_libcst``), the reference the splices are held to."""
     lines = split_lines(text)
     normalised = lf_text(lines)
-    outcome = fix_source(normalised, fix_ids)
+    outcome = (fix_source if splice else fix_with_libcst)(normalised, fix_ids)
     if not outcome.changed:
         return replace(outcome, source=text)
     fixed = split_lines(outcome.source)
@@ -214,7 +227,10 @@ def fix_python(text: str, fix_ids: Collection[str], region_lines: int = REGION_L
         written += traced.lines
         done = last
     written += lines[done:]
-    return replace(outcome, source=join_lines(written))
+    source = join_lines(written)
+    # NOTE: LibCST's print may differ from the text where nothing was rewritten (``except E :``
+    # loses its space); laid over the original lines, that is no change, and no write.
+    return replace(outcome, source=source, changed=source != text)
 
 
 NOT_READABLE_AROUND = (

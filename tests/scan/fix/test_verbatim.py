@@ -174,3 +174,15 @@ def test_changed_regions_are_whole_statements(
     before: str, after: str, regions: list[tuple[int, int, int, int]]
 ) -> None:
     assert changed_regions(before, split_lines(before), split_lines(after)) == regions
+
+
+def test_a_text_libcst_prints_otherwise_without_a_rewrite_is_unchanged() -> None:
+    """LibCST prints ``except E :`` as ``except E:``; where nothing is rewritten (a use that
+    is only refused), the original lines are written back, so the text is not changed (no
+    write, no record of a change)."""
+    text = "import torch\ntry:\n    pass\nexcept E :\n    pass\nx = torch.xpu.amp.autocast\n"
+    outcome = fix_python(text, {"autocast-xpu"})
+    assert outcome.refusals
+    assert not outcome.rewrites
+    assert outcome.source == text
+    assert not outcome.changed

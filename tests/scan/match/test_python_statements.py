@@ -31,10 +31,13 @@ from test_fix_slice import FILLERS, padded  # noqa: E402
 
 from ipex_doctor.knowledge import code_rules  # noqa: E402
 from ipex_doctor.model.code import FileKind  # noqa: E402
+from ipex_doctor.scan.engine import _match_order  # noqa: E402
+from ipex_doctor.scan.match.python.matches import judged_across_runs  # noqa: E402
 from ipex_doctor.scan.match.python.statements import (  # noqa: E402
     module_bindings,
     parse_relevant,
     relevant_words,
+    select_relevant,
 )
 from ipex_doctor.scan.match.ruleset import RuleSet  # noqa: E402
 from ipex_doctor.scan.match.triggers import Probe  # noqa: E402
@@ -128,6 +131,24 @@ PIECES = (
     "# a comment about ipex\n",
     "    # an indented comment\n",
     "\n",
+    "def autocast_{n}(model, x):\n    with torch.xpu.amp.autocast():\n        return model(x)\n",
+    "def rebinds_{n}(torch):\n    return torch.xpu.amp.autocast()\n",
+    "def lazy_torch_{n}():\n    global torch\n    import torch\n",
+    "def hides_{n}():\n    torch = None\n    return torch.xpu.amp.autocast()\n",
+    "import torch as t{n}\n",
+    "amp_{n} = t0.xpu.amp\n",
+    "with amp_0.autocast():\n    pass\n",
+    "def outer_{n}():\n    from torch.xpu import amp as inner\n"
+    "    def nested():\n        nonlocal inner\n        return inner.autocast()\n    return nested\n",
+    "fn_{n} = lambda m: torch.xpu.amp.autocast(m)\n",
+    "def local_alias_{n}():\n    a = torch.xpu.amp\n    return a.autocast()\n",
+    "class Model{n}:\n    amp = torch.xpu.amp\n    def run(self):\n        return amp.autocast()\n",
+    "ipex.optimize(model, dtype=torch.bfloat16)\n",
+    "dist.init_process_group('ccl')\n",
+    "torch.compile(model, backend='ipex')\n",
+    "with torch.cpu.amp.autocast() and torch.no_grad():\n    pass\n",
+    "try:\n    import oneccl_bindings_for_pytorch\nexcept ImportError:\n    pass\n",
+    "cmd = ['pip', 'install', 'intel-extension-for-pytorch']\n",
 )
 
 
@@ -136,17 +157,20 @@ PIECES = (
     st.lists(st.sampled_from(PIECES + FILLERS), min_size=1, max_size=14),
     st.sampled_from(["\n", "\r\n", "\r"]),
     st.booleans(),
+    st.sampled_from([1, 40, 200]),
 )
 def test_generated_modules_read_as_the_whole_module(
-    pieces: list[str], newline: str, bom: bool
+    pieces: list[str], newline: str, bom: bool, run_size: int
 ) -> None:
-    text = "".join(p.format(n=n) if p in FILLERS else p for n, p in enumerate(pieces))
+    """By statement, and by statement in runs of ``run_size`` (see ``assert_same_in_runs``)."""
+    text = "".join(p.format(n=n) for n, p in enumerate(pieces))
     try:
         ast.parse(text)
     except SyntaxError:
         return  # NOTE: an indented comment first; a syntax error is the next test's subject
     data = ("\ufeff" if bom else "").encode() + text.replace("\n", newline).encode("utf-8")
     assert_same(data, cut=False)
+    assert_same_in_runs(data, run_size, runs=False)
 
 
 def test_a_padded_module_is_really_cut() -> None:
@@ -215,3 +239,86 @@ def test_a_large_file_is_read_by_statement_and_a_small_one_whole(tmp_path: Path)
     result = scan(tmp_path, code_rules.load())
     assert [(m.location.path, m.rule_id) for m in result.matches] == [("large.py", "ipex-import")]
     assert [s.path for s in result.skipped] == ["small.py"]
+
+
+# --- runs ---------------------------------------------------------------------------------------
+# A large file's statements are parsed and matched in runs (``readers._read_runs``): the name
+# table first, from every run, then each run's facts and matches, one run's trees at a time.
+# ``run_size`` forces runs on any file read by statement; the outcome must be the whole
+# module's. Each comparison also checks that the file really was read in several runs (it
+# spells nothing that makes the reader read it whole, ``judged_across_runs``).
+
+
+def run_count(data: bytes, rules: RuleSet, run_size: int) -> int:
+    """How many runs ``read_python`` reads ``data`` in at ``run_size``; 0: it reads the module
+    whole instead."""
+    text = decode_python(data)
+    python = rules.python(FileKind.PYTHON)
+    if python is not None and judged_across_runs(python, text) is not None:
+        return 0
+    words = relevant_words(rules.prefilter(FileKind.PYTHON, python=True), Probe(data))
+    relevant = select_relevant(text, words, lambda first, body: None, run_size)
+    return 0 if relevant is None else sum(1 for _ in relevant.runs(run_size))
+
+
+def in_order(outcome: Outcome) -> Outcome:
+    return outcome._replace(matches=sorted(outcome.matches, key=_match_order))
+
+
+def assert_same_in_runs(data: bytes, run_size: int, *, runs: bool = True) -> None:
+    """Read in runs of ``run_size``, ``data`` gives the whole module's outcome under both rule
+    sets, its matches in the order the scan reports them (``engine`` sorts them: runs find
+    them in another order); with ``runs``, the sample rules read it in several runs."""
+    candidate = Candidate(Path("m.py"), "m.py", FileKind.PYTHON, len(data))
+    for rules in (SHIPPED, SAMPLED):
+        by_runs = read_python(candidate, data, rules, whole=False, run_size=run_size)
+        whole = read_python(candidate, data, rules, whole=True)
+        assert in_order(by_runs) == in_order(whole), data.decode("utf-8", "replace")
+    if runs:
+        assert run_count(data, SAMPLED, run_size) >= 2
+
+
+@pytest.mark.parametrize("source", SAMPLES)
+@pytest.mark.parametrize("run_size", [1, 200])
+def test_every_fix_sample_padded_reads_in_runs_as_the_whole_module(
+    source: str, run_size: int
+) -> None:
+    data = padded(source).encode("utf-8")
+    assert_same_in_runs(data, run_size, runs=run_count(data, SAMPLED, run_size) > 0)
+
+
+def dense(functions: int) -> str:
+    """The dense shape of ``benchmarks/fix_speed.py``, with what makes a run depend on
+    another: an alias bound at the top and rebound far down, a function that rebinds it
+    ``global``, a name bound by assignment from an import, at the top level and in a
+    function."""
+    parts = ["import torch\nimport torch.xpu as accel\nfrom torch.xpu import amp\n"]
+    for n in range(functions):
+        parts.append(f"\n\ndef step_{n:06d}(model, x):\n    with torch.xpu.amp.autocast():\n"
+                     "        return model(x)\n")  # fmt: skip
+        if n % 97 == 50:
+            parts.append(f"\n\ndef uses_{n}(x):\n    return amp.autocast(), accel.amp.autocast()\n")
+            parts.append(f"\n\ndef local_{n}():\n    a = accel.amp\n    return a.autocast()\n")
+        if n % 211 == 100:
+            parts.append("\n\ndef late():\n    global amp\n    import torch.cpu.amp as amp\n")
+    parts.append("\nkept = torch.xpu.amp\n\n\ndef last(m):\n    return kept.autocast(m)\n")
+    return "".join(parts)
+
+
+@pytest.mark.parametrize("functions", [40, 400])
+@pytest.mark.parametrize("run_size", [1, 300, 2000])
+def test_dense_modules_read_in_runs_as_the_whole_module(functions: int, run_size: int) -> None:
+    data = dense(functions).encode()
+    assert_same_in_runs(data, run_size)
+    assert [m.rule_id for m in read_python(
+        Candidate(Path("m.py"), "m.py", FileKind.PYTHON, len(data)), data, SAMPLED, whole=False,
+        run_size=run_size).matches].count("xpu-amp") > functions  # fmt: skip
+
+
+def test_a_module_a_judgement_reads_whole_is_not_read_in_runs() -> None:
+    """``import intel_extension_for_pytorch`` goes only where no statement anywhere reads it:
+    the shipped rules read such a module whole (``judged_across_runs``)."""
+    data = padded("import intel_extension_for_pytorch\nimport torch\ntorch.xpu.amp\n").encode()
+    assert run_count(data, SHIPPED, 1) == 0
+    assert run_count(data, SAMPLED, 1) > 2
+    assert_same_in_runs(data, 1)

@@ -12,7 +12,8 @@ from typing import ClassVar
 
 import libcst as cst
 
-from ipex_doctor.scan.fix.codemods.base import CodemodContext, NameCodemod
+from ipex_doctor.scan.fix.codemods.base import CallCodemod
+from ipex_doctor.scan.fix.codemods.records import Edit
 from ipex_doctor.scan.fix.codemods.syntax import (
     append_args,
     as_keyword,
@@ -22,7 +23,6 @@ from ipex_doctor.scan.fix.codemods.syntax import (
     is_starred,
     keyword,
     prepend_args,
-    root_name,
 )
 
 AUTOCAST_PARAMETERS = ("enabled", "dtype", "cache_enabled")
@@ -30,7 +30,7 @@ AUTOCAST_PARAMETERS = ("enabled", "dtype", "cache_enabled")
 in order; both are ``(enabled=True, dtype=torch.bfloat16, cache_enabled=True)``."""
 
 
-class Autocast(NameCodemod):
+class Autocast(CallCodemod):
     """``torch.<device>.amp.autocast(args)`` -> ``torch.amp.autocast("<device>", kwargs)``,
     as a call, a ``with`` item or a decorator.
 
@@ -53,47 +53,36 @@ class Autocast(NameCodemod):
 
     DEVICE: ClassVar[str] = ""
 
-    def plan(self, ctx: CodemodContext) -> None:
-        """Plan each call of the old class."""
-        for node, _ in ctx.references(dict.fromkeys(self.TARGETS)):
-            call = ctx.names.call_of(node)
-            if call is None:
-                ctx.records.refuse(
-                    node,
-                    f"{code_of(node)} is used without being called: torch.amp.autocast needs "
-                    f'the device type ("{self.DEVICE}") at the call; rewrite by hand',
-                )
-                continue
-            self._plan_call(ctx, node, call)
+    def not_called(self, func: str) -> str:
+        """Why a use of the old class that is not called is left alone."""
+        return (
+            f"{func} is used without being called: torch.amp.autocast needs "
+            f'the device type ("{self.DEVICE}") at the call; rewrite by hand'
+        )
 
-    def _plan_call(self, ctx: CodemodContext, func: cst.BaseExpression, call: cst.Call) -> None:
-        given: set[str] = set()
+    def call_refusal(self, call: cst.Call, target: str) -> str | None:
+        """Why the call's arguments cannot be mapped onto ``torch.amp.autocast``'s."""
         positional = 0
         for arg in call.args:
             if is_starred(arg):
-                ctx.records.refuse(
-                    call,
+                return (
                     "arguments passed with * or ** cannot be mapped onto torch.amp.autocast's "
-                    "parameters, nor its defaults pinned: rewrite by hand",
+                    "parameters, nor its defaults pinned: rewrite by hand"
                 )
-                return
             if arg.keyword is None:
                 positional += 1
                 if positional > len(AUTOCAST_PARAMETERS):
-                    ctx.records.refuse(
-                        call, "more than three positional arguments: the call is wrong"
-                    )
-                    return
-                given.add(AUTOCAST_PARAMETERS[positional - 1])
-            elif arg.keyword.value in AUTOCAST_PARAMETERS:
-                given.add(arg.keyword.value)
-            else:
-                ctx.records.refuse(call, f"unknown keyword {arg.keyword.value}=: the call is wrong")
-                return
-        torch = ctx.imports.torch_name(call, root_name(func))
-        if torch is None:
-            ctx.records.refuse(call, "the name torch means something else here: rewrite by hand")
-            return
+                    return "more than three positional arguments: the call is wrong"
+            elif arg.keyword.value not in AUTOCAST_PARAMETERS:
+                return f"unknown keyword {arg.keyword.value}=: the call is wrong"
+        return None
+
+    def call_edit(self, call: cst.Call, func: str, torch: str, target: str) -> tuple[Edit, str]:
+        """The edit and summary of a call ``call_refusal`` accepts."""
+        given = {
+            AUTOCAST_PARAMETERS[i] if arg.keyword is None else arg.keyword.value
+            for i, arg in enumerate(call.args)
+        }
         pinned = [
             keyword(name, expr(value))
             for name, value in (("dtype", f"{torch}.bfloat16"), ("cache_enabled", "True"))
@@ -110,13 +99,8 @@ class Autocast(NameCodemod):
             return append_args(prepend_args(new, [device]), pinned)
 
         note = f" (pinned the old defaults: {', '.join(code_of(p) for p in pinned)})"
-        ctx.records.rewrite(
-            call,
-            edit,
-            f'{code_of(func)}(...) -> {torch}.amp.autocast("{self.DEVICE}", ...)'
-            + (note if pinned else ""),
-            consumes=func,
-        )
+        summary = f'{func}(...) -> {torch}.amp.autocast("{self.DEVICE}", ...)'
+        return edit, summary + (note if pinned else "")
 
 
 class AutocastXpu(Autocast):
@@ -159,7 +143,7 @@ first, and the name of the one parameter the old one takes (``None``: none). The
 IPEX's own deprecation messages (``intel_extension_for_pytorch/xpu/amp/__init__.py``)."""
 
 
-class AutocastXpuState(NameCodemod):
+class AutocastXpuState(CallCodemod):
     """``autocast-xpu-state``: ``torch.xpu.get_autocast_xpu_dtype()`` ->
     ``torch.get_autocast_dtype("xpu")``, ``is_autocast_xpu_enabled()`` ->
     ``torch.is_autocast_enabled("xpu")``, ``set_autocast_xpu_enabled(b)`` ->
@@ -194,49 +178,36 @@ class AutocastXpuState(NameCodemod):
             )
         }
 
-    def plan(self, ctx: CodemodContext) -> None:
-        """Plan each call of the four functions."""
-        for node, name in ctx.references(self.targets()):
-            call = ctx.names.call_of(node)
-            new_name, parameter = AUTOCAST_STATE[name]
-            if call is None:
-                ctx.records.refuse(
-                    node, f"{code_of(node)} is used without being called: rewrite by hand"
-                )
-                continue
-            wanted = 0 if parameter is None else 1
-            if any(is_starred(a) for a in call.args) or len(call.args) != wanted:
-                ctx.records.refuse(
-                    call, f"{name} takes {wanted} argument(s), given as written here"
-                )
-                continue
-            named = call.args[0].keyword if call.args else None
-            if named is not None and named.value != parameter:
-                ctx.records.refuse(call, f"unknown keyword {named.value}=: the call is wrong")
-                continue
-            torch = ctx.imports.torch_name(call, root_name(node))
-            if torch is None:
-                ctx.records.refuse(
-                    call, "the name torch means something else here: rewrite by hand"
-                )
-                continue
-            self._plan_call(ctx, node, call, f"{torch}.{new_name}")
+    def not_called(self, func: str) -> str:
+        """Why a use of a function that is not called is left alone."""
+        return f"{func} is used without being called: rewrite by hand"
 
-    def _plan_call(
-        self, ctx: CodemodContext, func: cst.BaseExpression, call: cst.Call, new_func: str
-    ) -> None:
+    def call_refusal(self, call: cst.Call, target: str) -> str | None:
+        """Why the call's arguments are not the function's one parameter (or none)."""
+        name = target.rsplit(".", 1)[-1]
+        parameter = AUTOCAST_STATE[name][1]
+        wanted = 0 if parameter is None else 1
+        if any(is_starred(a) for a in call.args) or len(call.args) != wanted:
+            return f"{name} takes {wanted} argument(s), given as written here"
+        named = call.args[0].keyword if call.args else None
+        if named is not None and named.value != parameter:
+            return f"unknown keyword {named.value}=: the call is wrong"
+        return None
+
+    def call_edit(self, call: cst.Call, func: str, torch: str, target: str) -> tuple[Edit, str]:
+        """The call of the upstream function, ``"xpu"`` first, the argument positional."""
+        new_func = f"{torch}.{AUTOCAST_STATE[target.rsplit('.', 1)[-1]][0]}"
+
         def edit(updated: cst.Call) -> cst.Call:
             args = [as_positional(a) for a in updated.args]
             new = updated.with_changes(func=expr(new_func), args=args)
             return prepend_args(new, [cst.Arg(cst.SimpleString('"xpu"'))])
 
         rest = ", ..." if call.args else ""
-        ctx.records.rewrite(
-            call, edit, f'{code_of(func)}(...) -> {new_func}("xpu"{rest})', consumes=func
-        )
+        return edit, f'{func}(...) -> {new_func}("xpu"{rest})'
 
 
-class GradScalerXpu(NameCodemod):
+class GradScalerXpu(CallCodemod):
     """``grad-scaler-xpu``: ``torch.xpu.amp.GradScaler(args)`` ->
     ``torch.amp.GradScaler("xpu", args)``. The arguments stay as written: after the device,
     ``torch.amp.GradScaler``'s parameters are ``(init_scale, growth_factor, backoff_factor,
@@ -253,41 +224,26 @@ class GradScalerXpu(NameCodemod):
     REQUIRES = ("xpu",)
     TARGETS = ("torch.xpu.amp.GradScaler", "torch.xpu.amp.grad_scaler.GradScaler")
 
-    def plan(self, ctx: CodemodContext) -> None:
-        """Plan each call of the old class."""
-        for node, _ in ctx.references(dict.fromkeys(self.TARGETS)):
-            call = ctx.names.call_of(node)
-            if call is None:
-                ctx.records.refuse(
-                    node,
-                    f"{code_of(node)} is used without being called: torch.amp.GradScaler "
-                    'needs the device ("xpu") at the call; rewrite by hand',
-                )
-                continue
-            if any(is_starred(a) for a in call.args):
-                ctx.records.refuse(call, "arguments passed with * or **: rewrite by hand")
-                continue
-            if any(a.keyword is not None and a.keyword.value == "device" for a in call.args):
-                ctx.records.refuse(call, "a device= argument: rewrite by hand")
-                continue
-            torch = ctx.imports.torch_name(call, root_name(node))
-            if torch is None:
-                ctx.records.refuse(
-                    call, "the name torch means something else here: rewrite by hand"
-                )
-                continue
-            self._plan_call(ctx, node, call, torch)
+    def not_called(self, func: str) -> str:
+        """Why a use of the old class that is not called is left alone."""
+        return (
+            f"{func} is used without being called: torch.amp.GradScaler "
+            'needs the device ("xpu") at the call; rewrite by hand'
+        )
 
-    def _plan_call(
-        self, ctx: CodemodContext, func: cst.BaseExpression, call: cst.Call, torch: str
-    ) -> None:
+    def call_refusal(self, call: cst.Call, target: str) -> str | None:
+        """Why the call cannot be rewritten (a device may hide in its arguments)."""
+        if any(is_starred(a) for a in call.args):
+            return "arguments passed with * or **: rewrite by hand"
+        if any(a.keyword is not None and a.keyword.value == "device" for a in call.args):
+            return "a device= argument: rewrite by hand"
+        return None
+
+    def call_edit(self, call: cst.Call, func: str, torch: str, target: str) -> tuple[Edit, str]:
+        """The edit and summary of a call ``call_refusal`` accepts."""
+
         def edit(updated: cst.Call) -> cst.Call:
             new = updated.with_changes(func=expr(f"{torch}.amp.GradScaler"))
             return prepend_args(new, [cst.Arg(cst.SimpleString('"xpu"'))])
 
-        ctx.records.rewrite(
-            call,
-            edit,
-            f'{code_of(func)}(...) -> {torch}.amp.GradScaler("xpu", ...)',
-            consumes=func,
-        )
+        return edit, f'{func}(...) -> {torch}.amp.GradScaler("xpu", ...)'

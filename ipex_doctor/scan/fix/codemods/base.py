@@ -18,6 +18,7 @@ import be removed at the top of a file because every use of it further down is r
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Callable, Collection, Container
 from typing import Any, ClassVar
 
@@ -29,10 +30,19 @@ from ipex_doctor.scan.fix.codemods.context import IPEX_WORDS, CodemodContext
 from ipex_doctor.scan.fix.codemods.import_editor import ImportEditor
 from ipex_doctor.scan.fix.codemods.layout import TreeIndex
 from ipex_doctor.scan.fix.codemods.names import Names
-from ipex_doctor.scan.fix.codemods.records import Records, Refusal, Rewrite
+from ipex_doctor.scan.fix.codemods.records import Edit, Records, Refusal, Rewrite
+from ipex_doctor.scan.fix.codemods.syntax import code_of, root_name
 from ipex_doctor.scan.match.fixable import IPEX_INJECTED, IPEX_PACKAGE, under
 
-__all__ = ["Codemod", "CodemodContext", "CodemodRun", "NameCodemod", "Refusal", "Rewrite"]
+__all__ = [
+    "CallCodemod",
+    "Codemod",
+    "CodemodContext",
+    "CodemodRun",
+    "NameCodemod",
+    "Refusal",
+    "Rewrite",
+]
 
 
 def is_ipex_only(name: str) -> bool:
@@ -71,6 +81,20 @@ class Codemod:
     """The qualified names a codemod of one old API rewrites (its spellings)."""
     METADATA_DEPENDENCIES: ClassVar[Collection[ProviderT]] = (PositionProvider,)
     """The LibCST metadata its plan reads (``CodemodRun`` resolves it)."""
+    SPLICE: ClassVar[bool] = False
+    """Whether every edit of this codemod is a call of one of its targets rewritten in place,
+    decided by the call's own text and the name ``torch`` alone (a ``CallCodemod``):
+    ``fix.splice`` may then plan it without LibCST's tree of the module and apply it as text."""
+    QUIET_WITHOUT: ClassVar[tuple[type[ast.AST], ...]] = ()
+    """``ast`` node types without one of which (``at_work`` true of it) in the module this
+    codemod records and changes nothing: ``fix.splice`` then skips it as it would skip a
+    codemod that cannot apply (``()``: no such proof; a codemod with work that does not
+    declare ``SPLICE`` makes the splices decline)."""
+
+    @classmethod
+    def at_work(cls, node: ast.AST) -> bool:
+        """Whether ``node`` (of a ``QUIET_WITHOUT`` type) is one this codemod may record."""
+        return True
 
     @classmethod
     def may_apply(cls, source: Container[str]) -> bool:
@@ -143,6 +167,50 @@ class NameCodemod(Codemod):
     READS: ClassVar[tuple[str, ...]] = ("torch", IPEX_PACKAGE, "backend", *sorted(IPEX_WORDS))
     """``torch`` (where the name is bound decides how the fix writes it), and what
     ``ipex_uses_left`` reads: the names IPEX installs into torch and ``backend="ipex"``."""
+
+
+class CallCodemod(NameCodemod):
+    """A codemod that rewrites each call of its targets in place (the callee replaced, an
+    argument added, moved or renamed): ``not_called``, ``call_refusal`` and ``call_edit``
+    decide from the call alone, so ``fix.splice`` can reuse them on a call it found with
+    ``ast`` (``SPLICE``)."""
+
+    SPLICE: ClassVar[bool] = True
+
+    def plan(self, ctx: CodemodContext) -> None:
+        """Plan each call of a target; refuse a use that is not called, a call
+        ``call_refusal`` rejects, and one where no name reaches module ``torch``."""
+        for node, target in ctx.references({target: target for target in self.targets()}):
+            call = ctx.names.call_of(node)
+            if call is None:
+                ctx.records.refuse(node, self.not_called(code_of(node)))
+                continue
+            why = self.call_refusal(call, target)
+            if why is not None:
+                ctx.records.refuse(call, why)
+                continue
+            torch = ctx.imports.torch_name(call, root_name(node))
+            if torch is None:
+                ctx.records.refuse(
+                    call, "the name torch means something else here: rewrite by hand"
+                )
+                continue
+            edit, summary = self.call_edit(call, code_of(node), torch, target)
+            ctx.records.rewrite(call, edit, summary, consumes=node)
+
+    def not_called(self, func: str) -> str:
+        """Why a use ``func`` (its code) of a target that is not called is left alone."""
+        raise NotImplementedError
+
+    def call_refusal(self, call: cst.Call, target: str) -> str | None:
+        """Why ``call`` (of ``target``) cannot be rewritten (``None``: it can)."""
+        raise NotImplementedError
+
+    def call_edit(self, call: cst.Call, func: str, torch: str, target: str) -> tuple[Edit, str]:
+        """The edit of ``call`` of ``target`` (one ``call_refusal`` accepts; ``func`` is its
+        callee's code, ``torch`` a name of module ``torch`` there) and its summary. The edit depends only on
+        these: it gives the same code for the call wherever it stands."""
+        raise NotImplementedError
 
 
 class CodemodRun(cst.CSTTransformer):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+
 import libcst as cst
 
 from ipex_doctor.scan.fix.codemods.base import Codemod, CodemodContext
@@ -38,6 +40,14 @@ class WithAnd(Codemod):
     REQUIRES = ("with",)
     # NOTE: a Codemod, not a NameCodemod: no name is resolved, so the costly scope and
     # qualified-name metadata is not computed.
+    QUIET_WITHOUT = (ast.withitem,)
+
+    @classmethod
+    def at_work(cls, node: ast.AST) -> bool:
+        """A ``with`` item that is an ``and`` (in parentheses or not): ``plan`` records only
+        at such an item."""
+        expression = node.context_expr if isinstance(node, ast.withitem) else None
+        return isinstance(expression, ast.BoolOp) and isinstance(expression.op, ast.And)
 
     def plan(self, ctx: CodemodContext) -> None:
         """Plan each ``with`` item that is an ``and`` of calls."""

@@ -22,8 +22,13 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator, Mapping, Sequence
 
-from ipex_doctor.scan.match.fixable import Module, mechanical_use, removable_import
-from ipex_doctor.scan.match.patterns import Context, PatternHit
+from ipex_doctor.scan.match.fixable import (
+    IPEX_PACKAGE,
+    Module,
+    mechanical_use,
+    removable_import,
+)
+from ipex_doctor.scan.match.patterns import SPECTRAL_NORM, Context, PatternHit
 from ipex_doctor.scan.match.python.names import Facts, NameTable, Scope, imported_modules
 from ipex_doctor.scan.match.python.probes import PROBE_PATTERN, Guard, Probes
 from ipex_doctor.scan.match.python.switches import SWITCH_PATTERN
@@ -37,15 +42,28 @@ def python_hits(
     rules: PythonRules,
     lines: Mapping[int, Sequence[str]],
     text: Sequence[Hit] = (),
+    *,
+    run_of: tuple[Facts, str] | None = None,
 ) -> list[Hit]:
     """The hits of ``rules`` in the module whose parts are ``parts``, read into ``table``
     (finished), and ``text`` (the text rules' hits in it), each with its guard; ``lines``
-    are each part's source lines, by part."""
+    are each part's source lines, by part.
+
+    ``run_of``: ``parts`` is one run of a module's statements (``readers``), and this is the
+    module's: a ``Facts`` holding its every import (what ``torch_writable`` reads) and its
+    source. The other judgements across statements (probes' flags, ``removable_import``,
+    ``half-spectral-norm``) are not made per run: ``judged_across_runs`` says which modules
+    need them, and the caller reads those whole."""
     probe_names = next((n for _, p, n in rules.patterns if p.id == PROBE_PATTERN), ())
-    source = "\n".join(line for part in lines.values() for line in part)
+    if run_of is None:
+        source = "\n".join(line for part in lines.values() for line in part)
+    else:
+        source = run_of[1]
     probes = Probes(parts, probe_names, rules.ipex_only_name, source)
     guards = probes.guards(parts)
     module = Module.of(parts, table, lines)
+    if run_of is not None:
+        module = module._replace(parts=[run_of[0]])
     context = Context(probe_names, rules.ipex_only_name, probes, module)
     hits: list[Hit] = []
     for facts in parts:
@@ -67,6 +85,28 @@ def python_hits(
         found = pattern.find(parts, context._replace(names=names, hits=tuple(hits)))
         hits += [_pattern_hit(rule_id, hit, lines[hit.part]) for hit in found]
     return [_guarded(hit, guards, lines) for hit in hits]
+
+
+def judged_across_runs(rules: PythonRules, source: str) -> str | None:
+    """Why the module ``source`` cannot be matched one run of statements at a time with
+    ``python_hits(..., run_of=...)``: a judgement of ``rules`` may read statements anywhere in
+    it; ``None`` when none can. Told from the text alone (a judgement needs its names
+    spelled), so that such a module is read whole without a wasted reading in runs first.
+    These modules are not summarised across runs: each judgement would need its own summary,
+    and they are rare among large files (a large file is generated)."""
+    probe_names = next((n for _, p, n in rules.patterns if p.id == PROBE_PATTERN), ())
+    if any(name in source for name in probe_names):
+        return "a probe's flag may be set in one statement and read in another"
+    if REMOVED_IMPORT in rules.fixes.values() and IPEX_PACKAGE in source:
+        return "whether `import intel_extension_for_pytorch` goes reads every statement"
+    spectral = any(p.id == "half-spectral-norm" for _, p, _ in rules.patterns)
+    if spectral and any(name.rpartition(".")[2] in source for name in SPECTRAL_NORM):
+        return "half-spectral-norm pairs a spectral norm anywhere with a conversion elsewhere"
+    return None
+
+
+REMOVED_IMPORT = "ipex-side-effect-import"
+"""The fix whose condition (``removable_import``) reads every statement of the module."""
 
 
 def _guarded(hit: Hit, guards: Sequence[Guard], lines: Mapping[int, Sequence[str]]) -> Hit:
@@ -126,7 +166,7 @@ def _import_hits(
                 if rule_id not in reported:
                     reported.add(rule_id)
                     mechanical = False
-                    if rules.fixes.get(rule_id) == "ipex-side-effect-import" and isinstance(
+                    if rules.fixes.get(rule_id) == REMOVED_IMPORT and isinstance(
                         statement, ast.Import
                     ):
                         assert isinstance(node, ast.alias)

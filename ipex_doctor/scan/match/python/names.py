@@ -31,7 +31,10 @@ its function's (``[torch for torch in xs]`` hides the module's ``torch`` in that
 Strings and comments are never names, so a docstring about ``ipex.optimize`` matches nothing.
 
 Several trees may share one table: a notebook's cells are read in order into the same module
-scope, so an import in cell 1 resolves a use in cell 5.
+scope, so an import in cell 1 resolves a use in cell 5. A large module may be read in runs of
+statements (``readers``): once for the bindings, each run's tree dropped after it, then, after
+``finish``, again with ``replay`` for each run's facts, which binds nothing and gives each
+function or class the scope the first reading made for it.
 """
 
 from __future__ import annotations
@@ -163,13 +166,24 @@ class NameTable:
         self._bound_otherwise: frozenset[str] | None = None
         """Every name some scope binds (after ``finish``): a chain on any other name resolves
         to nothing, whatever its scope."""
+        self._binding = True
+        """Whether ``read`` binds (``False`` while it replays, see ``read``)."""
+        self._by_place: dict[tuple[int, int], Scope] | None = None
+        """The scope of each function, lambda and class by where it starts (line, column), kept
+        from the first reading when a later one will replay it."""
 
-    def read(self, tree: ast.Module, part: int = 0) -> Facts:
+    def read(self, tree: ast.Module, part: int = 0, *, replay: bool = False) -> Facts:
         """Bind the names ``tree`` (part ``part`` of the file) defines and collect its facts;
-        call ``finish`` after the last tree."""
+        call ``finish`` after the last tree.
+
+        ``replay``: ``tree`` was read (bound) before, into this table, since finished, by a
+        table made with ``keep_scopes``: collect its facts again, binding nothing, each node in
+        the scope the first reading gave it. The facts are those the first reading gave."""
         # NOTE: this loop visits every node of every file that passed the prefilter, so it is
         # written for speed: dispatch on the exact type, one work list per scope, no generator.
-        self._bound_otherwise = None  # NOTE: known again at the next ``finish``
+        binding = self._binding = not replay
+        if binding:
+            self._bound_otherwise = None  # NOTE: known again at the next ``finish``
         facts = Facts([], [], [], [], [], [], [], [], [], [], [], [], [], part)
         work: list[tuple[list[ast.AST], Scope]] = [(list(tree.body), self.module)]
         while work:
@@ -180,7 +194,8 @@ class NameTable:
                 if kind is ast.Name:
                     name = cast(ast.Name, node)
                     if type(name.ctx) is ast.Store:
-                        scope.local.add(name.id)
+                        if binding:
+                            scope.local.add(name.id)
                     else:
                         facts.chains.append((name, scope))
                     continue
@@ -208,6 +223,11 @@ class NameTable:
                     elif isinstance(value, ast.AST):
                         stack.append(value)
         return facts
+
+    def keep_scopes(self) -> None:
+        """Keep each scope by where its function, lambda or class starts, for a later
+        ``read(..., replay=True)`` (before the first ``read``)."""
+        self._by_place = {}
 
     def binds_otherwise(self, name: str) -> bool:
         """Whether some scope binds ``name`` other than by an import (an assignment, a
@@ -259,9 +279,18 @@ class NameTable:
             return (next(iter(bases)) + suffix,)
         return tuple(sorted(base + suffix for base in bases))
 
-    def _scope(self, parent: Scope, *, is_class: bool = False) -> Scope:
+    def _scope(self, node: ast.AST, parent: Scope, *, is_class: bool = False) -> Scope:
+        """The scope of ``node`` (a function, lambda or class) in ``parent``: a new one, or
+        while replaying the one the first reading made."""
+        place = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+        if not self._binding:
+            assert self._by_place is not None, "replay needs keep_scopes"
+            return self._by_place[place]
         scope = Scope(parent, is_class=is_class)
         self._scopes.append(scope)
+        if self._by_place is not None:
+            # NOTE: no two such nodes start at one place (each starts with its own keyword)
+            self._by_place[place] = scope
         return scope
 
 
@@ -273,7 +302,8 @@ def _import(
     table: NameTable, node: ast.AST, scope: Scope, facts: Facts, stack: _Stack, work: _Work
 ) -> bool:
     assert isinstance(node, ast.Import | ast.ImportFrom)
-    _bind_import(node, scope)
+    if table._binding:
+        _bind_import(node, scope)
     facts.imports.append(node)
     return True
 
@@ -282,7 +312,8 @@ def _function(
     table: NameTable, node: ast.AST, scope: Scope, facts: Facts, stack: _Stack, work: _Work
 ) -> bool:
     assert isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
-    inner = table._scope(scope)
+    inner = table._scope(node, scope)
+    binding = table._binding
     arguments = node.args
     parameters = [
         *arguments.posonlyargs,
@@ -290,13 +321,15 @@ def _function(
         *arguments.kwonlyargs,
         *(a for a in (arguments.vararg, arguments.kwarg) if a is not None),
     ]
-    inner.local.update(a.arg for a in parameters)
+    if binding:
+        inner.local.update(a.arg for a in parameters)
     stack.extend(arguments.defaults)
     stack.extend(d for d in arguments.kw_defaults if d is not None)
     if isinstance(node, ast.Lambda):
         work.append(([node.body], inner))
         return True
-    scope.local.add(node.name)
+    if binding:
+        scope.local.add(node.name)
     stack.extend(node.decorator_list)
     stack.extend(a.annotation for a in parameters if a.annotation is not None)
     if node.returns is not None:
@@ -309,11 +342,12 @@ def _class(
     table: NameTable, node: ast.AST, scope: Scope, facts: Facts, stack: _Stack, work: _Work
 ) -> bool:
     assert isinstance(node, ast.ClassDef)
-    scope.local.add(node.name)
+    if table._binding:
+        scope.local.add(node.name)
     stack.extend(node.decorator_list)
     stack.extend(node.bases)
     stack.extend(k.value for k in node.keywords)
-    work.append((list(node.body), table._scope(scope, is_class=True)))
+    work.append((list(node.body), table._scope(node, scope, is_class=True)))
     return True
 
 
@@ -346,6 +380,8 @@ def _assign(
 ) -> bool:
     assert isinstance(node, ast.Assign | ast.AnnAssign)
     facts.assigns.append((node, scope))
+    if not table._binding:
+        return False
     if isinstance(node, ast.Assign):
         if len(node.targets) == 1 and type(node.targets[0]) is ast.Name:
             table._assignments.append((scope, node.targets[0].id, node.value))
@@ -359,7 +395,7 @@ def _except(
     table: NameTable, node: ast.AST, scope: Scope, facts: Facts, stack: _Stack, work: _Work
 ) -> bool:
     assert isinstance(node, ast.ExceptHandler)
-    if node.name:
+    if node.name and table._binding:
         scope.local.add(node.name)
     return False
 
@@ -439,7 +475,8 @@ def _declaration(
     table: NameTable, node: ast.AST, scope: Scope, facts: Facts, stack: _Stack, work: _Work
 ) -> bool:
     assert isinstance(node, ast.Global | ast.Nonlocal)
-    scope.declared.update(dict.fromkeys(node.names, isinstance(node, ast.Global)))
+    if table._binding:
+        scope.declared.update(dict.fromkeys(node.names, isinstance(node, ast.Global)))
     return True
 
 

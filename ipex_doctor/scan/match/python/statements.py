@@ -38,7 +38,7 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Iterator
 from typing import NamedTuple
 
 from ipex_doctor.scan.match.fixable import DYNAMIC_LOOKUPS
@@ -93,35 +93,76 @@ def parse_relevant(text: str, words: Words | None) -> ast.Module:
     """The statements of ``text`` the scan reads, parsed (see the module); the whole module
     when ``words`` is ``None`` or the text cannot be cut with confidence. ``Unparsable`` as
     ``parse_python``."""
+    trees: dict[int, list[ast.stmt]] = {}
+
+    def keep(first: int, body: list[ast.stmt]) -> None:
+        trees[first] = body
+
+    if select_relevant(text, words, keep) is None:
+        return parse_python(text)
+    return ast.Module(
+        body=[node for first in sorted(trees) for node in trees[first]], type_ignores=[]
+    )
+
+
+OnRun = Callable[[int, list[ast.stmt]], None]
+"""Given each run of statements as it is parsed: the index of its first statement, its trees."""
+
+
+def select_relevant(
+    text: str, words: Words | None, on_run: OnRun, run_size: int | None = None
+) -> Relevant | None:
+    """The statements of ``text`` the scan reads (see the module), each parsed once on the
+    way, in runs of consecutive statements of up to about ``run_size`` characters (a longer statement
+    is a run of its own; ``None``: runs as long as they come), given to ``on_run`` (which
+    need not keep them); ``None`` when the module is to be parsed whole instead (``words`` is
+    ``None``, the text cannot be cut with confidence, a kept statement does not parse alone).
+    """
     statements = top_level(text) if words is not None else None
     if words is None or statements is None or len(statements) < 2:
-        return parse_python(text)
+        return None
     kept = _Kept(text, statements)
     if not kept.mark_text(words):
-        return parse_python(text)
+        return None
     kept.mark_names(words.names)
-    trees: dict[int, list[ast.stmt]] = {}
+    parsed = bytearray(len(statements))
     bound: set[str] = set(words.names)
     while True:
-        pending = [i for i in range(len(statements)) if kept.flags[i] and i not in trees]
+        pending = [i for i in range(len(statements)) if kept.flags[i] and not parsed[i]]
         if not pending:
             break
         new: set[str] = set()
-        for first, last in _runs(pending):
+        for first, last in _runs(pending, statements, run_size):
             body = _parse_run(text, statements, first, last, kept.lines)
             if body is None:
-                return parse_python(text)
-            trees[first] = body
-            for index in range(first + 1, last + 1):
-                trees[index] = []
-            for node in body:
-                new.update(module_bindings(node))
+                return None
+            parsed[first : last + 1] = b"\1" * (last + 1 - first)
+            if 0 in kept.flags:  # NOTE: a name matters only while a statement is left out
+                for node in body:
+                    new.update(module_bindings(node))
+            on_run(first, body)
         new -= bound
         bound |= new
         kept.mark_names(sorted(new))
-    return ast.Module(
-        body=[node for index in sorted(trees) for node in trees[index]], type_ignores=[]
-    )
+    return Relevant(text, statements, kept.lines, [i for i, f in enumerate(kept.flags) if f])
+
+
+class Relevant(NamedTuple):
+    """The statements of a module the scan reads (``select_relevant``)."""
+
+    text: str
+    statements: list[Statement]
+    lines: list[int]
+    """The 1-based line each statement starts at."""
+    kept: list[int]
+    """The indexes of the statements read, in order."""
+
+    def runs(self, run_size: int | None) -> Iterator[list[ast.stmt] | None]:
+        """The kept statements parsed again, in runs of consecutive statements cut as
+        ``select_relevant`` cuts them, in the module's order; ``None`` for a run that does not
+        parse alone (each statement did in ``select_relevant``, maybe beside others)."""
+        for first, last in _runs(self.kept, self.statements, run_size):
+            yield _parse_run(self.text, self.statements, first, last, self.lines)
 
 
 def module_bindings(statement: ast.stmt) -> set[str]:
@@ -249,8 +290,10 @@ def _parse_run(
     source = text[statements[first].start : statements[last].end]
     offset = lines[first] - 1
     # NOTE: line breaks before the text put it at its line for the cost of the parser skipping
-    # blank lines; far down a module, moving the tree's line numbers is cheaper.
-    padded = offset <= 256 + 4 * _breaks(source, 0, len(source))
+    # blank lines (about 40 ns each); far down a module, moving the tree's line numbers is
+    # cheaper for a short run (``increment_lineno`` walks the tree in Python: microseconds a
+    # node, and a node comes every few characters), never for a long one.
+    padded = offset <= 256 + 4 * len(source)
     try:
         tree = parse_python("\n" * offset + source if padded else source)
     except Unparsable:
@@ -260,13 +303,21 @@ def _parse_run(
     return tree.body
 
 
-def _runs(indexes: list[int]) -> Iterable[tuple[int, int]]:
-    """``indexes`` (sorted) as runs of consecutive numbers: (first, last) each."""
+def _runs(
+    indexes: list[int], statements: list[Statement], run_size: int | None = None
+) -> Iterable[tuple[int, int]]:
+    """``indexes`` (sorted) as runs of consecutive numbers: (first, last) each; with
+    ``run_size``, a run ends once its statements hold that many characters or more."""
+    if not indexes:
+        return
     first = previous = indexes[0]
+    held = 0
     for index in indexes[1:]:
-        if index != previous + 1:
+        if run_size is not None:
+            held += statements[previous].end - statements[previous].start
+        if index != previous + 1 or (run_size is not None and held >= run_size):
             yield first, previous
-            first = index
+            first, held = index, 0
         previous = index
     yield first, previous
 
