@@ -259,9 +259,18 @@ TEXT_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "      IPEX_VERBOSE: 1",
             '"export IPEX_TILE_AS_DEVICE=0"',
             '"IPEX_XPU_ONEDNN_LAYOUT": "1"',
+            # NOTE: every other name the rule lists, one a line: it spells them in three regexes
+            *(
+                f"export IPEX_{name}=1"
+                for name in (
+                    "LAYOUT_OPT XPU_SYNC_MODE COMPUTE_ENG XPU_BACKEND SIMPLE_TRACE SHOW_OPTION"
+                    " ZE_TRACING LOG_LEVEL LOG_COMPONENT LOG_OUTPUT LOG_ROTATE_SIZE LOG_SPLIT_SIZE"
+                ).split()
+            ),
         ],
         [
             "ARG IPEX_VERSION=2.8.10",
+            'os.environ["IPEX_LLM_LOW_MEM"] = "1"',
             "echo $IPEX_VERBOSE",
             "export MY_IPEX_VERBOSE=1",
             "export IPEX_VERBOSE_EXTRA=1",

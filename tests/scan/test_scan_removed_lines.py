@@ -290,6 +290,27 @@ def test_ipex_settings_and_a_source_build_of_ipex_are_found(tmp_path: Path) -> N
     ]
 
 
+def test_a_projects_own_ipex_named_settings_are_not_parsed_for_ipexs(tmp_path: Path) -> None:
+    """ipex-llm names its own settings after itself (IPEX_LLM_LOW_MEM...): a module that sets
+    and reads only those holds none of IPEX's settings, and the prefilter must not send it to
+    be parsed for them (the rule's word was IPEX_ alone, which let every such module through).
+    The worker that exports one of IPEX's own settings is still parsed and found."""
+    files = {
+        "pipeline_parallel.py": (
+            "import os\n"
+            'os.environ["IPEX_LLM_QUANTIZE_KV_CACHE"] = "1"\n'
+            'low_mem = os.environ.get("IPEX_LLM_LOW_MEM", "0") == "1"\n'
+        ),
+        "worker.py": 'env = {"IPEX_LLM_LOW_MEM": "1", "IPEX_LOG_LEVEL": "1"}\n',
+    }
+    write(tmp_path, files)
+    result = scan(tmp_path, SHIPPED)
+    assert (result.files_seen, result.files_parsed) == (2, 1)
+    assert [(path, line, rule) for path, line, rule, _ in found(result)] == [
+        ("worker.py", 1, "ipex-environment-setting"),
+    ]
+
+
 def test_intel_torch_builds_and_a_forks_wheel_prefix_in_an_installer(tmp_path: Path) -> None:
     """comfy-cli installs IPEX with the torch builds of Intel's index (2.1.0.post2) in one
     subprocess list; forge-classic keeps the download prefix of a fork's IPEX wheels in a
@@ -393,6 +414,35 @@ def test_a_projects_switch_to_its_ipex_path_is_found_where_the_branch_holds_ipex
         (12, "ipex-path-switch"),
     ]
     assert ("inference.py", 18, "ipex-build-probe") in found
+
+
+def test_a_check_of_ipex_version_is_a_probe_not_a_switch(tmp_path: Path) -> None:
+    """neural-compressor's smooth-quant utility takes IPEX's version from a helper of its own
+    (``ipex_ver = get_ipex_version()``) and checks it before an ipex.quantization call: the
+    condition asks which IPEX is installed, so it is no switch of the project's (nothing follows
+    the helper to IPEX, so nothing reports it). accelerate's check of a version it read from
+    IPEX's metadata is the probe rule's. A switch beside a version check is still one."""
+    source = (
+        "import importlib.metadata\n"
+        "import intel_extension_for_pytorch as ipex\n"
+        "from packaging.version import Version\n"
+        "from neural_compressor.torch.utils import get_ipex_version\n"
+        "ipex_ver = get_ipex_version()\n"
+        "def qconfig(alpha, observer, use_ipex):\n"
+        '    if ipex_ver.release >= Version("2.1.1").release:\n'
+        "        return ipex.quantization.get_smooth_quant_qconfig_mapping(alpha=alpha)\n"
+        '    ipex_version = Version(importlib.metadata.version("intel_extension_for_pytorch"))\n'
+        '    if ipex_version >= Version("2.5"):\n'
+        "        from intel_extension_for_pytorch.xpu import mem_get_info\n"
+        '    if use_ipex and ipex_ver.release >= Version("2.1.1").release:\n'
+        "        return ipex.quantization.get_smooth_quant_qconfig_mapping(alpha=alpha)\n"
+    )
+    found = _rules(tmp_path, {"utility.py": source})
+    assert ("utility.py", 8, "ipex-quantization") in found
+    assert [(line, rule) for _, line, rule in found if line in (7, 10, 12)] == [
+        (10, "ipex-probe"),
+        (12, "ipex-path-switch"),
+    ]
 
 
 def test_setvars_in_a_build_from_source_is_the_builds(tmp_path: Path) -> None:

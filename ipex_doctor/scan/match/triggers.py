@@ -177,14 +177,22 @@ class Prefilter:
         plain = [t for t in self.triggers if t.words and not t.folded]
         self.anchors = _cover(plain)
         """(anchor, the triggers it covers), in the order they are searched."""
-        self.gate = _gate(plain)
-        """A word inside most triggers' words (``torch``): a file without it needs only the
-        anchors of the other triggers (``ungated``). ``None``: no word is in most."""
-        self.ungated = (
-            _cover([t for t in plain if not _inside(self.gate, t.words)])
-            if self.gate is not None
+        gate = _gate(plain)
+        ungated = (
+            _cover([t for t in plain if not _inside(gate, t.words)])
+            if gate is not None
             else self.anchors
         )
+        # NOTE: a gate is one more search for a file that has it, so it is kept only where a
+        # file without it searches at least two anchors fewer. Counted in anchors, not in
+        # triggers: a rule that spells many names (IPEX's settings) adds triggers but
+        # hardly any anchor, and must not turn the gate off or on.
+        if gate is not None and len(ungated) + 1 >= len(self.anchors):
+            gate, ungated = None, self.anchors
+        self.gate = gate
+        """The word inside the most triggers' words (``torch``): a file without it needs only
+        the anchors of the other triggers (``ungated``). ``None``: no word spares enough."""
+        self.ungated = ungated
         self.direct = tuple(t for t in self.triggers if t.folded or not t.words)
         """The triggers no anchor covers, tried one by one (folded ones: case-insensitive)."""
 
@@ -307,10 +315,10 @@ def _cover(triggers: Sequence[Trigger]) -> tuple[tuple[bytes, tuple[Trigger, ...
 
 
 def _gate(triggers: Sequence[Trigger]) -> bytes | None:
-    """The word (a trigger word or a part of one) inside the words of the most ``triggers``,
-    when that is more than half of them: one search of it spares a file without it the
-    anchors of all those triggers (a tree without torch, most of the time, searches ``torch``
-    and the few anchors of the rest)."""
+    """The word (a trigger word or a part of one) inside the words of the most ``triggers``:
+    one search of it spares a file without it the anchors of all those triggers (a tree
+    without torch, most of the time, searches ``torch`` and the few anchors of the rest);
+    ``Prefilter`` keeps it only where that spares enough."""
     counts: dict[bytes, int] = {}
     for trigger in triggers:
         for part in {part for word in trigger.words for part in _parts(word)}:
@@ -319,8 +327,7 @@ def _gate(triggers: Sequence[Trigger]) -> bytes | None:
         return None
     texts = [text for _, text in _joined(triggers)]
     inside = {part: sum(part in text for text in texts) for part in counts}
-    best = max(counts, key=lambda part: (inside[part], part))
-    return best if inside[best] * 2 > len(triggers) else None
+    return max(counts, key=lambda part: (inside[part], part))
 
 
 def _joined(triggers: Sequence[Trigger]) -> list[tuple[Trigger, bytes]]:

@@ -83,6 +83,20 @@ def test_the_gate_spares_only_triggers_that_need_it(rules: CodeRules | None) -> 
             )
 
 
+def test_the_gate_is_kept_where_it_spares_anchors_not_by_a_count_of_triggers() -> None:
+    """Four names under torch need four anchors; two rules' six setting names need two
+    (``IPEX``, ``OPTS``): torch is in fewer than half of the triggers, yet it is the gate, as
+    it spares a file without it two anchor searches more than its own. A gate that would spare
+    no more than its own search is none."""
+    under_torch = [name_trigger(f"torch.{n}", whole=True) for n in ("xpu", "amp", "compile", "jit")]
+    settings = [
+        Trigger((f"{p}_{n}".encode(),)) for p in ("IPEX", "OPTS") for n in ("A1", "B2", "C3")
+    ]
+    prefilter = Prefilter([*under_torch, *settings])
+    assert (len(prefilter.anchors), prefilter.gate, len(prefilter.ungated)) == (6, b"torch", 2)
+    assert Prefilter([*under_torch[:1], *settings]).gate is None
+
+
 @pytest.mark.parametrize(
     "text",
     [

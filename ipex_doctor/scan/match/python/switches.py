@@ -14,12 +14,16 @@ where the IPEX path starts, so the branch goes as a whole.
 A condition that itself uses IPEX (a probe such as ``HAS_IPEX`` or ``is_ipex_available()``, a
 version check of the module) is not a switch: the rule that matches it reports it. Nor is a
 test of IPEX's module itself (``if ipex is not None:`` after an import that falls back to
-``None``): the name is IPEX's, not the project's.
+``None``): the name is IPEX's, not the project's. Nor is a check of a value that names IPEX's
+version (neural-compressor's ``if ipex_ver.release >= Version("2.1.1").release:``, its
+``ipex_ver`` taken from a helper of its own): it asks which IPEX is installed, a probe, which
+the probe rule reports where it follows the value to IPEX and nothing reports otherwise.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator, Sequence
 
 from ipex_doctor.scan.match.python.names import Facts, NameTable, Scope
@@ -32,6 +36,10 @@ IPEX_PACKAGES = frozenset(
     | {"oneccl_bindings_for_pytorch", "torch_ccl"}
 )
 """Packages whose names, bound by an import, are IPEX's own (not a project's switch)."""
+_WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+"""The words of a name: ``ipex_ver``, ``IPEX_VERSION``, ``ipexVersion`` (``ver`` of ``server`` or
+``verbose`` is no word of its own)."""
+_VERSION_WORDS = frozenset({"ver", "vers", "version", "versions"})
 
 
 def switch_nodes(parts: Sequence[Facts], hits: Sequence[Hit]) -> Iterator[tuple[int, ast.expr]]:
@@ -71,9 +79,15 @@ def _names_ipex(test: ast.expr, scope: Scope) -> bool:
             text = node.value
         else:
             continue
-        if "ipex" in text.lower() and not _ipex_itself(node, scope):
+        if "ipex" in text.lower() and not _ipex_version(text) and not _ipex_itself(node, scope):
             return True
     return False
+
+
+def _ipex_version(text: str) -> bool:
+    """Whether the name ``text`` (one that names IPEX) holds IPEX's version: one of its words is
+    ``ver`` or ``version`` (``ipex_ver``, ``get_ipex_version``, ``IPEX_VERSION``)."""
+    return any(word.lower() in _VERSION_WORDS for word in _WORDS.findall(text))
 
 
 def _ipex_itself(node: ast.AST, scope: Scope) -> bool:
