@@ -33,6 +33,7 @@ def main() -> None:
         "--with-ipex", action="store_true", help="import IPEX first, as the doctor's worker does"
     )
     args = parser.parse_args()
+    # ipex-doctor: ignore[ipex-path-switch] the benchmark's flag for the reference stack's IPEX path
     if args.with_ipex:
         # ipex-doctor: ignore[ipex-import] measures the IPEX path of the reference stack on purpose
         import intel_extension_for_pytorch  # noqa: F401

@@ -35,7 +35,6 @@ from ipex_doctor.errors import (
 from ipex_doctor.knowledge import code_rules, known_issues
 from ipex_doctor.knowledge.code_rules import CodeRules
 from ipex_doctor.model.code import (
-    CodeMatch,
     FixSummary,
     LineEdit,
     RewrittenFile,
@@ -105,10 +104,18 @@ def _wanted(result: ScanResult, rules: CodeRules) -> dict[str, set[str]]:
     return wanted
 
 
-def _edit_for(match: CodeMatch, edits: Mapping[str, Sequence[LineEdit]]) -> LineEdit | None:
-    return next(
-        (e for e in edits.get(match.location.path, ()) if e.covers(match.location.line)), None
-    )
+def _edits_by_line(edits: Mapping[str, Sequence[LineEdit]]) -> dict[str, dict[int, LineEdit]]:
+    """For each path, the first of its edits (in the file's order) that covers each line."""
+    # NOTE: built once per report so that giving each finding its edit is a lookup: searching
+    # a file's edits for each finding was quadratic where every line is fixed (a dense 2 MiB
+    # file's `scan --diff` spent 75 of its 87 s there).
+    index: dict[str, dict[int, LineEdit]] = {}
+    for path, path_edits in edits.items():
+        by_line = index.setdefault(path, {})
+        for edit in path_edits:
+            for line in range(edit.start, max(edit.end, edit.start) + 1):
+                by_line.setdefault(line, edit)
+    return index
 
 
 def _fix_catalogue() -> Mapping[str, str]:
@@ -438,11 +445,13 @@ def _report(
     complete: bool = True,
 ) -> Report:
     findings = []
+    edits_at = _edits_by_line(edits or {})
     for match in result.matches:
         rule = rules.get(match.rule_id)
         if rule is None:
             continue
-        edit = _edit_for(match, edits) if rule.fix and edits else None
+        at_path = edits_at.get(match.location.path, {}) if rule.fix else {}
+        edit = at_path.get(match.location.line)
         finding = code_finding(match, rule, joined, kb_findings, fix_edit=edit)
         findings.append(_with_rule_source(finding, rules.source_of(rule.id)))
     summary = ScanSummary(result.roots, result.files_seen, result.files_parsed, result.skipped, fix)

@@ -351,3 +351,17 @@ def test_check_code_adds_the_code_findings_judged_against_the_probed_environment
     )
     assert report["scan"]["files_seen"] >= 2
     assert done.returncode == 1
+
+
+def test_each_line_gets_the_first_edit_that_covers_it() -> None:
+    """A finding's edit is the first of its file's edits (in order) whose range covers its line,
+    an insertion covering only its point: the lookup that replaced a search per finding."""
+    from ipex_doctor.app.code_scan import _edits_by_line
+    from ipex_doctor.model.code import LineEdit
+
+    insert = LineEdit(start=3, end=2, text="import torch\n")
+    replace = LineEdit(start=3, end=5, text="x\n")
+    later = LineEdit(start=9, end=9, text="y\n")
+    index = _edits_by_line({"a.py": [insert, replace, later], "b.py": []})
+    assert index["a.py"] == {3: insert, 4: replace, 5: replace, 9: later}
+    assert index["b.py"] == {}

@@ -60,6 +60,7 @@ def check_launch_args(tokens: Sequence[str | None], *, after_ipexrun: bool) -> s
     """Why the launcher arguments ``tokens`` cannot move to run_cpu as they are (``None``:
     they can). A ``None`` token is one the code does not spell out (a variable)."""
     i = 0
+    # ipex-doctor: ignore[ipex-path-switch] the fix's own test of what followed the launcher
     if after_ipexrun and tokens and tokens[0] == "xpu":
         # ipex-doctor: ignore[ipex-launcher] a reason the fix gives, naming the launcher
         return "`ipexrun xpu` is IPEX's XPU launcher, which has no upstream counterpart"
@@ -199,6 +200,7 @@ def _rewrite_exec_form(lines: list[str], index: int, notes: list[LaunchNote]) ->
         return None
     if not isinstance(words, list) or not all(isinstance(w, str) for w in words):
         return None
+    # ipex-doctor: ignore[ipex-path-switch] the rewrite's own test for the launcher's word
     if IPEXRUN in words:
         at, after_ipexrun = words.index(IPEXRUN), True
         # ipex-doctor: ignore[ipex-launcher] the exec form's word the rewrite replaces
@@ -207,6 +209,7 @@ def _rewrite_exec_form(lines: list[str], index: int, notes: list[LaunchNote]) ->
             old = _exec_form_pair(line, IPEXRUN, "cpu") or old
             if old == f'"{IPEXRUN}"':
                 return None
+    # ipex-doctor: ignore[ipex-path-switch] the rewrite's own test for the launcher's word
     elif IPEX_LAUNCH in words and words.index(IPEX_LAUNCH) > 0:
         at, after_ipexrun = words.index(IPEX_LAUNCH), False
         # ipex-doctor: ignore[ipex-launcher] the exec form's word the rewrite replaces
