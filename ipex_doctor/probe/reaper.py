@@ -27,8 +27,10 @@ import atexit
 import contextlib
 import ctypes
 import ctypes.util
+import functools
 import os
 import secrets
+import signal
 import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping
@@ -257,5 +259,23 @@ def reap_tree(pid: int, kill_group: Callable[[], None]) -> None:
         release()
 
 
-# NOTE: a last sweep when the doctor exits, whatever way it exits short of SIGKILL
-atexit.register(reap_orphans)
+def _kill_lost(pid: int) -> None:
+    for signal_to in (os.killpg, os.kill):  # NOTE: a session leader, or a child that is not
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            signal_to(pid, signal.SIGKILL)
+
+
+def end_all() -> None:
+    """End every child the doctor still counts live, with its descendants, then sweep the
+    orphans: the doctor's last act when it exits, whatever way it exits short of SIGKILL."""
+    # NOTE: at exit, a child still live has lost its owner: an interrupt landed between its
+    # start and its owner's hands (a few bytecodes: a scan's probes, SIGINT under load), and
+    # nothing would ever collect it. Without this the sweep protected it as live.
+    with _lock:
+        lost = list(_live)
+    for pid in lost:
+        reap_tree(pid, functools.partial(_kill_lost, pid))
+    reap_orphans()
+
+
+atexit.register(end_all)
