@@ -516,3 +516,88 @@ def test_pipfiles_pin_intels_torch_builds_and_a_worker_exports_ipex_settings(
         ("intel/Pipfile.gpu", 8, "intel-torch-build-pin"),
         ("run_test.py", 3, "ipex-environment-setting"),
     ]
+
+
+def test_ipex_reached_through_a_dict_of_imported_modules_is_followed(tmp_path: Path) -> None:
+    """Pruna's IPEX LLM compiler imports IPEX lazily in a method that returns the modules in a
+    dict (``dict(ipex=ipex, ...)``) and reads them back by key in its other methods
+    (``imported_modules["ipex"]``): the module handed into the dict, each key read, the alias
+    made from one and its calls are found. A key the dict does not hold, a dict of another
+    function's and a dict of the project's own objects stay quiet."""
+    source = (
+        "from pathlib import Path\n"
+        "class IPEXLLM:\n"
+        "    def model_check_fn(self, model):\n"
+        "        imported_modules = self.import_algorithm_packages()\n"
+        '        ipex_path = Path(imported_modules["ipex"].__file__).parent\n'
+        "    def _apply(self, model, smash_config):\n"
+        "        imported_modules = self.import_algorithm_packages()\n"
+        '        ipex = imported_modules["ipex"]\n'
+        '        woq_weight_dtype = imported_modules["WoqWeightDtype"]\n'
+        '        weight_dtype = woq_weight_dtype.INT8 if smash_config["weight_bits"] == 8 else None\n'
+        "        lowp_mode = ipex.quantization.WoqLowpMode.INT8\n"
+        "        model = ipex.llm.optimize(model.eval(), inplace=True)\n"
+        '        other = imported_modules["torch"]\n'
+        '        config = self.settings()["ipex"]\n'
+        "        return model\n"
+        "    def import_algorithm_packages(self):\n"
+        "        import intel_extension_for_pytorch as ipex\n"
+        "        from intel_extension_for_pytorch.quantization import WoqWeightDtype\n"
+        "        return dict(\n"
+        "            ipex=ipex,\n"
+        "            WoqWeightDtype=WoqWeightDtype,\n"
+        "        )\n"
+        "    def settings(self):\n"
+        '        return {"ipex": self.ipex_config}\n'
+    )
+    assert _rules(tmp_path, {"ipex_llm.py": source}) == [
+        ("ipex_llm.py", 5, "ipex-other-api"),
+        ("ipex_llm.py", 8, "ipex-module-reference"),
+        ("ipex_llm.py", 9, "ipex-woq"),
+        ("ipex_llm.py", 10, "ipex-woq"),
+        ("ipex_llm.py", 11, "ipex-woq"),
+        ("ipex_llm.py", 12, "ipex-llm-optimize"),
+        ("ipex_llm.py", 17, "ipex-import"),
+        ("ipex_llm.py", 18, "ipex-import"),
+        ("ipex_llm.py", 20, "ipex-module-reference"),
+        ("ipex_llm.py", 21, "ipex-woq"),
+    ]
+
+
+def test_ipex_module_handed_on_is_a_reference_and_a_test_of_it_is_not(tmp_path: Path) -> None:
+    """moe-router-study's debug script makes an alias of IPEX by assignment (``module = ipex``)
+    in the branch it selects by comparing the module's name with IPEX's package name: the
+    alias is a reference, the comparison the script's switch to its IPEX path (no "ipex" in
+    it). Infernos tests whether its guarded import bound the module (``if ipex is not
+    None:``): a question, not a use; bitsandbytes' ``ipex if ipex._C._has_xpu() else None`` is
+    the probe's line alone. A comparison with another module's name is no switch, and the
+    helper's ``hasattr(module, "__version__")`` asks about torch as much as IPEX: no probe."""
+    source = (
+        "def safe_import_and_test(module_name):\n"
+        '    if module_name == "torch":\n'
+        "        import torch\n"
+        "        module = torch\n"
+        '    elif module_name == "intel_extension_for_pytorch":\n'
+        "        import intel_extension_for_pytorch as ipex\n"
+        "        module = ipex\n"
+        '    return module if hasattr(module, "__version__") else None\n'
+        "try:\n"
+        "    import intel_extension_for_pytorch as ipex\n"
+        "except ModuleNotFoundError:\n"
+        "    ipex = None\n"
+        "if ipex is not None and not ipex:\n"
+        "    pass\n"
+        "ipex_xpu = ipex if ipex._C._has_xpu() else None\n"
+        "register(ipex)\n"
+        'if hasattr(ipex, "optimize_transformers"):\n'
+        "    pass\n"
+    )
+    assert _rules(tmp_path, {"debug_xpu.py": source}) == [
+        ("debug_xpu.py", 5, "ipex-path-switch"),
+        ("debug_xpu.py", 6, "ipex-import"),
+        ("debug_xpu.py", 7, "ipex-module-reference"),
+        ("debug_xpu.py", 10, "ipex-import"),
+        ("debug_xpu.py", 15, "ipex-build-probe"),
+        ("debug_xpu.py", 16, "ipex-module-reference"),
+        ("debug_xpu.py", 17, "ipex-probe"),
+    ]
