@@ -601,3 +601,36 @@ def test_ipex_module_handed_on_is_a_reference_and_a_test_of_it_is_not(tmp_path: 
         ("debug_xpu.py", 16, "ipex-module-reference"),
         ("debug_xpu.py", 17, "ipex-probe"),
     ]
+
+
+def test_an_install_that_takes_intels_index_through_a_variable_is_found(tmp_path: Path) -> None:
+    """kserve's CPU image set a build argument to Intel's IPEX wheel index and installed IPEX
+    with ``--extra-index-url ${IPEX_EXTRA_INDEX_URL}`` on a line that names no IPEX: the
+    install is found at the variable (as the index's rule), so is a shell script's ``$IPEX_IDX``
+    on a line an install continues onto. The torch index's variable, the variable read before
+    it is set, outside an install, or in a printed message, are not."""
+    dockerfile = (
+        'ARG TORCH_EXTRA_INDEX_URL="https://download.pytorch.org/whl/cpu"\n'
+        'ARG IPEX_EXTRA_INDEX_URL="https://pytorch-extension.intel.com/release-whl/stable/cpu/us/"\n'
+        "RUN uv pip install --no-cache-dir --index-url ${TORCH_EXTRA_INDEX_URL} torch\n"
+        "RUN pip install --no-cache --extra-index-url ${TORCH_EXTRA_INDEX_URL}"
+        " --extra-index-url ${IPEX_EXTRA_INDEX_URL} \\\n"
+        "    'intel_extension_for_pytorch~='${INTEL_EXTENSION_FOR_PYTORCH_VERSION} \\\n"
+        "    intel-openmp\n"
+        "RUN curl -sSf ${IPEX_EXTRA_INDEX_URL}\n"
+    )
+    script = (
+        "pip install --extra-index-url $IPEX_IDX torch\n"
+        "export IPEX_IDX=https://pytorch-extension.intel.com/release-whl/stable/xpu/us/\n"
+        'echo "pip install -f $IPEX_IDX"\n'
+        "pip install --upgrade \\\n"
+        "    -f $IPEX_IDX torch\n"
+    )
+    files = {"huggingface_server_cpu.Dockerfile": dockerfile, "install.sh": script}
+    assert _rules(tmp_path, files) == [
+        ("huggingface_server_cpu.Dockerfile", 2, "ipex-wheel-index"),
+        ("huggingface_server_cpu.Dockerfile", 4, "ipex-wheel-index"),
+        ("huggingface_server_cpu.Dockerfile", 5, "ipex-requirement"),
+        ("install.sh", 2, "ipex-wheel-index"),
+        ("install.sh", 5, "ipex-wheel-index"),
+    ]
