@@ -673,3 +673,23 @@ def test_ipex_that_no_import_binds_is_ipex(tmp_path: Path) -> None:
     write(tmp_path, {"memory.py": memory})
     (match,) = [m for m in scan(tmp_path, SHIPPED).matches if m.location.line == 3]
     assert (match.rule_id, match.mechanical) == ("ipex-mem-get-info", False)
+
+
+def test_a_shell_check_whether_ipex_is_installed_is_a_probe(tmp_path: Path) -> None:
+    """intel-xpu-backend-for-triton's build script asked pip whether IPEX was there before it
+    read IPEX's version (``if pip show intel_extension_for_pytorch &>/dev/null; then``): the
+    shell's probe. Installing or removing it, and asking about torch, are other matters."""
+    script = (
+        "if pip show intel_extension_for_pytorch &>/dev/null; then\n"
+        "  IPEX_CURRENT_COMMIT=\"$(python -c 'import intel_extension_for_pytorch as ipex;"
+        "print(ipex.__version__)')\"\n"
+        "fi\n"
+        "pip list | grep -i oneccl-bind-pt\n"
+        "pip show torch\n"
+        "pip uninstall -y intel_extension_for_pytorch\n"
+    )
+    assert _rules(tmp_path, {"scripts/compile-pytorch-ipex.sh": script}) == [
+        ("scripts/compile-pytorch-ipex.sh", 1, "ipex-shell-probe"),
+        ("scripts/compile-pytorch-ipex.sh", 2, "ipex-python-command"),
+        ("scripts/compile-pytorch-ipex.sh", 4, "ipex-shell-probe"),
+    ]
