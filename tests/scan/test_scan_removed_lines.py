@@ -693,3 +693,39 @@ def test_a_shell_check_whether_ipex_is_installed_is_a_probe(tmp_path: Path) -> N
         ("scripts/compile-pytorch-ipex.sh", 2, "ipex-python-command"),
         ("scripts/compile-pytorch-ipex.sh", 4, "ipex-shell-probe"),
     ]
+
+
+def test_ipexs_operator_namespace_taken_as_a_value_is_found(tmp_path: Path) -> None:
+    """zentorch's Inductor pass replaced IPEX's RoPE and masked-MHA operators by its own where
+    IPEX had been imported elsewhere: it asks ``sys.modules``, takes the operator namespace as a
+    value (``ipex_ops = torch.ops.torch_ipex``) and hands its operators to the pattern matcher.
+    Each is found; upstream ``torch.ops.aten`` taken the same way is not."""
+    source = (
+        "import sys\n"
+        "import torch\n"
+        "def _replace_ops(pass_pattern):\n"
+        "    aten = torch.ops.aten\n"
+        '    if "intel_extension_for_pytorch" in sys.modules:\n'
+        "        ipex_ops = torch.ops.torch_ipex\n"
+        "        rope_args = [Arg() for _ in range(7)]\n"
+        "        @register_graph_pattern(\n"
+        "            CallFunction(ipex_ops.rotary_position_embedding, *rope_args),\n"
+        "            pass_dict=pass_pattern,\n"
+        "        )\n"
+        "        def rope_replacement(match, *args):\n"
+        "            pass\n"
+        "        @register_graph_pattern(\n"
+        "            CallFunction(\n"
+        "                ipex_ops.masked_multihead_self_attention,\n"
+        "                *mmha_args,\n"
+        "            ),\n"
+        "        )\n"
+        "        def mmha_replacement(match, *args):\n"
+        "            pass\n"
+    )
+    assert _rules(tmp_path, {"src/zentorch/_op_replacement.py": source}) == [
+        ("src/zentorch/_op_replacement.py", 5, "ipex-probe"),
+        ("src/zentorch/_op_replacement.py", 6, "ipex-torch-ops"),
+        ("src/zentorch/_op_replacement.py", 9, "ipex-torch-ops"),
+        ("src/zentorch/_op_replacement.py", 16, "ipex-torch-ops"),
+    ]
