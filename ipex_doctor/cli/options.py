@@ -128,9 +128,7 @@ def _param_names(options: tuple[Decorator, ...]) -> set[str]:
     def probe() -> None:  # pragma: no cover - only its __click_params__ is read
         return None
 
-    for option in options:
-        option(probe)
-    params: list[click.Parameter] = getattr(probe, "__click_params__", [])
+    params: list[click.Parameter] = getattr(stack(*options)(probe), "__click_params__", [])
     return {p.name for p in params if p.name is not None}
 
 
@@ -144,10 +142,9 @@ inverted = parsed(operator.not_)
 """A ``--no-X`` flag as the request's ``X``: ``False`` when it was given."""
 
 
-def _device(ctx: click.Context, param: click.Parameter, value: str | None) -> DeviceSpec | None:
-    """A ``--device`` value, parsed once into the ``DeviceSpec`` every use receives."""
-    if value is None:
-        return None
+def _device(value: str) -> DeviceSpec:
+    """A ``--device`` value, parsed once into the ``DeviceSpec`` every use receives; refused as
+    Click's usage error for the option (exit 2, the accepted forms named)."""
     from ipex_doctor.runs.device_selection import parse_device_spec
 
     try:
@@ -158,7 +155,7 @@ def _device(ctx: click.Context, param: click.Parameter, value: str | None) -> De
 
 def device_option(help: str) -> Decorator:
     """``--device``: ``None`` when left out (each command decides the default, and says it)."""
-    return click.option("--device", metavar="DEVICE", callback=_device, help=help)
+    return click.option("--device", metavar="DEVICE", callback=parsed(_device), help=help)
 
 
 FILE = click.Path(dir_okay=False, path_type=Path)
