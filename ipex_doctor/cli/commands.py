@@ -15,7 +15,6 @@ import click
 
 import ipex_doctor.cli.options as opt
 from ipex_doctor import __version__
-from ipex_doctor.errors import ExitCode
 from ipex_doctor.model.terms import Isolation
 from ipex_doctor.usage_rules import Refuse
 
@@ -102,8 +101,7 @@ def repro(
     if list_only:
         from ipex_doctor.app.knowledge_views import KnowledgeRequest, list_checks
 
-        click.echo(list_checks(KnowledgeRequest(kb_overlays), checks_dirs, notify_user))
-        return ExitCode.OK
+        return list_checks(KnowledgeRequest(kb_overlays), checks_dirs, notify_user, click.echo)
     from ipex_doctor.app.diagnosis import repro_request
 
     return _run(repro_request(names, probe, out, kb_overlays, device, isolation, checks_dirs))
@@ -289,8 +287,7 @@ def kb_list(kb_overlays: tuple[str, ...], as_json: bool) -> int:
     """List the known issues and the built-in findings the doctor can report."""
     from ipex_doctor.app.knowledge_views import KnowledgeRequest, list_entries
 
-    click.echo(list_entries(KnowledgeRequest(kb_overlays, as_json), notify_user))
-    return ExitCode.OK
+    return list_entries(KnowledgeRequest(kb_overlays, as_json), notify_user, click.echo)
 
 
 @kb_group.command("show")
@@ -302,8 +299,7 @@ def kb_show(issue_id: str, kb_overlays: tuple[str, ...], as_json: bool) -> int:
     one code rule of scan)."""
     from ipex_doctor.app.knowledge_views import KnowledgeRequest, show_entry
 
-    click.echo(show_entry(KnowledgeRequest(kb_overlays, as_json), issue_id, notify_user))
-    return ExitCode.OK
+    return show_entry(KnowledgeRequest(kb_overlays, as_json), issue_id, notify_user, click.echo)
 
 
 @kb_group.command("validate")
