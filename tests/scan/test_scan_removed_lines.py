@@ -636,45 +636,6 @@ def test_an_install_that_takes_intels_index_through_a_variable_is_found(tmp_path
     ]
 
 
-def test_ipex_that_no_import_binds_is_ipex(tmp_path: Path) -> None:
-    """torchprep (pytorch/serve) calls ``ipex.optimize`` under its own ``Runtime.ipex`` switch with
-    the import commented out, and ipex-llm reads ``ipex.__version__`` where its importer put
-    ``ipex`` into builtins: ``ipex`` that the module binds in no way is IPEX's documented alias.
-    Bound by the module (``ipex = ...``), a parameter or a star import, it is not assumed; a
-    class attribute of that name does not bind it for the functions."""
-    runtime = (
-        "import torch\n"
-        "# import ipex\n"
-        "from .format import load_model\n"
-        "class Runtime(str, Enum):\n"
-        '    ipex = "ipex"\n'
-        "def _export_to_runtime(model_path, runtime):\n"
-        "    model = load_model(model_path)\n"
-        "    if runtime == Runtime.ipex:\n"
-        "        optimized_model = ipex.optimize(model)\n"
-        "    torch.save(optimized_model, 'optimized_model.pt')\n"
-        "def given(ipex, model):\n"
-        "    return ipex.optimize(model)\n"
-    )
-    # NOTE: the other two import IPEX under another name, so that they are read at all
-    assigned = "import intel_extension_for_pytorch as ext\nipex = torch\nipex.optimize(model)\n"
-    starred = "import intel_extension_for_pytorch as ext\nfrom .common import *\nipex.optimize(m)\n"
-    files = {"runtime.py": runtime, "assigned.py": assigned, "starred.py": starred}
-    assert _rules(tmp_path, files) == [
-        ("assigned.py", 1, "ipex-import"),
-        ("runtime.py", 8, "ipex-path-switch"),
-        ("runtime.py", 9, "ipex-optimize"),
-        ("starred.py", 1, "ipex-import"),
-    ]
-    # NOTE: no import binds it, so no fix can rewrite a use of it: never "mechanical"
-    memory = (
-        "import torch\nimport intel_extension_for_pytorch as ext\nfree = ipex.xpu.mem_get_info(0)\n"
-    )
-    write(tmp_path, {"memory.py": memory})
-    (match,) = [m for m in scan(tmp_path, SHIPPED).matches if m.location.line == 3]
-    assert (match.rule_id, match.mechanical) == ("ipex-mem-get-info", False)
-
-
 def test_a_shell_check_whether_ipex_is_installed_is_a_probe(tmp_path: Path) -> None:
     """intel-xpu-backend-for-triton's build script asked pip whether IPEX was there before it
     read IPEX's version (``if pip show intel_extension_for_pytorch &>/dev/null; then``): the

@@ -31,13 +31,6 @@ expression may stand for:
   A key is bound as the name ``mods['ipex']`` (no identifier looks like it), so scoping and
   ``global`` apply as to any name.
 
-* ``ipex`` where the module's top scope binds it in no way (no import, assignment or
-  definition there, and no star import that might): the name IPEX's documentation imports it as, which code reaches without an
-  import of its own where something else put it there (ipex-llm's importer sets
-  ``builtins.ipex``; a notebook's earlier kernel session; a commented-out import, where the
-  call still says what it meant). It never makes a use "mechanical": no import binds it, so a
-  fix has no import to rewrite against (``Scope.unambiguous`` says no).
-
 Not followed (the name stays unresolved): star imports, relative imports (the project's own
 modules), ``__import__`` and ``importlib``, ``getattr`` with a string, attributes of objects
 (``self.amp = torch.xpu.amp``), tuple unpacking, function return values (but for the dicts
@@ -60,8 +53,6 @@ from collections.abc import Iterator
 from typing import NamedTuple, cast
 
 _EMPTY: frozenset[str] = frozenset()
-CONVENTIONAL_ALIASES = {"ipex": "intel_extension_for_pytorch"}
-"""Names that stand for a package where the module binds them nowhere (see the module)."""
 
 
 class Scope:
@@ -208,8 +199,6 @@ class NameTable:
         self._returns: list[tuple[Scope, ast.expr]] = []
         """Dicts functions return (``return dict(ipex=ipex)``), with the function's scope."""
         self._function_names: dict[Scope, str] = {}
-        self._star_import = False
-        """Whether some import of the module may bind names it does not spell (``*``)."""
         self.bound_names: frozenset[str] = frozenset()
         self._bound_otherwise: frozenset[str] | None = None
         """Every name some scope binds (after ``finish``): a chain on any other name resolves
@@ -316,22 +305,8 @@ class NameTable:
                     owner.assigned.add(name)
                 owner.bound.setdefault(name, set()).update(targets)
         self._assignments.clear()
-        self._bind_conventional_aliases()
         self.bound_names = frozenset(name for scope in self._scopes for name in scope.bound)
         self._bound_otherwise = frozenset(name for scope in self._scopes for name in scope.local)
-
-    def _bind_conventional_aliases(self) -> None:
-        """Bind each of ``CONVENTIONAL_ALIASES`` that the module's top scope binds in no way, there,
-        as a name bound otherwise too (so that ``unambiguous`` says no: see the module). A scope
-        that binds it (a parameter, a class attribute) still hides it, as Python's scoping
-        does."""
-        module = self.module
-        for name, package in CONVENTIONAL_ALIASES.items():
-            if name not in module.bound and name not in module.local:
-                if self._star_import:
-                    return  # NOTE: what a star import binds cannot be told
-                module.bound[name] = {package}
-                module.local.add(name)
 
     def _bind_keys(self) -> None:
         """Bind the string keys of the dicts assigned to a name, directly or from a call of a
@@ -424,8 +399,6 @@ def _import(
     assert isinstance(node, ast.Import | ast.ImportFrom)
     if table._binding:
         _bind_import(node, scope)
-        if isinstance(node, ast.ImportFrom) and any(alias.name == "*" for alias in node.names):
-            table._star_import = True
     facts.imports.append(node)
     return True
 
