@@ -690,3 +690,22 @@ def test_ipexs_operator_namespace_taken_as_a_value_is_found(tmp_path: Path) -> N
         ("src/zentorch/_op_replacement.py", 9, "ipex-torch-ops"),
         ("src/zentorch/_op_replacement.py", 16, "ipex-torch-ops"),
     ]
+
+
+def test_a_text_hit_naming_ipexs_module_and_a_dict_key_string_are_kept(tmp_path: Path) -> None:
+    """SD.Next's installer's default install command names ``intel_extension_for_pytorch``
+    beside Intel's old index, and accelerate's launcher sets ``current_env["ACCELERATE_USE_IPEX"]``:
+    the install string is reported by each rule that reads it (the bare module's reference
+    gives way only to other hits, never takes a text hit with it), and the key of a dict read
+    by a string is still a string the text rules read."""
+    source = (
+        "import os\n"
+        "torch_command = os.environ.get('TORCH_COMMAND', 'torch==1.13.0a0+git6c9b55e"
+        " intel_extension_for_pytorch==1.13.120+xpu -f https://developer.intel.com/ipex-whl-stable-xpu')\n"
+        "def prepare(args, current_env):\n"
+        '    current_env["ACCELERATE_USE_IPEX"] = str(args.ipex).lower()\n'
+    )
+    found = _rules(tmp_path, {"installer.py": source})
+    assert ("installer.py", 2, "ipex-install-string") in found
+    assert ("installer.py", 2, "ipex-wheel-index") in found
+    assert ("installer.py", 4, "accelerate-ipex-env") in found

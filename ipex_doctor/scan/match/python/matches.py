@@ -76,10 +76,14 @@ def python_hits(
         module = module._replace(parts=[run_of[0]])
     context = Context(probe_names, rules.ipex_only_name, probes, module)
     hits: list[Hit] = []
+    bare: list[Hit] = []
+    """The symbol hits of IPEX's bare module (a text hit may have the same symbol: its text)."""
     for facts in parts:
         part_lines = lines[facts.part]
         if rules.symbols:
-            hits += _symbol_hits(facts, table.bound_names, rules, part_lines, module)
+            named = list(_symbol_hits(facts, table.bound_names, rules, part_lines, module))
+            bare += (hit for hit in named if hit.symbol == IPEX_PACKAGE)
+            hits += named
         if rules.imports.modules:
             hits += _import_hits(facts, rules, part_lines, guards, module)
     switches = []
@@ -94,21 +98,22 @@ def python_hits(
         # NOTE: found from the other rules' hits (a switch is one only beside them)
         found = pattern.find(parts, context._replace(names=names, hits=tuple(hits)))
         hits += [_pattern_hit(rule_id, hit, lines[hit.part]) for hit in found]
-    return [_guarded(hit, guards, lines) for hit in _without_bare_module_beside_others(hits)]
+    if bare:
+        hits = _without_bare_module_beside_others(hits, bare)
+    return [_guarded(hit, guards, lines) for hit in hits]
 
 
-def _without_bare_module_beside_others(hits: list[Hit]) -> list[Hit]:
-    """``hits`` less those of IPEX's bare module on a line another hit reports (see the
-    module)."""
-    if not any(hit.symbol == IPEX_PACKAGE for hit in hits):
-        return hits
+def _without_bare_module_beside_others(hits: list[Hit], bare: list[Hit]) -> list[Hit]:
+    """``hits`` less those of ``bare`` (IPEX's bare module, among them) on a line another hit
+    reports (see the module)."""
+    dropped = {id(hit) for hit in bare}
     others = {
         (hit.part, line)
         for hit in hits
-        if hit.symbol != IPEX_PACKAGE
+        if id(hit) not in dropped
         for line in range(hit.line, hit.end_line + 1)
     }
-    return [hit for hit in hits if hit.symbol != IPEX_PACKAGE or (hit.part, hit.line) not in others]
+    return [hit for hit in hits if id(hit) not in dropped or (hit.part, hit.line) not in others]
 
 
 def judged_across_runs(rules: PythonRules, source: str) -> str | None:

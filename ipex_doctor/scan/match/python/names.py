@@ -246,6 +246,7 @@ class NameTable:
                     elif keyed_name(base) is not None:
                         facts.chains.append((attribute, scope))
                         stack.append(cast(ast.Subscript, base).value)
+                        stack.append(cast(ast.Subscript, base).slice)
                     else:
                         stack.append(base)
                     continue
@@ -253,7 +254,9 @@ class NameTable:
                     subscript = cast(ast.Subscript, node)
                     if type(subscript.ctx) is ast.Load:
                         facts.chains.append((subscript, scope))
+                    # NOTE: the key is a string literal still (env["ACCELERATE_USE_IPEX"] = ...)
                     stack.append(subscript.value)
+                    stack.append(subscript.slice)
                     continue
                 if kind is ast.Constant:
                     if type(cast(ast.Constant, node).value) is str:
