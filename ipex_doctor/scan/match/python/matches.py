@@ -21,19 +21,39 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator, Mapping, Sequence
+from typing import NamedTuple
 
 from ipex_doctor.scan.match.fixable import (
     IPEX_PACKAGE,
+    NO_KEEPERS,
+    Keepers,
     Module,
     mechanical_use,
     removable_import,
 )
 from ipex_doctor.scan.match.patterns import SPECTRAL_NORM, Context, PatternHit
 from ipex_doctor.scan.match.python.names import Facts, NameTable, Scope, imported_modules
-from ipex_doctor.scan.match.python.probes import PROBE_PATTERN, Guard, Probes
+from ipex_doctor.scan.match.python.probes import PROBE_PATTERN, Guard, Known, Probes
 from ipex_doctor.scan.match.python.switches import SWITCH_PATTERN
 from ipex_doctor.scan.match.ruleset import Best, ImportIndex, PythonRules, SymbolIndex
 from ipex_doctor.scan.read.source import Hit, byte_column, char_column
+
+
+class RunOf(NamedTuple):
+    """What ``python_hits`` is given of a module of which it reads one run of statements
+    (``readers``)."""
+
+    imports: Facts
+    """Its every import (what ``torch_writable`` reads)."""
+    source: str
+    probes: Known | None
+    """Its probes' flags and the names its imports of a listed package bind, from every run
+    (``FlagSources``); ``None`` when it spells no listed name."""
+    removals: dict[tuple[str, int, int], str]
+    """Filled in: each ``import intel_extension_for_pytorch`` of the run that
+    ``removable_import`` removes but for the other statements (rule, line and column of its
+    hit: the name it binds); the reader decides them once every run is read
+    (``decide_removals``)."""
 
 
 def python_hits(
@@ -43,27 +63,27 @@ def python_hits(
     lines: Mapping[int, Sequence[str]],
     text: Sequence[Hit] = (),
     *,
-    run_of: tuple[Facts, str] | None = None,
+    run_of: RunOf | None = None,
 ) -> list[Hit]:
     """The hits of ``rules`` in the module whose parts are ``parts``, read into ``table``
     (finished), and ``text`` (the text rules' hits in it), each with its guard; ``lines``
     are each part's source lines, by part.
 
-    ``run_of``: ``parts`` is one run of a module's statements (``readers``), and this is the
-    module's: a ``Facts`` holding its every import (what ``torch_writable`` reads) and its
-    source. The other judgements across statements (probes' flags, ``removable_import``,
-    ``half-spectral-norm``) are not made per run: ``judged_across_runs`` says which modules
-    need them, and the caller reads those whole."""
+    ``run_of``: ``parts`` is one run of a module's statements, and this is what the module's
+    other statements say. ``removable_import`` is then decided for the run's imports after
+    every run (``RunOf.removals``). ``half-spectral-norm`` is not found per run:
+    ``judged_across_runs`` says which modules need it, and the caller reads those whole."""
     probe_names = next((n for _, p, n in rules.patterns if p.id == PROBE_PATTERN), ())
     if run_of is None:
         source = "\n".join(line for part in lines.values() for line in part)
+        probes = Probes(parts, probe_names, rules.ipex_only_name, source)
     else:
-        source = run_of[1]
-    probes = Probes(parts, probe_names, rules.ipex_only_name, source)
+        whole = run_of.probes
+        probes = Probes(parts, probe_names, rules.ipex_only_name, run_of.source, whole)
     guards = probes.guards(parts)
     module = Module.of(parts, table, lines)
     if run_of is not None:
-        module = module._replace(parts=[run_of[0]])
+        module = module._replace(parts=[run_of.imports])
     context = Context(probe_names, rules.ipex_only_name, probes, module)
     hits: list[Hit] = []
     for facts in parts:
@@ -71,7 +91,7 @@ def python_hits(
         if rules.symbols:
             hits += _symbol_hits(facts, table.bound_names, rules, part_lines, module)
         if rules.imports.modules:
-            hits += _import_hits(facts, rules, part_lines, guards, module)
+            hits += _import_hits(facts, rules, part_lines, guards, module, run_of)
     switches = []
     for rule_id, pattern, names in rules.patterns:
         if pattern.id == SWITCH_PATTERN:
@@ -87,18 +107,32 @@ def python_hits(
     return [_guarded(hit, guards, lines) for hit in hits]
 
 
+def decide_removals(
+    hits: list[Hit], removals: Mapping[tuple[str, int, int], str], keepers: Keepers
+) -> list[Hit]:
+    """``hits`` of a module read in runs, each import in ``removals`` (``RunOf``) labelled
+    mechanical only where ``keepers`` (what every run says, ``import_keepers``) lets it go."""
+    if not removals:
+        return hits
+    return [
+        hit._replace(mechanical=not keepers.kept and bound not in keepers.read)
+        if (bound := removals.get((hit.rule_id, hit.line, hit.column))) is not None
+        else hit
+        for hit in hits
+    ]
+
+
 def judged_across_runs(rules: PythonRules, source: str) -> str | None:
     """Why the module ``source`` cannot be matched one run of statements at a time with
     ``python_hits(..., run_of=...)``: a judgement of ``rules`` may read statements anywhere in
     it; ``None`` when none can. Told from the text alone (a judgement needs its names
     spelled), so that such a module is read whole without a wasted reading in runs first.
-    These modules are not summarised across runs: each judgement would need its own summary,
-    and they are rare among large files (a large file is generated)."""
-    probe_names = next((n for _, p, n in rules.patterns if p.id == PROBE_PATTERN), ())
-    if any(name in source for name in probe_names):
-        return "a probe's flag may be set in one statement and read in another"
-    if REMOVED_IMPORT in rules.fixes.values() and IPEX_PACKAGE in source:
-        return "whether `import intel_extension_for_pytorch` goes reads every statement"
+
+    One judgement is not summarised across runs: ``half-spectral-norm`` pairs a spectral norm
+    anywhere with each conversion elsewhere and names the first spectral norm in the module's
+    order, rare in large files. The others are: a probe's flags (``FlagSources``, which may
+    still send a module to be read whole) and whether ``import intel_extension_for_pytorch``
+    goes (``RunOf.removals``)."""
     spectral = any(p.id == "half-spectral-norm" for _, p, _ in rules.patterns)
     if spectral and any(name.rpartition(".")[2] in source for name in SPECTRAL_NORM):
         return "half-spectral-norm pairs a spectral norm anywhere with a conversion elsewhere"
@@ -156,6 +190,7 @@ def _import_hits(
     lines: Sequence[str],
     guards: Sequence[Guard],
     module: Module,
+    run_of: RunOf | None = None,
 ) -> Iterator[Hit]:
     imports: ImportIndex = rules.imports
     for statement in facts.imports:
@@ -175,8 +210,16 @@ def _import_hits(
                             and g.covers(facts.part, statement.lineno, statement.col_offset)
                             for g in guards
                         )
-                        mechanical = removable_import(statement, node, caught, module, facts.part)
-                    yield _hit(rule_id, module_name, node, lines, facts.part, mechanical)
+                        keepers = None if run_of is None else NO_KEEPERS
+                        mechanical = removable_import(
+                            statement, node, caught, module, facts.part, keepers
+                        )
+                    hit = _hit(rule_id, module_name, node, lines, facts.part, mechanical)
+                    if mechanical and run_of is not None:
+                        assert isinstance(node, ast.alias)
+                        key = (hit.rule_id, hit.line, hit.column)
+                        run_of.removals[key] = node.asname or IPEX_PACKAGE
+                    yield hit
 
 
 def _pattern_hit(rule_id: str, found: PatternHit, lines: Sequence[str]) -> Hit:
