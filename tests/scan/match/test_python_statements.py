@@ -250,8 +250,8 @@ def test_a_large_file_is_read_by_statement_and_a_small_one_whole(tmp_path: Path)
 # A large file's statements are parsed and matched in runs (``readers._read_runs``): the name
 # table first, from every run, then each run's facts and matches, one run's trees at a time.
 # ``run_size`` forces runs on any file read by statement; the outcome must be the whole
-# module's. Each comparison also checks that the file really was read in several runs (it
-# spells nothing that makes the reader read it whole, ``judged_across_runs``).
+# module's. Each comparison also checks that the file really was read in several runs (the
+# reader did not send it to be read whole, ``run_count``).
 
 
 def run_count(data: bytes, rules: RuleSet, run_size: int) -> int:
@@ -321,21 +321,46 @@ def test_dense_modules_read_in_runs_as_the_whole_module(functions: int, run_size
         run_size=run_size).matches].count("xpu-amp") > functions  # fmt: skip
 
 
-def test_a_module_a_judgement_reads_whole_is_not_read_in_runs() -> None:
-    """``half-spectral-norm`` names the first spectral norm of the module, anywhere: the
-    shipped rules read a module that spells one whole (``judged_across_runs``)."""
-    data = padded("import torch\nnet.half()\ntorch.nn.utils.spectral_norm(layer)\n").encode()
-    assert run_count(data, SHIPPED, 1) == 0
-    assert run_count(data.replace(b"spectral_norm", b"weight_norm"), SHIPPED, 1) > 2
-    assert_same_in_runs(data, 1, runs=False)
+@pytest.mark.parametrize("run_size", [1, 300])
+@pytest.mark.parametrize(
+    ("applied", "in_runs"),
+    [
+        ("torch.nn.utils.spectral_norm(layer)\n", True),
+        (
+            "from torch.nn.utils import spectral_norm as sn\n\n\ndef wrap(l):\n    return sn(l)\n",
+            True,
+        ),
+        ("def wrap(l):\n    return torch.nn.utils.parametrizations.spectral_norm(l)\n", True),
+        (
+            "torch.nn.utils.spectral_norm(a)\ntorch.nn.utils.parametrizations.spectral_norm(b)\n",
+            False,
+        ),
+        ("def spectral_norm(l):\n    return l\n\n\nspectral_norm(layer)\n", True),
+    ],
+)
+def test_half_spectral_norm_reads_every_run(applied: str, in_runs: bool, run_size: int) -> None:
+    """``half-spectral-norm`` reports each conversion, in any run, with the spectral norm the
+    module applies (``SpectralNorms``), many runs away; two different ones, where the module's
+    order names one, send the module to be read whole."""
+    filler = "".join(f"def half_{n}(net):\n    return net.to(torch.half)\n\n\n" for n in range(40))
+    data = f"import torch\n\n\n{filler}{applied}".encode()
+    assert_same_in_runs(data, run_size, runs=False)
+    assert (run_count(data, SHIPPED, run_size) >= 2) == in_runs
+    found = read_python(
+        Candidate(Path("m.py"), "m.py", FileKind.PYTHON, len(data)), data, SHIPPED, whole=False,
+        run_size=run_size,
+    )  # fmt: skip
+    spectral = [m for m in found.matches if m.rule_id == "half-spectral-norm"]
+    assert len(spectral) == (0 if "def spectral_norm" in applied else 40)
 
 
 # --- runs of a module that spells IPEX ----------------------------------------------------------
-# Three judgements read statements anywhere in a module that spells IPEX: a probe's flags (set
-# in one statement, read in another: ``FlagSources`` gathers them in the first reading),
-# whether ``import intel_extension_for_pytorch`` goes (no statement may read it:
-# ``RunOf.removals``, decided after the last run) and the names its imports of IPEX bind
-# (``"ipex" in globals()``). The modules below spread each over many runs.
+# Judgements that read statements anywhere in a module: a probe's flags (set in one statement,
+# read in another: ``FlagSources`` gathers them in the first reading), the names its imports of
+# IPEX bind (``"ipex" in globals()``), whether ``import intel_extension_for_pytorch`` goes (no
+# statement may read it: ``RunOf.removals``, decided after the last run) and the spectral norm
+# ``half-spectral-norm`` names (``SpectralNorms``). The modules below spread each over many
+# runs.
 
 IPEX_ACROSS = (
     "import intel_extension_for_pytorch as ipex\n",
@@ -364,6 +389,8 @@ IPEX_ACROSS = (
     "def lazy_{n}():\n    global ipex\n    import intel_extension_for_pytorch as ipex\n",
     "def shadow_{n}(ipex):\n    return ipex.optimize(m)\n",
     "def quiet_{n}(m):\n    return m(1)\n",
+    "SN_{n} = torch.nn.utils.spectral_norm(layer)\n",
+    "def halves_{n}(net):\n    return net.to(torch.float16)\n",
 )
 
 

@@ -31,7 +31,12 @@ from ipex_doctor.scan.match.fixable import (
     mechanical_use,
     removable_import,
 )
-from ipex_doctor.scan.match.patterns import SPECTRAL_NORM, Context, PatternHit
+from ipex_doctor.scan.match.patterns import (
+    SPECTRAL_NORM,
+    Context,
+    PatternHit,
+    spectral_norm_of,
+)
 from ipex_doctor.scan.match.python.names import Facts, NameTable, Scope, imported_modules
 from ipex_doctor.scan.match.python.probes import PROBE_PATTERN, Guard, Known, Probes
 from ipex_doctor.scan.match.python.switches import SWITCH_PATTERN
@@ -49,6 +54,8 @@ class RunOf(NamedTuple):
     probes: Known | None
     """Its probes' flags and the names its imports of a listed package bind, from every run
     (``FlagSources``); ``None`` when it spells no listed name."""
+    spectral_norm: str | None
+    """The spectral norm it applies (``SpectralNorms``)."""
     removals: dict[tuple[str, int, int], str]
     """Filled in: each ``import intel_extension_for_pytorch`` of the run that
     ``removable_import`` removes but for the other statements (rule, line and column of its
@@ -71,8 +78,7 @@ def python_hits(
 
     ``run_of``: ``parts`` is one run of a module's statements, and this is what the module's
     other statements say. ``removable_import`` is then decided for the run's imports after
-    every run (``RunOf.removals``). ``half-spectral-norm`` is not found per run:
-    ``judged_across_runs`` says which modules need it, and the caller reads those whole."""
+    every run (``RunOf.removals``)."""
     probe_names = next((n for _, p, n in rules.patterns if p.id == PROBE_PATTERN), ())
     if run_of is None:
         source = "\n".join(line for part in lines.values() for line in part)
@@ -84,7 +90,8 @@ def python_hits(
     module = Module.of(parts, table, lines)
     if run_of is not None:
         module = module._replace(parts=[run_of.imports])
-    context = Context(probe_names, rules.ipex_only_name, probes, module)
+    spectral = run_of.spectral_norm if run_of is not None else None
+    context = Context(probe_names, rules.ipex_only_name, probes, module, spectral_norm=spectral)
     hits: list[Hit] = []
     for facts in parts:
         part_lines = lines[facts.part]
@@ -122,21 +129,39 @@ def decide_removals(
     ]
 
 
-def judged_across_runs(rules: PythonRules, source: str) -> str | None:
-    """Why the module ``source`` cannot be matched one run of statements at a time with
-    ``python_hits(..., run_of=...)``: a judgement of ``rules`` may read statements anywhere in
-    it; ``None`` when none can. Told from the text alone (a judgement needs its names
-    spelled), so that such a module is read whole without a wasted reading in runs first.
+class SpectralNorms:
+    """The spectral norms a module read in runs of statements applies (``readers``):
+    ``half-spectral-norm`` names the first in the module's order at each conversion, in any
+    run. In a module that spells ``spectral_norm`` and whose rules look for it, the calls that
+    may apply one (by a name, or by an attribute of that name) are kept while each run is
+    read for its names (``add``: the callee and its scope, never the run's trees) and
+    resolved once the table is finished (``named``)."""
 
-    One judgement is not summarised across runs: ``half-spectral-norm`` pairs a spectral norm
-    anywhere with each conversion elsewhere and names the first spectral norm in the module's
-    order, rare in large files. The others are: a probe's flags (``FlagSources``, which may
-    still send a module to be read whole) and whether ``import intel_extension_for_pytorch``
-    goes (``RunOf.removals``)."""
-    spectral = any(p.id == "half-spectral-norm" for _, p, _ in rules.patterns)
-    if spectral and any(name.rpartition(".")[2] in source for name in SPECTRAL_NORM):
-        return "half-spectral-norm pairs a spectral norm anywhere with a conversion elsewhere"
-    return None
+    def __init__(self, rules: PythonRules, source: str) -> None:
+        spectral = any(p.id == "half-spectral-norm" for _, p, _ in rules.patterns)
+        last = {name.rpartition(".")[2] for name in SPECTRAL_NORM}
+        self._on = spectral and any(name in source for name in last)
+        self._last = frozenset(last)
+        self._calls: list[tuple[ast.Call, Scope]] = []
+
+    def add(self, facts: Facts) -> None:
+        """Keep the calls of the part ``facts`` that may apply a spectral norm."""
+        if self._on:
+            for call, scope in facts.calls:
+                func = call.func
+                if type(func) is ast.Name or (
+                    isinstance(func, ast.Attribute) and func.attr in self._last
+                ):
+                    self._calls.append((ast.Call(func, [], []), scope))
+
+    def named(self) -> tuple[bool, str | None]:
+        """Whether the module can be matched in runs, and the spectral norm it applies: the
+        first in the module's order is the one when all are one; when they are several, the
+        module is read whole (its order is the whole module's reading's own)."""
+        names = {name for call, scope in self._calls if (name := spectral_norm_of(call, scope))}
+        if len(names) > 1:
+            return False, None
+        return True, next(iter(names), None)
 
 
 REMOVED_IMPORT = "ipex-side-effect-import"
