@@ -468,6 +468,16 @@ _FACT_TIERS = {"code": STRUCTURE, "module": STRUCTURE, "backend": STRUCTURE,
 _CASE_SENSITIVE = {"code", "api", "attribute", "code_rule"}
 
 
+def _stands(fact: str, value: str, found: Facts) -> bool:
+    """Whether a fact's value is evidence in this text. An OpenCL result code (``CL_*``) is
+    every vendor's: only a text that names the Intel stack makes it the Intel runtime's."""
+    # NOTE: the Unified Runtime, Level Zero and SYCL PI spellings are the Intel stack's own
+    # words (kb.stack.intel), so they need no such condition; OpenVINO's GPU plugin, NVIDIA's
+    # and AMD's OpenCL print the CL_ codes too (OpenArc #58: "[GPU] clFinish, error code: -5
+    # CL_OUT_OF_RESOURCES", OpenVINO on Windows).
+    return found.intel or fact != "code" or not value.startswith("CL_")
+
+
 def _signature_evidence(signature: Signature, found: Facts) -> _Evidence | None:
     """The evidence for ``signature`` when every one of its conditions holds, else ``None``."""
     if signature.stack == "intel" and not found.intel:
@@ -487,7 +497,8 @@ def _signature_evidence(signature: Signature, found: Facts) -> _Evidence | None:
         hits = [
             (length, text)
             for value, text in found.values.get(fact, ())
-            if (length := _best(globs, value, case_sensitive=fact in _CASE_SENSITIVE)) is not None
+            if _stands(fact, value, found)
+            and (length := _best(globs, value, case_sensitive=fact in _CASE_SENSITIVE)) is not None
         ]
         if not hits:
             return None

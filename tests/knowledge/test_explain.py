@@ -740,6 +740,13 @@ def test_a_text_of_the_intel_stack_that_no_entry_names_names_its_layer(
         "SOCKS support.\n[ai-backend] Set up of service failed due to Error: command C:\\Users\\"
         "User\\AppData\\Local\\Programs\\AI Playground\\resources\\ai-backend-env\\python.exe "
         "-m,pip,install,setuptools failed 1",
+        # transformers' AWQ quantizer with no CUDA device, suggesting IPEX for an Intel CPU
+        # (oobabooga/textgen #6662): the name is advice, not what ran
+        "00:39:08-649538 ERROR    Failed to load the model.\n...\nRuntimeError: GPU is required to "
+        "run AWQ quantized model. You can use IPEX version AWQ if you have an Intel CPU",
+        # OpenVINO's GPU plugin (its "[GPU]" prefix) with an OpenCL code (SearchSavior/OpenArc
+        # #58): OpenCL is every vendor's, and nothing here names the Intel stack
+        "[GPU] clFinish, error code: -5 CL_OUT_OF_RESOURCES",
     ],
 )  # fmt: skip
 def test_a_text_of_another_stack_gets_no_entry_and_no_layer(text: str) -> None:
@@ -770,6 +777,20 @@ def test_device_lost_without_its_prefix_is_the_lost_device_but_not_inside_anothe
     for other in ("vkQueueSubmit: VK_ERROR_DEVICE_LOST on Intel Arc A770",
                   "the SYCL device lost its context (device_lost_handler)"):  # fmt: skip
         assert "xpu-device-lost" not in [m.issue.id for m in explain(other, KB)], other
+
+
+def test_an_opencl_code_names_its_entry_only_in_a_text_of_the_intel_stack() -> None:
+    """The OpenCL spelling of a result code is every vendor's: alone it names nothing (OpenArc
+    #58 above), beside a word of the Intel stack it is the Intel runtime's code, as its Unified
+    Runtime and Level Zero spellings are everywhere."""
+    assert explain("clEnqueueNDRangeKernel failed: CL_OUT_OF_RESOURCES", KB) == []
+    with_arc = explain("clEnqueueNDRangeKernel failed on an Arc A770: CL_OUT_OF_RESOURCES", KB)
+    assert with_arc[0].names == ("xpu-out-of-memory", "xpu-out-of-resources"), with_arc
+    assert explain("CL_DEVICE_NOT_FOUND", KB) == []
+    assert explain("CL_DEVICE_NOT_FOUND after a while on WSL2 with oneAPI", KB)[0].issue.id == (
+        "wsl-tdr"
+    )
+    assert explain("UR_RESULT_ERROR_OUT_OF_RESOURCES", KB)[0].issue.id == "xpu-out-of-memory"
 
 
 def test_intel_integrated_gpus_by_name_and_compute_runtime_tickets_name_the_stack() -> None:
