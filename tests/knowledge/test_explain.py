@@ -1018,6 +1018,18 @@ def test_wording_that_says_the_intel_stack_is_absent_does_not_place_a_text_in_it
         # ggml's SYCL backend's own check of its device index (whisper.cpp #2033)
         ("Can't run in SYCL mode, check_allow_gpu_index error: device_index:0 is out of range: [0--2]",
          "integration"),
+        # the twelfth's and thirteenth's measured texts, development since
+        # SYCL's other spelling of the same range check (stable-diffusion.cpp #1556)
+        ("SYCL: Provided range and/or offset does not fit in int", "sycl-build"),
+        # a kernel's own assertion, as the SYCL device library prints it (nanochat #682)
+        ("Assistant: AssertHandler::printMessage\n/pytorch/third_party/torch-xpu-ops/src/ATen/native/"
+         "xpu/sycl/TensorCompareKernels.cpp:180: operator(): global id: [0,0,0], local id: [0,0,0] "
+         "Assertion `input_[0] != 0` failed.\nAborted (core dumped)", "code"),
+        # a crash inside ggml's SYCL backend's own function, not the SYCL runtime under it
+        # (whisper.cpp #4014)
+        ("SYCL: segfault in ggml_sycl_add on Intel iGPU — regression between v1.8.2 and v1.8.3\n"
+         "`whisper-server` built with the SYCL backend segfaults (SIGSEGV, exit 139) on the first "
+         "inference request", "integration"),
     ],
 )  # fmt: skip
 def test_a_layer_names_the_wording_of_its_own_tools(text: str, layer: str) -> None:
@@ -1048,6 +1060,26 @@ def test_a_level_zero_code_printed_as_a_number_after_zeinit_is_read() -> None:
     found = facts("hwloc/levelzero: Failed to initialize in zeInit(): 0x78000001")
     assert found.values["code"] == (("ZE_RESULT_ERROR_UNINITIALIZED", "zeInit(): 0x78000001"),)
     assert "code" not in facts("Triton Error [ZE]: 0x78000001").values  # NOTE: not after zeInit
+    # xpumanager's spelling, without 0x (xpumanager #100); a ze_result_t as a signed decimal
+    xpum = "[E] [1-1] GPUDeviceStub::init zeInit error: 78000001\n[E] xpumInit LevelZeroInitializationException"
+    assert facts(xpum).values["code"][0][0] == "ZE_RESULT_ERROR_UNINITIALIZED"
+    assert explain(xpum, KB)[0].issue.id == "xpu-level-zero-broken"
+    assert facts("zeInit: 2013265921").values["code"][0][0] == "ZE_RESULT_ERROR_UNINITIALIZED"
+    assert "code" not in facts("zeInit error: 12345678").values
+
+
+def test_a_windows_dll_whose_error_loading_was_cut_off_still_names_the_dll() -> None:
+    """The tail of Windows' "Error loading "X" or one of its dependencies" alone is the load
+    failure of X (textgen #5177); torch's first DLL named without its place, beside a word of
+    the Intel stack, is the XPU build's runtime DLLs (textgen #5123), and without one names no
+    entry."""
+    cut = ('installer_files\\env\\Lib\\site-packages\\intel_extension_for_pytorch\\bin\\'
+           'intel-ext-pt-gpu.dll" or one of its dependencies')  # fmt: skip
+    assert explain(cut, KB)[0].issue.id == "windows-dll-load"
+    first = ('OSError: [WinError 126] The specified module could not be found. Error loading '
+             '"backend_with_compiler.dll" or one of its dependencies.')  # fmt: skip
+    assert explain("Arc Installation - " + first, KB)[0].issue.id == "windows-torch-xpu-dll"
+    assert "windows-torch-xpu-dll" not in [m.issue.id for m in explain(first, KB)]
 
 
 def test_cli_names_a_layer_with_exit_4_and_says_so_in_json() -> None:
