@@ -747,6 +747,9 @@ def test_a_text_of_the_intel_stack_that_no_entry_names_names_its_layer(
         # OpenVINO's GPU plugin (its "[GPU]" prefix) with an OpenCL code (SearchSavior/OpenArc
         # #58): OpenCL is every vendor's, and nothing here names the Intel stack
         "[GPU] clFinish, error code: -5 CL_OUT_OF_RESOURCES",
+        # the same Lightning wording for another strategy, and a launcher of another name
+        "ValueError: You selected an invalid strategy name: `strategy='ddp_spawn_x'`",
+        "/usr/bin/startup.sh: 44: exec: torchrun: not found",
     ],
 )  # fmt: skip
 def test_a_text_of_another_stack_gets_no_entry_and_no_layer(text: str) -> None:
@@ -1030,6 +1033,10 @@ def test_wording_that_says_the_intel_stack_is_absent_does_not_place_a_text_in_it
         ("SYCL: segfault in ggml_sycl_add on Intel iGPU — regression between v1.8.2 and v1.8.3\n"
          "`whisper-server` built with the SYCL backend segfaults (SIGSEGV, exit 139) on the first "
          "inference request", "integration"),
+        # IPEX's launcher missing where it is run: no IPEX there (Docker_IPEX_ComfyUI #12)
+        ("/usr/bin/startup.sh: 44: exec: ipexrun: not found", "torch"),
+        # Lightning without the XPU plugin's strategy registered (physical-ai-studio #336)
+        ("ValueError: You selected an invalid strategy name: `strategy='xpu_single'`", "integration"),
     ],
 )  # fmt: skip
 def test_a_layer_names_the_wording_of_its_own_tools(text: str, layer: str) -> None:
