@@ -750,6 +750,12 @@ def test_a_text_of_the_intel_stack_that_no_entry_names_names_its_layer(
         # the same Lightning wording for another strategy, and a launcher of another name
         "ValueError: You selected an invalid strategy name: `strategy='ddp_spawn_x'`",
         "/usr/bin/startup.sh: 44: exec: torchrun: not found",
+        # the xe driver's display engine on its pipe (omarchy #5573): the panel, not compute
+        "xe 0000:00:02.0: [drm] Selective fetch area calculation failed in pipe A",
+        "i915 0000:00:02.0: [drm] *ERROR* CPU pipe B FIFO underrun",
+        # torch's convolution type check on a CPU: MKLDNN is named only as the allowed exception
+        "RuntimeError: Input type (torch.FloatTensor) and weight type (torch.HalfTensor) should be "
+        "the same or input should be a MKLDNN tensor and weight is a dense tensor",
     ],
 )  # fmt: skip
 def test_a_text_of_another_stack_gets_no_entry_and_no_layer(text: str) -> None:
@@ -1037,6 +1043,11 @@ def test_wording_that_says_the_intel_stack_is_absent_does_not_place_a_text_in_it
         ("/usr/bin/startup.sh: 44: exec: ipexrun: not found", "torch"),
         # Lightning without the XPU plugin's strategy registered (physical-ai-studio #336)
         ("ValueError: You selected an invalid strategy name: `strategy='xpu_single'`", "integration"),
+        # the fourteenth collection's development texts
+        # intel-extension-for-transformers' own GPU-family check (ITREX #1463)
+        ('File "/usr/lib/python3/dist-packages/intel_extension_for_transformers/tools/utils.py", '
+         'line 63, in get_gpu_family\n    assert False, "Unsupported GPU device: {}".format(name)\n'
+         "AssertionError: Unsupported GPU device:", "integration"),
     ],
 )  # fmt: skip
 def test_a_layer_names_the_wording_of_its_own_tools(text: str, layer: str) -> None:
@@ -1075,6 +1086,22 @@ def test_a_level_zero_code_printed_as_a_number_after_zeinit_is_read() -> None:
     assert "code" not in facts("zeInit error: 12345678").values
 
 
+def test_the_kernels_own_words_for_a_gpu_it_does_not_probe_name_the_missing_driver() -> None:
+    """i915's and xe's message for a device this kernel does not support (i915-sriov-dkms #293),
+    wrapped as dmesg pastes it; a compute error beside a display line keeps the driver layer."""
+    dmesg = ("[  14.737010] i915 0000:03:00.0: Your graphics device 56c0 is not properly supported "
+             "by i915 in this\n               kernel version. To force driver probe anyway, use "
+             "i915.force_probe=56c0")  # fmt: skip
+    assert explain(dmesg, KB)[0].issue.id == "xpu-gpu-driver-missing"
+    xe = ("xe 0000:03:00.0: Your graphics device e20b is not officially supported by xe driver in "
+          "this kernel version")  # fmt: skip
+    assert explain(xe, KB)[0].issue.id == "xpu-gpu-driver-missing"
+    beside = ("[1030969.502025] i915 0000:19:00.0: [drm] *ERROR* CPU pipe A FIFO underrun: port\n"
+              "[1030975.975190] kernel BUG at drivers/gpu/drm/i915/gt/intel_execlists.c")  # fmt: skip
+    found = diagnose(beside, KB)
+    assert found.layer is not None and found.layer.layer.id == "driver", found
+
+
 def test_a_windows_dll_whose_error_loading_was_cut_off_still_names_the_dll() -> None:
     """The tail of Windows' "Error loading "X" or one of its dependencies" alone is the load
     failure of X (textgen #5177); torch's first DLL named without its place, beside a word of
@@ -1087,6 +1114,11 @@ def test_a_windows_dll_whose_error_loading_was_cut_off_still_names_the_dll() -> 
              '"backend_with_compiler.dll" or one of its dependencies.')  # fmt: skip
     assert explain("Arc Installation - " + first, KB)[0].issue.id == "windows-torch-xpu-dll"
     assert "windows-torch-xpu-dll" not in [m.issue.id for m in explain(first, KB)]
+    # IPEX's own DLL loop re-raising, the DLL's name cut off (IPEX #868)
+    reraised = ('File "D:\\venv\\Lib\\site-packages\\intel_extension_for_pytorch\\__init__.py", '
+                "line 118, in <module>\n    raise err\nOSError: [WinError 126] The specified "
+                "module could not be found. Error loadin")  # fmt: skip
+    assert explain(reraised, KB)[0].issue.id == "windows-dll-load"
 
 
 def test_cli_names_a_layer_with_exit_4_and_says_so_in_json() -> None:
