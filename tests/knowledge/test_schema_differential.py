@@ -162,7 +162,23 @@ def _yaml_cases(path: Path, against: dict[str, Any], entries: str) -> Iterator[C
 
 
 def _knowledge_base_cases() -> Iterator[Case]:
-    return _yaml_cases(known_issues.shipped_path(), schema.knowledge_base_schema(), "issues")
+    against = schema.knowledge_base_schema()
+    yield from _yaml_cases(known_issues.shipped_path(), against, "issues")
+    # NOTE: no shipped range says `last_affected`, so no mutant reaches the schema's
+    # `not: {required: [fixed, last_affected]}`: each range with `fixed` is tried with the
+    # version under the other key (valid) and under both (invalid).
+    path = known_issues.shipped_path()
+    data = yamldoc.parse(path.name, path.read_text(encoding="utf-8"), KnowledgeBaseError)
+    top = {key: value for key, value in data.items() if key != "issues"}
+    for item in data["issues"]:
+        for index, bound in enumerate(item.get("affected", ())):
+            if "fixed" in bound:
+                other = {k: v for k, v in bound.items() if k != "fixed"}
+                for label, new in (("last_affected", {**other, "last_affected": bound["fixed"]}),
+                                   ("both", {**bound, "last_affected": bound["fixed"]})):  # fmt: skip
+                    ranges = [*item["affected"][:index], new, *item["affected"][index + 1 :]]
+                    document = {**top, "issues": [{**item, "affected": ranges}]}
+                    yield f"{path.name} {item['id']} range {index} {label}:=", against, document
 
 
 def _code_rules_cases() -> Iterator[Case]:
