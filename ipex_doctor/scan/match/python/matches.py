@@ -83,9 +83,12 @@ def python_hits(
     if run_of is None:
         source = "\n".join(line for part in lines.values() for line in part)
         probes = Probes(parts, probe_names, rules.ipex_only_name, source)
+    elif run_of.probes is None:
+        probes = Probes(parts, probe_names, rules.ipex_only_name, run_of.source)
     else:
+        # NOTE: the names the module spells, known: the run is not told the whole text again
         whole = run_of.probes
-        probes = Probes(parts, probe_names, rules.ipex_only_name, run_of.source, whole)
+        probes = Probes(parts, whole.names, rules.ipex_only_name, None, whole)
     guards = probes.guards(parts)
     module = Module.of(parts, table, lines)
     if run_of is not None:

@@ -89,6 +89,8 @@ class Known(NamedTuple):
     flags: frozenset[str]
     imported: frozenset[str]
     """The names the module binds by importing a listed package."""
+    names: frozenset[str]
+    """The listed names the module spells (searched for once, not in every run)."""
 
 
 class Answer(NamedTuple):
@@ -529,6 +531,6 @@ class FlagSources:
                 for name in names
             }
             if found <= flags:
-                return Known(frozenset(flags), probes._imported)
+                return Known(frozenset(flags), probes._imported, probes._names)
             flags |= found
         return None
