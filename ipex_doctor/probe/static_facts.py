@@ -1,7 +1,8 @@
 """What the doctor learns of an interpreter without importing torch: the static facts.
 
-The handshake (``interpreter.inspect``) says what the interpreter is and where it looks for
-packages; the package metadata, the allow-listed variables and the host are read in the
+The handshake (``interpreter.Handshake``, started by ``begin`` while the doctor does other
+work: a scan reads its knowledge base and rules meanwhile) says what the interpreter is and
+where it looks for packages; the package metadata, the allow-listed variables and the host are read in the
 doctor's own process; the CPU's instruction sets as that interpreter executes them and the
 Intel GPU stack below torch are asked in two spawned interpreters (``host``, ``gpu``), run side
 by side while the doctor does other work (a scan reads the tree meanwhile, ``examine`` starts
