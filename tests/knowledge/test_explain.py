@@ -1102,6 +1102,28 @@ def test_the_kernels_own_words_for_a_gpu_it_does_not_probe_name_the_missing_driv
     assert found.layer is not None and found.layer.layer.id == "driver", found
 
 
+def test_a_level_zero_code_of_intels_npu_is_not_the_gpu_stack() -> None:
+    """The NPU's own Level Zero driver reports through the graph extension that only it
+    implements (openvino_notebooks #2167, intel-npu-acceleration-library #64): its code names
+    no entry and no layer, even where the code itself is the Intel stack's word; the same code
+    from another Level Zero call, or beside a word of the GPU stack, still counts."""
+    plugin = ("RuntimeError: Exception from src/inference/src/cpp/core.cpp:107:\nCheck 'result == "
+              "ZE_RESULT_SUCCESS' failed at src/plugins/intel_npu/src/compiler/src/zero_compiler_"
+              "in_driver.cpp:746:\nFailed to compile network. L0 createGraph result: ZE_RESULT_"
+              "ERROR_UNKNOWN, code 0x7ffffffe.")  # fmt: skip
+    library = ("E: [unnamed] checkVersionCompatibility:38\tERROR! MAPPED_INFERENCE_VERSION is NOT "
+               "compatible with the ELF Expected: 6.1.0 vs received: 7.0.0\nFailed to compile "
+               "network. L0 createGraph result: ZE_RESULT_ERROR_UNSUPPORTED_VERSION, code "
+               "0x78000002.")  # fmt: skip
+    for text in (plugin, library):
+        found = diagnose(text, KB)
+        assert found.matches == [] and found.layer is None, found
+    gpu_call = "L0 zeModuleCreate result: ZE_RESULT_ERROR_UNKNOWN, code 0x7ffffffe"
+    assert explain(gpu_call, KB)[0].issue.id == "xpu-ur-unknown"
+    beside = "torch.xpu on an Arc A770: " + plugin
+    assert explain(beside, KB)[0].issue.id == "xpu-ur-unknown"
+
+
 def test_a_windows_dll_whose_error_loading_was_cut_off_still_names_the_dll() -> None:
     """The tail of Windows' "Error loading "X" or one of its dependencies" alone is the load
     failure of X (textgen #5177); torch's first DLL named without its place, beside a word of
