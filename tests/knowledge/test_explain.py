@@ -756,6 +756,9 @@ def test_a_text_of_the_intel_stack_that_no_entry_names_names_its_layer(
         # torch's convolution type check on a CPU: MKLDNN is named only as the allowed exception
         "RuntimeError: Input type (torch.FloatTensor) and weight type (torch.HalfTensor) should be "
         "the same or input should be a MKLDNN tensor and weight is a dense tensor",
+        # a device list that rejects another stack's device, and JAX's plugin of another stack
+        "ValueError: `device` must be either `cuda`, `cpu`, `xla` or `gpu`, but got mps",
+        "RuntimeError: Unable to initialize backend 'cuda': Mismatched PJRT plugin PJRT API version",
     ],
 )  # fmt: skip
 def test_a_text_of_another_stack_gets_no_entry_and_no_layer(text: str) -> None:
@@ -1048,6 +1051,14 @@ def test_wording_that_says_the_intel_stack_is_absent_does_not_place_a_text_in_it
         ('File "/usr/lib/python3/dist-packages/intel_extension_for_transformers/tools/utils.py", '
          'line 63, in get_gpu_family\n    assert False, "Unsupported GPU device: {}".format(name)\n'
          "AssertionError: Unsupported GPU device:", "integration"),
+        # the fourteenth collection's measured texts
+        # JAX's XPU plugin built for another JAX (intel-extension-for-openxla #27)
+        ("RuntimeError: Unable to initialize backend 'xpu': INVALID_ARGUMENT: Mismatched PJRT "
+         "plugin PJRT API version (0.38) and framework PJRT API version 0.40).", "integration"),
+        # a framework's device list without xpu, beside the other stacks it lists (bitsandbytes
+        # #1696, optimum-benchmark's check)
+        ("ValueError: `device` must be either `cuda`, `cpu`, `mps`, `xla` or `gpu`, but got xpu",
+         "integration"),
     ],
 )  # fmt: skip
 def test_a_layer_names_the_wording_of_its_own_tools(text: str, layer: str) -> None:
