@@ -320,6 +320,11 @@ class _Reader:
             for alias in node.names:
                 bound = alias.asname or alias.name.split(".")[0]
                 if alias.name == "torch" and alias.asname is None and top:
+                    # NOTE: ``ast`` gives names NFKC-normalised (``import ｔｏｒｃｈ`` binds
+                    # ``torch``); LibCST's scopes go by the name as written and bind none.
+                    at = self._offset(offset + alias.lineno, alias.col_offset)
+                    if self.source[at : at + len("torch")] != "torch":
+                        raise _Declined
                     if self.torch_line is None:
                         self.torch_line = offset + node.lineno
                 elif bound == "torch" or self._related(alias.name):

@@ -242,3 +242,17 @@ def test_a_rewritten_line_libcst_prints_otherwise_declines() -> None:
     assert fix_spliced(declined, FIX_IDS) is None
     spliced = "import torch\n" + AS_WRITTEN[2].format(n=0)
     assert fix_spliced(spliced, FIX_IDS) is not None
+
+
+@pytest.mark.parametrize(
+    "head",
+    ["import ｔｏｒｃｈ\n", "import os, ｔｏｒｃｈ\n", "import 𝐭orch\n"],
+)
+def test_an_import_that_spells_torch_otherwise_declines(head: str) -> None:
+    """``ast`` reads ``import ｔｏｒｃｈ`` as ``import torch`` (names are NFKC-normalised);
+    LibCST's scopes take the name as written and bind no ``torch``, so LibCST leaves the
+    calls below alone: the splices decline rather than rewrite them (before, they did)."""
+    module = head + DENSE.removeprefix("import torch\n")
+    assert fix_whole_module(module, FIX_IDS).rewrites == ()
+    assert fix_spliced(module, FIX_IDS) is None
+    assert fix_source(module, FIX_IDS) == fix_with_libcst(module, FIX_IDS)
