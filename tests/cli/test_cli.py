@@ -363,9 +363,13 @@ def test_explain_with_empty_input_is_a_usage_error(tmp_path: Path, how: str) -> 
     assert done.returncode == 2 and "is empty" in done.stderr, done.stderr
 
 
+# NOTE: the child first takes Python's own Ctrl-C handler, as an interpreter started from a
+# terminal has it: one started under a shell's background job inherits SIGINT ignored, and
+# then no Ctrl-C reaches it at all (the test failed only when the suite ran in the background).
 _CTRL_C_WHILE_LOADING = """
 import os, runpy, signal, sys
 
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 class CtrlC:
     def find_spec(self, name, path, target=None):
