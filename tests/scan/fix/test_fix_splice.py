@@ -15,7 +15,7 @@ fixes' tests. Where the splices must answer (a module of nothing else), they do.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection
 
 import pytest
 from conftest import examples
@@ -35,7 +35,6 @@ from ipex_doctor.scan.fix.rewrite import (
     fix_with_libcst,
 )
 from ipex_doctor.scan.fix.verbatim import (
-    Line,
     fix_python,
     join_lines,
     lay_in_place,
@@ -257,7 +256,7 @@ def test_a_rewritten_line_libcst_prints_otherwise_declines() -> None:
 
 # -- the splices' outcomes laid over the original lines without LibCST ---------------------
 
-Lay = Callable[[str, Sequence[Line], FixOutcome], "FixOutcome | None"]
+Lay = Callable[[str, FixOutcome], "FixOutcome | None"]
 
 
 def _laid_alike(module: str, fix_ids: Collection[str], lay: Lay = lay_in_place) -> bool:
@@ -265,12 +264,10 @@ def _laid_alike(module: str, fix_ids: Collection[str], lay: Lay = lay_in_place) 
     ``fix_bytes`` gives it) and change it; if so, ``lay`` and LibCST's lay-over (what
     ``fix_python`` wrote for every outcome before) write the same text and records."""
     text = module.removeprefix("\ufeff")
-    lines = split_lines(text)
-    normalised = lf_text(lines)
-    outcome, in_place = fix_source_in_place(normalised, fix_ids)
+    outcome, in_place = fix_source_in_place(lf_text(split_lines(text)), fix_ids)
     if not in_place or not outcome.changed:
         return False
-    assert lay(text, lines, outcome) == lay_with_libcst(text, lines, normalised, outcome)
+    assert lay(text, outcome) == lay_with_libcst(text, outcome)
     return True
 
 
@@ -287,9 +284,9 @@ def _mixed_endings(draw: st.DrawFn) -> str:
 @settings(max_examples=examples(150), deadline=None)
 @given(st.one_of(written_modules(), _mixed_endings()))
 def test_a_spliced_outcome_is_laid_over_the_lines_as_libcst_lays_it(module: str) -> None:
-    """the generated modules (every call the splices rewrite or refuse,
-    what makes them decline, lines LibCST prints otherwise; LF, CRLF, CR, mixed): where the
-    splices answer, ``lay_in_place`` writes what tracing through LibCST writes."""
+    """The generated modules (every call the splices rewrite or refuse, what makes them
+    decline, lines LibCST prints otherwise; LF, CRLF, CR, mixed): where the splices answer,
+    ``lay_in_place`` writes what tracing through LibCST writes."""
     _laid_alike(module, FIX_IDS)
 
 
@@ -315,29 +312,42 @@ def test_the_fixes_samples_are_laid_over_the_lines_as_libcst_lays_them() -> None
     assert answered >= 10
 
 
-def _endings_lost(text: str, lines: Sequence[Line], outcome: FixOutcome) -> FixOutcome:
+def _endings_lost(text: str, outcome: FixOutcome) -> FixOutcome:
     """A broken lay-over: the outcome as it stands (every line ending ``\\n``)."""
     return outcome
 
 
-def _rewritten_lines_end_in_lf(
-    text: str, lines: Sequence[Line], outcome: FixOutcome
-) -> FixOutcome | None:
+def _rewritten_lines_end_in_lf(text: str, outcome: FixOutcome) -> FixOutcome | None:
     """A broken lay-over: a rewritten line ends with ``\\n``, not its original ending."""
-    laid = lay_in_place(text, lines, outcome)
+    laid = lay_in_place(text, outcome)
     assert laid is not None
     broken = [
         line if line[0] == old else (line[0], "\n")
-        for line, (old, _) in zip(split_lines(laid.source), lines, strict=True)
+        for line, (old, _) in zip(split_lines(laid.source), split_lines(text), strict=True)
     ]
     return FixOutcome(join_lines(broken), True, outcome.rewrites, outcome.refusals)
 
 
-@pytest.mark.parametrize("broken", [_endings_lost, _rewritten_lines_end_in_lf])
-@pytest.mark.parametrize("newline", ["\r\n", "\r"])
+def _last_ending_lost(text: str, outcome: FixOutcome) -> FixOutcome | None:
+    """A broken lay-over: the last line loses its ending."""
+    laid = lay_in_place(text, outcome)
+    assert laid is not None
+    return FixOutcome(laid.source.rstrip("\r\n"), True, outcome.rewrites, outcome.refusals)
+
+
+@pytest.mark.parametrize(
+    ("broken", "newline"),
+    [
+        (_endings_lost, "\r\n"),
+        (_endings_lost, "\r"),
+        (_rewritten_lines_end_in_lf, "\r\n"),
+        (_rewritten_lines_end_in_lf, "\r"),
+        (_last_ending_lost, "\n"),
+    ],
+)
 def test_the_comparison_catches_a_broken_lay_over(broken: Lay, newline: str) -> None:
-    """A lay-over that loses the original line endings differs from LibCST's: the
-    comparison above can fail."""
+    """A lay-over that loses an original line ending differs from LibCST's: the comparison
+    above can fail."""
     module = "import torch\n" + "".join(s.format(n=n) for n, s in enumerate(SPLICED[:3]))
     module = module.replace("\n", newline)
     assert _laid_alike(module, FIX_IDS)
@@ -350,4 +360,5 @@ def test_an_outcome_that_moves_lines_is_not_laid_in_place() -> None:
     never give another); ``fix_python`` then traces it through LibCST."""
     text = "import torch\r\nx = 1\r\n"
     moved = FixOutcome("import torch\n\nx = 1\n", True)
-    assert lay_in_place(text, split_lines(text), moved) is None
+    assert lay_in_place(text, moved) is None
+    assert lay_in_place(text.replace("\r\n", "\n"), moved) is None
