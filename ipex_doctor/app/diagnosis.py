@@ -4,7 +4,8 @@ The policy is read and its ids checked before anything runs (a typo in an ignore
 blink, not after minutes); the diagnosis then runs, and an interrupt (SIGINT, or SIGTERM from
 a launcher) still publishes what was learnt, marked incomplete, before ``Stopped`` ends the run
 with 130 / 143. Under ``--distributed`` every rank's report goes to rank 0, which publishes the
-fleet report. Messages for the user go through ``notify``; nothing here prints.
+fleet report. Messages for the user go through ``notify``; nothing here prints but the progress
+``diagnose_with_progress`` shows (``reporting.progress``, on stderr).
 """
 
 from __future__ import annotations
@@ -117,6 +118,17 @@ def repro_request(
 def env_request(probe: ProbeOptions, out: OutputOptions, kb_overlays: tuple[str, ...]) -> Request:
     """``env``, from what was typed: the environment's findings alone, no check runs."""
     return Request(Command.ENV, probe, out, kb_overlays, kinds=(FindingKind.ENVIRONMENT,))
+
+
+def diagnose_with_progress(request: Request, notify: Notify) -> ExitCode:
+    """``diagnose_and_publish`` with the live progress of ``reporting.progress`` on stderr, as
+    the command line shows it (none under ``-q``)."""
+    from ipex_doctor.reporting.progress import Feedback
+
+    with Feedback.for_stream(quiet=request.out.verbosity < 0) as feedback:
+        return diagnose_and_publish(
+            request, notify=notify, progress=feedback.status, on_step=feedback.step
+        )
 
 
 def diagnose_and_publish(

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ipex_doctor.app.approval import approver
 from ipex_doctor.app.interrupts import sigterm_raises
 from ipex_doctor.errors import ExitCode, Stopped, Terminated
 
@@ -24,10 +25,10 @@ if TYPE_CHECKING:
 Show = Callable[[str], None]
 
 
-def undo_scan_fix(path: Path, *, approve: Callable[[str], bool], show: Show) -> ExitCode:
-    """Show what undoing the record at ``path`` restores, and with approval restore it; the
-    exit code: 0 when every file is as it was before the fix, 1 when a file is left alone or
-    nothing was approved."""
+def undo_scan_fix(path: Path, *, yes: bool, ask: Callable[[str], bool], show: Show) -> ExitCode:
+    """Show what undoing the record at ``path`` restores, and with approval (``yes``, else
+    ``ask``'s answer at a terminal: ``approval``) restore it; the exit code: 0 when every file
+    is as it was before the fix, 1 when a file is left alone or nothing was approved."""
     from ipex_doctor.scan.fix import journal as fix_journal
     from ipex_doctor.scan.fix import run as fix_run
     from ipex_doctor.scan.fix.quoting import quote_name
@@ -45,7 +46,7 @@ def undo_scan_fix(path: Path, *, approve: Callable[[str], bool], show: Show) -> 
     if not restore:
         show("Nothing to restore." if not left else "Nothing that can be restored.")
         return ExitCode.FINDINGS if left else ExitCode.OK
-    if not approve(f"Restore {_files(len(restore))}?"):
+    if not approver(yes, ask)(f"Restore {_files(len(restore))}?"):
         show("Nothing was restored (--yes, or y at a terminal, restores them).")
         return ExitCode.FINDINGS
     try:

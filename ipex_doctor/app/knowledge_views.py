@@ -1,5 +1,6 @@
 """The knowledge base read by people: ``kb list``, ``kb show``, ``kb validate`` and
-``repro --list``, from a request to the text to print.
+``repro --list``, from a request to the text shown (through ``show``) and the exit code, as
+every use case ends.
 
 These are light commands (they answer in a blink): every import past the model's vocabulary
 is inside the function that needs it, and the code rules of ``scan`` are read by ``kb show``
@@ -32,19 +33,25 @@ class KnowledgeRequest:
     """``--json``: the entries as JSON rather than text."""
 
 
-def list_entries(request: KnowledgeRequest, notify: Notify) -> str:
+def list_entries(request: KnowledgeRequest, notify: Notify, show: Notify) -> ExitCode:
     """``kb list``: every entry, built-in finding and code rule of ``scan``."""
     from ipex_doctor.knowledge.known_issues import load_files
     from ipex_doctor.reporting.formats.text import kb_list_json, kb_list_text
 
     knowledge = load_files(request.kb_overlays, notify)
     rules = _code_rules(knowledge).rules
-    return kb_list_json(knowledge, rules) if request.as_json else kb_list_text(knowledge, rules)
+    show(kb_list_json(knowledge, rules) if request.as_json else kb_list_text(knowledge, rules))
+    return ExitCode.OK
 
 
-def show_entry(request: KnowledgeRequest, entry_id: str, notify: Notify) -> str:
+def show_entry(request: KnowledgeRequest, entry_id: str, notify: Notify, show: Notify) -> ExitCode:
     """``kb show ID``: the entry, built-in finding or code rule ``entry_id`` names (case and
     ``_`` ignored); ``DoctorError`` with the closest ids when none does."""
+    show(_entry_text(request, entry_id, notify))
+    return ExitCode.OK
+
+
+def _entry_text(request: KnowledgeRequest, entry_id: str, notify: Notify) -> str:
     from ipex_doctor.knowledge.known_issues import KnownIssue, load_files, normalise_id
     from ipex_doctor.reporting.formats import text
     from ipex_doctor.verdicts.registry import builtin, finding_ids
@@ -92,7 +99,9 @@ def validate_files(files: Sequence[Path], notify: Notify, show: Notify) -> ExitC
     return ExitCode.USAGE if failed else ExitCode.OK
 
 
-def list_checks(request: KnowledgeRequest, checks_dirs: Sequence[str], notify: Notify) -> str:
+def list_checks(
+    request: KnowledgeRequest, checks_dirs: Sequence[str], notify: Notify, show: Notify
+) -> ExitCode:
     """``repro --list``: the check scripts (shipped, then ``--checks-dir``) with their titles
     and the entries that name them."""
     from ipex_doctor.knowledge.known_issues import load_files
@@ -101,4 +110,5 @@ def list_checks(request: KnowledgeRequest, checks_dirs: Sequence[str], notify: N
 
     scripts = catalog(tuple(Path(d) for d in checks_dirs))
     knowledge = load_files(request.kb_overlays, notify)
-    return checks_text({k: s.title for k, s in scripts.items()}, knowledge)
+    show(checks_text({k: s.title for k, s in scripts.items()}, knowledge))
+    return ExitCode.OK

@@ -33,6 +33,7 @@ from pathlib import Path
 
 from packaging.utils import canonicalize_name
 
+from ipex_doctor.app.approval import approver
 from ipex_doctor.app.conclusion import conclude, gate_policy
 from ipex_doctor.app.interrupts import sigterm_raises
 from ipex_doctor.app.repair_plan import Plan, propose, resolve, undo_plan, unresolved
@@ -76,19 +77,20 @@ class Conversation:
         cls,
         out: OutputOptions,
         notify: Callable[[str], None],
-        approver: Callable[[bool], Callable[[str], bool]],
+        yes: bool,
+        ask: Callable[[str, bool], bool],
         echo: Callable[[str, bool], None],
     ) -> Conversation:
         """The plan (or the outcome) as text through ``echo(text, err)``, and the questions
-        through ``approver(err)``: on stdout, or on stderr (``err``) when a machine report
-        takes stdout."""
+        through ``ask(question, err)`` unless ``yes`` approves them (said through ``notify``):
+        on stdout, or on stderr (``err``) when a machine report takes stdout."""
         err = any(path == STDOUT for _, path in out.sinks)
 
         def show(repair: Repair) -> None:
             planning = repair.verdict in (RepairVerdict.PLANNED, RepairVerdict.NOTHING_TO_DO)
             echo(plan_text(repair) if planning else outcome_text(repair), err)
 
-        return cls(notify, approver(err), show)
+        return cls(notify, approver(yes, lambda question: ask(question, err), say=notify), show)
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,6 @@ Nothing here, or anywhere in the doctor's process, imports torch.
 from __future__ import annotations
 
 import functools
-import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,7 +15,6 @@ import click
 
 import ipex_doctor.cli.options as opt
 from ipex_doctor import __version__
-from ipex_doctor.errors import ExitCode
 from ipex_doctor.model.terms import Isolation
 from ipex_doctor.usage_rules import Refuse
 
@@ -37,28 +34,15 @@ def notify_user(message: str) -> None:
     click.echo(f"ipex-doctor: {message}", err=True)
 
 
-def approver(yes: bool, *, logged: bool = False, err: bool = False) -> Callable[[str], bool]:
-    """``--yes`` (with ``logged``, the question and its answer go to stderr), else the user's
-    answer on a terminal (asked on stderr with ``err``); without either, no."""
-
-    def approve(question: str) -> bool:
-        if yes:
-            if logged:
-                notify_user(f"{question} yes (--yes)")
-            return True
-        return sys.stdin.isatty() and click.confirm(question, default=False, err=err)
-
-    return approve
+def _ask(question: str, err: bool = False) -> bool:
+    """The user's answer at the terminal (asked on stderr with ``err``): no unless they say yes."""
+    return click.confirm(question, default=False, err=err)
 
 
 def _run(request: Request) -> int:
-    from ipex_doctor.app.diagnosis import diagnose_and_publish
-    from ipex_doctor.reporting.progress import Feedback
+    from ipex_doctor.app.diagnosis import diagnose_with_progress
 
-    with Feedback.for_stream(quiet=request.out.verbosity < 0) as feedback:
-        return diagnose_and_publish(
-            request, notify=notify_user, progress=feedback.status, on_step=feedback.step
-        )
+    return diagnose_with_progress(request, notify_user)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -117,8 +101,7 @@ def repro(
     if list_only:
         from ipex_doctor.app.knowledge_views import KnowledgeRequest, list_checks
 
-        click.echo(list_checks(KnowledgeRequest(kb_overlays), checks_dirs, notify_user))
-        return ExitCode.OK
+        return list_checks(KnowledgeRequest(kb_overlays), checks_dirs, notify_user, click.echo)
     from ipex_doctor.app.diagnosis import repro_request
 
     return _run(repro_request(names, probe, out, kb_overlays, device, isolation, checks_dirs))
@@ -218,7 +201,7 @@ def scan(request: ScanRequest, undo: Path | None, yes: bool) -> int:
     if undo is not None:
         from ipex_doctor.app.fix_undo import undo_scan_fix
 
-        return undo_scan_fix(undo, approve=approver(yes), show=click.echo)
+        return undo_scan_fix(undo, yes=yes, ask=_ask, show=click.echo)
     from ipex_doctor.app.code_scan import scan_and_publish
 
     return scan_and_publish(
@@ -257,10 +240,7 @@ def fix(request: FixRequest, yes: bool, undo: Path | None) -> int:
     from ipex_doctor.app import repair
 
     talk = repair.Conversation.on_streams(
-        request.out,
-        notify_user,
-        lambda err: approver(yes, logged=True, err=err),
-        lambda text, err: click.echo(text, nl=False, err=err),
+        request.out, notify_user, yes, _ask, lambda text, err: click.echo(text, nl=False, err=err)
     )
     if undo is not None:
         return repair.undo_and_publish(repair.UndoRequest.of(undo, request), talk)
@@ -307,8 +287,7 @@ def kb_list(kb_overlays: tuple[str, ...], as_json: bool) -> int:
     """List the known issues and the built-in findings the doctor can report."""
     from ipex_doctor.app.knowledge_views import KnowledgeRequest, list_entries
 
-    click.echo(list_entries(KnowledgeRequest(kb_overlays, as_json), notify_user))
-    return ExitCode.OK
+    return list_entries(KnowledgeRequest(kb_overlays, as_json), notify_user, click.echo)
 
 
 @kb_group.command("show")
@@ -320,8 +299,7 @@ def kb_show(issue_id: str, kb_overlays: tuple[str, ...], as_json: bool) -> int:
     one code rule of scan)."""
     from ipex_doctor.app.knowledge_views import KnowledgeRequest, show_entry
 
-    click.echo(show_entry(KnowledgeRequest(kb_overlays, as_json), issue_id, notify_user))
-    return ExitCode.OK
+    return show_entry(KnowledgeRequest(kb_overlays, as_json), issue_id, notify_user, click.echo)
 
 
 @kb_group.command("validate")

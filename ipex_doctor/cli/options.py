@@ -5,30 +5,27 @@ run's) is an ``option_group``: the command receives the built value under one na
 builder must take every option of the group and need no other, checked when the command is
 declared, so an option nothing consumes cannot vanish. ``as_request`` hands a command the
 request of app/ built from its values. ``refuse`` checks a command's usage rules
-(``usage_rules``) before it runs. Builders import the rest of the package lazily:
-``--help`` and the light commands load only this module, Click and the model's vocabulary.
+(``usage_rules``) before it runs. What the values become is app/'s (``request_parts``, whose
+builders import the rest lazily): ``--help`` and the light commands load only this module,
+Click, those builders and the model's vocabulary.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
+import operator
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 import click
 
+from ipex_doctor.app import request_parts as parts
 from ipex_doctor.errors import DoctorError
 from ipex_doctor.model.device_spec import DeviceSpec
 from ipex_doctor.model.terms import AMP_DTYPES, SANITY_PROFILES, Isolation
 from ipex_doctor.usage_rules import Refuse, first_broken, unknown_names
-
-if TYPE_CHECKING:
-    from ipex_doctor.probe.options import ProbeOptions
-    from ipex_doctor.reporting.output_options import OutputOptions
-    from ipex_doctor.reporting.saved_reports import SavedReport
-    from ipex_doctor.runs.sanity_options import SanityOptions
 
 F = TypeVar("F", bound=Callable[..., Any])
 Decorator = Callable[[Any], Any]
@@ -131,16 +128,23 @@ def _param_names(options: tuple[Decorator, ...]) -> set[str]:
     def probe() -> None:  # pragma: no cover - only its __click_params__ is read
         return None
 
-    for option in options:
-        option(probe)
-    params: list[click.Parameter] = getattr(probe, "__click_params__", [])
+    params: list[click.Parameter] = getattr(stack(*options)(probe), "__click_params__", [])
     return {p.name for p in params if p.name is not None}
 
 
-def _device(ctx: click.Context, param: click.Parameter, value: str | None) -> DeviceSpec | None:
-    """A ``--device`` value, parsed once into the ``DeviceSpec`` every use receives."""
-    if value is None:
-        return None
+def parsed(parse: Callable[[Any], Any]) -> Callable[[click.Context, click.Parameter, Any], Any]:
+    """A callback handing the command ``parse(value)`` (``None``, an option left out, stays
+    ``None``); what ``parse`` raises ends the run as it would anywhere else."""
+    return lambda ctx, param, value: None if value is None else parse(value)
+
+
+inverted = parsed(operator.not_)
+"""A ``--no-X`` flag as the request's ``X``: ``False`` when it was given."""
+
+
+def _device(value: str) -> DeviceSpec:
+    """A ``--device`` value, parsed once into the ``DeviceSpec`` every use receives; refused as
+    Click's usage error for the option (exit 2, the accepted forms named)."""
     from ipex_doctor.runs.device_selection import parse_device_spec
 
     try:
@@ -151,77 +155,7 @@ def _device(ctx: click.Context, param: click.Parameter, value: str | None) -> De
 
 def device_option(help: str) -> Decorator:
     """``--device``: ``None`` when left out (each command decides the default, and says it)."""
-    return click.option("--device", metavar="DEVICE", callback=_device, help=help)
-
-
-def inverted(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
-    """A ``--no-X`` flag as the request's ``X``: ``False`` when it was given."""
-    return not value
-
-
-def _isolation(ctx: click.Context, param: click.Parameter, value: str) -> Isolation:
-    return Isolation(value)
-
-
-def _baseline(ctx: click.Context, param: click.Parameter, value: str | None) -> SavedReport | None:
-    """The ``--baseline`` report, read and validated once (a bad file is a one-line error)."""
-    if value is None:
-        return None
-    from ipex_doctor.reporting.saved_reports import SavedReport
-
-    return SavedReport.read(value)
-
-
-def _output_options(
-    json_path: str | None, junit_path: str | None, markdown_path: str | None,
-    html_path: str | None, fail_on: str | None, ignores: tuple[str, ...],
-    policy_file: str | None, quiet: bool, verbose: int, sarif_path: str | None = None,
-) -> OutputOptions:  # fmt: skip
-    """The output options (``sarif_path``: scan's alone)."""
-    from ipex_doctor.reporting.formats.kinds import Format
-    from ipex_doctor.reporting.output_options import FailOn, OutputOptions
-
-    kinds = (Format.JSON, Format.JUNIT, Format.MARKDOWN, Format.HTML, Format.SARIF)
-    paths = zip(kinds, (json_path, junit_path, markdown_path, html_path, sarif_path), strict=True)
-    return OutputOptions(
-        sinks=tuple((kind, path) for kind, path in paths if path is not None),
-        fail_on=FailOn(fail_on) if fail_on else None,
-        ignores=ignores,
-        policy_file=policy_file,
-        verbosity=-1 if quiet else verbose,
-    )
-
-
-def _interpreter_path(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    """``--python`` as typed, ``None`` when it was left out; an empty or blank path is refused
-    (it would otherwise fall back, silently, to the doctor's own interpreter)."""
-    if value is not None and not value.strip():
-        raise DoctorError(
-            f"--python {value!r} names no interpreter; give the path of the environment's "
-            "python, or leave --python out to examine the one running the doctor"
-        )
-    return value
-
-
-def _probe_options(python: str | None, timeout_s: float) -> ProbeOptions:
-    import sys
-
-    from ipex_doctor.probe.options import ProbeOptions
-
-    return ProbeOptions(python=sys.executable if python is None else python, timeout_s=timeout_s)
-
-
-def _sanity_options(
-    profile: str,
-    amp_dtype: str,
-    lr: float | None,
-    weights: str | None,
-    data: str | None,
-    no_ipex: bool,
-) -> SanityOptions:
-    from ipex_doctor.runs.sanity_options import SanityOptions
-
-    return SanityOptions(profile, amp_dtype, lr, weights, data, use_ipex=not no_ipex)
+    return click.option("--device", metavar="DEVICE", callback=parsed(_device), help=help)
 
 
 FILE = click.Path(dir_okay=False, path_type=Path)
@@ -237,7 +171,9 @@ KB = click.option(
 def python_option(help: str) -> Decorator:
     """``--python``: the path as typed, ``None`` when left out (each use case decides the
     default, and says it in ``help``); a blank path is refused."""
-    return click.option("--python", "python", metavar="PATH", callback=_interpreter_path, help=help)
+    return click.option(
+        "--python", "python", metavar="PATH", callback=parsed(parts.interpreter), help=help
+    )
 
 
 PYTHON = python_option(
@@ -249,7 +185,7 @@ TIMEOUT = click.option(
     help="Limit for each step in the spawned interpreter (the imports, each probe or check): "
     "the time it may go without progress.",
 )  # fmt: skip
-PROBE = option_group("probe", _probe_options, PYTHON, TIMEOUT)
+PROBE = option_group("probe", parts.probe_options, PYTHON, TIMEOUT)
 AS_JSON = click.option("--json", "as_json", is_flag=True, help="Print it as JSON, not as text.")
 _OUTPUT_OPTIONS = (
     click.option("--json", "json_path", metavar="PATH",
@@ -268,17 +204,17 @@ _OUTPUT_OPTIONS = (
     click.option("-q", "--quiet", is_flag=True, help="Print only the problems and the summary."),
     click.option("-v", "--verbose", count=True, help="Also show passes, skips and evidence."),
 )  # fmt: skip
-OUTPUT = option_group("out", _output_options, *_OUTPUT_OPTIONS)
+OUTPUT = option_group("out", parts.output_options, *_OUTPUT_OPTIONS)
 OUTPUT_SCAN = option_group(
     "out",
-    _output_options,
+    parts.output_options,
     *_OUTPUT_OPTIONS,
     click.option("--sarif", "sarif_path", metavar="PATH",
                  help="Write a SARIF 2.1.0 log of the code findings, for code scanning ('-': stdout)."),
 )  # fmt: skip
 """The output options of scan: the others, and SARIF."""
 BASELINE = click.option(
-    "--baseline", "baseline", metavar="REPORT.json", callback=_baseline,
+    "--baseline", "baseline", metavar="REPORT.json", callback=parsed(parts.baseline),
     help="Compare with a saved JSON report of this machine: findings that appeared or resolved, "
     "versions that changed, throughput that fell beyond the runs' noise.",
 )  # fmt: skip
@@ -287,14 +223,14 @@ CHECK_RUN = stack(
                   "xpu, xpu:N, cuda, cuda:N; local (the default under --distributed): this rank's "
                   "accelerator, and the cpu on each node's first rank."),
     click.option("--isolation", type=click.Choice([i.value for i in Isolation]), default="worker",
-                 show_default=True, callback=_isolation,
+                 show_default=True, callback=parsed(Isolation),
                  help="worker: one interpreter runs every check (replaced if one breaks it); "
                  "process: a fresh interpreter per check."),
     click.option("--checks-dir", "checks_dirs", metavar="DIR", multiple=True,
                  help="Directory of your own check scripts (a --kb entry can name them). Repeatable."),
 )  # fmt: skip
 SANITY = option_group(
-    "sanity_options", _sanity_options,
+    "sanity_options", parts.sanity_options,
     click.option("--profile", type=click.Choice(SANITY_PROFILES), default="quick", show_default=True,
                  help="Sanity run: quick (trains on 64x64; about 20 s on 2 CPU cores) or full "
                  "(224x224, more steps, JIT trace + freeze; about a minute)."),

@@ -230,6 +230,9 @@ _LOAD_ANCHORS = (
     (r"cannot open shared object file", _COLON_BACKWARDS),  # glibc's dlopen
     (r"=>\s*not found", _SPACE_BACKWARDS),  # ldd
     (r"\(NOT_FOUND\)", _SPACE_BACKWARDS),  # the Dependencies tree on Windows
+    # NOTE: the tail of Windows' "Error loading "X.dll" or one of its dependencies", for a
+    # paste that cut the head off (textgen #5177)
+    (r"[\"']? or one of its dependencies", _SPACE_BACKWARDS),
 )
 _WINDOWS_LOAD = r"(?i)Error loading [\"']?([^\"'\n]{1,400}?\.(?:dll|pyd))\b"
 _UNDEFINED = r"undefined symbol:?\s*([\w$@.]{1,1000})"
@@ -245,7 +248,10 @@ UR_CODES = {
 }
 """Unified Runtime codes that some messages give as a number alone ("level_zero backend failed
 with error: 20"); the pairs are those the corpus quotes with both (tests/assets)."""
-_ZE_HEX = r"(?i)(?:zeInit\(?\)?|ze_result_t value)\W{0,10}(0x7[08][0-9a-f]{6}|\d{10})\b"
+_ZE_HEX = (
+    r"(?i)(?:zeInit\(?\)?(?: error)?|ze_result_t value)\W{0,10}"
+    r"(0x7[08][0-9a-f]{6}|7[08][0-9a-f]{6}|\d{10})\b"
+)
 ZE_CODES = {
     0x70000001: "ZE_RESULT_ERROR_DEVICE_LOST",
     0x70000003: "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY",
@@ -275,6 +281,7 @@ _GATES: dict[str, tuple[str, ...]] = {
     _LOAD_ANCHORS[0][0]: ("cannot open shared object file",),
     _LOAD_ANCHORS[1][0]: ("not found",),
     _LOAD_ANCHORS[2][0]: ("(not_found)",),
+    _LOAD_ANCHORS[3][0]: ("or one of its dependencies",),
     _WINDOWS_LOAD: ("error loading",),
     _UNDEFINED: ("undefined symbol",),
     _VERSION: ("not found",),
@@ -358,7 +365,9 @@ def _values(form: str, lowered: str) -> Iterator[tuple[str, str, str]]:
         if code is not None:
             yield "code", code, hit[0]
     for hit in _finditer(_ZE_HEX, form, lowered):
-        code = ZE_CODES.get(int(hit[1], 16 if hit[1].lower().startswith("0x") else 10))
+        # NOTE: eight hex digits without 0x are how xpumanager prints it ("zeInit error:
+        # 78000001"); ten decimal digits are the code printed as a number (2013265921)
+        code = ZE_CODES.get(int(hit[1], 10 if len(hit[1]) == 10 and hit[1].isdigit() else 16))
         if code is not None:
             yield "code", code, hit[0]
     for hit in _finditer(_ATTRIBUTE, form, lowered):
@@ -468,6 +477,16 @@ _FACT_TIERS = {"code": STRUCTURE, "module": STRUCTURE, "backend": STRUCTURE,
 _CASE_SENSITIVE = {"code", "api", "attribute", "code_rule"}
 
 
+def _stands(fact: str, value: str, found: Facts) -> bool:
+    """Whether a fact's value is evidence in this text. An OpenCL result code (``CL_*``) is
+    every vendor's: only a text that names the Intel stack makes it the Intel runtime's."""
+    # NOTE: the Unified Runtime, Level Zero and SYCL PI spellings are the Intel stack's own
+    # words (kb.stack.intel), so they need no such condition; OpenVINO's GPU plugin, NVIDIA's
+    # and AMD's OpenCL print the CL_ codes too (OpenArc #58: "[GPU] clFinish, error code: -5
+    # CL_OUT_OF_RESOURCES", OpenVINO on Windows).
+    return found.intel or fact != "code" or not value.startswith("CL_")
+
+
 def _signature_evidence(signature: Signature, found: Facts) -> _Evidence | None:
     """The evidence for ``signature`` when every one of its conditions holds, else ``None``."""
     if signature.stack == "intel" and not found.intel:
@@ -487,7 +506,8 @@ def _signature_evidence(signature: Signature, found: Facts) -> _Evidence | None:
         hits = [
             (length, text)
             for value, text in found.values.get(fact, ())
-            if (length := _best(globs, value, case_sensitive=fact in _CASE_SENSITIVE)) is not None
+            if _stands(fact, value, found)
+            and (length := _best(globs, value, case_sensitive=fact in _CASE_SENSITIVE)) is not None
         ]
         if not hits:
             return None

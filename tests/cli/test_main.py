@@ -70,6 +70,25 @@ def test_help_and_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == ExitCode.OK and out.startswith("ipex-doctor, version ")
 
 
+def test_the_help_legend_and_exit_codes_are_the_reports_and_the_doctors(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``--help`` says by hand what the console's legend and ``ExitCode`` say: each mark with
+    its meaning, in the legend's order, and every exit code (explain's 4 in explain's help),
+    so a mark or a code changed in one place and not in the other fails here."""
+    from ipex_doctor.reporting.formats.console import _LEGEND_MARKS
+
+    _, out, _ = run(capsys, "--help")
+    said = " ".join(out.split())
+    marks = ", ".join(f"{mark} {meaning}" for mark, meaning in _LEGEND_MARKS)
+    assert f"Reading a report: {marks};" in said
+    codes = said.split("Exit codes: ", 1)[1].split(".", 1)[0]
+    named = {int(word) for word in codes.replace(",", " ").split() if word.isdigit()}
+    assert named == set(ExitCode) - {ExitCode.LAYER_ONLY}
+    _, out, _ = run(capsys, "explain", "--help")
+    assert f"; {int(ExitCode.LAYER_ONLY)} when none did" in " ".join(out.split())
+
+
 def test_a_usage_error_is_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "check", "--fail-on", "loud")
     assert code == ExitCode.USAGE and "'loud' is not one of" in err

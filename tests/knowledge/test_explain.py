@@ -740,6 +740,22 @@ def test_a_text_of_the_intel_stack_that_no_entry_names_names_its_layer(
         "SOCKS support.\n[ai-backend] Set up of service failed due to Error: command C:\\Users\\"
         "User\\AppData\\Local\\Programs\\AI Playground\\resources\\ai-backend-env\\python.exe "
         "-m,pip,install,setuptools failed 1",
+        # transformers' AWQ quantizer with no CUDA device, suggesting IPEX for an Intel CPU
+        # (oobabooga/textgen #6662): the name is advice, not what ran
+        "00:39:08-649538 ERROR    Failed to load the model.\n...\nRuntimeError: GPU is required to "
+        "run AWQ quantized model. You can use IPEX version AWQ if you have an Intel CPU",
+        # OpenVINO's GPU plugin (its "[GPU]" prefix) with an OpenCL code (SearchSavior/OpenArc
+        # #58): OpenCL is every vendor's, and nothing here names the Intel stack
+        "[GPU] clFinish, error code: -5 CL_OUT_OF_RESOURCES",
+        # the same Lightning wording for another strategy, and a launcher of another name
+        "ValueError: You selected an invalid strategy name: `strategy='ddp_spawn_x'`",
+        "/usr/bin/startup.sh: 44: exec: torchrun: not found",
+        # the xe driver's display engine on its pipe (omarchy #5573): the panel, not compute
+        "xe 0000:00:02.0: [drm] Selective fetch area calculation failed in pipe A",
+        "i915 0000:00:02.0: [drm] *ERROR* CPU pipe B FIFO underrun",
+        # torch's convolution type check on a CPU: MKLDNN is named only as the allowed exception
+        "RuntimeError: Input type (torch.FloatTensor) and weight type (torch.HalfTensor) should be "
+        "the same or input should be a MKLDNN tensor and weight is a dense tensor",
     ],
 )  # fmt: skip
 def test_a_text_of_another_stack_gets_no_entry_and_no_layer(text: str) -> None:
@@ -770,6 +786,20 @@ def test_device_lost_without_its_prefix_is_the_lost_device_but_not_inside_anothe
     for other in ("vkQueueSubmit: VK_ERROR_DEVICE_LOST on Intel Arc A770",
                   "the SYCL device lost its context (device_lost_handler)"):  # fmt: skip
         assert "xpu-device-lost" not in [m.issue.id for m in explain(other, KB)], other
+
+
+def test_an_opencl_code_names_its_entry_only_in_a_text_of_the_intel_stack() -> None:
+    """The OpenCL spelling of a result code is every vendor's: alone it names nothing (OpenArc
+    #58 above), beside a word of the Intel stack it is the Intel runtime's code, as its Unified
+    Runtime and Level Zero spellings are everywhere."""
+    assert explain("clEnqueueNDRangeKernel failed: CL_OUT_OF_RESOURCES", KB) == []
+    with_arc = explain("clEnqueueNDRangeKernel failed on an Arc A770: CL_OUT_OF_RESOURCES", KB)
+    assert with_arc[0].names == ("xpu-out-of-memory", "xpu-out-of-resources"), with_arc
+    assert explain("CL_DEVICE_NOT_FOUND", KB) == []
+    assert explain("CL_DEVICE_NOT_FOUND after a while on WSL2 with oneAPI", KB)[0].issue.id == (
+        "wsl-tdr"
+    )
+    assert explain("UR_RESULT_ERROR_OUT_OF_RESOURCES", KB)[0].issue.id == "xpu-out-of-memory"
 
 
 def test_intel_integrated_gpus_by_name_and_compute_runtime_tickets_name_the_stack() -> None:
@@ -997,6 +1027,27 @@ def test_wording_that_says_the_intel_stack_is_absent_does_not_place_a_text_in_it
         # ggml's SYCL backend's own check of its device index (whisper.cpp #2033)
         ("Can't run in SYCL mode, check_allow_gpu_index error: device_index:0 is out of range: [0--2]",
          "integration"),
+        # the twelfth's and thirteenth's measured texts, development since
+        # SYCL's other spelling of the same range check (stable-diffusion.cpp #1556)
+        ("SYCL: Provided range and/or offset does not fit in int", "sycl-build"),
+        # a kernel's own assertion, as the SYCL device library prints it (nanochat #682)
+        ("Assistant: AssertHandler::printMessage\n/pytorch/third_party/torch-xpu-ops/src/ATen/native/"
+         "xpu/sycl/TensorCompareKernels.cpp:180: operator(): global id: [0,0,0], local id: [0,0,0] "
+         "Assertion `input_[0] != 0` failed.\nAborted (core dumped)", "code"),
+        # a crash inside ggml's SYCL backend's own function, not the SYCL runtime under it
+        # (whisper.cpp #4014)
+        ("SYCL: segfault in ggml_sycl_add on Intel iGPU — regression between v1.8.2 and v1.8.3\n"
+         "`whisper-server` built with the SYCL backend segfaults (SIGSEGV, exit 139) on the first "
+         "inference request", "integration"),
+        # IPEX's launcher missing where it is run: no IPEX there (Docker_IPEX_ComfyUI #12)
+        ("/usr/bin/startup.sh: 44: exec: ipexrun: not found", "torch"),
+        # Lightning without the XPU plugin's strategy registered (physical-ai-studio #336)
+        ("ValueError: You selected an invalid strategy name: `strategy='xpu_single'`", "integration"),
+        # the fourteenth collection's development texts
+        # intel-extension-for-transformers' own GPU-family check (ITREX #1463)
+        ('File "/usr/lib/python3/dist-packages/intel_extension_for_transformers/tools/utils.py", '
+         'line 63, in get_gpu_family\n    assert False, "Unsupported GPU device: {}".format(name)\n'
+         "AssertionError: Unsupported GPU device:", "integration"),
     ],
 )  # fmt: skip
 def test_a_layer_names_the_wording_of_its_own_tools(text: str, layer: str) -> None:
@@ -1027,6 +1078,47 @@ def test_a_level_zero_code_printed_as_a_number_after_zeinit_is_read() -> None:
     found = facts("hwloc/levelzero: Failed to initialize in zeInit(): 0x78000001")
     assert found.values["code"] == (("ZE_RESULT_ERROR_UNINITIALIZED", "zeInit(): 0x78000001"),)
     assert "code" not in facts("Triton Error [ZE]: 0x78000001").values  # NOTE: not after zeInit
+    # xpumanager's spelling, without 0x (xpumanager #100); a ze_result_t as a signed decimal
+    xpum = "[E] [1-1] GPUDeviceStub::init zeInit error: 78000001\n[E] xpumInit LevelZeroInitializationException"
+    assert facts(xpum).values["code"][0][0] == "ZE_RESULT_ERROR_UNINITIALIZED"
+    assert explain(xpum, KB)[0].issue.id == "xpu-level-zero-broken"
+    assert facts("zeInit: 2013265921").values["code"][0][0] == "ZE_RESULT_ERROR_UNINITIALIZED"
+    assert "code" not in facts("zeInit error: 12345678").values
+
+
+def test_the_kernels_own_words_for_a_gpu_it_does_not_probe_name_the_missing_driver() -> None:
+    """i915's and xe's message for a device this kernel does not support (i915-sriov-dkms #293),
+    wrapped as dmesg pastes it; a compute error beside a display line keeps the driver layer."""
+    dmesg = ("[  14.737010] i915 0000:03:00.0: Your graphics device 56c0 is not properly supported "
+             "by i915 in this\n               kernel version. To force driver probe anyway, use "
+             "i915.force_probe=56c0")  # fmt: skip
+    assert explain(dmesg, KB)[0].issue.id == "xpu-gpu-driver-missing"
+    xe = ("xe 0000:03:00.0: Your graphics device e20b is not officially supported by xe driver in "
+          "this kernel version")  # fmt: skip
+    assert explain(xe, KB)[0].issue.id == "xpu-gpu-driver-missing"
+    beside = ("[1030969.502025] i915 0000:19:00.0: [drm] *ERROR* CPU pipe A FIFO underrun: port\n"
+              "[1030975.975190] kernel BUG at drivers/gpu/drm/i915/gt/intel_execlists.c")  # fmt: skip
+    found = diagnose(beside, KB)
+    assert found.layer is not None and found.layer.layer.id == "driver", found
+
+
+def test_a_windows_dll_whose_error_loading_was_cut_off_still_names_the_dll() -> None:
+    """The tail of Windows' "Error loading "X" or one of its dependencies" alone is the load
+    failure of X (textgen #5177); torch's first DLL named without its place, beside a word of
+    the Intel stack, is the XPU build's runtime DLLs (textgen #5123), and without one names no
+    entry."""
+    cut = ('installer_files\\env\\Lib\\site-packages\\intel_extension_for_pytorch\\bin\\'
+           'intel-ext-pt-gpu.dll" or one of its dependencies')  # fmt: skip
+    assert explain(cut, KB)[0].issue.id == "windows-dll-load"
+    first = ('OSError: [WinError 126] The specified module could not be found. Error loading '
+             '"backend_with_compiler.dll" or one of its dependencies.')  # fmt: skip
+    assert explain("Arc Installation - " + first, KB)[0].issue.id == "windows-torch-xpu-dll"
+    assert "windows-torch-xpu-dll" not in [m.issue.id for m in explain(first, KB)]
+    # IPEX's own DLL loop re-raising, the DLL's name cut off (IPEX #868)
+    reraised = ('File "D:\\venv\\Lib\\site-packages\\intel_extension_for_pytorch\\__init__.py", '
+                "line 118, in <module>\n    raise err\nOSError: [WinError 126] The specified "
+                "module could not be found. Error loadin")  # fmt: skip
+    assert explain(reraised, KB)[0].issue.id == "windows-dll-load"
 
 
 def test_cli_names_a_layer_with_exit_4_and_says_so_in_json() -> None:

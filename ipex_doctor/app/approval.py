@@ -1,0 +1,31 @@
+"""Whether the user approves what a flow asks before it acts (``fix`` applying a plan or running
+a file's interpreter, ``scan --undo`` restoring files): ``--yes``, else the user's answer at a
+terminal, else no.
+
+An answer is never waited for where none can come (standard input is not a terminal: a pipe, a
+CI job): the question is answered no, and the flow that asked says what it did not do. How the
+question is put to the user is the caller's (``ask``); nothing here prints.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+
+Approve = Callable[[str], bool]
+"""Asked a question, says yes or no."""
+
+
+def approver(yes: bool, ask: Approve, *, say: Callable[[str], None] | None = None) -> Approve:
+    """Yes to every question with ``yes`` (each question and its answer said through ``say``,
+    when given, so a log shows what was approved), else ``ask``'s answer where standard input is
+    a terminal; else no, without asking."""
+
+    def approve(question: str) -> bool:
+        if yes:
+            if say is not None:
+                say(f"{question} yes (--yes)")
+            return True
+        return sys.stdin.isatty() and ask(question)
+
+    return approve
