@@ -574,7 +574,7 @@ def diagnose(text: str, kb: KnowledgeBase, env: EnvFacts | None = None) -> Expla
         for issue in kb.issues
         if (m := _match(issue, forms, found))
         and (not foreign or m.issue.stack == "any" or _intel_beside(m.matched, forms, kb)
-             or _intel_within(m.matched, kb))
+             or _intel_within(m.matched, forms, kb))
     }  # fmt: skip
     matches = list(direct.values())
     for message in [m for m in matches if m.issue.causes]:
@@ -619,10 +619,17 @@ def _intel_beside(matched: tuple[str, ...], forms: tuple[str, ...], kb: Knowledg
     return _any(kb.stack.intel, rest)
 
 
-def _intel_within(matched: tuple[str, ...], kb: KnowledgeBase) -> bool:
+def _intel_within(matched: tuple[str, ...], forms: tuple[str, ...], kb: KnowledgeBase) -> bool:
     """Whether a piece that matched names the Intel stack, outside the wording that says it is
-    absent."""
-    return any(_any(kb.stack.intel, _without_absent(piece, kb)) for piece in matched)
+    absent: in the piece itself, and where the text holds it outside that wording."""
+    # NOTE: a piece can be read from inside such wording (the Level Zero code of the NPU's
+    # "L0 createGraph result: ZE_RESULT_ERROR_UNKNOWN"): it stands for the Intel stack only
+    # where it also occurs outside it.
+    rests = [_without_absent(form, kb) for form in forms]
+    return any(
+        any(piece in rest for rest in rests) and _any(kb.stack.intel, _without_absent(piece, kb))
+        for piece in matched
+    )
 
 
 def _without_absent(text: str, kb: KnowledgeBase) -> str:

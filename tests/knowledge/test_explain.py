@@ -756,6 +756,9 @@ def test_a_text_of_the_intel_stack_that_no_entry_names_names_its_layer(
         # torch's convolution type check on a CPU: MKLDNN is named only as the allowed exception
         "RuntimeError: Input type (torch.FloatTensor) and weight type (torch.HalfTensor) should be "
         "the same or input should be a MKLDNN tensor and weight is a dense tensor",
+        # a device list that rejects another stack's device, and JAX's plugin of another stack
+        "ValueError: `device` must be either `cuda`, `cpu`, `xla` or `gpu`, but got mps",
+        "RuntimeError: Unable to initialize backend 'cuda': Mismatched PJRT plugin PJRT API version",
     ],
 )  # fmt: skip
 def test_a_text_of_another_stack_gets_no_entry_and_no_layer(text: str) -> None:
@@ -1048,6 +1051,14 @@ def test_wording_that_says_the_intel_stack_is_absent_does_not_place_a_text_in_it
         ('File "/usr/lib/python3/dist-packages/intel_extension_for_transformers/tools/utils.py", '
          'line 63, in get_gpu_family\n    assert False, "Unsupported GPU device: {}".format(name)\n'
          "AssertionError: Unsupported GPU device:", "integration"),
+        # the fourteenth collection's measured texts
+        # JAX's XPU plugin built for another JAX (intel-extension-for-openxla #27)
+        ("RuntimeError: Unable to initialize backend 'xpu': INVALID_ARGUMENT: Mismatched PJRT "
+         "plugin PJRT API version (0.38) and framework PJRT API version 0.40).", "integration"),
+        # a framework's device list without xpu, beside the other stacks it lists (bitsandbytes
+        # #1696, optimum-benchmark's check)
+        ("ValueError: `device` must be either `cuda`, `cpu`, `mps`, `xla` or `gpu`, but got xpu",
+         "integration"),
     ],
 )  # fmt: skip
 def test_a_layer_names_the_wording_of_its_own_tools(text: str, layer: str) -> None:
@@ -1100,6 +1111,28 @@ def test_the_kernels_own_words_for_a_gpu_it_does_not_probe_name_the_missing_driv
               "[1030975.975190] kernel BUG at drivers/gpu/drm/i915/gt/intel_execlists.c")  # fmt: skip
     found = diagnose(beside, KB)
     assert found.layer is not None and found.layer.layer.id == "driver", found
+
+
+def test_a_level_zero_code_of_intels_npu_is_not_the_gpu_stack() -> None:
+    """The NPU's own Level Zero driver reports through the graph extension that only it
+    implements (openvino_notebooks #2167, intel-npu-acceleration-library #64): its code names
+    no entry and no layer, even where the code itself is the Intel stack's word; the same code
+    from another Level Zero call, or beside a word of the GPU stack, still counts."""
+    plugin = ("RuntimeError: Exception from src/inference/src/cpp/core.cpp:107:\nCheck 'result == "
+              "ZE_RESULT_SUCCESS' failed at src/plugins/intel_npu/src/compiler/src/zero_compiler_"
+              "in_driver.cpp:746:\nFailed to compile network. L0 createGraph result: ZE_RESULT_"
+              "ERROR_UNKNOWN, code 0x7ffffffe.")  # fmt: skip
+    library = ("E: [unnamed] checkVersionCompatibility:38\tERROR! MAPPED_INFERENCE_VERSION is NOT "
+               "compatible with the ELF Expected: 6.1.0 vs received: 7.0.0\nFailed to compile "
+               "network. L0 createGraph result: ZE_RESULT_ERROR_UNSUPPORTED_VERSION, code "
+               "0x78000002.")  # fmt: skip
+    for text in (plugin, library):
+        found = diagnose(text, KB)
+        assert found.matches == [] and found.layer is None, found
+    gpu_call = "L0 zeModuleCreate result: ZE_RESULT_ERROR_UNKNOWN, code 0x7ffffffe"
+    assert explain(gpu_call, KB)[0].issue.id == "xpu-ur-unknown"
+    beside = "torch.xpu on an Arc A770: " + plugin
+    assert explain(beside, KB)[0].issue.id == "xpu-ur-unknown"
 
 
 def test_a_windows_dll_whose_error_loading_was_cut_off_still_names_the_dll() -> None:

@@ -25,6 +25,7 @@ from test_fix_chunks import UNITS
 from test_fix_slice import SAMPLES, padded
 
 from ipex_doctor.scan.fix import splice
+from ipex_doctor.scan.fix.codemods.base import BARE_GENERATOR
 from ipex_doctor.scan.fix.codemods.registry import FIX_IDS
 from ipex_doctor.scan.fix.rewrite import (
     FixOutcome,
@@ -362,3 +363,41 @@ def test_an_outcome_that_moves_lines_is_not_laid_in_place() -> None:
     moved = FixOutcome("import torch\n\nx = 1\n", True)
     assert lay_in_place(text, moved) is None
     assert lay_in_place(text.replace("\r\n", "\n"), moved) is None
+
+
+@pytest.mark.parametrize(
+    "head",
+    ["import ｔｏｒｃｈ\n", "import os, ｔｏｒｃｈ\n", "import 𝐭orch\n"],
+)
+def test_an_import_that_spells_torch_otherwise_declines(head: str) -> None:
+    """``ast`` reads ``import ｔｏｒｃｈ`` as ``import torch`` (names are NFKC-normalised);
+    LibCST's scopes take the name as written and bind no ``torch``, so LibCST leaves the
+    calls below alone: the splices decline rather than rewrite them (before, they did)."""
+    module = head + DENSE.removeprefix("import torch\n")
+    assert fix_whole_module(module, FIX_IDS).rewrites == ()
+    assert fix_spliced(module, FIX_IDS) is None
+    assert fix_source(module, FIX_IDS) == fix_with_libcst(module, FIX_IDS)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "torch.xpu.amp.autocast(x for x in y)",
+        "torch.cpu.amp.autocast(x for x in y)",
+        "torch.xpu.amp.GradScaler(x for x in y)",
+        "torch.xpu.set_autocast_xpu_dtype(x for x in y)",
+        "torch.xpu.amp.autocast_mode.autocast(x for x in y)",
+    ],
+)
+def test_a_bare_generator_argument_is_refused_alike(call: str) -> None:
+    """``f(x for x in y)`` needs parentheses once the edit adds or names an argument: the
+    call is refused with a sentence, the same with and without the splices, and the file's
+    other calls are still rewritten (before: the splices raised ``SyntaxError`` and the
+    whole file was left alone as a bug in the doctor)."""
+    module = f"import torch\ny = {call}\n" + DENSE.removeprefix("import torch\n")
+    outcome = fix_source(module, FIX_IDS)
+    assert outcome == fix_with_libcst(module, FIX_IDS)
+    assert [r.reason for r in outcome.refusals] == [BARE_GENERATOR]
+    assert len(outcome.rewrites) == 50
+    assert f"y = {call}\n" in outcome.source
+    ast.parse(outcome.source)
