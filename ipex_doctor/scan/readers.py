@@ -35,7 +35,7 @@ from ipex_doctor.scan.match.python.statements import (
 )
 from ipex_doctor.scan.match.python.strings import fragments
 from ipex_doctor.scan.match.ruleset import RuleSet
-from ipex_doctor.scan.match.shell_lines import command_lines
+from ipex_doctor.scan.match.shell_lines import command_lines, through_variables
 from ipex_doctor.scan.match.text_matches import may_hit, text_hits
 from ipex_doctor.scan.match.triggers import Probe
 from ipex_doctor.scan.read.ci_files import ci_commands
@@ -323,15 +323,15 @@ def read_text(candidate: Candidate, data: bytes, rules: RuleSet) -> Outcome:
         lines = split_lines(decode_text(data))
     except Undecodable as error:
         return skipped(candidate, f"cannot be decoded: {error}")
-    read: Iterable[TextLine] = _code_lines(lines)
     if kind in (FileKind.SHELL, FileKind.DOCKERFILE):
-        read = command_lines(read)
-    hits = text_hits(read, rules.text(kind), probe)
-    if kind in (FileKind.SHELL, FileKind.DOCKERFILE):
+        commands = list(command_lines(_code_lines(lines)))
+        hits = through_variables(text_hits(commands, rules.text(kind), probe), commands)
         hits = _launches_rewritten(hits, rules, "\n".join(lines))
+    else:
+        hits = text_hits(_code_lines(lines), rules.text(kind), probe)
     if kind is FileKind.CI:
-        commands = command_lines(ci_commands(candidate.path.name, lines))
-        hits = _unique(hits + text_hits(commands, rules.text(FileKind.SHELL), probe))
+        steps = command_lines(ci_commands(candidate.path.name, lines))
+        hits = _unique(hits + text_hits(steps, rules.text(FileKind.SHELL), probe))
     return Outcome(True, [to_match(hit, candidate.display, lines) for hit in hits], [])
 
 

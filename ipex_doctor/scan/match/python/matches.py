@@ -5,7 +5,10 @@
   ``torch.xpu.amp`` is a rule too), for the most specific rules at that length (an exact name
   before a wildcard, a longer wildcard before a shorter one); a variable only assignments
   bind to such a name is reported at its assignment and where it is called, not where it is
-  handed on;
+  handed on. A bare name tested for being there (``if ipex:``, ``ipex is not None``) is a
+  question, not a use: not reported as one. IPEX's bare module handed on (``module = ipex``,
+  ``dict(ipex=ipex)``) is reported only on a line no other hit reports (it adds nothing there:
+  ``ipex_xpu = ipex if ipex._C._has_xpu() else None`` is the probe's);
 * ``imports``: each module an import statement may load (``imported_modules``), for the rules
   of the longest listed module it is or is under; ``from m import n`` reports ``m``'s rules at
   the statement and a more specific rule for ``m.n`` at ``n``;
@@ -37,7 +40,14 @@ from ipex_doctor.scan.match.patterns import (
     PatternHit,
     spectral_norm_of,
 )
-from ipex_doctor.scan.match.python.names import Facts, NameTable, Scope, imported_modules
+from ipex_doctor.scan.match.python.names import (
+    Chain,
+    Facts,
+    NameTable,
+    Scope,
+    imported_modules,
+    keyed_name,
+)
 from ipex_doctor.scan.match.python.probes import PROBE_PATTERN, Guard, Known, Probes
 from ipex_doctor.scan.match.python.switches import SWITCH_PATTERN
 from ipex_doctor.scan.match.ruleset import Best, ImportIndex, PythonRules, SymbolIndex
@@ -96,10 +106,14 @@ def python_hits(
     spectral = run_of.spectral_norm if run_of is not None else None
     context = Context(probe_names, rules.ipex_only_name, probes, module, spectral_norm=spectral)
     hits: list[Hit] = []
+    bare: list[Hit] = []
+    """The symbol hits of IPEX's bare module (a text hit may have the same symbol: its text)."""
     for facts in parts:
         part_lines = lines[facts.part]
         if rules.symbols:
-            hits += _symbol_hits(facts, table.bound_names, rules, part_lines, module)
+            named = list(_symbol_hits(facts, table.bound_names, rules, part_lines, module))
+            bare += (hit for hit in named if hit.symbol == IPEX_PACKAGE)
+            hits += named
         if rules.imports.modules:
             hits += _import_hits(facts, rules, part_lines, guards, module, run_of)
     switches = []
@@ -114,7 +128,22 @@ def python_hits(
         # NOTE: found from the other rules' hits (a switch is one only beside them)
         found = pattern.find(parts, context._replace(names=names, hits=tuple(hits)))
         hits += [_pattern_hit(rule_id, hit, lines[hit.part]) for hit in found]
+    if bare:
+        hits = _without_bare_module_beside_others(hits, bare)
     return [_guarded(hit, guards, lines) for hit in hits]
+
+
+def _without_bare_module_beside_others(hits: list[Hit], bare: list[Hit]) -> list[Hit]:
+    """``hits`` less those of ``bare`` (IPEX's bare module, among them) on a line another hit
+    reports (see the module)."""
+    dropped = {id(hit) for hit in bare}
+    others = {
+        (hit.part, line)
+        for hit in hits
+        if id(hit) not in dropped
+        for line in range(hit.line, hit.end_line + 1)
+    }
+    return [hit for hit in hits if id(hit) not in dropped or (hit.part, hit.line) not in others]
 
 
 def decide_removals(
@@ -187,19 +216,30 @@ def _symbol_hits(
     facts: Facts, bound: frozenset[str], rules: PythonRules, lines: Sequence[str], module: Module
 ) -> Iterator[Hit]:
     called: set[int] | None = None
+    tested: set[int] | None = None
     for chain, scope in facts.chains:
         base: ast.expr = chain
         while isinstance(base, ast.Attribute):
             base = base.value
-        if not isinstance(base, ast.Name) or base.id not in bound:
+        if isinstance(base, ast.Subscript):
+            if keyed_name(base) not in bound:
+                continue  # NOTE: a key read where it is taken: no assignment to skip
+        elif not isinstance(base, ast.Name) or base.id not in bound:
             continue  # NOTE: most chains start at a local (self, x): no lookup needed
-        if chain is base and scope.assigned_only(base.id):
-            # NOTE: a variable an assignment bound to an IPEX name is reported at that
-            # assignment; handed on (``quantization_config=qconfig``) it would repeat the
-            # finding on an argument line. Called, it is a use of its own.
-            if called is None:
-                called = {id(call.func) for call, _ in facts.calls}
-            if id(chain) not in called:
+        elif chain is base:
+            if not isinstance(base.ctx, ast.Load):
+                continue  # NOTE: ``del ipex`` uses nothing
+            if scope.assigned_only(base.id):
+                # NOTE: a variable an assignment bound to an IPEX name is reported at that
+                # assignment; handed on (``quantization_config=qconfig``) it would repeat the
+                # finding on an argument line. Called, it is a use of its own.
+                if called is None:
+                    called = {id(call.func) for call, _ in facts.calls}
+                if id(chain) not in called:
+                    continue
+            if tested is None:
+                tested = _tested_names(facts)
+            if id(chain) in tested:
                 continue
         found = _best_in_chain(chain, scope, rules.symbols)
         if found is not None:
@@ -210,6 +250,29 @@ def _symbol_hits(
                     fix, name, node, scope, facts.part, module
                 )
                 yield _hit(rule_id, name, node, lines, facts.part, mechanical)
+
+
+def _tested_names(facts: Facts) -> set[int]:
+    """The ids of the bare names ``facts`` tests for being there: a condition (``if ipex:``,
+    ``not ipex``, an operand of ``and`` / ``or``) or compared with ``None`` (``ipex is not
+    None``)."""
+    tests: list[ast.expr] = []
+    for node, _ in facts.branches:
+        if isinstance(node, ast.If | ast.IfExp):
+            tests.append(node.test)
+        elif isinstance(node, ast.BoolOp):
+            tests.extend(node.values)
+    for compare in facts.compares:
+        operands = [compare.left, *compare.comparators]
+        if any(isinstance(o, ast.Constant) and o.value is None for o in operands):
+            tests.extend(operands)
+    names: set[int] = set()
+    for test in tests:
+        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test = test.operand
+        if isinstance(test, ast.Name):
+            names.add(id(test))
+    return names
 
 
 def _import_hits(
@@ -264,7 +327,7 @@ def _pattern_hit(rule_id: str, found: PatternHit, lines: Sequence[str]) -> Hit:
 
 
 def _best_in_chain(
-    node: ast.Attribute | ast.Name, scope: Scope, symbols: SymbolIndex
+    node: Chain, scope: Scope, symbols: SymbolIndex
 ) -> tuple[ast.expr, str, Best] | None:
     """The longest part of the chain ``node`` that a rule names: (that node, its resolved
     name, the rules); of several bindings of its base, the most specific match."""

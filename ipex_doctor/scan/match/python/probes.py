@@ -21,7 +21,9 @@ or installed, the helpers and flags projects name after them):
   except ImportError: HAS_IPEX = False``); a listed name bound by ``import`` to the module of
   that name is the module, not a flag;
 * ``hasattr(X, "name")`` where ``X`` is a listed package (or under one) or ``X.name`` exists
-  only with IPEX (``hasattr(torch.xpu, "has_fp64_dtype")``: ``ipex_only``).
+  only with IPEX (``hasattr(torch.xpu, "has_fp64_dtype")``: ``ipex_only``), whatever ``X``
+  may stand for (a helper's ``module``, bound to torch in one branch and to IPEX in another,
+  asks about either).
 
 What a probe guards (``guards``) runs only where the probe said yes: the body of an ``if`` (or
 the ``else`` of an ``if not ...``), the chosen value of a conditional expression, what follows
@@ -174,7 +176,7 @@ class Probes:
         """A resolved name of ``node`` under a listed package, or ``None``."""
         return next((n for n in NameTable.resolve(node, scope) if self._listed(n)), None)
 
-    def _roots_listed(self, chain: ast.Attribute, scope: Scope) -> bool:
+    def _roots_listed(self, chain: ast.expr, scope: Scope) -> bool:
         """A cheap "maybe": the chain's base name is bound to a listed package or under one
         (most chains start at a local or at another module: no name is built for them)."""
         base: ast.expr = chain
@@ -202,10 +204,13 @@ class Probes:
         attribute = call.args[1].value
         if not isinstance(attribute, str):
             return None
-        for base in NameTable.resolve(call.args[0], scope):
-            if self._listed(base) or self._ipex_only(f"{base}.{attribute}"):
-                return f"{base}.{attribute}"
-        return None
+        bases = NameTable.resolve(call.args[0], scope)
+        ipex = [b for b in bases if self._listed(b) or self._ipex_only(f"{b}.{attribute}")]
+        if not ipex or len(ipex) < len(bases):
+            # NOTE: a name that may also be another module (a generic import helper's
+            # ``module``, torch or IPEX by its argument) asks about whichever it holds
+            return None
+        return f"{ipex[0]}.{attribute}"
 
     def _probe_call(self, call: ast.Call, scope: Scope) -> str | None:
         """What ``call`` asks, when it is a probe."""
