@@ -3,7 +3,7 @@ a file's interpreter, ``scan --undo`` restoring files): ``--yes``, else the user
 terminal, else no.
 
 An answer is never waited for where none can come (standard input is not a terminal: a pipe, a
-CI job): the question is answered no, and the flow that asked says what it did not do. How the
+CI job, ``/dev/null``, or closed, when Python sets ``sys.stdin`` to ``None``): the question is answered no, and the flow that asked says what it did not do. How the
 question is put to the user is the caller's (``ask``); nothing here prints.
 """
 
@@ -26,6 +26,7 @@ def approver(yes: bool, ask: Approve, *, say: Callable[[str], None] | None = Non
             if say is not None:
                 say(f"{question} yes (--yes)")
             return True
-        return sys.stdin.isatty() and ask(question)
+        # NOTE: started with standard input closed (``0<&-``), Python sets sys.stdin to None.
+        return sys.stdin is not None and sys.stdin.isatty() and ask(question)
 
     return approve

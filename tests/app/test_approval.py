@@ -62,3 +62,14 @@ def test_without_a_terminal_the_answer_is_no_and_nothing_is_asked() -> None:
     asked: list[str] = []
     assert approver(False, _asker(True, asked))("Apply this plan?") is False
     assert asked == []
+
+
+def test_with_standard_input_closed_the_answer_is_no_and_nothing_is_asked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Started with fd 0 closed (``0<&-``), Python's ``sys.stdin`` is ``None``: no, not a
+    crash (it was exit 3, AttributeError; the command itself is in test_repair_hostile)."""
+    monkeypatch.setattr(sys, "stdin", None)
+    asked: list[str] = []
+    assert approver(False, _asker(True, asked))("Apply this plan?") is False
+    assert asked == []
