@@ -187,18 +187,21 @@ def scan_and_publish(request: ScanRequest, *, notify: Notify, emit: Notify) -> E
     ``emit`` the diffs of ``--diff`` / ``--fix`` and the places left alone."""
     out = request.out
     out.check()
-    knowledge = known_issues.load_files(request.kb_overlays, notify)
-    rules = scan_rules(request, knowledge, notify)
-    policy = gate_policy(out, knowledge, [r.id for r in rules.rules])
-    roots = request.roots or (Path("."),)
-    exclude = (*policy.scan_exclude, *request.exclude)
-    # NOTE: the examined interpreter's CPUID and Intel runtime probes (two spawned
-    # interpreters) run while the tree is read, and are collected after it: a small project's
-    # scan waited for them one after the other first. Leaving the block any other way (an
-    # interrupt, SIGTERM, an error, a refusal) kills and reaps them.
-    with sigterm_raises(), static_facts.start(_probe_options(request)) as examining:
-        examining.start_probes()
+    # NOTE: the examined interpreter's handshake runs while the knowledge base, the rules and
+    # the gate are read and the scanner imported; its CPUID and Intel runtime probes (two
+    # spawned interpreters) then run while the tree is read, and are collected after it: a
+    # small project's scan waited for each first. A refusal of --python still comes after a
+    # bad overlay's or policy's error. Leaving the block any other way (an interrupt, SIGTERM,
+    # an error, a refusal) kills and reaps whichever still runs.
+    with sigterm_raises(), static_facts.begin(_probe_options(request)) as examining:
+        knowledge = known_issues.load_files(request.kb_overlays, notify)
+        rules = scan_rules(request, knowledge, notify)
+        policy = gate_policy(out, knowledge, [r.id for r in rules.rules])
+        roots = request.roots or (Path("."),)
+        exclude = (*policy.scan_exclude, *request.exclude)
         from ipex_doctor.scan.engine import scan_paths
+
+        examining.start_probes()
 
         def rescan() -> ScanResult:
             return scan_paths(roots, rules, exclude=exclude, cache=request.cache, docs=request.docs)

@@ -93,7 +93,60 @@ def _describe(python: str) -> str:
 
 def inspect(python: str, *, env: dict[str, str] | None = None) -> Target:
     """Run the handshake in ``python``; raise ``InterpreterError`` when it is not usable."""
-    label = _describe(python)
+    handshake = Handshake(python, env=env)
+    try:
+        return handshake.target()
+    finally:
+        handshake.end()
+
+
+class Handshake:
+    """The handshake of ``python``, started now and answered later (``target``), so the doctor
+    works while the interpreter starts: ``inspect`` is ``Handshake(...).target()``.
+
+    What refuses ``python`` before anything is run (not found, a directory, not executable,
+    cannot be started) is raised by ``target`` as well, as every other refusal, so a caller
+    that checks its own inputs between the start and the answer still says its own errors
+    first. ``end`` kills and reaps a handshake not answered yet (an interrupt, an error)."""
+
+    def __init__(self, python: str, *, env: dict[str, str] | None = None) -> None:
+        self._label = _describe(python)
+        self._nonce = secrets.token_hex(8)
+        self._child: spawn.Running | None = None
+        self._refusal: InterpreterError | None = None
+        self._target: Target | None = None
+        self._resolved = Path(python)
+        try:
+            self._resolved = _usable_path(python, self._label)
+            self._child = spawn.Running(
+                [str(self._resolved), "-c", _HANDSHAKE, self._nonce],
+                timeout=HANDSHAKE_TIMEOUT_S,
+                env=env,
+            )
+        except InterpreterError as refusal:
+            self._refusal = refusal
+        except OSError as exc:
+            self._refusal = InterpreterError(f"{self._label}: could not be started: {exc.strerror}")
+
+    def end(self) -> None:
+        """Kill and reap the handshake's interpreter unless it was answered."""
+        if self._child is not None:
+            self._child.end()
+
+    def target(self) -> Target:
+        """The interpreter, once it answered (waited for); ``InterpreterError`` when it is not
+        usable."""
+        if self._target is None:
+            if self._refusal is not None:
+                raise self._refusal
+            assert self._child is not None
+            self._target = _answered(self._child.finish(), self._nonce, self._label, self._resolved)
+        return self._target
+
+
+def _usable_path(python: str, label: str) -> Path:
+    """``python`` resolved on ``PATH`` when it names no directory; ``InterpreterError`` when
+    nothing there can be run."""
     resolved = Path(python)
     if os.sep not in python:
         from shutil import which
@@ -113,13 +166,12 @@ def inspect(python: str, *, env: dict[str, str] | None = None) -> Target:
         )
     if not os.access(resolved, os.X_OK):
         raise InterpreterError(f"{label}: is not executable")
-    nonce = secrets.token_hex(8)
-    try:
-        done = spawn.run(
-            [str(resolved), "-c", _HANDSHAKE, nonce], timeout=HANDSHAKE_TIMEOUT_S, env=env
-        )
-    except OSError as exc:
-        raise InterpreterError(f"{label}: could not be started: {exc.strerror}") from None
+    return resolved
+
+
+def _answered(done: spawn.Completed, nonce: str, label: str, resolved: Path) -> Target:
+    """The ``Target`` the handshake's output describes; ``InterpreterError`` when it timed out,
+    did not answer or is too old."""
     if done.timed_out:
         raise InterpreterError(
             f"{label}: did not answer within {HANDSHAKE_TIMEOUT_S:.0f} s",

@@ -75,9 +75,20 @@ def tag() -> str:
     return current
 
 
+@functools.cache
 def _libc() -> ctypes.CDLL | None:
+    """The C library this process runs on (Linux), opened once; ``None`` elsewhere or when it
+    cannot be opened."""
     if not sys.platform.startswith("linux"):
         return None
+    # NOTE: the symbols already loaded in this process first (dlopen(NULL): Python links the C
+    # library). ctypes.util.find_library("c") runs `ldconfig -p` on each call, and every start
+    # and end of a child asked it two or three times: six processes per scan, on its critical
+    # path. It stays the fallback where the global symbols lack prctl (a static interpreter).
+    with contextlib.suppress(OSError):
+        loaded = ctypes.CDLL(None, use_errno=True)
+        if hasattr(loaded, "prctl"):
+            return loaded
     try:
         return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
     except OSError:

@@ -1,7 +1,8 @@
 """What the doctor learns of an interpreter without importing torch: the static facts.
 
-The handshake (``interpreter.inspect``) says what the interpreter is and where it looks for
-packages; the package metadata, the allow-listed variables and the host are read in the
+The handshake (``interpreter.Handshake``, started by ``begin`` while the doctor does other
+work: a scan reads its knowledge base and rules meanwhile) says what the interpreter is and
+where it looks for packages; the package metadata, the allow-listed variables and the host are read in the
 doctor's own process; the CPU's instruction sets as that interpreter executes them and the
 Intel GPU stack below torch are asked in two spawned interpreters (``host``, ``gpu``), run side
 by side while the doctor does other work (a scan reads the tree meanwhile, ``examine`` starts
@@ -41,18 +42,50 @@ class StaticFacts:
 
 
 class StaticExamination:
-    """The static facts of an interpreter being read: the handshake answered, its package
-    metadata, the allow-listed variables and the host read (``facts``); the CPUID and Intel
+    """The static facts of an interpreter being read: the handshake (started by ``begin``),
+    then, once it answered, its package metadata, the allow-listed variables and the host
+    (``target``, ``facts``: asking either waits for the handshake); the CPUID and Intel
     runtime probes, two spawned interpreters, run side by side once started (``start_probes``)
     while the doctor works, and ``finish`` collects them into the whole static facts.
 
-    A context manager: leaving it with a probe unanswered (an interrupt, an error, a refusal)
-    kills and reaps that probe, so it never outlives the doctor."""
+    A context manager: leaving it with the handshake or a probe unanswered (an interrupt, an
+    error, a refusal) kills and reaps it, so it never outlives the doctor."""
 
-    def __init__(self, target: interpreter.Target, facts: StaticFacts, environ: Mapping[str, str]):
-        self.target, self.facts, self._environ = target, facts, environ
+    def __init__(
+        self,
+        handshake: interpreter.Handshake,
+        environ: Mapping[str, str],
+        progress: Callable[[str], None] = _quiet,
+    ) -> None:
+        self._handshake, self._environ, self._progress = handshake, environ, progress
+        self._answered: tuple[interpreter.Target, StaticFacts] | None = None
         self._isa: spawn.JsonScript | None = None
         self._gpu: spawn.JsonScript | None = None
+
+    @property
+    def target(self) -> interpreter.Target:
+        """The interpreter that answered the handshake (waited for); ``InterpreterError`` when
+        it cannot be used."""
+        return self._answer()[0]
+
+    @property
+    def facts(self) -> StaticFacts:
+        """The static facts read in the doctor's process, the handshake answered (waited for)."""
+        return self._answer()[1]
+
+    def _answer(self) -> tuple[interpreter.Target, StaticFacts]:
+        if self._answered is None:
+            try:
+                target = self._handshake.target()
+            except BaseException:
+                self.end()
+                raise
+            self._progress(f"examining {target.interpreter.executable}: reading package metadata")
+            packages = interpreter.installed_packages(target.sys_path)
+            env_vars = reported_env_vars(self._environ, Redactor(self._environ))
+            facts = StaticFacts(target.interpreter, host.probe_host(), packages, env_vars)
+            self._answered = (target, facts)
+        return self._answered
 
     def __enter__(self) -> StaticExamination:
         return self
@@ -91,7 +124,8 @@ class StaticExamination:
         return dataclasses.replace(self.facts, host=machine)
 
     def end(self) -> None:
-        """Kill and reap every probe not collected yet."""
+        """Kill and reap the handshake and every probe not collected yet."""
+        self._handshake.end()
         for probe in (self._isa, self._gpu):
             if probe is not None:
                 probe.end()
@@ -110,22 +144,32 @@ def without_runtime_probe(static: StaticFacts) -> Environment:
     )
 
 
+def begin(
+    options: ProbeOptions,
+    *,
+    environ: Mapping[str, str] | None = None,
+    progress: Callable[[str], None] = _quiet,
+) -> StaticExamination:
+    """Start the examination of ``options.python``: its handshake runs while the doctor does
+    other work; asking for the ``target`` or the ``facts`` (or ``start_probes``) waits for it,
+    and raises ``InterpreterError`` there when ``options.python`` cannot be used at all."""
+    environ = os.environ if environ is None else environ
+    # NOTE: no progress line before the handshake: a --python that is not usable must end
+    # with its one-line error alone. The probes start only after it: until the handshake
+    # says it is a Python interpreter, nothing else is run with what the user named.
+    return StaticExamination(interpreter.Handshake(options.python), environ, progress)
+
+
 def start(
     options: ProbeOptions,
     *,
     environ: Mapping[str, str] | None = None,
     progress: Callable[[str], None] = _quiet,
 ) -> StaticExamination:
-    """Read the static facts of ``options.python`` up to its probes (``StaticExamination``).
+    """Read the static facts of ``options.python`` up to its probes (``StaticExamination``,
+    the handshake answered).
 
     Raises ``InterpreterError`` when ``options.python`` cannot be used at all."""
-    environ = os.environ if environ is None else environ
-    # NOTE: no progress line before the handshake: a --python that is not usable must end
-    # with its one-line error alone. The probes start only after it: until the handshake
-    # says it is a Python interpreter, nothing else is run with what the user named.
-    target = interpreter.inspect(options.python)
-    progress(f"examining {target.interpreter.executable}: reading package metadata")
-    packages = interpreter.installed_packages(target.sys_path)
-    env_vars = reported_env_vars(environ, Redactor(environ))
-    facts = StaticFacts(target.interpreter, host.probe_host(), packages, env_vars)
-    return StaticExamination(target, facts, environ)
+    examining = begin(options, environ=environ, progress=progress)
+    examining.facts  # noqa: B018 - NOTE: waits for the handshake, reads the facts
+    return examining

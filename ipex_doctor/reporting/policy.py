@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ipex_doctor.errors import DoctorError, ExitCode, did_you_mean, read_bounded
-from ipex_doctor.knowledge import schema, yamldoc
+from ipex_doctor.knowledge import schema
 from ipex_doctor.model.findings import Evidence, Finding, Ignored, Report, Status
 from ipex_doctor.reporting.output_options import FailOn
 
@@ -186,6 +186,8 @@ def _date(text: Any, where: str) -> datetime.date:
 
 def read_scan_exclude(path: Path) -> tuple[str, ...]:
     """The ``scan.exclude`` patterns of a policy file (validated by ``read_policy_file``)."""
+    from ipex_doctor.knowledge import yamldoc  # NOTE: lazy; PyYAML costs ~15 ms to import
+
     text = read_bounded(path, MAX_POLICY_BYTES, PolicyError, "policy")
     data, _ = yamldoc.load(str(path), text, PolicyError)
     scan = data.get("scan") if isinstance(data, dict) else None
@@ -195,6 +197,8 @@ def read_scan_exclude(path: Path) -> tuple[str, ...]:
 
 def read_policy_file(path: Path) -> tuple[FailOn | None, tuple[Ignore, ...]]:
     """Parse a policy file; raises ``PolicyError`` naming the file and line."""
+    from ipex_doctor.knowledge import yamldoc  # NOTE: only where a policy file is given
+
     text = read_bounded(path, MAX_POLICY_BYTES, PolicyError, "policy")
     data, tree = yamldoc.load(str(path), text, PolicyError)
     if data is None:

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import psutil
 import pytest
-from conftest import doctor_env, make_fake_env, start_doctor
+from audited import started_by
+from conftest import doctor_env, make_fake_env, run_doctor, start_doctor
 
 from ipex_doctor.probe import reaper
 from ipex_doctor.scan.fix import journal as fix_journal
@@ -130,3 +131,39 @@ def test_a_refusal_while_the_probes_run_ends_them(
     assert process.returncode == 2, stderr
     assert "stopped mid-way" in stderr and "Traceback" not in stderr
     assert _left_running(process.pid, [*seen, *_probe_pids(pids)]) == []
+
+
+def test_a_scan_starts_the_handshake_and_the_two_probes_and_nothing_else(tmp_path: Path) -> None:
+    """What the doctor's own process starts for a scan, read by an audit hook inside it: the
+    examined interpreter's handshake, then its CPUID and Intel runtime probes, each once. (It
+    also ran ``ldconfig -p`` six times, at each child's start and end, to find the C library.)"""
+    done, started = started_by(
+        tmp_path / "started.json", "ipex_doctor", "scan", str(_tree(tmp_path / "tree")),
+        "--python", sys.executable, "--no-cache", "-q",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr  # NOTE: a warning (the IPEX import) passes the gate
+    assert [argv[0] for argv in started] == [sys.executable] * 3, started
+    handshake, *probes = started
+    assert handshake[1] == "-c" and "IPEX-DOCTOR-HANDSHAKE" in handshake[2]
+    assert sorted(Path(argv[2]).name for argv in probes) == ["cpu_isa.py", "unified_runtime.py"]
+    assert all(argv[1] == "-I" for argv in probes)
+
+
+def test_a_refused_rules_file_ends_a_handshake_that_hangs(tmp_path: Path) -> None:
+    """The handshake starts before the rules are read; a refused ``--rules`` file then ends the
+    scan with its own one-line error (exit 2), and the interpreter that never answered is
+    killed on the way out, not left to its timeout. An unusable ``--python`` is still said
+    only after the rules' error, as when the handshake came later."""
+    hangs = tmp_path / "python"
+    hangs.write_text("#!/bin/sh\nexec sleep 600\n")
+    hangs.chmod(0o755)
+    rules = tmp_path / "rules.yaml"
+    rules.write_text("rules: [\n")
+    tree = str(_tree(tmp_path / "tree"))
+    process = start_doctor("scan", tree, "--python", str(hangs), "--rules", str(rules))
+    _out, stderr = process.communicate(timeout=300)
+    assert process.returncode == 2, stderr
+    assert "rules.yaml:2: malformed YAML" in stderr and "Traceback" not in stderr, stderr
+    assert _left_running(process.pid, []) == []
+    missing = run_doctor("scan", tree, "--python", str(tmp_path / "nothing"), "--rules", str(rules))
+    assert missing.returncode == 2 and "rules.yaml:2: malformed YAML" in missing.stderr

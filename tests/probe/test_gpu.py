@@ -11,12 +11,17 @@ read as well.
 from __future__ import annotations
 
 import grp
+import json
 import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from audited import started_by
 
+from ipex_doctor import resources
 from ipex_doctor.probe import gpu, host
 
 ARC_A770 = ("0000:03:00.0", "0x8086", "0x56a0", "0x030000", "i915")
@@ -108,3 +113,39 @@ def test_the_real_level_zero_loader_says_what_zeinit_returned() -> None:
     else:
         assert str(facts["ze_init"]).startswith("ZE_RESULT_")
         assert isinstance(facts["devices"], int)
+
+
+def _level_zero_script() -> str:
+    return str(resources.path("probe/scripts/level_zero.py"))
+
+
+def test_the_level_zero_probe_asks_the_linkers_cache_once(tmp_path: Path) -> None:
+    """The probe starts at most one process, ``ldconfig -p``, whatever it finds: it looked
+    each GPU runtime up with ``find_library``, which ran ldconfig for each name and, for one
+    it does not list (all three on a machine without Intel's runtime), gcc and ld too."""
+    done, started = started_by(tmp_path / "started.json", _level_zero_script(), module=False)
+    assert done.returncode == 0, done.stderr
+    assert started in ([], [["/sbin/ldconfig", "-p"]])
+    assert isinstance(json.loads(done.stdout)["gpu_runtime"], list)
+
+
+def test_a_gpu_runtime_on_ld_library_path_is_found(tmp_path: Path) -> None:
+    """A versioned runtime library in a ``LD_LIBRARY_PATH`` directory (where the Level Zero
+    loader's dlopen finds it, as a oneAPI environment script sets it) is listed; a file that
+    only starts with the name is not. (find_library looked there for an unversioned ``.so``
+    only, with ld.)"""
+    libs = tmp_path / "lib"
+    libs.mkdir()
+    (libs / "libze_intel_gpu.so.1").write_bytes(b"\x7fELF")
+    (libs / "libigdrcl_extra.so").write_bytes(b"\x7fELF")
+
+    def listed(ld_library_path: str) -> set[str]:
+        done = subprocess.run(
+            [sys.executable, "-I", _level_zero_script()],
+            capture_output=True, text=True, timeout=120, check=False,
+            env={**os.environ, "LD_LIBRARY_PATH": ld_library_path},
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return set(json.loads(done.stdout)["gpu_runtime"])
+
+    assert listed(f"{tmp_path / 'missing'}:{libs}") == listed("") | {"ze_intel_gpu"}

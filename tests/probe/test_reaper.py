@@ -15,6 +15,7 @@ from pathlib import Path
 
 import psutil
 import pytest
+from audited import started_by
 from conftest import FAKE_TORCH_OK, make_fake_env
 
 from ipex_doctor.cli import main
@@ -157,3 +158,22 @@ def test_a_child_whose_owner_was_lost_does_not_outlive_the_doctor() -> None:
     pid = int(done.stdout)
     _wait_until_ended(pid)
     assert not psutil.pid_exists(pid) or psutil.Process(pid).status() == psutil.STATUS_ZOMBIE
+
+
+def test_opening_and_closing_the_window_starts_no_process(tmp_path: Path) -> None:
+    """Two children run one after the other, each opening and closing the subreaper window:
+    the doctor's process starts those two and nothing else (the C library was looked up with
+    ``find_library``, which ran ``ldconfig -p`` at each start and end: six more processes),
+    and the role is given back after them."""
+    code = (
+        "import sys\n"
+        "from ipex_doctor.probe import reaper, spawn\n"
+        "for _ in range(2):\n"
+        "    assert spawn.run([sys.executable, '-c', 'pass'], timeout=60).returncode == 0\n"
+        "assert reaper.is_subreaper() is False\n"
+    )
+    script = tmp_path / "two_children.py"
+    script.write_text(code)
+    done, started = started_by(tmp_path / "started.json", str(script), module=False)
+    assert done.returncode == 0, done.stderr
+    assert started == [[sys.executable, "-c", "pass"]] * 2

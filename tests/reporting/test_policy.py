@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import datetime
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from conftest import REPO
+from conftest import REPO, doctor_env
 
 from ipex_doctor.errors import ExitCode
 from ipex_doctor.model.findings import Status
@@ -89,3 +91,31 @@ def test_unknown_id_is_refused_with_suggestion() -> None:
     with pytest.raises(PolicyError, match="unknown finding id 'bf16-linaer'") as caught:
         policy.check_ids({"bf16-linear", "dot-half"})
     assert "bf16-linear" in str(caught.value)
+
+
+_YAML_LOADED_AT_EXIT = (
+    "import atexit, runpy, sys\n"
+    "atexit.register(lambda: print('yaml loaded:', 'yaml' in sys.modules))\n"
+    "runpy.run_module('ipex_doctor', run_name='__main__', alter_sys=True)\n"
+)
+
+
+@pytest.mark.parametrize("with_policy", [False, True], ids=["no policy file", "a policy file"])
+def test_pyyaml_is_imported_only_to_read_a_policy_file(tmp_path: Path, with_policy: bool) -> None:
+    """A scan of a project without a policy file never imports PyYAML (the knowledge base and
+    the rules come from their caches): importing it cost every scan about 15 ms. Given a
+    policy file, it is read (its ignore takes effect)."""
+    (tmp_path / "train.py").write_text("import intel_extension_for_pytorch\n")
+    policy = tmp_path / "policy.yaml"
+    policy.write_text("ignore:\n  - id: ipex-import\n    reason: moving off IPEX next release\n")
+    args = ["scan", str(tmp_path), "--no-cache", "--json", "-"]
+    for _ in range(2):  # NOTE: the first run may fill the knowledge base's cache from YAML
+        done = subprocess.run(
+            [sys.executable, "-c", _YAML_LOADED_AT_EXIT, *args,
+             *(["--policy", str(policy)] if with_policy else [])],
+            capture_output=True, text=True, env=doctor_env(), check=False,
+            stdin=subprocess.DEVNULL, cwd=tmp_path,  # NOTE: no ./.ipex-doctor.yaml there
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.rstrip().endswith(f"yaml loaded: {with_policy}")
+    assert ('"reason": "moving off IPEX next release"' in done.stdout) is with_policy

@@ -6,8 +6,10 @@ GPU driver may crash or hang the caller.
 """
 
 import ctypes
-import ctypes.util
 import json
+import os
+import re
+import subprocess
 import sys
 
 RESULTS = {
@@ -39,7 +41,7 @@ def facts() -> dict[str, object]:
             continue
         facts["loader"] = name
         break
-    facts["gpu_runtime"] = [n for n in GPU_RUNTIMES if ctypes.util.find_library(n)]
+    facts["gpu_runtime"] = gpu_runtimes()
     if library is not None:
         code = library.zeInit(ctypes.c_uint32(0)) & 0xFFFFFFFF
         facts["ze_init"] = RESULTS.get(code, hex(code))
@@ -54,6 +56,50 @@ def facts() -> dict[str, object]:
                 library.zeDeviceGet(ctypes.c_void_p(handle), ctypes.byref(found), None)
                 devices += found.value
     return {**facts, "drivers": drivers, "devices": devices}
+
+
+def gpu_runtimes() -> list[str]:
+    """The names of ``GPU_RUNTIMES`` the dynamic linker can find: in its cache (``ldconfig -p``,
+    matched as ``ctypes.util.find_library`` matches it) or, as ``lib<name>.so*``, in a
+    directory of ``LD_LIBRARY_PATH`` (searched before the cache, as the linker does).
+
+    NOTE: by hand rather than ``ctypes.util.find_library``, which runs ``ldconfig -p`` for each
+    name and, for a name it does not list (every one on a machine without Intel's GPU runtime),
+    gcc (with collect2 and ld) and ld again: 15 processes, most of this probe's time. The linker
+    options those find (``LIBRARY_PATH``, unversioned ``.so`` files) are where a program is
+    linked from, not where the Level Zero loader's ``dlopen`` looks.
+    """
+    if sys.platform == "win32":
+        import ctypes.util  # NOTE: searches PATH there, no process
+
+        return [name for name in GPU_RUNTIMES if ctypes.util.find_library(name)]
+    found = set()
+    for directory in os.environ.get("LD_LIBRARY_PATH", "").split(os.pathsep):
+        try:
+            files = os.listdir(directory) if directory else []
+        except OSError:
+            continue
+        for name in GPU_RUNTIMES:
+            if any(f == f"lib{name}.so" or f.startswith(f"lib{name}.so.") for f in files):
+                found.add(name)
+    missing = [name for name in GPU_RUNTIMES if name not in found]
+    if missing:
+        x86_64 = os.uname().machine == "x86_64" and sys.maxsize > 2**32
+        abi = "libc6,x86-64" if x86_64 else "libc6"  # NOTE: find_library's, for its words
+        try:
+            listed = subprocess.run(
+                ["/sbin/ldconfig", "-p"],
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                env={"LC_ALL": "C", "LANG": "C"},
+                timeout=10,
+            ).stdout.decode("utf-8", "replace")
+        except (OSError, subprocess.SubprocessError):
+            listed = ""
+        for name in missing:
+            if re.search(rf"\s+lib{re.escape(name)}\.[^\s]+\s+\({re.escape(abi)}", listed):
+                found.add(name)
+    return [name for name in GPU_RUNTIMES if name in found]
 
 
 def main() -> None:
