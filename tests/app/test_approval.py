@@ -73,3 +73,20 @@ def test_with_standard_input_closed_the_answer_is_no_and_nothing_is_asked(
     asked: list[str] = []
     assert approver(False, _asker(True, asked))("Apply this plan?") is False
     assert asked == []
+
+
+def test_a_terminal_that_goes_away_while_asking_answers_no(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The terminal hung up (its controller closed: a dropped ssh session): reading the answer
+    fails (EIO); the answer is no. Before: the OSError escaped (exit 3, a crash report)."""
+    controller, follower = os.openpty()
+    with os.fdopen(follower) as stdin:
+        monkeypatch.setattr(sys, "stdin", stdin)
+        asked: list[str] = []
+
+        def ask(question: str) -> bool:
+            asked.append(question)
+            os.close(controller)  # NOTE: the hangup comes while the question waits
+            return sys.stdin.readline().strip() == "y"
+
+        assert approver(False, ask)("Apply this plan?") is False
+        assert asked == ["Apply this plan?"]
