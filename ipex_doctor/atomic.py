@@ -12,18 +12,22 @@ from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 
-def replace_file(target: Path, data: bytes, *, mode: int | None = None) -> None:
+def replace_file(target: Path, data: bytes | Iterable[bytes], *, mode: int | None = None) -> None:
     """``data`` as the whole of ``target`` (see the module docstring), the new file with
-    ``mode`` (``None``: ``0600``, as ``mkstemp`` creates it). ``OSError`` when it fails."""
+    ``mode`` (``None``: ``0600``, as ``mkstemp`` creates it). ``OSError`` when it fails.
+    ``data`` may come in pieces, written as they come (a report too large to hold whole);
+    whatever their making raises leaves ``target`` as it was too."""
     fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         if mode is not None:
             os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            for piece in [data] if isinstance(data, bytes) else data:
+                handle.write(piece)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temp, target)

@@ -12,7 +12,6 @@ from typing import NoReturn
 import click
 
 from ipex_doctor import __version__
-from ipex_doctor.cli.commands import cli
 from ipex_doctor.errors import ExitCode, Terminated
 
 
@@ -20,6 +19,10 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
     """Console-script entry point: run the CLI and end with a documented exit code, never a
     traceback (``app.endings`` says how a raised run ends)."""
     try:
+        # NOTE: imported inside the ``try``: loading the commands takes half a second on a busy
+        # machine, and a Ctrl-C then ends as any interrupt does (130), not with a traceback.
+        from ipex_doctor.cli.commands import cli
+
         code = cli.main(args=list(argv) if argv is not None else None, standalone_mode=False)
     except click.exceptions.Abort:
         _end(KeyboardInterrupt())

@@ -13,6 +13,7 @@ import errno
 import os
 import sys
 import tempfile
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from ipex_doctor import atomic, resources
@@ -78,10 +79,15 @@ def _umask() -> int:
     return current
 
 
-def write_text(destination: str, text: str) -> None:
-    """Write ``text`` to ``destination`` (``-`` is stdout); raise ``OutputError`` on failure."""
+def write_text(destination: str, text: str | Iterable[str]) -> None:
+    """Write ``text`` to ``destination`` (``-`` is stdout); raise ``OutputError`` on failure.
+    ``text`` may come in pieces (a renderer's ``chunks``), written as they come, a batch of
+    about ``BATCH_CHARS`` at a time, so that a large report's text is never held whole; the
+    file is still written whole or not at all."""
+    batches = [text] if isinstance(text, str) else _batched(text)
     if destination == STDOUT:
-        sys.stdout.write(text)
+        for batch in batches:
+            sys.stdout.write(batch)
         sys.stdout.flush()
         return
     target = Path(destination)
@@ -90,23 +96,44 @@ def write_text(destination: str, text: str) -> None:
     if target.exists() and not target.is_file():
         # NOTE: a device or FIFO (/dev/stdout, /dev/full, a pipe) is written in place:
         # renaming a temporary file over it would replace the device node itself.
-        _write_in_place(destination, target, text)
+        _write_in_place(destination, target, batches)
         return
     # NOTE: write through a symlink to its target, keeping the link the user made.
     target = target.resolve() if target.is_symlink() else target
     directory = _directory_of(destination, target)
     try:
         # NOTE: a report is as readable as any file the user makes (not mkstemp's 0600).
-        atomic.replace_file(directory / target.name, text.encode("utf-8"), mode=_mode_for(target))
+        encoded = (batch.encode("utf-8") for batch in batches)
+        atomic.replace_file(directory / target.name, encoded, mode=_mode_for(target))
     except OSError as exc:
         reason = "the disk is full" if exc.errno == errno.ENOSPC else exc.strerror
         raise OutputError(f"cannot write report to {destination}: {reason}") from None
 
 
-def _write_in_place(destination: str, target: Path, text: str) -> None:
+BATCH_CHARS = 1 << 20
+"""How much of a report's text in pieces is joined before it is written: ``json``'s encoder
+gives a piece per key and bracket, and a write or an encode per piece would cost more than
+the encoding."""
+
+
+def _batched(pieces: Iterable[str]) -> Iterator[str]:
+    held: list[str] = []
+    size = 0
+    for piece in pieces:
+        held.append(piece)
+        size += len(piece)
+        if size >= BATCH_CHARS:
+            yield "".join(held)
+            held, size = [], 0
+    if held:
+        yield "".join(held)
+
+
+def _write_in_place(destination: str, target: Path, batches: Iterable[str]) -> None:
     try:
         with open(target, "w", encoding="utf-8") as handle:
-            handle.write(text)
+            for batch in batches:
+                handle.write(batch)
             handle.flush()
     except OSError as exc:
         reason = "the disk is full" if exc.errno == errno.ENOSPC else exc.strerror

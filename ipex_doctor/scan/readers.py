@@ -15,10 +15,18 @@ from collections.abc import Iterable, Iterator
 from typing import NamedTuple
 
 from ipex_doctor.model.code import CodeMatch, FileKind, SkippedFile
+from ipex_doctor.scan.match.fixable import IPEX_PACKAGE, NO_KEEPERS, import_keepers
 from ipex_doctor.scan.match.launch_text import rewrite_launch_text
 from ipex_doctor.scan.match.python.joins import joined_hits
-from ipex_doctor.scan.match.python.matches import judged_across_runs, python_hits
+from ipex_doctor.scan.match.python.matches import (
+    REMOVED_IMPORT,
+    RunOf,
+    SpectralNorms,
+    decide_removals,
+    python_hits,
+)
 from ipex_doctor.scan.match.python.names import Facts, NameTable
+from ipex_doctor.scan.match.python.probes import PROBE_PATTERN, FlagSources
 from ipex_doctor.scan.match.python.statements import (
     Words,
     parse_relevant,
@@ -27,7 +35,7 @@ from ipex_doctor.scan.match.python.statements import (
 )
 from ipex_doctor.scan.match.python.strings import fragments
 from ipex_doctor.scan.match.ruleset import RuleSet
-from ipex_doctor.scan.match.shell_lines import command_lines
+from ipex_doctor.scan.match.shell_lines import command_lines, through_variables
 from ipex_doctor.scan.match.text_matches import may_hit, text_hits
 from ipex_doctor.scan.match.triggers import Probe
 from ipex_doctor.scan.read.ci_files import ci_commands
@@ -145,32 +153,51 @@ def _read_runs(
     run_size: int,
 ) -> list[Hit] | None:
     """The hits of a Python file read in runs of statements (``read_python``); ``None`` when
-    it is to be read as one module instead: a judgement of its rules reads statements anywhere
-    in it (``judged_across_runs``), it cannot be cut (``select_relevant``), or a run does not
-    parse alone (then ``ast`` on the whole module says why).
+    it is to be read as one module instead: it cannot be cut (``select_relevant``), a run does
+    not parse alone (then ``ast`` on the whole module says why), or the order of its
+    statements could decide its probes' flags (``FlagSources``) or the spectral norm it names
+    (``SpectralNorms``).
 
     Two readings, so that no more than one run's trees are held at a time. The first parses the
     statements the rules read, run by run, into the name table (what every name stands for:
-    it needs every binding before any use is resolved) and keeps the imports. The second, with
-    the table finished, parses each run again, collects its facts (``NameTable.read`` with
-    ``replay``) and matches them: every finding lies in one top-level statement, and what
-    decides it from another (a binding, an import) is in the table or the imports. The hits
-    are those of the whole module (a test holds the two to each other)."""
+    it needs every binding before any use is resolved) and keeps the imports, what may make a
+    probe's flag and the calls that may apply a spectral norm. The second, with the table
+    finished and those known, parses each run again, collects its facts (``NameTable.read``
+    with ``replay``) and matches them: every finding lies in one top-level statement, and what
+    decides it from another (a binding, an import, a flag, the spectral norm) is in the table
+    or what the first reading kept; whether an IPEX import goes (no statement may read it) is
+    decided once every run is read. The hits are those of the whole module (a test holds the
+    two to each other)."""
     python = rules.python(kind)
-    if python is not None and judged_across_runs(python, text) is not None:
-        return None
+    flags = spectral = None
+    if python is not None:
+        probe_names = next((n for _, p, n in python.patterns if p.id == PROBE_PATTERN), ())
+        flags = FlagSources(probe_names, python.ipex_only_name, text)
+        spectral = SpectralNorms(python, text)
     table = NameTable()
     table.keep_scopes()
     imports: list[ast.Import | ast.ImportFrom] = []
 
     def bind(first: int, body: list[ast.stmt]) -> None:
-        imports.extend(table.read(ast.Module(body=body, type_ignores=[])).imports)
+        facts = table.read(ast.Module(body=body, type_ignores=[]))
+        imports.extend(facts.imports)
+        if flags is not None and spectral is not None:
+            flags.add(facts)
+            spectral.add(facts)
 
     relevant = select_relevant(text, words, bind, run_size)
     if relevant is None:
         return None
     table.finish()
     every_import = Facts([], list(imports), [], [], [], [], [], [], [], [], [], [], [])
+    known = flags.known(every_import) if flags is not None else None
+    one_norm, norm = spectral.named() if spectral is not None else (True, None)
+    if (flags is not None and known is None) or not one_norm:
+        return None
+    # NOTE: only where an import can be removed: what keeps it is read from every run
+    removes = python is not None and REMOVED_IMPORT in python.fixes.values()
+    keepers = NO_KEEPERS if removes and IPEX_PACKAGE in text else None
+    run_of = RunOf(every_import, text, known, norm, {})
     text_rules = rules.text(kind)
     reads_text = bool(text_rules) and may_hit(text_rules, probe)
     hits: list[Hit] = []
@@ -184,9 +211,10 @@ def _read_runs(
         if python is None:
             hits += found
             continue
-        run_of = (every_import, text)
         hits += python_hits([facts], table, python, {0: lines}, found, run_of=run_of)
-    return hits
+        if keepers is not None and not keepers.kept:
+            keepers = keepers.joined(import_keepers([facts]))
+    return decide_removals(hits, run_of.removals, keepers or NO_KEEPERS)
 
 
 def _read_names(tree: ast.Module) -> tuple[Facts, NameTable]:
@@ -295,15 +323,15 @@ def read_text(candidate: Candidate, data: bytes, rules: RuleSet) -> Outcome:
         lines = split_lines(decode_text(data))
     except Undecodable as error:
         return skipped(candidate, f"cannot be decoded: {error}")
-    read: Iterable[TextLine] = _code_lines(lines)
     if kind in (FileKind.SHELL, FileKind.DOCKERFILE):
-        read = command_lines(read)
-    hits = text_hits(read, rules.text(kind), probe)
-    if kind in (FileKind.SHELL, FileKind.DOCKERFILE):
+        commands = list(command_lines(_code_lines(lines)))
+        hits = through_variables(text_hits(commands, rules.text(kind), probe), commands)
         hits = _launches_rewritten(hits, rules, "\n".join(lines))
+    else:
+        hits = text_hits(_code_lines(lines), rules.text(kind), probe)
     if kind is FileKind.CI:
-        commands = command_lines(ci_commands(candidate.path.name, lines))
-        hits = _unique(hits + text_hits(commands, rules.text(FileKind.SHELL), probe))
+        steps = command_lines(ci_commands(candidate.path.name, lines))
+        hits = _unique(hits + text_hits(steps, rules.text(FileKind.SHELL), probe))
     return Outcome(True, [to_match(hit, candidate.display, lines) for hit in hits], [])
 
 

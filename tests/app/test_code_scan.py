@@ -365,3 +365,45 @@ def test_each_line_gets_the_first_edit_that_covers_it() -> None:
     index = _edits_by_line({"a.py": [insert, replace, later], "b.py": []})
     assert index["a.py"] == {3: insert, 4: replace, 5: replace, 9: later}
     assert index["b.py"] == {}
+
+
+def test_sarif_fixes_land_on_their_lines_past_a_form_feed(tmp_path: Path) -> None:
+    """Lines are Python's (``\\r\\n``, ``\\r``, ``\\n``) in the findings and in their SARIF fixes
+    alike: past a form feed or a ``\\u2028`` (where ``str.splitlines`` also breaks) each fixable
+    finding carries the fix of its own lines, and applying every fix gives what ``--fix``
+    writes (before: the edits were a line off, the first finding had none and the second's
+    deleted ``keep_me = 1``)."""
+    text = (
+        "import torch\n\x0c\n# a page break above, a line separator here: \u2028.\n"
+        "a = torch.xpu.amp.autocast()\nb = torch.xpu.amp.GradScaler()\nkeep_me = 1\n"
+    )
+    trees = {}
+    for name in ("diffed", "fixed"):
+        trees[name] = tmp_path / name
+        trees[name].mkdir()
+        (trees[name] / "m.py").write_text(text, encoding="utf-8", newline="")
+    sarif = tmp_path / "scan.sarif"
+    python = _torch_only(tmp_path)
+    diffed = run_doctor("scan", str(trees["diffed"]), "--python", python, "--diff", "-q",
+                        "--sarif", str(sarif))  # fmt: skip
+    fixed = run_doctor("scan", str(trees["fixed"]), "--python", python, "--fix", "-q",
+                       extra_env={"XDG_STATE_HOME": str(tmp_path / "state")})  # fmt: skip
+    for done, code in ((diffed, 1), (fixed, 0)):
+        assert done.returncode == code and "Traceback" not in done.stderr, done.stderr
+    results = json.loads(sarif.read_text())["runs"][0]["results"]
+    assert {r["ruleId"] for r in results} == {"xpu-amp-autocast", "xpu-amp-grad-scaler"}
+    replacements = set()
+    for result in results:
+        line = result["locations"][0]["physicalLocation"]["region"]["startLine"]
+        (fix,) = result["fixes"]
+        (change,) = fix["artifactChanges"]
+        for replacement in change["replacements"]:
+            region = replacement["deletedRegion"]
+            assert region["startLine"] <= line < region["endLine"]
+            replacements.add((region["startLine"], region["endLine"],
+                              replacement["insertedContent"]["text"]))  # fmt: skip
+    lines = re.split(r"(?<=\r\n)|(?<=\r)(?!\n)|(?<=\n)", text)
+    for start, end, inserted in sorted(replacements, reverse=True):
+        lines[start - 1 : end - 1] = [inserted]
+    assert "".join(lines) == (trees["fixed"] / "m.py").read_bytes().decode("utf-8")
+    assert "".join(lines) != text

@@ -361,3 +361,38 @@ def test_explain_with_empty_input_is_a_usage_error(tmp_path: Path, how: str) -> 
         input="\n", capture_output=True, text=True, env=doctor_env(), check=False,
     )  # fmt: skip
     assert done.returncode == 2 and "is empty" in done.stderr, done.stderr
+
+
+# NOTE: the child first takes Python's own Ctrl-C handler, as an interpreter started from a
+# terminal has it: one started under a shell's background job inherits SIGINT ignored, and
+# then no Ctrl-C reaches it at all (the test failed only when the suite ran in the background).
+_CTRL_C_WHILE_LOADING = """
+import os, runpy, signal, sys
+
+signal.signal(signal.SIGINT, signal.default_int_handler)
+
+class CtrlC:
+    def find_spec(self, name, path, target=None):
+        if name == "ipex_doctor.cli.commands":
+            os.kill(os.getpid(), signal.SIGINT)
+        return None
+
+
+sys.meta_path.insert(0, CtrlC())
+sys.argv = ["ipex-doctor", "kb", "list"]
+runpy.run_module("ipex_doctor", run_name="__main__", alter_sys=True)
+"""
+
+
+def test_ctrl_c_while_the_commands_load_is_exit_130_without_a_traceback() -> None:
+    """A real SIGINT, delivered while ``python -m ipex_doctor`` imports its commands (half a
+    second on a busy machine, so a Ctrl-C soon after Enter lands there): one line and exit
+    130, as any interrupt, never a ``KeyboardInterrupt`` traceback (before: the traceback,
+    and death by the signal)."""
+    done = subprocess.run(
+        [sys.executable, "-c", _CTRL_C_WHILE_LOADING], capture_output=True, text=True,
+        timeout=120, stdin=subprocess.DEVNULL, env=doctor_env(), check=False,
+    )  # fmt: skip
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode == 130, done.stderr
+    assert done.stderr.strip() == "ipex-doctor: error: interrupted"

@@ -69,7 +69,7 @@ def test_shipped_rules_load(shipped: code_rules.CodeRules) -> None:
     ``resources`` says, with its rules in file order."""
     assert shipped.sources == (str(resources.path("code_rules.yaml")),)
     assert resources.path("code_rules.yaml").is_file()
-    assert len(shipped.rules) == 72  # update when adding rules
+    assert len(shipped.rules) == 74  # update when adding rules
     assert shipped.rules[0].id == "ipex-import"
 
 
@@ -336,6 +336,20 @@ TEXT_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "import oneccl_bindings_for_pytorch",
         ],
         ["pip install intel-extension-for-pytorch", "python -c 'import torch'"],
+    ),
+    "ipex-shell-probe": (
+        [
+            "if pip show intel_extension_for_pytorch &>/dev/null; then",
+            "pip3 show -q oneccl-bind-pt",
+            "pip list | grep -i intel-extension-for-pytorch",
+            "uv pip show intel-extension-for-pytorch",
+        ],
+        [
+            "pip install intel_extension_for_pytorch",
+            "pip uninstall -y intel_extension_for_pytorch",
+            "pip show torch",
+            "pip list > installed.txt; grep intel_extension_for_pytorch requirements.txt",
+        ],
     ),
     "use-ipex-flag": (
         [

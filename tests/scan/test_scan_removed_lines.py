@@ -516,3 +516,196 @@ def test_pipfiles_pin_intels_torch_builds_and_a_worker_exports_ipex_settings(
         ("intel/Pipfile.gpu", 8, "intel-torch-build-pin"),
         ("run_test.py", 3, "ipex-environment-setting"),
     ]
+
+
+def test_ipex_reached_through_a_dict_of_imported_modules_is_followed(tmp_path: Path) -> None:
+    """Pruna's IPEX LLM compiler imports IPEX lazily in a method that returns the modules in a
+    dict (``dict(ipex=ipex, ...)``) and reads them back by key in its other methods
+    (``imported_modules["ipex"]``): the module handed into the dict, each key read, the alias
+    made from one and its calls are found. A key the dict does not hold, a dict of another
+    function's and a dict of the project's own objects stay quiet."""
+    source = (
+        "from pathlib import Path\n"
+        "class IPEXLLM:\n"
+        "    def model_check_fn(self, model):\n"
+        "        imported_modules = self.import_algorithm_packages()\n"
+        '        ipex_path = Path(imported_modules["ipex"].__file__).parent\n'
+        "    def _apply(self, model, smash_config):\n"
+        "        imported_modules = self.import_algorithm_packages()\n"
+        '        ipex = imported_modules["ipex"]\n'
+        '        woq_weight_dtype = imported_modules["WoqWeightDtype"]\n'
+        '        weight_dtype = woq_weight_dtype.INT8 if smash_config["weight_bits"] == 8 else None\n'
+        "        lowp_mode = ipex.quantization.WoqLowpMode.INT8\n"
+        "        model = ipex.llm.optimize(model.eval(), inplace=True)\n"
+        '        other = imported_modules["torch"]\n'
+        '        config = self.settings()["ipex"]\n'
+        "        return model\n"
+        "    def import_algorithm_packages(self):\n"
+        "        import intel_extension_for_pytorch as ipex\n"
+        "        from intel_extension_for_pytorch.quantization import WoqWeightDtype\n"
+        "        return dict(\n"
+        "            ipex=ipex,\n"
+        "            WoqWeightDtype=WoqWeightDtype,\n"
+        "        )\n"
+        "    def settings(self):\n"
+        '        return {"ipex": self.ipex_config}\n'
+    )
+    assert _rules(tmp_path, {"ipex_llm.py": source}) == [
+        ("ipex_llm.py", 5, "ipex-other-api"),
+        ("ipex_llm.py", 8, "ipex-module-reference"),
+        ("ipex_llm.py", 9, "ipex-woq"),
+        ("ipex_llm.py", 10, "ipex-woq"),
+        ("ipex_llm.py", 11, "ipex-woq"),
+        ("ipex_llm.py", 12, "ipex-llm-optimize"),
+        ("ipex_llm.py", 17, "ipex-import"),
+        ("ipex_llm.py", 18, "ipex-import"),
+        ("ipex_llm.py", 20, "ipex-module-reference"),
+        ("ipex_llm.py", 21, "ipex-woq"),
+    ]
+
+
+def test_ipex_module_handed_on_is_a_reference_and_a_test_of_it_is_not(tmp_path: Path) -> None:
+    """moe-router-study's debug script makes an alias of IPEX by assignment (``module = ipex``)
+    in the branch it selects by comparing the module's name with IPEX's package name: the
+    alias is a reference, the comparison the script's switch to its IPEX path (no "ipex" in
+    it). Infernos tests whether its guarded import bound the module (``if ipex is not
+    None:``): a question, not a use; bitsandbytes' ``ipex if ipex._C._has_xpu() else None`` is
+    the probe's line alone. A comparison with another module's name is no switch, and the
+    helper's ``hasattr(module, "__version__")`` asks about torch as much as IPEX: no probe."""
+    source = (
+        "def safe_import_and_test(module_name):\n"
+        '    if module_name == "torch":\n'
+        "        import torch\n"
+        "        module = torch\n"
+        '    elif module_name == "intel_extension_for_pytorch":\n'
+        "        import intel_extension_for_pytorch as ipex\n"
+        "        module = ipex\n"
+        '    return module if hasattr(module, "__version__") else None\n'
+        "try:\n"
+        "    import intel_extension_for_pytorch as ipex\n"
+        "except ModuleNotFoundError:\n"
+        "    ipex = None\n"
+        "if ipex is not None and not ipex:\n"
+        "    pass\n"
+        "ipex_xpu = ipex if ipex._C._has_xpu() else None\n"
+        "register(ipex)\n"
+        'if hasattr(ipex, "optimize_transformers"):\n'
+        "    pass\n"
+    )
+    assert _rules(tmp_path, {"debug_xpu.py": source}) == [
+        ("debug_xpu.py", 5, "ipex-path-switch"),
+        ("debug_xpu.py", 6, "ipex-import"),
+        ("debug_xpu.py", 7, "ipex-module-reference"),
+        ("debug_xpu.py", 10, "ipex-import"),
+        ("debug_xpu.py", 15, "ipex-build-probe"),
+        ("debug_xpu.py", 16, "ipex-module-reference"),
+        ("debug_xpu.py", 17, "ipex-probe"),
+    ]
+
+
+def test_an_install_that_takes_intels_index_through_a_variable_is_found(tmp_path: Path) -> None:
+    """kserve's CPU image set a build argument to Intel's IPEX wheel index and installed IPEX
+    with ``--extra-index-url ${IPEX_EXTRA_INDEX_URL}`` on a line that names no IPEX: the
+    install is found at the variable (as the index's rule), so is a shell script's ``$IPEX_IDX``
+    on a line an install continues onto. The torch index's variable, the variable read before
+    it is set, outside an install, or in a printed message, are not."""
+    dockerfile = (
+        'ARG TORCH_EXTRA_INDEX_URL="https://download.pytorch.org/whl/cpu"\n'
+        'ARG IPEX_EXTRA_INDEX_URL="https://pytorch-extension.intel.com/release-whl/stable/cpu/us/"\n'
+        "RUN uv pip install --no-cache-dir --index-url ${TORCH_EXTRA_INDEX_URL} torch\n"
+        "RUN pip install --no-cache --extra-index-url ${TORCH_EXTRA_INDEX_URL}"
+        " --extra-index-url ${IPEX_EXTRA_INDEX_URL} \\\n"
+        "    'intel_extension_for_pytorch~='${INTEL_EXTENSION_FOR_PYTORCH_VERSION} \\\n"
+        "    intel-openmp\n"
+        "RUN curl -sSf ${IPEX_EXTRA_INDEX_URL}\n"
+    )
+    script = (
+        "pip install --extra-index-url $IPEX_IDX torch\n"
+        "export IPEX_IDX=https://pytorch-extension.intel.com/release-whl/stable/xpu/us/\n"
+        'echo "pip install -f $IPEX_IDX"\n'
+        "pip install --upgrade \\\n"
+        "    -f $IPEX_IDX torch\n"
+    )
+    files = {"huggingface_server_cpu.Dockerfile": dockerfile, "install.sh": script}
+    assert _rules(tmp_path, files) == [
+        ("huggingface_server_cpu.Dockerfile", 2, "ipex-wheel-index"),
+        ("huggingface_server_cpu.Dockerfile", 4, "ipex-wheel-index"),
+        ("huggingface_server_cpu.Dockerfile", 5, "ipex-requirement"),
+        ("install.sh", 2, "ipex-wheel-index"),
+        ("install.sh", 5, "ipex-wheel-index"),
+    ]
+
+
+def test_a_shell_check_whether_ipex_is_installed_is_a_probe(tmp_path: Path) -> None:
+    """intel-xpu-backend-for-triton's build script asked pip whether IPEX was there before it
+    read IPEX's version (``if pip show intel_extension_for_pytorch &>/dev/null; then``): the
+    shell's probe. Installing or removing it, and asking about torch, are other matters."""
+    script = (
+        "if pip show intel_extension_for_pytorch &>/dev/null; then\n"
+        "  IPEX_CURRENT_COMMIT=\"$(python -c 'import intel_extension_for_pytorch as ipex;"
+        "print(ipex.__version__)')\"\n"
+        "fi\n"
+        "pip list | grep -i oneccl-bind-pt\n"
+        "pip show torch\n"
+        "pip uninstall -y intel_extension_for_pytorch\n"
+    )
+    assert _rules(tmp_path, {"scripts/compile-pytorch-ipex.sh": script}) == [
+        ("scripts/compile-pytorch-ipex.sh", 1, "ipex-shell-probe"),
+        ("scripts/compile-pytorch-ipex.sh", 2, "ipex-python-command"),
+        ("scripts/compile-pytorch-ipex.sh", 4, "ipex-shell-probe"),
+    ]
+
+
+def test_ipexs_operator_namespace_taken_as_a_value_is_found(tmp_path: Path) -> None:
+    """zentorch's Inductor pass replaced IPEX's RoPE and masked-MHA operators by its own where
+    IPEX had been imported elsewhere: it asks ``sys.modules``, takes the operator namespace as a
+    value (``ipex_ops = torch.ops.torch_ipex``) and hands its operators to the pattern matcher.
+    Each is found; upstream ``torch.ops.aten`` taken the same way is not."""
+    source = (
+        "import sys\n"
+        "import torch\n"
+        "def _replace_ops(pass_pattern):\n"
+        "    aten = torch.ops.aten\n"
+        '    if "intel_extension_for_pytorch" in sys.modules:\n'
+        "        ipex_ops = torch.ops.torch_ipex\n"
+        "        rope_args = [Arg() for _ in range(7)]\n"
+        "        @register_graph_pattern(\n"
+        "            CallFunction(ipex_ops.rotary_position_embedding, *rope_args),\n"
+        "            pass_dict=pass_pattern,\n"
+        "        )\n"
+        "        def rope_replacement(match, *args):\n"
+        "            pass\n"
+        "        @register_graph_pattern(\n"
+        "            CallFunction(\n"
+        "                ipex_ops.masked_multihead_self_attention,\n"
+        "                *mmha_args,\n"
+        "            ),\n"
+        "        )\n"
+        "        def mmha_replacement(match, *args):\n"
+        "            pass\n"
+    )
+    assert _rules(tmp_path, {"src/zentorch/_op_replacement.py": source}) == [
+        ("src/zentorch/_op_replacement.py", 5, "ipex-probe"),
+        ("src/zentorch/_op_replacement.py", 6, "ipex-torch-ops"),
+        ("src/zentorch/_op_replacement.py", 9, "ipex-torch-ops"),
+        ("src/zentorch/_op_replacement.py", 16, "ipex-torch-ops"),
+    ]
+
+
+def test_a_text_hit_naming_ipexs_module_and_a_dict_key_string_are_kept(tmp_path: Path) -> None:
+    """SD.Next's installer's default install command names ``intel_extension_for_pytorch``
+    beside Intel's old index, and accelerate's launcher sets ``current_env["ACCELERATE_USE_IPEX"]``:
+    the install string is reported by each rule that reads it (the bare module's reference
+    gives way only to other hits, never takes a text hit with it), and the key of a dict read
+    by a string is still a string the text rules read."""
+    source = (
+        "import os\n"
+        "torch_command = os.environ.get('TORCH_COMMAND', 'torch==1.13.0a0+git6c9b55e"
+        " intel_extension_for_pytorch==1.13.120+xpu -f https://developer.intel.com/ipex-whl-stable-xpu')\n"
+        "def prepare(args, current_env):\n"
+        '    current_env["ACCELERATE_USE_IPEX"] = str(args.ipex).lower()\n'
+    )
+    found = _rules(tmp_path, {"installer.py": source})
+    assert ("installer.py", 2, "ipex-install-string") in found
+    assert ("installer.py", 2, "ipex-wheel-index") in found
+    assert ("installer.py", 4, "accelerate-ipex-env") in found

@@ -9,9 +9,10 @@ an error message containing ``[brackets]`` prints as it is.
 from __future__ import annotations
 
 import io
+import itertools
 import textwrap
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, TextIO
 
 from rich.console import Console, Group, RenderableType
 from rich.text import Text
@@ -311,19 +312,27 @@ def _legend(marks: set[str], terms: set[str]) -> Text:
 def render_console(
     report: Report, gate: Gate | None = None, *, verbosity: int = 0
 ) -> RenderableType:
-    """The human report.
+    """The human report, whole (``console_parts`` gives it one part at a time).
 
     ``verbosity`` -1 (``-q``) shows only the problems and the summary; 0 adds the environment,
     notes and what the checks measured; 1 (``-v``) everything. The gate's threshold
     (default ``--fail-on fail``) is named in the summary so a reader knows why the run passed
     or failed.
     """
+    return Group(*console_parts(report, gate, verbosity=verbosity))
+
+
+def console_parts(
+    report: Report, gate: Gate | None = None, *, verbosity: int = 0
+) -> Iterator[RenderableType]:
+    """The parts of the human report (``render_console``), in order, each made when it is
+    asked for: a scan's findings become renderables while the report is printed, never all
+    at once (rich's objects of 119,109 findings were about 1 GiB)."""
     gate = gate or Policy().decide(report)
     verbose, quiet = verbosity > 0, verbosity < 0
     nodes = fleet_size(report)
-    parts: list[RenderableType] = (
-        [] if quiet else render_environment(report.environment, verbose=verbose)
-    )
+    if not quiet:
+        yield from render_environment(report.environment, verbose=verbose)
     marks: set[str] = set()
     terms: set[str] = set()
     for kind in FindingKind:
@@ -343,7 +352,7 @@ def render_console(
             continue
         marks.update(_mark(f)[0] for f in shown)
         terms.update("rung" for f in shown if f.id.startswith("xpu-rung-"))
-        parts.append(Text(""))
+        yield Text("")
         title = Text(_KIND_TITLES[kind], style="bold underline")
         # NOTE: by identity (shown is a filter of group): `f not in shown` compared findings
         # field by field, pair by pair, and took most of a scan with 10,000 findings.
@@ -357,29 +366,28 @@ def render_console(
                 if (n := sum(1 for f in hidden if f.status is status))
             )
             title.append(f"  ({counted} not shown; -v shows them)", style="dim")
-        parts.append(title)
+        yield title
         if not shown:
-            parts.append(Text("  ✓ nothing to report", style="green"))
+            yield Text("  ✓ nothing to report", style="green")
         if kind is FindingKind.CODE:
-            parts.extend(_code_lines(shown, verbose=verbose))
+            yield from _code_lines(shown, verbose=verbose)
         # NOTE: a code finding without a place in the code (the files scan could not read)
         # reads as any other finding.
         unplaced = [f for f in shown if kind is not FindingKind.CODE or f.location is None]
         for finding in _sorted(unplaced):
-            parts.extend(_finding(finding, verbose=verbose, fleet_size=nodes))
-            parts.extend(_unread_lines(finding, verbose=verbose))
+            yield from _finding(finding, verbose=verbose, fleet_size=nodes)
+            yield from _unread_lines(finding, verbose=verbose)
         if kind is FindingKind.SANITY and not quiet and (verbose or not nodes):
             # NOTE: in a fleet the curves and bars are the first node's: -v shows them
-            parts.extend(_sanity_lines(report))
+            yield from _sanity_lines(report)
     if not quiet:
-        parts.extend(_baseline_lines(report))
-        parts.extend(_matrix(report))
-    parts.extend(_rewritten_lines(report))
-    parts.append(Text(""))
-    parts.append(_summary_line(report, gate))
+        yield from _baseline_lines(report)
+        yield from _matrix(report)
+    yield from _rewritten_lines(report)
+    yield Text("")
+    yield _summary_line(report, gate)
     if not quiet:
-        parts.append(_legend(marks, terms))
-    return Group(*parts)
+        yield _legend(marks, terms)
 
 
 def _fleet_quiet(finding: Finding) -> bool:
@@ -449,10 +457,9 @@ def _matrix(report: Report) -> list[RenderableType]:
     return lines
 
 
-def _code_lines(findings: Iterable[Finding], *, verbose: bool) -> list[RenderableType]:
+def _code_lines(findings: Iterable[Finding], *, verbose: bool) -> Iterator[RenderableType]:
     """Code findings grouped by file, in file order: each with its line of code, the matched
-    span highlighted, what it means here and what replaces it."""
-    lines: list[RenderableType] = []
+    span highlighted, what it means here and what replaces it (made as they are asked for)."""
     current = None
     for finding in findings:
         location = finding.location
@@ -460,7 +467,7 @@ def _code_lines(findings: Iterable[Finding], *, verbose: bool) -> list[Renderabl
             continue
         if location.path != current:
             current = location.path
-            lines.append(Text(f"  {current}", style="bold"))
+            yield Text(f"  {current}", style="bold")
         mark, style = _mark(finding)
         head = Text("    ")
         head.append(f"{mark} ", style=style)
@@ -468,22 +475,21 @@ def _code_lines(findings: Iterable[Finding], *, verbose: bool) -> list[Renderabl
         head.append(f"{cell}{location.line}:{location.column + 1}  ", style="dim")
         head.append(finding.title, style="bold" if finding.is_problem else "")
         head.append(f"  [{finding.id} · {finding.verdict}]", style="dim")
-        lines.append(head)
+        yield head
         if finding.snippet:
-            lines.append(_snippet(finding.snippet, location.column, location.end_column
-                                  if location.end_line in (0, location.line) else None))  # fmt: skip
+            yield _snippet(finding.snippet, location.column, location.end_column
+                           if location.end_line in (0, location.line) else None)  # fmt: skip
         if finding.ignored is not None:
-            lines.append(Text(f"        ignored ({finding.ignored.source}): "
-                              f"{finding.ignored.reason}", style="dim"))  # fmt: skip
+            yield Text(f"        ignored ({finding.ignored.source}): "
+                       f"{finding.ignored.reason}", style="dim")  # fmt: skip
             continue
         _, _, fact = finding.evidence.summary.partition(": ")
         if fact:
-            lines.append(Text(f"        {fact}"))
+            yield Text(f"        {fact}")
         if finding.remediation and (finding.is_problem or verbose):
             fix = Text("        → ", style="cyan")
             fix.append(finding.remediation)
-            lines.append(fix)
-    return lines
+            yield fix
 
 
 def _rewritten_lines(report: Report) -> list[RenderableType]:
@@ -560,28 +566,68 @@ def parts_of(renderable: RenderableType) -> list[RenderableType]:
     its renderables (one print call each would cost more than the rendering)."""
     if not isinstance(renderable, Group):
         return [renderable]
-    every = renderable.renderables
-    return [Group(*every[n : n + PRINTED_TOGETHER]) for n in range(0, len(every), PRINTED_TOGETHER)]
+    return list(in_groups(renderable.renderables))
+
+
+def in_groups(parts: Iterable[RenderableType]) -> Iterator[Group]:
+    """``parts`` as groups of up to ``PRINTED_TOGETHER``, each taken from ``parts`` only when
+    it is asked for (``console_parts`` makes a part when it is taken)."""
+    taken = iter(parts)
+    while group := list(itertools.islice(taken, PRINTED_TOGETHER)):
+        yield Group(*group)
 
 
 PRINTED_TOGETHER = 500
 
 
+def printed_parts(
+    renderable: RenderableType | Iterator[RenderableType],
+) -> Iterator[Group] | list[RenderableType]:
+    """What to print one after the other for ``renderable``: a report's parts as they come
+    (``console_parts``), in groups, or one renderable's parts (``parts_of``)."""
+    if isinstance(renderable, Iterator):
+        return in_groups(renderable)
+    return parts_of(renderable)
+
+
 def to_plain_text(renderable: RenderableType, *, width: int | None = None) -> str:
-    """The renderable as plain text for a log: no styles, and lines wrapped at ``width`` only
-    between words, keeping each line's indent (``None``: not wrapped at all). A path, URL or
-    command word longer than the line stays whole on a line of its own, and a command line
-    (``$ ...``) is never wrapped: it must paste as one."""
+    """The renderable as plain text for a log (``write_plain_text``)."""
+    buffer = io.StringIO()
+    write_plain_text(renderable, buffer, width=width)
+    return buffer.getvalue()
+
+
+def write_plain_text(
+    renderable: RenderableType | Iterator[RenderableType],
+    stream: TextIO,
+    *,
+    width: int | None = None,
+) -> None:
+    """Write ``renderable`` (or a report's parts as ``console_parts`` makes them) to
+    ``stream`` as plain text for a log: no styles, and lines wrapped at ``width`` only between
+    words, keeping each line's indent (``None``: not wrapped at all). A path, URL or command
+    word longer than the line stays whole on a line of its own, and a command line (``$
+    ...``) is never wrapped: it must paste as one.
+
+    Written one group of parts at a time (``printed_parts``), so the text of the whole report
+    is never held: each group's text ends with a line break, so wrapping it alone wraps its
+    lines as the whole text's."""
     buffer = io.StringIO()
     console = Console(
         file=buffer, width=1_000_000, soft_wrap=True, no_color=True, highlight=False,
         force_terminal=False, emoji=False,
     )  # fmt: skip
-    for part in parts_of(renderable):
+    for part in printed_parts(renderable):
         console.print(part)
-    text = buffer.getvalue()
-    if width is None:
-        return text
+        text = buffer.getvalue()
+        buffer.seek(0)
+        buffer.truncate()
+        if text:
+            stream.write(text if width is None else _wrapped(text, width))
+
+
+def _wrapped(text: str, width: int) -> str:
+    """``text`` (whole lines) wrapped for ``write_plain_text``."""
     lines = []
     for line in text.splitlines():
         if line.lstrip().startswith("$ "):

@@ -20,14 +20,14 @@ small and the tests validate every log against the official OASIS schema.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import PurePosixPath
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from ipex_doctor import __version__
 from ipex_doctor.model.findings import Finding, Report, Status
+from ipex_doctor.reporting.formats.json_format import LazyArray, indented_json
 
 if TYPE_CHECKING:
     from ipex_doctor.reporting.policy import Gate
@@ -45,8 +45,15 @@ _LEVELS = {
 
 def render_sarif(report: Report, gate: Gate | None = None) -> str:
     """The report's code findings as a SARIF 2.1.0 log (JSON text ending in a newline)."""
+    return "".join(sarif_chunks(report, gate))
+
+
+def sarif_chunks(report: Report, gate: Gate | None = None) -> Iterator[str]:
+    """``render_sarif``'s text in pieces, each result's JSON made when the encoder reaches it
+    (``json_format.LazyArray``)."""
     coded = [f for f in report.findings if f.location is not None]
     rule_ids = list(dict.fromkeys(f.id for f in coded))
+    rule_index = {rule_id: index for index, rule_id in enumerate(rule_ids)}
     first_of = {rule_id: next(f for f in coded if f.id == rule_id) for rule_id in rule_ids}
     log: dict[str, Any] = {
         "$schema": SARIF_SCHEMA,
@@ -66,7 +73,7 @@ def render_sarif(report: Report, gate: Gate | None = None) -> str:
                     "%SRCROOT%": {"description": {"text": "The root the scan was given."}}
                 },
                 "columnKind": "unicodeCodePoints",
-                "results": [_result(f, rule_ids.index(f.id)) for f in coded],
+                "results": LazyArray(coded, lambda f: _result(f, rule_index[f.id])),
                 "invocations": [_invocation(report)],
             }
         ],
@@ -74,7 +81,7 @@ def render_sarif(report: Report, gate: Gate | None = None) -> str:
     artifacts = _modified(report)
     if artifacts:
         log["runs"][0]["artifacts"] = artifacts
-    return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
+    yield from indented_json(log)
 
 
 def _modified(report: Report) -> list[dict[str, Any]]:

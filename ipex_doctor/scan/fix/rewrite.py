@@ -54,6 +54,7 @@ __all__ = [
     "fix_chunked",
     "fix_sliced",
     "fix_source",
+    "fix_source_in_place",
     "fix_spliced",
     "fix_text",
     "fix_whole_module",
@@ -111,20 +112,32 @@ def fix_source(source: str, fix_ids: Collection[str]) -> FixOutcome:
     way the outcome is the one LibCST on the whole module gives (differential tests hold them
     together). What the slice leaves out is not parsed: a syntax error there stays as it was,
     and the result parses wherever the original did."""
+    return _fix(source, fix_ids, splice=True)[0]
+
+
+def fix_source_in_place(source: str, fix_ids: Collection[str]) -> tuple[FixOutcome, bool]:
+    """``fix_source``'s outcome, and whether ``fix.splice`` gave it (on the whole module or
+    its slice). Then every line of the new text is the line of ``source`` at the same place,
+    as it was or with calls replaced in it (no line is added, removed, split or joined), and
+    each line with a call replaced is the line LibCST prints for it (``fix.splice`` checks
+    that the line comes back from LibCST as written): ``fix.verbatim`` lays such an outcome
+    over the original lines without LibCST. ``False`` for every other outcome (LibCST wrote
+    it, or nothing was rewritten by the splices)."""
     return _fix(source, fix_ids, splice=True)
 
 
 def fix_with_libcst(source: str, fix_ids: Collection[str]) -> FixOutcome:
     """``fix_source`` with LibCST wherever it would read the module (the slice, the chunks or
     the whole module), never ``fix.splice``: the reference the splices are held to."""
-    return _fix(source, fix_ids, splice=False)
+    return _fix(source, fix_ids, splice=False)[0]
 
 
-def _fix(source: str, fix_ids: Collection[str], *, splice: bool) -> FixOutcome:
+def _fix(source: str, fix_ids: Collection[str], *, splice: bool) -> tuple[FixOutcome, bool]:
+    """The outcome, and whether the splices gave it (``fix_source_in_place``)."""
     wanted = check_ids(fix_ids)
     ids = [fix_id for fix_id in CODEMODS if fix_id in wanted]
     if not ids:
-        return FixOutcome(source)
+        return FixOutcome(source), False
     with collector_paused():
         return _sliced(source, ids, splice=splice) or _fix_whole(source, ids, splice=splice)
 
@@ -160,21 +173,22 @@ def fix_whole_module(source: str, fix_ids: Collection[str]) -> FixOutcome:
     slice is held to (it is what ``fix_source`` does when a module cannot be cut)."""
     wanted = check_ids(fix_ids)
     with collector_paused():
-        return _fix_whole(source, [fix_id for fix_id in CODEMODS if fix_id in wanted])
+        return _fix_whole(source, [fix_id for fix_id in CODEMODS if fix_id in wanted])[0]
 
 
-def _fix_whole(source: str, ids: Sequence[str], *, splice: bool = False) -> FixOutcome:
+def _fix_whole(source: str, ids: Sequence[str], *, splice: bool = False) -> tuple[FixOutcome, bool]:
+    """The outcome on the whole module, and whether the splices gave it."""
     if splice:
         spliced = _splice(source, ids, _nowhere, _identity, None)
         if spliced is not None:
-            return spliced
+            return spliced, True
     if len(source) >= 2 * CHUNK_BYTES:
         chunked = _fix_chunked(source, ids, outside=_nowhere, line=_identity, allowed=None)
         if chunked is not None:
-            return chunked
+            return chunked, False
     outcome = _fix_module(source, ids, outside=_nowhere, line=_identity)
     assert outcome is not None  # NOTE: only a slice (``allowed`` given) gives up
-    return outcome
+    return outcome, False
 
 
 def fix_chunked(
@@ -198,10 +212,16 @@ def fix_sliced(source: str, fix_ids: Collection[str]) -> FixOutcome | None:
     finds work, the result does not parse): ``fix_source`` then fixes the whole module."""
     wanted = check_ids(fix_ids)
     with collector_paused():
-        return _sliced(source, [fix_id for fix_id in CODEMODS if fix_id in wanted])
+        sliced = _sliced(source, [fix_id for fix_id in CODEMODS if fix_id in wanted])
+    return None if sliced is None else sliced[0]
 
 
-def _sliced(source: str, ids: Sequence[str], *, splice: bool = False) -> FixOutcome | None:
+def _sliced(
+    source: str, ids: Sequence[str], *, splice: bool = False
+) -> tuple[FixOutcome, bool] | None:
+    """The outcome on the slice put back into ``source``, and whether the splices gave it
+    (putting the slice back moves no line: each statement left out comes back where its
+    placeholder was, ``fix.slice``); ``None`` as for ``fix_sliced``."""
     allowed = frozenset(fix_id for fix_id in ids if CODEMODS[fix_id].may_apply(source))
     relevant = {word for fix_id in allowed for word in CODEMODS[fix_id].relevant()}
     cut = fix_slice.cut(source, relevant)
@@ -210,6 +230,7 @@ def _sliced(source: str, ids: Sequence[str], *, splice: bool = False) -> FixOutc
     outcome = None
     if splice:
         outcome = _splice(cut.text, ids, cut.outside, cut.line, allowed)
+    in_place = outcome is not None
     if outcome is None and len(cut.text) >= 2 * CHUNK_BYTES:
         outcome = _fix_chunked(cut.text, ids, outside=cut.outside, line=cut.line, allowed=allowed)
     if outcome is None:
@@ -217,11 +238,11 @@ def _sliced(source: str, ids: Sequence[str], *, splice: bool = False) -> FixOutc
     if outcome is None:
         return None
     if not outcome.changed:
-        return replace(outcome, source=source)
+        return replace(outcome, source=source), in_place
     spliced = cut.splice(outcome.source)
     if spliced is None:
         return None
-    return replace(outcome, source=spliced, changed=spliced != source)
+    return replace(outcome, source=spliced, changed=spliced != source), in_place
 
 
 def _fix_module(

@@ -38,7 +38,7 @@ LibCST did not change, and LibCST's print of each rewritten line: each such line
 to come back from LibCST as written, ``_prints_as_written``, and a text with a form feed is
 declined, since LibCST drops its line); the call alone is here parsed by LibCST
 (``cst.parse_expression``, once per distinct call text) and given to the codemod's own
-``call_refusal`` and ``call_edit``, and a one-line call has the same nodes standing alone as
+``refusal`` and ``call_edit``, and a one-line call has the same nodes standing alone as
 in the module. The records are the codemod's own words at the call's line (``ast``'s line
 is LibCST's: both break lines at ``\\r\\n``, ``\\r`` and ``\\n`` only). The result parses: a
 call is replaced by a call (``ast`` checks each new one). ``tests/scan/fix/test_fix_splice.py``
@@ -187,7 +187,7 @@ def _decide(codemod: CallCodemod, text: str, func: str) -> tuple[str | None, str
     the new text and the summary, or ``None`` and the reason it refuses."""
     call = cst.parse_expression(text)
     assert isinstance(call, cst.Call)
-    why = codemod.call_refusal(call, func)
+    why = codemod.refusal(call, func)
     if why is not None:
         return None, why
     edit, summary = codemod.call_edit(call, func, "torch", func)
@@ -320,6 +320,11 @@ class _Reader:
             for alias in node.names:
                 bound = alias.asname or alias.name.split(".")[0]
                 if alias.name == "torch" and alias.asname is None and top:
+                    # NOTE: ``ast`` gives names NFKC-normalised (``import ｔｏｒｃｈ`` binds
+                    # ``torch``); LibCST's scopes go by the name as written and bind none.
+                    at = self._offset(offset + alias.lineno, alias.col_offset)
+                    if self.source[at : at + len("torch")] != "torch":
+                        raise _Declined
                     if self.torch_line is None:
                         self.torch_line = offset + node.lineno
                 elif bound == "torch" or self._related(alias.name):

@@ -9,6 +9,11 @@ outside the rewritten lines depends on how LibCST prints what it did not touch: 
 round-trip everything (a final ``\\r``, a form feed before a statement, a space before an
 ``except`` clause's colon are lost in its output).
 
+An outcome of the splices (``fix_source_in_place``) is laid over the original lines without
+LibCST (``lay_in_place``): it keeps every line where it was, and each line it rewrote is
+already the line LibCST prints, so matching lines through LibCST's print of the text could
+only find the same places (a test holds the two lay-overs to each other).
+
 Lines are those of Python's tokenizer (``\\r\\n``, ``\\r``, ``\\n``), never ``str.splitlines``,
 which also breaks at a form feed, ``\\x1c`` to ``\\x1e``, ``\\x85`` and the Unicode separators.
 """
@@ -28,7 +33,7 @@ from ipex_doctor.scan.fix.rewrite import (
     WHOLE_FILE,
     FixOutcome,
     Refusal,
-    fix_source,
+    fix_source_in_place,
     fix_with_libcst,
 )
 from ipex_doctor.scan.read.top_level import top_level
@@ -198,16 +203,67 @@ def fix_python(
     outside the rewritten lines kept byte for byte (see the module docstring). Records count
     lines as ``text`` does.
 
-    Each changed place is traced on its own, over the top-level statements around it
-    (``changed_regions``); the lines between are the original's, as ``fix_source`` left
-    them. So a 10 MiB module with a rewrite near each end costs a few statements, not a
-    LibCST tree of the whole module. ``splice=False``: LibCST wherever ``fix_source`` would
-    splice (``fix_with_libcst``), the reference the splices are held to."""
-    lines = split_lines(text)
-    normalised = lf_text(lines)
-    outcome = (fix_source if splice else fix_with_libcst)(normalised, fix_ids)
+    An outcome of the splices is laid over the original lines as it stands
+    (``lay_in_place``). Any other is traced through LibCST one changed place at a time, over
+    the top-level statements around it (``lay_with_libcst``). ``splice=False``: LibCST
+    wherever ``fix_source`` would splice (``fix_with_libcst``), the reference the splices are
+    held to."""
+    # NOTE: a text without ``\r`` is its own ``lf_text``; splitting 10 MiB into lines costs a
+    # second of CPU time, which only a text with other line endings (or LibCST's trace) needs.
+    normalised = text if "\r" not in text else lf_text(split_lines(text))
+    if splice:
+        outcome, in_place = fix_source_in_place(normalised, fix_ids)
+    else:
+        outcome, in_place = fix_with_libcst(normalised, fix_ids), False
     if not outcome.changed:
         return replace(outcome, source=text)
+    laid = lay_in_place(text, outcome) if in_place else None
+    return laid or lay_with_libcst(text, outcome, region_lines)
+
+
+def lay_in_place(text: str, outcome: FixOutcome) -> FixOutcome | None:
+    """``outcome`` (of ``fix_source_in_place`` on ``text`` with every line ending written
+    ``\\n``, the splices having answered) laid over the lines of ``text``: a line whose text
+    did not change is the original line, with its own ending; a rewritten line is the
+    outcome's, with the ending of the original line it replaces. ``None`` when the outcome
+    does not keep every line in place (the splices never give such an outcome:
+    ``lay_with_libcst`` then traces it).
+
+    This is what ``lay_with_libcst`` writes for such an outcome, without LibCST's parse and
+    print of every changed statement (half the CPU time of a ``scan --fix`` where every
+    statement is rewritten): LibCST's print of the text may differ from it only in
+    whitespace (a space before a colon, a line of whitespace alone), never in where a line
+    is, so tracing through it places each unchanged line on itself; and each rewritten line
+    is already LibCST's print of it (``fix.splice``)."""
+    new = outcome.source
+    if "\r" not in text and "\r" not in new:
+        # NOTE: every line ends with ``\n`` but a last one without an ending, in both: the
+        # same count of ``\n`` and the same last line's ending make the outcome its own
+        # lay-over (what the loop below gives, without a tuple a line).
+        same = new.count("\n") == text.count("\n") and new.endswith("\n") == text.endswith("\n")
+        return replace(outcome, changed=new != text) if same else None
+    lines = split_lines(text)
+    fixed = [line for line, _ in split_lines(new)]
+    if len(fixed) != len(lines):
+        return None
+    written = [
+        line if line[0] == rewritten else (rewritten, line[1])
+        for line, rewritten in zip(lines, fixed, strict=True)
+    ]
+    source = join_lines(written)
+    return replace(outcome, source=source, changed=source != text)
+
+
+def lay_with_libcst(text: str, outcome: FixOutcome, region_lines: int = REGION_LINES) -> FixOutcome:
+    """``outcome`` (of ``fix_source`` on ``text`` with every line ending written ``\\n``) laid
+    over the lines of ``text`` by ``trace``, each changed place on its own, over the
+    top-level statements around it (``changed_regions``); the lines between are the
+    original's, as ``fix_source`` left them. So a 10 MiB module with a rewrite near each end
+    costs a few statements, not a LibCST tree of the whole module. A refusal of the whole file
+    where LibCST cannot read the statements around a change, or cannot be traced line for
+    line."""
+    lines = split_lines(text)
+    normalised = lf_text(lines)
     fixed = split_lines(outcome.source)
     written: list[Line] = []
     done = 0

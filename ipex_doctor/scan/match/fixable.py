@@ -28,7 +28,7 @@ The conditions:
 from __future__ import annotations
 
 import ast
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from ipex_doctor.scan.match.python.names import Facts, NameTable, Scope
@@ -178,44 +178,77 @@ def _starred(call: ast.Call) -> list[bool]:
 
 
 def removable_import(
-    statement: ast.Import, alias: ast.alias, guarded: bool, module: Module, part: int
+    statement: ast.Import,
+    alias: ast.alias,
+    guarded: bool,
+    module: Module,
+    part: int,
+    keepers: Keepers | None = None,
 ) -> bool:
     """Whether ``ipex-side-effect-import`` removes this ``import intel_extension_for_pytorch``
-    (see the module); ``guarded``: it sits in a ``try`` that catches ``ImportError``."""
+    (see the module); ``guarded``: it sits in a ``try`` that catches ``ImportError``.
+    ``keepers``: what the module's parts say (``import_keepers``), when they are not all in
+    ``module`` (a module read in runs of statements)."""
     if alias.name != IPEX_PACKAGE or guarded:
         return False
-    bound = alias.asname or IPEX_PACKAGE
-    for facts in module.parts:
+    if keepers is None:
+        keepers = import_keepers(module.parts)
+    if keepers.kept or (alias.asname or IPEX_PACKAGE) in keepers.read:
+        return False
+    return not _alone_in_block(statement, module.lines.get(part, ()))
+
+
+class Keepers(NamedTuple):
+    """What in a module keeps its ``import intel_extension_for_pytorch`` (``removable_import``)."""
+
+    read: frozenset[str]
+    """The names its chains start from: an import whose name is read stays (only complete
+    when ``kept`` is false: then nothing else matters)."""
+    kept: bool
+    """Something keeps any such import: a use of what IPEX installs into ``torch``, a dynamic
+    lookup, ``backend="ipex"``, ``__all__``, a ``from`` import of what IPEX installs."""
+
+    def joined(self, other: Keepers) -> Keepers:
+        """What this and ``other`` (another part's) say together."""
+        return Keepers(self.read | other.read, self.kept or other.kept)
+
+
+NO_KEEPERS = Keepers(frozenset(), False)
+
+
+def import_keepers(parts: Iterable[Facts]) -> Keepers:
+    """What in ``parts`` (read into a finished table) keeps an IPEX import (``Keepers``)."""
+    read: set[str] = set()
+    for facts in parts:
         for chain, chain_scope in facts.chains:
             root: ast.expr = chain
             while isinstance(root, ast.Attribute):
                 root = root.value
             if not isinstance(root, ast.Name):
                 continue
-            if root.id == bound:
-                return False
+            read.add(root.id)
             # NOTE: what IPEX injects is under torch: only a chain from torch is resolved
             if any(t.partition(".")[0] == "torch" for t in chain_scope.lookup(root.id)) and any(
                 under(n, IPEX_INJECTED) for n in NameTable.resolve(chain, chain_scope)
             ):
-                return False
+                return Keepers(frozenset(read), True)
         for call, _ in facts.calls:
             if isinstance(call.func, ast.Name) and call.func.id in DYNAMIC_LOOKUPS:
-                return False
+                return Keepers(frozenset(read), True)
             if any(
                 k.arg == "backend" and isinstance(k.value, ast.Constant) and k.value.value == "ipex"
                 for k in call.keywords
             ):
-                return False
+                return Keepers(frozenset(read), True)
         for assign, _ in facts.assigns:
             targets = assign.targets if isinstance(assign, ast.Assign) else [assign.target]
             if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
-                return False
+                return Keepers(frozenset(read), True)
         for other in facts.imports:
             if isinstance(other, ast.ImportFrom) and other.module and not other.level:
                 if any(under(f"{other.module}.{a.name}", IPEX_INJECTED) for a in other.names):
-                    return False
-    return not _alone_in_block(statement, module.lines.get(part, ()))
+                    return Keepers(frozenset(read), True)
+    return Keepers(frozenset(read), False)
 
 
 def _alone_in_block(statement: ast.stmt, lines: Sequence[str]) -> bool:

@@ -76,6 +76,9 @@ class Context(NamedTuple):
     """The whole module, for the fixes' conditions (``fixable``)."""
     hits: Sequence[Hit] = ()
     """The other rules' hits in the module, for a pattern found after them (``ipex-switch``)."""
+    spectral_norm: str | None = None
+    """The spectral norm the module applies, when the parts are one run of its statements
+    (``readers``): ``half-spectral-norm`` names it at each conversion of every run."""
 
 
 Find = Callable[[Sequence[Facts], Context], Iterator[PatternHit]]
@@ -184,6 +187,11 @@ def _text_before(lines: Sequence[str], node: ast.expr) -> str:
 # --- half-spectral-norm -----------------------------------------------------------------------
 
 
+def spectral_norm_of(call: ast.Call, scope: Scope) -> str | None:
+    """The spectral norm ``call`` applies, or ``None``."""
+    return _resolves_to(call.func, scope, SPECTRAL_NORM)
+
+
 def _half_conversion(call: ast.Call, scope: Scope) -> str | None:
     func = call.func
     if not isinstance(func, ast.Attribute):
@@ -200,12 +208,12 @@ def _half_conversion(call: ast.Call, scope: Scope) -> str | None:
 
 
 def _find_half_spectral_norm(parts: Sequence[Facts], context: Context) -> Iterator[PatternHit]:
-    spectral = next(
+    spectral = context.spectral_norm or next(
         (
             name
             for facts in parts
             for call, scope in facts.calls
-            if (name := _resolves_to(call.func, scope, SPECTRAL_NORM)) is not None
+            if (name := spectral_norm_of(call, scope)) is not None
         ),
         None,
     )

@@ -14,6 +14,11 @@ where it was):
 * the body of a here-document read by ``cat`` to the terminal (``cat <<EOF``, no ``>``); one
   fed to anything else (``python - <<EOF``, ``cat > setup.sh <<EOF``) is read.
 
+A variable set to what a rule finds (``ARG IPEX_EXTRA_INDEX_URL="https://pytorch-extension.
+intel.com/..."``) carries it to the install commands that read it (``pip install
+--extra-index-url ${IPEX_EXTRA_INDEX_URL} ...``): ``through_variables`` reports the rule there
+too, at the variable.
+
 NOTE: hand-written: a shell parser (bashlex) would be a dependency for three rules of thumb,
 and it refuses much of what real scripts contain (Dockerfile ``RUN`` lines, ``${{ }}`` CI
 expressions, zsh); this reads any text and only ever blanks.
@@ -22,9 +27,9 @@ expressions, zsh); this reads any text and only ever blanks.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 
-from ipex_doctor.scan.read.source import TextLine
+from ipex_doctor.scan.read.source import Hit, TextLine
 
 _PRINTER = re.compile(
     r"(?:^|(?<=[;&|(){`])|(?<=\bthen)|(?<=\bdo)|(?<=\belse)|(?<=\bRUN))\s*(?:echo|printf)\b"
@@ -102,3 +107,50 @@ def _command_end(text: str, start: int) -> tuple[int, bool]:
             return index, False
         index += 1
     return index, False
+
+
+_DEFINITION = re.compile(
+    r"^\s*(?:(?:RUN\s+)?(?:ARG|ENV|export|declare|local|readonly)\s+)?([A-Za-z_]\w*)=\S"
+)
+"""A line that sets a variable: ``NAME=value``, after a Dockerfile ``ARG`` / ``ENV`` or a
+shell's ``export``, ``declare``, ``local``, ``readonly``."""
+_INSTALL = re.compile(r"(?i)\b(?:pip3?|uv|conda|mamba|micromamba)\b[^;&|]*?\b(?:install|add)\b")
+"""A command that installs packages (the variable it reads is a package or an index)."""
+
+
+def through_variables(hits: Sequence[Hit], lines: Sequence[TextLine]) -> list[Hit]:
+    """``hits`` and, for each hit in the value a line sets a variable to, a hit of the same rule
+    at each later reading of the variable (``$NAME``, ``${NAME}``) in an install command (on the
+    install's line or a line it continues onto with ``\\``); ``lines`` as ``command_lines``
+    gives them (what only prints reads nothing)."""
+    carried: dict[str, tuple[str, int]] = {}
+    """Each variable set to a hit's text: (the rule, the line that sets it)."""
+    by_line: dict[int, list[Hit]] = {}
+    for hit in hits:
+        by_line.setdefault(hit.line, []).append(hit)
+    for line in lines:
+        definition = _DEFINITION.match(line.text) if line.line in by_line else None
+        if definition is None:
+            continue
+        for hit in by_line[line.line]:
+            if hit.column - line.column >= definition.end(1):
+                carried[definition.group(1)] = (hit.rule_id, line.line)
+                break
+    if not carried:
+        return list(hits)
+    names = "|".join(carried)
+    reading = re.compile(r"\$(?:\{(" + names + r")\}|(" + names + r")\b)")
+    found = list(hits)
+    installing = False
+    for line in lines:
+        installing = installing or _INSTALL.search(line.text) is not None
+        if installing:
+            for use in reading.finditer(line.text):
+                rule_id, set_at = carried[use.group(1) or use.group(2)]
+                there = {hit.rule_id for hit in by_line.get(line.line, ())}
+                if line.line > set_at and rule_id not in there:
+                    start, end = line.column + use.start(), line.column + use.end()
+                    found.append(Hit(rule_id, use.group(0), line.line, start, line.line, end))
+                    break  # NOTE: one finding of a rule and line, as for its own regex
+        installing = installing and line.text.rstrip().endswith("\\")
+    return found

@@ -15,6 +15,7 @@ fixes' tests. Where the splices must answer (a module of nothing else), they do.
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable, Collection
 
 import pytest
 from conftest import examples
@@ -24,14 +25,24 @@ from test_fix_chunks import UNITS
 from test_fix_slice import SAMPLES, padded
 
 from ipex_doctor.scan.fix import splice
+from ipex_doctor.scan.fix.codemods.base import BARE_GENERATOR
 from ipex_doctor.scan.fix.codemods.registry import FIX_IDS
 from ipex_doctor.scan.fix.rewrite import (
+    FixOutcome,
     fix_source,
+    fix_source_in_place,
     fix_spliced,
     fix_whole_module,
     fix_with_libcst,
 )
-from ipex_doctor.scan.fix.verbatim import fix_python
+from ipex_doctor.scan.fix.verbatim import (
+    fix_python,
+    join_lines,
+    lay_in_place,
+    lay_with_libcst,
+    lf_text,
+    split_lines,
+)
 
 SPLICED = (
     "def step_{n}(model, x):\n    with torch.xpu.amp.autocast():\n        return model(x)\n",
@@ -242,3 +253,151 @@ def test_a_rewritten_line_libcst_prints_otherwise_declines() -> None:
     assert fix_spliced(declined, FIX_IDS) is None
     spliced = "import torch\n" + AS_WRITTEN[2].format(n=0)
     assert fix_spliced(spliced, FIX_IDS) is not None
+
+
+# -- the splices' outcomes laid over the original lines without LibCST ---------------------
+
+Lay = Callable[[str, FixOutcome], "FixOutcome | None"]
+
+
+def _laid_alike(module: str, fix_ids: Collection[str], lay: Lay = lay_in_place) -> bool:
+    """Whether the splices answer for ``module`` (text after its byte-order mark, as
+    ``fix_bytes`` gives it) and change it; if so, ``lay`` and LibCST's lay-over (what
+    ``fix_python`` wrote for every outcome before) write the same text and records."""
+    text = module.removeprefix("\ufeff")
+    outcome, in_place = fix_source_in_place(lf_text(split_lines(text)), fix_ids)
+    if not in_place or not outcome.changed:
+        return False
+    assert lay(text, outcome) == lay_with_libcst(text, outcome)
+    return True
+
+
+@st.composite
+def _mixed_endings(draw: st.DrawFn) -> str:
+    """A module of ``written_modules``, each line ending as drawn (LF, CRLF or CR)."""
+    lines = split_lines(draw(written_modules()))
+    return "".join(
+        text + (draw(st.sampled_from(["\n", "\r\n", "\r"])) if ending else "")
+        for text, ending in lines
+    )
+
+
+@settings(max_examples=examples(150), deadline=None)
+@given(st.one_of(written_modules(), _mixed_endings()))
+def test_a_spliced_outcome_is_laid_over_the_lines_as_libcst_lays_it(module: str) -> None:
+    """The generated modules (every call the splices rewrite or refuse, what makes them
+    decline, lines LibCST prints otherwise; LF, CRLF, CR, mixed): where the splices answer,
+    ``lay_in_place`` writes what tracing through LibCST writes."""
+    _laid_alike(module, FIX_IDS)
+
+
+@settings(max_examples=examples(40), deadline=None)
+@given(modules(tricky=False))
+def test_a_module_of_spliced_calls_alone_is_laid_in_place(module: str) -> None:
+    """Where every statement is one the splices take (and one at least is rewritten), they
+    answer, so the comparison above is made (it is not vacuous)."""
+    newline = "\r\n" if "\r\n" in module else "\r" if "\r" in module else "\n"
+    assert _laid_alike(module + SPLICED[0].format(n="last").replace("\n", newline), FIX_IDS)
+
+
+def test_the_fixes_samples_are_laid_over_the_lines_as_libcst_lays_them() -> None:
+    """Every sample of the fixes' tests, as written and padded, in LF, CRLF and CR, with its
+    own fix and with every fix; the splices answer for some of them."""
+    answered = 0
+    for source, own in SAMPLES.values():
+        for module in (source, padded(source)):
+            for newline in ("\n", "\r\n", "\r"):
+                written = module.replace("\r\n", "\n").replace("\n", newline)
+                for ids in (own, FIX_IDS):
+                    answered += _laid_alike(written, ids)
+    assert answered >= 10
+
+
+def _endings_lost(text: str, outcome: FixOutcome) -> FixOutcome:
+    """A broken lay-over: the outcome as it stands (every line ending ``\\n``)."""
+    return outcome
+
+
+def _rewritten_lines_end_in_lf(text: str, outcome: FixOutcome) -> FixOutcome | None:
+    """A broken lay-over: a rewritten line ends with ``\\n``, not its original ending."""
+    laid = lay_in_place(text, outcome)
+    assert laid is not None
+    broken = [
+        line if line[0] == old else (line[0], "\n")
+        for line, (old, _) in zip(split_lines(laid.source), split_lines(text), strict=True)
+    ]
+    return FixOutcome(join_lines(broken), True, outcome.rewrites, outcome.refusals)
+
+
+def _last_ending_lost(text: str, outcome: FixOutcome) -> FixOutcome | None:
+    """A broken lay-over: the last line loses its ending."""
+    laid = lay_in_place(text, outcome)
+    assert laid is not None
+    return FixOutcome(laid.source.rstrip("\r\n"), True, outcome.rewrites, outcome.refusals)
+
+
+@pytest.mark.parametrize(
+    ("broken", "newline"),
+    [
+        (_endings_lost, "\r\n"),
+        (_endings_lost, "\r"),
+        (_rewritten_lines_end_in_lf, "\r\n"),
+        (_rewritten_lines_end_in_lf, "\r"),
+        (_last_ending_lost, "\n"),
+    ],
+)
+def test_the_comparison_catches_a_broken_lay_over(broken: Lay, newline: str) -> None:
+    """A lay-over that loses an original line ending differs from LibCST's: the comparison
+    above can fail."""
+    module = "import torch\n" + "".join(s.format(n=n) for n, s in enumerate(SPLICED[:3]))
+    module = module.replace("\n", newline)
+    assert _laid_alike(module, FIX_IDS)
+    with pytest.raises(AssertionError):
+        _laid_alike(module, FIX_IDS, broken)
+
+
+def test_an_outcome_that_moves_lines_is_not_laid_in_place() -> None:
+    """``lay_in_place`` answers only for an outcome with the original's lines (the splices
+    never give another); ``fix_python`` then traces it through LibCST."""
+    text = "import torch\r\nx = 1\r\n"
+    moved = FixOutcome("import torch\n\nx = 1\n", True)
+    assert lay_in_place(text, moved) is None
+    assert lay_in_place(text.replace("\r\n", "\n"), moved) is None
+
+
+@pytest.mark.parametrize(
+    "head",
+    ["import ｔｏｒｃｈ\n", "import os, ｔｏｒｃｈ\n", "import 𝐭orch\n"],
+)
+def test_an_import_that_spells_torch_otherwise_declines(head: str) -> None:
+    """``ast`` reads ``import ｔｏｒｃｈ`` as ``import torch`` (names are NFKC-normalised);
+    LibCST's scopes take the name as written and bind no ``torch``, so LibCST leaves the
+    calls below alone: the splices decline rather than rewrite them (before, they did)."""
+    module = head + DENSE.removeprefix("import torch\n")
+    assert fix_whole_module(module, FIX_IDS).rewrites == ()
+    assert fix_spliced(module, FIX_IDS) is None
+    assert fix_source(module, FIX_IDS) == fix_with_libcst(module, FIX_IDS)
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        "torch.xpu.amp.autocast(x for x in y)",
+        "torch.cpu.amp.autocast(x for x in y)",
+        "torch.xpu.amp.GradScaler(x for x in y)",
+        "torch.xpu.set_autocast_xpu_dtype(x for x in y)",
+        "torch.xpu.amp.autocast_mode.autocast(x for x in y)",
+    ],
+)
+def test_a_bare_generator_argument_is_refused_alike(call: str) -> None:
+    """``f(x for x in y)`` needs parentheses once the edit adds or names an argument: the
+    call is refused with a sentence, the same with and without the splices, and the file's
+    other calls are still rewritten (before: the splices raised ``SyntaxError`` and the
+    whole file was left alone as a bug in the doctor)."""
+    module = f"import torch\ny = {call}\n" + DENSE.removeprefix("import torch\n")
+    outcome = fix_source(module, FIX_IDS)
+    assert outcome == fix_with_libcst(module, FIX_IDS)
+    assert [r.reason for r in outcome.refusals] == [BARE_GENERATOR]
+    assert len(outcome.rewrites) == 50
+    assert f"y = {call}\n" in outcome.source
+    ast.parse(outcome.source)

@@ -12,7 +12,7 @@ from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ipex_doctor.scan.fix.files import fix_file
+from ipex_doctor.scan.fix.files import _diff_lines, fix_file
 from ipex_doctor.scan.fix.verbatim import (
     changed_regions,
     fix_python,
@@ -83,6 +83,22 @@ def test_lines_split_as_python_reads_them_and_join_back(text: str) -> None:
     assert join_lines(lines) == text
     assert all("\n" not in body and "\r" not in body for body, _ in lines)
     assert all(ending for _, ending in lines[:-1])
+
+
+@settings(max_examples=examples(200), deadline=None)
+@given(st.text(alphabet="ab\r\n\x0c\x1c\x85\u2028", max_size=30))
+def test_the_diffs_lines_are_pythons(text: str) -> None:
+    """The diff's lines (``\\n`` read in C where the text has no ``\\r``) are Python's
+    lines, each shown ending in ``\\n`` (``\\r\\n`` kept), never broken at a form feed or
+    a Unicode line separator."""
+    expected = [
+        body + ("\r\n" if ending == "\r\n" else "\n" if ending else "")
+        for body, ending in split_lines(text)
+    ]
+    assert _diff_lines(text) == expected
+    assert _diff_lines(text.replace("\r", "")) == [
+        body + ("\n" if ending else "") for body, ending in split_lines(text.replace("\r", ""))
+    ]
 
 
 def test_a_roundtrip_that_loses_a_line_places_nothing() -> None:

@@ -14,6 +14,7 @@ left out, so that the comparison is not of two whole parses.
 from __future__ import annotations
 
 import ast
+import random
 import sys
 from pathlib import Path
 from textwrap import dedent
@@ -32,7 +33,6 @@ from test_fix_slice import FILLERS, padded  # noqa: E402
 from ipex_doctor.knowledge import code_rules  # noqa: E402
 from ipex_doctor.model.code import FileKind  # noqa: E402
 from ipex_doctor.scan.engine import _match_order  # noqa: E402
-from ipex_doctor.scan.match.python.matches import judged_across_runs  # noqa: E402
 from ipex_doctor.scan.match.python.statements import (  # noqa: E402
     module_bindings,
     parse_relevant,
@@ -42,8 +42,13 @@ from ipex_doctor.scan.match.python.statements import (  # noqa: E402
 from ipex_doctor.scan.match.ruleset import RuleSet  # noqa: E402
 from ipex_doctor.scan.match.triggers import Probe  # noqa: E402
 from ipex_doctor.scan.read.discovery import Candidate  # noqa: E402
-from ipex_doctor.scan.read.source import decode_python  # noqa: E402
-from ipex_doctor.scan.readers import STATEMENTS_FROM_BYTES, Outcome, read_python  # noqa: E402
+from ipex_doctor.scan.read.source import decode_python, split_lines  # noqa: E402
+from ipex_doctor.scan.readers import (  # noqa: E402
+    STATEMENTS_FROM_BYTES,
+    Outcome,
+    _read_runs,
+    read_python,
+)
 
 SHIPPED = RuleSet(code_rules.load())
 SAMPLED = RuleSet(SAMPLE)
@@ -245,18 +250,19 @@ def test_a_large_file_is_read_by_statement_and_a_small_one_whole(tmp_path: Path)
 # A large file's statements are parsed and matched in runs (``readers._read_runs``): the name
 # table first, from every run, then each run's facts and matches, one run's trees at a time.
 # ``run_size`` forces runs on any file read by statement; the outcome must be the whole
-# module's. Each comparison also checks that the file really was read in several runs (it
-# spells nothing that makes the reader read it whole, ``judged_across_runs``).
+# module's. Each comparison also checks that the file really was read in several runs (the
+# reader did not send it to be read whole, ``run_count``).
 
 
 def run_count(data: bytes, rules: RuleSet, run_size: int) -> int:
     """How many runs ``read_python`` reads ``data`` in at ``run_size``; 0: it reads the module
-    whole instead."""
+    whole instead (the reader's own decision: ``_read_runs`` gives ``None``)."""
     text = decode_python(data)
-    python = rules.python(FileKind.PYTHON)
-    if python is not None and judged_across_runs(python, text) is not None:
+    probe = Probe(data)
+    words = relevant_words(rules.prefilter(FileKind.PYTHON, python=True), probe)
+    lines = split_lines(text)
+    if _read_runs(text, lines, words, rules, FileKind.PYTHON, probe, run_size) is None:
         return 0
-    words = relevant_words(rules.prefilter(FileKind.PYTHON, python=True), Probe(data))
     relevant = select_relevant(text, words, lambda first, body: None, run_size)
     return 0 if relevant is None else sum(1 for _ in relevant.runs(run_size))
 
@@ -315,10 +321,141 @@ def test_dense_modules_read_in_runs_as_the_whole_module(functions: int, run_size
         run_size=run_size).matches].count("xpu-amp") > functions  # fmt: skip
 
 
-def test_a_module_a_judgement_reads_whole_is_not_read_in_runs() -> None:
-    """``import intel_extension_for_pytorch`` goes only where no statement anywhere reads it:
-    the shipped rules read such a module whole (``judged_across_runs``)."""
-    data = padded("import intel_extension_for_pytorch\nimport torch\ntorch.xpu.amp\n").encode()
-    assert run_count(data, SHIPPED, 1) == 0
-    assert run_count(data, SAMPLED, 1) > 2
-    assert_same_in_runs(data, 1)
+@pytest.mark.parametrize("run_size", [1, 300])
+@pytest.mark.parametrize(
+    ("applied", "in_runs"),
+    [
+        ("torch.nn.utils.spectral_norm(layer)\n", True),
+        (
+            "from torch.nn.utils import spectral_norm as sn\n\n\ndef wrap(l):\n    return sn(l)\n",
+            True,
+        ),
+        ("def wrap(l):\n    return torch.nn.utils.parametrizations.spectral_norm(l)\n", True),
+        (
+            "torch.nn.utils.spectral_norm(a)\ntorch.nn.utils.parametrizations.spectral_norm(b)\n",
+            False,
+        ),
+        ("def spectral_norm(l):\n    return l\n\n\nspectral_norm(layer)\n", True),
+    ],
+)
+def test_half_spectral_norm_reads_every_run(applied: str, in_runs: bool, run_size: int) -> None:
+    """``half-spectral-norm`` reports each conversion, in any run, with the spectral norm the
+    module applies (``SpectralNorms``), many runs away; two different ones, where the module's
+    order names one, send the module to be read whole."""
+    filler = "".join(f"def half_{n}(net):\n    return net.to(torch.half)\n\n\n" for n in range(40))
+    data = f"import torch\n\n\n{filler}{applied}".encode()
+    assert_same_in_runs(data, run_size, runs=False)
+    assert (run_count(data, SHIPPED, run_size) >= 2) == in_runs
+    found = read_python(
+        Candidate(Path("m.py"), "m.py", FileKind.PYTHON, len(data)), data, SHIPPED, whole=False,
+        run_size=run_size,
+    )  # fmt: skip
+    spectral = [m for m in found.matches if m.rule_id == "half-spectral-norm"]
+    assert len(spectral) == (0 if "def spectral_norm" in applied else 40)
+
+
+# --- runs of a module that spells IPEX ----------------------------------------------------------
+# Judgements that read statements anywhere in a module: a probe's flags (set in one statement,
+# read in another: ``FlagSources`` gathers them in the first reading), the names its imports of
+# IPEX bind (``"ipex" in globals()``), whether ``import intel_extension_for_pytorch`` goes (no
+# statement may read it: ``RunOf.removals``, decided after the last run) and the spectral norm
+# ``half-spectral-norm`` names (``SpectralNorms``). The modules below spread each over many
+# runs.
+
+IPEX_ACROSS = (
+    "import intel_extension_for_pytorch as ipex\n",
+    "import intel_extension_for_pytorch\n",
+    "import importlib.util\n",
+    "HAS_IPEX_{n} = importlib.util.find_spec('intel_extension_for_pytorch') is not None\n",
+    "READY_{n} = HAS_IPEX_0 and fast()\n",
+    "GO_{n} = not READY_0\n",
+    "if READY_0:\n    model = prepare(model)\n",
+    "if GO_0:\n    go()\n",
+    "try:\n    import intel_extension_for_pytorch as guarded\n    OK_{n} = True\n"
+    "except ImportError:\n    OK_{n} = False\n",
+    "if OK_0:\n    torch.xpu.amp.autocast()\n",
+    "XMX_{n} = hasattr(torch.xpu, 'has_xmx')\n",
+    "if XMX_0:\n    torch.xpu.synchronize()\n",
+    "DEFINED_{n} = 'ipex' in globals()\n",
+    "if DEFINED_0:\n    ipex.optimize(m)\n",
+    "def optimize_{n}(m):\n    return ipex.optimize(m)\n",
+    "def plain_{n}(m):\n    return torch.xpu.device_count()\n",
+    "def injected_{n}(m):\n    return torch.xpu.has_xmx()\n",
+    "from torch.xpu import optimize\n",
+    "def compiled_{n}(m):\n    return torch.compile(m, backend='ipex')\n",
+    "__all__ = ['step']\n",
+    "def dynamic_{n}():\n    return globals()\n",
+    "def step_{n}(model, x):\n    with torch.xpu.amp.autocast():\n        return model(x)\n",
+    "def lazy_{n}():\n    global ipex\n    import intel_extension_for_pytorch as ipex\n",
+    "def shadow_{n}(ipex):\n    return ipex.optimize(m)\n",
+    "def quiet_{n}(m):\n    return m(1)\n",
+    "SN_{n} = torch.nn.utils.spectral_norm(layer)\n",
+    "def halves_{n}(net):\n    return net.to(torch.float16)\n",
+)
+
+
+def ipex_module(seed: int, statements: int) -> str:
+    """``import torch`` and ``statements`` pieces of ``IPEX_ACROSS`` and ``FILLERS``, drawn
+    from ``seed``: an IPEX import here, its uses, flags and what keeps it far away."""
+    draw = random.Random(seed)
+    pieces = [draw.choice(IPEX_ACROSS + FILLERS) for _ in range(statements)]
+    return "import torch\n" + "".join(p.format(n=n) + "\n" for n, p in enumerate(pieces))
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("run_size", [1, 300, 2000])
+def test_modules_that_spell_ipex_read_in_runs_as_the_whole_module(seed: int, run_size: int) -> None:
+    data = ipex_module(seed, 120).encode()
+    assert_same_in_runs(data, run_size)
+    assert run_count(data, SHIPPED, run_size) >= 2
+
+
+@pytest.mark.parametrize("run_size", [1, 300])
+@pytest.mark.parametrize(
+    ("far_away", "removed"),
+    [
+        ("def quiet(m):\n    return m(1)\n", True),
+        ("def reads(m):\n    return intel_extension_for_pytorch.optimize(m)\n", False),
+        ("def injected(m):\n    return torch.xpu.amp.autocast()\n", False),
+        ("def dynamic():\n    return eval('x')\n", False),
+        ("__all__ = ['quiet']\n", False),
+        ("def compiled(m):\n    return torch.compile(m, backend='ipex')\n", False),
+        ("from torch.xpu import has_xmx\n", False),
+    ],
+)
+def test_whether_the_ipex_import_goes_reads_every_run(
+    far_away: str, removed: bool, run_size: int
+) -> None:
+    """The import is labelled mechanical (``--fix`` removes it) exactly when no statement of
+    any run keeps it; what keeps it is many runs away."""
+    filler = "".join(
+        f"def plain_{n}(m):\n    return torch.xpu.device_count()\n\n" for n in range(60)
+    )
+    data = f"import torch\nimport intel_extension_for_pytorch\n\n{filler}{far_away}".encode()
+    assert_same_in_runs(data, run_size)
+    assert run_count(data, SHIPPED, run_size) >= 2
+    candidate = Candidate(Path("m.py"), "m.py", FileKind.PYTHON, len(data))
+    found = read_python(candidate, data, SHIPPED, whole=False, run_size=run_size)
+    labels = [m.mechanical for m in found.matches if m.rule_id == "ipex-import"]
+    assert labels == [removed]
+
+
+def flag_chain(depth: int) -> str:
+    """A flag set from a probe, then ``depth - 1`` flags each set from the one before, in
+    reverse order (the last set first): the rounds in the module's order find the chain only
+    as deep as they go, and a reading in runs sees another order."""
+    steps = ["F0 = importlib.util.find_spec('intel_extension_for_pytorch') is not None\n"]
+    steps += [f"F{n} = F{n - 1} and ok()\n" for n in range(1, depth)]
+    body = "".join(f"def plain_{n}(m):\n    return m(1)\n\n" for n in range(40))
+    uses = f"if F{depth - 1}:\n    torch.xpu.amp.autocast()\n"
+    return "import importlib.util\nimport torch\n" + body.join([*reversed(steps), uses])
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3, 4, 5])
+def test_a_chain_of_flags_reads_in_runs_as_deep_as_the_rounds_go(depth: int) -> None:
+    """Flags are settled from every run once the names are known (``FlagSources``); a chain
+    deeper than the rounds, where the order could decide, is read whole."""
+    data = flag_chain(depth).encode()
+    for run_size in (1, 300):
+        assert_same_in_runs(data, run_size, runs=False)
+        assert (run_count(data, SHIPPED, run_size) > 0) == (depth <= 3)

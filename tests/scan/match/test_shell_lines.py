@@ -143,7 +143,7 @@ def test_setvars_without_torch_or_ipex_beside_it_is_not_the_pitfall(tmp_path: Pa
         ),
         ('python -c "import torch; import intel_extension_for_pytorch"', ["ipex-python-command"]),
         ("pip uninstall -y intel-extension-for-pytorch", []),
-        ("pip list | grep intel-extension-for-pytorch", []),
+        ("pip list | grep intel-extension-for-pytorch", ["ipex-shell-probe"]),
         ('ARG PYT_BASE_IMAGE="intel/intel-extension-for-pytorch"', []),
         (
             "wget https://raw.githubusercontent.com/intel/intel-extension-for-pytorch/main/examples/cpu/inference.py",
@@ -155,6 +155,7 @@ def test_an_install_is_a_requirement_and_other_mentions_are_not(
     tmp_path: Path, line: str, expected: list[str]
 ) -> None:
     """Uninstalling IPEX is the migration itself; listing it, an image named after it and a
-    file of its repository install nothing; a `python -c` import is its own finding."""
+    file of its repository install nothing (listing it asks whether it is there: the shell's
+    probe, not a requirement); a `python -c` import is its own finding."""
     write(tmp_path, {"run.sh": f"{line}\n"})
     assert [rule for _, _, rule, _ in found(scan(tmp_path, SHIPPED))] == expected

@@ -169,9 +169,15 @@ class NameCodemod(Codemod):
     ``ipex_uses_left`` reads: the names IPEX installs into torch and ``backend="ipex"``."""
 
 
+BARE_GENERATOR = (
+    "its argument is a generator expression without parentheses of its own: rewrite by hand"
+)
+"""Why a call like ``f(x for x in y)`` is left alone (``CallCodemod.refusal``)."""
+
+
 class CallCodemod(NameCodemod):
     """A codemod that rewrites each call of its targets in place (the callee replaced, an
-    argument added, moved or renamed): ``not_called``, ``call_refusal`` and ``call_edit``
+    argument added, moved or renamed): ``not_called``, ``refusal`` and ``call_edit``
     decide from the call alone, so ``fix.splice`` can reuse them on a call it found with
     ``ast`` (``SPLICE``)."""
 
@@ -185,7 +191,7 @@ class CallCodemod(NameCodemod):
             if call is None:
                 ctx.records.refuse(node, self.not_called(code_of(node)))
                 continue
-            why = self.call_refusal(call, target)
+            why = self.refusal(call, target)
             if why is not None:
                 ctx.records.refuse(call, why)
                 continue
@@ -197,6 +203,15 @@ class CallCodemod(NameCodemod):
                 continue
             edit, summary = self.call_edit(call, code_of(node), torch, target)
             ctx.records.rewrite(call, edit, summary, consumes=node)
+
+    def refusal(self, call: cst.Call, target: str) -> str | None:
+        """Why ``call`` (of ``target``) is left alone: one of the shape every edit breaks, else
+        ``call_refusal``'s reason (``None``: it is rewritten)."""
+        # NOTE: ``f(x for x in y)``: every edit adds or names an argument, and the generator
+        # then needs parentheses of its own, which LibCST does not add (not Python).
+        if any(isinstance(arg.value, cst.GeneratorExp) and not arg.value.lpar for arg in call.args):
+            return BARE_GENERATOR
+        return self.call_refusal(call, target)
 
     def not_called(self, func: str) -> str:
         """Why a use ``func`` (its code) of a target that is not called is left alone."""

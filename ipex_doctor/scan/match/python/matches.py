@@ -5,7 +5,10 @@
   ``torch.xpu.amp`` is a rule too), for the most specific rules at that length (an exact name
   before a wildcard, a longer wildcard before a shorter one); a variable only assignments
   bind to such a name is reported at its assignment and where it is called, not where it is
-  handed on;
+  handed on. A bare name tested for being there (``if ipex:``, ``ipex is not None``) is a
+  question, not a use: not reported as one. IPEX's bare module handed on (``module = ipex``,
+  ``dict(ipex=ipex)``) is reported only on a line no other hit reports (it adds nothing there:
+  ``ipex_xpu = ipex if ipex._C._has_xpu() else None`` is the probe's);
 * ``imports``: each module an import statement may load (``imported_modules``), for the rules
   of the longest listed module it is or is under; ``from m import n`` reports ``m``'s rules at
   the statement and a more specific rule for ``m.n`` at ``n``;
@@ -21,19 +24,53 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator, Mapping, Sequence
+from typing import NamedTuple
 
 from ipex_doctor.scan.match.fixable import (
     IPEX_PACKAGE,
+    NO_KEEPERS,
+    Keepers,
     Module,
     mechanical_use,
     removable_import,
 )
-from ipex_doctor.scan.match.patterns import SPECTRAL_NORM, Context, PatternHit
-from ipex_doctor.scan.match.python.names import Facts, NameTable, Scope, imported_modules
-from ipex_doctor.scan.match.python.probes import PROBE_PATTERN, Guard, Probes
+from ipex_doctor.scan.match.patterns import (
+    SPECTRAL_NORM,
+    Context,
+    PatternHit,
+    spectral_norm_of,
+)
+from ipex_doctor.scan.match.python.names import (
+    Chain,
+    Facts,
+    NameTable,
+    Scope,
+    imported_modules,
+    keyed_name,
+)
+from ipex_doctor.scan.match.python.probes import PROBE_PATTERN, Guard, Known, Probes
 from ipex_doctor.scan.match.python.switches import SWITCH_PATTERN
 from ipex_doctor.scan.match.ruleset import Best, ImportIndex, PythonRules, SymbolIndex
 from ipex_doctor.scan.read.source import Hit, byte_column, char_column
+
+
+class RunOf(NamedTuple):
+    """What ``python_hits`` is given of a module of which it reads one run of statements
+    (``readers``)."""
+
+    imports: Facts
+    """Its every import (what ``torch_writable`` reads)."""
+    source: str
+    probes: Known | None
+    """Its probes' flags and the names its imports of a listed package bind, from every run
+    (``FlagSources``); ``None`` when it spells no listed name."""
+    spectral_norm: str | None
+    """The spectral norm it applies (``SpectralNorms``)."""
+    removals: dict[tuple[str, int, int], str]
+    """Filled in: each ``import intel_extension_for_pytorch`` of the run that
+    ``removable_import`` removes but for the other statements (rule, line and column of its
+    hit: the name it binds); the reader decides them once every run is read
+    (``decide_removals``)."""
 
 
 def python_hits(
@@ -43,35 +80,42 @@ def python_hits(
     lines: Mapping[int, Sequence[str]],
     text: Sequence[Hit] = (),
     *,
-    run_of: tuple[Facts, str] | None = None,
+    run_of: RunOf | None = None,
 ) -> list[Hit]:
     """The hits of ``rules`` in the module whose parts are ``parts``, read into ``table``
     (finished), and ``text`` (the text rules' hits in it), each with its guard; ``lines``
     are each part's source lines, by part.
 
-    ``run_of``: ``parts`` is one run of a module's statements (``readers``), and this is the
-    module's: a ``Facts`` holding its every import (what ``torch_writable`` reads) and its
-    source. The other judgements across statements (probes' flags, ``removable_import``,
-    ``half-spectral-norm``) are not made per run: ``judged_across_runs`` says which modules
-    need them, and the caller reads those whole."""
+    ``run_of``: ``parts`` is one run of a module's statements, and this is what the module's
+    other statements say. ``removable_import`` is then decided for the run's imports after
+    every run (``RunOf.removals``)."""
     probe_names = next((n for _, p, n in rules.patterns if p.id == PROBE_PATTERN), ())
     if run_of is None:
         source = "\n".join(line for part in lines.values() for line in part)
+        probes = Probes(parts, probe_names, rules.ipex_only_name, source)
+    elif run_of.probes is None:
+        probes = Probes(parts, probe_names, rules.ipex_only_name, run_of.source)
     else:
-        source = run_of[1]
-    probes = Probes(parts, probe_names, rules.ipex_only_name, source)
+        # NOTE: the names the module spells, known: the run is not told the whole text again
+        whole = run_of.probes
+        probes = Probes(parts, whole.names, rules.ipex_only_name, None, whole)
     guards = probes.guards(parts)
     module = Module.of(parts, table, lines)
     if run_of is not None:
-        module = module._replace(parts=[run_of[0]])
-    context = Context(probe_names, rules.ipex_only_name, probes, module)
+        module = module._replace(parts=[run_of.imports])
+    spectral = run_of.spectral_norm if run_of is not None else None
+    context = Context(probe_names, rules.ipex_only_name, probes, module, spectral_norm=spectral)
     hits: list[Hit] = []
+    bare: list[Hit] = []
+    """The symbol hits of IPEX's bare module (a text hit may have the same symbol: its text)."""
     for facts in parts:
         part_lines = lines[facts.part]
         if rules.symbols:
-            hits += _symbol_hits(facts, table.bound_names, rules, part_lines, module)
+            named = list(_symbol_hits(facts, table.bound_names, rules, part_lines, module))
+            bare += (hit for hit in named if hit.symbol == IPEX_PACKAGE)
+            hits += named
         if rules.imports.modules:
-            hits += _import_hits(facts, rules, part_lines, guards, module)
+            hits += _import_hits(facts, rules, part_lines, guards, module, run_of)
     switches = []
     for rule_id, pattern, names in rules.patterns:
         if pattern.id == SWITCH_PATTERN:
@@ -84,25 +128,72 @@ def python_hits(
         # NOTE: found from the other rules' hits (a switch is one only beside them)
         found = pattern.find(parts, context._replace(names=names, hits=tuple(hits)))
         hits += [_pattern_hit(rule_id, hit, lines[hit.part]) for hit in found]
+    if bare:
+        hits = _without_bare_module_beside_others(hits, bare)
     return [_guarded(hit, guards, lines) for hit in hits]
 
 
-def judged_across_runs(rules: PythonRules, source: str) -> str | None:
-    """Why the module ``source`` cannot be matched one run of statements at a time with
-    ``python_hits(..., run_of=...)``: a judgement of ``rules`` may read statements anywhere in
-    it; ``None`` when none can. Told from the text alone (a judgement needs its names
-    spelled), so that such a module is read whole without a wasted reading in runs first.
-    These modules are not summarised across runs: each judgement would need its own summary,
-    and they are rare among large files (a large file is generated)."""
-    probe_names = next((n for _, p, n in rules.patterns if p.id == PROBE_PATTERN), ())
-    if any(name in source for name in probe_names):
-        return "a probe's flag may be set in one statement and read in another"
-    if REMOVED_IMPORT in rules.fixes.values() and IPEX_PACKAGE in source:
-        return "whether `import intel_extension_for_pytorch` goes reads every statement"
-    spectral = any(p.id == "half-spectral-norm" for _, p, _ in rules.patterns)
-    if spectral and any(name.rpartition(".")[2] in source for name in SPECTRAL_NORM):
-        return "half-spectral-norm pairs a spectral norm anywhere with a conversion elsewhere"
-    return None
+def _without_bare_module_beside_others(hits: list[Hit], bare: list[Hit]) -> list[Hit]:
+    """``hits`` less those of ``bare`` (IPEX's bare module, among them) on a line another hit
+    reports (see the module)."""
+    dropped = {id(hit) for hit in bare}
+    others = {
+        (hit.part, line)
+        for hit in hits
+        if id(hit) not in dropped
+        for line in range(hit.line, hit.end_line + 1)
+    }
+    return [hit for hit in hits if id(hit) not in dropped or (hit.part, hit.line) not in others]
+
+
+def decide_removals(
+    hits: list[Hit], removals: Mapping[tuple[str, int, int], str], keepers: Keepers
+) -> list[Hit]:
+    """``hits`` of a module read in runs, each import in ``removals`` (``RunOf``) labelled
+    mechanical only where ``keepers`` (what every run says, ``import_keepers``) lets it go."""
+    if not removals:
+        return hits
+    return [
+        hit._replace(mechanical=not keepers.kept and bound not in keepers.read)
+        if (bound := removals.get((hit.rule_id, hit.line, hit.column))) is not None
+        else hit
+        for hit in hits
+    ]
+
+
+class SpectralNorms:
+    """The spectral norms a module read in runs of statements applies (``readers``):
+    ``half-spectral-norm`` names the first in the module's order at each conversion, in any
+    run. In a module that spells ``spectral_norm`` and whose rules look for it, the calls that
+    may apply one (by a name, or by an attribute of that name) are kept while each run is
+    read for its names (``add``: the callee and its scope, never the run's trees) and
+    resolved once the table is finished (``named``)."""
+
+    def __init__(self, rules: PythonRules, source: str) -> None:
+        spectral = any(p.id == "half-spectral-norm" for _, p, _ in rules.patterns)
+        last = {name.rpartition(".")[2] for name in SPECTRAL_NORM}
+        self._on = spectral and any(name in source for name in last)
+        self._last = frozenset(last)
+        self._calls: list[tuple[ast.Call, Scope]] = []
+
+    def add(self, facts: Facts) -> None:
+        """Keep the calls of the part ``facts`` that may apply a spectral norm."""
+        if self._on:
+            for call, scope in facts.calls:
+                func = call.func
+                if type(func) is ast.Name or (
+                    isinstance(func, ast.Attribute) and func.attr in self._last
+                ):
+                    self._calls.append((ast.Call(func, [], []), scope))
+
+    def named(self) -> tuple[bool, str | None]:
+        """Whether the module can be matched in runs, and the spectral norm it applies: the
+        first in the module's order is the one when all are one; when they are several, the
+        module is read whole (its order is the whole module's reading's own)."""
+        names = {name for call, scope in self._calls if (name := spectral_norm_of(call, scope))}
+        if len(names) > 1:
+            return False, None
+        return True, next(iter(names), None)
 
 
 REMOVED_IMPORT = "ipex-side-effect-import"
@@ -125,19 +216,30 @@ def _symbol_hits(
     facts: Facts, bound: frozenset[str], rules: PythonRules, lines: Sequence[str], module: Module
 ) -> Iterator[Hit]:
     called: set[int] | None = None
+    tested: set[int] | None = None
     for chain, scope in facts.chains:
         base: ast.expr = chain
         while isinstance(base, ast.Attribute):
             base = base.value
-        if not isinstance(base, ast.Name) or base.id not in bound:
+        if isinstance(base, ast.Subscript):
+            if keyed_name(base) not in bound:
+                continue  # NOTE: a key read where it is taken: no assignment to skip
+        elif not isinstance(base, ast.Name) or base.id not in bound:
             continue  # NOTE: most chains start at a local (self, x): no lookup needed
-        if chain is base and scope.assigned_only(base.id):
-            # NOTE: a variable an assignment bound to an IPEX name is reported at that
-            # assignment; handed on (``quantization_config=qconfig``) it would repeat the
-            # finding on an argument line. Called, it is a use of its own.
-            if called is None:
-                called = {id(call.func) for call, _ in facts.calls}
-            if id(chain) not in called:
+        elif chain is base:
+            if not isinstance(base.ctx, ast.Load):
+                continue  # NOTE: ``del ipex`` uses nothing
+            if scope.assigned_only(base.id):
+                # NOTE: a variable an assignment bound to an IPEX name is reported at that
+                # assignment; handed on (``quantization_config=qconfig``) it would repeat the
+                # finding on an argument line. Called, it is a use of its own.
+                if called is None:
+                    called = {id(call.func) for call, _ in facts.calls}
+                if id(chain) not in called:
+                    continue
+            if tested is None:
+                tested = _tested_names(facts)
+            if id(chain) in tested:
                 continue
         found = _best_in_chain(chain, scope, rules.symbols)
         if found is not None:
@@ -150,12 +252,36 @@ def _symbol_hits(
                 yield _hit(rule_id, name, node, lines, facts.part, mechanical)
 
 
+def _tested_names(facts: Facts) -> set[int]:
+    """The ids of the bare names ``facts`` tests for being there: a condition (``if ipex:``,
+    ``not ipex``, an operand of ``and`` / ``or``) or compared with ``None`` (``ipex is not
+    None``)."""
+    tests: list[ast.expr] = []
+    for node, _ in facts.branches:
+        if isinstance(node, ast.If | ast.IfExp):
+            tests.append(node.test)
+        elif isinstance(node, ast.BoolOp):
+            tests.extend(node.values)
+    for compare in facts.compares:
+        operands = [compare.left, *compare.comparators]
+        if any(isinstance(o, ast.Constant) and o.value is None for o in operands):
+            tests.extend(operands)
+    names: set[int] = set()
+    for test in tests:
+        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test = test.operand
+        if isinstance(test, ast.Name):
+            names.add(id(test))
+    return names
+
+
 def _import_hits(
     facts: Facts,
     rules: PythonRules,
     lines: Sequence[str],
     guards: Sequence[Guard],
     module: Module,
+    run_of: RunOf | None = None,
 ) -> Iterator[Hit]:
     imports: ImportIndex = rules.imports
     for statement in facts.imports:
@@ -175,8 +301,16 @@ def _import_hits(
                             and g.covers(facts.part, statement.lineno, statement.col_offset)
                             for g in guards
                         )
-                        mechanical = removable_import(statement, node, caught, module, facts.part)
-                    yield _hit(rule_id, module_name, node, lines, facts.part, mechanical)
+                        keepers = None if run_of is None else NO_KEEPERS
+                        mechanical = removable_import(
+                            statement, node, caught, module, facts.part, keepers
+                        )
+                    hit = _hit(rule_id, module_name, node, lines, facts.part, mechanical)
+                    if mechanical and run_of is not None:
+                        assert isinstance(node, ast.alias)
+                        key = (hit.rule_id, hit.line, hit.column)
+                        run_of.removals[key] = node.asname or IPEX_PACKAGE
+                    yield hit
 
 
 def _pattern_hit(rule_id: str, found: PatternHit, lines: Sequence[str]) -> Hit:
@@ -193,7 +327,7 @@ def _pattern_hit(rule_id: str, found: PatternHit, lines: Sequence[str]) -> Hit:
 
 
 def _best_in_chain(
-    node: ast.Attribute | ast.Name, scope: Scope, symbols: SymbolIndex
+    node: Chain, scope: Scope, symbols: SymbolIndex
 ) -> tuple[ast.expr, str, Best] | None:
     """The longest part of the chain ``node`` that a rule names: (that node, its resolved
     name, the rules); of several bindings of its base, the most specific match."""

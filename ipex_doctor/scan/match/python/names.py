@@ -22,10 +22,19 @@ expression may stand for:
 
 * ``global ipex`` in a function makes its ``import ... as ipex`` bind in the module (the lazy
   import idiom), ``nonlocal`` in the enclosing function.
+* a dict of imported things, keyed by string literals (``{"ipex": ipex}``, ``dict(ipex=ipex)``),
+  assigned to a name, or returned by a function of the module and assigned from a call of a
+  function of that name (``mods = self.import_packages()``): ``mods["ipex"]`` stands for what
+  ``ipex`` stood for where the dict was built. Libraries that import optional packages lazily
+  hand them around this way (Pruna's ``import_algorithm_packages``); the function is matched
+  by its name within the module, as a method called on ``self`` cannot be resolved otherwise.
+  A key is bound as the name ``mods['ipex']`` (no identifier looks like it), so scoping and
+  ``global`` apply as to any name.
 
 Not followed (the name stays unresolved): star imports, relative imports (the project's own
 modules), ``__import__`` and ``importlib``, ``getattr`` with a string, attributes of objects
-(``self.amp = torch.xpu.amp``), tuple unpacking, function return values, names no import
+(``self.amp = torch.xpu.amp``), tuple unpacking, function return values (but for the dicts
+above), a dict's key that is not a string literal, names no import
 binds (a notebook kernel's pre-imported ``torch``). A comprehension's variables are taken as
 its function's (``[torch for torch in xs]`` hides the module's ``torch`` in that function).
 Strings and comments are never names, so a docstring about ``ipex.optimize`` matches nothing.
@@ -128,11 +137,36 @@ class Scope:
         return True
 
 
+Chain = ast.Attribute | ast.Name | ast.Subscript
+"""A name chain: a name, attributes of one, or of a dict's key (``mods["ipex"].llm``)."""
+
+
+def keyed_name(node: ast.expr) -> str | None:
+    """The name a dict's key is bound as (``mods['ipex']`` for ``mods["ipex"]``), when
+    ``node`` reads a string key of a name; else ``None``."""
+    if type(node) is not ast.Subscript:
+        return None
+    key = node.slice
+    if type(node.value) is ast.Name and type(key) is ast.Constant and type(key.value) is str:
+        return f"{node.value.id}[{key.value!r}]"
+    return None
+
+
+def chain_base(chain: ast.expr) -> str | None:
+    """The name a chain starts at (a name, or a dict's key as ``keyed_name`` spells it)."""
+    while type(chain) is ast.Attribute:
+        chain = chain.value
+    if type(chain) is ast.Name:
+        return chain.id
+    return keyed_name(chain)
+
+
 class Facts(NamedTuple):
     """What one tree uses, each with its scope, for the matchers."""
 
-    chains: list[tuple[ast.Attribute | ast.Name, Scope]]
-    """Outermost name chains (``a``, ``a.b.c``) that are read or attribute targets."""
+    chains: list[tuple[Chain, Scope]]
+    """Outermost name chains (``a``, ``a.b.c``, ``a["k"].b``) that are read or attribute
+    targets."""
     imports: list[ast.Import | ast.ImportFrom]
     calls: list[tuple[ast.Call, Scope]]
     withs: list[tuple[ast.withitem, Scope]]
@@ -162,6 +196,9 @@ class NameTable:
         self.module = Scope(None)
         self._scopes: list[Scope] = [self.module]
         self._assignments: list[tuple[Scope, str, ast.expr]] = []
+        self._returns: list[tuple[Scope, ast.expr]] = []
+        """Dicts functions return (``return dict(ipex=ipex)``), with the function's scope."""
+        self._function_names: dict[Scope, str] = {}
         self.bound_names: frozenset[str] = frozenset()
         self._bound_otherwise: frozenset[str] | None = None
         """Every name some scope binds (after ``finish``): a chain on any other name resolves
@@ -206,8 +243,20 @@ class NameTable:
                         base = base.value
                     if type(base) is ast.Name:
                         facts.chains.append((attribute, scope))
+                    elif keyed_name(base) is not None:
+                        facts.chains.append((attribute, scope))
+                        stack.append(cast(ast.Subscript, base).value)
+                        stack.append(cast(ast.Subscript, base).slice)
                     else:
                         stack.append(base)
+                    continue
+                if kind is ast.Subscript and keyed_name(cast(ast.Subscript, node)) is not None:
+                    subscript = cast(ast.Subscript, node)
+                    if type(subscript.ctx) is ast.Load:
+                        facts.chains.append((subscript, scope))
+                    # NOTE: the key is a string literal still (env["ACCELERATE_USE_IPEX"] = ...)
+                    stack.append(subscript.value)
+                    stack.append(subscript.slice)
                     continue
                 if kind is ast.Constant:
                     if type(cast(ast.Constant, node).value) is str:
@@ -248,6 +297,7 @@ class NameTable:
                 moved = scope.bound.pop(name, None)
                 if moved:
                     owner.bound.setdefault(name, set()).update(moved)
+        self._bind_keys()
         resolved = [
             (scope.owner(name, self.module), name, self.resolve(value, scope))
             for scope, name, value in self._assignments
@@ -261,6 +311,48 @@ class NameTable:
         self.bound_names = frozenset(name for scope in self._scopes for name in scope.bound)
         self._bound_otherwise = frozenset(name for scope in self._scopes for name in scope.local)
 
+    def _bind_keys(self) -> None:
+        """Bind the string keys of the dicts assigned to a name, directly or from a call of a
+        function of the module that returns one, to what their values stand for (see the
+        module); before the simple assignments, which may read a key."""
+        returned: dict[str, dict[str, set[str]]] = {}
+        for scope, value in self._returns:
+            function = self._function_names.get(scope)
+            if function is not None:
+                for key, targets in self._keyed_items(value, scope):
+                    returned.setdefault(function, {}).setdefault(key, set()).update(targets)
+        self._returns.clear()
+        for scope, name, value in self._assignments:
+            items: list[tuple[str, tuple[str, ...]]] = []
+            if type(value) is ast.Call and returned:
+                callee = value.func
+                called = callee.attr if type(callee) is ast.Attribute else getattr(callee, "id", "")
+                items = [(k, tuple(t)) for k, t in returned.get(called, {}).items()]
+            else:
+                items = list(self._keyed_items(value, scope))
+            owner = scope.owner(name, self.module)
+            for key, targets in items:
+                bound = f"{name}[{key!r}]"
+                owner.assigned.add(bound)
+                owner.bound.setdefault(bound, set()).update(targets)
+
+    def _keyed_items(self, value: ast.expr, scope: Scope) -> Iterator[tuple[str, tuple[str, ...]]]:
+        """(key, what its value stands for) of each item of the dict ``value`` builds with a
+        string key (a display or a ``dict(...)`` call) whose value resolves."""
+        pairs: list[tuple[str, ast.expr]] = []
+        if type(value) is ast.Dict:
+            pairs = [
+                (k.value, v)
+                for k, v in zip(value.keys, value.values, strict=True)
+                if type(k) is ast.Constant and type(k.value) is str
+            ]
+        elif type(value) is ast.Call and _dict_call(value):
+            pairs = [(k.arg, k.value) for k in value.keywords if k.arg is not None]
+        for key, item in pairs:
+            targets = self.resolve(item, scope)
+            if targets:
+                yield key, targets
+
     @staticmethod
     def resolve(node: ast.AST, scope: Scope) -> tuple[str, ...]:
         """The dotted names ``node`` may stand for in ``scope``, sorted; ``()`` when it is not a
@@ -269,9 +361,15 @@ class NameTable:
         while isinstance(node, ast.Attribute):
             attributes.append(node.attr)
             node = node.value
-        if not isinstance(node, ast.Name):
+        if isinstance(node, ast.Subscript):
+            keyed = keyed_name(node)
+            if keyed is None:
+                return ()
+            bases = scope.lookup(keyed)
+        elif isinstance(node, ast.Name):
+            bases = scope.lookup(node.id)
+        else:
             return ()
-        bases = scope.lookup(node.id)
         if not bases:
             return ()
         suffix = "".join("." + attribute for attribute in reversed(attributes))
@@ -330,6 +428,7 @@ def _function(
         return True
     if binding:
         scope.local.add(node.name)
+        table._function_names[inner] = node.name
     stack.extend(node.decorator_list)
     stack.extend(a.annotation for a in parameters if a.annotation is not None)
     if node.returns is not None:
@@ -389,6 +488,22 @@ def _assign(
         if node.value is not None and type(node.target) is ast.Name:
             table._assignments.append((scope, node.target.id, node.value))
     return False
+
+
+def _return(
+    table: NameTable, node: ast.AST, scope: Scope, facts: Facts, stack: _Stack, work: _Work
+) -> bool:
+    assert isinstance(node, ast.Return)
+    value = node.value
+    if table._binding and (type(value) is ast.Dict or _dict_call(value)):
+        assert value is not None
+        table._returns.append((scope, value))
+    return False
+
+
+def _dict_call(node: ast.AST | None) -> bool:
+    """Whether ``node`` is ``dict(...)``."""
+    return type(node) is ast.Call and type(node.func) is ast.Name and node.func.id == "dict"
 
 
 def _except(
@@ -494,6 +609,7 @@ _SPECIAL = {
     ast.Assign: _assign,
     ast.AnnAssign: _assign,
     ast.ExceptHandler: _except,
+    ast.Return: _return,
     ast.Global: _declaration,
     ast.Nonlocal: _declaration,
     ast.Expr: _expression_statement,

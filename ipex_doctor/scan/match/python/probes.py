@@ -21,7 +21,9 @@ or installed, the helpers and flags projects name after them):
   except ImportError: HAS_IPEX = False``); a listed name bound by ``import`` to the module of
   that name is the module, not a flag;
 * ``hasattr(X, "name")`` where ``X`` is a listed package (or under one) or ``X.name`` exists
-  only with IPEX (``hasattr(torch.xpu, "has_fp64_dtype")``: ``ipex_only``).
+  only with IPEX (``hasattr(torch.xpu, "has_fp64_dtype")``: ``ipex_only``), whatever ``X``
+  may stand for (a helper's ``module``, bound to torch in one branch and to IPEX in another,
+  asks about either).
 
 What a probe guards (``guards``) runs only where the probe said yes: the body of an ``if`` (or
 the ``else`` of an ``if not ...``), the chosen value of a conditional expression, what follows
@@ -82,6 +84,28 @@ class Guard(NamedTuple):
         return part == self.part and self.start <= (line, column) <= self.end
 
 
+class Known(NamedTuple):
+    """What every part of a module says, for the probes of one run of its statements
+    (``Probes(..., known=...)``)."""
+
+    flags: frozenset[str]
+    imported: frozenset[str]
+    """The names the module binds by importing a listed package."""
+    names: frozenset[str]
+    """The listed names the module spells (searched for once, not in every run)."""
+
+
+class Answer(NamedTuple):
+    """A place in an assigned value that would make it a probe's answer (``Probes._answers``):
+    ``probe`` (a probe call: it does), ``flag`` (a name: if it is a flag), ``hasattr`` (if it
+    asks about an IPEX object) or ``defined`` (``"x" in globals()``: if an import of a listed
+    package binds ``x``). Its node is small: a name, a ``hasattr`` call, a comparison."""
+
+    kind: str
+    node: ast.AST
+    scope: Scope
+
+
 class Probes:
     """The probes of one module (its parts read into one ``NameTable``) and what they guard."""
 
@@ -91,10 +115,15 @@ class Probes:
         names: Collection[str],
         ipex_only: Callable[[str], bool] = lambda name: False,
         text: str | None = None,
+        whole: Known | None = None,
     ) -> None:
         """The probes of ``parts`` for the listed ``names``; ``text``, the module's source,
         narrows them to the names it spells (a name it never writes cannot be asked about,
-        so a module that spells none is only searched for ``hasattr`` on IPEX-only names)."""
+        so a module that spells none is only searched for ``hasattr`` on IPEX-only names).
+
+        ``whole``: ``parts`` are one run of a module's statements, and this is what the whole
+        module's parts say (``FlagSources.known``): its flags and the names its imports of a
+        listed package bind."""
         self._names = frozenset(n for n in names if text is None or n in text)
         self._tops = frozenset(name.partition(".")[0] for name in self._names)
         self._ipex_only = ipex_only
@@ -109,6 +138,11 @@ class Probes:
         if not self._names:
             for facts in parts:
                 self._find_hasattr(facts)
+            return
+        if whole is not None:
+            self._flags, self._imported = set(whole.flags), whole.imported
+            for facts in parts:
+                self._find(facts)
             return
         for _ in range(_FLAG_ROUNDS):
             known = len(self._flags)
@@ -142,7 +176,7 @@ class Probes:
         """A resolved name of ``node`` under a listed package, or ``None``."""
         return next((n for n in NameTable.resolve(node, scope) if self._listed(n)), None)
 
-    def _roots_listed(self, chain: ast.Attribute, scope: Scope) -> bool:
+    def _roots_listed(self, chain: ast.expr, scope: Scope) -> bool:
         """A cheap "maybe": the chain's base name is bound to a listed package or under one
         (most chains start at a local or at another module: no name is built for them)."""
         base: ast.expr = chain
@@ -170,10 +204,13 @@ class Probes:
         attribute = call.args[1].value
         if not isinstance(attribute, str):
             return None
-        for base in NameTable.resolve(call.args[0], scope):
-            if self._listed(base) or self._ipex_only(f"{base}.{attribute}"):
-                return f"{base}.{attribute}"
-        return None
+        bases = NameTable.resolve(call.args[0], scope)
+        ipex = [b for b in bases if self._listed(b) or self._ipex_only(f"{b}.{attribute}")]
+        if not ipex or len(ipex) < len(bases):
+            # NOTE: a name that may also be another module (a generic import helper's
+            # ``module``, torch or IPEX by its argument) asks about whichever it holds
+            return None
+        return f"{ipex[0]}.{attribute}"
 
     def _probe_call(self, call: ast.Call, scope: Scope) -> str | None:
         """What ``call`` asks, when it is a probe."""
@@ -201,19 +238,28 @@ class Probes:
     def _defined_test(self, compare: ast.Compare) -> str | None:
         """``"ipex" in globals()`` on a name bound by an import of a listed package, as that
         text, or ``None``."""
+        if self._defined_shape(compare):
+            left, right = compare.left, compare.comparators[0]
+            assert isinstance(left, ast.Constant) and isinstance(right, ast.Call)
+            assert isinstance(right.func, ast.Name)  # NOTE: _defined_shape checked both
+            if left.value in self._imported:
+                return f'"{left.value}" in {right.func.id}()'
+        return None
+
+    @staticmethod
+    def _defined_shape(compare: ast.Compare) -> bool:
+        """Whether ``compare`` is ``"name" in globals()`` (or ``locals()``, ``dir()``,
+        ``vars()``), whatever the name."""
         left, right = compare.left, compare.comparators[0]
-        if (
+        return (
             isinstance(left, ast.Constant)
             and isinstance(left.value, str)
-            and left.value in self._imported
             and isinstance(compare.ops[0], ast.In | ast.NotIn)
             and isinstance(right, ast.Call)
             and isinstance(right.func, ast.Name)
             and right.func.id in NAMESPACE_CALLS
             and not right.args
-        ):
-            return f'"{left.value}" in {right.func.id}()'
-        return None
+        )
 
     def _is_flag(self, node: ast.Name, scope: Scope) -> bool:
         if node.id not in self._flags:
@@ -221,13 +267,20 @@ class Probes:
         # NOTE: a listed name bound by `import` to itself is the module, not a flag
         return NameTable.resolve(node, scope) != (node.id,)
 
-    def _derive_flags(self, facts: Facts) -> None:
-        """Add the names this part sets from a probe, or around an import of a listed package."""
+    def _derive_flags(self, facts: Facts, into: set[str] | None = None) -> None:
+        """Add the names this part sets from a probe, or around an import of a listed package
+        (to the flags, or to ``into``)."""
+        found = self._flags if into is None else into
         for assign, scope in facts.assigns:
             targets = assign.targets if isinstance(assign, ast.Assign) else [assign.target]
             names = [t.id for t in targets if isinstance(t, ast.Name)]
             if names and assign.value is not None and self._holds_probe(assign.value, scope):
-                self._flags.update(names)
+                found.update(names)
+        found.update(self._try_flags(facts))
+
+    def _try_flags(self, facts: Facts) -> Iterator[str]:
+        """The names this part sets to ``True`` / ``False`` around an import of a listed
+        package (``try: import ipex; HAS_IPEX = True except ImportError: HAS_IPEX = False``)."""
         for branch, _ in facts.branches:
             if isinstance(branch, ast.Try) and self._imports_listed(branch.body):
                 handlers = [s for h in branch.handlers for s in h.body]
@@ -237,38 +290,62 @@ class Probes:
                         and isinstance(statement.value, ast.Constant)
                         and isinstance(statement.value.value, bool)
                     ):
-                        self._flags.update(
-                            t.id for t in statement.targets if isinstance(t, ast.Name)
-                        )
+                        yield from (t.id for t in statement.targets if isinstance(t, ast.Name))
 
     def _holds_probe(self, node: ast.expr, scope: Scope) -> bool:
         """Whether the value ``node`` is a probe's answer: a probe call or a flag, tested,
         negated or combined (``find_spec(...) is not None``), or passed through one call
         (``version.parse(metadata.version(...))``). A container or a string that holds one
         (a table of checks, a message) is not an answer."""
+        return any(self._holds(atom) for atom in self._answers(node, scope))
+
+    def _answers(self, node: ast.expr, scope: Scope) -> Iterator[Answer]:
+        """The places in the value ``node`` that would make it a probe's answer
+        (``_holds_probe``: it is one when any of them holds). What they hold on is left to
+        ``_holds``: whether a name is a flag, what a ``hasattr`` asks about, which names the
+        module's imports bind; so that a module read in runs of statements can keep them
+        (``FlagSources``) until every run is read and its names are known."""
         if isinstance(node, ast.Call):
             if callee_name(node) in MODULE_QUERIES:
-                return False  # NOTE: the module itself, not an answer (its uses are the rules')
-            if self._probe_call(node, scope) is not None:
-                return True
-            return any(
-                isinstance(a, ast.Call)
-                and self._probe_call(a, scope) is not None
-                or isinstance(a, ast.Name)
-                and self._is_flag(a, scope)
-                for a in node.args
-            )
-        if isinstance(node, ast.Name):
-            return self._is_flag(node, scope)
-        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-            return self._holds_probe(node.operand, scope)
-        if isinstance(node, ast.BoolOp):
-            return any(self._holds_probe(value, scope) for value in node.values)
-        if isinstance(node, ast.Compare):
-            if self._defined_test(node) is not None:
-                return True
-            return any(self._holds_probe(o, scope) for o in (node.left, *node.comparators))
-        return False
+                return  # NOTE: the module itself, not an answer (its uses are the rules')
+            yield from self._call_answers(node, scope)
+            for argument in node.args:
+                if isinstance(argument, ast.Call):
+                    yield from self._call_answers(argument, scope)
+                elif isinstance(argument, ast.Name):
+                    yield Answer("flag", argument, scope)
+        elif isinstance(node, ast.Name):
+            yield Answer("flag", node, scope)
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+            yield from self._answers(node.operand, scope)
+        elif isinstance(node, ast.BoolOp):
+            for value in node.values:
+                yield from self._answers(value, scope)
+        elif isinstance(node, ast.Compare):
+            if self._defined_shape(node):
+                yield Answer("defined", node, scope)
+            for operand in (node.left, *node.comparators):
+                yield from self._answers(operand, scope)
+
+    def _call_answers(self, call: ast.Call, scope: Scope) -> Iterator[Answer]:
+        """``_probe_call``'s tests of ``call``, as ``Answer``s."""
+        if self._asked(call) is not None:
+            yield Answer("probe", call, scope)
+        elif callee_name(call) in self._names and isinstance(call.func, ast.Name | ast.Attribute):
+            yield Answer("probe", call, scope)
+        elif isinstance(call.func, ast.Name) and call.func.id == "hasattr":
+            yield Answer("hasattr", call, scope)
+
+    def _holds(self, answer: Answer) -> bool:
+        """Whether ``answer`` makes its value a probe's answer (``_answers``)."""
+        kind, node, scope = answer
+        if kind == "probe":
+            return True
+        if kind == "flag":
+            return isinstance(node, ast.Name) and self._is_flag(node, scope)
+        if kind == "hasattr":
+            return isinstance(node, ast.Call) and self._hasattr(node, scope) is not None
+        return isinstance(node, ast.Compare) and self._defined_test(node) is not None
 
     def _imports_listed(self, body: Sequence[ast.stmt]) -> bool:
         for statement in body:
@@ -407,3 +484,58 @@ def _span(part: int, first: ast.AST, last: ast.AST, what: str) -> Guard:
     end_line = getattr(last, "end_lineno", None) or start[0]
     end_column = getattr(last, "end_col_offset", None) or 0
     return Guard(part, start, (end_line, end_column), what)
+
+
+class FlagSources:
+    """The flags of a module read in runs of statements (``readers``), whose parts are never
+    all held: what each run's assignments and ``try`` statements could make a flag of is
+    kept while the run is read for its names (``add``: the small nodes of ``Answer``, not the
+    run's trees), and decided once the name table is finished (``known``).
+
+    ``Probes`` derives flags in rounds, each over every part in the module's order, a flag
+    found in one part seen by the parts after it; a chain of flags deeper than the rounds
+    (a flag set from a flag set from a flag ... from a probe) could then end where the order
+    says. Here each round sees only the flags of the rounds before: what it finds does not
+    depend on the order, and when nothing more is found after ``_FLAG_ROUNDS`` rounds, every
+    order finds exactly that (the rounds in order find at least as much, and never more than
+    there is); else ``known`` says ``None`` and the module is read whole."""
+
+    def __init__(self, names: Collection[str], ipex_only: Callable[[str], bool], text: str):
+        self._probes = Probes((), names, ipex_only, text)
+        self._sources: list[tuple[tuple[str, ...], list[Answer] | None]] = []
+        """The names each assignment or ``try`` sets, and what makes them flags (``None``:
+        nothing more, a ``try`` around an import of a listed package)."""
+
+    def add(self, facts: Facts) -> None:
+        """Keep what the part ``facts`` (read into a table not yet finished) may flag."""
+        probes = self._probes
+        if not probes._names:
+            return  # NOTE: no flag without a listed name spelled (``Probes``)
+        for assign, scope in facts.assigns:
+            targets = assign.targets if isinstance(assign, ast.Assign) else [assign.target]
+            names = tuple(t.id for t in targets if isinstance(t, ast.Name))
+            if names and assign.value is not None:
+                answers = list(probes._answers(assign.value, scope))
+                if answers:
+                    self._sources.append((names, answers))
+        tried = tuple(probes._try_flags(facts))
+        if tried:
+            self._sources.append((tried, None))
+
+    def known(self, imports: Facts) -> Known | None:
+        """The module's flags, once its name table is finished (``imports``: its every import
+        statement); ``None`` when the order of its parts could decide them (see the class)."""
+        probes = self._probes
+        probes._imported = frozenset(probes._bound_by_listed_imports(imports))
+        flags = probes._flags
+        for _ in range(_FLAG_ROUNDS + 1):
+            found = {
+                name
+                for names, answers in self._sources
+                if answers is None or any(map(probes._holds, answers))
+                for name in names
+            }
+            if found <= flags:
+                return Known(frozenset(flags), probes._imported, probes._names)
+            flags |= found
+        return None

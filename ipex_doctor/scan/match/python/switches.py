@@ -4,7 +4,9 @@ of the project's that names IPEX, and whose branch holds IPEX code the scan repo
 Projects select their IPEX path with values of their own: a command-line flag
 (``if args.use_ipex:``), a setting (``if config.ENABLE_IPEX == 'True':``), an option
 (``elif ipex_op:``), an enum member (``if runtime == Runtime.ipex:``), a string
-(``if backend == "ipex":``). Maintainers who move off IPEX delete the switch with the path it
+(``if backend == "ipex":``), or a value of theirs compared with the name of one of IPEX's
+packages (a debug script's ``elif module_name == "intel_extension_for_pytorch":`` before it
+imports IPEX). Maintainers who move off IPEX delete the switch with the path it
 selects. The switch itself breaks nothing, and a value named after IPEX often lives on as the
 project's name for the Intel GPU (SD.Next's ``backend == "ipex"`` selects upstream ``torch.xpu``
 code today), so a switch is reported only where the branch it selects holds a finding of
@@ -36,6 +38,9 @@ IPEX_PACKAGES = frozenset(
     | {"oneccl_bindings_for_pytorch", "torch_ccl"}
 )
 """Packages whose names, bound by an import, are IPEX's own (not a project's switch)."""
+_PACKAGE_STRINGS = IPEX_PACKAGES | {"oneccl_bind_pt"}
+"""IPEX's packages as a string names them (imported or installed, ``-`` read as ``_``): a
+condition comparing a value with one asks for IPEX's path by its name."""
 _WORDS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
 """The words of a name: ``ipex_ver``, ``IPEX_VERSION``, ``ipexVersion`` (``ver`` of ``server`` or
 ``verbose`` is no word of its own)."""
@@ -68,8 +73,8 @@ def switch_nodes(parts: Sequence[Facts], hits: Sequence[Hit]) -> Iterator[tuple[
 
 def _names_ipex(test: ast.expr, scope: Scope) -> bool:
     """Whether ``test`` reads a name, an attribute or a string of the project's that names
-    IPEX (``use_ipex``, ``Runtime.ipex``, ``ENABLE_IPEX``, ``"ipex"``), not IPEX's own module
-    bound by an import."""
+    IPEX (``use_ipex``, ``Runtime.ipex``, ``ENABLE_IPEX``, ``"ipex"``, the name of one of
+    IPEX's packages), not IPEX's own module bound by an import."""
     for node in ast.walk(test):
         if isinstance(node, ast.Name):
             text = node.id
@@ -77,6 +82,8 @@ def _names_ipex(test: ast.expr, scope: Scope) -> bool:
             text = node.attr
         elif isinstance(node, ast.Constant) and isinstance(node.value, str):
             text = node.value
+            if text.lower().replace("-", "_") in _PACKAGE_STRINGS:
+                return True
         else:
             continue
         if "ipex" in text.lower() and not _ipex_version(text) and not _ipex_itself(node, scope):
