@@ -88,20 +88,38 @@ def did_you_mean(name: str, choices: Iterable[str], *, otherwise: str) -> str:
 
 def read_bounded(path: Path, limit: int, error: type[DoctorError], what: str) -> str:
     """The UTF-8 text of ``path``, refused (as ``error``, one line) when it is missing,
-    unreadable, not text, or larger than ``limit`` bytes. ``what`` names the kind of file
-    (``knowledge-base``, ``policy``, ``report``)."""
+    unreadable, a directory, not text, or larger than ``limit`` bytes. No more than ``limit``
+    bytes and one are ever read, whatever the file says its size is (``/dev/zero`` says 0), and
+    opening never waits (a FIFO no one writes reads as empty); a pipe that is written
+    (``<(...)``) is read as it comes."""
+    import os
+    import stat
+
     try:
-        if path.stat().st_size > limit:
-            raise error(f"{path}: larger than {limit // 1024} KiB; not a {what} file")
-        return path.read_text(encoding="utf-8")
+        # NOTE: O_NONBLOCK only for the open (a FIFO's open waits for a writer); reads block.
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except FileNotFoundError:
         raise error(f"{path}: no such {what} file") from None
-    except IsADirectoryError:
-        raise error(f"{path}: is a directory, not a {what} file") from None
+    except OSError as exc:
+        raise error(f"{path}: cannot read: {exc.strerror}") from None
+    try:
+        os.set_blocking(fd, True)
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            raise error(f"{path}: is a directory, not a {what} file")
+        chunks: list[bytes] = []
+        size = 0
+        while size <= limit and (chunk := os.read(fd, min(1 << 20, limit + 1 - size))):
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > limit:
+            raise error(f"{path}: larger than {limit // 1024} KiB; not a {what} file")
+        return b"".join(chunks).decode("utf-8")
     except UnicodeDecodeError as exc:
         raise error(f"{path}: not UTF-8 text ({exc.reason})") from None
     except OSError as exc:
         raise error(f"{path}: cannot read: {exc.strerror}") from None
+    finally:
+        os.close(fd)
 
 
 def assert_never(value: NoReturn) -> NoReturn:

@@ -324,3 +324,15 @@ def test_checks_see_the_fresh_import_error_not_a_second_import_artifact() -> Non
     linear = _findings(report)["bf16-linear"]
     assert linear["verdict"] == "not-applicable"
     assert "operator torchvision::nms does not exist" in linear["evidence"]["summary"]
+
+
+def test_a_python_named_relative_to_here_is_that_one_not_one_on_path(tmp_path: Path) -> None:
+    """``--python ./python`` from the environment's bin directory examines that interpreter.
+    Before, ``Path("./python")`` dropped the ``./`` and the start looked ``python`` up on PATH:
+    another interpreter was examined (and ``fix`` would have changed it), or none was found."""
+    python = Path(copy_env(real_env("bare"), tmp_path / "env"))
+    out = tmp_path / "report.json"
+    done = run_doctor("env", "--python", f"./{python.name}", "--json", str(out), "-q",
+                      cwd=python.parent)  # fmt: skip
+    assert done.returncode == 1, done.stderr[-2000:]  # torch is missing
+    assert json.loads(out.read_text())["environment"]["interpreter"]["executable"] == str(python)

@@ -34,7 +34,10 @@ def undo_scan_fix(path: Path, *, yes: bool, ask: Callable[[str], bool], show: Sh
     from ipex_doctor.scan.fix.quoting import quote_name
 
     record = fix_journal.load(path)
-    show(f"The scan --fix of {', '.join(record.roots)} ({record.created_at}), from {path}:")
+    # NOTE: the record's words are quoted: a line break or an escape sequence in a forged one
+    # must not make the list below (what approval restores) look other than it is.
+    roots = ", ".join(quote_name(root) for root in record.roots)
+    show(f"The scan --fix of {roots} ({quote_name(record.created_at)}), from {path}:")
     if fix_journal.records_dir().resolve() != path.resolve().parent:
         show(f"  note: this record is not in {fix_journal.records_dir()}, where scan --fix "
              "writes them: restore only files you know it rewrote")  # fmt: skip

@@ -13,7 +13,8 @@ resolve the plan. The interpreter a saved report or snapshot names is data: it i
 nothing runs it until the user approves running it (the same ``--yes`` or answer); without that
 the plan shown is what the file alone says (not resolved). A file naming a script, or anything
 that is not a regular file, is refused outright: a report or snapshot records ``sys.executable``,
-which never is one.
+which never is one; so is a path that no question could show as it is (a carriage return or an
+escape sequence in it would make the question name another interpreter).
 
 The published report is the diagnosis after (or before, when nothing was applied), with the
 ``Repair`` record attached. Nothing here prints: plans, questions and messages go through the
@@ -59,6 +60,7 @@ from ipex_doctor.reporting.policy import Policy
 from ipex_doctor.reporting.saved_reports import load_report
 from ipex_doctor.runs import pip_actions, snapshots
 from ipex_doctor.runs.diagnose import CheckOptions, diagnose
+from ipex_doctor.scan.fix.quoting import quote_name
 
 APPLY = "Apply this plan?"
 
@@ -481,8 +483,14 @@ def _target(python: str, file: Path, option: str, *, trusted: bool) -> Target:
     """The interpreter the saved ``file`` records (given as ``option`` FILE), refused (one
     line, nothing run) when it is gone, or, unless the user named it too (``trusted``), when
     it is not a regular file or is a script: a report and a snapshot record
-    ``sys.executable``, which never is one."""
+    ``sys.executable``, which never is one; nor a path holding a character that is not
+    printable (a line break, an escape sequence), which no question could show as it is."""
     source = f"{option}{file}"
+    if not trusted and not python.isprintable():
+        # NOTE: refused before any message shows the path raw: a carriage return or an escape
+        # sequence in it would make the question (and the plan) show another interpreter
+        # than the one that would run.
+        raise DoctorError(f"{source}: its interpreter {quote_name(python)} holds characters no message shows as they are (a control or format character, an escape); nothing was run")  # fmt: skip
     try:
         found = os.stat(python)
     except OSError:

@@ -145,9 +145,11 @@ class Handshake:
 
 
 def _usable_path(python: str, label: str) -> Path:
-    """``python`` resolved on ``PATH`` when it names no directory; ``InterpreterError`` when
-    nothing there can be run."""
-    resolved = Path(python)
+    """``python`` resolved on ``PATH`` when it names no directory, else made absolute;
+    ``InterpreterError`` when nothing there can be run."""
+    # NOTE: absolute, not Path(python): Path("./python3") is "python3", which the start of the
+    # child would look up on PATH, running another interpreter than the one the user named.
+    resolved = Path(os.path.abspath(python))
     if os.sep not in python:
         from shutil import which
 

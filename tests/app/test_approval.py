@@ -3,6 +3,7 @@ terminal, else no without asking: never a wait on input that cannot come."""
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -62,3 +63,31 @@ def test_without_a_terminal_the_answer_is_no_and_nothing_is_asked() -> None:
     asked: list[str] = []
     assert approver(False, _asker(True, asked))("Apply this plan?") is False
     assert asked == []
+
+
+def test_with_standard_input_closed_the_answer_is_no_and_nothing_is_asked(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Started with fd 0 closed (``0<&-``), Python's ``sys.stdin`` is ``None``: no, not a
+    crash (it was exit 3, AttributeError; the command itself is in test_repair_hostile)."""
+    monkeypatch.setattr(sys, "stdin", None)
+    asked: list[str] = []
+    assert approver(False, _asker(True, asked))("Apply this plan?") is False
+    assert asked == []
+
+
+@pytest.mark.usefixtures("terminal")
+def test_a_terminal_that_goes_away_while_asking_answers_no() -> None:
+    """The terminal hung up while the question waited (a dropped ssh session): the blocked read
+    fails with EIO, as input() does then; the answer is no. Before: the OSError escaped (exit 3,
+    a crash report), seen with a real ``fix --undo`` whose pseudo-terminal was closed
+    mid-question. The failing read is raised here: when the hangup comes before the read
+    starts, the read returns end of file instead, so a real hangup cannot be timed to it."""
+    asked: list[str] = []
+
+    def ask(question: str) -> bool:
+        asked.append(question)
+        raise OSError(errno.EIO, os.strerror(errno.EIO))
+
+    assert approver(False, ask)("Apply this plan?") is False
+    assert asked == ["Apply this plan?"]

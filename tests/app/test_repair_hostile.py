@@ -12,7 +12,11 @@ from __future__ import annotations
 
 import json
 import os
+import resource
+import shutil
 import stat
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,7 +24,7 @@ from subprocess import CompletedProcess
 
 import forged
 import pytest
-from conftest import REPO, copy_env, freeze, real_env, run_doctor
+from conftest import REPO, copy_env, doctor_env, freeze, real_env, run_doctor
 from pipindex import LocalIndex, build_sdist, build_wheel, serve
 
 pytestmark = pytest.mark.envs
@@ -156,6 +160,94 @@ def test_the_interpreter_a_snapshot_names_runs_only_once_approved(
     approved = run_doctor("fix", "--undo", str(snapshot), "--yes", cwd=tmp_path)
     assert approved.returncode == 0, approved.stderr[-3000:]  # the set is the snapshot's
     assert victim.marker.exists()
+
+
+@pytest.mark.parametrize("yes", [(), ("--yes",)], ids=["asked", "yes"])
+def test_an_interpreter_path_a_question_could_not_show_as_it_is_is_refused(
+    tmp_path: Path, victim: Victim, yes: tuple[str, ...]
+) -> None:
+    """The report names a real interpreter (a hard link to the victim's) at a path holding an
+    escape sequence and a carriage return: at a terminal, "Run PATH ...?" would show another
+    interpreter than the one that runs. Refused in one line, the path quoted, nothing run,
+    with --yes too. Before, the question and the plan showed the path raw."""
+    venv = tmp_path / "x\x1b[2K\r\x1b[1A" / "usr"
+    (venv / "bin").mkdir(parents=True)
+    python = venv / "bin" / "python3"
+    os.link(os.path.realpath(victim.python), python)
+    # NOTE: a venv of its own, so any start of the linked interpreter leaves its marker.
+    shutil.copy(Path(victim.python).parent.parent / "pyvenv.cfg", venv / "pyvenv.cfg")
+    (site,) = Path(victim.python).parent.parent.glob("lib/python*/site-packages")
+    ours = venv / site.relative_to(site.parent.parent.parent)
+    ours.mkdir(parents=True)
+    (ours / "zz_marker.pth").write_text(f"import pathlib; pathlib.Path({str(victim.marker)!r}).touch()\n")  # fmt: skip
+    saved = forged.saved_report(tmp_path, victim.python,
+                                [forged.action(str(python), "install", "torchaudio==1.0.0")],
+                                interpreter=str(python))  # fmt: skip
+    done = run_doctor("fix", "--report", str(saved), *yes, cwd=tmp_path)
+    _refused(victim, done, '/usr/bin/python3" holds characters no message shows as they are')
+    assert "\x1b" not in done.stdout + done.stderr and done.stdout == ""
+    assert f"{tmp_path}/x\\033[2K\\r\\033[1A/usr/bin/python3" in done.stderr
+
+
+def test_with_standard_input_closed_the_question_is_answered_no(
+    tmp_path: Path, victim: Victim
+) -> None:
+    """fd 0 closed (``0<&-``, as some launchers start a job): the question of the report's
+    interpreter is answered no, nothing runs, exit 1. Before: exit 3 (sys.stdin is None)."""
+    saved = forged.saved_report(tmp_path, victim.python,
+                                [forged.action(victim.python, "install", "torchaudio==1.0.0")])  # fmt: skip
+    victim.plant_marker_on_start()
+    done = subprocess.run(
+        [sys.executable, "-m", "ipex_doctor", "fix", "--report", str(saved)],
+        capture_output=True, text=True, timeout=600, env=doctor_env(), cwd=tmp_path,
+        preexec_fn=lambda: os.close(0), check=False,
+    )  # fmt: skip
+    _harmless(victim, done, 1, f"{victim.python} was not run (a saved file names it)")
+
+
+def _limited_memory() -> None:
+    """Run in the child: 4 GiB of address space, so a reader without a bound fails fast
+    (MemoryError, exit 3) instead of taking the machine's memory."""
+    resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+
+
+@pytest.mark.parametrize("option", ["--report", "--undo"])
+def test_a_saved_file_that_never_ends_or_never_opens_is_one_line(
+    tmp_path: Path, option: str
+) -> None:
+    """/dev/zero (its size says 0, its bytes never end) is refused once past the limit, and a
+    FIFO no one writes reads as empty (not JSON) instead of waiting for a writer. Before: the
+    reader took every byte /dev/zero gave (MemoryError, exit 3, under a memory limit), and
+    the FIFO's open waited forever."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for path, said in (("/dev/zero", "/dev/zero: larger than "), (str(fifo), f"{fifo}:1: not JSON")):  # fmt: skip
+        done = subprocess.run(
+            [sys.executable, "-m", "ipex_doctor", "fix", option, path, "--yes"],
+            capture_output=True, text=True, timeout=300, env=doctor_env(), cwd=tmp_path,
+            stdin=subprocess.DEVNULL, preexec_fn=_limited_memory, check=False,
+        )  # fmt: skip
+        assert done.returncode == 2, done.stderr[-2000:]
+        assert done.stderr.startswith(f"ipex-doctor: error: {said}"), done.stderr[-2000:]
+        assert len(done.stderr.splitlines()) == 1
+
+
+def test_a_report_on_a_pipe_that_is_written_is_read(tmp_path: Path, victim: Victim) -> None:
+    """A pipe with a writer (``--report <(...)``) is still read as it comes."""
+    saved = forged.saved_report(tmp_path, victim.python,
+                                [forged.action(victim.python, "install", "torchaudio==1.0.0")])  # fmt: skip
+    reader, writer = os.pipe()
+    with subprocess.Popen(
+        [sys.executable, "-m", "ipex_doctor", "fix", "--report", f"/dev/fd/{reader}"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=doctor_env(),
+        cwd=tmp_path, stdin=subprocess.DEVNULL, pass_fds=(reader,),
+    ) as process:  # fmt: skip
+        os.close(reader)
+        with os.fdopen(writer, "wb") as pipe:
+            pipe.write(saved.read_bytes())
+        out, err = process.communicate(timeout=600)
+    _harmless(victim, subprocess.CompletedProcess([], process.returncode, out, err), 1,
+              f"{victim.python} was not run (a saved file names it)")  # fmt: skip
 
 
 # -- what a report's remedy says -------------------------------------------------------------

@@ -33,6 +33,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from ipex_doctor.scan.fix.quoting import quote_name
 from ipex_doctor.scan.read.discovery import LINK_OUT, inside
 
 READ_ONLY = "a read-only file (its mode lets nobody write it)"
@@ -220,7 +221,8 @@ class _Opened:
             fd = os.open(self.place.root, _DIR_FLAGS)
         except OSError as error:
             raise PlaceError(
-                f"its root {self.place.root} cannot be opened as a directory ({error.strerror})"
+                f"its root {quote_name(self.place.root)} cannot be opened as a directory "
+                f"({error.strerror})"
             ) from None
         for part in self.place.parts[:-1]:
             try:
@@ -228,7 +230,7 @@ class _Opened:
             except OSError as error:
                 os.close(fd)
                 if error.errno in (errno.ELOOP, errno.ENOTDIR):
-                    raise PlaceError(f"{part}/ on its path is not a directory of the tree "
+                    raise PlaceError(f"{quote_name(part)}/ on its path is not a directory of the tree "
                                      "(a symbolic link?): not followed") from None  # fmt: skip
                 raise PlaceError(_cannot(error, write=self.write)) from None
             os.close(fd)

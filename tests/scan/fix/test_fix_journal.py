@@ -136,3 +136,23 @@ def test_a_record_beyond_the_limits_of_saved_json_is_one_line(padding: str, said
         f"ipex-doctor: error: {record.path}: {said}, more than 50; refused (an ipex-doctor "
         "scan --fix record never is)"
     ]  # fmt: skip
+
+
+def test_what_a_forged_record_says_of_itself_cannot_forge_the_list_undo_shows() -> None:
+    """A record's roots and date are its own words: a line break or an escape sequence in them
+    is shown quoted, so no line of what ``scan --undo`` lists (what approval restores) comes
+    from the record's text. Before, they were shown raw: a forged line "restored /etc/passwd"."""
+    forged_root = "/src\n  restored    /etc/passwd"
+    record = begin([forged_root], [_file(forged_root)])
+    data = json.loads(record.path.read_text())
+    data["created_at"] = "\x1b[2K\r  restored    /etc/shadow"
+    record.path.write_text(json.dumps(data))
+    done = run_doctor("scan", "--undo", str(record.path))
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "Traceback" not in done.stdout + done.stderr
+    assert "\x1b" not in done.stdout and "\r" not in done.stdout
+    assert not [line for line in done.stdout.splitlines() if line.startswith("  restored")]
+    assert done.stdout.startswith(
+        'The scan --fix of "/src\\n  restored    /etc/passwd" ("\\033[2K\\r  restored    '
+        '/etc/shadow"), from '
+    ), done.stdout
