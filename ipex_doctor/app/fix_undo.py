@@ -3,7 +3,9 @@ byte for byte from its record (``scan.fix_run.undo``).
 
 What would be done is shown first, file by file: restored, already as it was, or left alone
 with why (edited since the fix, no longer a regular file inside its root, another file in its
-place). Nothing is written without approval (``--yes``, or "y" typed at a terminal). A record
+place). Nothing is written without approval (``--yes``, or "y" typed at a terminal); a record that is
+not in the records directory (a file from elsewhere) is restored only on an answer typed at a
+terminal, never on ``--yes`` alone. A record
 refused as a record (not this user's, writable by others, not of the record's shape, a path
 out of its root) is one line and exit 2, before anything is read below its roots.
 """
@@ -17,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from ipex_doctor.app.approval import approver
 from ipex_doctor.app.interrupts import sigterm_raises
-from ipex_doctor.errors import ExitCode, Stopped, Terminated
+from ipex_doctor.errors import DoctorError, ExitCode, Stopped, Terminated
 
 if TYPE_CHECKING:
     from ipex_doctor.scan.fix.run import UndoStep
@@ -34,11 +36,21 @@ def undo_scan_fix(path: Path, *, yes: bool, ask: Callable[[str], bool], show: Sh
     from ipex_doctor.scan.fix.quoting import quote_name
 
     record = fix_journal.load(path)
+    elsewhere = fix_journal.records_dir().resolve() != path.resolve().parent
+    if elsewhere and yes:
+        # NOTE: a record from elsewhere (an artifact, a download) names its own roots, files,
+        # checksums and inodes: --yes in a script would restore whatever it names, as the user
+        # running it. Only a person who has read the list below may approve that.
+        raise DoctorError(
+            f"{quote_name(str(path))} is not in {fix_journal.records_dir()}, where scan --fix "
+            "writes its records: --yes restores only those; run without --yes at a terminal "
+            "to read what it would restore and answer"
+        )
     # NOTE: the record's words are quoted: a line break or an escape sequence in a forged one
     # must not make the list below (what approval restores) look other than it is.
     roots = ", ".join(quote_name(root) for root in record.roots)
     show(f"The scan --fix of {roots} ({quote_name(record.created_at)}), from {path}:")
-    if fix_journal.records_dir().resolve() != path.resolve().parent:
+    if elsewhere:
         show(f"  note: this record is not in {fix_journal.records_dir()}, where scan --fix "
              "writes them: restore only files you know it rewrote")  # fmt: skip
     steps = fix_run.undo_steps(record)

@@ -643,6 +643,27 @@ def test_undo_leaves_a_file_edited_since_alone(
     assert len(said) == 1 and "b.py: edited since the fix" in said[0]
 
 
+def test_a_record_from_elsewhere_is_never_restored_on_yes_alone(
+    tmp_path: Path, state_home: Path, python: str
+) -> None:
+    """A record outside the records directory (an artifact, a download: it names its own
+    roots, checksums and inodes) is refused under ``--yes`` (exit 2, one line, nothing
+    restored); the same record in the records directory is restored."""
+    tree, record = _fixed_tree(tmp_path, state_home, python)
+    elsewhere = tmp_path / "artifact.json"
+    elsewhere.write_bytes(record.read_bytes())
+    elsewhere.chmod(record.stat().st_mode)
+    before = _states(tree)
+    refused = _doctor(state_home, "scan", "--undo", str(elsewhere), "--yes")
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert "--yes restores only those" in refused.stderr
+    assert refused.stderr.count("\n") <= 2 and "Traceback" not in refused.stderr
+    assert _states(tree) == before
+    done = _doctor(state_home, "scan", "--undo", str(record), "--yes")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (tree / "a.py").read_text() == SAMPLE
+
+
 def _forge(record: Path, change: Any) -> None:
     document = json.loads(record.read_text())
     change(document)
