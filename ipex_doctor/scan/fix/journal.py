@@ -42,6 +42,7 @@ from ipex_doctor.bounded_json import JsonLimits, parse_json
 from ipex_doctor.errors import DoctorError
 from ipex_doctor.knowledge import schema
 from ipex_doctor.scan.fix.confined import Place, PlaceError, check_place, check_root
+from ipex_doctor.scan.fix.quoting import quote_name
 from ipex_doctor.scan.read.discovery import inside
 
 FORMAT = "ipex-doctor scan --fix record"
@@ -312,17 +313,19 @@ def _file(path: Path, roots: Sequence[str], entry: dict[str, Any]) -> RecordedFi
     except PlaceError as error:
         raise RecordError(f"{path}: {entry['path']!r}: {error.reason}; refused") from None
     if place.root not in roots:
-        raise RecordError(f"{path}: {place.path} is not below a root of the record; refused")
+        raise RecordError(
+            f"{path}: {quote_name(place.path)} is not below a root of the record; refused"
+        )
     try:
         before = base64.b64decode(entry["before"], validate=True)
         after = base64.b64decode(entry["after"], validate=True)
     except (binascii.Error, ValueError):
         raise RecordError(
-            f"{path}: the recorded bytes of {place.path} are not base64; refused"
+            f"{path}: the recorded bytes of {quote_name(place.path)} are not base64; refused"
         ) from None
     file = RecordedFile(place, entry["display"], entry["device"], entry["inode"], before, after)
     if (file.sha256_before, file.sha256_after) != (entry["sha256_before"], entry["sha256_after"]):
         raise RecordError(
-            f"{path}: the recorded bytes of {place.path} do not match their checksums"
+            f"{path}: the recorded bytes of {quote_name(place.path)} do not match their checksums"
         )
     return file

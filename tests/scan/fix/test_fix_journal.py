@@ -156,3 +156,17 @@ def test_what_a_forged_record_says_of_itself_cannot_forge_the_list_undo_shows() 
         'The scan --fix of "/src\\n  restored    /etc/passwd" ("\\033[2K\\r  restored    '
         '/etc/shadow"), from '
     ), done.stdout
+
+
+def test_a_refused_record_names_its_files_quoted() -> None:
+    """The refusal of a record whose file lies below no root it lists names that file quoted:
+    the path is the record's own words, and an escape sequence in it must not reach the
+    terminal (before, it was printed raw)."""
+    record = begin(["/src"], [_file("/src")])
+    data = json.loads(record.path.read_text())
+    data["files"][0]["root"] = "/elsewhere\x1b[2K\r"
+    record.path.write_text(json.dumps(data))
+    done = run_doctor("scan", "--undo", str(record.path))
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "\x1b" not in done.stderr and "\r" not in done.stderr
+    assert '"/elsewhere\\033[2K\\r' in done.stderr, done.stderr
