@@ -145,8 +145,10 @@ def test_setvars_without_torch_or_ipex_beside_it_is_not_the_pitfall(tmp_path: Pa
         ("pip uninstall -y intel-extension-for-pytorch", []),
         # another distribution whose name begins with IPEX's (milabench's pins) is not IPEX
         ("pip install intel-extension-for-pytorch-deepspeed==2.1.40", []),
-        ("pip install intel_extension_for_pytorch-2.8.10+xpu-cp311-cp311-linux_x86_64.whl",
-         ["ipex-requirement"]),  # fmt: skip
+        (
+            "pip install intel_extension_for_pytorch-2.8.10+xpu-cp311-cp311-linux_x86_64.whl",
+            ["ipex-requirement"],
+        ),
         ("pip list | grep intel-extension-for-pytorch", ["ipex-shell-probe"]),
         ('ARG PYT_BASE_IMAGE="intel/intel-extension-for-pytorch"', []),
         (
