@@ -129,7 +129,12 @@ def read_python(
     if run_size is None and len(data) >= RUNS_FROM_BYTES:
         run_size = RUN_SIZE
     if words is not None and run_size is not None:
-        by_runs = _read_runs(text, lines, words, rules, candidate.kind, probe, run_size)
+        try:
+            by_runs = _read_runs(text, lines, words, rules, candidate.kind, probe, run_size)
+        except LateBindingRefused:
+            by_runs = _read_runs(
+                text, lines, words, rules, candidate.kind, probe, run_size, defer=False
+            )
         if by_runs is not None:
             return Outcome(True, [to_match(hit, candidate.display, lines) for hit in by_runs], [])
     try:
@@ -151,6 +156,8 @@ def _read_runs(
     kind: FileKind,
     probe: Probe,
     run_size: int,
+    *,
+    defer: bool = True,
 ) -> list[Hit] | None:
     """The hits of a Python file read in runs of statements (``read_python``); ``None`` when
     it is to be read as one module instead: it cannot be cut (``select_relevant``), a run does
@@ -167,7 +174,18 @@ def _read_runs(
     decides it from another (a binding, an import, a flag, the spectral norm) is in the table
     or what the first reading kept; whether an IPEX import goes (no statement may read it) is
     decided once every run is read. The hits are those of the whole module (a test holds the
-    two to each other)."""
+    two to each other).
+
+    With ``defer``, where every statement is read, a run whose text spells no ``import``,
+    ``global`` or ``nonlocal`` (``INERT_RUN_WORDS``: most of a large module, functions that
+    use what the first statements import) is parsed once, in the second reading, and bound
+    into the finished table there (``NameTable.read_late``) instead of in both readings.
+    That gives the hits of the two readings whenever the run binds nothing another run's
+    reading depends on, nothing ``finish`` resolves, no probe's flag (``FlagSources.adds``)
+    and no call that may apply a spectral norm (a module that spells one
+    defers nothing); a deferred run that does is caught there (``LateBindingRefused``:
+    ``read_python`` reads the module again without deferring; a test holds both to the
+    whole module and to each other)."""
     python = rules.python(kind)
     flags = spectral = None
     if python is not None:
@@ -185,7 +203,8 @@ def _read_runs(
             flags.add(facts)
             spectral.add(facts)
 
-    relevant = select_relevant(text, words, bind, run_size)
+    late = defer and (spectral is None or not spectral.looked_for)
+    relevant = select_relevant(text, words, bind, run_size, _inert if late else None)
     if relevant is None:
         return None
     table.finish()
@@ -201,10 +220,17 @@ def _read_runs(
     text_rules = rules.text(kind)
     reads_text = bool(text_rules) and may_hit(text_rules, probe)
     hits: list[Hit] = []
-    for body in relevant.runs(run_size):
+    for deferred, body in relevant.runs_marked(run_size):
         if body is None:
             return None
-        facts = table.read(ast.Module(body=body, type_ignores=[]), replay=True)
+        tree = ast.Module(body=body, type_ignores=[])
+        if not deferred:
+            facts = table.read(tree, replay=True)
+        else:
+            read_late = table.read_late(tree)
+            if read_late is None or _adds_sources(read_late, flags, spectral):
+                raise LateBindingRefused
+            facts = read_late
         found = _unique(text_hits(fragments(facts, lines), text_rules, probe)) if reads_text else []
         if found:
             found = _unique(found + joined_hits(facts, found, lines))
@@ -215,6 +241,33 @@ def _read_runs(
         if keepers is not None and not keepers.kept:
             keepers = keepers.joined(import_keepers([facts]))
     return decide_removals(hits, run_of.removals, keepers or NO_KEEPERS)
+
+
+class LateBindingRefused(Exception):
+    """A run ``_read_runs`` deferred binds what its first reading must see: the module is to
+    be read again without deferring."""
+
+
+INERT_RUN_WORDS = ("import", "global", "nonlocal")
+"""A run whose text spells none of these may be bound late (``_read_runs``): what binds
+beyond a run's own functions and classes is one of them or an assignment, which
+``NameTable.read_late`` checks."""
+
+
+def _inert(run_text: str) -> bool:
+    return not any(word in run_text for word in INERT_RUN_WORDS)
+
+
+def _adds_sources(facts: Facts, flags: FlagSources | None, spectral: SpectralNorms | None) -> bool:
+    """Whether the run ``facts`` (deferred) makes a probe's flag (``FlagSources.adds``) or
+    holds a call that may apply a spectral norm: what the first reading would have told."""
+    if flags is not None and flags.adds(facts):
+        return True
+    if spectral is None:
+        return False
+    kept = spectral.kept
+    spectral.add(facts)
+    return spectral.kept != kept
 
 
 def _read_names(tree: ast.Module) -> tuple[Facts, NameTable]:

@@ -42,10 +42,12 @@ from ipex_doctor.scan.match.python.statements import (  # noqa: E402
 from ipex_doctor.scan.match.ruleset import RuleSet  # noqa: E402
 from ipex_doctor.scan.match.triggers import Probe  # noqa: E402
 from ipex_doctor.scan.read.discovery import Candidate  # noqa: E402
-from ipex_doctor.scan.read.source import decode_python, split_lines  # noqa: E402
+from ipex_doctor.scan.read.source import Hit, decode_python, split_lines  # noqa: E402
 from ipex_doctor.scan.readers import (  # noqa: E402
     STATEMENTS_FROM_BYTES,
+    LateBindingRefused,
     Outcome,
+    _inert,
     _read_runs,
     read_python,
 )
@@ -261,7 +263,11 @@ def run_count(data: bytes, rules: RuleSet, run_size: int) -> int:
     probe = Probe(data)
     words = relevant_words(rules.prefilter(FileKind.PYTHON, python=True), probe)
     lines = split_lines(text)
-    if _read_runs(text, lines, words, rules, FileKind.PYTHON, probe, run_size) is None:
+    try:
+        hits = _read_runs(text, lines, words, rules, FileKind.PYTHON, probe, run_size)
+    except LateBindingRefused:
+        hits = _read_runs(text, lines, words, rules, FileKind.PYTHON, probe, run_size, defer=False)
+    if hits is None:
         return 0
     relevant = select_relevant(text, words, lambda first, body: None, run_size)
     return 0 if relevant is None else sum(1 for _ in relevant.runs(run_size))
@@ -293,21 +299,23 @@ def test_every_fix_sample_padded_reads_in_runs_as_the_whole_module(
     assert_same_in_runs(data, run_size, runs=run_count(data, SAMPLED, run_size) > 0)
 
 
-def dense(functions: int) -> str:
+def dense(functions: int, *, assigned: bool = True) -> str:
     """The dense shape of ``benchmarks/fix_speed.py``, with what makes a run depend on
     another: an alias bound at the top and rebound far down, a function that rebinds it
-    ``global``, a name bound by assignment from an import, at the top level and in a
-    function."""
+    ``global``, and (with ``assigned``) a name bound by assignment from an import, at the top
+    level and in a function."""
     parts = ["import torch\nimport torch.xpu as accel\nfrom torch.xpu import amp\n"]
     for n in range(functions):
         parts.append(f"\n\ndef step_{n:06d}(model, x):\n    with torch.xpu.amp.autocast():\n"
                      "        return model(x)\n")  # fmt: skip
         if n % 97 == 50:
             parts.append(f"\n\ndef uses_{n}(x):\n    return amp.autocast(), accel.amp.autocast()\n")
-            parts.append(f"\n\ndef local_{n}():\n    a = accel.amp\n    return a.autocast()\n")
+            if assigned:
+                parts.append(f"\n\ndef local_{n}():\n    a = accel.amp\n    return a.autocast()\n")
         if n % 211 == 100:
             parts.append("\n\ndef late():\n    global amp\n    import torch.cpu.amp as amp\n")
-    parts.append("\nkept = torch.xpu.amp\n\n\ndef last(m):\n    return kept.autocast(m)\n")
+    if assigned:
+        parts.append("\nkept = torch.xpu.amp\n\n\ndef last(m):\n    return kept.autocast(m)\n")
     return "".join(parts)
 
 
@@ -319,6 +327,98 @@ def test_dense_modules_read_in_runs_as_the_whole_module(functions: int, run_size
     assert [m.rule_id for m in read_python(
         Candidate(Path("m.py"), "m.py", FileKind.PYTHON, len(data)), data, SAMPLED, whole=False,
         run_size=run_size).matches].count("xpu-amp") > functions  # fmt: skip
+
+
+# --- runs bound late ------------------------------------------------------------------------
+# Where every statement is read, a run that spells no ``import``, ``global`` or ``nonlocal`` is
+# parsed once, in the second reading, and bound into the finished table there
+# (``NameTable.read_late``); one that binds what the first reading must see is refused there,
+# and the module read again as before. Both are held to the two readings (``defer=False``) and
+# to the whole module.
+
+
+def read_runs(data: bytes, rules: RuleSet, run_size: int, *, defer: bool) -> list[Hit] | None:
+    text = decode_python(data)
+    probe = Probe(data)
+    words = relevant_words(rules.prefilter(FileKind.PYTHON, python=True), probe)
+    assert words is not None
+    lines = split_lines(text)
+    return _read_runs(text, lines, words, rules, FileKind.PYTHON, probe, run_size, defer=defer)
+
+
+def deferred_runs(data: bytes, rules: RuleSet, run_size: int) -> int:
+    """How many runs the first reading of ``data`` leaves to the second."""
+    text = decode_python(data)
+    words = relevant_words(rules.prefilter(FileKind.PYTHON, python=True), Probe(data))
+    relevant = select_relevant(text, words, lambda first, body: None, run_size, _inert)
+    return 0 if relevant is None else len(relevant.deferred)
+
+
+@pytest.mark.parametrize("newline", ["\n", "\r\n", "\r"])
+@pytest.mark.parametrize("run_size", [1, 300, 2000])
+def test_dense_runs_bound_late_give_the_two_readings_hits(newline: str, run_size: int) -> None:
+    data = dense(200, assigned=False).replace("\n", newline).encode()
+    assert_same_in_runs(data, run_size)
+    for rules in (SHIPPED, SAMPLED):
+        late = read_runs(data, rules, run_size, defer=True)
+        assert late is not None
+        assert late == read_runs(data, rules, run_size, defer=False)
+    assert deferred_runs(data, SHIPPED, run_size) >= 2
+    with pytest.raises(LateBindingRefused):  # NOTE: a function binds a name to an import
+        read_runs(dense(200).encode(), SHIPPED, run_size, defer=True)
+
+
+STEPS = "".join(
+    f"def step_{n}(model, x):\n    with torch.xpu.amp.autocast(), amp.autocast():\n"
+    f"        return ipex.optimize(model)(x)\n\n\n"
+    for n in range(30)
+)
+
+
+@pytest.mark.parametrize("run_size", [1, 300])
+@pytest.mark.parametrize(
+    ("far_away", "refused"),
+    [
+        ("ipex = torch.nn if ready else None\n", True),
+        ("def shadow(torch):\n    return torch.xpu.amp.autocast()\n", True),
+        ("def alias():\n    a = torch.xpu\n    return a.amp.autocast()\n", True),
+        ("def table():\n    return {'t': torch}\n", True),
+        ("def table():\n    d = dict(t=torch)\n    return d\n", True),
+        ("def made():\n    return dict(t=torch)\n\n\nmods = made(torch)\n\n\n"
+         "def use():\n    return mods['t'].xpu.amp.autocast()\n", True),
+        ("amp = torch.nn if ready else None\n", True),
+        ("XMX = hasattr(torch.xpu, 'has_xmx')\n\n\nif XMX:\n    torch.xpu.synchronize()\n", True),
+        ("READY = torch.xpu.is_available() and ipex\n", False),
+        ("def plain(model, x):\n    y = model(x)\n    return torch.xpu.amp.autocast(y)\n", False),
+        ("for step in range(3):\n    torch.xpu.synchronize()\n", False),
+        ("class Net(torch.nn.Module):\n    def forward(self, x):\n"
+         "        return ipex.optimize(x)\n", False),
+    ],
+)  # fmt: skip
+def test_a_run_bound_late_is_refused_where_it_binds_for_others(
+    far_away: str, refused: bool, run_size: int
+) -> None:
+    """Many runs after IPEX's import, a run that binds a name the module imports, ``torch``,
+    a name from an import, a dict's keys, or a probe's flag is refused (the module is read
+    again without deferring); one that binds only its own locals is bound late."""
+    data = (
+        "import torch\nimport intel_extension_for_pytorch as ipex\nfrom torch.xpu import amp\n\n\n"
+        f"{STEPS}{far_away}\n\n{STEPS.replace('step_', 'again_')}"
+    ).encode()
+    assert_same_in_runs(data, run_size)
+    assert deferred_runs(data, SHIPPED, run_size) >= 2
+    if refused:
+        with pytest.raises(LateBindingRefused):
+            read_runs(data, SHIPPED, run_size, defer=True)
+    for rules in (SHIPPED, SAMPLED):
+        try:
+            late = read_runs(data, rules, run_size, defer=True)
+        except LateBindingRefused:
+            assert refused or rules is SAMPLED
+            continue
+        assert not refused or rules is SAMPLED
+        assert late is not None
+        assert late == read_runs(data, rules, run_size, defer=False)
 
 
 @pytest.mark.parametrize("run_size", [1, 300])

@@ -176,6 +176,16 @@ class SpectralNorms:
         self._last = frozenset(last)
         self._calls: list[tuple[ast.Call, Scope]] = []
 
+    @property
+    def looked_for(self) -> bool:
+        """Whether the module's calls are kept at all (it spells a spectral norm's name)."""
+        return self._on
+
+    @property
+    def kept(self) -> int:
+        """How many calls are kept so far."""
+        return len(self._calls)
+
     def add(self, facts: Facts) -> None:
         """Keep the calls of the part ``facts`` that may apply a spectral norm."""
         if self._on:

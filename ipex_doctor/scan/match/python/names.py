@@ -208,6 +208,9 @@ class NameTable:
         self._by_place: dict[tuple[int, int], Scope] | None = None
         """The scope of each function, lambda and class by where it starts (line, column), kept
         from the first reading when a later one will replay it."""
+        self._returns_dicts = False
+        """Whether some function returns a dict (``_bind_keys``): then a call assigned to a
+        name may bind keys."""
 
     def read(self, tree: ast.Module, part: int = 0, *, replay: bool = False) -> Facts:
         """Bind the names ``tree`` (part ``part`` of the file) defines and collect its facts;
@@ -273,6 +276,51 @@ class NameTable:
                         stack.append(value)
         return facts
 
+    def read_late(self, tree: ast.Module) -> Facts | None:
+        """``read`` of ``tree``, a run of a module's top-level statements that the first reading
+        left out (``readers``), into this table, finished without it; ``None`` where that could
+        differ from reading it before ``finish`` (the caller then reads the module again as
+        usual: the table is no longer of use).
+
+        The facts are the same whenever the tree binds nothing another tree's reading depends
+        on and nothing ``finish`` would have resolved for it: no import, ``global`` or
+        ``nonlocal``; no assignment whose value resolves (it would bind: ``x = torch.xpu``), a
+        dict display or ``dict(...)`` (keys), or a call while some function returns a dict;
+        no ``return`` of a dict; and no name its scopes bind otherwise (a parameter, a loop
+        variable, a ``def``) that some scope of the module binds to an import, or ``torch``
+        (``unambiguous`` and ``binds_otherwise`` ask about those: a name only bound locally
+        hides nothing). Then the table after it answers every question about the other trees
+        as before, and the tree's own names resolve as they would have."""
+        scopes, returns = len(self._scopes), len(self._returns)
+        module_local, declared = set(self.module.local), dict(self.module.declared)
+        otherwise = self._bound_otherwise
+        facts = self.read(tree)
+        assignments, self._assignments = self._assignments, []
+        new_scopes = self._scopes[scopes:]
+        locals_added = {name for scope in new_scopes for name in scope.local}
+        locals_added |= self.module.local - module_local
+        self._bound_otherwise = otherwise
+        if (
+            facts.imports
+            or len(self._returns) != returns
+            or any(scope.declared or scope.bound for scope in new_scopes)
+            or self.module.declared != declared
+            or not locals_added.isdisjoint(self.bound_names)
+            or "torch" in locals_added
+            or any(self._binds(scope, value) for scope, _, value in assignments)
+        ):
+            return None
+        if otherwise is not None:
+            self._bound_otherwise = otherwise | locals_added
+        return facts
+
+    def _binds(self, scope: Scope, value: ast.expr) -> bool:
+        """Whether ``finish`` would bind something for an assignment of ``value`` in ``scope``
+        (see ``read_late``)."""
+        if self.resolve(value, scope) or type(value) is ast.Dict or _dict_call(value):
+            return True
+        return type(value) is ast.Call and self._returns_dicts
+
     def keep_scopes(self) -> None:
         """Keep each scope by where its function, lambda or class starts, for a later
         ``read(..., replay=True)`` (before the first ``read``)."""
@@ -322,6 +370,7 @@ class NameTable:
                 for key, targets in self._keyed_items(value, scope):
                     returned.setdefault(function, {}).setdefault(key, set()).update(targets)
         self._returns.clear()
+        self._returns_dicts = self._returns_dicts or bool(returned)
         for scope, name, value in self._assignments:
             items: list[tuple[str, tuple[str, ...]]] = []
             if type(value) is ast.Call and returned:

@@ -506,6 +506,21 @@ class FlagSources:
         """The names each assignment or ``try`` sets, and what makes them flags (``None``:
         nothing more, a ``try`` around an import of a listed package)."""
 
+    def adds(self, facts: Facts) -> bool:
+        """Whether the part ``facts``, read once ``known`` has answered without it (a run
+        bound late, ``readers``), would have made a flag there: it sets names around an
+        import of a listed package, or from a value that holds with the flags known. What
+        holds only grows with the flags (a name is a flag or not; the other answers do not
+        read them), so a part that makes none with every flag known made none in any round:
+        ``known`` answered as it would have with it. Nothing is kept."""
+        probes = self._probes
+        if not probes._names:
+            return False
+        before = len(self._sources)
+        self.add(facts)
+        added, self._sources = self._sources[before:], self._sources[:before]
+        return any(answers is None or any(map(probes._holds, answers)) for _, answers in added)
+
     def add(self, facts: Facts) -> None:
         """Keep what the part ``facts`` (read into a table not yet finished) may flag."""
         probes = self._probes

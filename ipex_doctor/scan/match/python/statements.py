@@ -107,17 +107,27 @@ def parse_relevant(text: str, words: Words | None) -> ast.Module:
 
 OnRun = Callable[[int, list[ast.stmt]], None]
 """Given each run of statements as it is parsed: the index of its first statement, its trees."""
+Defer = Callable[[str], bool]
+"""Given a run's text: whether its parse may wait (``select_relevant``)."""
 
 
 def select_relevant(
-    text: str, words: Words | None, on_run: OnRun, run_size: int | None = None
+    text: str,
+    words: Words | None,
+    on_run: OnRun,
+    run_size: int | None = None,
+    defer: Defer | None = None,
 ) -> Relevant | None:
     """The statements of ``text`` the scan reads (see the module), each parsed once on the
     way, in runs of consecutive statements of up to about ``run_size`` characters (a longer statement
     is a run of its own; ``None``: runs as long as they come), given to ``on_run`` (which
     need not keep them); ``None`` when the module is to be parsed whole instead (``words`` is
     ``None``, the text cannot be cut with confidence, a kept statement does not parse alone).
-    """
+
+    ``defer``: where every statement is kept (no name a statement binds can add another), a
+    run whose text it accepts is not parsed here, nor given to ``on_run``: the caller parses
+    it later (``Relevant.deferred``; ``runs`` parses it like any other). Its syntax is then
+    not checked here: a later parse that fails says so."""
     statements = top_level(text) if words is not None else None
     if words is None or statements is None or len(statements) < 2:
         return None
@@ -127,12 +137,19 @@ def select_relevant(
     kept.mark_names(words.names)
     parsed = bytearray(len(statements))
     bound: set[str] = set(words.names)
+    if 0 in kept.flags:
+        defer = None  # NOTE: what a run binds may keep another statement: every run is read
+    deferred: set[int] = set()
     while True:
         pending = [i for i in range(len(statements)) if kept.flags[i] and not parsed[i]]
         if not pending:
             break
         new: set[str] = set()
         for first, last in _runs(pending, statements, run_size):
+            if defer is not None and defer(text[statements[first].start : statements[last].end]):
+                parsed[first : last + 1] = b"\1" * (last + 1 - first)
+                deferred.add(first)
+                continue
             body = _parse_run(text, statements, first, last, kept.lines)
             if body is None:
                 return None
@@ -144,7 +161,8 @@ def select_relevant(
         new -= bound
         bound |= new
         kept.mark_names(sorted(new))
-    return Relevant(text, statements, kept.lines, [i for i, f in enumerate(kept.flags) if f])
+    kept_indexes = [i for i, f in enumerate(kept.flags) if f]
+    return Relevant(text, statements, kept.lines, kept_indexes, frozenset(deferred))
 
 
 class Relevant(NamedTuple):
@@ -156,13 +174,21 @@ class Relevant(NamedTuple):
     """The 1-based line each statement starts at."""
     kept: list[int]
     """The indexes of the statements read, in order."""
+    deferred: frozenset[int] = frozenset()
+    """The first statement of each run ``select_relevant`` did not parse (its ``defer``)."""
 
     def runs(self, run_size: int | None) -> Iterator[list[ast.stmt] | None]:
         """The kept statements parsed again, in runs of consecutive statements cut as
         ``select_relevant`` cuts them, in the module's order; ``None`` for a run that does not
         parse alone (each statement did in ``select_relevant``, maybe beside others)."""
+        for _, body in self.runs_marked(run_size):
+            yield body
+
+    def runs_marked(self, run_size: int | None) -> Iterator[tuple[bool, list[ast.stmt] | None]]:
+        """``runs``, each with whether ``select_relevant`` deferred it (parsed here first)."""
         for first, last in _runs(self.kept, self.statements, run_size):
-            yield _parse_run(self.text, self.statements, first, last, self.lines)
+            body = _parse_run(self.text, self.statements, first, last, self.lines)
+            yield first in self.deferred, body
 
 
 def module_bindings(statement: ast.stmt) -> set[str]:
