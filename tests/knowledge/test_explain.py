@@ -1290,3 +1290,17 @@ def test_a_kernel_build_failure_thrown_from_ipex_llms_llama_cpp_is_that_build() 
     found_torch = diagnose(torch_side, KB)
     assert found_torch.matches == [], found_torch
     assert found_torch.layer is not None and found_torch.layer.layer.id == "sycl-build"
+
+
+def test_ipexs_import_killed_by_an_illegal_instruction_is_the_missing_avx2() -> None:
+    """IPEX's import dying of SIGILL before its own check could speak, as a shell prints it
+    (IPEX #551, a Celeron J4105) names ``cpu-no-avx2``; torch's import dying so, or CUDA's
+    illegal-instruction fault, does not."""
+    shell = ("sander@brixit:~$ python3 -c 'import intel_extension_for_pytorch as ipex'\n"
+             "Illegal instruction (core dumped)")  # fmt: skip
+    found = explain(shell, KB)
+    assert found and found[0].issue.id == "cpu-no-avx2", found
+    torch_only = "$ python3 -c 'import torch'\nIllegal instruction (core dumped)"
+    assert "cpu-no-avx2" not in [m.issue.id for m in explain(torch_only, KB)]
+    cuda = "RuntimeError: CUDA error: an illegal instruction was encountered"
+    assert explain(cuda, KB) == []
