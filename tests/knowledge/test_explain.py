@@ -1068,6 +1068,62 @@ def test_a_layer_names_the_wording_of_its_own_tools(text: str, layer: str) -> No
     assert found.layer.layer.id == layer
 
 
+@pytest.mark.parametrize(
+    ("text", "layer"),
+    [
+        # the SYCL runtime's scheduler asserting on its nd-range (intel/llvm #22893)
+        ("python: /src/sycl/source/detail/scheduler/commands.cpp:2410: void sycl::_V1::detail::"
+         "adjustNDRangePerKernel(...): Assertion `NDR.LocalSize[0] == 0' failed.", "runtime"),
+        ("Assertion `NDR.LocalSize[0] == 0' failed", "runtime"),
+        # the compute runtime's linker in a build program log (stable-diffusion.cpp #867)
+        ("Module <0x1b29c950>:  Unresolved Symbol <__memcpy_chk>", "sycl-build"),
+        ("Unresolved Symbol <__memcpy_chk>", "sycl-build"),
+        # the Intel Graphics Compiler's fatal diagnostic (ipex-llm #11658)
+        ('Inference error "LLVM ERROR: Diag: aborted" when enabling codegeex4-all-9b on MTL, '
+         "transformers==4.39.0", "sycl-build"),
+        # gmmlib's platform enum in a build of the compute runtime (compute-runtime #815)
+        ("error: \u2018IGFX_XE3_CORE\u2019 was not declared in this scope; did you mean "
+         "\u2018IGFX_GEN3_CORE\u2019?", "level-zero"),
+        # bitsandbytes' Intel backends without a feature (bitsandbytes #1551)
+        ("NotImplementedError: bnb_4bit_use_double_quant is not supported yet for CPU/XPU",
+         "integration"),
+        # XPU Manager's diagnostic with no threshold for this GPU (xpumanager #102)
+        ("|  GPU 0 : Fail to check memory bandwidth. Its memory bandwidth is 410.609 GBPS.  "
+         "Unconfigured or invalid threshold. Fail on copy engine group 1.", "integration"),
+    ],
+)  # fmt: skip
+def test_an_exact_signal_of_the_intel_stack_names_its_layer_without_another_intel_word(
+    text: str, layer: str
+) -> None:
+    """A string only Intel's own sources write places a text that names nothing else of the
+    stack, in the layer whose code writes it."""
+    found = diagnose(text, KB)
+    assert names_intel_stack(text, KB)
+    assert found.matches == [] and found.layer is not None, found
+    assert found.layer.layer.id == layer
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the same shapes from other tools: other spellings (the signals are case-sensitive)
+        "error: Unresolved symbol <foo>. at line 12",
+        "assert(ndr.localSize[0] == 0)",
+        "LLVM ERROR: out of memory\nAllocation failed",
+        "LLVM ERROR: diag: aborted due to failure!",
+        "warning: igfx_gen9 is deprecated",
+        # a slash before XPU in a path, and another device pair that is not yet supported
+        "NotImplementedError: bnb_4bit_use_double_quant is not supported yet for CPU/MPS",
+        "FileNotFoundError: /opt/cpu/xpu/model.bin",
+        # a threshold of another tool
+        "nvidia-smi: invalid threshold for GPU 0",
+    ],
+)  # fmt: skip
+def test_a_neighbour_of_an_exact_signal_names_nothing(text: str) -> None:
+    found = diagnose(text, KB)
+    assert found.matches == [] and found.layer is None, found
+
+
 def test_an_ipex_only_torch_xpu_name_is_joined_with_scans_code_rules() -> None:
     """The missing name is looked up in scan's code rules: an IPEX-only one names the entry
     and the rule; any other missing torch.xpu name names no entry (only the torch layer)."""
