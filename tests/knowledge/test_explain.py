@@ -1090,6 +1090,9 @@ def test_a_layer_names_the_wording_of_its_own_tools(text: str, layer: str) -> No
         # XPU Manager's diagnostic with no threshold for this GPU (xpumanager #102)
         ("|  GPU 0 : Fail to check memory bandwidth. Its memory bandwidth is 410.609 GBPS.  "
          "Unconfigured or invalid threshold. Fail on copy engine group 1.", "integration"),
+        # oneMKL refusing an FFT operator's DFT descriptor on the XPU (ChatTTS #187)
+        ("    return torch.istft(spec, self.n_fft, self.hop_length, self.win_length, self.window, "
+         "center=True)\nRuntimeError: FFT_INVALID_DESCRIPTOR", "code"),
     ],
 )  # fmt: skip
 def test_an_exact_signal_of_the_intel_stack_names_its_layer_without_another_intel_word(
@@ -1117,6 +1120,9 @@ def test_an_exact_signal_of_the_intel_stack_names_its_layer_without_another_inte
         "FileNotFoundError: /opt/cpu/xpu/model.bin",
         # a threshold of another tool
         "nvidia-smi: invalid threshold for GPU 0",
+        # cuFFT's own status, and the name in another spelling
+        "RuntimeError: cuFFT error: CUFFT_INVALID_DESCRIPTOR_SIZE",
+        "NameError: name 'fft_invalid_descriptor' is not defined",
     ],
 )  # fmt: skip
 def test_a_neighbour_of_an_exact_signal_names_nothing(text: str) -> None:
