@@ -1118,8 +1118,9 @@ def test_an_exact_signal_of_the_intel_stack_names_its_layer_without_another_inte
         # a slash before XPU in a path, and another device pair that is not yet supported
         "NotImplementedError: bnb_4bit_use_double_quant is not supported yet for CPU/MPS",
         "FileNotFoundError: /opt/cpu/xpu/model.bin",
-        # a threshold of another tool
+        # a threshold of another tool, and the same words in another spelling
         "nvidia-smi: invalid threshold for GPU 0",
+        "sensors: unconfigured or invalid threshold for temp3",
         # cuFFT's own status, and the name in another spelling
         "RuntimeError: cuFFT error: CUFFT_INVALID_DESCRIPTOR_SIZE",
         "NameError: name 'fft_invalid_descriptor' is not defined",
