@@ -759,6 +759,22 @@ def test_a_text_of_the_intel_stack_that_no_entry_names_names_its_layer(
         # a device list that rejects another stack's device, and JAX's plugin of another stack
         "ValueError: `device` must be either `cuda`, `cpu`, `xla` or `gpu`, but got mps",
         "RuntimeError: Unable to initialize backend 'cuda': Mismatched PJRT plugin PJRT API version",
+        # neighbours of the exact signals of the Intel stack (test_an_exact_signal_...): the same
+        # shapes from other tools, other spellings (the signals are case-sensitive)
+        "error: Unresolved symbol <foo>. at line 12",
+        "assert(ndr.localSize[0] == 0)",
+        "LLVM ERROR: out of memory\nAllocation failed",
+        "LLVM ERROR: diag: aborted due to failure!",
+        "warning: igfx_gen9 is deprecated",
+        # a slash before XPU in a path, and another device pair that is not yet supported
+        "NotImplementedError: bnb_4bit_use_double_quant is not supported yet for CPU/MPS",
+        "FileNotFoundError: /opt/cpu/xpu/model.bin",
+        # a threshold of another tool, and the same words in another spelling
+        "nvidia-smi: invalid threshold for GPU 0",
+        "sensors: unconfigured or invalid threshold for temp3",
+        # cuFFT's own status, and the name in another spelling
+        "RuntimeError: cuFFT error: CUFFT_INVALID_DESCRIPTOR_SIZE",
+        "NameError: name 'fft_invalid_descriptor' is not defined",
     ],
 )  # fmt: skip
 def test_a_text_of_another_stack_gets_no_entry_and_no_layer(text: str) -> None:
@@ -1104,31 +1120,6 @@ def test_an_exact_signal_of_the_intel_stack_names_its_layer_without_another_inte
     assert names_intel_stack(text, KB)
     assert found.matches == [] and found.layer is not None, found
     assert found.layer.layer.id == layer
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        # the same shapes from other tools: other spellings (the signals are case-sensitive)
-        "error: Unresolved symbol <foo>. at line 12",
-        "assert(ndr.localSize[0] == 0)",
-        "LLVM ERROR: out of memory\nAllocation failed",
-        "LLVM ERROR: diag: aborted due to failure!",
-        "warning: igfx_gen9 is deprecated",
-        # a slash before XPU in a path, and another device pair that is not yet supported
-        "NotImplementedError: bnb_4bit_use_double_quant is not supported yet for CPU/MPS",
-        "FileNotFoundError: /opt/cpu/xpu/model.bin",
-        # a threshold of another tool, and the same words in another spelling
-        "nvidia-smi: invalid threshold for GPU 0",
-        "sensors: unconfigured or invalid threshold for temp3",
-        # cuFFT's own status, and the name in another spelling
-        "RuntimeError: cuFFT error: CUFFT_INVALID_DESCRIPTOR_SIZE",
-        "NameError: name 'fft_invalid_descriptor' is not defined",
-    ],
-)  # fmt: skip
-def test_a_neighbour_of_an_exact_signal_names_nothing(text: str) -> None:
-    found = diagnose(text, KB)
-    assert found.matches == [] and found.layer is None, found
 
 
 def test_an_ipex_only_torch_xpu_name_is_joined_with_scans_code_rules() -> None:
