@@ -60,12 +60,14 @@ MEASURED: dict[str, tuple[int, int, int, int, int, int] | None] = {
     # 2 of 6, 2, 2 and 1 alarm of 40), which then joined with their alarm (285, 288, 295, 4 alarms),
     # and the fifteenth's development texts (at its split: 287, 290, 297, 4 alarms; the two of
     # Intel's NPU, its Level Zero graph extension, made exact: 2 alarms; 289, 292, 299 after the
-    # rules written from the fourteenth's measured texts), and the fifteenth's kept-aside texts
-    # (measured once: 1 of 4, 1, 2 and 0 alarms of 34), which then joined (290, 293, 301, 2 alarms;
-    # 291, 294, 303 after the two entries written from them, their texts relabelled as
-    # sampling.yaml's `relabelled` records), and the sixteenth's and seventeenth's development texts
-    # (at their split: 295, 298, 309, 2 alarms; 297, 300, 309 after the rules written from them)
-    "development": (440, 297, 300, 309, 981, 2),
+    # rules written from the fourteenth's measured texts; 296, 299, 306 after the exact signals
+    # of the Intel stack written from the development texts that named no other Intel word), and
+    # the fifteenth's kept-aside texts (measured once: 1 of 4, 1, 2 and 0 alarms of 34), which then
+    # joined (290, 293, 301, 2 alarms before those signals; 291, 294, 303 after the two entries
+    # written from them, their texts relabelled as sampling.yaml's `relabelled` records), and the
+    # sixteenth's and seventeenth's development texts (at their split: 295, 298, 309, 2 alarms;
+    # 297, 300, 309 after the rules written from them; 304, 307, 316 with the exact signals)
+    "development": (440, 304, 307, 316, 981, 2),
     "kept-aside": None,  # NOTE: the sixteenth and seventeenth, measured once when the rules are final
     # NOTE: "could not create an engine" is onednn; "The program was built for N devices" is the
     # sycl-build layer (three sampled threads, none a missing kernel), not xpu-kernel-not-built

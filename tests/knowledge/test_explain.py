@@ -759,6 +759,22 @@ def test_a_text_of_the_intel_stack_that_no_entry_names_names_its_layer(
         # a device list that rejects another stack's device, and JAX's plugin of another stack
         "ValueError: `device` must be either `cuda`, `cpu`, `xla` or `gpu`, but got mps",
         "RuntimeError: Unable to initialize backend 'cuda': Mismatched PJRT plugin PJRT API version",
+        # neighbours of the exact signals of the Intel stack (test_an_exact_signal_...): the same
+        # shapes from other tools, other spellings (the signals are case-sensitive)
+        "error: Unresolved symbol <foo>. at line 12",
+        "assert(ndr.localSize[0] == 0)",
+        "LLVM ERROR: out of memory\nAllocation failed",
+        "LLVM ERROR: diag: aborted due to failure!",
+        "warning: igfx_gen9 is deprecated",
+        # a slash before XPU in a path, and another device pair that is not yet supported
+        "NotImplementedError: bnb_4bit_use_double_quant is not supported yet for CPU/MPS",
+        "FileNotFoundError: /opt/cpu/xpu/model.bin",
+        # a threshold of another tool, and the same words in another spelling
+        "nvidia-smi: invalid threshold for GPU 0",
+        "sensors: unconfigured or invalid threshold for temp3",
+        # cuFFT's own status, and the name in another spelling
+        "RuntimeError: cuFFT error: CUFFT_INVALID_DESCRIPTOR_SIZE",
+        "NameError: name 'fft_invalid_descriptor' is not defined",
     ],
 )  # fmt: skip
 def test_a_text_of_another_stack_gets_no_entry_and_no_layer(text: str) -> None:
@@ -1064,6 +1080,44 @@ def test_wording_that_says_the_intel_stack_is_absent_does_not_place_a_text_in_it
 def test_a_layer_names_the_wording_of_its_own_tools(text: str, layer: str) -> None:
     """Texts whose cause no entry names, placed in the layer whose tools wrote them."""
     found = diagnose(text, KB)
+    assert found.matches == [] and found.layer is not None, found
+    assert found.layer.layer.id == layer
+
+
+@pytest.mark.parametrize(
+    ("text", "layer"),
+    [
+        # the SYCL runtime's scheduler asserting on its nd-range (intel/llvm #22893)
+        ("python: /src/sycl/source/detail/scheduler/commands.cpp:2410: void sycl::_V1::detail::"
+         "adjustNDRangePerKernel(...): Assertion `NDR.LocalSize[0] == 0' failed.", "runtime"),
+        ("Assertion `NDR.LocalSize[0] == 0' failed", "runtime"),
+        # the compute runtime's linker in a build program log (stable-diffusion.cpp #867)
+        ("Module <0x1b29c950>:  Unresolved Symbol <__memcpy_chk>", "sycl-build"),
+        ("Unresolved Symbol <__memcpy_chk>", "sycl-build"),
+        # the Intel Graphics Compiler's fatal diagnostic (ipex-llm #11658)
+        ('Inference error "LLVM ERROR: Diag: aborted" when enabling codegeex4-all-9b on MTL, '
+         "transformers==4.39.0", "sycl-build"),
+        # gmmlib's platform enum in a build of the compute runtime (compute-runtime #815)
+        ("error: \u2018IGFX_XE3_CORE\u2019 was not declared in this scope; did you mean "
+         "\u2018IGFX_GEN3_CORE\u2019?", "level-zero"),
+        # bitsandbytes' Intel backends without a feature (bitsandbytes #1551)
+        ("NotImplementedError: bnb_4bit_use_double_quant is not supported yet for CPU/XPU",
+         "integration"),
+        # XPU Manager's diagnostic with no threshold for this GPU (xpumanager #102)
+        ("|  GPU 0 : Fail to check memory bandwidth. Its memory bandwidth is 410.609 GBPS.  "
+         "Unconfigured or invalid threshold. Fail on copy engine group 1.", "integration"),
+        # oneMKL refusing an FFT operator's DFT descriptor on the XPU (ChatTTS #187)
+        ("    return torch.istft(spec, self.n_fft, self.hop_length, self.win_length, self.window, "
+         "center=True)\nRuntimeError: FFT_INVALID_DESCRIPTOR", "code"),
+    ],
+)  # fmt: skip
+def test_an_exact_signal_of_the_intel_stack_names_its_layer_without_another_intel_word(
+    text: str, layer: str
+) -> None:
+    """A string only Intel's own sources write places a text that names nothing else of the
+    stack, in the layer whose code writes it."""
+    found = diagnose(text, KB)
+    assert names_intel_stack(text, KB)
     assert found.matches == [] and found.layer is not None, found
     assert found.layer.layer.id == layer
 
