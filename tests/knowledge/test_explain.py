@@ -1358,3 +1358,21 @@ def test_ipexs_import_killed_by_an_illegal_instruction_is_the_missing_avx2() -> 
     assert "cpu-no-avx2" not in [m.issue.id for m in explain(torch_only, KB)]
     cuda = "RuntimeError: CUDA error: an illegal instruction was encountered"
     assert explain(cuda, KB) == []
+
+
+def test_a_missing_level_zero_header_is_tritons_only_where_triton_builds() -> None:
+    """Level Zero's header missing where Triton builds its launcher (its backend's own
+    sycl_functions.h, IPEX's triton-xpu #4773; a title naming Triton, torch-xpu-ops #2029) names
+    ``triton-xpu-toolchain``; the same header missing from another program's SYCL build
+    (oneAPI.jl's, Yggdrasil #11069) does not."""
+    launcher = ("C:\\Users\\me\\AppData\\Local\\Temp\\tmpr109hw1f\\main.cpp:23:\nC:\\Users\\me\\"
+                "envs\\ipex\\Lib\\site-packages\\triton\\backends\\intel\\include\\sycl_functions"
+                ".h:9:10: fatal error: 'ze_api.h' file not found")  # fmt: skip
+    title = "[Win] Triton Intel backend fails with icpx – missing level_zero/ze_api.h"
+    for text in (launcher, title):
+        found = explain(text, KB)
+        assert found and found[0].issue.id == "triton-xpu-toolchain", found
+    other = ("/workspace/srcdir/oneAPI.jl/deps/src/sycl.h:5:10: fatal error: level_zero/ze_api.h: "
+             "No such file or directory\n #include <level_zero/ze_api.h>\n"
+             "compilation terminated.")  # fmt: skip
+    assert "triton-xpu-toolchain" not in [m.issue.id for m in explain(other, KB)]
