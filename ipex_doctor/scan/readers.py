@@ -68,6 +68,9 @@ class Outcome(NamedTuple):
     declares: tuple[str, ...] = ()
     """The command-line options naming IPEX that a Python file declares (``project_flags``):
     a fact of the tree, used once every file is read."""
+    names: tuple[str, ...] = ()
+    """The requirement lists this file hands to pip (``named_requirements``): which files
+    found ``by_use`` are read, decided once every other file is read."""
 
 
 NOT_PARSED = Outcome(False, [], [])
