@@ -69,7 +69,7 @@ def test_shipped_rules_load(shipped: code_rules.CodeRules) -> None:
     ``resources`` says, with its rules in file order."""
     assert shipped.sources == (str(resources.path("code_rules.yaml")),)
     assert resources.path("code_rules.yaml").is_file()
-    assert len(shipped.rules) == 75  # update when adding rules
+    assert len(shipped.rules) == 76  # update when adding rules
     assert shipped.rules[0].id == "ipex-import"
 
 
@@ -349,6 +349,19 @@ TEXT_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "pip uninstall -y intel_extension_for_pytorch",
             "pip show torch",
             "pip list > installed.txt; grep intel_extension_for_pytorch requirements.txt",
+        ],
+    ),
+    "ipex-deepspeed-requirement": (
+        [
+            "intel-extension-for-pytorch-deepspeed",
+            "intel-extension-for-deepspeed==0.9.4",
+            "RUN pip install intel_extension_for_deepspeed==2.1.40 -f https://x",
+        ],
+        [
+            "git clone https://github.com/intel/intel-extension-for-deepspeed",
+            "pip uninstall -y intel-extension-for-deepspeed",
+            "intel-extension-for-pytorch",
+            'python -c "import intel_extension_for_deepspeed"',
         ],
     ),
     "ipex-container-image": (

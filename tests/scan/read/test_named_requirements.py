@@ -97,6 +97,7 @@ def test_a_list_under_constraints_is_one_by_its_place(tmp_path: Path) -> None:
                 "torch\n"
                 "intel-extension-for-pytorch\n"
                 "oneccl_bind_pt\n"
+                "intel-extension-for-pytorch-deepspeed\n"
             ),
         },
     )
@@ -104,6 +105,7 @@ def test_a_list_under_constraints_is_one_by_its_place(tmp_path: Path) -> None:
         ("constraints/extra/torch.hpu.txt", 2, "ipex-wheel-index"),
         ("constraints/extra/torch.hpu.txt", 5, "ipex-requirement"),
         ("constraints/extra/torch.hpu.txt", 6, "oneccl-bind-pt-requirement"),
+        ("constraints/extra/torch.hpu.txt", 7, "ipex-deepspeed-requirement"),
     ]
     assert classify("torch.hpu.txt", "extra", "constraints/extra") is FileKind.REQUIREMENTS
     assert classify("CMakeLists.txt", "src", "src") is None
