@@ -371,12 +371,15 @@ TEXT_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "      - image: intel/intel-extension-for-pytorch:2.1.10-xpu-idp-jupyter",
             'container: "intel/intel-extension-for-pytorch:2.8.10-xpu"',
             "docker run -it --device /dev/dri intel/intel-extension-for-pytorch:xpu bash",
+            "    image: intel/intel-extension-for-pytorch",
         ],
         [
             "git clone https://github.com/intel/intel-extension-for-pytorch.git",
             "see https://hub.docker.com/r/intel/intel-extension-for-pytorch",
             "pip install intel-extension-for-pytorch==2.8.10+xpu",
             "FROM intel/intel-extension-for-pytorch-builder:latest",
+            "    image: intel/intel-extension-for-pytorch-builder",
+            "description: see intel/intel-extension-for-pytorch",
         ],
     ),
     "use-ipex-flag": (
