@@ -54,12 +54,13 @@ def test_the_parts_are_the_ones_the_seeds_draw() -> None:
     third = DATA["third_split"]["projects"]
     fourth = DATA["fourth_split"]["projects"]
     fifth = DATA["fifth_split"]["projects"]
-    later = set(second) | set(third) | set(fourth) | set(fifth)
+    sixth = DATA["sixth_split"]["projects"]
+    later = set(second) | set(third) | set(fourth) | set(fifth) | set(sixth)
     first = [p["project"] for p in DATA["projects"] if p["project"] not in later]
     parts = {p["project"]: p["part"] for p in DATA["projects"]}
     assert later <= set(parts)
     # NOTE: no project in two collections
-    assert len(later) == len(second) + len(third) + len(fourth) + len(fifth)
+    assert len(later) == len(second) + len(third) + len(fourth) + len(fifth) + len(sixth)
 
     # NOTE: the first collection's held-out part was measured once and then joined the
     # development part; the record of which projects those were must still be the seed's draw.
@@ -87,6 +88,10 @@ def test_the_parts_are_the_ones_the_seeds_draw() -> None:
     assert set(DATA["fifth_split"]["joined_development"]) == held_out
     assert {parts[name] for name in fifth} == {"development"}
 
+    development, held_out = _drawn(sixth, DATA["sixth_split"])
+    assert {name for name in sixth if parts[name] == "development"} == development
+    assert {name for name in sixth if parts[name] == "held-out"} == held_out
+
 
 def test_every_case_names_its_commits_and_every_key_line_is_well_formed() -> None:
     names = [p["project"] for p in DATA["projects"]]
@@ -102,9 +107,7 @@ def test_every_case_names_its_commits_and_every_key_line_is_well_formed() -> Non
             places = [(k.path, k.line) for k in map(SCRIPT.parse_key_line, case["key"])]
             assert len(places) == len(set(places)), project["project"]
     cases = SCRIPT.load_cases(CORPUS)
-    # NOTE: every collection measured so far has joined development; a new one brings a
-    # held-out part again. No other part exists.
-    assert "development" in {c.part for c in cases} <= {"development", "held-out"}
+    assert {c.part for c in cases} == {"development", "held-out"}
     assert all(c.key for c in cases)
 
 
