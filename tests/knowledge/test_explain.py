@@ -759,6 +759,22 @@ def test_a_text_of_the_intel_stack_that_no_entry_names_names_its_layer(
         # a device list that rejects another stack's device, and JAX's plugin of another stack
         "ValueError: `device` must be either `cuda`, `cpu`, `xla` or `gpu`, but got mps",
         "RuntimeError: Unable to initialize backend 'cuda': Mismatched PJRT plugin PJRT API version",
+        # neighbours of the exact signals of the Intel stack (test_an_exact_signal_...): the same
+        # shapes from other tools, other spellings (the signals are case-sensitive)
+        "error: Unresolved symbol <foo>. at line 12",
+        "assert(ndr.localSize[0] == 0)",
+        "LLVM ERROR: out of memory\nAllocation failed",
+        "LLVM ERROR: diag: aborted due to failure!",
+        "warning: igfx_gen9 is deprecated",
+        # a slash before XPU in a path, and another device pair that is not yet supported
+        "NotImplementedError: bnb_4bit_use_double_quant is not supported yet for CPU/MPS",
+        "FileNotFoundError: /opt/cpu/xpu/model.bin",
+        # a threshold of another tool, and the same words in another spelling
+        "nvidia-smi: invalid threshold for GPU 0",
+        "sensors: unconfigured or invalid threshold for temp3",
+        # cuFFT's own status, and the name in another spelling
+        "RuntimeError: cuFFT error: CUFFT_INVALID_DESCRIPTOR_SIZE",
+        "NameError: name 'fft_invalid_descriptor' is not defined",
     ],
 )  # fmt: skip
 def test_a_text_of_another_stack_gets_no_entry_and_no_layer(text: str) -> None:
@@ -1068,6 +1084,44 @@ def test_a_layer_names_the_wording_of_its_own_tools(text: str, layer: str) -> No
     assert found.layer.layer.id == layer
 
 
+@pytest.mark.parametrize(
+    ("text", "layer"),
+    [
+        # the SYCL runtime's scheduler asserting on its nd-range (intel/llvm #22893)
+        ("python: /src/sycl/source/detail/scheduler/commands.cpp:2410: void sycl::_V1::detail::"
+         "adjustNDRangePerKernel(...): Assertion `NDR.LocalSize[0] == 0' failed.", "runtime"),
+        ("Assertion `NDR.LocalSize[0] == 0' failed", "runtime"),
+        # the compute runtime's linker in a build program log (stable-diffusion.cpp #867)
+        ("Module <0x1b29c950>:  Unresolved Symbol <__memcpy_chk>", "sycl-build"),
+        ("Unresolved Symbol <__memcpy_chk>", "sycl-build"),
+        # the Intel Graphics Compiler's fatal diagnostic (ipex-llm #11658)
+        ('Inference error "LLVM ERROR: Diag: aborted" when enabling codegeex4-all-9b on MTL, '
+         "transformers==4.39.0", "sycl-build"),
+        # gmmlib's platform enum in a build of the compute runtime (compute-runtime #815)
+        ("error: \u2018IGFX_XE3_CORE\u2019 was not declared in this scope; did you mean "
+         "\u2018IGFX_GEN3_CORE\u2019?", "level-zero"),
+        # bitsandbytes' Intel backends without a feature (bitsandbytes #1551)
+        ("NotImplementedError: bnb_4bit_use_double_quant is not supported yet for CPU/XPU",
+         "integration"),
+        # XPU Manager's diagnostic with no threshold for this GPU (xpumanager #102)
+        ("|  GPU 0 : Fail to check memory bandwidth. Its memory bandwidth is 410.609 GBPS.  "
+         "Unconfigured or invalid threshold. Fail on copy engine group 1.", "integration"),
+        # oneMKL refusing an FFT operator's DFT descriptor on the XPU (ChatTTS #187)
+        ("    return torch.istft(spec, self.n_fft, self.hop_length, self.win_length, self.window, "
+         "center=True)\nRuntimeError: FFT_INVALID_DESCRIPTOR", "code"),
+    ],
+)  # fmt: skip
+def test_an_exact_signal_of_the_intel_stack_names_its_layer_without_another_intel_word(
+    text: str, layer: str
+) -> None:
+    """A string only Intel's own sources write places a text that names nothing else of the
+    stack, in the layer whose code writes it."""
+    found = diagnose(text, KB)
+    assert names_intel_stack(text, KB)
+    assert found.matches == [] and found.layer is not None, found
+    assert found.layer.layer.id == layer
+
+
 def test_an_ipex_only_torch_xpu_name_is_joined_with_scans_code_rules() -> None:
     """The missing name is looked up in scan's code rules: an IPEX-only one names the entry
     and the rule; any other missing torch.xpu name names no entry (only the torch layer)."""
@@ -1248,3 +1302,77 @@ def test_a_message_that_names_the_intel_stack_itself_is_named_beside_another_sta
     )
     for other in ("ROCM", "CUDA available: False", "Apple M2"):
         assert "torch-ipex-mismatch" in [m.issue.id for m in explain(f"{other}\n{message}", KB)]
+
+
+def test_one_allocation_over_the_4gb_cap_is_not_memory_running_out() -> None:
+    """IPEX's check that names the per-allocation cap (Forge #523, wrapped as a terminal pastes
+    it) names ``xpu-allocation-over-limit`` alone, not memory running out; torch's allocator
+    refusing a smaller request (ComfyUI #6379) stays ``xpu-out-of-memory``, and the same
+    words from CUDA name nothing."""
+    capped = ("RuntimeError: Current platform can NOT allocate memory block with size larger "
+              "than 4GB! Tried to allocate\n4.50 GiB (GPU  0; 15.56 GiB total capacity; 487.30 "
+              "MiB already allocated; 510.00 MiB reserved in total by PyTorch)")  # fmt: skip
+    found = explain(capped, KB)
+    assert [m.issue.id for m in found] == ["xpu-allocation-over-limit"], found
+    assert found[0].issue.layer == "memory"
+    ran_out = ("!!! Exception during processing !!! XPU out of memory. Tried to allocate 2.00 GiB "
+               "(GPU 0; 5.65 GiB total capacity; 2.07 GiB already allocated; 4.24 GiB reserved "
+               "in total by PyTorch)")  # fmt: skip
+    assert [m.issue.id for m in explain(ran_out, KB)] == ["xpu-out-of-memory"]
+    cuda = "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 10.73 GiB"
+    found_cuda = diagnose(cuda, KB)
+    assert found_cuda.matches == [] and found_cuda.layer is None, found_cuda
+
+
+def test_a_kernel_build_failure_thrown_from_ipex_llms_llama_cpp_is_that_build() -> None:
+    """PI_ERROR_BUILD_PROGRAM_FAILURE thrown from ipex-llm's own llama.cpp sources (ipex-llm
+    #12108 on Windows; #13065, the build log's head alone) names the ipex-llm build, the
+    integration layer; the same failure from torch's own kernels (ipex-llm #12601, Lunar Lake)
+    names no entry and keeps the sycl-build layer."""
+    nightly = ("(PI_ERROR_BUILD_PROGRAM_FAILURE)Exception caught at file:C:/Users/Administrator/"
+               "actions-runner/release-cpp-oneapi_2024_2/_work/llm.cpp/llm.cpp/llama-cpp-bigdl/"
+               "ggml/src/ggml-sycl.cpp, line:3715")  # fmt: skip
+    head = ("The program was built for 1 devices\nBuild program log for 'Intel(R) Arc(TM) A770 "
+            "Graphics':\nException caught at file:/home/intel/qiyuan/llama-cpp-bigdl/ggml/src/"
+            "ggml-sycl/common.cpp, line:99")  # fmt: skip
+    for text in (nightly, head):
+        found = explain(text, KB)
+        assert found and found[0].issue.id == "ipex-llm-cpp-kernel-build", found
+        assert found[0].issue.layer == "integration"
+    torch_side = ("RuntimeError: Build program log for 'Intel(R) Arc(TM) 140V GPU (16GB)': -11 "
+                  "(PI_ERROR_BUILD_PROGRAM_FAILURE)")  # fmt: skip
+    found_torch = diagnose(torch_side, KB)
+    assert found_torch.matches == [], found_torch
+    assert found_torch.layer is not None and found_torch.layer.layer.id == "sycl-build"
+
+
+def test_ipexs_import_killed_by_an_illegal_instruction_is_the_missing_avx2() -> None:
+    """IPEX's import dying of SIGILL before its own check could speak, as a shell prints it
+    (IPEX #551, a Celeron J4105) names ``cpu-no-avx2``; torch's import dying so, or CUDA's
+    illegal-instruction fault, does not."""
+    shell = ("sander@brixit:~$ python3 -c 'import intel_extension_for_pytorch as ipex'\n"
+             "Illegal instruction (core dumped)")  # fmt: skip
+    found = explain(shell, KB)
+    assert found and found[0].issue.id == "cpu-no-avx2", found
+    torch_only = "$ python3 -c 'import torch'\nIllegal instruction (core dumped)"
+    assert "cpu-no-avx2" not in [m.issue.id for m in explain(torch_only, KB)]
+    cuda = "RuntimeError: CUDA error: an illegal instruction was encountered"
+    assert explain(cuda, KB) == []
+
+
+def test_a_missing_level_zero_header_is_tritons_only_where_triton_builds() -> None:
+    """Level Zero's header missing where Triton builds its launcher (its backend's own
+    sycl_functions.h, IPEX's triton-xpu #4773; a title naming Triton, torch-xpu-ops #2029) names
+    ``triton-xpu-toolchain``; the same header missing from another program's SYCL build
+    (oneAPI.jl's, Yggdrasil #11069) does not."""
+    launcher = ("C:\\Users\\me\\AppData\\Local\\Temp\\tmpr109hw1f\\main.cpp:23:\nC:\\Users\\me\\"
+                "envs\\ipex\\Lib\\site-packages\\triton\\backends\\intel\\include\\sycl_functions"
+                ".h:9:10: fatal error: 'ze_api.h' file not found")  # fmt: skip
+    title = "[Win] Triton Intel backend fails with icpx – missing level_zero/ze_api.h"
+    for text in (launcher, title):
+        found = explain(text, KB)
+        assert found and found[0].issue.id == "triton-xpu-toolchain", found
+    other = ("/workspace/srcdir/oneAPI.jl/deps/src/sycl.h:5:10: fatal error: level_zero/ze_api.h: "
+             "No such file or directory\n #include <level_zero/ze_api.h>\n"
+             "compilation terminated.")  # fmt: skip
+    assert "triton-xpu-toolchain" not in [m.issue.id for m in explain(other, KB)]
