@@ -1,0 +1,95 @@
+"""False alarms found by scanning real trees that do not use IPEX, or no longer do (docs/scan.md,
+"False alarms on trees without IPEX"): each real line (trimmed) must yield no finding, and the
+true use beside it must still be found."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from scan_rules import found, scan, write
+
+from ipex_doctor.knowledge import code_rules
+
+SHIPPED = code_rules.load()
+
+
+def _rules(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, int, str]]:
+    write(tmp_path, files)
+    return [(path, line, rule) for path, line, rule, _ in found(scan(tmp_path, SHIPPED))]
+
+
+def test_a_test_that_the_requirements_no_longer_name_intels_index_installs_nothing(
+    tmp_path: Path,
+) -> None:
+    """bmaltais/kohya_ss's tests/test_xpu_requirements.py, after it moved off IPEX, asserts that
+    its requirements name neither IPEX nor Intel's wheel index: the index's host there is a
+    value the test searches for, as an operand of ``not in`` is. An install command beside it
+    that uses the index is still found."""
+    source = (
+        "import subprocess, unittest\n"
+        "class TestNativeXpuRequirements(unittest.TestCase):\n"
+        "    def test_file_is_native_xpu(self):\n"
+        "        text = _requirements_text(filename)\n"
+        '        self.assertNotIn("pytorch-extension.intel.com", text)\n'
+        '        self.assertIn("download.pytorch.org/whl/xpu", text)\n'
+        '        assert not text.startswith("--extra-index-url https://pytorch-extension.intel'
+        '.com/release-whl/stable/xpu/us/")\n'
+        "def install():\n"
+        '    subprocess.run(["pip", "install", "torch", "--extra-index-url",\n'
+        '                    "https://pytorch-extension.intel.com/release-whl/stable/xpu/us/"])\n'
+    )
+    assert _rules(tmp_path, {"tests/test_xpu_requirements.py": source}) == [
+        ("tests/test_xpu_requirements.py", 10, "ipex-wheel-index"),
+    ]
+
+
+def test_a_linters_list_of_modules_to_leave_unchecked_is_no_requirement(tmp_path: Path) -> None:
+    """intel/auto-round's pylint step (.azure-pipelines/scripts/codeScan/pylint/pylint.sh) tells
+    pylint which imports not to check, IPEX's among them: nothing is installed. The install in
+    the same script is still found."""
+    script = (
+        "pip install intel-extension-for-pytorch==2.8.0\n"
+        "python -m pylint -f json --disable=R,C,W,E1129 --enable=line-too-long \\\n"
+        "    --max-line-length=120 --extension-pkg-whitelist=numpy --ignored-classes=TensorProto"
+        " \\\n"
+        "    --ignored-modules=tensorflow,keras,torch,torch.quantization,torchvision,"
+        "intel_extension_for_pytorch,neural_compressor \\\n"
+        "    /auto-round/auto_round > /tmp/lint.json\n"
+        "pylint --extension-pkg-allow-list=intel_extension_for_pytorch auto_round\n"
+    )
+    assert _rules(tmp_path, {"pylint.sh": script}) == [("pylint.sh", 1, "ipex-requirement")]
+
+
+def test_setvars_for_a_build_with_no_build_isolation_is_the_builds(tmp_path: Path) -> None:
+    """intel/intel-xpu-backend-for-triton's install-benchmarks action sources oneAPI's setvars.sh
+    for steps that build its benchmarks' SYCL extension against the installed torch
+    (``pip install --no-build-isolation .``); torch is named only in a comment. oneAPI's
+    environment is what that build needs. The same steps that install torch's wheels and build
+    nothing are still the pitfall."""
+    action = (
+        "runs:\n"
+        "  using: composite\n"
+        "  steps:\n"
+        "    - name: Install benchmarks wheel (same run)\n"
+        '      shell: bash -noprofile --norc -eo pipefail -c "source /opt/intel/oneapi/setvars.sh'
+        ' > /dev/null; source {0}"\n'
+        "      run: |\n"
+        "        # because it would reinstall torch and clobber the XPU-specific PyTorch build.\n"
+        "        pip install *.whl\n"
+        "    - name: Build benchmarks from source\n"
+        '      shell: bash -noprofile --norc -eo pipefail -c "source /opt/intel/oneapi/setvars.sh'
+        ' > /dev/null; source {0}"\n'
+        "      run: |\n"
+        '        (cd "$GITHUB_WORKSPACE/benchmarks" && pip install --no-build-isolation .)\n'
+    )
+    wheels_only = action.replace("--no-build-isolation ", "")
+    assert _rules(
+        tmp_path,
+        {
+            ".github/actions/install-benchmarks/action.yml": action,
+            ".github/actions/install-wheels/action.yml": wheels_only,
+        },
+    ) == [
+        (".github/actions/install-wheels/action.yml", 5, "oneapi-setvars"),
+        (".github/actions/install-wheels/action.yml", 10, "oneapi-setvars"),
+    ]
