@@ -93,3 +93,30 @@ def test_setvars_for_a_build_with_no_build_isolation_is_the_builds(tmp_path: Pat
         (".github/actions/install-wheels/action.yml", 5, "oneapi-setvars"),
         (".github/actions/install-wheels/action.yml", 10, "oneapi-setvars"),
     ]
+
+
+def test_the_conv_add_overloads_of_qconv2d_pointwise_were_not_renamed(tmp_path: Path) -> None:
+    """torch 2.8's own Inductor (torch/_inductor/fx_passes/quantization.py, mkldnn_lowerings.py)
+    names qconv2d_pointwise's .binary and .binary_tensor overloads, which qconv_pointwise does
+    not have: the rename the rule reports does not reach them, and its advice for them was to
+    leave them. An alias of the overload is no use either; the default overload, a user's .tensor and
+    the op itself beside them are still found."""
+    source = (
+        "import torch\n"
+        "from torch.ops import onednn\n"
+        "aten = torch.ops.aten\n"
+        "computation_ops = [\n"
+        "    torch.ops.onednn.qconv2d_pointwise.binary,  # computation_op\n"
+        "    torch.ops.onednn.qconv2d_pointwise.binary_tensor,\n"
+        "]\n"
+        "binary = onednn.qconv2d_pointwise.binary\n"
+        "binary(x, 1.0, 0, w, s, z, b, None, 1.0, 0, 1.0, 0, 1, 1, 1, 1, None, 'sum', 1.0)\n"
+        "y = torch.ops.onednn.qconv2d_pointwise.default(x, 1.0, 0)\n"
+        "z = onednn.qconv2d_pointwise.tensor(x, 1.0, 0)\n"
+        "q = torch.ops.onednn.qconv2d_pointwise(*args)\n"
+    )
+    assert _rules(tmp_path, {"quantization.py": source}) == [
+        ("quantization.py", 10, "qconv2d-pointwise-op"),
+        ("quantization.py", 11, "qconv2d-pointwise-op"),
+        ("quantization.py", 12, "qconv2d-pointwise-op"),
+    ]
