@@ -120,3 +120,33 @@ def test_the_conv_add_overloads_of_qconv2d_pointwise_were_not_renamed(tmp_path: 
         ("quantization.py", 11, "qconv2d-pointwise-op"),
         ("quantization.py", 12, "qconv2d-pointwise-op"),
     ]
+
+
+def test_a_deprecated_context_manager_compared_with_a_value_is_recognised_not_used(
+    tmp_path: Path,
+) -> None:
+    """torch 2.8's own Dynamo (torch/_dynamo/variables/ctx_manager.py, torch.py) compares the
+    context manager it traces with torch.cpu.amp.autocast: that recognises the deprecated name
+    (for the user code that still enters it), it does not call it, and replacing it would break
+    the recognition. An IPEX-only name compared so is still IPEX's (looking it up fails without
+    IPEX), and the deprecated name entered beside them is still found."""
+    source = (
+        "import torch\n"
+        "def create(func, args, kwargs):\n"
+        "    assert func in [\n"
+        "        torch.amp.autocast_mode.autocast,\n"
+        "        torch.cuda.amp.autocast,\n"
+        "        torch.cpu.amp.autocast,\n"
+        "    ]\n"
+        '    arg = "cpu" if func is torch.cpu.amp.autocast else "cuda"\n'
+        "    if func not in (torch.cpu.amp.autocast_mode.autocast,):\n"
+        "        return None\n"
+        "    if func == torch.xpu.amp.autocast:\n"
+        "        return None\n"
+        "    with torch.cpu.amp.autocast(dtype=torch.bfloat16):\n"
+        "        return func(*args, **kwargs)\n"
+    )
+    assert _rules(tmp_path, {"ctx_manager.py": source}) == [
+        ("ctx_manager.py", 11, "xpu-amp-autocast"),
+        ("ctx_manager.py", 13, "cpu-amp-autocast"),
+    ]
