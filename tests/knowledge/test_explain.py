@@ -1302,3 +1302,77 @@ def test_a_message_that_names_the_intel_stack_itself_is_named_beside_another_sta
     )
     for other in ("ROCM", "CUDA available: False", "Apple M2"):
         assert "torch-ipex-mismatch" in [m.issue.id for m in explain(f"{other}\n{message}", KB)]
+
+
+def test_one_allocation_over_the_4gb_cap_is_not_memory_running_out() -> None:
+    """IPEX's check that names the per-allocation cap (Forge #523, wrapped as a terminal pastes
+    it) names ``xpu-allocation-over-limit`` alone, not memory running out; torch's allocator
+    refusing a smaller request (ComfyUI #6379) stays ``xpu-out-of-memory``, and the same
+    words from CUDA name nothing."""
+    capped = ("RuntimeError: Current platform can NOT allocate memory block with size larger "
+              "than 4GB! Tried to allocate\n4.50 GiB (GPU  0; 15.56 GiB total capacity; 487.30 "
+              "MiB already allocated; 510.00 MiB reserved in total by PyTorch)")  # fmt: skip
+    found = explain(capped, KB)
+    assert [m.issue.id for m in found] == ["xpu-allocation-over-limit"], found
+    assert found[0].issue.layer == "memory"
+    ran_out = ("!!! Exception during processing !!! XPU out of memory. Tried to allocate 2.00 GiB "
+               "(GPU 0; 5.65 GiB total capacity; 2.07 GiB already allocated; 4.24 GiB reserved "
+               "in total by PyTorch)")  # fmt: skip
+    assert [m.issue.id for m in explain(ran_out, KB)] == ["xpu-out-of-memory"]
+    cuda = "torch.cuda.OutOfMemoryError: CUDA out of memory. Tried to allocate 10.73 GiB"
+    found_cuda = diagnose(cuda, KB)
+    assert found_cuda.matches == [] and found_cuda.layer is None, found_cuda
+
+
+def test_a_kernel_build_failure_thrown_from_ipex_llms_llama_cpp_is_that_build() -> None:
+    """PI_ERROR_BUILD_PROGRAM_FAILURE thrown from ipex-llm's own llama.cpp sources (ipex-llm
+    #12108 on Windows; #13065, the build log's head alone) names the ipex-llm build, the
+    integration layer; the same failure from torch's own kernels (ipex-llm #12601, Lunar Lake)
+    names no entry and keeps the sycl-build layer."""
+    nightly = ("(PI_ERROR_BUILD_PROGRAM_FAILURE)Exception caught at file:C:/Users/Administrator/"
+               "actions-runner/release-cpp-oneapi_2024_2/_work/llm.cpp/llm.cpp/llama-cpp-bigdl/"
+               "ggml/src/ggml-sycl.cpp, line:3715")  # fmt: skip
+    head = ("The program was built for 1 devices\nBuild program log for 'Intel(R) Arc(TM) A770 "
+            "Graphics':\nException caught at file:/home/intel/qiyuan/llama-cpp-bigdl/ggml/src/"
+            "ggml-sycl/common.cpp, line:99")  # fmt: skip
+    for text in (nightly, head):
+        found = explain(text, KB)
+        assert found and found[0].issue.id == "ipex-llm-cpp-kernel-build", found
+        assert found[0].issue.layer == "integration"
+    torch_side = ("RuntimeError: Build program log for 'Intel(R) Arc(TM) 140V GPU (16GB)': -11 "
+                  "(PI_ERROR_BUILD_PROGRAM_FAILURE)")  # fmt: skip
+    found_torch = diagnose(torch_side, KB)
+    assert found_torch.matches == [], found_torch
+    assert found_torch.layer is not None and found_torch.layer.layer.id == "sycl-build"
+
+
+def test_ipexs_import_killed_by_an_illegal_instruction_is_the_missing_avx2() -> None:
+    """IPEX's import dying of SIGILL before its own check could speak, as a shell prints it
+    (IPEX #551, a Celeron J4105) names ``cpu-no-avx2``; torch's import dying so, or CUDA's
+    illegal-instruction fault, does not."""
+    shell = ("sander@brixit:~$ python3 -c 'import intel_extension_for_pytorch as ipex'\n"
+             "Illegal instruction (core dumped)")  # fmt: skip
+    found = explain(shell, KB)
+    assert found and found[0].issue.id == "cpu-no-avx2", found
+    torch_only = "$ python3 -c 'import torch'\nIllegal instruction (core dumped)"
+    assert "cpu-no-avx2" not in [m.issue.id for m in explain(torch_only, KB)]
+    cuda = "RuntimeError: CUDA error: an illegal instruction was encountered"
+    assert explain(cuda, KB) == []
+
+
+def test_a_missing_level_zero_header_is_tritons_only_where_triton_builds() -> None:
+    """Level Zero's header missing where Triton builds its launcher (its backend's own
+    sycl_functions.h, IPEX's triton-xpu #4773; a title naming Triton, torch-xpu-ops #2029) names
+    ``triton-xpu-toolchain``; the same header missing from another program's SYCL build
+    (oneAPI.jl's, Yggdrasil #11069) does not."""
+    launcher = ("C:\\Users\\me\\AppData\\Local\\Temp\\tmpr109hw1f\\main.cpp:23:\nC:\\Users\\me\\"
+                "envs\\ipex\\Lib\\site-packages\\triton\\backends\\intel\\include\\sycl_functions"
+                ".h:9:10: fatal error: 'ze_api.h' file not found")  # fmt: skip
+    title = "[Win] Triton Intel backend fails with icpx – missing level_zero/ze_api.h"
+    for text in (launcher, title):
+        found = explain(text, KB)
+        assert found and found[0].issue.id == "triton-xpu-toolchain", found
+    other = ("/workspace/srcdir/oneAPI.jl/deps/src/sycl.h:5:10: fatal error: level_zero/ze_api.h: "
+             "No such file or directory\n #include <level_zero/ze_api.h>\n"
+             "compilation terminated.")  # fmt: skip
+    assert "triton-xpu-toolchain" not in [m.issue.id for m in explain(other, KB)]
