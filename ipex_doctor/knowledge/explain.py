@@ -646,10 +646,19 @@ def _layer_of(
     for any other (never a layer for a CUDA, ROCm or plain Python error)."""
     if not _names_intel(forms, kb):
         return None
+    vendor = _any(kb.stack.foreign, forms[0])
     best: LayerMatch | None = None
     for layer in kb.layers:
         found_layer = _layer_match(layer, forms, found)
-        if found_layer is None or (foreign and not _intel_beside(found_layer.matched, forms, kb)):
+        if found_layer is None:
+            continue
+        if foreign and not (
+            _intel_beside(found_layer.matched, forms, kb)
+            or (not vendor and _intel_within(found_layer.matched, forms, kb))
+        ):
+            # NOTE: where only the absent wording made the text foreign, a piece that names the
+            # Intel stack itself places it (the NPU driver's own check beside that wording); in a
+            # text of another vendor's stack the Intel word must stand beside what matched
             continue
         if best is None or (found_layer.tier, found_layer.score) > (best.tier, best.score):
             best = found_layer
