@@ -1075,6 +1075,25 @@ def test_wording_that_says_the_intel_stack_is_absent_does_not_place_a_text_in_it
         # #1696, optimum-benchmark's check)
         ("ValueError: `device` must be either `cuda`, `cpu`, `mps`, `xla` or `gpu`, but got xpu",
          "integration"),
+        # the sixteenth's and seventeenth's measured texts, development since
+        # conda's words for a package or channel of the stack it cannot reach (IPEX #706,
+        # pytorch #131802)
+        ("Conda gives me PackagesNotFoundError for `intel-extension-for-pytorch=2.3.110`",
+         "install"),
+        ("Collecting package metadata (repodata.json): failed\n\nUnavailableInvalidChannel: HTTP "
+         "403 FORBIDDEN for channel intel <https://conda.anaconda.org/intel>", "install"),
+        # DKMS failing to build the backported i915 module (intel-gpu-i915-backports #207)
+        ("Building initial module for 6.8.0-51-generic\nError! Bad return status for module build "
+         "on kernel: 6.8.0-51-generic (x86_64)\nConsult /var/lib/dkms/intel-i915-dkms/1.24.6.12."
+         "240823.13/build/make.log for more information.", "driver"),
+        # a kernel's sub-group size the device lacks (ipex-llm #11080); the SYCL integration
+        # header a host compiler cannot read (oneDNN #2035)
+        ("ipex-llm[cpp] error: Sub-group size 8 is not supported on the device", "sycl-build"),
+        ("In file included from <command-line>:\n/tmp/sycl_engine_base-header-11d9b7.h:46:20: "
+         "error: \u2018KernelInfoData\u2019 is not a class template", "sycl-build"),
+        # pip building a package of the stack and failing (intel-npu-acceleration-library #137)
+        ("CMake Error at CMakeLists.txt:68 (message):\n  Ubuntu version 24.04 is unsupported\n"
+         "ERROR: Failed building wheel for intel-npu-acceleration-library", "install"),
     ],
 )  # fmt: skip
 def test_a_layer_names_the_wording_of_its_own_tools(text: str, layer: str) -> None:
@@ -1190,6 +1209,27 @@ def test_a_level_zero_code_of_intels_npu_is_not_the_gpu_stack() -> None:
     assert explain(gpu_call, KB)[0].issue.id == "xpu-ur-unknown"
     beside = "torch.xpu on an Arc A770: " + plugin
     assert explain(beside, KB)[0].issue.id == "xpu-ur-unknown"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # conda's and DKMS's words for another vendor's package or module
+        "PackagesNotFoundError: The following packages are not available: cudatoolkit=11.8",
+        "Error! Bad return status for module build on kernel: 6.8.0-51-generic (x86_64)\nConsult "
+        "/var/lib/dkms/nvidia/550.120/build/make.log for more information.",
+        # pip failing to build a wheel of no Intel package (pytorch #134073's triton is the
+        # compiler's, by its thread; its text names nothing of the Intel stack)
+        "note: This error originates from a subprocess\nERROR: Failed building wheel for triton",
+        # the sub-group message with no word of the Intel stack
+        "error: Sub-group size 8 is not supported on the device",
+    ],
+)  # fmt: skip
+def test_the_new_layer_wording_needs_the_intel_stack(text: str) -> None:
+    """The layer wording written from the sixteenth's and seventeenth's measured texts names
+    nothing in a text outside the Intel stack."""
+    found = diagnose(text, KB)
+    assert found.matches == [] and found.layer is None, found
 
 
 def _layer_named(text: str) -> str | None:
