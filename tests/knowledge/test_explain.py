@@ -1273,6 +1273,27 @@ def test_intels_npu_under_pytorch_is_a_layer_of_its_own() -> None:
     assert _layer_named(gpu_code) == "level-zero"
 
 
+def test_an_npu_text_names_no_gpu_cause_or_rung() -> None:
+    """A Level Zero code or zeInit failing beside the NPU's own words is the NPU's (its own
+    Level Zero driver, kernel driver and /dev/accel): no entry of a GPU-ladder rung (which would
+    send the user to the GPU's probes) and no rung's layer, but the npu layer; an NPU named alone
+    there is Intel's. The same codes without the NPU's words still name the GPU's causes."""
+    lost = ('File "/venv/lib/python3.11/site-packages/intel_npu_acceleration_library/backend/'
+            'factory.py", line 124\nRuntimeError: ZE_RESULT_ERROR_DEVICE_LOST')  # fmt: skip
+    closed = (
+        "zeInit failed with ZE_RESULT_ERROR_UNINITIALIZED: /dev/accel/accel0: Permission denied"
+    )
+    boot = ("intel_vpu 0000:00:0b.0: [drm] *ERROR* ivpu_boot: Failed to boot the NPU: -110\n"
+            "ZE_RESULT_ERROR_UNINITIALIZED")  # fmt: skip
+    for text in (lost, closed, boot):
+        assert _layer_named(text) == "npu", text
+    assert explain("RuntimeError: ZE_RESULT_ERROR_DEVICE_LOST", KB)[0].issue.id == "xpu-device-lost"
+    gpu_init = "zeInit failed with ZE_RESULT_ERROR_UNINITIALIZED"
+    assert explain(gpu_init, KB)[0].issue.layer == "level-zero"
+    # Ascend's NPU beside the library's name stays another vendor's
+    assert _layer_named("torch_npu: NPU function error, intel_npu_acceleration_library") is None
+
+
 def test_a_windows_dll_whose_error_loading_was_cut_off_still_names_the_dll() -> None:
     """The tail of Windows' "Error loading "X" or one of its dependencies" alone is the load
     failure of X (textgen #5177); torch's first DLL named without its place, beside a word of
