@@ -402,12 +402,16 @@ def _text_rule_matches(match: RuleMatch, line: str) -> bool:
 
 
 def test_match_helpers() -> None:
-    """``a.b.*`` is everything under a.b but not a.b; an import covers its submodules."""
+    """``a.b.*`` is everything under a.b but not a.b, less what ``unless_symbols`` names and
+    what is under it; an import covers its submodules."""
     match = RuleMatch(symbols=("a.b.*", "c.d"), imports=("pkg",))
     assert match.kind == "symbols"
     assert match.matches_symbol("a.b.c") and match.matches_symbol("a.b.c.d")
     assert not match.matches_symbol("a.b") and not match.matches_symbol("a.bc")
     assert match.matches_symbol("c.d") and not match.matches_symbol("c.d.e")
+    narrowed = RuleMatch(symbols=("a.b.*",), unless_symbols=("a.b.c",))
+    assert narrowed.matches_symbol("a.b.x") and narrowed.matches_symbol("a.b.cc")
+    assert not narrowed.matches_symbol("a.b.c") and not narrowed.matches_symbol("a.b.c.d")
     assert match.matches_import("pkg") and match.matches_import("pkg.sub")
     assert not match.matches_import("pkg2")
     assert RuleMatch(text=("(?i)x",)).text_patterns()[0].search("X")
@@ -443,6 +447,7 @@ def test_schema_enums_are_the_models() -> None:
         "unless",
         "when",
         "in_files_with",
+        "unless_symbols",
         "names",
     }
 
@@ -508,8 +513,14 @@ def test_minimal_document_loads(tmp_path: Path) -> None:
         pytest.param(
             "      symbols: [mylib.old_api]",
             "      symbols: [mylib.old_api]\n      colour: red",
-            r":8: rule 'my-rule', field 'match.colour': unknown key 'colour' \(known keys: symbols, imports, pattern, text, unless, when, in_files_with, names\)",
+            r":8: rule 'my-rule', field 'match.colour': unknown key 'colour' \(known keys: symbols, imports, pattern, text, unless, when, in_files_with, unless_symbols, names\)",
             id="unknown-match-key",
+        ),
+        pytest.param(
+            "      symbols: [mylib.old_api]",
+            "      text: ['old_api']\n      unless_symbols: [mylib.old_api.kept]\n    applies_to: [shell]",
+            r":8: rule 'my-rule', field 'match.unless_symbols': 'unless_symbols' belongs to a symbols rule; this is a text rule",
+            id="unless-symbols-of-a-text-rule",
         ),
         pytest.param(
             "      symbols: [mylib.old_api]",
