@@ -69,7 +69,7 @@ def test_shipped_rules_load(shipped: code_rules.CodeRules) -> None:
     ``resources`` says, with its rules in file order."""
     assert shipped.sources == (str(resources.path("code_rules.yaml")),)
     assert resources.path("code_rules.yaml").is_file()
-    assert len(shipped.rules) == 74  # update when adding rules
+    assert len(shipped.rules) == 76  # update when adding rules
     assert shipped.rules[0].id == "ipex-import"
 
 
@@ -349,6 +349,37 @@ TEXT_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "pip uninstall -y intel_extension_for_pytorch",
             "pip show torch",
             "pip list > installed.txt; grep intel_extension_for_pytorch requirements.txt",
+        ],
+    ),
+    "ipex-deepspeed-requirement": (
+        [
+            "intel-extension-for-pytorch-deepspeed",
+            "intel-extension-for-deepspeed==0.9.4",
+            "RUN pip install intel_extension_for_deepspeed==2.1.40 -f https://x",
+        ],
+        [
+            "git clone https://github.com/intel/intel-extension-for-deepspeed",
+            "pip uninstall -y intel-extension-for-deepspeed",
+            "intel-extension-for-pytorch",
+            'python -c "import intel_extension_for_deepspeed"',
+        ],
+    ),
+    "ipex-container-image": (
+        [
+            "FROM intel/intel-extension-for-pytorch:2.8.10-xpu AS base",
+            "FROM docker.io/intel/intel-extension-for-pytorch",
+            "      - image: intel/intel-extension-for-pytorch:2.1.10-xpu-idp-jupyter",
+            'container: "intel/intel-extension-for-pytorch:2.8.10-xpu"',
+            "docker run -it --device /dev/dri intel/intel-extension-for-pytorch:xpu bash",
+            "    image: intel/intel-extension-for-pytorch",
+        ],
+        [
+            "git clone https://github.com/intel/intel-extension-for-pytorch.git",
+            "see https://hub.docker.com/r/intel/intel-extension-for-pytorch",
+            "pip install intel-extension-for-pytorch==2.8.10+xpu",
+            "FROM intel/intel-extension-for-pytorch-builder:latest",
+            "    image: intel/intel-extension-for-pytorch-builder",
+            "description: see intel/intel-extension-for-pytorch",
         ],
     ),
     "use-ipex-flag": (
