@@ -54,12 +54,13 @@ def test_the_parts_are_the_ones_the_seeds_draw() -> None:
     third = DATA["third_split"]["projects"]
     fourth = DATA["fourth_split"]["projects"]
     fifth = DATA["fifth_split"]["projects"]
-    later = set(second) | set(third) | set(fourth) | set(fifth)
+    sixth = DATA["sixth_split"]["projects"]
+    later = set(second) | set(third) | set(fourth) | set(fifth) | set(sixth)
     first = [p["project"] for p in DATA["projects"] if p["project"] not in later]
     parts = {p["project"]: p["part"] for p in DATA["projects"]}
     assert later <= set(parts)
     # NOTE: no project in two collections
-    assert len(later) == len(second) + len(third) + len(fourth) + len(fifth)
+    assert len(later) == len(second) + len(third) + len(fourth) + len(fifth) + len(sixth)
 
     # NOTE: the first collection's held-out part was measured once and then joined the
     # development part; the record of which projects those were must still be the seed's draw.
@@ -82,9 +83,14 @@ def test_the_parts_are_the_ones_the_seeds_draw() -> None:
     assert set(DATA["fourth_split"]["joined_development"]) == held_out
     assert {parts[name] for name in fourth} == {"development"}
 
+    # NOTE: and the fifth's, measured once; its record too must be the draw.
     development, held_out = _drawn(fifth, DATA["fifth_split"])
-    assert {name for name in fifth if parts[name] == "development"} == development
-    assert {name for name in fifth if parts[name] == "held-out"} == held_out
+    assert set(DATA["fifth_split"]["joined_development"]) == held_out
+    assert {parts[name] for name in fifth} == {"development"}
+
+    development, held_out = _drawn(sixth, DATA["sixth_split"])
+    assert {name for name in sixth if parts[name] == "development"} == development
+    assert {name for name in sixth if parts[name] == "held-out"} == held_out
 
 
 def test_every_case_names_its_commits_and_every_key_line_is_well_formed() -> None:

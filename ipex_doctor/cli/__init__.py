@@ -5,8 +5,10 @@ May import every room below it; nothing imports it but ``__main__``.
 
 from __future__ import annotations
 
+import signal
 import sys
 from collections.abc import Sequence
+from types import FrameType
 from typing import NoReturn
 
 import click
@@ -18,6 +20,11 @@ from ipex_doctor.errors import ExitCode, Terminated
 def main(argv: Sequence[str] | None = None) -> NoReturn:
     """Console-script entry point: run the CLI and end with a documented exit code, never a
     traceback (``app.endings`` says how a raised run ends)."""
+    # NOTE: SIGTERM is heard as ``Terminated`` from main's first line, not only once a use case
+    # installs its own handler (``app.interrupts``, which restores this one after): a run
+    # stopped while its commands load or its request is built ends as every SIGTERM does, 143
+    # and one line, instead of dying by the signal without a word.
+    signal.signal(signal.SIGTERM, _raise_terminated)
     try:
         # NOTE: imported inside the ``try``: loading the commands takes half a second on a busy
         # machine, and a Ctrl-C then ends as any interrupt does (130), not with a traceback.
@@ -32,6 +39,10 @@ def main(argv: Sequence[str] | None = None) -> NoReturn:
     except (Exception, KeyboardInterrupt, Terminated) as exc:  # noqa: BLE001 - no traceback
         _end(exc)
     sys.exit(int(code) if isinstance(code, int) else ExitCode.OK)
+
+
+def _raise_terminated(signum: int, frame: FrameType | None) -> None:
+    raise Terminated()
 
 
 def _end(exc: BaseException) -> NoReturn:

@@ -116,6 +116,9 @@ class RuleMatch(JsonModel):
     symbols: tuple[str, ...] = ()
     """Resolved dotted names, whatever alias the code used; ``a.b.*`` matches every name under
     ``a.b`` (not ``a.b`` itself)."""
+    unless_symbols: tuple[str, ...] = ()
+    """With ``symbols``: names under the rule's that it does not mean (an overload the rule's
+    rename does not reach): a chain that reaches one, or goes under it, is no match."""
     imports: tuple[str, ...] = ()
     """An import of one of these modules (or a submodule of one)."""
     pattern: str | None = None
@@ -145,7 +148,10 @@ class RuleMatch(JsonModel):
         return next((k for k in MATCH_KINDS if getattr(self, k) not in ((), None)), MATCH_KINDS[0])
 
     def matches_symbol(self, name: str) -> bool:
-        """Whether the resolved dotted ``name`` is one of ``symbols`` (``a.b.*``: under ``a.b``)."""
+        """Whether the resolved dotted ``name`` is one of ``symbols`` (``a.b.*``: under ``a.b``)
+        and neither one of ``unless_symbols`` nor under one."""
+        if any(name == u or name.startswith(u + ".") for u in self.unless_symbols):
+            return False
         for symbol in self.symbols:
             if symbol.endswith(".*"):
                 if name.startswith(symbol[:-1]):
@@ -494,7 +500,8 @@ def _check_rule(
         name = match["pattern"]
         known_patterns = ", ".join(PATTERNS)
         add(["match", "pattern"], f"unknown pattern '{name}'{_closest(name, PATTERNS)} (known: {known_patterns})")  # fmt: skip
-    owners = (("unless", "text"), ("when", "text"), ("in_files_with", "text"), ("names", "pattern"))
+    owners = (("unless", "text"), ("when", "text"), ("in_files_with", "text"), ("names", "pattern"),
+              ("unless_symbols", "symbols"))  # fmt: skip
     for field, owner in owners:
         if field in match and kind != owner:
             add(["match", field], f"'{field}' belongs to a {owner} rule; this is a {kind} rule")
@@ -557,6 +564,7 @@ def _rule(raw: Mapping[str, Any]) -> CodeRule:
         severity=Severity(raw["severity"]),
         match=RuleMatch(
             symbols=tuple(match.get("symbols") or ()),
+            unless_symbols=tuple(match.get("unless_symbols") or ()),
             imports=tuple(match.get("imports") or ()),
             pattern=match.get("pattern"),
             text=tuple(match.get("text") or ()),

@@ -1,6 +1,8 @@
 """``scan_paths``: discover the candidates, read each one's bytes once, report what matched.
 
-A candidate whose kind no rule reads is counted and never opened. A file over the size limit
+A candidate whose kind no rule reads is counted and never opened; one found ``by_use`` (a
+``*.txt`` that may be a requirement list) is neither counted nor opened unless another file
+names it (``named_requirements``). A file over the size limit
 (generated code, data dumps) is skipped unread, with its size; notebooks get ten times the
 limit, since their outputs (images) are most of their size and are never parsed. A binary
 file (NUL bytes) is skipped. The rest goes to its reader (``readers``): the prefilter decides
@@ -30,6 +32,7 @@ from ipex_doctor.scan.outcome_cache import OutcomeCache
 from ipex_doctor.scan.read.collector import collector_paused
 from ipex_doctor.scan.read.discovery import Candidate, discover
 from ipex_doctor.scan.read.kinds import reads_as_python
+from ipex_doctor.scan.read.named_requirements import is_named, named_lists
 from ipex_doctor.scan.read.source import Undecodable, decode_text, split_lines
 from ipex_doctor.scan.readers import (
     NOT_PARSED,
@@ -77,24 +80,21 @@ def scan_paths(
     matches: list[CodeMatch] = []
     skips: list[SkippedFile] = []
     candidates: list[Candidate] = []
+    by_use: list[Candidate] = []
     for item in discover(paths, exclude=exclude, docs=docs):
         if isinstance(item, SkippedFile):
             skips.append(item)
         else:
-            candidates.append(item)
+            (by_use if item.by_use else candidates).append(item)
     kept = OutcomeCache(paths, rules, max_file_bytes) if cache else None
-    outcomes: list[tuple[Candidate, Outcome]] = []
-    unread: list[Candidate] = []
-    for candidate in candidates:
-        hit = kept.get(candidate) if kept is not None else None
-        if hit is None:
-            unread.append(candidate)
-        else:
-            outcomes.append((candidate, hit))
-    for candidate, outcome in _outcomes(unread, rules, ruleset, max_file_bytes):
-        outcomes.append((candidate, outcome))
-        if kept is not None:
-            kept.put(candidate, outcome)
+    outcomes = _outcomes_kept(candidates, kept, rules, ruleset, max_file_bytes)
+    if by_use:
+        # NOTE: a list named by no file is never opened; one that is, is read as any
+        # requirements file is (and counted as seen), once every naming file has been read
+        names = {name for _, outcome in outcomes for name in outcome.names}
+        named = [c for c in by_use if is_named(c.display, names)] if names else []
+        outcomes += _outcomes_kept(named, kept, rules, ruleset, max_file_bytes)
+        candidates += named
     if kept is not None:
         kept.save()
     parsed = 0
@@ -110,6 +110,30 @@ def scan_paths(
         matches=tuple(sorted(_without_own_flags(matches, outcomes), key=_match_order)),
         skipped=tuple(sorted(skips, key=lambda s: (s.path, s.reason))),
     )
+
+
+def _outcomes_kept(
+    candidates: Sequence[Candidate],
+    kept: OutcomeCache | None,
+    rules: CodeRules,
+    ruleset: RuleSet,
+    max_file_bytes: int,
+) -> list[tuple[Candidate, Outcome]]:
+    """Every candidate with its outcome: from ``kept`` where the file is unchanged, else read
+    (and then kept)."""
+    outcomes: list[tuple[Candidate, Outcome]] = []
+    unread: list[Candidate] = []
+    for candidate in candidates:
+        hit = kept.get(candidate) if kept is not None else None
+        if hit is None:
+            unread.append(candidate)
+        else:
+            outcomes.append((candidate, hit))
+    for candidate, outcome in _outcomes(unread, rules, ruleset, max_file_bytes):
+        outcomes.append((candidate, outcome))
+        if kept is not None:
+            kept.put(candidate, outcome)
+    return outcomes
 
 
 HELP_WHEN_LEFT_S = 0.5
@@ -269,7 +293,9 @@ def _read(candidate: Candidate, rules: RuleSet, max_file_bytes: int) -> Outcome:
             outcome = read_python(candidate, data, rules)
             declares = declared_flags(data)
             return outcome._replace(declares=declares) if declares else outcome
-        return read_text(candidate, data, rules)
+        outcome = read_text(candidate, data, rules)
+        names = named_lists(data, candidate.kind)
+        return outcome._replace(names=names) if names else outcome
 
 
 def _without_own_flags(

@@ -38,6 +38,7 @@ from ipex_doctor.scan.match.ruleset import RuleSet
 from ipex_doctor.scan.match.shell_lines import command_lines, through_variables
 from ipex_doctor.scan.match.text_matches import may_hit, text_hits
 from ipex_doctor.scan.match.triggers import Probe
+from ipex_doctor.scan.match.yaml_blocks import YAML_SUFFIXES, spanning_blocks
 from ipex_doctor.scan.read.ci_files import ci_commands
 from ipex_doctor.scan.read.discovery import Candidate
 from ipex_doctor.scan.read.doc_blocks import REST_SUFFIXES, code_blocks
@@ -68,6 +69,9 @@ class Outcome(NamedTuple):
     declares: tuple[str, ...] = ()
     """The command-line options naming IPEX that a Python file declares (``project_flags``):
     a fact of the tree, used once every file is read."""
+    names: tuple[str, ...] = ()
+    """The requirement lists this file hands to pip (``named_requirements``): which files
+    found ``by_use`` are read, decided once every other file is read."""
 
 
 NOT_PARSED = Outcome(False, [], [])
@@ -382,6 +386,8 @@ def read_text(candidate: Candidate, data: bytes, rules: RuleSet) -> Outcome:
         hits = _launches_rewritten(hits, rules, "\n".join(lines))
     else:
         hits = text_hits(_code_lines(lines), rules.text(kind), probe)
+        if hits and candidate.path.name.lower().endswith(YAML_SUFFIXES):
+            hits = spanning_blocks(hits, lines)
     if kind is FileKind.CI:
         steps = command_lines(ci_commands(candidate.path.name, lines))
         hits = _unique(hits + text_hits(steps, rules.text(FileKind.SHELL), probe))

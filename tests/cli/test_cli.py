@@ -366,33 +366,42 @@ def test_explain_with_empty_input_is_a_usage_error(tmp_path: Path, how: str) -> 
 # NOTE: the child first takes Python's own Ctrl-C handler, as an interpreter started from a
 # terminal has it: one started under a shell's background job inherits SIGINT ignored, and
 # then no Ctrl-C reaches it at all (the test failed only when the suite ran in the background).
-_CTRL_C_WHILE_LOADING = """
+_SIGNAL_WHILE_LOADING = """
 import os, runpy, signal, sys
 
 signal.signal(signal.SIGINT, signal.default_int_handler)
+signal.signal(signal.SIGTERM, signal.SIG_DFL)
+SIGNAL = getattr(signal, sys.argv[1])
 
-class CtrlC:
+class Sender:
     def find_spec(self, name, path, target=None):
         if name == "ipex_doctor.cli.commands":
-            os.kill(os.getpid(), signal.SIGINT)
+            os.kill(os.getpid(), SIGNAL)
         return None
 
 
-sys.meta_path.insert(0, CtrlC())
+sys.meta_path.insert(0, Sender())
 sys.argv = ["ipex-doctor", "kb", "list"]
 runpy.run_module("ipex_doctor", run_name="__main__", alter_sys=True)
 """
 
 
-def test_ctrl_c_while_the_commands_load_is_exit_130_without_a_traceback() -> None:
-    """A real SIGINT, delivered while ``python -m ipex_doctor`` imports its commands (half a
-    second on a busy machine, so a Ctrl-C soon after Enter lands there): one line and exit
-    130, as any interrupt, never a ``KeyboardInterrupt`` traceback (before: the traceback,
-    and death by the signal)."""
+@pytest.mark.parametrize(
+    ("signal_name", "code", "line"),
+    [("SIGINT", 130, "interrupted"), ("SIGTERM", 143, "terminated (SIGTERM)")],
+)
+def test_a_signal_while_the_commands_load_ends_with_its_code_without_a_traceback(
+    signal_name: str, code: int, line: str
+) -> None:
+    """A real SIGINT or SIGTERM, delivered while ``python -m ipex_doctor`` imports its commands
+    (half a second on a busy machine, so a Ctrl-C soon after Enter, or a CI job cancelled at
+    once, lands there): one line and exit 130 / 143, as any interrupt, never a traceback and
+    never death by the signal without a word (before: a ``KeyboardInterrupt`` traceback; for
+    SIGTERM, death by the signal, returncode -15, before a use case installed its handler)."""
     done = subprocess.run(
-        [sys.executable, "-c", _CTRL_C_WHILE_LOADING], capture_output=True, text=True,
-        timeout=120, stdin=subprocess.DEVNULL, env=doctor_env(), check=False,
+        [sys.executable, "-c", _SIGNAL_WHILE_LOADING, signal_name], capture_output=True,
+        text=True, timeout=120, stdin=subprocess.DEVNULL, env=doctor_env(), check=False,
     )  # fmt: skip
     assert "Traceback" not in done.stderr, done.stderr
-    assert done.returncode == 130, done.stderr
-    assert done.stderr.strip() == "ipex-doctor: error: interrupted"
+    assert done.returncode == code, done.stderr
+    assert done.stderr.strip() == f"ipex-doctor: error: {line}"

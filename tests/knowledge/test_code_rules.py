@@ -69,7 +69,7 @@ def test_shipped_rules_load(shipped: code_rules.CodeRules) -> None:
     ``resources`` says, with its rules in file order."""
     assert shipped.sources == (str(resources.path("code_rules.yaml")),)
     assert resources.path("code_rules.yaml").is_file()
-    assert len(shipped.rules) == 74  # update when adding rules
+    assert len(shipped.rules) == 76  # update when adding rules
     assert shipped.rules[0].id == "ipex-import"
 
 
@@ -351,6 +351,37 @@ TEXT_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "pip list > installed.txt; grep intel_extension_for_pytorch requirements.txt",
         ],
     ),
+    "ipex-deepspeed-requirement": (
+        [
+            "intel-extension-for-pytorch-deepspeed",
+            "intel-extension-for-deepspeed==0.9.4",
+            "RUN pip install intel_extension_for_deepspeed==2.1.40 -f https://x",
+        ],
+        [
+            "git clone https://github.com/intel/intel-extension-for-deepspeed",
+            "pip uninstall -y intel-extension-for-deepspeed",
+            "intel-extension-for-pytorch",
+            'python -c "import intel_extension_for_deepspeed"',
+        ],
+    ),
+    "ipex-container-image": (
+        [
+            "FROM intel/intel-extension-for-pytorch:2.8.10-xpu AS base",
+            "FROM docker.io/intel/intel-extension-for-pytorch",
+            "      - image: intel/intel-extension-for-pytorch:2.1.10-xpu-idp-jupyter",
+            'container: "intel/intel-extension-for-pytorch:2.8.10-xpu"',
+            "docker run -it --device /dev/dri intel/intel-extension-for-pytorch:xpu bash",
+            "    image: intel/intel-extension-for-pytorch",
+        ],
+        [
+            "git clone https://github.com/intel/intel-extension-for-pytorch.git",
+            "see https://hub.docker.com/r/intel/intel-extension-for-pytorch",
+            "pip install intel-extension-for-pytorch==2.8.10+xpu",
+            "FROM intel/intel-extension-for-pytorch-builder:latest",
+            "    image: intel/intel-extension-for-pytorch-builder",
+            "description: see intel/intel-extension-for-pytorch",
+        ],
+    ),
     "use-ipex-flag": (
         [
             "args = TrainingArguments(out, use_ipex=True)",
@@ -402,12 +433,16 @@ def _text_rule_matches(match: RuleMatch, line: str) -> bool:
 
 
 def test_match_helpers() -> None:
-    """``a.b.*`` is everything under a.b but not a.b; an import covers its submodules."""
+    """``a.b.*`` is everything under a.b but not a.b, less what ``unless_symbols`` names and
+    what is under it; an import covers its submodules."""
     match = RuleMatch(symbols=("a.b.*", "c.d"), imports=("pkg",))
     assert match.kind == "symbols"
     assert match.matches_symbol("a.b.c") and match.matches_symbol("a.b.c.d")
     assert not match.matches_symbol("a.b") and not match.matches_symbol("a.bc")
     assert match.matches_symbol("c.d") and not match.matches_symbol("c.d.e")
+    narrowed = RuleMatch(symbols=("a.b.*",), unless_symbols=("a.b.c",))
+    assert narrowed.matches_symbol("a.b.x") and narrowed.matches_symbol("a.b.cc")
+    assert not narrowed.matches_symbol("a.b.c") and not narrowed.matches_symbol("a.b.c.d")
     assert match.matches_import("pkg") and match.matches_import("pkg.sub")
     assert not match.matches_import("pkg2")
     assert RuleMatch(text=("(?i)x",)).text_patterns()[0].search("X")
@@ -443,6 +478,7 @@ def test_schema_enums_are_the_models() -> None:
         "unless",
         "when",
         "in_files_with",
+        "unless_symbols",
         "names",
     }
 
@@ -508,8 +544,14 @@ def test_minimal_document_loads(tmp_path: Path) -> None:
         pytest.param(
             "      symbols: [mylib.old_api]",
             "      symbols: [mylib.old_api]\n      colour: red",
-            r":8: rule 'my-rule', field 'match.colour': unknown key 'colour' \(known keys: symbols, imports, pattern, text, unless, when, in_files_with, names\)",
+            r":8: rule 'my-rule', field 'match.colour': unknown key 'colour' \(known keys: symbols, imports, pattern, text, unless, when, in_files_with, unless_symbols, names\)",
             id="unknown-match-key",
+        ),
+        pytest.param(
+            "      symbols: [mylib.old_api]",
+            "      text: ['old_api']\n      unless_symbols: [mylib.old_api.kept]\n    applies_to: [shell]",
+            r":8: rule 'my-rule', field 'match.unless_symbols': 'unless_symbols' belongs to a symbols rule; this is a text rule",
+            id="unless-symbols-of-a-text-rule",
         ),
         pytest.param(
             "      symbols: [mylib.old_api]",

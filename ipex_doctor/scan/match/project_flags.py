@@ -23,7 +23,9 @@ Two halves, one for each pass of a scan:
   launcher's; a line that runs none (``ARGS="$ARGS --use-ipex"``) is judged by the scripts
   its file runs. A script is looked up by the literal
   tail of its path (after the last variable), nearest the command's file first. A flag on a
-  command whose script is not in the tree, or does not declare it, stays transformers'.
+  command whose script is in the tree and does not declare it stays transformers'; on one
+  whose ``.py`` script the tree does not hold (renamed or generated since), it is the
+  project's where a Python file of the tree declares that very flag, else transformers'.
 
 NOTE: a dataclass field parsed by ``HfArgumentParser`` is not a declaration here: the field
 ``use_ipex`` is transformers' own (``TrainingArguments``).
@@ -130,7 +132,13 @@ def _own(
         # a Python script hands it to HfArgumentParser
         return True
     if scripts:
-        return index.declares(_reference(scripts[-1]), at.path, flag)
+        reference = _reference(scripts[-1])
+        if scripts[-1]["path"] and reference and not index.holds(reference):
+            # NOTE: a script the tree does not hold (renamed since, as embedding_eval's
+            # embedding_bench.py became main.py) cannot say whose the flag is; a tree that
+            # declares that very flag itself can
+            return index.declared_anywhere(flag)
+        return index.declares(reference, at.path, flag)
     if _SCRIPT.search(lines[line - 1], max(column, 0)):
         return False  # before the script: the launcher's own option (accelerate launch --ipex)
     every = (_reference(found) for text in lines for found in _SCRIPT.finditer(text))
@@ -162,16 +170,27 @@ class _ScriptIndex:
             self._by_name.setdefault(path.rsplit("/", 1)[-1], []).append(path)
         self._declared = declared
 
-    def declares(self, reference: tuple[str, ...], command_file: str, flag: str) -> bool:
-        """Whether the script ``reference`` names, as seen from ``command_file``, declares
-        ``flag``: of the tree's files whose path ends with the reference, those nearest the
-        command's file (the most leading directories in common) decide."""
-        paths = [
+    def holds(self, reference: tuple[str, ...]) -> bool:
+        """Whether some file of the tree is the script ``reference`` names."""
+        return any(self._paths(reference))
+
+    def declared_anywhere(self, flag: str) -> bool:
+        """Whether some Python file of the tree declares ``flag``."""
+        return any(flag in flags for flags in self._declared.values())
+
+    def _paths(self, reference: tuple[str, ...]) -> list[str]:
+        return [
             path
             for tail in reference
             for path in self._by_name.get(tail.rsplit("/", 1)[-1], ())
             if path == tail or path.endswith("/" + tail)
         ]
+
+    def declares(self, reference: tuple[str, ...], command_file: str, flag: str) -> bool:
+        """Whether the script ``reference`` names, as seen from ``command_file``, declares
+        ``flag``: of the tree's files whose path ends with the reference, those nearest the
+        command's file (the most leading directories in common) decide."""
+        paths = self._paths(reference)
         if not paths:
             return False
         here = command_file.split("/")[:-1]

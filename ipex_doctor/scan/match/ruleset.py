@@ -32,7 +32,7 @@ class Best(NamedTuple):
 class SymbolIndex:
     """``symbols`` of the rules for one kind: exact names and ``a.b.*`` wildcards."""
 
-    __slots__ = ("exact", "prefixes", "under")
+    __slots__ = ("exact", "prefixes", "under", "unless")
 
     def __init__(self) -> None:
         self.exact: dict[str, tuple[str, ...]] = {}
@@ -40,6 +40,12 @@ class SymbolIndex:
         self.prefixes: set[str] = set()
         """Every name that a rule's name starts with (``a``, ``a.b`` of ``a.b.c``), itself
         included: a chain whose name is none of these, and under no wildcard, ends there."""
+        self.unless: dict[str, frozenset[str]] = {}
+        """The rules that do not mean each name (``unless_symbols``), nor any name under it."""
+
+    def add_unless(self, symbol: str, rule_id: str) -> None:
+        """Index ``symbol`` (a dotted name) as one that rule ``rule_id`` does not mean."""
+        self.unless[symbol] = self.unless.get(symbol, frozenset()) | {rule_id}
 
     def add(self, symbol: str, rule_id: str) -> None:
         """Index ``symbol`` (a dotted name, or ``a.b.*``) of rule ``rule_id``."""
@@ -74,7 +80,24 @@ class SymbolIndex:
                 found = (count, name, Best((0, len(wildcard)), self.under[wildcard]))
             elif name not in self.prefixes:
                 break  # nothing longer can be named
+        if found is not None and self.unless:
+            found = self._without_unless(found, base, attributes)
         return found
+
+    def _without_unless(
+        self, found: tuple[int, str, Best], base: str, attributes: Sequence[str]
+    ) -> tuple[int, str, Best] | None:
+        """``found`` less the rules that do not mean the whole chain ``base.attributes``: a
+        part found stands for the chain it begins (``qconv2d_pointwise`` of ``qconv2d_pointwise
+        .binary``), so a rule that does not mean a name the chain reaches is not its rule."""
+        parts = [*base.split("."), *attributes]
+        dropped: frozenset[str] = frozenset()
+        for end in range(1, len(parts) + 1):
+            dropped |= self.unless.get(".".join(parts[:end]), frozenset())
+        if not dropped:
+            return found
+        kept = tuple(r for r in found[2].rule_ids if r not in dropped)
+        return (found[0], found[1], found[2]._replace(rule_ids=kept)) if kept else None
 
     def _wildcard_above(self, name: str) -> str | None:
         """The longest wildcard strictly above ``name``."""
@@ -233,6 +256,9 @@ class RuleSet:
         for symbol in rule.match.symbols:
             rules.symbols.add(symbol, rule.id)
             triggers.append(name_trigger(symbol, whole=True))
+        for symbol in rule.match.unless_symbols:
+            # NOTE: a name the rule does not mean lets no file through the prefilter
+            rules.symbols.add_unless(symbol, rule.id)
         for module in rule.match.imports:
             rules.imports.modules.setdefault(module, []).append(rule.id)
             triggers.append(name_trigger(module, whole=True))

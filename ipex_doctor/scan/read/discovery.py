@@ -2,11 +2,13 @@
 
 A root is a directory (walked) or a file (read whatever ``.gitignore`` or ``exclude`` say,
 since the user named it). Walking, ``ignores`` decides what is left out; a file whose name
-``kinds.classify`` does not know is never opened. A symbolic link found in the walk is followed
-only when its target (resolved) lies inside one of the roots (resolved: a root the user named
-is taken wherever its own links lead); a link out of the scanned tree, to a file or a
-directory, is a ``SkippedFile`` with ``LINK_OUT`` as its reason and is never read, so a tree
-from elsewhere cannot make the scan read (or ``--fix`` write) a file outside it. Every
+``kinds.classify`` does not know is never opened (a ``*.txt`` or ``*.in`` of no known kind is
+a candidate ``by_use``: the scan reads it only where another file names it,
+``named_requirements``). A symbolic link found in the walk is followed only when its target
+(resolved) lies inside one of the roots (resolved: a root the user named is taken wherever its
+own links lead); a link out of the scanned tree, to a file or a directory, is a ``SkippedFile``
+with ``LINK_OUT`` as its reason and is never read, so a tree from elsewhere cannot make the scan
+read (or ``--fix`` write) a file outside it. Every
 directory and file is visited once however many links reach it (by device and inode, which
 name the real path without resolving it), so a link loop ends and overlapping roots do not
 scan a file twice. Within a directory entries go in name order, files before subdirectories.
@@ -26,6 +28,7 @@ from ipex_doctor.errors import DoctorError
 from ipex_doctor.model.code import FileKind, SkippedFile
 from ipex_doctor.scan.read.ignores import SKIPPED_DIR_NAMES, Ignores, InvalidPattern, is_environment
 from ipex_doctor.scan.read.kinds import classify
+from ipex_doctor.scan.read.named_requirements import BY_USE_SUFFIXES
 
 LINK_OUT = "a symbolic link out of the scanned tree: not followed"
 """Why a link whose target lies outside every root is skipped."""
@@ -47,6 +50,9 @@ class Candidate(NamedTuple):
     """Bytes, from the directory walk's ``stat`` (the reader re-checks what it reads)."""
     stamp: tuple[int, ...] = ()
     """What any write to the file changes, from the same ``stat`` (``outcome_cache.stamp``)."""
+    by_use: bool = False
+    """A ``*.txt`` or ``*.in`` that is a requirement list only if another file of the tree
+    hands it to pip (``named_requirements``): read, as ``REQUIREMENTS``, only then."""
 
 
 def file_stamp(stat: os.stat_result) -> tuple[int, ...]:
@@ -144,7 +150,10 @@ class _Walk:
                         continue
                     if not entry.is_file():
                         continue  # a broken link, a FIFO, a socket, a device
-                    kind = classify(entry.name, path.name)
+                    kind = classify(entry.name, path.name, rel)
+                    by_use = kind is None and entry.name.lower().endswith(BY_USE_SUFFIXES)
+                    if by_use:
+                        kind = FileKind.REQUIREMENTS
                     if kind is None or (kind is FileKind.DOCS and not self.docs):
                         continue
                     if rules.ignored(child, is_dir=False):
@@ -156,7 +165,9 @@ class _Walk:
                 except OSError:
                     continue  # vanished or unreadable while walking: not a candidate
                 if self._first_visit(self.files, stat, entry.path):
-                    yield Candidate(Path(entry.path), child, kind, stat.st_size, file_stamp(stat))
+                    yield Candidate(
+                        Path(entry.path), child, kind, stat.st_size, file_stamp(stat), by_use
+                    )
             stack.extend(reversed(subdirs))
 
     @staticmethod

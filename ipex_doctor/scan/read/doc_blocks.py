@@ -120,7 +120,11 @@ def _markdown_blocks(lines: list[str]) -> list[_Raw]:
         fence, indent = opening["fence"], len(opening["indent"])
         closing = re.compile(rf" {{0,{indent + 3}}}{re.escape(fence[0])}{{{len(fence)},}}\s*")
         end = index + 1
-        while end < len(lines) and not closing.fullmatch(lines[end]):
+        # NOTE: a tab indents to the next multiple of four columns (CommonMark and MkDocs's
+        # Python-Markdown alike): a closing fence indented by spaces and a tab, as editors
+        # write them inside admonitions, closes the block; read as one character, it did not,
+        # and the block ran on over the rest of the document, hiding its later blocks.
+        while end < len(lines) and not closing.fullmatch(lines[end].expandtabs(4)):
             end += 1
         content = [_dedent(line, indent) for line in lines[index + 1 : end]]
         found.append(_Raw(_language(opening["info"]), index + 2, content, indent))

@@ -5,8 +5,10 @@ Specific names win over extensions: ``setup.py`` is ``SETUP`` (read as Python an
 ``pyproject.toml`` and a ``Pipfile`` (``Pipfile.gpu``, not a ``Pipfile.lock``) are ``PYPROJECT``,
 ``environment.yml`` (and ``environment-*.yml``) is
 ``CONDA``; a ``*.txt`` or ``*.in`` whose name has ``requirements`` / ``constraints`` as a word
-(``requirements-xpu.txt``, ``pip_requirements.txt``) or inside a ``requirements/`` directory is
-``REQUIREMENTS``; a CI or task-runner file is ``CI`` (a YAML
+(``requirements-xpu.txt``, ``pip_requirements.txt``) or that lies anywhere under a
+``requirements/`` or ``constraints/`` directory (``constraints/extra/torch.xpu.txt``) is
+``REQUIREMENTS`` (another ``*.txt`` may still be one by use: ``named_requirements``); a CI or
+task-runner file is ``CI`` (a YAML
 file directly inside ``workflows/`` (GitHub's ``.github/workflows``), ``.circleci/``,
 ``.buildkite/``, ``.azure-pipelines/`` or ``ci/``, an ``action.yml``, ``.gitlab-ci.yml``,
 ``azure-pipelines*.yml``, a ``Makefile`` or ``*.mk``, a ``justfile``, ``tox.ini``, a
@@ -44,10 +46,15 @@ _REQUIREMENTS_STEM = re.compile(
 ``dev-requirements``); not ``myrequirements``."""
 
 
-def classify(name: str, parent: str = "") -> FileKind | None:
+_LIST_DIRECTORIES = frozenset({"requirements", "constraints"})
+"""Directories whose ``*.txt`` and ``*.in`` files, at any depth, are requirement lists."""
+
+
+def classify(name: str, parent: str = "", ancestors: str = "") -> FileKind | None:
     """The kind of a file called ``name`` in a directory called ``parent`` (its last component,
     which matters for ``requirements/*.txt`` and the pipelines of ``CI`` directories), or
-    ``None`` when the scan does not read it."""
+    ``None`` when the scan does not read it. ``ancestors``, the directories above it (a POSIX
+    path relative to the scan's root), matters for lists kept deeper under ``constraints/``."""
     lower = name.lower()
     exact = _EXACT.get(lower)
     if exact is not None:
@@ -66,7 +73,9 @@ def classify(name: str, parent: str = "") -> FileKind | None:
     if suffix == ".ipynb":
         return FileKind.NOTEBOOK
     if suffix in (".txt", ".in") and (
-        _REQUIREMENTS_STEM.search(stem) is not None or parent.lower() == "requirements"
+        _REQUIREMENTS_STEM.search(stem) is not None
+        or parent.lower() == "requirements"
+        or not _LIST_DIRECTORIES.isdisjoint(ancestors.lower().split("/"))
     ):
         return FileKind.REQUIREMENTS
     if lower.startswith("dockerfile") or suffix == ".dockerfile":

@@ -148,9 +148,36 @@ def test_the_declarations_are_kept_by_the_outcome_cache(
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     root = write(
         tmp_path / "tree",
-        {"train.py": DECLARES, "run.sh": "python train.py --use-ipex\npython x.py --use-ipex\n"},
+        {"train.py": DECLARES, "run.sh": "python train.py --use-ipex\npython x.py --use_ipex\n"},
     )
     first = found(scan(root, SHIPPED, cache=True))
     second = found(scan(root, SHIPPED, cache=True))
     assert first == second
     assert [(p, n) for p, n, r, _ in second if r in FLAG_RULES] == [("run.sh", 2)]
+
+
+def test_a_script_the_tree_lacks_leaves_the_flag_to_the_tree_s_own_declaration(
+    tmp_path: Path,
+) -> None:
+    """epeshared/embedding_eval's bench script (real, trimmed) runs embedding_bench.py, which
+    the tree no longer holds (its main.py took over, declaring --use-ipex itself): the flag is
+    the project's. A command running a script the tree holds is still judged by that script
+    alone (above), and one naming a missing script in a tree that declares no such flag stays
+    transformers' (the Dockerfile above)."""
+    bench = (
+        "numactl -C 0-7 python embedding_bench.py \\\n"
+        "  --backend transformers \\\n"
+        "  --device cpu --use-ipex True --amp bf16 \\\n"
+        "  --output-csv runs/transformers_ipex_amx_on.csv\n"
+    )
+    main = (
+        "import argparse\n"
+        "p = argparse.ArgumentParser()\n"
+        'p.add_argument("--use-ipex", type=str, default="False")\n'
+    )
+    files = {"scripts/bench_transformer.sh": bench, "main.py": main}
+    assert _flags(tmp_path, files) == []
+    other = tmp_path / "other"
+    assert _flags(other, {**files, "main.py": DECLARES_NOTHING}) == [
+        ("scripts/bench_transformer.sh", 3)
+    ]

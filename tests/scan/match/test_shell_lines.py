@@ -143,8 +143,12 @@ def test_setvars_without_torch_or_ipex_beside_it_is_not_the_pitfall(tmp_path: Pa
         ),
         ('python -c "import torch; import intel_extension_for_pytorch"', ["ipex-python-command"]),
         ("pip uninstall -y intel-extension-for-pytorch", []),
-        # another distribution whose name begins with IPEX's (milabench's pins) is not IPEX
-        ("pip install intel-extension-for-pytorch-deepspeed==2.1.40", []),
+        # another distribution whose name begins with IPEX's (milabench's pins) is not IPEX:
+        # it is IPEX for DeepSpeed, reported as such
+        (
+            "pip install intel-extension-for-pytorch-deepspeed==2.1.40",
+            ["ipex-deepspeed-requirement"],
+        ),
         (
             "pip install intel_extension_for_pytorch-2.8.10+xpu-cp311-cp311-linux_x86_64.whl",
             ["ipex-requirement"],

@@ -267,6 +267,27 @@ def test_a_fence_inside_an_mkdocs_admonition_is_read(tmp_path: Path) -> None:
     ]
 
 
+def test_a_closing_fence_indented_with_a_tab_closes_its_block(tmp_path: Path) -> None:
+    """The same page (real, trimmed): an example output nested in an admonition, its closing
+    fence indented by four spaces and a tab (eight columns, as CommonMark and MkDocs count
+    it). Read as one column, the block never closed, and the IPEX import of the numbered
+    steps below it was inside it, unread."""
+    readme = (
+        '    ???+ example "Example output"\n'
+        "\n"
+        "        ``` { .bash .no-copy }\n"
+        "    \t1\n"
+        "    \t```\n"
+        "\n"
+        "1. Import the `intel_extension_for_pytorch` **right after** importing `torch`:\n"
+        '   ```python hl_lines="2"\n'
+        "   import torch\n"
+        "   import intel_extension_for_pytorch as ipex\n"
+        "   ```\n"
+    )
+    assert _readme_findings(tmp_path, readme) == [(10, "ipex-import")]
+
+
 def test_batch_comments_and_a_bare_cd_are_not_installs(tmp_path: Path) -> None:
     """ipex-llm's Windows steps (a cmd block) offer another index in a ``::`` comment, and
     neural-compressor's build steps enter IPEX's source checkout: neither installs anything;

@@ -6,9 +6,13 @@
   before a wildcard, a longer wildcard before a shorter one); a variable only assignments
   bind to such a name is reported at its assignment and where it is called, not where it is
   handed on. A bare name tested for being there (``if ipex:``, ``ipex is not None``) is a
-  question, not a use: not reported as one. IPEX's bare module handed on (``module = ipex``,
-  ``dict(ipex=ipex)``) is reported only on a line no other hit reports (it adds nothing there:
-  ``ipex_xpu = ipex if ipex._C._has_xpu() else None`` is the probe's);
+  question, not a use: not reported as one. A name that exists without IPEX compared with a
+  value (``func is torch.cpu.amp.autocast``, ``func in (torch.cpu.amp.autocast, ...)``: torch's
+  own Dynamo recognising a deprecated context manager) is recognised, not used: only the rules
+  of names that exist only with IPEX report it (looking one up fails without IPEX). IPEX's bare
+  module handed on (``module = ipex``, ``dict(ipex=ipex)``) is reported only on a line no other
+  hit reports (it adds nothing there: ``ipex_xpu = ipex if ipex._C._has_xpu() else None`` is
+  the probe's);
 * ``imports``: each module an import statement may load (``imported_modules``), for the rules
   of the longest listed module it is or is under; ``from m import n`` reports ``m``'s rules at
   the statement and a more specific rule for ``m.n`` at ``n``;
@@ -227,6 +231,7 @@ def _symbol_hits(
 ) -> Iterator[Hit]:
     called: set[int] | None = None
     tested: set[int] | None = None
+    compared: set[int] | None = None
     for chain, scope in facts.chains:
         base: ast.expr = chain
         while isinstance(base, ast.Attribute):
@@ -254,7 +259,13 @@ def _symbol_hits(
         found = _best_in_chain(chain, scope, rules.symbols)
         if found is not None:
             node, name, best = found
-            for rule_id in best.rule_ids:
+            rule_ids = best.rule_ids
+            if facts.compares and not rules.ipex_only.issuperset(rule_ids):
+                if compared is None:
+                    compared = _compared_values(facts)
+                if id(chain) in compared:
+                    rule_ids = tuple(r for r in rule_ids if r in rules.ipex_only)
+            for rule_id in rule_ids:
                 fix = rules.fixes.get(rule_id)
                 mechanical = fix is not None and mechanical_use(
                     fix, name, node, scope, facts.part, module
@@ -283,6 +294,20 @@ def _tested_names(facts: Facts) -> set[int]:
         if isinstance(test, ast.Name):
             names.add(id(test))
     return names
+
+
+def _compared_values(facts: Facts) -> set[int]:
+    """The ids of the expressions ``facts`` compares as values: an operand of a comparison, or
+    an element of a list, tuple or set written as the container of ``in`` / ``not in``."""
+    values: set[int] = set()
+    for compare in facts.compares:
+        values.update(map(id, (compare.left, *compare.comparators)))
+        for op, container in zip(compare.ops, compare.comparators, strict=True):
+            if isinstance(op, ast.In | ast.NotIn) and isinstance(
+                container, ast.List | ast.Tuple | ast.Set
+            ):
+                values.update(map(id, container.elts))
+    return values
 
 
 def _import_hits(

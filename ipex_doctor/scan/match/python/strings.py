@@ -14,8 +14,10 @@ fragments, each at its own place in the source (``fragments``):
   arguments of ``print``, a logging or warning call, an exception's constructor, ``raise``,
   an ``assert``'s message, a ``help=`` or ``description=`` keyword), the name of an option a
   parser defines (``add_argument("--use-ipex")`` is the project's own flag), a value a
-  comparison tests (``backend == "ipex"``), and the package name a probe asks about
-  (``find_spec("intel_extension_for_pytorch")``: the probe rule reports it);
+  comparison tests (``backend == "ipex"``; a test's ``self.assertNotIn("pytorch-extension.
+  intel.com", text)``, ``line.startswith("intel-extension")``: ``COMPARE_CALLS``), and the
+  package name a probe asks about (``find_spec("intel_extension_for_pytorch")``: the probe
+  rule reports it);
 * a keyword argument whose value is a literal, ``name=value`` as written;
 * a call of an install helper (its name says ``install``: nox's ``session.install``, a
   project's ``pip_install``) with a string argument, whole;
@@ -48,6 +50,13 @@ MESSAGE_KEYWORDS = frozenset(
 """Keyword arguments whose value is a text for a person, whatever the call."""
 OPTION_CALLS = frozenset({"add_argument", "add_option", "option", "Option", "argument"})
 """Callees whose positional strings name the options a parser defines (the project's own)."""
+COMPARE_CALLS = frozenset(
+    {"assertIn", "assertNotIn", "assertEqual", "assertNotEqual", "assertRegex"}
+    | {"assertNotRegex", "startswith", "endswith", "find", "rfind"}
+)
+"""Callees whose positional strings are values a comparison tests, as the operands of ``in`` and
+``==`` are: unittest's assertions of equality, membership and search, and ``str``'s searches
+(a project's test that its requirements no longer name Intel's index installs nothing)."""
 QUERY_CALLS = frozenset(
     {"find_spec", "find_loader", "import_module", "version", "distribution", "metadata"}
     | {"get_distribution", "require", "requires", "files"}
@@ -109,7 +118,7 @@ def quiet_strings(facts: Facts) -> set[int]:
     quiet.update(id(node) for node in message_nodes(facts) if _is_string(node))
     for call, _ in facts.calls:
         name = callee_name(call)
-        if name in OPTION_CALLS:
+        if name in OPTION_CALLS or name in COMPARE_CALLS:
             quiet.update(id(a) for a in call.args if _is_string(a))
         elif call.args and _is_string(call.args[0]) and is_query(call):
             quiet.add(id(call.args[0]))
