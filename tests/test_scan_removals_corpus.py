@@ -88,9 +88,10 @@ def test_the_parts_are_the_ones_the_seeds_draw() -> None:
     assert set(DATA["fifth_split"]["joined_development"]) == held_out
     assert {parts[name] for name in fifth} == {"development"}
 
+    # NOTE: and the sixth's, measured once; its record too must be the draw.
     development, held_out = _drawn(sixth, DATA["sixth_split"])
-    assert {name for name in sixth if parts[name] == "development"} == development
-    assert {name for name in sixth if parts[name] == "held-out"} == held_out
+    assert set(DATA["sixth_split"]["joined_development"]) == held_out
+    assert {parts[name] for name in sixth} == {"development"}
 
 
 def test_every_case_names_its_commits_and_every_key_line_is_well_formed() -> None:
@@ -107,7 +108,9 @@ def test_every_case_names_its_commits_and_every_key_line_is_well_formed() -> Non
             places = [(k.path, k.line) for k in map(SCRIPT.parse_key_line, case["key"])]
             assert len(places) == len(set(places)), project["project"]
     cases = SCRIPT.load_cases(CORPUS)
-    assert {c.part for c in cases} == {"development", "held-out"}
+    # NOTE: every collection measured so far has joined development; a new one brings a
+    # held-out part again. No other part exists.
+    assert "development" in {c.part for c in cases} <= {"development", "held-out"}
     assert all(c.key for c in cases)
 
 
