@@ -55,12 +55,14 @@ def test_the_parts_are_the_ones_the_seeds_draw() -> None:
     fourth = DATA["fourth_split"]["projects"]
     fifth = DATA["fifth_split"]["projects"]
     sixth = DATA["sixth_split"]["projects"]
-    later = set(second) | set(third) | set(fourth) | set(fifth) | set(sixth)
+    seventh = DATA["seventh_split"]["projects"]
+    later = set(second) | set(third) | set(fourth) | set(fifth) | set(sixth) | set(seventh)
     first = [p["project"] for p in DATA["projects"] if p["project"] not in later]
     parts = {p["project"]: p["part"] for p in DATA["projects"]}
     assert later <= set(parts)
     # NOTE: no project in two collections
-    assert len(later) == len(second) + len(third) + len(fourth) + len(fifth) + len(sixth)
+    collections = (second, third, fourth, fifth, sixth, seventh)
+    assert len(later) == sum(map(len, collections))
 
     # NOTE: the first collection's held-out part was measured once and then joined the
     # development part; the record of which projects those were must still be the seed's draw.
@@ -92,6 +94,12 @@ def test_the_parts_are_the_ones_the_seeds_draw() -> None:
     development, held_out = _drawn(sixth, DATA["sixth_split"])
     assert set(DATA["sixth_split"]["joined_development"]) == held_out
     assert {parts[name] for name in sixth} == {"development"}
+
+    # NOTE: the seventh has fewer than four projects: a draw would leave one on each side, so
+    # the whole collection is kept aside, none in development.
+    assert len(seventh) < 4 and DATA["seventh_split"]["development"] == 0
+    assert seventh == sorted(seventh, key=str.lower)
+    assert {parts[name] for name in seventh} == {"held-out"}
 
 
 def test_every_case_names_its_commits_and_every_key_line_is_well_formed() -> None:
