@@ -56,7 +56,6 @@ from ipex_doctor.reporting.output_options import OutputOptions
 from ipex_doctor.scan.fix.quoting import quote_name
 from ipex_doctor.scan.read.kinds import rewritten_by_fix
 from ipex_doctor.verdicts.code_findings import code_finding
-from ipex_doctor.verdicts.judge import judge
 from ipex_doctor.verdicts.unread_files import unread_finding
 
 if TYPE_CHECKING:
@@ -393,6 +392,10 @@ def knowledge_findings(
     env: Environment, knowledge: known_issues.KnowledgeBase
 ) -> dict[str, Finding]:
     """The knowledge base judged on the environment's static facts, by entry id."""
+    # NOTE: imported here: a scan judges the knowledge base only where the examined
+    # interpreter has torch, and the judging's modules are a fair part of a scan's imports
+    from ipex_doctor.verdicts.judge import judge
+
     return {f.id: f for f in judge(env, knowledge)}
 
 

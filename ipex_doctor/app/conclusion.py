@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from ipex_doctor.errors import ExitCode
 from ipex_doctor.knowledge.known_issues import KnowledgeBase
@@ -19,8 +20,11 @@ from ipex_doctor.model.findings import Report
 from ipex_doctor.reporting.output_options import OutputOptions
 from ipex_doctor.reporting.policy import Policy, build_policy
 from ipex_doctor.reporting.publish import publish
-from ipex_doctor.reporting.saved_reports import SavedReport
 from ipex_doctor.verdicts.registry import finding_ids
+
+if TYPE_CHECKING:
+    # NOTE: a baseline is read (and this module imported) only by the commands given one
+    from ipex_doctor.reporting.saved_reports import SavedReport
 
 
 def gate_policy(

@@ -568,13 +568,18 @@ def diagnose(text: str, kb: KnowledgeBase, env: EnvFacts | None = None) -> Expla
     every stack (``stack: any``: a torchvision built for another torch, on a CUDA machine too)."""
     forms = _forms(text)
     found = _facts(forms)._replace(intel=_names_intel(forms, kb))
-    foreign = _any(kb.stack.foreign, forms[0]) or _any(kb.stack.absent, forms[0])
+    npu = _names_npu(forms, kb)
+    # NOTE: in a text that Intel's NPU's own words place, an "NPU" named alone is that NPU, not
+    # another vendor's (stack.foreign counts a bare NPU as Ascend's)
+    vendor_text = _BARE_NPU.sub(" ", forms[0]) if npu else forms[0]
+    foreign = _any(kb.stack.foreign, vendor_text) or _any(kb.stack.absent, forms[0])
     direct = {
         m.issue.id: m
         for issue in kb.issues
         if (m := _match(issue, forms, found))
         and (not foreign or m.issue.stack == "any" or _intel_beside(m.matched, forms, kb)
              or _intel_within(m.matched, forms, kb))
+        and not (npu and m.issue.layer in RUNGS)
     }  # fmt: skip
     matches = list(direct.values())
     for message in [m for m in matches if m.issue.causes]:
@@ -587,7 +592,7 @@ def diagnose(text: str, kb: KnowledgeBase, env: EnvFacts | None = None) -> Expla
         lowest = _lowest_failing_rung(env)
         matches = [_judged(m, env, lowest) for m in matches]
     matches.sort(key=rank)
-    layer = None if matches else _layer_of(forms, found, kb, foreign)
+    layer = None if matches else _layer_of(forms, found, kb, foreign, npu)
     return Explanation(matches, layer)
 
 
@@ -600,6 +605,22 @@ def names_intel_stack(text: str, kb: KnowledgeBase) -> bool:
     """Whether ``text`` holds a word of the Intel stack (``kb.stack.intel``) outside the wording
     that says the stack is absent: without one, ``diagnose`` names no layer."""
     return _names_intel(_forms(text), kb)
+
+
+NPU = "npu"
+"""The layer of Intel's NPU under PyTorch: a text its own wording places there is no GPU's."""
+_BARE_NPU = re.compile(r"\bNPU\b", re.IGNORECASE)
+
+
+def _names_npu(forms: tuple[str, ...], kb: KnowledgeBase) -> bool:
+    """Whether the npu layer's own wording (its ``symptoms``, not its weaker ``context``) is in
+    the text: then no rung of the GPU ladder is its cause or its layer."""
+    # NOTE: the NPU has its own Level Zero driver, kernel driver and device files: a Level Zero
+    # code or "zeInit failed" beside the NPU's words is the NPU's (an old NPU driver, /dev/accel
+    # closed to the user), and a GPU rung's cause or ``env`` probe would send the user to the
+    # wrong device. The loader's trace naming libze_intel_npu is only the layer's context.
+    layer = kb.layer(NPU)
+    return layer is not None and any(_search(pattern, forms) for pattern in layer.symptoms)
 
 
 def _names_intel(forms: tuple[str, ...], kb: KnowledgeBase) -> bool:
@@ -640,16 +661,26 @@ def _without_absent(text: str, kb: KnowledgeBase) -> str:
 
 
 def _layer_of(
-    forms: tuple[str, ...], found: Facts, kb: KnowledgeBase, foreign: bool
+    forms: tuple[str, ...], found: Facts, kb: KnowledgeBase, foreign: bool, npu: bool = False
 ) -> LayerMatch | None:
     """The layer whose wording fits the text best, for a text of the Intel stack; ``None``
-    for any other (never a layer for a CUDA, ROCm or plain Python error)."""
+    for any other (never a layer for a CUDA, ROCm or plain Python error). With ``npu`` (the
+    text names Intel's NPU) no rung of the GPU ladder."""
     if not _names_intel(forms, kb):
         return None
+    vendor = _any(kb.stack.foreign, _BARE_NPU.sub(" ", forms[0]) if npu else forms[0])
     best: LayerMatch | None = None
     for layer in kb.layers:
-        found_layer = _layer_match(layer, forms, found)
-        if found_layer is None or (foreign and not _intel_beside(found_layer.matched, forms, kb)):
+        found_layer = None if npu and layer.id in RUNGS else _layer_match(layer, forms, found)
+        if found_layer is None:
+            continue
+        if foreign and not (
+            _intel_beside(found_layer.matched, forms, kb)
+            or (not vendor and _intel_within(found_layer.matched, forms, kb))
+        ):
+            # NOTE: where only the absent wording made the text foreign, a piece that names the
+            # Intel stack itself places it (the NPU driver's own check beside that wording); in a
+            # text of another vendor's stack the Intel word must stand beside what matched
             continue
         if best is None or (found_layer.tier, found_layer.score) > (best.tier, best.score):
             best = found_layer

@@ -120,7 +120,7 @@ class Signature(JsonModel):
 LAYERS = (
     "hardware", "driver", "device-nodes", "level-zero", "runtime", "selection", "torch",
     "install", "cpu", "onednn", "sycl-build", "compiler", "distributed", "integration",
-    "windows-loader", "memory", "code",
+    "windows-loader", "npu", "memory", "code",
 )  # fmt: skip
 """The layers an entry's cause can sit in: the seven rungs of the GPU ladder
 (``xpu-rung-<layer>``, from the hardware up), then the layers beyond it. What each one is, how

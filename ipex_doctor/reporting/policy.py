@@ -184,25 +184,23 @@ def _date(text: Any, where: str) -> datetime.date:
         raise PolicyError(f"{where}: expires '{text}' is not a date (YYYY-MM-DD)") from None
 
 
-def read_scan_exclude(path: Path) -> tuple[str, ...]:
-    """The ``scan.exclude`` patterns of a policy file (validated by ``read_policy_file``)."""
-    from ipex_doctor.knowledge import yamldoc  # NOTE: lazy; PyYAML costs ~15 ms to import
-
-    text = read_bounded(path, MAX_POLICY_BYTES, PolicyError, "policy")
-    data, _ = yamldoc.load(str(path), text, PolicyError)
-    scan = data.get("scan") if isinstance(data, dict) else None
-    exclude = scan.get("exclude") if isinstance(scan, dict) else None
-    return tuple(str(p) for p in exclude) if isinstance(exclude, list) else ()
-
-
 def read_policy_file(path: Path) -> tuple[FailOn | None, tuple[Ignore, ...]]:
     """Parse a policy file; raises ``PolicyError`` naming the file and line."""
+    fail_on, ignores, _ = _read_policy_file(path)
+    return fail_on, ignores
+
+
+def _read_policy_file(
+    path: Path,
+) -> tuple[FailOn | None, tuple[Ignore, ...], tuple[str, ...]]:
+    """A policy file's threshold, ignores and ``scan.exclude`` patterns, from one read and one
+    parse of it (``PolicyError`` naming the file and line)."""
     from ipex_doctor.knowledge import yamldoc  # NOTE: only where a policy file is given
 
     text = read_bounded(path, MAX_POLICY_BYTES, PolicyError, "policy")
     data, tree = yamldoc.load(str(path), text, PolicyError)
     if data is None:
-        return None, ()
+        return None, (), ()
     # NOTE: YAML reads 2027-03-31 as a date; the schema wants strings, so normalise first.
     if isinstance(data, dict) and isinstance(data.get("ignore"), list):
         for item in data["ignore"]:
@@ -223,7 +221,10 @@ def read_policy_file(path: Path) -> tuple[FailOn | None, tuple[Ignore, ...]]:
         ignores.append(
             Ignore(id=item["id"], reason=item["reason"].strip(), expires=expires, source=where)
         )
-    return fail_on, tuple(ignores)
+    scan = data.get("scan") if isinstance(data, dict) else None
+    exclude = scan.get("exclude") if isinstance(scan, dict) else None
+    scan_exclude = tuple(str(p) for p in exclude) if isinstance(exclude, list) else ()
+    return fail_on, tuple(ignores), scan_exclude
 
 
 def build_policy(
@@ -242,8 +243,7 @@ def build_policy(
     ignores: tuple[Ignore, ...] = ()
     scan_exclude: tuple[str, ...] = ()
     if policy_file or path.is_file():
-        file_fail_on, ignores = read_policy_file(path)
-        scan_exclude = read_scan_exclude(path)
+        file_fail_on, ignores, scan_exclude = _read_policy_file(path)
     cli_ignores = []
     for arg in ignore_args:
         finding_id, _, reason = arg.partition("=")

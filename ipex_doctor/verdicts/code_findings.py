@@ -27,7 +27,7 @@ from ipex_doctor.model.code import CodeMatch, LineEdit
 from ipex_doctor.model.environment import IPEX, Environment
 from ipex_doctor.model.findings import Evidence, Finding, FindingKind, Status, Verdict
 from ipex_doctor.scan.read.kinds import rewritten_by_fix
-from ipex_doctor.verdicts.judge import status_for
+from ipex_doctor.verdicts.status import status_for
 
 _IN_RANGE = (Verdict.AFFECTED, Verdict.REGRESSION, Verdict.PREDICTED, Verdict.LATENT)
 

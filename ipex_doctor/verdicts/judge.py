@@ -30,23 +30,7 @@ from ipex_doctor.model.findings import (
 from ipex_doctor.model.observations import CheckRun, Outcome
 from ipex_doctor.model.remedy import PipAction
 from ipex_doctor.verdicts.rules import RuleVerdict, observe_rule
-
-
-def status_for(verdict: Verdict, severity: Severity) -> Status:
-    """The gate status of a verdict for an entry of ``severity``: the README's table
-    ("Findings, statuses and verdicts"). Affected, regression and predicted go by severity
-    (fail, warn, pass); latent warns for an error entry and passes otherwise; not-affected
-    passes; not-applicable and inconclusive are skipped, whatever the severity."""
-    if verdict in (Verdict.AFFECTED, Verdict.REGRESSION, Verdict.PREDICTED):
-        return {Severity.ERROR: Status.FAIL, Severity.WARNING: Status.WARN}.get(
-            severity, Status.PASS
-        )
-    if verdict is Verdict.LATENT:
-        return Status.WARN if severity is Severity.ERROR else Status.PASS
-    if verdict in (Verdict.NOT_APPLICABLE, Verdict.INCONCLUSIVE):
-        # NOTE: an inconclusive measurement judged nothing, so it must not count as a pass.
-        return Status.SKIP
-    return Status.PASS
+from ipex_doctor.verdicts.status import status_for
 
 
 @dataclass(frozen=True)

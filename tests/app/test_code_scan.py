@@ -8,12 +8,14 @@ import hashlib
 import json
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 from urllib.parse import unquote
 
 import jsonschema
 import pytest
-from conftest import REPO, make_fake_env, run_doctor
+from conftest import REPO, doctor_env, make_fake_env, run_doctor
 
 SARIF_SCHEMA = REPO / "tests" / "assets" / "sarif" / "sarif-schema-2.1.0.json"
 REPORT_SCHEMA = REPO / "docs" / "report.schema.json"
@@ -407,3 +409,46 @@ def test_sarif_fixes_land_on_their_lines_past_a_form_feed(tmp_path: Path) -> Non
         lines[start - 1 : end - 1] = [inserted]
     assert "".join(lines) == (trees["fixed"] / "m.py").read_bytes().decode("utf-8")
     assert "".join(lines) != text
+
+
+_MODULES_AT_EXIT = (
+    "import atexit, runpy, sys\n"
+    "atexit.register(lambda: print('| ' + '\\n| '.join(sys.modules), file=sys.stderr))\n"
+    "runpy.run_module('ipex_doctor', run_name='__main__', alter_sys=True)\n"
+)
+_JUDGING = (
+    "ipex_doctor.verdicts.judge",
+    "ipex_doctor.verdicts.rules",
+    "ipex_doctor.verdicts.fatal_imports",
+    "ipex_doctor.model.observations",
+)
+
+
+@pytest.mark.parametrize("with_torch", [False, True], ids=["no torch", "torch"])
+def test_the_knowledge_base_is_judged_only_where_the_interpreter_has_torch(
+    tmp_path: Path, with_torch: bool
+) -> None:
+    """A scan judges the knowledge base only where the examined interpreter has torch (else
+    its matches go by the rules alone): only then are the judging's modules imported (they
+    cost a scan without torch about 5 ms of its imports), nor is the baseline's reader imported
+    by a scan without --baseline. With torch both happen, and the findings say so."""
+    project = _project(tmp_path / "project")
+    python = _torch_only(tmp_path) if with_torch else _with_no_torch(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-c", _MODULES_AT_EXIT, "scan", str(project), "--python", python,
+         "--no-cache", "--json", "-"],
+        capture_output=True, text=True, env=doctor_env(), check=False, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr[-2000:]
+    imported = {line[2:] for line in done.stderr.splitlines() if line.startswith("| ")}
+    assert "ipex_doctor.app.code_scan" in imported
+    assert ("ipex_doctor.reporting.saved_reports" in imported) is False
+    assert {m for m in _JUDGING if m in imported} == (set(_JUDGING) if with_torch else set())
+    report = json.loads(done.stdout)
+    summaries = [f["evidence"]["summary"] for f in report["findings"]]
+    alone = [s for s in summaries if "judged by the rule alone" in s]
+    assert (alone == []) is with_torch, summaries
+
+
+def _with_no_torch(tmp_path: Path) -> str:
+    return make_fake_env(tmp_path / "no-torch", {"numpy": ("2.0.0", "")})

@@ -1075,6 +1075,25 @@ def test_wording_that_says_the_intel_stack_is_absent_does_not_place_a_text_in_it
         # #1696, optimum-benchmark's check)
         ("ValueError: `device` must be either `cuda`, `cpu`, `mps`, `xla` or `gpu`, but got xpu",
          "integration"),
+        # the sixteenth's and seventeenth's measured texts, development since
+        # conda's words for a package or channel of the stack it cannot reach (IPEX #706,
+        # pytorch #131802)
+        ("Conda gives me PackagesNotFoundError for `intel-extension-for-pytorch=2.3.110`",
+         "install"),
+        ("Collecting package metadata (repodata.json): failed\n\nUnavailableInvalidChannel: HTTP "
+         "403 FORBIDDEN for channel intel <https://conda.anaconda.org/intel>", "install"),
+        # DKMS failing to build the backported i915 module (intel-gpu-i915-backports #207)
+        ("Building initial module for 6.8.0-51-generic\nError! Bad return status for module build "
+         "on kernel: 6.8.0-51-generic (x86_64)\nConsult /var/lib/dkms/intel-i915-dkms/1.24.6.12."
+         "240823.13/build/make.log for more information.", "driver"),
+        # a kernel's sub-group size the device lacks (ipex-llm #11080); the SYCL integration
+        # header a host compiler cannot read (oneDNN #2035)
+        ("ipex-llm[cpp] error: Sub-group size 8 is not supported on the device", "sycl-build"),
+        ("In file included from <command-line>:\n/tmp/sycl_engine_base-header-11d9b7.h:46:20: "
+         "error: \u2018KernelInfoData\u2019 is not a class template", "sycl-build"),
+        # pip building a package of the stack and failing (intel-npu-acceleration-library #137)
+        ("CMake Error at CMakeLists.txt:68 (message):\n  Ubuntu version 24.04 is unsupported\n"
+         "ERROR: Failed building wheel for intel-npu-acceleration-library", "install"),
     ],
 )  # fmt: skip
 def test_a_layer_names_the_wording_of_its_own_tools(text: str, layer: str) -> None:
@@ -1170,8 +1189,9 @@ def test_the_kernels_own_words_for_a_gpu_it_does_not_probe_name_the_missing_driv
 def test_a_level_zero_code_of_intels_npu_is_not_the_gpu_stack() -> None:
     """The NPU's own Level Zero driver reports through the graph extension that only it
     implements (openvino_notebooks #2167, intel-npu-acceleration-library #64): its code names
-    no entry and no layer, even where the code itself is the Intel stack's word; the same code
-    from another Level Zero call, or beside a word of the GPU stack, still counts."""
+    no entry and no GPU layer, even where the code itself is the Intel stack's word (OpenVINO's
+    own NPU plugin names nothing; the NPU driver's own version check names the npu layer); the
+    same code from another Level Zero call, or beside a word of the GPU stack, still counts."""
     plugin = ("RuntimeError: Exception from src/inference/src/cpp/core.cpp:107:\nCheck 'result == "
               "ZE_RESULT_SUCCESS' failed at src/plugins/intel_npu/src/compiler/src/zero_compiler_"
               "in_driver.cpp:746:\nFailed to compile network. L0 createGraph result: ZE_RESULT_"
@@ -1180,13 +1200,103 @@ def test_a_level_zero_code_of_intels_npu_is_not_the_gpu_stack() -> None:
                "compatible with the ELF Expected: 6.1.0 vs received: 7.0.0\nFailed to compile "
                "network. L0 createGraph result: ZE_RESULT_ERROR_UNSUPPORTED_VERSION, code "
                "0x78000002.")  # fmt: skip
-    for text in (plugin, library):
-        found = diagnose(text, KB)
-        assert found.matches == [] and found.layer is None, found
+    found = diagnose(plugin, KB)
+    assert found.matches == [] and found.layer is None, found
+    assert [m.issue.id for m in explain(library, KB)] == ["npu-driver-outdated"]
     gpu_call = "L0 zeModuleCreate result: ZE_RESULT_ERROR_UNKNOWN, code 0x7ffffffe"
     assert explain(gpu_call, KB)[0].issue.id == "xpu-ur-unknown"
     beside = "torch.xpu on an Arc A770: " + plugin
     assert explain(beside, KB)[0].issue.id == "xpu-ur-unknown"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # conda's and DKMS's words for another vendor's package or module
+        "PackagesNotFoundError: The following packages are not available: cudatoolkit=11.8",
+        "Error! Bad return status for module build on kernel: 6.8.0-51-generic (x86_64)\nConsult "
+        "/var/lib/dkms/nvidia/550.120/build/make.log for more information.",
+        # pip failing to build a wheel of no Intel package (pytorch #134073's triton is the
+        # compiler's, by its thread; its text names nothing of the Intel stack)
+        "note: This error originates from a subprocess\nERROR: Failed building wheel for triton",
+        # the sub-group message with no word of the Intel stack
+        "error: Sub-group size 8 is not supported on the device",
+    ],
+)  # fmt: skip
+def test_the_new_layer_wording_needs_the_intel_stack(text: str) -> None:
+    """The layer wording written from the sixteenth's and seventeenth's measured texts names
+    nothing in a text outside the Intel stack."""
+    found = diagnose(text, KB)
+    assert found.matches == [] and found.layer is None, found
+
+
+def _layer_named(text: str) -> str | None:
+    found = diagnose(text, KB)
+    assert found.matches == [], [m.issue.id for m in found.matches]
+    return found.layer.layer.id if found.layer else None
+
+
+def test_intels_npu_under_pytorch_is_a_layer_of_its_own() -> None:
+    """Intel's NPU under PyTorch (intel-npu-acceleration-library, its driver, /dev/accel) is the
+    Intel stack's npu layer, not another vendor's NPU and not the GPU's layers; an NPU driver
+    older than the library is the entry npu-driver-outdated; another vendor's NPU, OpenVINO's own
+    NPU compiler and a loader trace that only tried the NPU's driver stay where they were. Real
+    development texts, trimmed (the first fails on the old rules: the library's path was no word
+    of the Intel stack)."""
+    # an old NPU driver (intel-npu-acceleration-library #8, #14)
+    old_driver = ('  File "C:\\Python311\\Lib\\site-packages\\intel_npu_acceleration_library\\backend'
+                  '\\factory.py", line 124, in compile\n    backend_lib.compile(self._mm, output_node)\n'
+                  "OSError: [WinError -529697949] Windows Error 0xe06d7363")  # fmt: skip
+    assert [m.issue.id for m in explain(old_driver, KB)] == ["npu-driver-outdated"]
+    # the library's path with another failure names the layer (intel-npu-acceleration-library #127)
+    api = ("ImportError: cannot import name 'CompilerConfig' from "
+           "'intel_npu_acceleration_library.compiler'")  # fmt: skip
+    assert _layer_named(api) == "npu"
+    # the C++ exception's code alone, without the library's backend, is no NPU's
+    assert explain("OSError: [WinError -529697949] Windows Error 0xe06d7363", KB) == []
+    assert _layer_named("Intel NPU: /dev/accel/accel0: Permission denied") == "npu"
+    # the library's source build refusing the distribution is an install (#137; #164's label)
+    build = ("CMake Error at CMakeLists.txt:68 (message):\n  Ubuntu version 24.04 is unsupported\n"
+             "ERROR: Failed building wheel for intel-npu-acceleration-library")  # fmt: skip
+    assert _layer_named(build) == "install"
+    # neighbours: Ascend's NPU (vllm-ascend #1617), OpenVINO's NPU compiler (cascadia #37)
+    assert _layer_named("RuntimeError: NPU out of memory.") is None
+    vpux = (
+        "[ERROR] [vpux-compiler] Failed Pass StopLocationVerifierPass on Operation\n"
+        "RuntimeError: Failed to compile Model0_kv1152_REP00C9__0 for all devices in [NPU]"
+    )
+    assert _layer_named(vpux) is None
+    # the loader trying every driver it knows: the GPU's Level Zero, not the NPU (compute-runtime
+    # #806; before, the runtime layer by sycl-ls)
+    trace = ("ZE_ENABLE_LOADER_DEBUG_TRACE=1 sycl-ls\nZE_LOADER_DEBUG_TRACE:Using Loader Library "
+             "Path:\nZE_LOADER_DEBUG_TRACE:Load Library of libze_intel_vpu.so failed with "
+             "libze_intel_vpu.so: cannot open shared object file: No such file or directory\n"
+             "ZE_LOADER_DEBUG_TRACE:0 Drivers Discovered")  # fmt: skip
+    assert _layer_named(trace) == "level-zero"
+    # a Level Zero code without the NPU's words stays the level-zero layer's
+    gpu_code = "zeCommandQueueExecuteCommandLists: ZE_RESULT_ERROR_UNSUPPORTED_VERSION"
+    assert _layer_named(gpu_code) == "level-zero"
+
+
+def test_an_npu_text_names_no_gpu_cause_or_rung() -> None:
+    """A Level Zero code or zeInit failing beside the NPU's own words is the NPU's (its own
+    Level Zero driver, kernel driver and /dev/accel): no entry of a GPU-ladder rung (which would
+    send the user to the GPU's probes) and no rung's layer, but the npu layer; an NPU named alone
+    there is Intel's. The same codes without the NPU's words still name the GPU's causes."""
+    lost = ('File "/venv/lib/python3.11/site-packages/intel_npu_acceleration_library/backend/'
+            'factory.py", line 124\nRuntimeError: ZE_RESULT_ERROR_DEVICE_LOST')  # fmt: skip
+    closed = (
+        "zeInit failed with ZE_RESULT_ERROR_UNINITIALIZED: /dev/accel/accel0: Permission denied"
+    )
+    boot = ("intel_vpu 0000:00:0b.0: [drm] *ERROR* ivpu_boot: Failed to boot the NPU: -110\n"
+            "ZE_RESULT_ERROR_UNINITIALIZED")  # fmt: skip
+    for text in (lost, closed, boot):
+        assert _layer_named(text) == "npu", text
+    assert explain("RuntimeError: ZE_RESULT_ERROR_DEVICE_LOST", KB)[0].issue.id == "xpu-device-lost"
+    gpu_init = "zeInit failed with ZE_RESULT_ERROR_UNINITIALIZED"
+    assert explain(gpu_init, KB)[0].issue.layer == "level-zero"
+    # Ascend's NPU beside the library's name stays another vendor's
+    assert _layer_named("torch_npu: NPU function error, intel_npu_acceleration_library") is None
 
 
 def test_a_windows_dll_whose_error_loading_was_cut_off_still_names_the_dll() -> None:
@@ -1276,7 +1386,10 @@ def test_wording_that_says_the_intel_stack_is_absent_is_knowledge_base_data(
     attribute 'xpu'"), an overlay adds to it (through the cache too), and a pattern that could
     backtrack is refused with its file and line, like every other stack word."""
     assert any(w.search("module 'torch' has no attribute 'xpu'") for w in KB.stack.absent)
-    text = "RuntimeError: the Intel GPU path is off in this build; could not create a primitive"
+    # NOTE: the layer's wording here is no word of the Intel stack itself: oneDNN's "could not
+    # create a primitive" is one, and places a text held back only by absent wording (as an
+    # entry's own Intel words do)
+    text = "RuntimeError: the Intel GPU path is off in this build; primitive descriptor failed"
     assert diagnose(text, KB).layer is not None
     path = tmp_path / "site.yaml"
     path.write_text(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -119,3 +120,45 @@ def test_pyyaml_is_imported_only_to_read_a_policy_file(tmp_path: Path, with_poli
     assert done.returncode == 0, done.stderr
     assert done.stdout.rstrip().endswith(f"yaml loaded: {with_policy}")
     assert ('"reason": "moving off IPEX next release"' in done.stdout) is with_policy
+
+
+_OPENS_OF_POLICY_AT_EXIT = (
+    "import atexit, runpy, sys\n"
+    "opened = []\n"
+    "sys.addaudithook(lambda event, args: opened.append(str(args[0]))"
+    " if event == 'open' and str(args[0]).endswith('policy.yaml') else None)\n"
+    "atexit.register(lambda: print('policy opened:', len(opened)))\n"
+    "runpy.run_module('ipex_doctor', run_name='__main__', alter_sys=True)\n"
+)
+
+
+def test_a_policy_file_is_read_once_for_its_gate_and_its_scan_exclude(tmp_path: Path) -> None:
+    """The ignores, the threshold and ``scan.exclude`` come from one read and one parse of the
+    policy file (it was read and parsed twice: a file changed in between gave a gate of one
+    version and the exclusions of another): all three take effect (the warning of the
+    requirement fails the run at ``fail_on: warn``)."""
+    project = tmp_path / "project"
+    (project / "vendored").mkdir(parents=True)
+    (project / "train.py").write_text("import intel_extension_for_pytorch\n")
+    (project / "requirements.txt").write_text("intel-extension-for-pytorch==2.8.0\n")
+    (project / "vendored" / "old.py").write_text("import intel_extension_for_pytorch\n")
+    policy = tmp_path / "policy.yaml"
+    policy.write_text(
+        "fail_on: warn\n"
+        "ignore:\n  - id: ipex-import\n    reason: moving off IPEX next release\n"
+        "scan:\n  exclude: [vendored/]\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", _OPENS_OF_POLICY_AT_EXIT, "scan", str(project), "--no-cache",
+         "--policy", str(policy), "--json", str(tmp_path / "report.json"), "-q"],
+        capture_output=True, text=True, env=doctor_env(), check=False,
+        stdin=subprocess.DEVNULL, cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == ExitCode.FINDINGS, done.stderr
+    assert done.stdout.rstrip().endswith("policy opened: 1")
+    report = json.loads((tmp_path / "report.json").read_text())
+    found = sorted((f["id"], f["location"]["path"], f["status"]) for f in report["findings"])
+    assert found == [
+        ("ipex-import", "train.py", "skip"),
+        ("ipex-requirement", "requirements.txt", "warn"),
+    ]

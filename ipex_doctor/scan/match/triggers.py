@@ -28,9 +28,11 @@ are dropped first (``minimal``).
 
 from __future__ import annotations
 
+import bisect
 import functools
+import itertools
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, NamedTuple, TypeVar
 
 T = TypeVar("T")
@@ -250,14 +252,23 @@ def minimal(triggers: Iterable[Trigger]) -> tuple[Trigger, ...]:
     """
     unique = list(dict.fromkeys(triggers))
     # NOTE: words never hold a NUL byte, so "inside one of a's words" is one search of them
-    # joined by NULs; and only the triggers whose first word is inside can be implied (this
-    # runs for every pair of a reader's hundred-odd triggers).
+    # joined by NULs. Only triggers that can be implied are tried (this runs for every pair of
+    # a reader's three hundred-odd triggers, in every scan): a trigger asking for whole
+    # identifiers only by one that asks for its first word whole (looked up, not searched),
+    # another only where its first word is inside.
     joined = [b"\0".join(t.words) for t in unique]
     lowered = [j.lower() for j in joined]
+    word_sets = [frozenset(t.words) for t in unique]
+    whole_by_first: dict[bytes, list[int]] = {}
+    whole_empty: list[int] = []
     by_first: dict[tuple[bytes, bool], list[int]] = {}
     for j, other in enumerate(unique):
-        if other.confirm is None:
-            first = other.words[0] if other.words else b""
+        if other.confirm is not None:
+            continue
+        first = other.words[0] if other.words else b""
+        if other.whole:
+            (whole_by_first.setdefault(first, []) if other.words else whole_empty).append(j)
+        else:
             by_first.setdefault((first, other.folded), []).append(j)
 
     def implies(i: int, j: int) -> bool:
@@ -265,17 +276,24 @@ def minimal(triggers: Iterable[Trigger]) -> tuple[Trigger, ...]:
         if b.confirm is not None or (a.folded and not b.folded):
             return False
         if b.whole:
-            return a.whole and all(word in a.words for word in b.words)
+            return a.whole and word_sets[j] <= word_sets[i]
         haystack = lowered[i] if b.folded else joined[i]
         return all(word in haystack for word in b.words)
 
-    def implied(i: int) -> bool:
+    def candidates(i: int) -> Iterator[int]:
+        a = unique[i]
+        if a.whole:
+            yield from whole_empty
+            for word in dict.fromkeys(a.words):
+                yield from whole_by_first.get(word, ())
         for (first, folded), others in by_first.items():
             if first in (lowered[i] if folded else joined[i]):
-                for j in others:
-                    if j != i and implies(i, j) and not (j > i and implies(j, i)):
-                        return True
-        return False
+                yield from others
+
+    def implied(i: int) -> bool:
+        return any(
+            j != i and implies(i, j) and not (j > i and implies(j, i)) for j in candidates(i)
+        )
 
     return tuple(trigger for i, trigger in enumerate(unique) if not implied(i))
 
@@ -299,8 +317,8 @@ def _cover(triggers: Sequence[Trigger]) -> tuple[tuple[bytes, tuple[Trigger, ...
         allowed = {part for word in trigger.words for part in _parts(word)} - roots
         options[trigger] = allowed or set(trigger.words)
     candidates = {word for allowed in options.values() for word in allowed}
-    joined = _joined(triggers)
-    covers = {word: {t for t, text in joined if word in text} for word in candidates}
+    within = _containing(candidates, [text for _, text in _joined(triggers)])
+    covers = {word: {triggers[i] for i in within[word]} for word in candidates}
     uncovered = set(triggers)
     chosen: list[tuple[bytes, tuple[Trigger, ...]]] = []
     while uncovered:
@@ -325,9 +343,8 @@ def _gate(triggers: Sequence[Trigger]) -> bytes | None:
             counts[part] = counts.get(part, 0) + 1
     if not counts:
         return None
-    texts = [text for _, text in _joined(triggers)]
-    inside = {part: sum(part in text for text in texts) for part in counts}
-    return max(counts, key=lambda part: (inside[part], part))
+    within = _containing(counts, [text for _, text in _joined(triggers)])
+    return max(counts, key=lambda part: (len(within[part]), part))
 
 
 def _joined(triggers: Sequence[Trigger]) -> list[tuple[Trigger, bytes]]:
@@ -336,9 +353,35 @@ def _joined(triggers: Sequence[Trigger]) -> list[tuple[Trigger, bytes]]:
     return [(trigger, b"\0".join(trigger.words)) for trigger in triggers]
 
 
-def _parts(word: bytes) -> set[bytes]:
+def _containing(words: Iterable[bytes], texts: Sequence[bytes]) -> dict[bytes, set[int]]:
+    """For each of ``words``, the indexes of the ``texts`` it is inside (``word in text``).
+
+    NOTE: by hand: one ``bytes.find`` walk per word over the texts joined by NULs (no word or
+    text holds one, so no occurrence spans two texts) rather than a search of every text for
+    every word, which cost a few milliseconds for each reader's prefilter in every scan."""
+    haystack = b"\0".join(texts)
+    starts = list(itertools.accumulate((len(text) + 1 for text in texts[:-1]), initial=0))
+    found: dict[bytes, set[int]] = {}
+    for word in words:
+        if not word:
+            found[word] = set(range(len(texts)))
+            continue
+        where: set[int] = set()
+        at = haystack.find(word)
+        while at >= 0:
+            index = bisect.bisect_right(starts, at) - 1
+            where.add(index)
+            # NOTE: the next occurrence worth finding is in the next text
+            at = haystack.find(word, starts[index + 1]) if index + 1 < len(starts) else -1
+        found[word] = where
+    return found
+
+
+@functools.lru_cache(maxsize=4096)
+def _parts(word: bytes) -> frozenset[bytes]:
     """``word`` and its alphanumeric runs of three characters or more."""
-    return {word, *(part for part in re.split(rb"[^A-Za-z0-9]+", word) if len(part) >= 3)}
+    runs = re.split(rb"[^A-Za-z0-9]+", word)
+    return frozenset({word, *(part for part in runs if len(part) >= 3)})
 
 
 def _inside(anchor: bytes, words: Sequence[bytes]) -> bool:

@@ -9,6 +9,9 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from conftest import examples
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scan_rules import SAMPLE, found, rule, scan, write
 
 from ipex_doctor.knowledge import code_rules
@@ -22,6 +25,7 @@ from ipex_doctor.scan.match.triggers import (
     Prefilter,
     Probe,
     Trigger,
+    _containing,
     minimal,
     name_trigger,
 )
@@ -188,6 +192,80 @@ def test_minimal_drops_implied_triggers_only() -> None:
     assert minimal([ab, whole_a]) == (ab, whole_a)
     assert minimal([whole_xa, whole_a]) == (whole_xa, whole_a)
     assert minimal([whole_ab, a]) == (a,)
+
+
+_WORDS = st.sampled_from([b"a", b"ab", b"b", b"xab", b"Ab", b"ccl", b"oneccl", b"x_y", b""])
+_CHECK = lambda data: True  # noqa: E731 - one confirm, shared, so that triggers can be equal
+_TRIGGERS = st.lists(
+    st.builds(
+        Trigger,
+        st.lists(_WORDS, max_size=3).map(tuple),
+        folded=st.booleans(),
+        confirm=st.sampled_from([None, None, None, _CHECK]),
+        whole=st.booleans(),
+    ),
+    max_size=12,
+)
+
+
+def _minimal_by_definition(triggers: list[Trigger]) -> tuple[Trigger, ...]:
+    """``minimal``'s contract, pair by pair: a trigger goes when another implies it (and is
+    not equivalent to it and later)."""
+    unique = list(dict.fromkeys(triggers))
+
+    def implies(a: Trigger, b: Trigger) -> bool:
+        if b.confirm is not None or (a.folded and not b.folded):
+            return False
+        if b.whole:
+            return a.whole and all(word in a.words for word in b.words)
+        haystack = b"\0".join(a.words)
+        haystack = haystack.lower() if b.folded else haystack
+        return all(word in haystack for word in b.words)
+
+    return tuple(
+        a
+        for i, a in enumerate(unique)
+        if not any(
+            j != i and implies(a, b) and not (j > i and implies(b, a)) for j, b in enumerate(unique)
+        )
+    )
+
+
+@settings(max_examples=examples(400))
+@given(_TRIGGERS)
+def test_minimal_is_its_definition(triggers: list[Trigger]) -> None:
+    """``minimal`` tries only the triggers that can be implied (looked up by their first
+    word), and keeps exactly what trying every pair keeps, in the same order."""
+    assert minimal(triggers) == _minimal_by_definition(triggers)
+
+
+@settings(max_examples=examples(400))
+@given(st.lists(_WORDS, max_size=6), st.lists(st.lists(_WORDS, max_size=3), min_size=1))
+def test_the_texts_a_word_is_inside_are_found_by_one_walk(
+    words: list[bytes], texts: list[list[bytes]]
+) -> None:
+    """The anchors' and the gate's counts come from one walk of the joined texts per word:
+    for each word, exactly the texts it is inside (never one it only spans into)."""
+    joined = [b"\0".join(text) for text in texts]
+    assert _containing(words, joined) == {
+        word: {i for i, text in enumerate(joined) if word in text} for word in words
+    }
+
+
+def test_the_shipped_rules_prefilters_are_those_of_the_definition() -> None:
+    """Every reader's triggers of the shipped rules, minimal by the definition."""
+    ruleset = RuleSet(code_rules.load())
+    for kind in FileKind:
+        for python in (False, True):
+            prefilter = ruleset.prefilter(kind, python=python)
+            triggers = list(ruleset._python_triggers.get(kind, ())) if python else []
+            shell = kind in (FileKind.NOTEBOOK, FileKind.CI)
+            for text_kind in (kind, FileKind.SHELL) if shell else (kind,):
+                for text_rule in ruleset._text.get(text_kind, ()):
+                    triggers.extend(
+                        t for _, regex_triggers in text_rule.regexes for t in regex_triggers
+                    )
+            assert prefilter.triggers == _minimal_by_definition(triggers), (kind, python)
 
 
 def test_probe_searches_each_word_once_and_folds_as_re_does() -> None:
