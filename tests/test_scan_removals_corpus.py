@@ -55,12 +55,14 @@ def test_the_parts_are_the_ones_the_seeds_draw() -> None:
     fourth = DATA["fourth_split"]["projects"]
     fifth = DATA["fifth_split"]["projects"]
     sixth = DATA["sixth_split"]["projects"]
-    later = set(second) | set(third) | set(fourth) | set(fifth) | set(sixth)
+    seventh = DATA["seventh_split"]["projects"]
+    later = set(second) | set(third) | set(fourth) | set(fifth) | set(sixth) | set(seventh)
     first = [p["project"] for p in DATA["projects"] if p["project"] not in later]
     parts = {p["project"]: p["part"] for p in DATA["projects"]}
     assert later <= set(parts)
     # NOTE: no project in two collections
-    assert len(later) == len(second) + len(third) + len(fourth) + len(fifth) + len(sixth)
+    collections = (second, third, fourth, fifth, sixth, seventh)
+    assert len(later) == sum(map(len, collections))
 
     # NOTE: the first collection's held-out part was measured once and then joined the
     # development part; the record of which projects those were must still be the seed's draw.
@@ -88,9 +90,16 @@ def test_the_parts_are_the_ones_the_seeds_draw() -> None:
     assert set(DATA["fifth_split"]["joined_development"]) == held_out
     assert {parts[name] for name in fifth} == {"development"}
 
+    # NOTE: and the sixth's, measured once; its record too must be the draw.
     development, held_out = _drawn(sixth, DATA["sixth_split"])
-    assert {name for name in sixth if parts[name] == "development"} == development
-    assert {name for name in sixth if parts[name] == "held-out"} == held_out
+    assert set(DATA["sixth_split"]["joined_development"]) == held_out
+    assert {parts[name] for name in sixth} == {"development"}
+
+    # NOTE: the seventh has fewer than four projects: a draw would leave one on each side, so
+    # the whole collection is kept aside, none in development.
+    assert len(seventh) < 4 and DATA["seventh_split"]["development"] == 0
+    assert seventh == sorted(seventh, key=str.lower)
+    assert {parts[name] for name in seventh} == {"held-out"}
 
 
 def test_every_case_names_its_commits_and_every_key_line_is_well_formed() -> None:
@@ -107,7 +116,9 @@ def test_every_case_names_its_commits_and_every_key_line_is_well_formed() -> Non
             places = [(k.path, k.line) for k in map(SCRIPT.parse_key_line, case["key"])]
             assert len(places) == len(set(places)), project["project"]
     cases = SCRIPT.load_cases(CORPUS)
-    assert {c.part for c in cases} == {"development", "held-out"}
+    # NOTE: every collection measured so far has joined development; a new one brings a
+    # held-out part again. No other part exists.
+    assert "development" in {c.part for c in cases} <= {"development", "held-out"}
     assert all(c.key for c in cases)
 
 

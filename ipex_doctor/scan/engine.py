@@ -22,6 +22,7 @@ from typing import Any
 
 from ipex_doctor.knowledge.code_rules import CodeRules
 from ipex_doctor.model.code import CodeMatch, FileKind, ScanResult, SkippedFile
+from ipex_doctor.scan.match.own_extras import extras_rules, ipex_extras
 from ipex_doctor.scan.match.project_flags import (
     FLAG_RULES,
     declared_flags,
@@ -102,6 +103,9 @@ def scan_paths(
         parsed += outcome.parsed
         matches.extend(outcome.matches)
         skips.extend(outcome.skipped)
+    extras = {extra for _, outcome in outcomes for extra in outcome.extras}
+    if extras:
+        matches.extend(_installs_of_extras(extras, outcomes, matches, rules, max_file_bytes))
     seen = len(candidates)
     return ScanResult(
         roots=tuple(path.as_posix() for path in paths),
@@ -295,7 +299,8 @@ def _read(candidate: Candidate, rules: RuleSet, max_file_bytes: int) -> Outcome:
             return outcome._replace(declares=declares) if declares else outcome
         outcome = read_text(candidate, data, rules)
         names = named_lists(data, candidate.kind)
-        return outcome._replace(names=names) if names else outcome
+        extras = ipex_extras(data, candidate.path.name)
+        return outcome._replace(names=names, extras=extras) if names or extras else outcome
 
 
 def _without_own_flags(
@@ -317,6 +322,28 @@ def _without_own_flags(
 
     python_files = (c.display for c, _ in outcomes if reads_as_python(c.kind, c.path.name))
     return without_own_flags(matches, declared, python_files, lines_of)
+
+
+def _installs_of_extras(
+    extras: set[str],
+    outcomes: list[tuple[Candidate, Outcome]],
+    matches: list[CodeMatch],
+    rules: CodeRules,
+    max_file_bytes: int,
+) -> list[CodeMatch]:
+    """The installs of the project's own extras that pull IPEX (``own_extras``), by the
+    requirement rules, in every file read (a second read, made only in a tree whose metadata
+    declares such an extra; the derived rules' prefilter opens only the files that name one),
+    less those already found on the same line by the same rule."""
+    derived = RuleSet(extras_rules(rules, extras))
+    found = {(m.rule_id, m.location.path, m.location.cell, m.location.line) for m in matches}
+    new: list[CodeMatch] = []
+    for candidate, _ in outcomes:
+        for match in _read(candidate, derived, max_file_bytes).matches:
+            at = match.location
+            if (match.rule_id, at.path, at.cell, at.line) not in found:
+                new.append(match)
+    return new
 
 
 def _too_large(size: int, limit: int) -> str:

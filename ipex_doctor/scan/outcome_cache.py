@@ -38,9 +38,10 @@ from ipex_doctor.model.codec import from_json, to_json
 from ipex_doctor.scan.read.discovery import Candidate
 from ipex_doctor.scan.readers import Outcome
 
-_FORMAT = 3
-"""2: each entry holds the flags the file declares (``Outcome.declares``); 3: and ends with the
-requirement lists it names (``Outcome.names``)."""
+_FORMAT = 4
+"""2: each entry holds the flags the file declares (``Outcome.declares``); 3: and the
+requirement lists it names (``Outcome.names``); 4: and ends with the project's own extras that
+pull IPEX (``Outcome.extras``)."""
 MAX_FILES = 32
 """Cache files (one per set of scan roots) kept; the oldest go on a write."""
 
@@ -77,6 +78,7 @@ class OutcomeCache:
                 [from_json(SkippedFile, s) for s in entry[3]],
                 declares=tuple(str(flag) for flag in entry[4]),
                 names=tuple(str(name) for name in entry[5]),
+                extras=tuple(str(extra) for extra in entry[6]),
             )
         except (ValueError, TypeError, KeyError, IndexError, AttributeError):
             return None  # NOTE: a cache file edited by hand is a miss, never a traceback
@@ -89,7 +91,7 @@ class OutcomeCache:
             matches = [to_json(m) for m in outcome.matches]
             skips = [to_json(s) for s in outcome.skipped]
             entry = [list(candidate.stamp), outcome.parsed, matches, skips]
-            self._next[_key(candidate)] = [*entry, outcome.declares, outcome.names]
+            self._next[_key(candidate)] = [*entry, outcome.declares, outcome.names, outcome.extras]
 
     def save(self) -> None:
         """Replace the cache file with this scan's outcomes; silently nothing when it cannot."""

@@ -72,6 +72,9 @@ class Outcome(NamedTuple):
     names: tuple[str, ...] = ()
     """The requirement lists this file hands to pip (``named_requirements``): which files
     found ``by_use`` are read, decided once every other file is read."""
+    extras: tuple[str, ...] = ()
+    """The project's own extras that pull IPEX, as ``name[extra]``, that a metadata file
+    declares (``own_extras``): installs of them are IPEX's, found once every file is read."""
 
 
 NOT_PARSED = Outcome(False, [], [])
