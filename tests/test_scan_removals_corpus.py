@@ -64,36 +64,16 @@ def test_the_parts_are_the_ones_the_seeds_draw() -> None:
     collections = (second, third, fourth, fifth, sixth, seventh)
     assert len(later) == sum(map(len, collections))
 
-    # NOTE: the first collection's held-out part was measured once and then joined the
-    # development part; the record of which projects those were must still be the seed's draw.
-    development, held_out = _drawn(first, DATA["split"])
-    assert set(DATA["split"]["joined_development"]) == held_out
-    assert {parts[name] for name in first} == {"development"}
-
-    # NOTE: so was the second collection's, measured once; its record too must be the draw.
-    development, held_out = _drawn(second, DATA["second_split"])
-    assert set(DATA["second_split"]["joined_development"]) == held_out
-    assert {parts[name] for name in second} == {"development"}
-
-    # NOTE: and the third's, measured once; its record too must be the draw.
-    development, held_out = _drawn(third, DATA["third_split"])
-    assert set(DATA["third_split"]["joined_development"]) == held_out
-    assert {parts[name] for name in third} == {"development"}
-
-    # NOTE: and the fourth's, measured once; its record too must be the draw.
-    development, held_out = _drawn(fourth, DATA["fourth_split"])
-    assert set(DATA["fourth_split"]["joined_development"]) == held_out
-    assert {parts[name] for name in fourth} == {"development"}
-
-    # NOTE: and the fifth's, measured once; its record too must be the draw.
-    development, held_out = _drawn(fifth, DATA["fifth_split"])
-    assert set(DATA["fifth_split"]["joined_development"]) == held_out
-    assert {parts[name] for name in fifth} == {"development"}
-
-    # NOTE: and the sixth's, measured once; its record too must be the draw.
-    development, held_out = _drawn(sixth, DATA["sixth_split"])
-    assert set(DATA["sixth_split"]["joined_development"]) == held_out
-    assert {parts[name] for name in sixth} == {"development"}
+    # NOTE: each collection's held-out part up to the sixth was measured once and then joined
+    # the development part; the record of which projects those were must still be the seed's draw.
+    measured = {
+        "split": first, "second_split": second, "third_split": third, "fourth_split": fourth,
+        "fifth_split": fifth, "sixth_split": sixth,
+    }  # fmt: skip
+    for split, names in measured.items():
+        _, held_out = _drawn(names, DATA[split])
+        assert set(DATA[split]["joined_development"]) == held_out, split
+        assert {parts[name] for name in names} == {"development"}, split
 
     # NOTE: the seventh has fewer than four projects: a draw would leave one on each side, so
     # the whole collection is kept aside, none in development.
