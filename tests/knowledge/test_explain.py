@@ -1114,6 +1114,9 @@ def test_wording_that_says_the_intel_stack_is_absent_does_not_place_a_text_in_it
         # Ollama's runner exiting in a text of the Intel stack (ipex-llm #13029)
         ('"llama runner process has terminated: exit status 2" on Ryzen 5600/Arc A770',
          "integration"),
+        # IPEX's warning that a framework asked it to optimise a transformer on the CPU
+        # (ComfyUI #3266)
+        ("UserWarning: Transformer opitmization is only support on XPU now.", "integration"),
     ],
 )  # fmt: skip
 def test_a_layer_names_the_wording_of_its_own_tools(text: str, layer: str) -> None:
