@@ -1549,3 +1549,14 @@ def test_a_missing_level_zero_header_is_tritons_only_where_triton_builds() -> No
              "No such file or directory\n #include <level_zero/ze_api.h>\n"
              "compilation terminated.")  # fmt: skip
     assert "triton-xpu-toolchain" not in [m.issue.id for m in explain(other, KB)]
+
+
+def test_ggml_sycls_message_for_no_gpu_platform_names_the_stack_but_no_layer_of_its_own() -> None:
+    """ggml's SYCL backend's "can not find preferred GPU platform" (LocalAI #3437) is a word of
+    the Intel stack, so an entry may name its cause; it places the text in no layer by itself
+    (which rung hides the GPU is the cause's), and other platform messages stay outside."""
+    text = ("stderr llama_model_load: error loading model: can not find preferred GPU platform\n"
+            "stderr llama_load_model_from_file: failed to load model")  # fmt: skip
+    assert names_intel_stack(text, KB)
+    assert diagnose(text, KB).layer is None
+    assert not names_intel_stack("error: can not find preferred platform 'cuda'", KB)
