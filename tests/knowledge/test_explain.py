@@ -775,6 +775,17 @@ def test_a_text_of_the_intel_stack_that_no_entry_names_names_its_layer(
         # cuFFT's own status, and the name in another spelling
         "RuntimeError: cuFFT error: CUFFT_INVALID_DESCRIPTOR_SIZE",
         "NameError: name 'fft_invalid_descriptor' is not defined",
+        # neighbours of the signals and wording for bigdl, vLLM's IpexAttnBackend, DPC++'s kernel
+        # compiler, a SYCL source's compile and Ollama's runner: the runner on another
+        # stack or with no stack named, a C source of no SYCL program failing to compile, the
+        # names in other spellings or inside another identifier
+        "Error: llama runner process has terminated: exit status 2",
+        "Error: llama runner process has terminated: CUDA error: out of memory",
+        "src/main.cpp:5:10: fatal error: cuda_runtime.h: No such file or directory",
+        "mysycl.cpp:5:10: fatal error: foo.h: No such file or directory",
+        "ValueError: not implemented for ipexattnbackend",
+        "KeyError: 'create_kernel_bundle'",
+        "FileNotFoundError: /data/bigdl_x/model.bin",
     ],
 )  # fmt: skip
 def test_a_text_of_another_stack_gets_no_entry_and_no_layer(text: str) -> None:
@@ -1094,6 +1105,18 @@ def test_wording_that_says_the_intel_stack_is_absent_does_not_place_a_text_in_it
         # pip building a package of the stack and failing (intel-npu-acceleration-library #137)
         ("CMake Error at CMakeLists.txt:68 (message):\n  Ubuntu version 24.04 is unsupported\n"
          "ERROR: Failed building wheel for intel-npu-acceleration-library", "install"),
+        # development texts that named no layer or the wrong one (any collection)
+        # a SYCL source's compile failing, over the Level Zero name its missing header carries
+        # (Yggdrasil #11069)
+        ("/workspace/srcdir/oneAPI.jl/deps/src/sycl.h:5:10: fatal error: level_zero/ze_api.h: No "
+         "such file or directory\n #include <level_zero/ze_api.h>\n          ^~~~~\ncompilation "
+         "terminated.", "sycl-build"),
+        # Ollama's runner exiting in a text of the Intel stack (ipex-llm #13029)
+        ('"llama runner process has terminated: exit status 2" on Ryzen 5600/Arc A770',
+         "integration"),
+        # IPEX's warning that a framework asked it to optimise a transformer on the CPU
+        # (ComfyUI #3266)
+        ("UserWarning: Transformer opitmization is only support on XPU now.", "integration"),
     ],
 )  # fmt: skip
 def test_a_layer_names_the_wording_of_its_own_tools(text: str, layer: str) -> None:
@@ -1128,6 +1151,17 @@ def test_a_layer_names_the_wording_of_its_own_tools(text: str, layer: str) -> No
         # oneMKL refusing an FFT operator's DFT descriptor on the XPU (ChatTTS #187)
         ("    return torch.istft(spec, self.n_fft, self.hop_length, self.win_length, self.window, "
          "center=True)\nRuntimeError: FFT_INVALID_DESCRIPTOR", "code"),
+        # ipex-llm's former name in its core package's build path (ipex-llm #12222)
+        ("llm_chat_cli: /home/runner/_work/llm.cpp/llm.cpp/llm.cpp/bigdl-core-xe/llama_backend/"
+         "sdp_kernel.cpp:639: void sdp_fp8_casual_kernel(...) [GS = 32, HD = 96]: Assertion "
+         "`(context_length-seq_len)%GS==0' failed.", "integration"),
+        # vLLM's attention backend for IPEX (llm-scaler #41)
+        ("whisper: Current attn type {attn_type} is not implemented for IpexAttnBackendImpl",
+         "integration"),
+        # DPC++'s kernel-compiler extension (intel/llvm #22786)
+        ("kernel_bundles built by create_kernel_bundle_from_source() and stored in static cache "
+         'cause crashes during process exit with segmentation faults or "pure virtual function '
+         'called" errors.', "runtime"),
     ],
 )  # fmt: skip
 def test_an_exact_signal_of_the_intel_stack_names_its_layer_without_another_intel_word(
@@ -1139,6 +1173,32 @@ def test_an_exact_signal_of_the_intel_stack_names_its_layer_without_another_inte
     assert names_intel_stack(text, KB)
     assert found.matches == [] and found.layer is not None, found
     assert found.layer.layer.id == layer
+
+
+@pytest.mark.parametrize(
+    ("text", "layer"),
+    [
+        # Ollama's runner that says why it ended: the DLL Windows did not find (ipex-llm #11270's
+        # words beside an Intel GPU), or the SYCL runtime's device selector (ipex-llm #12420)
+        ("Arc A770: Error: llama runner process has terminated: exit status 0xc0000135",
+         "windows-loader"),
+        ("Error: llama runner process has terminated: error loading model: No device of requested "
+         "type available", "runtime"),
+        # a SYCL call failing under ipex-llm's build path (ollama-intel-gpu #17)
+        ("Native API failed. Native API returns: -6 (PI_ERROR_OUT_OF_HOST_MEMORY)\nException "
+         "caught at file:/home/runner/_work/llm.cpp/llm.cpp/llama-cpp-bigdl/ggml/src/ggml-sycl.cpp, "
+         "line:5066, func:operator()", "runtime"),
+        # DPC++'s kernel compiler with the build log of the program it could not build
+        ("create_kernel_bundle_from_source: Build program log for 'kernel':\nerror: undefined "
+         "identifier", "sycl-build"),
+    ],
+)  # fmt: skip
+def test_a_layers_own_wording_outranks_the_context_of_bigdl_ollama_and_the_kernel_compiler(
+    text: str, layer: str
+) -> None:
+    """ipex-llm's former name, Ollama's runner and DPC++'s kernel compiler place a text only as
+    context: where the text says what failed, that layer's wording names it."""
+    assert _layer_named(text) == layer
 
 
 def test_an_ipex_only_torch_xpu_name_is_joined_with_scans_code_rules() -> None:
@@ -1489,3 +1549,14 @@ def test_a_missing_level_zero_header_is_tritons_only_where_triton_builds() -> No
              "No such file or directory\n #include <level_zero/ze_api.h>\n"
              "compilation terminated.")  # fmt: skip
     assert "triton-xpu-toolchain" not in [m.issue.id for m in explain(other, KB)]
+
+
+def test_ggml_sycls_message_for_no_gpu_platform_names_the_stack_but_no_layer_of_its_own() -> None:
+    """ggml's SYCL backend's "can not find preferred GPU platform" (LocalAI #3437) is a word of
+    the Intel stack, so an entry may name its cause; it places the text in no layer by itself
+    (which rung hides the GPU is the cause's), and other platform messages stay outside."""
+    text = ("stderr llama_model_load: error loading model: can not find preferred GPU platform\n"
+            "stderr llama_load_model_from_file: failed to load model")  # fmt: skip
+    assert names_intel_stack(text, KB)
+    assert diagnose(text, KB).layer is None
+    assert not names_intel_stack("error: can not find preferred platform 'cuda'", KB)
