@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from conftest import doctor_env
+from conftest import doctor_env, fresh_interpreter_prints
 
 _ENGINE = "ipex_doctor.scan.engine"
 
@@ -54,10 +54,7 @@ def test_a_light_module_of_the_scan_package_does_not_load_the_scanner() -> None:
         "except AttributeError as error:\n"
         "    print(error)\n"
     )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=120
-    )
-    assert done.stdout.splitlines() == [
+    assert fresh_interpreter_prints(probe) == [
         "False",
         "True True True True",
         "module 'ipex_doctor.scan' has no attribute 'no_such_name'",
