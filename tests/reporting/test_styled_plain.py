@@ -23,6 +23,7 @@ from ipex_doctor.model.environment import ImportOutcome
 from ipex_doctor.model.terms import Reference
 from ipex_doctor.reporting.formats.console import (
     _wrapped,
+    _wrapped_line,
     console_parts,
     render_console,
     write_plain_text,
@@ -180,6 +181,28 @@ def test_a_terminal_gets_the_text_made_by_the_same_calls() -> None:
         printed.append(buffer.getvalue())
     assert printed[0] == printed[1]
     assert "\x1b[1;2mdim" in printed[0]  # NOTE: the whole is bold, the piece dim too
+
+
+@pytest.mark.parametrize("width", [1, 8, 40, 80, 200])
+def test_a_line_that_fits_is_wrapped_as_textwrap_wraps_it(width: int) -> None:
+    """``_wrapped`` leaves textwrap out for a line that fits: what it writes is textwrap's,
+    for every line of every report shape and lines made to sit at the edge."""
+    report_lines = {
+        line
+        for report in _reports().values()
+        for verbosity in (-1, 0, 1)
+        for line in _what_rich_writes(report, verbosity, None).splitlines()
+    }
+    edges = {
+        " " * n + word + " " * m
+        for n in (0, 1, 4)
+        for m in (0, 1, 3)
+        for word in ("x" * (width - 1), "x" * width, "a b" * (width // 3 + 1), "é\u00a0漢")
+    }
+    edges |= {"", " ", " " * width, "a\tb", "    a\t", " $ pip install x  ", "$ x" + " " * width}
+    for line in report_lines | edges:
+        expected = [line] if line.lstrip().startswith("$ ") else _wrapped_line(line, width)
+        assert _wrapped(line + "\n", width) == "\n".join(expected) + "\n", repr(line)
 
 
 # --- the command ---------------------------------------------------------------------------------

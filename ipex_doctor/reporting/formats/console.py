@@ -679,12 +679,25 @@ def _wrapped(text: str, width: int) -> str:
     for line in text.splitlines():
         if line.lstrip().startswith("$ "):
             lines.append(line)  # NOTE: a command to paste stays on one line, whatever its length
-            continue
-        indent = line[: len(line) - len(line.lstrip(" "))]
-        wrapped = textwrap.wrap(
-            line, width=width, initial_indent="", subsequent_indent=indent + "  ",
-            break_long_words=False, break_on_hyphens=False, drop_whitespace=True,
-        )  # fmt: skip
-        # NOTE: textwrap strips the first line's indent when it starts with spaces; keep it.
-        lines.extend([indent + wrapped[0].lstrip(" "), *wrapped[1:]] if wrapped else [""])
+        elif len(line) <= width and _TEXTWRAP_SPACES.isdisjoint(line):
+            # NOTE: what textwrap makes of a line that fits, without it (it took most of a
+            # small scan's report in a log with COLUMNS set): only its trailing spaces go.
+            lines.append(line.rstrip(" "))
+        else:
+            lines.extend(_wrapped_line(line, width))
     return "\n".join(lines) + "\n"
+
+
+_TEXTWRAP_SPACES = frozenset("\t\n\x0b\x0c\r")
+"""The whitespace besides the space that textwrap turns into spaces (and tabs into several)."""
+
+
+def _wrapped_line(line: str, width: int) -> list[str]:
+    """One line wrapped at ``width`` between words, its indent kept and deepened by two."""
+    indent = line[: len(line) - len(line.lstrip(" "))]
+    wrapped = textwrap.wrap(
+        line, width=width, initial_indent="", subsequent_indent=indent + "  ",
+        break_long_words=False, break_on_hyphens=False, drop_whitespace=True,
+    )  # fmt: skip
+    # NOTE: textwrap strips the first line's indent when it starts with spaces; keep it.
+    return [indent + wrapped[0].lstrip(" "), *wrapped[1:]] if wrapped else [""]
