@@ -75,8 +75,9 @@ MEASURED: dict[str, tuple[int, int, int, int, int, int] | None] = {
     # a sub-group size, SYCL's integration header: 318, 321, 332), and three entries written from
     # development texts (torch's refused 4 GiB request as the per-allocation cap; the NPU
     # library's API called as another release defines it and the Compatibility Pack on Windows,
-    # their four texts relabelled as sampling.yaml's `relabelled` records: 325, 328, 336)
-    "development": (459, 325, 328, 336, 997, 2),
+    # their four texts relabelled as sampling.yaml's `relabelled` records: 325, 328, 336), and the
+    # nineteenth's development texts (at its split: 336, 339, 349 of 481, 2 alarms of 1035)
+    "development": (481, 336, 339, 349, 1035, 2),
     "kept-aside": None,  # NOTE: empty until the next collection is split
     # NOTE: "could not create an engine" is onednn; "The program was built for N devices" is the
     # sycl-build layer (three sampled threads, none a missing kernel), not xpu-kernel-not-built
@@ -86,11 +87,12 @@ MEASURED: dict[str, tuple[int, int, int, int, int, int] | None] = {
 """Measured when the rules were final for the newest collections (kept-aside: once, afterwards;
 its false alarm is recorded, not tuned away). Update only by adding texts, never by tuning on a
 kept-aside text."""
-SHORT_OF_NEIGHBOURS = {frozenset({16, 17}): 19}
+SHORT_OF_NEIGHBOURS = {frozenset({16, 17}): 19, frozenset({19}): 20}
 """Kept-aside parts with fewer than the 30 unrelated texts the issue asks for, and how many they
 hold: the sixteenth and seventeenth collections brought 45 neighbours in all (the collectors found
 the Intel trackers nearly exhausted, and took every neighbour a query returned, never chose
-one), of which their seeded split kept 19 aside. Their measurement says so beside its alarms."""
+one), of which their seeded split kept 19 aside; the nineteenth brought 58 neighbours, of which
+its split kept 20 aside. Their measurement says so beside its alarms."""
 
 
 @pytest.mark.parametrize("part", list(PARTS))
