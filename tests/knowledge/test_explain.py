@@ -1587,3 +1587,38 @@ def test_llama_cpps_sycl_device_assertion_on_windows_is_the_compatibility_pack()
     linux = ("GGML_ASSERT: /home/runner/_work/llm.cpp/llm.cpp/llama-cpp-bigdl/ggml-sycl.cpp:18283: "
              "main_gpu_id<g_all_sycl_device_count")  # fmt: skip
     assert "windows-compat-pack" not in [m.issue.id for m in explain(linux, KB)]
+
+
+def test_the_compute_runtimes_gpu_hang_report_is_the_hang() -> None:
+    """The GPU compute runtime's own "ERROR: GPU HANG detected!" (compute-runtime #749 under
+    ffmpeg's OpenCL, openvino #32665) names ``xpu-gpu-hang`` (on the old knowledge base:
+    nothing); another driver's lower-case "GPU hang detected" and ROCm's "reason :GPU Hang"
+    (legacy-rocm-build #5259) do not."""
+    for text in ("ERROR: GPU HANG detected!", "GPU HANG detected!"):
+        found = explain(text, KB)
+        assert [m.issue.id for m in found] == ["xpu-gpu-hang"], found
+    for other in (
+        "adreno_hang_int_callback| MISC: GPU hang detected",
+        "HW Exception by GPU node-4 (Agent handle: 0x1ebc04e0) reason :GPU Hang",
+    ):
+        assert "xpu-gpu-hang" not in [m.issue.id for m in explain(other, KB)], other
+
+
+def test_two_copies_of_intels_openmp_runtime_are_the_duplicate_runtime() -> None:
+    """OMP Error 15 for Intel's OpenMP runtime (MoneyPrinterTurbo #90, comic-translate #79, both
+    on Windows) names ``openmp-duplicate-runtime`` (the runtime layer; on the old knowledge base:
+    nothing, no word of the Intel stack); the runtime DLL missing (llama.cpp #9378) and LLVM's
+    libomp on macOS do not."""
+    duplicate = ("OMP: Error #15: Initializing libiomp5md.dll, but found libiomp5md.dll already "
+                 "initialized.\nOMP: Hint This means that multiple copies of the OpenMP runtime have "
+                 "been linked into the program.")  # fmt: skip
+    found = explain(duplicate, KB)
+    assert [m.issue.id for m in found] == ["openmp-duplicate-runtime"], found
+    assert found[0].issue.layer == "runtime"
+    linux = "OMP: Error #15: Initializing libiomp5.so, but found libiomp5.so already initialized."
+    assert [m.issue.id for m in explain(linux, KB)] == ["openmp-duplicate-runtime"]
+    missing = ("llama-cli.exe - System Error\nThe code execution cannot proceed because "
+               "libiomp5md.dll\nwas not found. Reinstalling the program may fix this problem.")  # fmt: skip
+    assert "openmp-duplicate-runtime" not in [m.issue.id for m in explain(missing, KB)]
+    macos = "OMP: Error #15: Initializing libomp.dylib, but found libomp.dylib already initialized."
+    assert explain(macos, KB) == []
