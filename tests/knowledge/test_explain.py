@@ -1622,3 +1622,17 @@ def test_two_copies_of_intels_openmp_runtime_are_the_duplicate_runtime() -> None
     assert "openmp-duplicate-runtime" not in [m.issue.id for m in explain(missing, KB)]
     macos = "OMP: Error #15: Initializing libomp.dylib, but found libomp.dylib already initialized."
     assert explain(macos, KB) == []
+
+
+def test_a_program_that_found_no_level_zero_loader_is_level_zero_broken() -> None:
+    """A program that loads Level Zero itself and found no loader (oneAPI.jl #493) names
+    ``xpu-level-zero-broken`` (on the old knowledge base only the level-zero layer); a build
+    that did not find the loader's development files (llama.cpp #27257) keeps the layer."""
+    found = explain(
+        "Error: No oneAPI Level Zero loader found for your platform. Currently, only Linux x86 "
+        "is supported.",
+        KB,
+    )
+    assert [m.issue.id for m in found] == ["xpu-level-zero-broken"], found
+    build = "Compile bug: Level Zero loader or headers not found, Level Zero support disabled"
+    assert _layer_named(build) == "level-zero"
