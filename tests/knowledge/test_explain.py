@@ -1493,6 +1493,13 @@ def test_a_missing_level_zero_header_is_tritons_only_where_triton_builds() -> No
     assert "triton-xpu-toolchain" not in [m.issue.id for m in explain(other, KB)]
 
 
+def _names_alone(text: str, entry: str, layer: str) -> None:
+    """``explain`` names ``entry`` and nothing else for ``text``, and the entry sits in ``layer``."""
+    found = explain(text, KB)
+    assert [m.issue.id for m in found] == [entry], found
+    assert found[0].issue.layer == layer
+
+
 @pytest.mark.parametrize(
     "text",
     [
@@ -1550,9 +1557,7 @@ def test_code_for_another_release_of_the_npu_library_is_its_api_change(text: str
     """intel-npu-acceleration-library's API called as another release defines it names
     ``npu-library-api-changed`` (the code layer), not the NPU's driver or the npu layer
     (development texts; on the old knowledge base the npu layer, or nothing for #158)."""
-    found = explain(text, KB)
-    assert [m.issue.id for m in found] == ["npu-library-api-changed"], found
-    assert found[0].issue.layer == "code"
+    _names_alone(text, "npu-library-api-changed", "code")
 
 
 def test_the_npu_librarys_other_failures_and_other_libraries_are_not_its_api_change() -> None:
@@ -1581,9 +1586,7 @@ def test_llama_cpps_sycl_device_assertion_on_windows_is_the_compatibility_pack()
     from a Linux build has every cause of no device and does not."""
     windows = ("GGML_ASSERT: C:/Users/Administrator/actions-runner/cpp-release/_work/llm.cpp/"
                "llm.cpp/llama-cpp-bigdl/ggml-sycl.cpp:18283: main_gpu_id<g_all_sycl_device_count")  # fmt: skip
-    found = explain(windows, KB)
-    assert [m.issue.id for m in found] == ["windows-compat-pack"], found
-    assert found[0].issue.layer == "windows-loader"
+    _names_alone(windows, "windows-compat-pack", "windows-loader")
     linux = ("GGML_ASSERT: /home/runner/_work/llm.cpp/llm.cpp/llama-cpp-bigdl/ggml-sycl.cpp:18283: "
              "main_gpu_id<g_all_sycl_device_count")  # fmt: skip
     assert "windows-compat-pack" not in [m.issue.id for m in explain(linux, KB)]
@@ -1595,8 +1598,7 @@ def test_the_compute_runtimes_gpu_hang_report_is_the_hang() -> None:
     nothing); another driver's lower-case "GPU hang detected" and ROCm's "reason :GPU Hang"
     (legacy-rocm-build #5259) do not."""
     for text in ("ERROR: GPU HANG detected!", "GPU HANG detected!"):
-        found = explain(text, KB)
-        assert [m.issue.id for m in found] == ["xpu-gpu-hang"], found
+        _names_alone(text, "xpu-gpu-hang", "driver")
     for other in (
         "adreno_hang_int_callback| MISC: GPU hang detected",
         "HW Exception by GPU node-4 (Agent handle: 0x1ebc04e0) reason :GPU Hang",
@@ -1612,11 +1614,9 @@ def test_two_copies_of_intels_openmp_runtime_are_the_duplicate_runtime() -> None
     duplicate = ("OMP: Error #15: Initializing libiomp5md.dll, but found libiomp5md.dll already "
                  "initialized.\nOMP: Hint This means that multiple copies of the OpenMP runtime have "
                  "been linked into the program.")  # fmt: skip
-    found = explain(duplicate, KB)
-    assert [m.issue.id for m in found] == ["openmp-duplicate-runtime"], found
-    assert found[0].issue.layer == "runtime"
     linux = "OMP: Error #15: Initializing libiomp5.so, but found libiomp5.so already initialized."
-    assert [m.issue.id for m in explain(linux, KB)] == ["openmp-duplicate-runtime"]
+    for text in (duplicate, linux):
+        _names_alone(text, "openmp-duplicate-runtime", "runtime")
     missing = ("llama-cli.exe - System Error\nThe code execution cannot proceed because "
                "libiomp5md.dll\nwas not found. Reinstalling the program may fix this problem.")  # fmt: skip
     assert "openmp-duplicate-runtime" not in [m.issue.id for m in explain(missing, KB)]
@@ -1628,11 +1628,8 @@ def test_a_program_that_found_no_level_zero_loader_is_level_zero_broken() -> Non
     """A program that loads Level Zero itself and found no loader (oneAPI.jl #493) names
     ``xpu-level-zero-broken`` (on the old knowledge base only the level-zero layer); a build
     that did not find the loader's development files (llama.cpp #27257) keeps the layer."""
-    found = explain(
-        "Error: No oneAPI Level Zero loader found for your platform. Currently, only Linux x86 "
-        "is supported.",
-        KB,
-    )
-    assert [m.issue.id for m in found] == ["xpu-level-zero-broken"], found
+    loader = ("Error: No oneAPI Level Zero loader found for your platform. Currently, only Linux "
+              "x86 is supported.")  # fmt: skip
+    _names_alone(loader, "xpu-level-zero-broken", "level-zero")
     build = "Compile bug: Level Zero loader or headers not found, Level Zero support disabled"
     assert _layer_named(build) == "level-zero"
