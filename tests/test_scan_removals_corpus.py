@@ -56,12 +56,14 @@ def test_the_parts_are_the_ones_the_seeds_draw() -> None:
     fifth = DATA["fifth_split"]["projects"]
     sixth = DATA["sixth_split"]["projects"]
     seventh = DATA["seventh_split"]["projects"]
+    eighth = DATA["eighth_split"]["projects"]
     later = set(second) | set(third) | set(fourth) | set(fifth) | set(sixth) | set(seventh)
+    later |= set(eighth)
     first = [p["project"] for p in DATA["projects"] if p["project"] not in later]
     parts = {p["project"]: p["part"] for p in DATA["projects"]}
     assert later <= set(parts)
     # NOTE: no project in two collections
-    collections = (second, third, fourth, fifth, sixth, seventh)
+    collections = (second, third, fourth, fifth, sixth, seventh, eighth)
     assert len(later) == sum(map(len, collections))
 
     # NOTE: each collection's held-out part up to the sixth was measured once and then joined
@@ -76,10 +78,17 @@ def test_the_parts_are_the_ones_the_seeds_draw() -> None:
         assert {parts[name] for name in names} == {"development"}, split
 
     # NOTE: the seventh has fewer than four projects: a draw would leave one on each side, so
-    # the whole collection is kept aside, none in development.
+    # the whole collection was kept aside, none drawn into development; measured once, all of it
+    # joined development.
     assert len(seventh) < 4 and DATA["seventh_split"]["development"] == 0
     assert seventh == sorted(seventh, key=str.lower)
-    assert {parts[name] for name in seventh} == {"held-out"}
+    assert DATA["seventh_split"]["joined_development"] == seventh
+    assert {parts[name] for name in seventh} == {"development"}
+
+    # NOTE: the eighth is split by its seed and not yet measured: its parts are the draw.
+    development, held_out = _drawn(eighth, DATA["eighth_split"])
+    assert {name for name in eighth if parts[name] == "development"} == development
+    assert {name for name in eighth if parts[name] == "held-out"} == held_out
 
 
 def test_every_case_names_its_commits_and_every_key_line_is_well_formed() -> None:

@@ -16,13 +16,19 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from ipex_doctor.knowledge.code_rules import CodeRules
 from ipex_doctor.model.code import CodeMatch, FileKind, ScanResult, SkippedFile
 from ipex_doctor.scan.match.own_extras import extras_rules, ipex_extras
+from ipex_doctor.scan.match.own_flags import (
+    exported_flags,
+    flag_rules,
+    imported_flags,
+    probe_lines,
+)
 from ipex_doctor.scan.match.project_flags import (
     FLAG_RULES,
     declared_flags,
@@ -106,6 +112,9 @@ def scan_paths(
     extras = {extra for _, outcome in outcomes for extra in outcome.extras}
     if extras:
         matches.extend(_installs_of_extras(extras, outcomes, matches, rules, max_file_bytes))
+    probes = probe_lines(matches)
+    if probes:
+        matches.extend(_reads_of_imported_flags(probes, outcomes, matches, rules, max_file_bytes))
     seen = len(candidates)
     return ScanResult(
         roots=tuple(path.as_posix() for path in paths),
@@ -344,6 +353,52 @@ def _installs_of_extras(
             if (match.rule_id, at.path, at.cell, at.line) not in found:
                 new.append(match)
     return new
+
+
+def _reads_of_imported_flags(
+    probes: dict[str, list[int]],
+    outcomes: list[tuple[Candidate, Outcome]],
+    matches: list[CodeMatch],
+    rules: CodeRules,
+    max_file_bytes: int,
+) -> list[CodeMatch]:
+    """The probes that read a flag another module of the tree sets from a probe and exports
+    (``own_flags``), less those already found on the same line. A second read, of the files
+    with a probe finding (their module-level assignments) and then of the Python files that
+    spell an exported name (their imports), made only in a tree with a probe finding; the
+    importers alone are matched again, with the probe rule reading the flags they import."""
+    python = {c.display: c for c, _ in outcomes if reads_as_python(c.kind, c.path.name)}
+    exported = exported_flags(probes, _texts(python[d] for d in probes if d in python))
+    if not exported:
+        return []
+    spelled = sorted({name.encode() for names in exported.values() for name in names})
+    found = {(m.rule_id, m.location.path, m.location.cell, m.location.line) for m in matches}
+    new: list[CodeMatch] = []
+    for display, source in _texts(python.values(), spelled).items():
+        flags = imported_flags(display, source, exported)
+        if not flags:
+            continue
+        derived = RuleSet(flag_rules(rules, flags))
+        for match in _read(python[display], derived, max_file_bytes).matches:
+            at = match.location
+            if (match.rule_id, at.path, at.cell, at.line) not in found:
+                new.append(match)
+    return new
+
+
+def _texts(candidates: Iterable[Candidate], spelling: Sequence[bytes] = ()) -> dict[str, str]:
+    """The source of each candidate that can be read (and spells one of ``spelling``, if any),
+    by its display path."""
+    texts: dict[str, str] = {}
+    for candidate in candidates:
+        try:
+            data = candidate.path.read_bytes()
+            if spelling and not any(word in data for word in spelling):
+                continue
+            texts[candidate.display] = decode_text(data)
+        except (OSError, Undecodable):
+            continue
+    return texts
 
 
 def _too_large(size: int, limit: int) -> str:

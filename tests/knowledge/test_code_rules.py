@@ -240,6 +240,9 @@ TEXT_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             'torch = {version="==2.1.0a0", index="ipex-xpu"}',
             'torchvision = {version="0.16.0a0", index="ipex-xpu"}',
             "python -m pip install torch==2.0.1a0+gitc6ea20b -f https://x.org",
+            # NOTE: RVC's requirements-ipex.txt (a torchaudio built for IPEX's torch 2.0.1a0)
+            "https://github.com/Disty0/Retrieval-based-Voice-Conversion-WebUI/releases/download/"
+            "torchaudio_wheels_for_ipex/torchaudio-2.0.2+31de77d-cp310-cp310-linux_x86_64.whl",
         ],
         [
             "torch==2.8.0",
@@ -249,6 +252,11 @@ TEXT_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "torch==2.3.1.post0+cxx11.abi",
             "torch==2.1.0a0+41361538.nv23.06",
             'mylib = {version="2.1.0a0"}',
+            # NOTE: a torch family wheel from no folder of IPEX's, or from IPEX-LLM's
+            "https://download.pytorch.org/whl/cpu/torchaudio-2.0.2%2Bcpu-cp310-cp310-linux_x86_64.whl",
+            "https://github.com/a/b/releases/download/v1/torchaudio-2.0.2-cp310-linux_x86_64.whl",
+            "https://github.com/a/ipex-llm/releases/download/v2/torch-2.1.0-cp310-linux_x86_64.whl",
+            "https://github.com/a/b/releases/download/for_ipex/xformers-0.0.20-cp310-linux.whl",
         ],
     ),
     "ipex-environment-setting": (

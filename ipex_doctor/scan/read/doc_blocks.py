@@ -14,6 +14,11 @@ moved on. ``scan --docs`` reads the blocks whose language says what they are:
   prompts' code, not the output);
 * shell (``bash``, ``sh``, ``shell``, ``zsh``, ``console``, ``shell-session``): every line
   that is not a comment, or where any line has a ``$`` prompt, only what follows the prompts.
+  Authors also write Python in such a block (``# In code:``, then ``import
+  intel_extension_for_pytorch as ipex`` and ``model = ipex.optimize(model)``): in a POSIX
+  shell block without prompts, a line that parses as a Python assignment or call statement and
+  is no simple shell command (``_python_lines``) is read as Python, with the block's Python
+  imports, and not as shell;
 
 A fenced block (or a reST ``code-block``) without a language is read only where its lines say
 what it is: ``>>>`` prompts are a Python session (read as ``pycon``), and lines that each start
@@ -30,17 +35,23 @@ tree to return the same few blocks, and would not keep the source columns.
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import NamedTuple
 
 from ipex_doctor.scan.read.notebooks import Cell, read_cell
-from ipex_doctor.scan.read.source import TextLine, split_lines
+from ipex_doctor.scan.read.source import TextLine, Unparsable, parse_python, split_lines
 
 PYTHON_LANGUAGES = frozenset({"python", "py", "python3", "py3", "ipython", "ipython3", "pycon"})
 SHELL_LANGUAGES = frozenset(
     {"bash", "sh", "shell", "zsh", "console", "shell-session", "sh-session", "shellsession"}
     | {"powershell", "pwsh", "ps1", "bat", "batch", "cmd"}
 )
+POSIX_SHELL_LANGUAGES = frozenset(
+    {"bash", "sh", "shell", "zsh", "console", "shell-session", "sh-session", "shellsession"}
+)
+"""The shell blocks whose lines may hold Python (``_python_lines``): a POSIX shell rejects
+an unquoted parenthesis in a simple command, which a Python call has."""
 COMMANDS = frozenset(
     {"pip", "pip3", "python", "python3", "py", "conda", "mamba", "micromamba", "uv", "docker"}
     | {"podman", "git", "source", "export", "sudo", "apt", "apt-get", "cd", "wget", "curl"}
@@ -60,6 +71,8 @@ _DIRECTIVE = re.compile(
 _PROMPT = re.compile(r"(?P<prompt>\s*\$\s+)\S")
 _DOCTEST = (">>> ", "... ")
 _REM = re.compile(r"(?i)rem(?:\s|$)")
+_SHELL_ASSIGNMENT = re.compile(r"[A-Za-z_]\w*=")
+"""A shell variable assignment (no space before ``=``), which Python parses too."""
 REST_SUFFIXES = (".rst", ".rest")
 
 
@@ -222,8 +235,71 @@ def _block(number: int, raw: _Raw) -> DocBlock | None:
         cell = read_cell(number, "\n".join(source))
         return DocBlock(Cell(number, source, cell.python, cell.shell), raw.first_line, shifts)
     if raw.language in SHELL_LANGUAGES:
-        return DocBlock(Cell(number, raw.lines, "", _shell(raw.lines)), raw.first_line, shifts)
+        shell = _shell(raw.lines)
+        python = _python_lines(raw.lines) if raw.language in POSIX_SHELL_LANGUAGES else {}
+        if not python:
+            return DocBlock(Cell(number, raw.lines, "", shell), raw.first_line, shifts)
+        # NOTE: the Python lines leave the shell reading (one finding a line, by the Python
+        # rules that know what the line is); the others are blank in the Python source, so its
+        # line numbers are the block's, and a line's indentation joins its shift.
+        source = [python[n].lstrip() if n in python else "" for n in range(1, len(raw.lines) + 1)]
+        shifts = [s + len(python.get(n, "")) - len(python.get(n, "").lstrip())
+                  for n, s in enumerate(shifts, start=1)]  # fmt: skip
+        commands = [command for command in shell if command.line not in python]
+        cell = Cell(number, raw.lines, "\n".join(source), commands)
+        return DocBlock(cell, raw.first_line, shifts)
     return None
+
+
+def _python_lines(lines: list[str]) -> dict[int, str]:
+    """The lines of a shell block that are Python its author wrote there, by 1-based line.
+
+    A line is Python when it parses alone as Python statements, each an assignment or a call
+    (``model = ipex.optimize(model)``, ``ipex.optimize(model)``), and is no simple shell
+    command: it holds a call (an unquoted parenthesis, a syntax error to a POSIX shell) or
+    assigns with a space before ``=`` (``a = b`` runs a command named ``a``; the shell's own
+    assignment is ``a=b``, which stays shell). A command line (``pip install ...``, ``python -c
+    "..."``, ``export X=1``, ``python train.py``) does not parse as Python; a bare word
+    (``ls``) is no assignment or call. Where there is such a line, the block's import
+    statements are Python too (they bind the names it uses). A block with ``$`` prompts is
+    commands and their output, and a line continuing a command (after a ``\\``) is part of it:
+    neither is read so.
+    """
+    if any(_PROMPT.match(line) for line in lines):
+        return {}
+    found: dict[int, str] = {}
+    imports: dict[int, str] = {}
+    continued = False
+    for number, line in enumerate(lines, start=1):
+        stripped = line.strip()
+        after_continuation, continued = continued, stripped.endswith("\\")
+        if after_continuation or not stripped or _comment(line):
+            continue
+        # NOTE: every statement Python holds on a line has "(" or "=" or is an import;
+        # the rest of a shell block (most of it) is not parsed at all.
+        if not ("(" in stripped or "=" in stripped or stripped.startswith(("import ", "from "))):
+            continue
+        try:
+            statements = parse_python(stripped).body
+        except Unparsable:
+            continue
+        if statements and all(isinstance(s, ast.Import | ast.ImportFrom) for s in statements):
+            imports[number] = line
+        elif statements and all(_python_statement(s, stripped) for s in statements):
+            found[number] = line
+    return {**found, **imports} if found else {}
+
+
+def _python_statement(statement: ast.stmt, line: str) -> bool:
+    """Whether ``statement`` (of ``line``) is an assignment or a call no shell would run."""
+    if isinstance(statement, ast.Expr):
+        return isinstance(statement.value, ast.Call)
+    if isinstance(statement, ast.Assign | ast.AugAssign) or (
+        isinstance(statement, ast.AnnAssign) and statement.value is not None
+    ):
+        calls = any(isinstance(node, ast.Call) for node in ast.walk(statement))
+        return calls or _SHELL_ASSIGNMENT.match(line) is None
+    return False
 
 
 def _doctest(lines: list[str]) -> tuple[list[str], list[int]]:

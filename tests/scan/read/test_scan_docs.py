@@ -311,3 +311,72 @@ def test_batch_comments_and_a_bare_cd_are_not_installs(tmp_path: Path) -> None:
         (7, "ipex-requirement"),
         (9, "ipex-requirement"),
     ]
+
+
+def test_python_written_in_a_shell_block_is_read_as_python(tmp_path: Path) -> None:
+    """picture-frame-preprocessor's HARDWARE_OPTIMIZATION.md (real, trimmed): its author wrote
+    the install and then, under ``# In code:``, two lines of Python, all in one ```bash
+    fence. Read as shell, the import was found (a command importing IPEX) and the
+    ``ipex.optimize`` call was not; each line is now read as what it is. A Python line of a
+    shell block also uses a name a Python block of the same document bound."""
+    readme = (
+        "**Implementation:**\n"
+        "```bash\n"
+        "# Install Intel PyTorch extension\n"
+        "pip install intel-extension-for-pytorch\n"
+        "\n"
+        "# In code:\n"
+        "import intel_extension_for_pytorch as ipex\n"
+        "model = ipex.optimize(model)\n"
+        "```\n"
+        "```python\n"
+        "import intel_extension_for_pytorch as xp\n"
+        "```\n"
+        "```sh\n"
+        "    model = xp.optimize(model, dtype=torch.bfloat16)\n"
+        "```\n"
+    )
+    assert _readme_findings(tmp_path, readme) == [
+        (4, "ipex-requirement"),
+        (7, "ipex-import"),
+        (8, "ipex-optimize"),
+        (11, "ipex-import"),
+        (14, "ipex-optimize"),
+    ]
+    assert [
+        (m.location.line, m.location.column) for m in scan(tmp_path, SHIPPED, docs=True).matches
+    ][-1] == (14, 12)
+
+
+SHELL_NEIGHBOURS = """\
+```bash
+python train.py
+export X=1
+X=1
+pip install torch
+ls
+python -c "import intel_extension_for_pytorch as ipex; print(ipex.__version__)"
+echo "model = ipex.optimize(model)"
+make -j$(nproc) \\
+    CFLAGS=-O2
+import intel_extension_for_pytorch as ipex
+```
+```console
+$ model = ipex.optimize(model)
+```
+```powershell
+$model = ipex.optimize($model)
+```
+"""
+
+
+def test_shell_commands_of_a_shell_block_stay_shell(tmp_path: Path) -> None:
+    """No command of a shell block is read as Python: a script run, a (shell) assignment, an
+    install, a bare word, ``python -c`` with its code in a string, an echo, a continued line;
+    an import alone is a command importing IPEX, as before (no Python line beside it). A block
+    with prompts is commands and output, and PowerShell is not a POSIX shell."""
+    assert [block.cell.python for block in code_blocks(SHELL_NEIGHBOURS, rest=False)] == [""] * 3
+    assert _readme_findings(tmp_path, SHELL_NEIGHBOURS) == [
+        (7, "ipex-python-command"),
+        (11, "ipex-python-command"),
+    ]
