@@ -5,6 +5,7 @@ only a miss."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import shutil
 import time
@@ -15,7 +16,7 @@ import pytest
 from scan_rules import SAMPLE, rule, write
 
 from ipex_doctor.knowledge.code_rules import CodeRules
-from ipex_doctor.model.code import ScanResult
+from ipex_doctor.model.code import CodeLocation, CodeMatch, ScanResult
 from ipex_doctor.scan import engine, outcome_cache, readers
 from ipex_doctor.scan.engine import scan_paths
 
@@ -183,3 +184,72 @@ def test_a_module_changed_in_any_room_of_scan_is_another_cache(
         path.write_text(path.read_text() + "\n# changed\n")
         stamps.add(outcome_cache._package_stamp())
     assert len(stamps) == 4
+
+
+def test_a_kept_match_comes_back_equal_in_every_field() -> None:
+    """The flat form keeps every field of a match and its location (derived from the model:
+    a field added there is kept too, or every entry is a miss, which this test shows)."""
+    match = CodeMatch(
+        rule_id="rule",
+        location=CodeLocation("a/b.ipynb", 3, 4, end_line=5, end_column=6, cell=2),
+        symbol="torch.xpu.amp.autocast",
+        snippet="with torch.xpu.amp.autocast():",
+        suppressed="a reason",
+        mechanical=True,
+        guard="if is_ipex_available():  # line 2",
+    )
+    defaults = CodeMatch("r", CodeLocation("p", 1), "s", "t")
+    for kept in (match, defaults):
+        assert outcome_cache._match(json.loads(json.dumps(outcome_cache._flat(kept)))) == kept
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda flat: flat[:-1],  # a field short
+        lambda flat: [*flat, None],  # one too many
+        lambda flat: [7, *flat[1:]],  # a number for the rule
+        lambda flat: [*flat[:-5], True, *flat[-4:]],  # JSON's true for the line
+        lambda flat: [*flat[:-1], "2"],  # text for the cell
+        lambda flat: {"rule_id": flat[0]},  # the generic shape of an older format
+        lambda flat: [*flat[:-1], ["__import__('os')"]],  # anything else is inert data
+    ],
+)
+def test_a_kept_match_of_another_shape_is_a_miss(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, own_cache: Path, damage: Any
+) -> None:
+    root = tmp_path / "project"
+    write(root, TREE)
+    expected = scan_tree(root, cache=False)
+    scan_tree(root)
+    (kept,) = (own_cache / "ipex-doctor" / "scan").glob("*.json")
+    data = json.loads(kept.read_text())
+    key = next(key for key in data["files"] if key.endswith("\0train.py"))
+    data["files"][key][2] = [damage(flat) for flat in data["files"][key][2]]
+    kept.write_text(json.dumps(data))
+    reads = Reads(monkeypatch)
+    assert scan_tree(root) == expected
+    assert reads.paths == ["train.py"]
+
+
+def test_an_unchanged_tree_leaves_the_cache_file_as_it_was_but_its_time(
+    tmp_path: Path, own_cache: Path
+) -> None:
+    """A scan where every file is a hit does not write the cache again (its inode stays, as
+    ``os.replace`` of a new file would change it) but moves its time, so the sets of roots
+    scanned most lately are kept; a change to the tree writes it again."""
+    root = tmp_path / "project"
+    write(root, TREE)
+    scan_tree(root)
+    (kept,) = (own_cache / "ipex-doctor" / "scan").glob("*.json")
+    os.utime(kept, ns=(0, 0))
+    before = kept.stat()
+    data = kept.read_bytes()
+    scan_tree(root)
+    after = kept.stat()
+    assert (after.st_ino, kept.read_bytes()) == (before.st_ino, data)
+    assert after.st_mtime_ns > before.st_mtime_ns
+    (root / "plain.py").unlink()
+    scan_tree(root)
+    assert kept.stat().st_ino != before.st_ino
+    assert not any(key.endswith("\0plain.py") for key in json.loads(kept.read_text())["files"])
