@@ -8,6 +8,8 @@ import dataclasses
 import json
 import os
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -15,6 +17,7 @@ from typing import Any
 import pytest
 from scan_rules import SAMPLE, rule, write
 
+from ipex_doctor.knowledge import code_rules
 from ipex_doctor.knowledge.code_rules import CodeRules
 from ipex_doctor.model.code import CodeLocation, CodeMatch, ScanResult
 from ipex_doctor.scan import engine, outcome_cache, readers
@@ -253,3 +256,42 @@ def test_an_unchanged_tree_leaves_the_cache_file_as_it_was_but_its_time(
     scan_tree(root)
     assert kept.stat().st_ino != before.st_ino
     assert not any(key.endswith("\0plain.py") for key in json.loads(kept.read_text())["files"])
+
+
+def test_the_rules_identity_is_the_same_in_every_process_and_holds_every_field() -> None:
+    """The cache is keyed on the rules' repr: the same in two interpreters whose string hashes
+    differ (no set in it, whose order would change: every scan a miss), naming no object by
+    its address, and hiding no field of any dataclass in the rules (an edit there would not
+    be a miss)."""
+    program = (
+        "from pathlib import Path\n"
+        "from ipex_doctor.knowledge import code_rules\n"
+        "from ipex_doctor.scan import outcome_cache\n"
+        "print(outcome_cache._identity([Path('.')], code_rules.load(), 1)[-1])\n"
+    )
+    printed = {
+        subprocess.run(
+            [sys.executable, "-c", program],
+            env={**os.environ, "PYTHONHASHSEED": seed},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for seed in ("1", "2")
+    }
+    (identity,) = printed
+    assert "CodeRule(" in identity and " at 0x" not in identity
+
+    def hidden(value: object) -> list[str]:
+        if isinstance(value, (tuple, list)):
+            return [name for item in value for name in hidden(item)]
+        if isinstance(value, (set, frozenset, dict)):
+            return [f"a {type(value).__name__}"]
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            fields = dataclasses.fields(value)
+            return [f"{type(value).__name__}.{f.name}" for f in fields if not f.repr] + [
+                name for f in fields for name in hidden(getattr(value, f.name))
+            ]
+        return []
+
+    assert hidden(code_rules.load().rules) == []
