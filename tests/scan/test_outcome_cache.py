@@ -295,3 +295,57 @@ def test_the_rules_identity_is_the_same_in_every_process_and_holds_every_field()
         return []
 
     assert hidden(code_rules.load().rules) == []
+
+
+SHIPPED_TREE = {
+    "train.py": (
+        "import torch\n"
+        "try:\n"
+        "    import intel_extension_for_pytorch as ipex\n"
+        "except ImportError:\n"
+        "    ipex = None\n"
+        "if ipex is not None:\n"
+        "    model = ipex.optimize(torch.nn.Linear(2, 2), dtype=torch.bfloat16)\n"
+        "with torch.xpu.amp.autocast():  # ipex-doctor: ignore[xpu-amp-autocast] kept on purpose\n"
+        "    pass\n"
+        "dist = torch.distributed\n"
+        'dist.init_process_group(backend="ccl")\n'
+    ),
+    "bare.py": "import torch\nimport intel_extension_for_pytorch\ntorch.xpu.is_available()\n",
+    "demo.ipynb": json.dumps(
+        {
+            "cells": [
+                {"cell_type": "code", "source": "!pip install intel-extension-for-pytorch\n"},
+                {"cell_type": "code", "source": "import intel_extension_for_pytorch as ipex\n"},
+            ],
+            "metadata": {},
+            "nbformat": 4,
+            "nbformat_minor": 5,
+        }
+    ),
+    "accelerate.yaml": "compute_environment: LOCAL_MACHINE\nipex_config:\n  ipex: true\n",
+    "requirements.txt": "torch==2.8.0\nintel-extension-for-pytorch==2.8.0\n",
+    "run.sh": "#!/bin/sh\nipexrun --ninstances 2 train.py\n",
+    "broken.py": "import intel_extension_for_pytorch\ndef f(:\n",
+}
+
+
+def test_the_shipped_rules_findings_come_back_from_the_cache_as_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The differential test of the kept form: a tree whose findings use every field of a
+    match (a guard, a suppression, a mechanical fix, a notebook's cell, a span of lines) and a
+    skip, scanned with the shipped rules: the scan from the cache equals the scan that reads
+    every file, and reads none."""
+    shipped = code_rules.load()
+    root = write(tmp_path / "project", SHIPPED_TREE)
+    read = scan_paths([root], shipped)
+    assert scan_paths([root], shipped, cache=True) == read
+    matches = read.matches
+    assert read.skipped and {m.location.path for m in matches} >= set(SHIPPED_TREE) - {"broken.py"}
+    assert any(m.guard for m in matches) and any(m.suppressed for m in matches)
+    assert any(m.mechanical for m in matches) and any(m.location.cell for m in matches)
+    assert any(m.location.end_line > m.location.line for m in matches)
+    reads = Reads(monkeypatch)
+    assert scan_paths([root], shipped, cache=True) == read
+    assert reads.paths == []
