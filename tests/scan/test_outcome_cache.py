@@ -56,6 +56,16 @@ def scan_tree(root: Path, rules: CodeRules = SAMPLE, cache: bool = True) -> Scan
     return scan_paths([root], rules, cache=cache)
 
 
+def scanned_once(tmp_path: Path, own_cache: Path) -> tuple[Path, ScanResult, Path]:
+    """``TREE`` written, scanned without the cache (the result expected of every scan) and
+    with it: the root, that result, the cache file the second scan wrote."""
+    root = write(tmp_path / "project", TREE)
+    expected = scan_tree(root, cache=False)
+    scan_tree(root)
+    (kept,) = (own_cache / "ipex-doctor" / "scan").glob("*.json")
+    return root, expected, kept
+
+
 def test_an_unchanged_tree_is_not_read_again_and_gives_the_same_result(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -127,11 +137,7 @@ def test_a_file_that_could_not_be_read_is_read_next_time(
 def test_a_damaged_cache_is_a_miss_and_a_read_only_one_changes_nothing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, own_cache: Path
 ) -> None:
-    root = tmp_path / "project"
-    write(root, TREE)
-    expected = scan_tree(root, cache=False)
-    scan_tree(root)
-    (kept,) = (own_cache / "ipex-doctor" / "scan").glob("*.json")
+    root, expected, kept = scanned_once(tmp_path, own_cache)
     for damage in ("{not json", '{"identity": [], "files": []}', "[]", ""):
         kept.write_text(damage)
         assert scan_tree(root) == expected
@@ -221,11 +227,7 @@ def test_a_kept_match_comes_back_equal_in_every_field() -> None:
 def test_a_kept_match_of_another_shape_is_a_miss(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, own_cache: Path, damage: Any
 ) -> None:
-    root = tmp_path / "project"
-    write(root, TREE)
-    expected = scan_tree(root, cache=False)
-    scan_tree(root)
-    (kept,) = (own_cache / "ipex-doctor" / "scan").glob("*.json")
+    root, expected, kept = scanned_once(tmp_path, own_cache)
     data = json.loads(kept.read_text())
     key = next(key for key in data["files"] if key.endswith("\0train.py"))
     data["files"][key][2] = [damage(flat) for flat in data["files"][key][2]]
@@ -241,10 +243,7 @@ def test_an_unchanged_tree_leaves_the_cache_file_as_it_was_but_its_time(
     """A scan where every file is a hit does not write the cache again (its inode stays, as
     ``os.replace`` of a new file would change it) but moves its time, so the sets of roots
     scanned most lately are kept; a change to the tree writes it again."""
-    root = tmp_path / "project"
-    write(root, TREE)
-    scan_tree(root)
-    (kept,) = (own_cache / "ipex-doctor" / "scan").glob("*.json")
+    root, _, kept = scanned_once(tmp_path, own_cache)
     os.utime(kept, ns=(0, 0))
     before = kept.stat()
     data = kept.read_bytes()
