@@ -348,3 +348,24 @@ def test_the_shipped_rules_findings_come_back_from_the_cache_as_read(
     reads = Reads(monkeypatch)
     assert scan_paths([root], shipped, cache=True) == read
     assert reads.paths == []
+
+
+def test_a_tree_read_wholly_from_the_cache_compiles_no_rules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, own_cache: Path
+) -> None:
+    """The rules are compiled for the readers (``RuleSet``) only once a file is to be read:
+    never where every file comes from the cache, once where one does not."""
+    root, expected, _ = scanned_once(tmp_path, own_cache)
+    built: list[object] = []
+    real = engine.RuleSet
+
+    def counted(rules: CodeRules) -> Any:
+        built.append(rules)
+        return real(rules)
+
+    monkeypatch.setattr(engine, "RuleSet", counted)
+    assert scan_tree(root) == expected
+    assert built == []
+    (root / "plain.py").write_text("import torch\ntorch.xpu.amp.GradScaler()\n")
+    assert scan_tree(root) == scan_tree(root, cache=False)
+    assert len(built) == 2  # the scan with the cache, and the one without
