@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from ipex_doctor.reporting.formats.shown import shown
+
 if TYPE_CHECKING:
     from rich.text import Text
 
@@ -28,17 +30,19 @@ _DROPPED_BY_RICH = dict.fromkeys((7, 8, 11, 12, 13))
 
 class StyledText:
     """Text in pieces, each with a rich style name (``""``: none), and a style for the whole;
-    made and appended to as ``rich.text.Text`` is (the subset the report uses)."""
+    made and appended to as ``rich.text.Text`` is (the subset the report uses). Every piece is
+    kept as ``shown`` makes it: text from a file can never drive the terminal (both writers,
+    rich's and ``plain_text``, print the same escaped text)."""
 
     __slots__ = ("_pieces", "style")
 
     def __init__(self, text: str = "", style: str = "") -> None:
         self.style = style
-        self._pieces: list[tuple[str, str | None]] = [(text, None)]
+        self._pieces: list[tuple[str, str | None]] = [(shown(text), None)]
 
     def append(self, text: str, style: str | None = None) -> StyledText:
         """Add ``text``, with ``style`` over it alone (the whole's style over it too)."""
-        self._pieces.append((text, style))
+        self._pieces.append((shown(text), style))
         return self
 
     @property
