@@ -35,7 +35,7 @@ from ipex_doctor.scan.match.project_flags import (
     declared_flags,
     without_own_flags,
 )
-from ipex_doctor.scan.match.ruleset import RuleSet
+from ipex_doctor.scan.match.ruleset import RuleSet, refuse_invalid
 from ipex_doctor.scan.outcome_cache import OutcomeCache
 from ipex_doctor.scan.read.collector import collector_paused
 from ipex_doctor.scan.read.discovery import Candidate, discover
@@ -85,7 +85,9 @@ def scan_paths(
     """
     paths = tuple(roots) or (Path("."),)
     # NOTE: compiled only once a file is to be read: a tree whose every file comes from the
-    # outcome cache never needs it (a tenth of such a scan's CPU)
+    # outcome cache never needs it (a tenth of such a scan's CPU); a bad rule is still refused
+    # before anything is read, in a tree with nothing to read too
+    refuse_invalid(rules)
     ruleset = functools.cache(lambda: RuleSet(rules))
     matches: list[CodeMatch] = []
     skips: list[SkippedFile] = []
