@@ -1,6 +1,6 @@
 """How often ``explain`` names the cause a thread established, on the corpora of real texts.
 
-    python benchmarks/explain_accuracy.py [--part NAME] [--by tracker|layer] [--misses]
+    python benchmarks/explain_accuracy.py [--part NAME] [--by tracker|layer|why] [--misses]
 
 The corpus (tests/assets/explain_corpus/, sampled from public trackers as its sampling.yaml
 records) has a development part (the texts the entries were written from) and a kept-aside
@@ -22,6 +22,11 @@ nothing: no entry, no layer). For each part, and within it per tracker or per la
   only for a text that names the stack, so such a text is right only where an entry names its
   cause (a torch install error); otherwise it is a miss, and the column says how many of the
   misses are of that kind.
+
+``--by why`` groups the related texts without the right layer by why they missed (``WHY``): no
+word of the Intel stack, an entry of another layer named, another layer's wording winning, or no
+layer at all for a text that names the stack (no layer's wording fits, or another vendor's word
+held it back); the rest are one row, and the unrelated texts another.
 
 Text alone, no environment: ``--report`` / ``--python`` decide further.
 tests/knowledge/test_corpus.py holds explain to the numbers this prints.
@@ -54,6 +59,13 @@ PARTS = {
     "earlier held out": ASSETS / "xpu_error_holdout.yaml",
 }
 UNRELATED = "unrelated"
+WHY = {
+    "silent": "miss: no Intel word",
+    "entry": "miss: an entry of another layer",
+    "wording": "miss: another layer's wording",
+    "none": "miss: no layer (no wording, or held back)",
+}
+"""Why a related text missed its layer, as ``--by why`` groups them."""
 
 
 def cases(path: Path) -> list[dict[str, Any]]:
@@ -75,6 +87,19 @@ def named_layer(found: Explanation) -> str | None:
     if found.matches:
         return found.matches[0].issue.layer
     return found.layer.layer.id if found.layer else None
+
+
+def why(case: dict[str, Any], found: Explanation, got: dict[str, bool], silent: bool) -> str:
+    """The ``--by why`` group of a text: unrelated, right layer, or one of ``WHY``'s groups."""
+    if case["expect"] == UNRELATED:
+        return "(unrelated)"
+    if got["layer"]:
+        return "right layer"
+    if silent:
+        return WHY["silent"]
+    if found.matches:
+        return WHY["entry"]
+    return WHY["wording"] if found.layer is not None else WHY["none"]
 
 
 def judge(case: dict[str, Any], found: Explanation) -> dict[str, bool]:
@@ -130,7 +155,8 @@ class Tally:
 def score(
     found_cases: Iterable[dict[str, Any]], kb: known_issues.KnowledgeBase, by: str | None = None
 ) -> dict[str, Tally]:
-    """The tally of every text (key ``all``), and per ``by`` (``tracker`` or ``layer``)."""
+    """The tally of every text (key ``all``), and per ``by`` (``tracker``, ``layer`` or
+    ``why``)."""
     tallies: dict[str, Tally] = defaultdict(Tally)
     tallies["all"] = Tally()  # NOTE: a part may be empty (kept aside, between two collections)
     for case in found_cases:
@@ -143,7 +169,9 @@ def score(
         )
         silent = case["expect"] != UNRELATED and not names_intel_stack(case["text"], kb)
         tallies["all"].add(case, got, named, silent)
-        if by is not None:
+        if by == "why":
+            tallies[why(case, found, got, silent)].add(case, got, named, silent)
+        elif by is not None:
             key = case["tracker"] if by == "tracker" else (case["layer"] or "(unrelated / none)")
             tallies[key].add(case, got, named, silent)
     return dict(tallies)
@@ -164,7 +192,7 @@ def main() -> int:
     """Print the table per part (and per tracker or layer, and the misses, when asked)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=list(PARTS), action="append", help="Only this part.")
-    parser.add_argument("--by", choices=["tracker", "layer"], help="Also one row per group.")
+    parser.add_argument("--by", choices=["tracker", "layer", "why"], help="Also one row per group.")
     parser.add_argument("--misses", action="store_true", help="List the texts explain got wrong.")
     args = parser.parse_args()
     kb = known_issues.load()

@@ -2,7 +2,7 @@
 the floors, for three shapes of file.
 
     python benchmarks/fix_speed.py [--mib 10] [--repeat 1] [--shapes sparse,giant,dense]
-                                   [--timeout 600] [--dense-ladder 0.25,0.5,1]
+                                   [--timeout 600] [--dense-ladder 0.25,0.5,1] [--ladder-only]
 
 The shapes, written deterministically into a temporary directory, each just under ``--mib``
 MiB (the scan's limit is 10 MiB):
@@ -31,7 +31,8 @@ Dense files need a rewrite in every statement. Their calls are spliced as text f
 (``fix.verbatim.lay_in_place``); the scan reads most of their runs once
 (``readers._read_runs``: see ``docs/scan-fix.md``). ``--dense-ladder`` runs the ``ast.parse`` floor,
 ``fix_source`` alone and the whole ``scan --fix`` on the dense shape at those sizes (MiB) and
-prints seconds per MiB, peak memory and the ratio to the floor, to show the cost is linear.
+prints seconds per MiB, peak memory and the ratio to the floor, to show the cost is linear;
+``--ladder-only`` runs only that (not every command on each shape at ``--mib``).
 """
 
 from __future__ import annotations
@@ -170,6 +171,7 @@ def main() -> int:
     parser.add_argument("--shapes", default="sparse,giant,dense")
     parser.add_argument("--timeout", type=float, default=600.0)
     parser.add_argument("--dense-ladder", default="0.25,0.5,1")
+    parser.add_argument("--ladder-only", action="store_true")
     args = parser.parse_args()
     sys.path.insert(0, str(REPO))
     from ipex_doctor.knowledge import code_rules
@@ -184,7 +186,7 @@ def main() -> int:
         root, scratch = Path(tmp) / "files", Path(tmp) / "scratch"
         root.mkdir()
         scratch.mkdir()
-        for shape in args.shapes.split(","):
+        for shape in [] if args.ladder_only else args.shapes.split(","):
             path = root / f"{shape}.py"
             path.write_text(SHAPES[shape](size), encoding="utf-8")
             best = measure(path, scratch, args.repeat, args.timeout, pattern)

@@ -26,6 +26,11 @@ and text files, about 120 files), timed as a pre-commit hook runs it, the whole 
 the interpreter and the report included), with ``--no-cache`` and with the cache of an earlier
 run: its budget is ``SMALL_BUDGET_S`` of wall time. ``--small-only`` times that alone.
 
+``--workers-ladder N,N,...`` times, instead, the cold scan of synthetic trees of N modules each
+with the spawned workers as shipped and with them off (``engine.HELP_WHEN_LEFT_S`` out of
+reach), in the same rounds: whether a second process pays at that many parsed files on this
+machine, under its load.
+
 ``--baseline CHECKOUT`` (another checkout of the doctor, e.g. ``git worktree add /tmp/base
 main``) times its scan beside this one's, in the same interleaved rounds: before and after on
 the same machine under the same load. Each command runs in its checkout's root (``python -c``
@@ -59,7 +64,9 @@ _SCAN = """
 import json, sys, time
 from pathlib import Path
 from ipex_doctor.knowledge import code_rules
-from ipex_doctor.scan import scan_paths
+from ipex_doctor.scan import engine, scan_paths
+if sys.argv[4:] == ["one-process"]:
+    engine.HELP_WHEN_LEFT_S = float("inf")
 started = time.perf_counter()
 rules = code_rules.load()
 loaded = time.perf_counter()
@@ -92,6 +99,11 @@ def main() -> int:
         "--small-only", action="store_true", help="time the small project alone, no tree"
     )
     parser.add_argument("--baseline", type=Path, help="another checkout, timed beside this one")
+    parser.add_argument(
+        "--workers-ladder",
+        type=lambda text: [int(n) for n in text.split(",")],
+        help="N,N,...: the cold scan of synthetic trees of N modules, workers on and off",
+    )
     args = parser.parse_args()
     checkouts = {"": ROOT}
     if args.baseline is not None:
@@ -114,6 +126,12 @@ def main() -> int:
         tempfile.TemporaryDirectory(prefix="scan-speed-cache-") as cache,
     ):
         os.environ["XDG_CACHE_HOME"] = cache  # the warm runs' cache, gone afterwards
+        if args.workers_ladder:
+            for files in args.workers_ladder:
+                tree = Path(synthetic) / str(files)
+                write_synthetic_project(tree, files, args.ipex_every)
+                measure_workers(str(tree), args.repeat)
+            return 0
         if not args.small_only:
             write_synthetic_project(Path(synthetic), args.files, args.ipex_every)
         trees = [
@@ -192,6 +210,25 @@ def measure(
         )
     print()
     return best["scan"] / floor > BUDGET
+
+
+def measure_workers(tree: str, repeat: int) -> None:
+    """Time the cold scan of ``tree`` with the spawned workers as shipped and with them off
+    (best of ``repeat``, wall and CPU: the CPU of the doctor and its workers), print both."""
+    commands = {
+        how: _in(ROOT, [sys.executable, "-c", _SCAN, tree, "cold", "code", how])
+        for how in ("workers as shipped", "one-process")
+    }
+    runs = measure_commands(commands, repeat=repeat, warmup=1)
+    report = json.loads(
+        subprocess.run(commands["one-process"], capture_output=True, text=True, check=True).stdout
+    )
+    print(f"synthetic tree: {report['files_seen']} files seen, {report['files_parsed']} parsed")
+    for name, values in runs.items():
+        wall = min(run.wall_s for run in values)
+        cpu = min(run.cpu_s for run in values)
+        print(f"  {name:<20} {wall:7.3f} s wall, {cpu:.3f} s CPU (the scan and its workers)")
+    print()
 
 
 def measure_small(tree: str, repeat: int, checkouts: dict[str, Path]) -> bool:

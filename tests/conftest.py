@@ -264,3 +264,12 @@ def arange(n, device=None, dtype=None):
 """
 )
 """A stand-in torch that imports instantly and lets the worker run checks on ``cpu``."""
+
+
+def fresh_interpreter_prints(source: str) -> list[str]:
+    """The lines ``source`` prints run in a fresh interpreter of the doctor (what a module
+    imports is seen there from nothing imported before)."""
+    done = subprocess.run(
+        [sys.executable, "-c", source], capture_output=True, text=True, check=True, timeout=120
+    )
+    return done.stdout.splitlines()

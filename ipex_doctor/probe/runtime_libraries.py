@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
-from importlib import metadata
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ipex_doctor.probe import shared_libraries
 from ipex_doctor.probe.interpreter import distributions, normalize_name
+
+if TYPE_CHECKING:
+    from importlib import metadata
 
 RUNTIME_NAMES = frozenset({"umf", "tbb", "tcmlib", "dpcpp-cpp-rt", "mkl", "impi-rt", "oneccl"})
 RUNTIME_PREFIXES = ("intel-", "onemkl-")

@@ -44,13 +44,15 @@ def print_human(renderable: RenderableType | Iterator[RenderableType], *, to_std
     ``renderable`` may be the report's parts as they are made (``console_parts``): they are
     printed a group at a time, and never all held.
     """
-    from rich.console import Console
-
     from ipex_doctor.reporting.formats.console import printed_parts, write_plain_text
 
     stream = sys.stderr if to_stderr else sys.stdout
     width = _log_width(stream)
     if width is None:
+        # NOTE: imported for a terminal alone: a log's text is written without rich
+        # (``console.write_plain_text``), and a pre-commit hook's scan saves its import.
+        from rich.console import Console
+
         console = Console(stderr=to_stderr, highlight=False)
         for part in printed_parts(renderable):
             console.print(part)

@@ -24,9 +24,38 @@ May import the foundation, ``model`` and ``knowledge``; nothing above.
 
 from __future__ import annotations
 
-from ipex_doctor.scan.engine import DEFAULT_MAX_FILE_BYTES, scan_paths
-from ipex_doctor.scan.match.ruleset import grep_pattern, trigger_words
-from ipex_doctor.scan.read.discovery import ScanError, source_path
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ipex_doctor.scan.engine import DEFAULT_MAX_FILE_BYTES, scan_paths
+    from ipex_doctor.scan.match.ruleset import grep_pattern, trigger_words
+    from ipex_doctor.scan.read.discovery import ScanError, source_path
+
+_HOMES = {
+    "DEFAULT_MAX_FILE_BYTES": "ipex_doctor.scan.engine",
+    "scan_paths": "ipex_doctor.scan.engine",
+    "grep_pattern": "ipex_doctor.scan.match.ruleset",
+    "trigger_words": "ipex_doctor.scan.match.ruleset",
+    "ScanError": "ipex_doctor.scan.read.discovery",
+    "source_path": "ipex_doctor.scan.read.discovery",
+}
+
+
+def __getattr__(name: str) -> object:
+    """The package's names, each imported from its module when first asked for.
+
+    NOTE: lazily (PEP 562): importing any module of the package runs this file first, and an
+    eager import of the engine here made a light one (``scan.fix.quoting``, which the report
+    and the use case import at their start) load the whole scanner, before ``scan`` has started
+    the examination of the interpreter that the scanner's import is meant to overlap."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "DEFAULT_MAX_FILE_BYTES",

@@ -32,9 +32,11 @@ from ipex_doctor.scan.match.python.statements import (
     parse_relevant,
     relevant_words,
     select_relevant,
+    written_as_read,
 )
 from ipex_doctor.scan.match.python.strings import fragments
-from ipex_doctor.scan.match.ruleset import RuleSet
+from ipex_doctor.scan.match.python.switches import SWITCH_PATTERN
+from ipex_doctor.scan.match.ruleset import PythonRules, RuleSet
 from ipex_doctor.scan.match.shell_lines import command_lines, through_variables
 from ipex_doctor.scan.match.text_matches import may_hit, text_hits
 from ipex_doctor.scan.match.triggers import Probe
@@ -106,6 +108,7 @@ def read_python(
     *,
     whole: bool | None = None,
     run_size: int | None = None,
+    every_pattern: bool = False,
 ) -> Outcome:
     """A ``*.py`` or ``setup.py``: its Python rules, and the text rules of its kind by line.
 
@@ -116,7 +119,11 @@ def read_python(
 
     Those statements of a file of ``RUNS_FROM_BYTES`` or more are parsed and matched in runs of
     about ``RUN_SIZE`` characters (``_read_runs``); ``run_size`` sets the size instead, for
-    any file read by statement (the outcome is the same)."""
+    any file read by statement (the outcome is the same).
+
+    Only the structural patterns that can match in the file are searched for
+    (``searched_patterns``); ``every_pattern`` searches for all of them (the reference that
+    is held to: the outcome is the same)."""
     probe = Probe(data)
     if not rules.prefilter(candidate.kind, python=True).admits(probe):
         return NOT_PARSED
@@ -130,6 +137,9 @@ def read_python(
     reads_text = bool(text_rules) and may_hit(text_rules, probe)
     if python is None and not reads_text:
         return Outcome(True, [], [])
+    searched = None
+    if python is not None and not every_pattern:
+        searched = searched_patterns(python, probe, data, text)
     if whole is None:
         whole = len(data) < STATEMENTS_FROM_BYTES
     words = None if whole else relevant_words(rules.prefilter(candidate.kind, python=True), probe)
@@ -137,11 +147,14 @@ def read_python(
         run_size = RUN_SIZE
     if words is not None and run_size is not None:
         try:
-            by_runs = _read_runs(text, lines, words, rules, candidate.kind, probe, run_size)
+            by_runs = _read_runs(
+                text, lines, words, rules, candidate.kind, probe, run_size, searched=searched
+            )
         except LateBindingRefused:
             by_runs = _read_runs(
-                text, lines, words, rules, candidate.kind, probe, run_size, defer=False
-            )
+                text, lines, words, rules, candidate.kind, probe, run_size, defer=False,
+                searched=searched,
+            )  # fmt: skip
         if by_runs is not None:
             return Outcome(True, [to_match(hit, candidate.display, lines) for hit in by_runs], [])
     try:
@@ -151,8 +164,40 @@ def read_python(
     found = _unique(text_hits(fragments(facts, lines), text_rules, probe)) if reads_text else []
     if found:
         found = _unique(found + joined_hits(facts, found, lines))
-    hits = python_hits([facts], table, python, {0: lines}, found) if python else found
+    hits = (
+        python_hits([facts], table, python, {0: lines}, found, searched=searched)
+        if python
+        else found
+    )
     return Outcome(True, [to_match(hit, candidate.display, lines) for hit in hits], [])
+
+
+def searched_patterns(
+    python: PythonRules, probe: Probe, data: bytes, text: str
+) -> frozenset[str] | None:
+    """The ids of ``python``'s pattern rules worth searching for in the module ``text`` read
+    from ``data`` (``probe``): those whose own prefilter triggers hold for the bytes, and
+    always ``availability-probe`` and ``ipex-switch``; ``None`` (every one) where a word can
+    be read without being written (``written_as_read``).
+
+    A pattern's triggers are derived so that every place it matches spells them (``patterns``,
+    ``triggers``): the prefilter, which parses a file only when one holds, relies on it for
+    each rule. A module that holds one pattern's words and not another's (``torch.xpu.amp``
+    in every function, no ``"ccl"``) was searched for every pattern, each walking every call
+    of every run: on such a 6.5 MiB module, about a tenth of each reading. The two always
+    searched are not decided by their own words: the switch's trigger is one that every IPEX
+    import holds (a switch is found beside another rule's hit, by design), and a probe may
+    name IPEX through what it checks."""
+    # NOTE: where a word may be read without being written (an escape, two literals side by
+    # side, a coding cookie), a pattern may match where its trigger does not hold in the bytes
+    if not written_as_read(data, text):
+        return None
+    return frozenset(
+        rule_id
+        for rule_id, pattern, names in python.patterns
+        if pattern.id in (PROBE_PATTERN, SWITCH_PATTERN)
+        or any(probe.holds(trigger) for trigger in pattern.triggers(names))
+    )
 
 
 def _read_runs(
@@ -165,6 +210,7 @@ def _read_runs(
     run_size: int,
     *,
     defer: bool = True,
+    searched: frozenset[str] | None = None,
 ) -> list[Hit] | None:
     """The hits of a Python file read in runs of statements (``read_python``); ``None`` when
     it is to be read as one module instead: it cannot be cut (``select_relevant``), a run does
@@ -244,7 +290,9 @@ def _read_runs(
         if python is None:
             hits += found
             continue
-        hits += python_hits([facts], table, python, {0: lines}, found, run_of=run_of)
+        hits += python_hits(
+            [facts], table, python, {0: lines}, found, run_of=run_of, searched=searched
+        )
         if keepers is not None and not keepers.kept:
             keepers = keepers.joined(import_keepers([facts]))
     return decide_removals(hits, run_of.removals, keepers or NO_KEEPERS)

@@ -72,8 +72,19 @@ MEASURED: dict[str, tuple[int, int, int, int, int, int] | None] = {
     # under PyTorch in the Intel stack, four texts of the NPU library relabelled from unrelated and
     # layer:driver (sampling.yaml's `relabelled`; 313, 316, 327, 2 alarms of 997), and layer
     # wording from the sixteenth's and seventeenth's measured texts (conda's install errors, DKMS,
-    # a sub-group size, SYCL's integration header: 318, 321, 332)
-    "development": (459, 318, 321, 332, 997, 2),
+    # a sub-group size, SYCL's integration header: 318, 321, 332), and three entries written from
+    # development texts (torch's refused 4 GiB request as the per-allocation cap; the NPU
+    # library's API called as another release defines it and the Compatibility Pack on Windows,
+    # their four texts relabelled as sampling.yaml's `relabelled` records: 325, 328, 336), and the
+    # nineteenth's development texts (at its split: 336, 339, 349 of 481, 2 alarms of 1035; 340,
+    # 343, 353 after the rules written from them: the compute runtime's GPU HANG report, OMP Error
+    # 15 as openmp-duplicate-runtime, its two texts relabelled; 341, 344, 353 with oneAPI.jl's
+    # missing Level Zero loader), and the layer work merged beside them (bigdl, vLLM's
+    # IpexAttnBackend, DPC++'s kernel compiler, a SYCL source's compile, Ollama's runner beside an
+    # Intel word, IPEX's warning of a transformer optimised on the CPU: 324, 327, 338 of 459
+    # alone; 347, 350, 359 of 481 together), then the nineteenth's kept-aside texts, measured once
+    # (6, 6, 7 of 20; 0 of 20 alarms), joined it: 353, 356, 366 of 501, 2 of 1055
+    "development": (501, 353, 356, 366, 1055, 2),
     "kept-aside": None,  # NOTE: empty until the next collection is split
     # NOTE: "could not create an engine" is onednn; "The program was built for N devices" is the
     # sycl-build layer (three sampled threads, none a missing kernel), not xpu-kernel-not-built
@@ -83,11 +94,12 @@ MEASURED: dict[str, tuple[int, int, int, int, int, int] | None] = {
 """Measured when the rules were final for the newest collections (kept-aside: once, afterwards;
 its false alarm is recorded, not tuned away). Update only by adding texts, never by tuning on a
 kept-aside text."""
-SHORT_OF_NEIGHBOURS = {frozenset({16, 17}): 19}
+SHORT_OF_NEIGHBOURS = {frozenset({16, 17}): 19, frozenset({19}): 20}
 """Kept-aside parts with fewer than the 30 unrelated texts the issue asks for, and how many they
 hold: the sixteenth and seventeenth collections brought 45 neighbours in all (the collectors found
 the Intel trackers nearly exhausted, and took every neighbour a query returned, never chose
-one), of which their seeded split kept 19 aside. Their measurement says so beside its alarms."""
+one), of which their seeded split kept 19 aside; the nineteenth brought 58 neighbours, of which
+its split kept 20 aside. Their measurement says so beside its alarms."""
 
 
 @pytest.mark.parametrize("part", list(PARTS))
@@ -188,3 +200,28 @@ def test_a_text_with_no_word_of_the_intel_stack_is_counted_and_stays_a_miss() ->
     named = {**generic, "text": "neuralchat error: Device does not exist"}
     tally = accuracy.score([generic, named], KNOWLEDGE)["all"]
     assert (tally.related, tally.silent, tally.silent_first, tally.first) == (2, 1, 0, 1)
+
+
+def test_by_why_groups_each_layer_miss_by_its_reason() -> None:
+    """``--by why``: a related text without the right layer is grouped by why it missed (no Intel
+    word, an entry of another layer, another layer's wording, no layer), every other text as
+    right or unrelated, and the groups add up to the whole part."""
+    base = {"layer": "runtime", "expect": "layer:runtime", "thread": "t", "tracker": "t"}
+    texts = {
+        "AssertionError: Torch not compiled with CUDA enabled": accuracy.WHY["silent"],
+        "oneDNN: could not create a primitive descriptor": accuracy.WHY["wording"],
+        "RuntimeError: XPU out of memory. Tried to allocate 2.00 GiB": accuracy.WHY["entry"],
+        "Intel Arc A770: the picture is black": accuracy.WHY["none"],
+        "RuntimeError: Native API failed. Native API returns: -5": "right layer",
+    }
+    cases = [{**base, "text": text} for text in texts]
+    cases.append({"layer": None, "expect": "unrelated", "thread": "u", "tracker": "t",
+                  "text": "CUDA error: out of memory"})  # fmt: skip
+    tallies = accuracy.score(cases, KNOWLEDGE, "why")
+    for text, group in texts.items():
+        found = accuracy.diagnose(text, KNOWLEDGE)
+        silent = not accuracy.names_intel_stack(text, KNOWLEDGE)
+        got = accuracy.judge({**base, "text": text}, found)
+        assert accuracy.why({**base, "text": text}, found, got, silent) == group, text
+    assert sum(t.related + t.unrelated for k, t in tallies.items() if k != "all") == len(cases)
+    assert tallies["(unrelated)"].unrelated == 1 and tallies["right layer"].layer == 1

@@ -775,6 +775,17 @@ def test_a_text_of_the_intel_stack_that_no_entry_names_names_its_layer(
         # cuFFT's own status, and the name in another spelling
         "RuntimeError: cuFFT error: CUFFT_INVALID_DESCRIPTOR_SIZE",
         "NameError: name 'fft_invalid_descriptor' is not defined",
+        # neighbours of the signals and wording for bigdl, vLLM's IpexAttnBackend, DPC++'s kernel
+        # compiler, a SYCL source's compile and Ollama's runner: the runner on another
+        # stack or with no stack named, a C source of no SYCL program failing to compile, the
+        # names in other spellings or inside another identifier
+        "Error: llama runner process has terminated: exit status 2",
+        "Error: llama runner process has terminated: CUDA error: out of memory",
+        "src/main.cpp:5:10: fatal error: cuda_runtime.h: No such file or directory",
+        "mysycl.cpp:5:10: fatal error: foo.h: No such file or directory",
+        "ValueError: not implemented for ipexattnbackend",
+        "KeyError: 'create_kernel_bundle'",
+        "FileNotFoundError: /data/bigdl_x/model.bin",
     ],
 )  # fmt: skip
 def test_a_text_of_another_stack_gets_no_entry_and_no_layer(text: str) -> None:
@@ -1094,6 +1105,18 @@ def test_wording_that_says_the_intel_stack_is_absent_does_not_place_a_text_in_it
         # pip building a package of the stack and failing (intel-npu-acceleration-library #137)
         ("CMake Error at CMakeLists.txt:68 (message):\n  Ubuntu version 24.04 is unsupported\n"
          "ERROR: Failed building wheel for intel-npu-acceleration-library", "install"),
+        # development texts that named no layer or the wrong one (any collection)
+        # a SYCL source's compile failing, over the Level Zero name its missing header carries
+        # (Yggdrasil #11069)
+        ("/workspace/srcdir/oneAPI.jl/deps/src/sycl.h:5:10: fatal error: level_zero/ze_api.h: No "
+         "such file or directory\n #include <level_zero/ze_api.h>\n          ^~~~~\ncompilation "
+         "terminated.", "sycl-build"),
+        # Ollama's runner exiting in a text of the Intel stack (ipex-llm #13029)
+        ('"llama runner process has terminated: exit status 2" on Ryzen 5600/Arc A770',
+         "integration"),
+        # IPEX's warning that a framework asked it to optimise a transformer on the CPU
+        # (ComfyUI #3266)
+        ("UserWarning: Transformer opitmization is only support on XPU now.", "integration"),
     ],
 )  # fmt: skip
 def test_a_layer_names_the_wording_of_its_own_tools(text: str, layer: str) -> None:
@@ -1128,6 +1151,17 @@ def test_a_layer_names_the_wording_of_its_own_tools(text: str, layer: str) -> No
         # oneMKL refusing an FFT operator's DFT descriptor on the XPU (ChatTTS #187)
         ("    return torch.istft(spec, self.n_fft, self.hop_length, self.win_length, self.window, "
          "center=True)\nRuntimeError: FFT_INVALID_DESCRIPTOR", "code"),
+        # ipex-llm's former name in its core package's build path (ipex-llm #12222)
+        ("llm_chat_cli: /home/runner/_work/llm.cpp/llm.cpp/llm.cpp/bigdl-core-xe/llama_backend/"
+         "sdp_kernel.cpp:639: void sdp_fp8_casual_kernel(...) [GS = 32, HD = 96]: Assertion "
+         "`(context_length-seq_len)%GS==0' failed.", "integration"),
+        # vLLM's attention backend for IPEX (llm-scaler #41)
+        ("whisper: Current attn type {attn_type} is not implemented for IpexAttnBackendImpl",
+         "integration"),
+        # DPC++'s kernel-compiler extension (intel/llvm #22786)
+        ("kernel_bundles built by create_kernel_bundle_from_source() and stored in static cache "
+         'cause crashes during process exit with segmentation faults or "pure virtual function '
+         'called" errors.', "runtime"),
     ],
 )  # fmt: skip
 def test_an_exact_signal_of_the_intel_stack_names_its_layer_without_another_intel_word(
@@ -1139,6 +1173,32 @@ def test_an_exact_signal_of_the_intel_stack_names_its_layer_without_another_inte
     assert names_intel_stack(text, KB)
     assert found.matches == [] and found.layer is not None, found
     assert found.layer.layer.id == layer
+
+
+@pytest.mark.parametrize(
+    ("text", "layer"),
+    [
+        # Ollama's runner that says why it ended: the DLL Windows did not find (ipex-llm #11270's
+        # words beside an Intel GPU), or the SYCL runtime's device selector (ipex-llm #12420)
+        ("Arc A770: Error: llama runner process has terminated: exit status 0xc0000135",
+         "windows-loader"),
+        ("Error: llama runner process has terminated: error loading model: No device of requested "
+         "type available", "runtime"),
+        # a SYCL call failing under ipex-llm's build path (ollama-intel-gpu #17)
+        ("Native API failed. Native API returns: -6 (PI_ERROR_OUT_OF_HOST_MEMORY)\nException "
+         "caught at file:/home/runner/_work/llm.cpp/llm.cpp/llama-cpp-bigdl/ggml/src/ggml-sycl.cpp, "
+         "line:5066, func:operator()", "runtime"),
+        # DPC++'s kernel compiler with the build log of the program it could not build
+        ("create_kernel_bundle_from_source: Build program log for 'kernel':\nerror: undefined "
+         "identifier", "sycl-build"),
+    ],
+)  # fmt: skip
+def test_a_layers_own_wording_outranks_the_context_of_bigdl_ollama_and_the_kernel_compiler(
+    text: str, layer: str
+) -> None:
+    """ipex-llm's former name, Ollama's runner and DPC++'s kernel compiler place a text only as
+    context: where the text says what failed, that layer's wording names it."""
+    assert _layer_named(text) == layer
 
 
 def test_an_ipex_only_torch_xpu_name_is_joined_with_scans_code_rules() -> None:
@@ -1248,10 +1308,12 @@ def test_intels_npu_under_pytorch_is_a_layer_of_its_own() -> None:
                   '\\factory.py", line 124, in compile\n    backend_lib.compile(self._mm, output_node)\n'
                   "OSError: [WinError -529697949] Windows Error 0xe06d7363")  # fmt: skip
     assert [m.issue.id for m in explain(old_driver, KB)] == ["npu-driver-outdated"]
-    # the library's path with another failure names the layer (intel-npu-acceleration-library #127)
-    api = ("ImportError: cannot import name 'CompilerConfig' from "
-           "'intel_npu_acceleration_library.compiler'")  # fmt: skip
-    assert _layer_named(api) == "npu"
+    # the library's path with a failure no entry names names the layer (intel-npu-acceleration-
+    # library #120: the OpenVINO header its source build needs; #127's missing name is now
+    # npu-library-api-changed's)
+    header = ("include/intel_npu_acceleration_library/common.h:16:10: fatal error: openvino/runtime/"
+              "intel_npu/properties.hpp: No such file or directory")  # fmt: skip
+    assert _layer_named(header) == "npu"
     # the C++ exception's code alone, without the library's backend, is no NPU's
     assert explain("OSError: [WinError -529697949] Windows Error 0xe06d7363", KB) == []
     assert _layer_named("Intel NPU: /dev/accel/accel0: Permission denied") == "npu"
@@ -1489,3 +1551,156 @@ def test_a_missing_level_zero_header_is_tritons_only_where_triton_builds() -> No
              "No such file or directory\n #include <level_zero/ze_api.h>\n"
              "compilation terminated.")  # fmt: skip
     assert "triton-xpu-toolchain" not in [m.issue.id for m in explain(other, KB)]
+
+
+def test_ggml_sycls_message_for_no_gpu_platform_names_the_stack_but_no_layer_of_its_own() -> None:
+    """ggml's SYCL backend's "can not find preferred GPU platform" (LocalAI #3437) is a word of
+    the Intel stack, so an entry may name its cause; it places the text in no layer by itself
+    (which rung hides the GPU is the cause's), and other platform messages stay outside."""
+    text = ("stderr llama_model_load: error loading model: can not find preferred GPU platform\n"
+            "stderr llama_load_model_from_file: failed to load model")  # fmt: skip
+    assert names_intel_stack(text, KB)
+    assert diagnose(text, KB).layer is None
+    assert not names_intel_stack("error: can not find preferred platform 'cuda'", KB)
+
+
+def _names_alone(text: str, entry: str, layer: str) -> None:
+    """``explain`` names ``entry`` and nothing else for ``text``, and the entry sits in ``layer``."""
+    found = explain(text, KB)
+    assert [m.issue.id for m in found] == [entry], found
+    assert found[0].issue.layer == layer
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # IPEX #846 (torch's allocator, nothing allocated), IPEX #863 (the title), unsloth #3371
+        # (the older allocator's wording)
+        "torch.OutOfMemoryError: XPU out of memory. Tried to allocate 4.00 GiB. GPU 0 has a total "
+        "capacity of 15.11 GiB. Of the allocated memory 0 bytes is allocated by PyTorch, and 0 "
+        "bytes is reserved by PyTorch but unallocated.",
+        "XPU out of memory. Tried to allocate 4.00 GiB. GPU 0 has a total capacity of 15.11 GiB.",
+        "XPU out of memory. Tried to allocate 4.00 GiB (GPU 0; 15.11 GiB total capacity; 0 bytes "
+        "already allocated; 0 bytes reserved in total by PyTorch)",
+    ],
+)  # fmt: skip
+def test_torchs_allocator_refusing_exactly_4_gib_is_the_per_allocation_cap(text: str) -> None:
+    """torch's allocator refusing a request of exactly 4 GiB on a 16 GB Arc card names the
+    per-allocation cap first (development texts; on the old knowledge base
+    ``xpu-out-of-memory``)."""
+    found = explain(text, KB)
+    assert found and found[0].issue.id == "xpu-allocation-over-limit", found
+
+
+def test_other_sizes_and_other_stacks_keep_memory_running_out() -> None:
+    """The near misses of the 4 GiB request: a request of another size that ran out (ComfyUI
+    #8767's 5.12 GiB beside 13.40 GiB allocated; torch-xpu-ops #3011's 4.66 GiB on a 5.65 GiB
+    device, labelled out of memory by its thread) stays ``xpu-out-of-memory``, and CUDA's
+    4.00 GiB names nothing."""
+    for ran_out in (
+        "XPU out of memory. Tried to allocate 5.12 GiB (GPU 0; 15.11 GiB total capacity; 13.40 "
+        "GiB already allocated; 13.90 GiB reserved in total by PyTorch)",
+        "torch.OutOfMemoryError: XPU out of memory. Tried to allocate 4.66 GiB. GPU 0 has a total "
+        "capacity of 5.65 GiB of which 5.65 GiB is free.",
+        "XPU out of memory. Tried to allocate 14.00 GiB. GPU 0 has a total capacity of 15.11 GiB.",
+    ):
+        assert [m.issue.id for m in explain(ran_out, KB)] == ["xpu-out-of-memory"], ran_out
+    cuda = diagnose("torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.00 GiB.", KB)
+    assert cuda.matches == [] and cuda.layer is None, cuda
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # intel-npu-acceleration-library #127: a name of another release
+        "    from intel_npu_acceleration_library.compiler import CompilerConfig\nImportError: cannot "
+        "import name 'CompilerConfig' from 'intel_npu_acceleration_library.compiler'",
+        # #162: the README's compile() call against the installed signature
+        "    optimized_model = intel_npu_acceleration_library.compile(\n        m, dtype=torch.int8)"
+        "\nTypeError: compile() got an unexpected keyword argument 'dtype'",
+        # #158: the 1.4.0 API's required config (no Intel word: the model class is the library's)
+        "    model = NPUModelForCausalLM.from_pretrained(model_id, use_cache=True, dtype=torch.int8)"
+        ".eval()\nTypeError: NPUModel.from_pretrained() missing 1 required positional argument: "
+        "'config'",
+    ],
+)  # fmt: skip
+def test_code_for_another_release_of_the_npu_library_is_its_api_change(text: str) -> None:
+    """intel-npu-acceleration-library's API called as another release defines it names
+    ``npu-library-api-changed`` (the code layer), not the NPU's driver or the npu layer
+    (development texts; on the old knowledge base the npu layer, or nothing for #158)."""
+    _names_alone(text, "npu-library-api-changed", "code")
+
+
+def test_the_npu_librarys_other_failures_and_other_libraries_are_not_its_api_change() -> None:
+    """Near misses: the NPU driver older than the library (#8) stays ``npu-driver-outdated``; the
+    same ImportError and TypeError from another library (transformers, a model class of another
+    name) name nothing."""
+    old_driver = ('  File "C:\\Python311\\Lib\\site-packages\\intel_npu_acceleration_library\\'
+                  'backend\\factory.py", line 124, in compile\n    backend_lib.compile(self._mm, '
+                  "output_node)\nOSError: [WinError -529697949] Windows Error 0xe06d7363")  # fmt: skip
+    assert [m.issue.id for m in explain(old_driver, KB)] == ["npu-driver-outdated"]
+    for other in (
+        "ImportError: cannot import name 'top_k_top_p_filtering' from 'transformers'",
+        "    model = AutoModelForCausalLM.from_pretrained(model_id)\nTypeError: "
+        "PreTrainedModel.from_pretrained() missing 1 required positional argument: 'config'",
+        "    out = torch.compile(m, dtype=torch.int8)\nTypeError: compile() got an unexpected "
+        "keyword argument 'dtype'",
+    ):
+        found = diagnose(other, KB)
+        assert found.matches == [] and found.layer is None, (other, found)
+
+
+def test_llama_cpps_sycl_device_assertion_on_windows_is_the_compatibility_pack() -> None:
+    """ggml's SYCL assertion that the chosen GPU is among the devices it found, from a build on
+    Windows (ipex-llm #11774, ipex-llm's troubleshooting entry for it) names
+    ``windows-compat-pack`` (on the old knowledge base the runtime layer); the same assertion
+    from a Linux build has every cause of no device and does not."""
+    windows = ("GGML_ASSERT: C:/Users/Administrator/actions-runner/cpp-release/_work/llm.cpp/"
+               "llm.cpp/llama-cpp-bigdl/ggml-sycl.cpp:18283: main_gpu_id<g_all_sycl_device_count")  # fmt: skip
+    _names_alone(windows, "windows-compat-pack", "windows-loader")
+    linux = ("GGML_ASSERT: /home/runner/_work/llm.cpp/llm.cpp/llama-cpp-bigdl/ggml-sycl.cpp:18283: "
+             "main_gpu_id<g_all_sycl_device_count")  # fmt: skip
+    assert "windows-compat-pack" not in [m.issue.id for m in explain(linux, KB)]
+
+
+def test_the_compute_runtimes_gpu_hang_report_is_the_hang() -> None:
+    """The GPU compute runtime's own "ERROR: GPU HANG detected!" (compute-runtime #749 under
+    ffmpeg's OpenCL, openvino #32665) names ``xpu-gpu-hang`` (on the old knowledge base:
+    nothing); another driver's lower-case "GPU hang detected" and ROCm's "reason :GPU Hang"
+    (legacy-rocm-build #5259) do not."""
+    for text in ("ERROR: GPU HANG detected!", "GPU HANG detected!"):
+        _names_alone(text, "xpu-gpu-hang", "driver")
+    for other in (
+        "adreno_hang_int_callback| MISC: GPU hang detected",
+        "HW Exception by GPU node-4 (Agent handle: 0x1ebc04e0) reason :GPU Hang",
+    ):
+        assert "xpu-gpu-hang" not in [m.issue.id for m in explain(other, KB)], other
+
+
+def test_two_copies_of_intels_openmp_runtime_are_the_duplicate_runtime() -> None:
+    """OMP Error 15 for Intel's OpenMP runtime (MoneyPrinterTurbo #90, comic-translate #79, both
+    on Windows) names ``openmp-duplicate-runtime`` (the runtime layer; on the old knowledge base:
+    nothing, no word of the Intel stack); the runtime DLL missing (llama.cpp #9378) and LLVM's
+    libomp on macOS do not."""
+    duplicate = ("OMP: Error #15: Initializing libiomp5md.dll, but found libiomp5md.dll already "
+                 "initialized.\nOMP: Hint This means that multiple copies of the OpenMP runtime have "
+                 "been linked into the program.")  # fmt: skip
+    linux = "OMP: Error #15: Initializing libiomp5.so, but found libiomp5.so already initialized."
+    for text in (duplicate, linux):
+        _names_alone(text, "openmp-duplicate-runtime", "runtime")
+    missing = ("llama-cli.exe - System Error\nThe code execution cannot proceed because "
+               "libiomp5md.dll\nwas not found. Reinstalling the program may fix this problem.")  # fmt: skip
+    assert "openmp-duplicate-runtime" not in [m.issue.id for m in explain(missing, KB)]
+    macos = "OMP: Error #15: Initializing libomp.dylib, but found libomp.dylib already initialized."
+    assert explain(macos, KB) == []
+
+
+def test_a_program_that_found_no_level_zero_loader_is_level_zero_broken() -> None:
+    """A program that loads Level Zero itself and found no loader (oneAPI.jl #493) names
+    ``xpu-level-zero-broken`` (on the old knowledge base only the level-zero layer); a build
+    that did not find the loader's development files (llama.cpp #27257) keeps the layer."""
+    loader = ("Error: No oneAPI Level Zero loader found for your platform. Currently, only Linux "
+              "x86 is supported.")  # fmt: skip
+    _names_alone(loader, "xpu-level-zero-broken", "level-zero")
+    build = "Compile bug: Level Zero loader or headers not found, Level Zero support disabled"
+    assert _layer_named(build) == "level-zero"

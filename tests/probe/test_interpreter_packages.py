@@ -4,12 +4,13 @@ distributions' METADATA are read, and the packages are those that reading all of
 from __future__ import annotations
 
 import sys
+import zipfile
 from importlib import metadata
 from pathlib import Path
 
 import pytest
 import testenvs
-from conftest import make_fake_env, real_env
+from conftest import fresh_interpreter_prints, make_fake_env, real_env
 
 from ipex_doctor.probe import interpreter, runtime_libraries
 
@@ -88,3 +89,57 @@ def test_this_interpreter_reads_as_with_every_metadata() -> None:
     sys_path = _sys_path(sys.executable)
     expected = _every_metadata_read(sys_path, interpreter._of_interest)
     assert {p.name for p in interpreter.installed_packages(sys_path)} == set(expected)
+
+
+def _finder_may_give(sys_path: list[str], wanted: object) -> bool:
+    """Whether ``importlib.metadata`` finds on ``sys_path`` a distribution whose directory
+    name is wanted or of another form (what ``distributions`` would go on to read)."""
+    for dist in metadata.distributions(path=sys_path):
+        spelled = interpreter._directory_name(dist)
+        if spelled is None or (callable(wanted) and wanted(spelled)):
+            return True
+    return False
+
+
+def test_importlib_metadata_is_spared_only_where_it_finds_nothing_to_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``_may_hold`` says no (and ``importlib.metadata`` is not imported) only where the
+    finder gives nothing ``distributions`` reads; each kind of entry the finder looks into
+    otherwise (a zip, an ``.egg``, a suffix in capitals, a name of another form) says yes."""
+    plain = tmp_path / "plain"
+    for name in ("requests-2.32.0.dist-info", "click.egg-info", "torchish-1.0.dist-info", "x.py"):
+        (plain / name).mkdir(parents=True)
+    odd = {
+        "capitals": "torch-2.8.0.DIST-INFO",
+        "of another form": ".dist-info",
+        "wanted": "Intel_Extension_For_Pytorch-2.8.10.dist-info",
+        "egg-info wanted": "torch.egg-info",
+    }
+    monkeypatch.chdir(plain)  # NOTE: where the entry "" looks
+    entries = {"nothing wanted": [str(plain), str(tmp_path / "missing"), ""]}
+    for label, name in odd.items():
+        (tmp_path / label / name).mkdir(parents=True)
+        entries[label] = [str(plain), str(tmp_path / label)]
+    archive = tmp_path / "lib.zip"
+    with zipfile.ZipFile(archive, "w") as zipped:
+        zipped.writestr("torch-2.8.0.dist-info/METADATA", "Name: torch\nVersion: 2.8.0\n")
+    entries["a zip"] = [str(plain), str(archive)]
+    (tmp_path / "old.egg" / "EGG-INFO").mkdir(parents=True)
+    entries["an egg"] = [str(plain), str(tmp_path / "old.egg")]
+    for label, sys_path in entries.items():
+        may = interpreter._may_hold(sys_path, interpreter._of_interest)
+        assert may is (label != "nothing wanted"), label
+        assert may or not _finder_may_give(sys_path, interpreter._of_interest), label
+
+
+def test_a_scan_without_torch_never_imports_importlib_metadata() -> None:
+    """The doctor's own interpreter has no package of interest: reading its packages finds
+    none without importing ``importlib.metadata``."""
+    probe = (
+        "import sys\n"
+        "from ipex_doctor.probe import interpreter\n"
+        "sys_path = interpreter.inspect(sys.executable).sys_path\n"
+        "print(interpreter.installed_packages(sys_path), 'importlib.metadata' in sys.modules)\n"
+    )
+    assert fresh_interpreter_prints(probe) == ["() False"]

@@ -1,9 +1,11 @@
-"""The human report for a terminal, as rich renderables (the CLI prints them to a console).
+"""The human report, as styled text that rich renders on a terminal and a log gets plain.
 
 Findings are grouped by kind with a mark per status; problems carry their evidence, the fix and
 the workaround. Verbosity 0 shows problems and notes; 1 (``-v``) adds passes, skips and the
-evidence of each. Every piece of report text goes in as ``rich.text.Text``, never as markup, so
-an error message containing ``[brackets]`` prints as it is.
+evidence of each. Every piece of report text goes in as text (``styled.StyledText``, which
+becomes a ``rich.text.Text``), never as markup, so an error message containing ``[brackets]``
+prints as it is. Rich is imported only where a terminal, or a part a log's plain text cannot
+say without it (``styled.plain_text``), needs it.
 """
 
 from __future__ import annotations
@@ -12,10 +14,7 @@ import io
 import itertools
 import textwrap
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from typing import Any, TextIO
-
-from rich.console import Console, Group, RenderableType
-from rich.text import Text
+from typing import TYPE_CHECKING, Any, TextIO
 
 from ipex_doctor.model.environment import Environment, device_label
 from ipex_doctor.model.findings import (
@@ -26,6 +25,7 @@ from ipex_doctor.model.findings import (
     Status,
     Verdict,
 )
+from ipex_doctor.reporting.formats.styled import PLAIN_WIDTH, StyledText, plain_text
 from ipex_doctor.reporting.formats.views import (
     bar,
     baseline_lines,
@@ -41,6 +41,9 @@ from ipex_doctor.reporting.output_options import FailOn
 from ipex_doctor.reporting.policy import Gate, Policy
 from ipex_doctor.scan.fix.quoting import quote_name
 from ipex_doctor.verdicts.hostlist import compress
+
+if TYPE_CHECKING:
+    from rich.console import Group, RenderableType
 
 MARKS: dict[Status, tuple[str, str]] = {
     Status.PASS: ("✓", "green"),
@@ -90,7 +93,7 @@ def _observed(finding: Finding) -> bool:
     )
 
 
-def _packages_line(env: Environment) -> Text:
+def _packages_line(env: Environment) -> StyledText:
     names = ("torch", "torchvision", "torchaudio", "intel-extension-for-pytorch", "triton")
     parts = []
     for name in names:
@@ -103,13 +106,13 @@ def _packages_line(env: Environment) -> Text:
             shown = outcome.version
         label = "IPEX" if name == "intel-extension-for-pytorch" else name
         parts.append(f"{label} {shown}")
-    text = Text("  packages  ", style="bold")
+    text = StyledText("  packages  ", style="bold")
     text.append(" · ".join(parts) if parts else "no torch, torchvision or IPEX installed")
     return text
 
 
-def _devices_line(env: Environment) -> Text:
-    text = Text("  devices   ", style="bold")
+def _devices_line(env: Environment) -> StyledText:
+    text = StyledText("  devices   ", style="bold")
     devices = _device_runs(env.runtime.devices)
     accel = env.runtime.torch.get("accelerators", {}) if env.runtime.torch else {}
     if devices:
@@ -145,24 +148,24 @@ def _device_runs(devices: Sequence[Mapping[str, Any]]) -> list[str]:
     ]
 
 
-def render_environment(env: Environment, *, verbose: bool = False) -> list[RenderableType]:
+def render_environment(env: Environment, *, verbose: bool = False) -> list[StyledText]:
     """A short summary of the examined environment."""
     interp = env.interpreter
     host = env.host
-    lines: list[RenderableType] = [Text("Environment", style="bold underline")]
-    line = Text("  python    ", style="bold")
+    lines: list[StyledText] = [StyledText("Environment", style="bold underline")]
+    line = StyledText("  python    ", style="bold")
     line.append(
         f"{interp.executable} ({interp.implementation} {interp.version}"
         f"{', venv' if interp.virtualenv else ''})"
     )
     lines.append(line)
     lines.append(_packages_line(env))
-    cpu = Text("  cpu       ", style="bold")
+    cpu = StyledText("  cpu       ", style="bold")
     cpu.append(f"{host.cpu_model} · {host.logical_cpus} logical · {isa_view(host).text()}")
     lines.append(cpu)
     if verbose and host.cpu_flags:
-        lines.append(Text(f"  cpu flags {' '.join(host.cpu_flags)}"))
-    memory = Text("  system    ", style="bold")
+        lines.append(StyledText(f"  cpu flags {' '.join(host.cpu_flags)}"))
+    memory = StyledText("  system    ", style="bold")
     memory.append(
         f"{host.os_release} · kernel {host.kernel} · "
         f"{host.memory_total_bytes / _GIB:.1f} GiB RAM ({host.memory_available_bytes / _GIB:.1f} free)"
@@ -171,7 +174,7 @@ def render_environment(env: Environment, *, verbose: bool = False) -> list[Rende
     lines.append(_devices_line(env))
     if env.runtime.ran and env.runtime.torch:
         facts = env.runtime.torch
-        build = Text("  torch     ", style="bold")
+        build = StyledText("  torch     ", style="bold")
         bits = [
             f"cuda {facts['cuda']}" if facts.get("cuda") else None,
             f"xpu {facts['xpu']}" if facts.get("xpu") else None,
@@ -182,7 +185,7 @@ def render_environment(env: Environment, *, verbose: bool = False) -> list[Rende
         build.append(" · ".join(b for b in bits if b) or "no build facts")
         lines.append(build)
     if env.runtime.ipex:
-        ipex = Text("  ipex      ", style="bold")
+        ipex = StyledText("  ipex      ", style="bold")
         facts = env.runtime.ipex
         ipex.append(
             f"{facts.get('version')} · build {facts.get('build_type', '?')} · "
@@ -190,12 +193,12 @@ def render_environment(env: Environment, *, verbose: bool = False) -> list[Rende
         )
         lines.append(ipex)
     if verbose and env.env_vars:
-        lines.append(Text("  variables ", style="bold"))
+        lines.append(StyledText("  variables ", style="bold"))
         for name, value in env.env_vars.items():
-            lines.append(Text(f"    {name}={value}"))
+            lines.append(StyledText(f"    {name}={value}"))
     if verbose:
         lines.extend(
-            Text(f"  import {o.module}: ok in {o.seconds or 0:.1f} s", style="dim")
+            StyledText(f"  import {o.module}: ok in {o.seconds or 0:.1f} s", style="dim")
             for o in env.runtime.imports
             if o.ok
         )
@@ -210,9 +213,9 @@ def _mark(finding: Finding) -> tuple[str, str]:
     return MARKS[finding.status]
 
 
-def _finding(finding: Finding, *, verbose: bool, fleet_size: int = 0) -> list[RenderableType]:
+def _finding(finding: Finding, *, verbose: bool, fleet_size: int = 0) -> list[StyledText]:
     mark, style = _mark(finding)
-    head = Text("  ")
+    head = StyledText("  ")
     head.append(f"{mark} ", style=style)
     head.append(finding.title, style="bold" if finding.is_problem else "")
     head.append(f"  [{finding.id}", style="dim")
@@ -224,9 +227,9 @@ def _finding(finding: Finding, *, verbose: bool, fleet_size: int = 0) -> list[Re
     if where:
         head.append(f" · {where}", style="dim")
     head.append("]", style="dim")
-    out: list[RenderableType] = [head]
+    out: list[StyledText] = [head]
     if finding.ignored is not None:
-        note = Text(
+        note = StyledText(
             f"      ignored ({finding.ignored.source}): {finding.ignored.reason}", style="dim"
         )
         note.append(
@@ -242,32 +245,32 @@ def _finding(finding: Finding, *, verbose: bool, fleet_size: int = 0) -> list[Re
         seen_on = f"{finding.nodes[0]}: " if len(finding.nodes) > 1 and fleet_size else ""
         if finding.id == "fleet-outlier" and len(finding.nodes) > 1:
             seen_on = f"{compress(finding.nodes)}: "
-        out.append(Text(f"      {seen_on}{finding.evidence.summary}"))
+        out.append(StyledText(f"      {seen_on}{finding.evidence.summary}"))
     explains = finding.is_problem or _is_note(finding) or _inconclusive(finding)
     if finding.remediation and (explains or finding.id == "sanity-run"):
-        fix = Text("      → ", style="cyan")
+        fix = StyledText("      → ", style="cyan")
         fix.append(finding.remediation)
         out.append(fix)
         for command in finding.commands:
-            line = Text("        $ ", style="dim")
+            line = StyledText("        $ ", style="dim")
             line.append(command, style="bold")
             out.append(line)
     if finding.workaround and finding.is_problem:
-        workaround = Text("      workaround: ", style="cyan")
+        workaround = StyledText("      workaround: ", style="cyan")
         workaround.append(finding.workaround)
         out.append(workaround)
     if finding.is_problem and finding.references:
-        out.append(Text(f"      see {finding.references[0].url}", style="dim"))
+        out.append(StyledText(f"      see {finding.references[0].url}", style="dim"))
     return out
 
 
-def _summary_line(report: Report, gate: Gate) -> Text:
+def _summary_line(report: Report, gate: Gate) -> StyledText:
     """The counts, then the gate's verdict in words: fit to deploy or not, and what decided."""
     counts = report.summary.counts
     order = (Status.FAIL, Status.ERROR, Status.WARN, Status.PASS, Status.SKIP)
     parts = [f"{counts[s]} {s}" for s in order if counts[s]]
     ignored = sum(1 for f in report.findings if f.ignored is not None)
-    text = Text("Summary: ", style="bold")
+    text = StyledText("Summary: ", style="bold")
     text.append(", ".join(parts) or "no findings")
     if ignored:
         text.append(f" ({ignored} ignored by policy)")
@@ -298,7 +301,7 @@ _LEGEND_MARKS = (
 )
 
 
-def _legend(marks: set[str], terms: set[str]) -> Text:
+def _legend(marks: set[str], terms: set[str]) -> StyledText:
     """One line that explains the marks shown above and the words a newcomer meets first:
     the verdict in brackets, the gate, a rung of the GPU ladder."""
     said = [f"{mark} {meaning}" for mark, meaning in _LEGEND_MARKS if mark in marks]
@@ -306,7 +309,7 @@ def _legend(marks: set[str], terms: set[str]) -> Text:
     if "rung" in terms:
         words.append("rung: a step of the Intel GPU ladder, hardware to torch")
     words.append("gate: what fails the run (exit 1)")
-    return Text("Legend: " + " · ".join(said + words), style="dim")
+    return StyledText("Legend: " + " · ".join(said + words), style="dim")
 
 
 def render_console(
@@ -319,12 +322,14 @@ def render_console(
     (default ``--fail-on fail``) is named in the summary so a reader knows why the run passed
     or failed.
     """
+    from rich.console import Group
+
     return Group(*console_parts(report, gate, verbosity=verbosity))
 
 
 def console_parts(
     report: Report, gate: Gate | None = None, *, verbosity: int = 0
-) -> Iterator[RenderableType]:
+) -> Iterator[StyledText]:
     """The parts of the human report (``render_console``), in order, each made when it is
     asked for: a scan's findings become renderables while the report is printed, never all
     at once (rich's objects of 119,109 findings were about 1 GiB)."""
@@ -352,8 +357,8 @@ def console_parts(
             continue
         marks.update(_mark(f)[0] for f in shown)
         terms.update("rung" for f in shown if f.id.startswith("xpu-rung-"))
-        yield Text("")
-        title = Text(_KIND_TITLES[kind], style="bold underline")
+        yield StyledText("")
+        title = StyledText(_KIND_TITLES[kind], style="bold underline")
         # NOTE: by identity (shown is a filter of group): `f not in shown` compared findings
         # field by field, pair by pair, and took most of a scan with 10,000 findings.
         shown_ids = {id(f) for f in shown}
@@ -368,7 +373,7 @@ def console_parts(
             title.append(f"  ({counted} not shown; -v shows them)", style="dim")
         yield title
         if not shown:
-            yield Text("  ✓ nothing to report", style="green")
+            yield StyledText("  ✓ nothing to report", style="green")
         if kind is FindingKind.CODE:
             yield from _code_lines(shown, verbose=verbose)
         # NOTE: a code finding without a place in the code (the files scan could not read)
@@ -384,7 +389,7 @@ def console_parts(
         yield from _baseline_lines(report)
         yield from _matrix(report)
     yield from _rewritten_lines(report)
-    yield Text("")
+    yield StyledText("")
     yield _summary_line(report, gate)
     if not quiet:
         yield _legend(marks, terms)
@@ -397,12 +402,12 @@ def _fleet_quiet(finding: Finding) -> bool:
     return finding.id != "fleet-summary" and not finding.is_problem
 
 
-def _sanity_lines(report: Report) -> list[RenderableType]:
+def _sanity_lines(report: Report) -> list[StyledText]:
     """Per device: a sparkline of each training path's loss, and fp32 vs AMP throughput bars."""
-    lines: list[RenderableType] = []
+    lines: list[StyledText] = []
     for view in sanity_views(report):
         indent = "  " + " " * len(view.device) + "  "
-        line = Text(f"  {view.device}  ", style="bold")
+        line = StyledText(f"  {view.device}  ", style="bold")
         for index, curve in enumerate(view.curves):
             line.append(("  " if index else "") + f"{curve.label} loss ")
             line.append(sparkline(curve.losses, width=12), style="cyan")
@@ -413,42 +418,42 @@ def _sanity_lines(report: Report) -> list[RenderableType]:
         numbers = view.throughput
         for mode in ("train", "infer"):
             high = max(numbers.fp32[mode], numbers.amp[mode])
-            row = Text(f"{indent}{mode} fp32 ")
+            row = StyledText(f"{indent}{mode} fp32 ")
             row.append(f"▕{bar(numbers.fp32[mode], high)}▏", style="dim")
             row.append(f" {rate_text(numbers.fp32[mode])}  AMP ")
             faster = numbers.amp[mode] >= numbers.fp32[mode]
             row.append(f"▕{bar(numbers.amp[mode], high)}▏", style="green" if faster else "yellow")
             row.append(f" {rate_text(numbers.amp[mode])} img/s ({numbers.speedup_text(mode)})")
             lines.append(row)
-        lines.append(Text(f"{indent}measured at {numbers.regime_text()}", style="dim"))
+        lines.append(StyledText(f"{indent}measured at {numbers.regime_text()}", style="dim"))
     return lines
 
 
-def _baseline_lines(report: Report) -> list[RenderableType]:
+def _baseline_lines(report: Report) -> list[StyledText]:
     """The "since baseline" section: appeared, resolved, changed, throughput."""
     comparison = report.baseline
     if comparison is None:
         return []
     title = f"Since the baseline ({comparison.source}, {comparison.created_at})"
-    lines: list[RenderableType] = [Text(""), Text(title, style="bold underline")]
+    lines: list[StyledText] = [StyledText(""), StyledText(title, style="bold underline")]
     for status, text in baseline_lines(comparison):
         mark, style = MARKS[status] if status is not None else ("~", "")
-        line = Text(f"  {mark} ", style=style)
+        line = StyledText(f"  {mark} ", style=style)
         line.append(text)
         lines.append(line)
     return lines
 
 
-def _matrix(report: Report) -> list[RenderableType]:
+def _matrix(report: Report) -> list[StyledText]:
     """The finding x node (fleet) or finding x device (one node) matrix, when there are several."""
     matrix = finding_matrix(report)
     if matrix is None:
         return []
     width = max(len(fid) for fid in matrix.rows)
-    lines: list[RenderableType] = [Text(""), Text(matrix.title, style="bold underline")]
-    lines.append(Text("  " + " " * width + "  " + "  ".join(matrix.columns), style="dim"))
+    lines: list[StyledText] = [StyledText(""), StyledText(matrix.title, style="bold underline")]
+    lines.append(StyledText("  " + " " * width + "  " + "  ".join(matrix.columns), style="dim"))
     for fid, row in matrix.rows.items():
-        line = Text(f"  {fid:<{width}}  ")
+        line = StyledText(f"  {fid:<{width}}  ")
         for column in matrix.columns:
             status = row.get(column)
             mark, style = MARKS[status] if status is not None else (" ", "dim")
@@ -457,7 +462,7 @@ def _matrix(report: Report) -> list[RenderableType]:
     return lines
 
 
-def _code_lines(findings: Iterable[Finding], *, verbose: bool) -> Iterator[RenderableType]:
+def _code_lines(findings: Iterable[Finding], *, verbose: bool) -> Iterator[StyledText]:
     """Code findings grouped by file, in file order: each with its line of code, the matched
     span highlighted, what it means here and what replaces it (made as they are asked for)."""
     current = None
@@ -467,9 +472,9 @@ def _code_lines(findings: Iterable[Finding], *, verbose: bool) -> Iterator[Rende
             continue
         if location.path != current:
             current = location.path
-            yield Text(f"  {current}", style="bold")
+            yield StyledText(f"  {current}", style="bold")
         mark, style = _mark(finding)
-        head = Text("    ")
+        head = StyledText("    ")
         head.append(f"{mark} ", style=style)
         cell = f"cell {location.cell} " if location.cell is not None else ""
         head.append(f"{cell}{location.line}:{location.column + 1}  ", style="dim")
@@ -480,64 +485,64 @@ def _code_lines(findings: Iterable[Finding], *, verbose: bool) -> Iterator[Rende
             yield _snippet(finding.snippet, location.column, location.end_column
                            if location.end_line in (0, location.line) else None)  # fmt: skip
         if finding.ignored is not None:
-            yield Text(f"        ignored ({finding.ignored.source}): "
+            yield StyledText(f"        ignored ({finding.ignored.source}): "
                        f"{finding.ignored.reason}", style="dim")  # fmt: skip
             continue
         _, _, fact = finding.evidence.summary.partition(": ")
         if fact:
-            yield Text(f"        {fact}")
+            yield StyledText(f"        {fact}")
         if finding.remediation and (finding.is_problem or verbose):
-            fix = Text("        → ", style="cyan")
+            fix = StyledText("        → ", style="cyan")
             fix.append(finding.remediation)
             yield fix
 
 
-def _rewritten_lines(report: Report) -> list[RenderableType]:
+def _rewritten_lines(report: Report) -> list[StyledText]:
     """What ``scan --fix`` changed (shown at every verbosity: the user's files changed): the
     files rewritten and the undo command, then those left alone and why."""
     fix = report.scan.fix if report.scan is not None else None
     if fix is None:
         return []
     count = len(fix.rewritten)
-    head = Text("", style="bold")
+    head = StyledText("", style="bold")
     if count:
         head.append(f"Rewrote {count} file{'s' if count != 1 else ''}")
         head.append(f" (to undo: ipex-doctor scan --undo {quote_name(fix.undo_record or '?')})")
     else:
         head.append("Rewrote no file")
-    lines: list[RenderableType] = [Text(""), head]
+    lines: list[StyledText] = [StyledText(""), head]
     for rewritten in fix.rewritten:
         times = f"{rewritten.rewrites} rewrite{'s' if rewritten.rewrites != 1 else ''}"
-        lines.append(Text(f"  {quote_name(rewritten.path)}  ({times})"))
+        lines.append(StyledText(f"  {quote_name(rewritten.path)}  ({times})"))
     lines.extend(
-        Text(f"  left alone: {quote_name(left.path)}: {left.reason}", style="dim")
+        StyledText(f"  left alone: {quote_name(left.path)}: {left.reason}", style="dim")
         for left in fix.left_alone
     )
     return lines
 
 
-def _unread_lines(finding: Finding, *, verbose: bool) -> list[RenderableType]:
+def _unread_lines(finding: Finding, *, verbose: bool) -> list[StyledText]:
     """Under ``scan-unread``: each file the scan could not read and why (``-v``), or how to
     see them."""
     skipped = finding.evidence.data.get("skipped") if finding.id == "scan-unread" else None
     if not isinstance(skipped, list) or finding.ignored is not None:
         return []
     if not verbose:
-        return [Text("      -v lists each file and why", style="dim")]
-    lines: list[RenderableType] = []
+        return [StyledText("      -v lists each file and why", style="dim")]
+    lines: list[StyledText] = []
     for item in skipped:
         if isinstance(item, dict):
-            line = Text("        ")
+            line = StyledText("        ")
             line.append(quote_name(str(item.get("path"))), style="bold")
             line.append(f": {item.get('reason')}")
             lines.append(line)
     return lines
 
 
-def _snippet(code: str, start: int, end: int | None) -> Text:
+def _snippet(code: str, start: int, end: int | None) -> StyledText:
     """One line of code with the columns ``start``..``end`` (to the end: ``None`` or 0)
     highlighted."""
-    text = Text("        │ ", style="dim")
+    text = StyledText("        │ ", style="dim")
     shown = code.rstrip()
     stop = end if end and end > start else len(shown)
     text.append(shown[:start])
@@ -564,6 +569,8 @@ def parts_of(renderable: RenderableType) -> list[RenderableType]:
     segments of the whole report at once (a scan with 100,000 findings: hundreds of MiB);
     printed in parts, one part's. A group's parts are groups of up to ``PRINTED_TOGETHER`` of
     its renderables (one print call each would cost more than the rendering)."""
+    from rich.console import Group
+
     if not isinstance(renderable, Group):
         return [renderable]
     return list(in_groups(renderable.renderables))
@@ -572,9 +579,17 @@ def parts_of(renderable: RenderableType) -> list[RenderableType]:
 def in_groups(parts: Iterable[RenderableType]) -> Iterator[Group]:
     """``parts`` as groups of up to ``PRINTED_TOGETHER``, each taken from ``parts`` only when
     it is asked for (``console_parts`` makes a part when it is taken)."""
+    from rich.console import Group
+
+    for batch in _batches(parts):
+        yield Group(*batch)
+
+
+def _batches(parts: Iterable[RenderableType]) -> Iterator[list[RenderableType]]:
+    """``parts`` in lists of up to ``PRINTED_TOGETHER``, each taken when it is asked for."""
     taken = iter(parts)
-    while group := list(itertools.islice(taken, PRINTED_TOGETHER)):
-        yield Group(*group)
+    while batch := list(itertools.islice(taken, PRINTED_TOGETHER)):
+        yield batch
 
 
 PRINTED_TOGETHER = 500
@@ -609,21 +624,53 @@ def write_plain_text(
     word longer than the line stays whole on a line of its own, and a command line (``$
     ...``) is never wrapped: it must paste as one.
 
-    Written one group of parts at a time (``printed_parts``), so the text of the whole report
-    is never held: each group's text ends with a line break, so wrapping it alone wraps its
-    lines as the whole text's."""
-    buffer = io.StringIO()
-    console = Console(
-        file=buffer, width=1_000_000, soft_wrap=True, no_color=True, highlight=False,
-        force_terminal=False, emoji=False,
-    )  # fmt: skip
-    for part in printed_parts(renderable):
-        console.print(part)
-        text = buffer.getvalue()
-        buffer.seek(0)
-        buffer.truncate()
-        if text:
-            stream.write(text if width is None else _wrapped(text, width))
+    The text is what a rich console of ``PLAIN_WIDTH`` columns without colour writes; for the
+    report's parts (``StyledText``) it is written without rich (``styled.plain_text``), which
+    is then never imported. Written one group of parts at a time, so the text of the whole
+    report is never held: each group's text ends with a line break, so wrapping it alone wraps
+    its lines as the whole text's."""
+    batches = _batches(renderable) if isinstance(renderable, Iterator) else [[renderable]]
+    printer: _PlainConsole | None = None
+    for batch in batches:
+        text = plain_text(batch)
+        if text is not None:
+            texts: Iterable[str] = [text]
+        else:
+            printer = printer or _PlainConsole()
+            texts = map(printer.text_of, _groups_of(batch))
+        for text in texts:
+            if text:
+                stream.write(text if width is None else _wrapped(text, width))
+
+
+def _groups_of(batch: list[RenderableType]) -> list[RenderableType]:
+    """What rich prints for ``batch``: one renderable's parts (``parts_of``), or the batch of a
+    report's parts as one group."""
+    if len(batch) == 1:
+        return parts_of(batch[0])
+    from rich.console import Group
+
+    return [Group(*batch)]
+
+
+class _PlainConsole:
+    """A rich console that writes plain text for a log, and gives back what it wrote."""
+
+    def __init__(self) -> None:
+        from rich.console import Console
+
+        self._buffer = io.StringIO()
+        self._console = Console(
+            file=self._buffer, width=PLAIN_WIDTH, soft_wrap=True, no_color=True,
+            highlight=False, force_terminal=False, emoji=False,
+        )  # fmt: skip
+
+    def text_of(self, renderable: RenderableType) -> str:
+        self._console.print(renderable)
+        text = self._buffer.getvalue()
+        self._buffer.seek(0)
+        self._buffer.truncate()
+        return text
 
 
 def _wrapped(text: str, width: int) -> str:
@@ -632,12 +679,25 @@ def _wrapped(text: str, width: int) -> str:
     for line in text.splitlines():
         if line.lstrip().startswith("$ "):
             lines.append(line)  # NOTE: a command to paste stays on one line, whatever its length
-            continue
-        indent = line[: len(line) - len(line.lstrip(" "))]
-        wrapped = textwrap.wrap(
-            line, width=width, initial_indent="", subsequent_indent=indent + "  ",
-            break_long_words=False, break_on_hyphens=False, drop_whitespace=True,
-        )  # fmt: skip
-        # NOTE: textwrap strips the first line's indent when it starts with spaces; keep it.
-        lines.extend([indent + wrapped[0].lstrip(" "), *wrapped[1:]] if wrapped else [""])
+        elif len(line) <= width and _TEXTWRAP_SPACES.isdisjoint(line):
+            # NOTE: what textwrap makes of a line that fits, without it (it took most of a
+            # small scan's report in a log with COLUMNS set): only its trailing spaces go.
+            lines.append(line.rstrip(" "))
+        else:
+            lines.extend(_wrapped_line(line, width))
     return "\n".join(lines) + "\n"
+
+
+_TEXTWRAP_SPACES = frozenset("\t\n\x0b\x0c\r")
+"""The whitespace besides the space that textwrap turns into spaces (and tabs into several)."""
+
+
+def _wrapped_line(line: str, width: int) -> list[str]:
+    """One line wrapped at ``width`` between words, its indent kept and deepened by two."""
+    indent = line[: len(line) - len(line.lstrip(" "))]
+    wrapped = textwrap.wrap(
+        line, width=width, initial_indent="", subsequent_indent=indent + "  ",
+        break_long_words=False, break_on_hyphens=False, drop_whitespace=True,
+    )  # fmt: skip
+    # NOTE: textwrap strips the first line's indent when it starts with spaces; keep it.
+    return [indent + wrapped[0].lstrip(" "), *wrapped[1:]] if wrapped else [""]

@@ -23,6 +23,7 @@ from ipex_doctor.model.findings import (
 )
 from ipex_doctor.model.variants import variant_label
 from ipex_doctor.reporting.formats import svg
+from ipex_doctor.reporting.formats.shown import shown_in_file
 from ipex_doctor.reporting.formats.views import (
     Matrix,
     SanityView,
@@ -93,7 +94,7 @@ details>summary{display:none}a{color:inherit;text-decoration:none}
 
 
 def _e(value: object) -> str:
-    return escape(str(value), quote=True)
+    return shown_in_file(escape(str(value), quote=True))
 
 
 def _badge(status: Status | None, *, word: bool = False) -> str:

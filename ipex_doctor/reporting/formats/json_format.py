@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -32,9 +33,21 @@ def json_chunks(report: Report, gate: Gate | None = None) -> Iterator[str]:
 
 
 def indented_json(data: Any) -> Iterator[str]:
-    """``json.dumps(data, indent=2, ensure_ascii=False) + "\\n"`` in pieces."""
-    yield from json.JSONEncoder(indent=2, ensure_ascii=False).iterencode(data)
+    """``json.dumps(data, indent=2, ensure_ascii=False) + "\\n"`` in pieces, where a lone
+    surrogate (a file name that is not UTF-8, read with ``surrogateescape``) is written as its
+    ``\\uXXXX`` escape: UTF-8 cannot encode it, and the escape reads back to the same string
+    (``json.loads``), so the exact name is kept."""
+    for chunk in json.JSONEncoder(indent=2, ensure_ascii=False).iterencode(data):
+        # NOTE: a surrogate occurs only inside a JSON string, where its escape means it.
+        yield _SURROGATE.sub(_escaped, chunk) if _SURROGATE.search(chunk) else chunk
     yield "\n"
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _escaped(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
 
 
 class LazyArray(list[Any]):

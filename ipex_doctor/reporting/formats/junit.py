@@ -23,6 +23,7 @@ import xml.etree.ElementTree as ET
 from collections.abc import Collection
 
 from ipex_doctor.model.findings import Command, Finding, FindingKind, Report, Status
+from ipex_doctor.reporting.formats.shown import shown_in_file
 from ipex_doctor.reporting.formats.views import baseline_lines, coverage, fleet_size
 from ipex_doctor.reporting.policy import Gate, Policy
 from ipex_doctor.verdicts.hostlist import compress
@@ -162,4 +163,7 @@ def render_junit(report: Report, gate: Gate | None = None) -> str:
         text = plan_text(report.repair) + outcome_text(report.repair)
         ET.SubElement(repair, "system-out").text = text
     ET.indent(root)
-    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+    # NOTE: ElementTree escapes markup but writes any other character as given, and XML 1.0
+    # forbids most C0 controls: a path or a line of code holding one made a file no CI parser
+    # reads. Its own markup holds none of them, so the whole text is made safe at once.
+    return shown_in_file(ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n")

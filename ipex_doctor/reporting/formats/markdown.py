@@ -18,6 +18,7 @@ from ipex_doctor.model.findings import (
     Verdict,
 )
 from ipex_doctor.model.variants import variant_label
+from ipex_doctor.reporting.formats.shown import shown_in_file
 from ipex_doctor.reporting.formats.views import (
     baseline_lines,
     coverage,
@@ -146,7 +147,9 @@ def render_markdown(report: Report, gate: Gate | None = None) -> str:
             "```",
             "",
         ]
-    return "\n".join(lines).rstrip() + "\n"
+    # NOTE: text from files (paths, lines of code) is in the lines; a control or a reordering
+    # mark in it must reach no issue tracker's page as itself (the markup holds none).
+    return shown_in_file("\n".join(lines).rstrip() + "\n")
 
 
 def _since_baseline(comparison: BaselineComparison) -> list[str]:

@@ -104,8 +104,15 @@ def artifact_uri(path: str) -> dict[str, str]:
     ``/`` percent-encoded from UTF-8: a colon too, which would read as a scheme in a first
     segment); an absolute one (a file named on the command line) as a ``file`` URI."""
     if PurePosixPath(path).is_absolute():
-        return {"uri": "file://" + quote(path, safe="/")}
-    return {"uri": quote(path, safe="/"), "uriBaseId": "%SRCROOT%"}
+        return {"uri": "file://" + quote(_bytes_of(path), safe="/")}
+    return {"uri": quote(_bytes_of(path), safe="/"), "uriBaseId": "%SRCROOT%"}
+
+
+def _bytes_of(path: str) -> bytes:
+    """The bytes of ``path`` as the file system has them: a name that is not UTF-8 (read with
+    ``surrogateescape``) is percent-encoded byte for byte (``%FF``), as RFC 3986 encodes any
+    octet, where encoding its text as UTF-8 would fail."""
+    return path.encode("utf-8", "surrogateescape")
 
 
 def _invocation(report: Report) -> dict[str, Any]:

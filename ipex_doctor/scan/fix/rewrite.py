@@ -139,7 +139,10 @@ def _fix(source: str, fix_ids: Collection[str], *, splice: bool) -> tuple[FixOut
     if not ids:
         return FixOutcome(source), False
     with collector_paused():
-        return _sliced(source, ids, splice=splice) or _fix_whole(source, ids, splice=splice)
+        split = fix_slice.split_once(source)
+        return _sliced(source, ids, splice=splice, split=split) or _fix_whole(
+            source, ids, splice=splice, split=split
+        )
 
 
 def fix_spliced(source: str, fix_ids: Collection[str]) -> FixOutcome | None:
@@ -156,8 +159,9 @@ def _splice(
     outside: Callable[[str], bool],
     line: Callable[[int], int],
     allowed: Collection[str] | None,
+    split: fix_slice.Split | None = None,
 ) -> FixOutcome | None:
-    spliced = fix_splice.fix(source, ids, outside=outside, line=line, allowed=allowed)
+    spliced = fix_splice.fix(source, ids, outside=outside, line=line, allowed=allowed, split=split)
     if spliced is None:
         return None
     return FixOutcome(
@@ -176,10 +180,13 @@ def fix_whole_module(source: str, fix_ids: Collection[str]) -> FixOutcome:
         return _fix_whole(source, [fix_id for fix_id in CODEMODS if fix_id in wanted])[0]
 
 
-def _fix_whole(source: str, ids: Sequence[str], *, splice: bool = False) -> tuple[FixOutcome, bool]:
-    """The outcome on the whole module, and whether the splices gave it."""
+def _fix_whole(
+    source: str, ids: Sequence[str], *, splice: bool = False, split: fix_slice.Split | None = None
+) -> tuple[FixOutcome, bool]:
+    """The outcome on the whole module, and whether the splices gave it (``split``: its
+    statements, when already split)."""
     if splice:
-        spliced = _splice(source, ids, _nowhere, _identity, None)
+        spliced = _splice(source, ids, _nowhere, _identity, None, split)
         if spliced is not None:
             return spliced, True
     if len(source) >= 2 * CHUNK_BYTES:
@@ -217,14 +224,15 @@ def fix_sliced(source: str, fix_ids: Collection[str]) -> FixOutcome | None:
 
 
 def _sliced(
-    source: str, ids: Sequence[str], *, splice: bool = False
+    source: str, ids: Sequence[str], *, splice: bool = False, split: fix_slice.Split | None = None
 ) -> tuple[FixOutcome, bool] | None:
     """The outcome on the slice put back into ``source``, and whether the splices gave it
     (putting the slice back moves no line: each statement left out comes back where its
-    placeholder was, ``fix.slice``); ``None`` as for ``fix_sliced``."""
+    placeholder was, ``fix.slice``); ``None`` as for ``fix_sliced``. ``split``: the
+    statements of ``source``, when already split (``fix.slice.split_once``)."""
     allowed = frozenset(fix_id for fix_id in ids if CODEMODS[fix_id].may_apply(source))
     relevant = {word for fix_id in allowed for word in CODEMODS[fix_id].relevant()}
-    cut = fix_slice.cut(source, relevant)
+    cut = fix_slice.cut(source, relevant, split)
     if cut is None:
         return None
     outcome = None

@@ -68,7 +68,7 @@ from ipex_doctor.scan.fix.codemods.base import CallCodemod, Codemod
 from ipex_doctor.scan.fix.codemods.records import Refusal, Rewrite
 from ipex_doctor.scan.fix.codemods.registry import CODEMODS
 from ipex_doctor.scan.fix.codemods.syntax import code_of
-from ipex_doctor.scan.fix.slice import Words
+from ipex_doctor.scan.fix.slice import Split, Words
 from ipex_doctor.scan.read.top_level import top_level
 
 BATCH_CHARS = 256 * 1024
@@ -120,10 +120,12 @@ def fix(
     outside: Callable[[str], bool],
     line: Callable[[int], int],
     allowed: Collection[str] | None = None,
+    split: Split | None = None,
 ) -> Spliced | None:
     """The codemods ``ids`` (in order) on ``source`` as ``fix_source``'s LibCST loop would
     run them (``outside``, ``line`` and ``allowed`` as there), or ``None`` where this cannot
-    be proven to give the same (see the module)."""
+    be proven to give the same (see the module). ``split``: the statements of ``source``
+    (``fix.slice.split_once``), when already split."""
     splice = {codemod.FIX_ID: codemod for codemod in splice_codemods(ids)}
     current = source
     quiet: dict[str, type[Codemod]] = {}
@@ -141,7 +143,7 @@ def fix(
     }
     related = {target for codemod in splice.values() for target in codemod.targets()}
     try:
-        calls = _read(source, targets, related, quiet.values())
+        calls = _read(source, targets, related, quiet.values(), split)
     except _Declined:
         return None
     rewrites: list[Rewrite] = []
@@ -239,11 +241,12 @@ def _read(
     targets: dict[str, str],
     related: Collection[str],
     quiet: Collection[type[Codemod]] = (),
+    split: Split | None = None,
 ) -> dict[str, list[_Call]]:
     """The calls of ``targets`` (a dotted name to its fix id) in ``source``, by fix id, in
     document order; ``_Declined`` where the module breaks a condition of the module docs, or
     holds a node one of ``quiet`` may record at (``Codemod.QUIET_WITHOUT``)."""
-    statements = top_level(source)
+    statements = top_level(source) if split is None else split()
     if not statements or source.startswith(_BOM) or "\f" in source:
         # NOTE: LibCST drops a BOM (``fix.verbatim`` puts it back) and a form feed's line
         # (which ``fix.verbatim`` traces through LibCST's own print of the text).

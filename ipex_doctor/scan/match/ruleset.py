@@ -221,14 +221,7 @@ class RuleSet:
 
     def _add(self, rule: CodeRule) -> None:
         match = rule.match
-        pattern = None
-        if match.pattern is not None:
-            pattern = PATTERNS.get(match.pattern)
-            if pattern is None:
-                known = ", ".join(sorted(PATTERNS))
-                raise KnowledgeBaseError(
-                    f"code rule {rule.id}: unknown pattern {match.pattern!r} (known: {known})"
-                )
+        pattern = _pattern_of(rule)
         regexes = tuple((_compile(rule, text), _text_triggers(text)) for text in match.text)
         text_rule = TextRule(
             rule.id,
@@ -267,6 +260,34 @@ class RuleSet:
             patterns = (*rules.patterns, (rule.id, pattern, names))
             self._python[kind] = rules._replace(patterns=patterns)
             triggers.extend(pattern.triggers(names))
+
+
+def refuse_invalid(rules: CodeRules) -> None:
+    """``KnowledgeBaseError`` for the first rule of ``rules`` that names an unknown pattern or
+    an invalid regex: what building a ``RuleSet`` refuses, checked without building one, so a
+    scan that builds it only once a file is to be read still refuses a bad rule before it reads
+    anything (and where it reads nothing). The regexes compiled here are ``re``'s cached ones
+    when the rule set is built."""
+    for rule in rules.rules:
+        _pattern_of(rule)
+        for text in (*rule.match.text, *rule.match.unless, *rule.match.when):
+            _compile(rule, text)
+        for text in rule.match.in_files_with:
+            _compile_bytes(rule, text)
+
+
+def _pattern_of(rule: CodeRule) -> Pattern | None:
+    """The structural pattern ``rule`` names (``None``: none); ``KnowledgeBaseError`` for a name
+    the scanner lacks."""
+    if rule.match.pattern is None:
+        return None
+    pattern = PATTERNS.get(rule.match.pattern)
+    if pattern is None:
+        known = ", ".join(sorted(PATTERNS))
+        raise KnowledgeBaseError(
+            f"code rule {rule.id}: unknown pattern {rule.match.pattern!r} (known: {known})"
+        )
+    return pattern
 
 
 def _compile(rule: CodeRule, regex: str) -> re.Pattern[str]:

@@ -131,6 +131,8 @@ class _Walk:
                 yield SkippedFile(rel or ".", f"cannot list the directory: {error.strerror}")
                 continue
             names = [entry.name for entry in entries]
+            # NOTE: once per directory, not per file (``Path.name`` is computed at each call)
+            parent_name = path.name
             if rel and is_environment(names):
                 continue
             if ".gitignore" in names:
@@ -150,7 +152,7 @@ class _Walk:
                         continue
                     if not entry.is_file():
                         continue  # a broken link, a FIFO, a socket, a device
-                    kind = classify(entry.name, path.name, rel)
+                    kind = classify(entry.name, parent_name, rel)
                     by_use = kind is None and entry.name.lower().endswith(BY_USE_SUFFIXES)
                     if by_use:
                         kind = FileKind.REQUIREMENTS

@@ -131,6 +131,21 @@ def test_an_unknown_pattern_is_a_knowledge_base_error(tmp_path: Path) -> None:
         scan_paths([tmp_path], rules)
 
 
+@pytest.mark.parametrize("with_a_file", [False, True])
+def test_a_bad_rule_is_refused_before_anything_is_read_even_in_a_tree_with_nothing_to_read(
+    tmp_path: Path, with_a_file: bool
+) -> None:
+    """The rule set is built only once a file is to be read, yet an unknown pattern or an
+    invalid regex is refused whatever the tree holds (an empty tree read nothing and let both
+    through, with exit 0)."""
+    if with_a_file:
+        (tmp_path / "train.py").write_text("import intel_extension_for_pytorch\n", "utf-8")
+    with pytest.raises(KnowledgeBaseError, match="invalid regex '\\('"):
+        scan_paths([tmp_path], CodeRules((rule("bad", text=["("]),)))
+    with pytest.raises(KnowledgeBaseError, match="unknown pattern 'no-such-pattern'"):
+        scan_paths([tmp_path], CodeRules((rule("bad", pattern="no-such-pattern"),)))
+
+
 def test_the_scanner_implements_the_patterns_the_rules_may_name() -> None:
     """The loader's list of pattern ids and the scanner's implementations agree."""
     assert set(PATTERNS) == set(code_rules.PATTERNS)

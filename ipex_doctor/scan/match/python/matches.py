@@ -27,7 +27,7 @@ Every hit (and the text rules' hits in the same module, given by the reader) car
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from typing import NamedTuple
 
 from ipex_doctor.scan.match.fixable import (
@@ -85,6 +85,7 @@ def python_hits(
     text: Sequence[Hit] = (),
     *,
     run_of: RunOf | None = None,
+    searched: Collection[str] | None = None,
 ) -> list[Hit]:
     """The hits of ``rules`` in the module whose parts are ``parts``, read into ``table``
     (finished), and ``text`` (the text rules' hits in it), each with its guard; ``lines``
@@ -92,7 +93,10 @@ def python_hits(
 
     ``run_of``: ``parts`` is one run of a module's statements, and this is what the module's
     other statements say. ``removable_import`` is then decided for the run's imports after
-    every run (``RunOf.removals``)."""
+    every run (``RunOf.removals``).
+
+    ``searched``: the ids of the pattern rules to search for (the reader's
+    ``searched_patterns``: those that can match in this file); ``None``: every one."""
     probe_names = next((n for _, p, n in rules.patterns if p.id == PROBE_PATTERN), ())
     if run_of is None:
         source = "\n".join(line for part in lines.values() for line in part)
@@ -122,6 +126,8 @@ def python_hits(
             hits += _import_hits(facts, rules, part_lines, guards, module, run_of)
     switches = []
     for rule_id, pattern, names in rules.patterns:
+        if searched is not None and rule_id not in searched:
+            continue
         if pattern.id == SWITCH_PATTERN:
             switches.append((rule_id, pattern, names))
             continue

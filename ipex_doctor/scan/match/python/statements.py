@@ -62,6 +62,22 @@ _FEW_NAMES = 16
 """Up to this many names, each is searched for in the whole text (a fast ``str.find``)."""
 
 
+def written_as_read(data: bytes, text: str) -> bool:
+    """Whether every word of the module ``text``, decoded from ``data``, is in ``data`` as
+    Python reads it: the bytes are ASCII and read as themselves (no coding cookie of another
+    alphabet), and nothing spells a word without writing it (what ``parse_relevant`` keeps
+    for that reason: a backslash, two string literals side by side; text beyond ASCII is
+    ruled out already). Then a string literal's value is written in the bytes between its
+    quotes, and a name as it is read: what the prefilter's triggers look for
+    (``readers.searched_patterns``)."""
+    return (
+        data.isascii()
+        and "\\" not in text
+        and _ADJACENT_STRINGS.search(text) is None
+        and text == data.decode("ascii")
+    )
+
+
 class Words(NamedTuple):
     """What makes a top-level statement worth parsing (see the module)."""
 

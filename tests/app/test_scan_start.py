@@ -1,0 +1,61 @@
+"""What ``scan`` loads before its examination of the interpreter starts: the handshake, a
+spawned interpreter, runs while the scanner is imported, so nothing imports the scanner
+before it (a light module of the ``scan`` package no longer loads the whole package)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import doctor_env, fresh_interpreter_prints
+
+_ENGINE = "ipex_doctor.scan.engine"
+
+# NOTE: an audit hook hears every process the doctor starts; the first is the handshake.
+_SPAWNS = (
+    "import runpy, sys\n"
+    "def heard(event, args):\n"
+    "    if event == 'subprocess.Popen':\n"
+    f"        print('| spawn, scanner imported:', {_ENGINE!r} in sys.modules, file=sys.stderr)\n"
+    "sys.addaudithook(heard)\n"
+    "runpy.run_module('ipex_doctor', run_name='__main__', alter_sys=True)\n"
+)
+
+
+def test_the_handshake_starts_before_the_scanner_is_imported(tmp_path: Path) -> None:
+    (tmp_path / "train.py").write_text("import intel_extension_for_pytorch\n", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-c", _SPAWNS, "scan", str(tmp_path), "--no-cache", "-q"],
+        capture_output=True, text=True, env=doctor_env(), check=False, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]  # NOTE: a warning, under the gate
+    spawns = [line for line in done.stderr.splitlines() if line.startswith("| spawn")]
+    assert len(spawns) == 3, done.stderr[-2000:]  # NOTE: the handshake, then the two probes
+    assert spawns[0].endswith("False")
+    assert "intel_extension_for_pytorch" in done.stdout
+
+
+def test_a_light_module_of_the_scan_package_does_not_load_the_scanner() -> None:
+    """``scan.fix.quoting`` (the report's) and ``scan.read.kinds`` (the use case's) alone; the
+    package's own names are still there, each the object of its module."""
+    probe = (
+        "import sys\n"
+        "import ipex_doctor.scan.fix.quoting, ipex_doctor.scan.read.kinds\n"
+        f"print({_ENGINE!r} in sys.modules)\n"
+        "import ipex_doctor.scan as scan\n"
+        "from ipex_doctor.scan.engine import scan_paths\n"
+        "from ipex_doctor.scan.read.discovery import ScanError\n"
+        "from ipex_doctor.scan.match.ruleset import grep_pattern\n"
+        "print(scan.scan_paths is scan_paths, scan.ScanError is ScanError,"
+        " scan.grep_pattern is grep_pattern, sorted(scan.__all__) == sorted(scan._HOMES))\n"
+        "try:\n"
+        "    scan.no_such_name\n"
+        "except AttributeError as error:\n"
+        "    print(error)\n"
+    )
+    assert fresh_interpreter_prints(probe) == [
+        "False",
+        "True True True True",
+        "module 'ipex_doctor.scan' has no attribute 'no_such_name'",
+    ]
