@@ -1775,3 +1775,19 @@ def test_tensors_on_two_devices_are_not_ipex_optimizes_mixed_model() -> None:
     ):
         found = diagnose(foreign, KB)
         assert found.matches == [] and found.layer is None, (foreign, found)
+
+
+def test_omp_error_15_pasted_without_its_prefix_is_still_the_duplicate_runtime() -> None:
+    """OMP Error 15 for libiomp5 whose "OMP: " prefix a paste lost (Turbofan-engine-RUL-
+    prediction #2, "P: Error #15: ...") names ``openmp-duplicate-runtime`` (on the old knowledge
+    base nothing: the prefix was part of the symptom); LLVM's libomp without the prefix, and
+    another program's error 15, name nothing."""
+    cut = ("P: Error #15: Initializing libiomp5md.dll, but found libiomp5md.dll already "
+           "initialized.\nOMP: Hint This means that multiple copies of the OpenMP runtime have "
+           "been linked into the program.")  # fmt: skip
+    _names_alone(cut, "openmp-duplicate-runtime", "runtime")
+    for other in (
+        "Error #15: Initializing libomp.dylib, but found libomp.dylib already initialized.",
+        "Error #15: Initializing libiomp5md.dll failed",
+    ):
+        assert explain(other, KB) == [], other
