@@ -1704,3 +1704,90 @@ def test_a_program_that_found_no_level_zero_loader_is_level_zero_broken() -> Non
     _names_alone(loader, "xpu-level-zero-broken", "level-zero")
     build = "Compile bug: Level Zero loader or headers not found, Level Zero support disabled"
     assert _layer_named(build) == "level-zero"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # intel-extension-for-transformers #1230 (a package's GPU example), nixpkgs #429117 and
+        # vllm #12546 (vLLM's CPU backend importing IPEX where none is installed)
+        "Exception has occurred: ModuleNotFoundError\nNo module named 'intel_extension_for_pytorch'",
+        '  File "/nix/store/w6y1y8b1l31gjkncdbl5g9d5pzbjkc57-python3.12-vllm-0.10.0/lib/python3.12/'
+        'site-packages/vllm/v1/attention/backends/cpu_attn.py", line 587, in forward\n    import '
+        "intel_extension_for_pytorch.llm.modules as ipex_modules\nModuleNotFoundError: No module "
+        "named 'intel_extension_for_pytorch'",
+        "ModuleNotFoundError: No module named 'intel_extension_for_pytorch'",
+    ],
+)  # fmt: skip
+def test_ipex_imported_where_it_is_not_installed_is_ipex_not_installed(text: str) -> None:
+    """IPEX imported in an interpreter that has none names ``ipex-not-installed`` (the torch
+    layer; on the old knowledge base only the torch layer, and nothing of the cause)."""
+    _names_alone(text, "ipex-not-installed", "torch")
+
+
+def test_a_missing_submodule_of_ipex_or_another_package_is_not_ipex_missing() -> None:
+    """Near misses: a submodule an installed IPEX lacks (IPEX #785) and Intel's other extension
+    packages by their own names are other causes; another vendor's extension not installed
+    (Ascend's torch_npu, Habana's, NVIDIA's apex, ROCm's apex) names nothing at all."""
+    for other in (
+        "No module named 'intel_extension_for_pytorch.llm.quantization'",
+        "ModuleNotFoundError: No module named 'intel_extension_for_transformers'",
+    ):
+        assert "ipex-not-installed" not in [m.issue.id for m in explain(other, KB)], other
+    for foreign in (
+        "ModuleNotFoundError: No module named 'torch_npu'",
+        "ModuleNotFoundError: No module named 'habana_frameworks'",
+        "    import apex\nModuleNotFoundError: No module named 'apex' (torch.cuda.is_available() "
+        "is True)",
+    ):
+        found = diagnose(foreign, KB)
+        assert found.matches == [] and found.layer is None, (foreign, found)
+
+
+def test_ipex_optimize_given_a_model_partly_offloaded_is_the_apps_mixed_devices() -> None:
+    """IPEX's refusal of a model whose weights are on the XPU and elsewhere (IPEX #722 from
+    ComfyUI's low-VRAM mode; Forge #2865's title) names ``ipex-optimize-mixed-devices`` (the
+    integration layer; on the old knowledge base the integration layer only, or for the title
+    nothing of the cause)."""
+    comfyui = ('  File "C:\\Users\\clear\\miniconda3\\envs\\pytorch\\lib\\site-packages\\'
+               'intel_extension_for_pytorch\\frontend.py", line 353, in optimize\n    raise '
+               'RuntimeError("The model is mixed with different device type")\nRuntimeError: The '
+               "model is mixed with different device type")  # fmt: skip
+    forge = 'Fix Runtime Error: "The model is mixed with different device type" on Intel XPU'
+    for text in (comfyui, forge):
+        _names_alone(text, "ipex-optimize-mixed-devices", "integration")
+
+
+def test_tensors_on_two_devices_are_not_ipex_optimizes_mixed_model() -> None:
+    """Near misses: torch's own error for tensors on two devices is the code layer's beside an
+    XPU (ComfyUI #13409) and nothing beside CUDA or MPS; accelerate's wording for a model
+    dispatched over devices names nothing."""
+    xpu = ("RuntimeError: Expected all tensors to be on the same device, but found at least two "
+           "devices, xpu:0 and cpu!")  # fmt: skip
+    assert _layer_named(xpu) == "code"
+    for foreign in (
+        "RuntimeError: Expected all tensors to be on the same device, but found at least two "
+        "devices, cuda:0 and cpu!",
+        "RuntimeError: Expected all tensors to be on the same device, but found at least two "
+        "devices, mps:0 and cpu!",
+        "ValueError: You can't train a model that has been loaded in 8-bit precision on a "
+        "different device than the one you're training on.",
+    ):
+        found = diagnose(foreign, KB)
+        assert found.matches == [] and found.layer is None, (foreign, found)
+
+
+def test_omp_error_15_pasted_without_its_prefix_is_still_the_duplicate_runtime() -> None:
+    """OMP Error 15 for libiomp5 whose "OMP: " prefix a paste lost (Turbofan-engine-RUL-
+    prediction #2, "P: Error #15: ...") names ``openmp-duplicate-runtime`` (on the old knowledge
+    base nothing: the prefix was part of the symptom); LLVM's libomp without the prefix, and
+    another program's error 15, name nothing."""
+    cut = ("P: Error #15: Initializing libiomp5md.dll, but found libiomp5md.dll already "
+           "initialized.\nOMP: Hint This means that multiple copies of the OpenMP runtime have "
+           "been linked into the program.")  # fmt: skip
+    _names_alone(cut, "openmp-duplicate-runtime", "runtime")
+    for other in (
+        "Error #15: Initializing libomp.dylib, but found libomp.dylib already initialized.",
+        "Error #15: Initializing libiomp5md.dll failed",
+    ):
+        assert explain(other, KB) == [], other
