@@ -57,13 +57,14 @@ def test_the_parts_are_the_ones_the_seeds_draw() -> None:
     sixth = DATA["sixth_split"]["projects"]
     seventh = DATA["seventh_split"]["projects"]
     eighth = DATA["eighth_split"]["projects"]
+    ninth = DATA["ninth_split"]["projects"]
     later = set(second) | set(third) | set(fourth) | set(fifth) | set(sixth) | set(seventh)
-    later |= set(eighth)
+    later |= set(eighth) | set(ninth)
     first = [p["project"] for p in DATA["projects"] if p["project"] not in later]
     parts = {p["project"]: p["part"] for p in DATA["projects"]}
     assert later <= set(parts)
     # NOTE: no project in two collections
-    collections = (second, third, fourth, fifth, sixth, seventh, eighth)
+    collections = (second, third, fourth, fifth, sixth, seventh, eighth, ninth)
     assert len(later) == sum(map(len, collections))
 
     # NOTE: each collection's held-out part up to the sixth was measured once and then joined
@@ -89,6 +90,11 @@ def test_the_parts_are_the_ones_the_seeds_draw() -> None:
     development, held_out = _drawn(eighth, DATA["eighth_split"])
     assert {name for name in eighth if parts[name] == "development"} == development
     assert {name for name in eighth if parts[name] == "held-out"} == held_out
+
+    # NOTE: the ninth is split by its seed and not yet measured: its parts are the draw.
+    development, held_out = _drawn(ninth, DATA["ninth_split"])
+    assert {name for name in ninth if parts[name] == "development"} == development
+    assert {name for name in ninth if parts[name] == "held-out"} == held_out
 
 
 def test_every_case_names_its_commits_and_every_key_line_is_well_formed() -> None:
