@@ -90,13 +90,15 @@ def test_a_weak_marker_gives_way_to_what_says_more(text: str, layer: str) -> Non
 @pytest.mark.parametrize(
     "text",
     [
-        # the neighbours the layers must stay silent on: CUDA, ROCm, NCCL, plain Python
+        # the neighbours the layers must stay silent on: CUDA, ROCm, NCCL, MPS, plain Python
         "ImportError: /venv/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so: undefined "
         "symbol: cudaGraphInstantiateWithFlags, version libcudart.so.12",
         "RuntimeError: HIP error: hipErrorNoBinaryForGpu: Unable to find code object for all "
         "current devices!",
         "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/"
         "ProcessGroupNCCL.cpp:1970, unhandled cuda error (run with NCCL_DEBUG=INFO for details)",
+        "RuntimeError: MPS backend out of memory (MPS allocated: 17.00 GB, other allocations: "
+        "1.20 GB, max allowed: 18.13 GB)",
         "ImportError: cannot import name 'soft_unicode' from 'markupsafe'",
         "ModuleNotFoundError: No module named 'flash_attn'",
         # Kunlunxin's own "XPU" collectives, under a process group of the same name
