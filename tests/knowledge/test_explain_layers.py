@@ -1,0 +1,143 @@
+"""explain's layers by the structure of a text: the stack's own components named as files,
+namespaces, classes, result codes and kernel banners place a text that no entry names in the
+layer they belong to; the same shapes from another vendor's stack, or the same markers where a
+lower layer's evidence says more, place it nowhere or elsewhere."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import run_doctor
+
+from ipex_doctor.knowledge import known_issues
+from ipex_doctor.knowledge.explain import Explanation, diagnose
+
+KB = known_issues.load()
+
+# The i915 module as a kernel backtrace tags one of its frames: a word of the Intel stack, not
+# what places the text (a display warning prints the same tag).
+_I915_FRAME = "  intel_gt_reset+0x1a2/0x300 [i915]"
+
+
+def _layer(found: Explanation) -> str | None:
+    return found.layer.layer.id if found.layer is not None else None
+
+
+@pytest.mark.parametrize(
+    ("text", "layer"),
+    [
+        # the kernel's own oops banner while an Intel GPU workload ran (i915-backports #193)
+        ("kernel: [ 2744.945436] BUG: kernel NULL pointer dereference, address: 00000000000000c8\n"
+         f"kernel: Call Trace:\n{_I915_FRAME}", "driver"),
+        ("Kernel panic - not syncing: Fatal exception\n" + _I915_FRAME, "driver"),
+        # sycl-ls listing only OpenCL devices, no Level Zero GPU (compute-runtime #832)
+        ("$ sycl-ls\n[opencl:cpu][opencl:0] Intel(R) OpenCL, 11th Gen Intel(R) Core(TM) i7-11700K "
+         "@ 3.60GHz OpenCL 3.0\n[opencl:gpu][opencl:1] Intel(R) OpenCL Graphics, Intel(R) UHD "
+         "Graphics 750 OpenCL 3.0 NEO", "level-zero"),
+        # Unified Runtime's adapter as Windows names it, and the SYCL runtime's PI plugin: the
+        # runtime's own libraries, over the Windows loader's bare ".dll"
+        ("<LOADER>[ERROR]: failed to load adapter 'ur_adapter_level_zero.dll' with error: The "
+         "specified module could not be found.", "runtime"),
+        ("ImportError: libpi_opencl.so: cannot open shared object file: No such file or directory",
+         "runtime"),
+        # oneMKL's SYCL interface throwing
+        ("terminate called after throwing an instance of 'oneapi::mkl::unsupported_device'\n"
+         "  what():  oneMKL: blas/gemm: unsupported device", "runtime"),
+        # torch's XCCL process group, its name inside one identifier
+        ("[rank1]: torch.distributed.DistBackendError: [PG ID 0 PG GUID 0(default_pg) Rank 1] "
+         "ProcessGroupXCCL.cpp:412 allreduce failed", "distributed"),
+        # Inductor's and Dynamo's own frames, where nothing stronger places the text; Inductor's
+        # XPU code generation as a path names the stack by itself
+        ('  File "/venv/lib/python3.12/site-packages/torch/_inductor/codegen/xpu/'
+         'device_op_overrides.py", line 40, in kernel_driver\nAssertionError', "compiler"),
+        ('  File "/venv/lib/python3.12/site-packages/torch/_dynamo/eval_frame.py", line 655, in _fn\n'
+         "AssertionError: expected a tensor on xpu:0", "compiler"),
+        # every backend's code for a program that did not build or link
+        ("RuntimeError: level_zero backend failed with error: ZE_RESULT_ERROR_MODULE_LINK_FAILURE",
+         "sycl-build"),
+        ("RuntimeError: Native API failed. Native API returns: -17 (PI_ERROR_LINK_PROGRAM_FAILURE)",
+         "sycl-build"),
+        ("UR_RESULT_ERROR_PROGRAM_LINK_FAILURE while linking the SYCL program", "sycl-build"),
+    ],
+)  # fmt: skip
+def test_a_structural_marker_names_the_layer_it_belongs_to(text: str, layer: str) -> None:
+    found = diagnose(text, KB)
+    assert found.matches == [] and _layer(found) == layer, found
+    assert any(piece in text.replace("\n", " ") for piece in found.layer.matched)  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize(
+    ("text", "layer"),
+    [
+        # the runtime's own words raised through Inductor's frames: its layer, not the frames'
+        ('  File "/venv/lib/python3.12/site-packages/torch/_inductor/graph.py", line 2050, in '
+         "compile_to_module\nRuntimeError: UR error", "runtime"),
+        # a sycl-ls listing beside the SYCL runtime's exception that ended the program
+        ("$ sycl-ls\n[opencl:cpu][opencl:0] Intel(R) OpenCL\nterminate called after throwing an "
+         "instance of 'sycl::_V1::exception'", "runtime"),
+        # the Windows loader's own words around a Unified Runtime DLL
+        ("ImportError: DLL load failed while importing _C: The specified module could not be "
+         "found. ur_loader.dll", "windows-loader"),
+    ],
+)  # fmt: skip
+def test_a_weak_marker_gives_way_to_what_says_more(text: str, layer: str) -> None:
+    """Frames, listings and library names are context: the layer of what failed wins."""
+    found = diagnose(text, KB)
+    assert found.matches == [] and _layer(found) == layer, found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the neighbours the layers must stay silent on: CUDA, ROCm, NCCL, MPS, plain Python
+        "ImportError: /venv/lib/python3.10/site-packages/torch/lib/libtorch_cuda.so: undefined "
+        "symbol: cudaGraphInstantiateWithFlags, version libcudart.so.12",
+        "RuntimeError: HIP error: hipErrorNoBinaryForGpu: Unable to find code object for all "
+        "current devices!",
+        "torch.distributed.DistBackendError: NCCL error in: ../torch/csrc/distributed/c10d/"
+        "ProcessGroupNCCL.cpp:1970, unhandled cuda error (run with NCCL_DEBUG=INFO for details)",
+        "RuntimeError: MPS backend out of memory (MPS allocated: 17.00 GB, other allocations: "
+        "1.20 GB, max allowed: 18.13 GB)",
+        "ImportError: cannot import name 'soft_unicode' from 'markupsafe'",
+        "ModuleNotFoundError: No module named 'flash_attn'",
+        # Kunlunxin's own "XPU" collectives, under a process group of the same name
+        "torch_xmlir ProcessGroupXCCL allreduce failed: libbkcl.so returned error 5",
+        # a display warning of the i915 driver, with its register dump and a frame tagged [i915]
+        # (Dasharo #1617): the panel, not the compute stack
+        "WARNING: CPU: 3 PID: 360 at drivers/gpu/drm/i915/display/intel_pps.c:755 "
+        "intel_pps_vdd_on_unlocked+0x32b/0x340 [i915]\nRIP: 0010:intel_pps_vdd_on_unlocked+0x32b/0x340",
+        # a kernel oops of another vendor's driver, and one that names no stack at all
+        "BUG: kernel NULL pointer dereference, address: 0000000000000008\n"
+        "RIP: 0010:amdgpu_vm_update+0x12/0x80 [amdgpu]",
+        "BUG: unable to handle page fault for address: ffffffffc0a1b2c3\nKernel panic - not syncing",
+        # Inductor's and Dynamo's frames on another stack, or on none
+        '  File "/venv/lib/python3.11/site-packages/torch/_inductor/compile_fx.py", line 12\n'
+        "RuntimeError: Triton Error [CUDA]: out of memory",
+        '  File "/venv/lib/python3.11/site-packages/torch/_dynamo/eval_frame.py", line 655\n'
+        "AssertionError",
+        # a variable named like Unified Runtime's loader is not its library
+        "    ur_loader = DataLoader(dataset)\nNameError: name 'dataset' is not defined",
+        # sycl-ls listing another vendor's device through DPC++'s CUDA backend
+        "$ sycl-ls\n[cuda:gpu][cuda:0] NVIDIA CUDA BACKEND, NVIDIA GeForce RTX 4090 8.9 [CUDA 12.4]",
+        # MKL on the CPU, which every torch build uses: not oneMKL's SYCL interface
+        "Intel MKL ERROR: Parameter 4 was incorrect on entry to DGEMM .",
+        # other APIs' out-of-memory codes, and OpenCL's alone (every vendor's)
+        "VK_ERROR_OUT_OF_DEVICE_MEMORY on NVIDIA GeForce RTX 3060",
+        "CL_OUT_OF_HOST_MEMORY with ~12GB RAM free",
+        "CL_LINK_PROGRAM_FAILURE while building the kernel",
+    ],
+)  # fmt: skip
+def test_a_neighbour_of_a_marker_names_no_layer(text: str) -> None:
+    found = diagnose(text, KB)
+    assert found.matches == [] and found.layer is None, found
+
+
+def test_cli_says_a_marker_placed_text_is_a_layer_not_a_known_issue() -> None:
+    """Exit 4 and JSON ``result: layer`` (no known issue) for a text placed by a new marker."""
+    text = "[rank1]: torch.distributed.DistBackendError: ProcessGroupXCCL.cpp:412 allreduce failed"
+    done = run_doctor("explain", "--json", text)
+    assert done.returncode == 4, done.stderr
+    data = json.loads(done.stdout)
+    assert data["result"] == "layer" and data["matches"] == [] and not data["matched"]
+    assert data["layer"]["id"] == "distributed" and data["layer"]["collect"]
