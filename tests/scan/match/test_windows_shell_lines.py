@@ -193,3 +193,18 @@ def test_the_json_and_sarif_locations_are_the_line_that_installs(tmp_path: Path)
         (r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"]) for r in results
     }
     assert regions == {("ipex-requirement", 6), ("ipex-wheel-index", 6)}
+
+
+def test_a_requirements_file_a_batch_installer_names_is_read(tmp_path: Path) -> None:
+    """``pip install -r deps\\intel.txt`` hands the list to pip, as a shell script's does: the
+    list is read as requirements whatever its name."""
+    write(
+        tmp_path,
+        {
+            "install.bat": _crlf("%PYTHON% -m pip install -r deps\\intel.txt"),
+            "deps/intel.txt": "intel-extension-for-pytorch==2.1.10\n",
+        },
+    )
+    assert found(scan(tmp_path, SHIPPED)) == [
+        ("deps/intel.txt", 1, "ipex-requirement", "intel-extension-for-pytorch")
+    ]
