@@ -171,7 +171,11 @@ def _powershell_lines(lines: Iterable[TextLine]) -> Iterator[TextLine]:
             continue
         text, in_block = _blank_block_comments(text, in_block)
         opening = _PS_HERE_STRING.search(text)
-        if opening is not None and _quote_state(text[: opening.start()], "`") == "":
+        if (
+            opening is not None
+            and _quote_state(text[: opening.start()], "`") == ""
+            and _comment_start(text[: opening.start()], escape="`", after=_PS_WORD_START) is None
+        ):
             closing = opening.group(1) + "@"
             printed = _PS_PRINTER.search(text[: opening.start()]) is not None and (
                 _PS_TO_FILE.search(text) is None and ">" not in text[: opening.start()]

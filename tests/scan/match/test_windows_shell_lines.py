@@ -91,6 +91,7 @@ def test_windows_installers_are_shell_files_in_their_own_language(
         (["<#", "& $PIP install intel_extension_for_pytorch", "#>"], []),
         (["$x = 1 <# pip install intel_extension_for_pytorch #> ; $y = 2"], []),
         (['Write-Host @"', "Run: pip install intel_extension_for_pytorch", '"@'], []),
+        (['# the message: $msg = @"', 'Write-Host "Installing intel_extension_for_pytorch"'], []),
         (['& "$PIP" uninstall intel_extension_for_pytorch -y'], []),
         (['$d = Join-Path $VENV_DIR "Lib\\site-packages\\intel_extension_for_pytorch"'], []),
         (['& "$PIP" install intel_npu_acceleration_library'], []),
