@@ -237,3 +237,23 @@ def test_the_key_draft_classifies_removed_lines_and_lists_what_it_leaves_out(
         '# left out app.py:7: print("using ipex")',
         'app.py:8:string: CMD = "pip install intel-extension-for-pytorch==2.8.10+xpu"',
     ]
+
+
+def test_the_key_draft_calls_a_windows_installer_s_lines_shell(tmp_path: Path) -> None:
+    """A removed line of ``install.ps1`` or ``setup.bat`` is a shell line, as the scan reads it
+    (a ``.sh``'s is), not a config's."""
+    repo = tmp_path / "project"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    install = '& "$PIP" install intel_extension_for_pytorch\n'
+    before = _commit(repo, {"install.ps1": install, "setup.bat": install}, "before")
+    after = _commit(repo, {"install.ps1": "\n", "setup.bat": "\n"}, "off")
+    done = subprocess.run(
+        [sys.executable, str(REPO / "tools" / "draw_removal_key.py"),
+         "--git-dir", str(repo / ".git"), "--before", before, "--after", after],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert done.stdout.splitlines() == [
+        f"install.ps1:1:shell: {install.strip()}",
+        f"setup.bat:1:shell: {install.strip()}",
+    ]

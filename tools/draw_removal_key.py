@@ -82,7 +82,7 @@ def path_kind(path: str) -> str:
     ):
         return "requirement"
     if (
-        name.endswith((".sh", ".bash"))
+        name.endswith((".sh", ".bash", ".ps1", ".psm1", ".bat", ".cmd"))
         or name.startswith("dockerfile")
         or name.endswith(".dockerfile")
     ):

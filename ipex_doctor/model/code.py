@@ -31,7 +31,8 @@ class FileKind(TextEnum):
     """conda ``environment.yml`` / ``environment.yaml``."""
     DOCKERFILE = "dockerfile"
     SHELL = "shell"
-    """``*.sh`` / ``*.bash`` scripts."""
+    """``*.sh`` / ``*.bash`` scripts, and Windows installers: PowerShell (``*.ps1`` /
+    ``*.psm1``) and batch (``*.bat`` / ``*.cmd``), each read in its language."""
     CONFIG = "config"
     """YAML / JSON / TOML configs that can switch IPEX on (accelerate's ``ipex: true``)."""
     CI = "ci"

@@ -44,6 +44,7 @@ from ipex_doctor.scan.match.yaml_blocks import YAML_SUFFIXES, spanning_blocks
 from ipex_doctor.scan.read.ci_files import ci_commands
 from ipex_doctor.scan.read.discovery import Candidate
 from ipex_doctor.scan.read.doc_blocks import REST_SUFFIXES, code_blocks
+from ipex_doctor.scan.read.kinds import ShellDialect, shell_dialect
 from ipex_doctor.scan.read.notebooks import Cell, NotANotebook, code_cells
 from ipex_doctor.scan.read.source import (
     Hit,
@@ -432,9 +433,23 @@ def read_text(candidate: Candidate, data: bytes, rules: RuleSet) -> Outcome:
     except Undecodable as error:
         return skipped(candidate, f"cannot be decoded: {error}")
     if kind in (FileKind.SHELL, FileKind.DOCKERFILE):
-        commands = list(command_lines(_code_lines(lines)))
-        hits = through_variables(text_hits(commands, rules.text(kind), probe), commands)
-        hits = _launches_rewritten(hits, rules, "\n".join(lines))
+        dialect = (
+            shell_dialect(candidate.path.name) if kind is FileKind.SHELL else ShellDialect.POSIX
+        )
+        # NOTE: PowerShell's comments are its reader's own: a line that starts with "#" may
+        # close a block comment ("#>") that the reader must see
+        numbered = (
+            (TextLine(number, text) for number, text in enumerate(lines, start=1))
+            if dialect is ShellDialect.POWERSHELL
+            else _code_lines(lines)
+        )
+        commands = list(command_lines(numbered, dialect))
+        hits = text_hits(commands, rules.text(kind), probe)
+        hits = through_variables(hits, commands, dialect)
+        if dialect is ShellDialect.POSIX:
+            # NOTE: the launcher's rewrite speaks POSIX shell; a Windows script is reported
+            # only (kinds.rewritten_by_fix)
+            hits = _launches_rewritten(hits, rules, "\n".join(lines))
     else:
         hits = text_hits(_code_lines(lines), rules.text(kind), probe)
         if hits and candidate.path.name.lower().endswith(YAML_SUFFIXES):

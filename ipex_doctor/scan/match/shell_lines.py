@@ -19,6 +19,18 @@ intel.com/..."``) carries it to the install commands that read it (``pip install
 --extra-index-url ${IPEX_EXTRA_INDEX_URL} ...``): ``through_variables`` reports the rule there
 too, at the variable.
 
+Windows installers (``kinds.ShellDialect``) are read the same way, in their own words:
+
+* PowerShell: ``#`` comments and ``<# ... #>`` blocks; ``echo`` and any ``Write-*`` command
+  (``Write-Host``, ``Write-Output``, an installer's own ``Write-Info``) print, unless piped to
+  ``Out-File`` / ``Set-Content`` / ``Add-Content`` / ``Tee-Object`` or redirected; a here-string
+  (``@" ... "@``) given to a printer is a message; a backtick escapes inside double quotes and
+  continues a line; variables are set with ``$NAME = ...`` / ``$env:NAME = ...``.
+* batch: ``REM`` and ``::`` comments (``#`` is no comment there); ``echo`` prints, after
+  ``&``, ``|``, ``(``, ``else``, ``do`` or an ``if`` condition, unless redirected; only ``"``
+  quotes and ``^`` escapes; ``^`` continues a line; ``set NAME=...`` / ``set "NAME=..."`` sets
+  a variable, ``%NAME%`` / ``!NAME!`` reads it.
+
 NOTE: hand-written: a shell parser (bashlex) would be a dependency for three rules of thumb,
 and it refuses much of what real scripts contain (Dockerfile ``RUN`` lines, ``${{ }}`` CI
 expressions, zsh); this reads any text and only ever blanks.
@@ -27,8 +39,10 @@ expressions, zsh); this reads any text and only ever blanks.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 
+from ipex_doctor.scan.read.kinds import ShellDialect
 from ipex_doctor.scan.read.source import Hit, TextLine
 
 _PRINTER = re.compile(
@@ -41,9 +55,20 @@ _CAT_TO_TERMINAL = re.compile(r"^\s*(?:RUN\s+)?cat\s+<<(?![^\n]*>)")
 """A ``cat <<EOF`` whose output is not redirected (it prints the document)."""
 
 
-def command_lines(lines: Iterable[TextLine]) -> Iterator[TextLine]:
+def command_lines(
+    lines: Iterable[TextLine], dialect: ShellDialect = ShellDialect.POSIX
+) -> Iterator[TextLine]:
     """``lines`` as the rules read them (see the module): comments, printed messages and
     printed here-documents blanked; a line left with nothing to read is dropped."""
+    if dialect is ShellDialect.POWERSHELL:
+        yield from _powershell_lines(lines)
+        return
+    if dialect is ShellDialect.BATCH:
+        for line in lines:
+            text = _blank_batch(line.text)
+            if text.strip():
+                yield line._replace(text=text)
+        return
     ending: str | None = None
     for line in lines:
         if ending is not None:
@@ -71,19 +96,24 @@ def _blank_messages(text: str) -> str:
     return text
 
 
-def _comment_start(text: str) -> int | None:
-    """Where a ``#`` comment starts outside quotes (at the start of a word), or ``None``."""
+def _comment_start(text: str, escape: str = "", after: str = " \t;&|(") -> int | None:
+    """Where a ``#`` comment starts outside quotes (at the start of a word: the line's start or
+    after one of ``after``), or ``None``; ``escape`` (PowerShell's backtick) escapes a quote
+    inside double quotes (none for POSIX shell, as this reader has always read it)."""
     quote = ""
-    for index, char in enumerate(text):
+    index = 0
+    while index < len(text):
+        char = text[index]
         if quote:
             if char == quote:
                 quote = ""
-            elif char == "\\" and quote == '"':
-                continue
+            elif char == escape and quote == '"':
+                index += 1
         elif char in "'\"":
             quote = char
-        elif char == "#" and (index == 0 or text[index - 1] in " \t;&|("):
+        elif char == "#" and (index == 0 or text[index - 1] in after):
             return index
+        index += 1
     return None
 
 
@@ -109,6 +139,185 @@ def _command_end(text: str, start: int) -> tuple[int, bool]:
     return index, False
 
 
+# -- PowerShell ------------------------------------------------------------------------------
+
+_PS_PRINTER = re.compile(r"(?i)(?:^|(?<=[;|({}&]))\s*(?:echo|write(?:-\w+)?)(?![\w-])")
+"""A PowerShell command that prints: ``echo``, ``Write`` or any ``Write-*`` (the standard
+``Write-Host`` / ``Write-Output`` / ``Write-Warning``..., and an installer's own ``Write-Info``,
+which by PowerShell's verb convention writes to the user), where a command starts."""
+_PS_TO_FILE = re.compile(r"(?i)\|\s*(?:out-file|set-content|add-content|tee-object|tee)\b")
+_PS_WORD_START = " \t;&|({"
+"""What a ``#`` follows where it starts a comment (at a token's start)."""
+_PS_HERE_STRING = re.compile(r"@([\"'])\s*$")
+"""A here-string opens at the end of a line (``@"`` or ``@'``); its closing quote and ``@``
+start a line of their own."""
+
+
+def _powershell_lines(lines: Iterable[TextLine]) -> Iterator[TextLine]:
+    """PowerShell's ``command_lines``: block comments and printed here-strings dropped, each
+    line's comment and printed arguments blanked."""
+    in_block = False
+    closing: str | None = None
+    """The line that closes the here-string being read (``"@`` or ``'@``)."""
+    printed = False
+    """Whether that here-string is a printer's argument (a message: not read)."""
+    for line in lines:
+        text = line.text
+        if closing is not None:
+            if text.startswith(closing):
+                closing = None
+            elif not printed:
+                yield line
+            continue
+        text, in_block = _blank_block_comments(text, in_block)
+        opening = _PS_HERE_STRING.search(text)
+        if (
+            opening is not None
+            and _quote_state(text[: opening.start()], "`") == ""
+            and _comment_start(text[: opening.start()], escape="`", after=_PS_WORD_START) is None
+        ):
+            closing = opening.group(1) + "@"
+            printed = _PS_PRINTER.search(text[: opening.start()]) is not None and (
+                _PS_TO_FILE.search(text) is None and ">" not in text[: opening.start()]
+            )
+        text = _blank_powershell(text)
+        if text.strip():
+            yield line._replace(text=text)
+
+
+def _blank_block_comments(text: str, in_block: bool) -> tuple[str, bool]:
+    """``text`` with the parts of ``<# ... #>`` comments on it blanked, and whether a block
+    comment is still open at its end (``in_block``: one was open at its start)."""
+    index = 0
+    while True:
+        if in_block:
+            search_from = index
+        else:
+            start = text.find("<#", index)
+            if start < 0 or _quote_state(text[:start], "`") != "":
+                return text, False
+            if _comment_start(text[:start], escape="`", after=_PS_WORD_START) is not None:
+                return text, False  # NOTE: "<#" inside a line comment opens nothing
+            index, search_from = start, start + 2
+        end = text.find("#>", search_from)
+        stop = len(text) if end < 0 else end + 2
+        text = text[:index] + " " * (stop - index) + text[stop:]
+        if end < 0:
+            return text, True
+        in_block, index = False, stop
+
+
+def _blank_powershell(text: str) -> str:
+    """A PowerShell line with its ``#`` comment and printed arguments blanked."""
+    cut = _comment_start(text, escape="`", after=_PS_WORD_START)
+    if cut is not None:
+        text = text[:cut] + " " * (len(text) - cut)
+    for printer in reversed(list(_PS_PRINTER.finditer(text))):
+        start = printer.end()
+        end, redirected = _powershell_command_end(text, start)
+        if not redirected:
+            text = text[:start] + " " * (end - start) + text[end:]
+    return text
+
+
+def _powershell_command_end(text: str, start: int) -> tuple[int, bool]:
+    """Where the PowerShell command at ``start`` ends (an unquoted ``;``, ``|``, ``}``, ``)``
+    or the line's end), and whether its output goes to a file (``>``, ``| Out-File``...)."""
+    quote = ""
+    index = start
+    while index < len(text):
+        char = text[index]
+        if char == "`":
+            index += 2
+            continue
+        if quote:
+            if char == quote:
+                quote = ""
+        elif char in "'\"":
+            quote = char
+        elif char == ">":
+            return index, True
+        elif char == "|":
+            return index, _PS_TO_FILE.match(text, index) is not None
+        elif char in ";})":
+            return index, False
+        index += 1
+    return index, False
+
+
+# -- batch -----------------------------------------------------------------------------------
+
+_BATCH_CONDITION = (
+    r"\bif\s+(?:/i\s+)?(?:not\s+)?(?:errorlevel\s+\S+|exist\s+(?:\"[^\"]*\"|\S+)"
+    r"|defined\s+\S+|(?:\"[^\"]*\"|\S+)\s*(?:==|\s(?:equ|neq|lss|leq|gtr|geq)\s)\s*"
+    r"(?:\"[^\"]*\"|\S+))\s+"
+)
+"""An ``if`` condition of cmd.exe (what its command follows on the same line)."""
+_BATCH_PRINTER = re.compile(
+    r"(?i)(?:(?:^|(?<=[&|(])|(?<=\belse)|(?<=\bdo))\s*|" + _BATCH_CONDITION + r")@?"
+    r"(?P<command>echo)(?=[\s.:,;=(/\\\[\]+]|$)"
+)
+"""``echo`` (``@echo``, ``echo.``) where a command starts, after an operator, ``else``, a
+``for``'s ``do`` or an ``if`` condition."""
+_BATCH_REMARK = re.compile(r"(?i)(?:^|(?<=[&|(]))\s*@?(?:rem(?=[\s.:,;=/\\]|$)|::)")
+"""A ``REM`` (or ``::``, a label no ``goto`` can reach) where a command starts."""
+
+
+def _blank_batch(text: str) -> str:
+    """A batch line with its remark and printed arguments blanked."""
+    for remark in _BATCH_REMARK.finditer(text):
+        if _quote_state(text[: remark.start()], "^", quotes='"') == "":
+            text = text[: remark.start()] + " " * (len(text) - remark.start())
+            break
+    for printer in reversed(list(_BATCH_PRINTER.finditer(text))):
+        start = printer.end("command")
+        end, redirected = _batch_command_end(text, start)
+        if not redirected:
+            text = text[:start] + " " * (end - start) + text[end:]
+    return text
+
+
+def _batch_command_end(text: str, start: int) -> tuple[int, bool]:
+    """Where the batch command at ``start`` ends (an unquoted, unescaped ``&``, ``|``, ``)``
+    or the line's end), and whether its output goes to a file (``>``)."""
+    quote = False
+    index = start
+    while index < len(text):
+        char = text[index]
+        if char == "^" and not quote:
+            index += 2
+            continue
+        if char == '"':
+            quote = not quote
+        elif quote:
+            pass
+        elif char == ">":
+            return index, True
+        elif char in "&|)":
+            return index, False
+        index += 1
+    return index, False
+
+
+def _quote_state(text: str, escape: str, quotes: str = "'\"") -> str:
+    """The quote still open at the end of ``text`` (``""``: none), ``escape`` escaping the
+    next character outside single quotes."""
+    quote = ""
+    index = 0
+    while index < len(text):
+        char = text[index]
+        if char == escape and quote != "'":
+            index += 2
+            continue
+        if quote:
+            if char == quote:
+                quote = ""
+        elif char in quotes:
+            quote = char
+        index += 1
+    return quote
+
+
 _DEFINITION = re.compile(
     r"^\s*(?:(?:RUN\s+)?(?:ARG|ENV|export|declare|local|readonly)\s+)?([A-Za-z_]\w*)=\S"
 )
@@ -118,39 +327,83 @@ _INSTALL = re.compile(r"(?i)\b(?:pip3?|uv|conda|mamba|micromamba)\b[^;&|]*?\b(?:
 """A command that installs packages (the variable it reads is a package or an index)."""
 
 
-def through_variables(hits: Sequence[Hit], lines: Sequence[TextLine]) -> list[Hit]:
+@dataclass(frozen=True)
+class _Variables:
+    """How a dialect sets and reads a variable."""
+
+    definition: re.Pattern[str]
+    """A line that sets one (its name the first group)."""
+    reading: Callable[[str], re.Pattern[str]]
+    """A reading of any of the names of an alternation (the name in a group of its own)."""
+    continuation: str
+    """What ends a line that goes on onto the next."""
+    folded: bool
+    """Whether names are the same whatever their case (PowerShell's and cmd.exe's are)."""
+
+
+_VARIABLES = {
+    ShellDialect.POSIX: _Variables(
+        _DEFINITION,
+        lambda names: re.compile(r"\$(?:\{(" + names + r")\}|(" + names + r")\b)"),
+        "\\",
+        folded=False,
+    ),
+    ShellDialect.POWERSHELL: _Variables(
+        re.compile(r"(?i)^\s*\$(?:env:|script:|global:)?([A-Za-z_]\w*)\s*=\s*\S"),
+        lambda names: re.compile(
+            r"(?i)\$(?:\{(?:env:)?(" + names + r")\}|(?:env:|script:|global:)?(" + names + r")\b)"
+        ),
+        "`",
+        folded=True,
+    ),
+    ShellDialect.BATCH: _Variables(
+        re.compile(r'(?i)^\s*@?set\s+"?([A-Za-z_][\w.-]*)=\S'),
+        lambda names: re.compile(r"(?i)%(" + names + r")%|!(" + names + r")!"),
+        "^",
+        folded=True,
+    ),
+}
+
+
+def through_variables(
+    hits: Sequence[Hit], lines: Sequence[TextLine], dialect: ShellDialect = ShellDialect.POSIX
+) -> list[Hit]:
     """``hits`` and, for each hit in the value a line sets a variable to, a hit of the same rule
-    at each later reading of the variable (``$NAME``, ``${NAME}``) in an install command (on the
-    install's line or a line it continues onto with ``\\``); ``lines`` as ``command_lines``
-    gives them (what only prints reads nothing)."""
+    at each later reading of the variable (``$NAME``, ``${NAME}``; PowerShell's ``$env:NAME``,
+    batch's ``%NAME%``) in an install command (on the install's line or a line it continues
+    onto); ``lines`` as ``command_lines`` gives them (what only prints reads nothing)."""
+    grammar = _VARIABLES[dialect]
+
+    def key(name: str) -> str:
+        return name.lower() if grammar.folded else name
+
     carried: dict[str, tuple[str, int]] = {}
     """Each variable set to a hit's text: (the rule, the line that sets it)."""
     by_line: dict[int, list[Hit]] = {}
     for hit in hits:
         by_line.setdefault(hit.line, []).append(hit)
     for line in lines:
-        definition = _DEFINITION.match(line.text) if line.line in by_line else None
+        definition = grammar.definition.match(line.text) if line.line in by_line else None
         if definition is None:
             continue
         for hit in by_line[line.line]:
             if hit.column - line.column >= definition.end(1):
-                carried[definition.group(1)] = (hit.rule_id, line.line)
+                carried[key(definition.group(1))] = (hit.rule_id, line.line)
                 break
     if not carried:
         return list(hits)
-    names = "|".join(carried)
-    reading = re.compile(r"\$(?:\{(" + names + r")\}|(" + names + r")\b)")
+    reading = grammar.reading("|".join(re.escape(name) for name in carried))
     found = list(hits)
     installing = False
     for line in lines:
         installing = installing or _INSTALL.search(line.text) is not None
         if installing:
             for use in reading.finditer(line.text):
-                rule_id, set_at = carried[use.group(1) or use.group(2)]
+                rule_id, set_at = carried[key(use.group(1) or use.group(2))]
                 there = {hit.rule_id for hit in by_line.get(line.line, ())}
                 if line.line > set_at and rule_id not in there:
                     start, end = line.column + use.start(), line.column + use.end()
                     found.append(Hit(rule_id, use.group(0), line.line, start, line.line, end))
                     break  # NOTE: one finding of a rule and line, as for its own regex
-        installing = installing and line.text.rstrip().endswith("\\")
+        installing = installing and line.text.rstrip().endswith(grammar.continuation)
     return found

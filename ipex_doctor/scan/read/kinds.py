@@ -15,11 +15,14 @@ file directly inside ``workflows/`` (GitHub's ``.github/workflows``), ``.circlec
 ``Jenkinsfile``); any other ``*.yaml``,
 ``*.yml``, ``*.json``, ``*.toml`` or ``*.cfg`` is a ``CONFIG`` that may switch IPEX on;
 ``*.md``, ``*.markdown``, ``*.rst`` and ``*.rest`` are ``DOCS`` (a walk of a directory takes
-them only when asked to, ``scan --docs``).
+them only when asked to, ``scan --docs``). ``SHELL`` is a POSIX script (``*.sh``, ``*.bash``) or
+a Windows installer, PowerShell (``*.ps1``, ``*.psm1``) or batch (``*.bat``, ``*.cmd``): the same
+rules read them, each in its language (``shell_dialect``).
 """
 
 from __future__ import annotations
 
+import enum
 import re
 
 from ipex_doctor.model.code import FileKind
@@ -30,6 +33,9 @@ _EXACT = {
     "pyproject.toml": FileKind.PYPROJECT,
     "containerfile": FileKind.DOCKERFILE,
 }
+_POWERSHELL_SUFFIXES = (".ps1", ".psm1")
+_BATCH_SUFFIXES = (".bat", ".cmd")
+_SHELL_SUFFIXES = (".sh", ".bash", *_POWERSHELL_SUFFIXES, *_BATCH_SUFFIXES)
 _CONFIG_SUFFIXES = (".yaml", ".yml", ".json", ".toml", ".cfg")
 _CI_NAMES = frozenset(
     {"makefile", "gnumakefile", "justfile", ".justfile", "tox.ini", "jenkinsfile"}
@@ -80,7 +86,7 @@ def classify(name: str, parent: str = "", ancestors: str = "") -> FileKind | Non
         return FileKind.REQUIREMENTS
     if lower.startswith("dockerfile") or suffix == ".dockerfile":
         return FileKind.DOCKERFILE
-    if suffix in (".sh", ".bash"):
+    if suffix in _SHELL_SUFFIXES:
         return FileKind.SHELL
     if suffix in (".yml", ".yaml") and (stem == "environment" or stem.startswith("environment-")):
         return FileKind.CONDA
@@ -103,9 +109,36 @@ def reads_as_python(kind: FileKind, name: str) -> bool:
     return kind is FileKind.PYTHON or (kind is FileKind.SETUP and name.lower().endswith(".py"))
 
 
+@enum.unique
+class ShellDialect(enum.Enum):
+    """The language of a ``SHELL`` file, which decides what in a line only prints or comments
+    (``scan.match.shell_lines``)."""
+
+    POSIX = "posix"
+    """sh and bash (and what else is read as shell: Dockerfiles, CI commands, notebook lines)."""
+    POWERSHELL = "powershell"
+    BATCH = "batch"
+    """cmd.exe's ``*.bat`` / ``*.cmd``."""
+
+
+def shell_dialect(name: str) -> ShellDialect:
+    """The language of the shell file called ``name``, by its extension (POSIX by default)."""
+    lower = name.lower()
+    if lower.endswith(_POWERSHELL_SUFFIXES):
+        return ShellDialect.POWERSHELL
+    if lower.endswith(_BATCH_SUFFIXES):
+        return ShellDialect.BATCH
+    return ShellDialect.POSIX
+
+
 def rewritten_by_fix(path: str) -> bool:
     """Whether ``scan --fix`` may rewrite a match in the file at ``path``. A document's code
     block is reported but never rewritten: it is an example inside prose (often with output
-    lines and prompts), which the author words around it."""
+    lines and prompts), which the author words around it. Nor is a Windows script: the
+    rewrites speak POSIX shell (a launcher's options, ``\\`` continuations), not PowerShell's
+    or cmd.exe's quoting and continuations."""
     name = path.replace("\\", "/").rsplit("/", 1)[-1]
-    return classify(name) is not FileKind.DOCS
+    kind = classify(name)
+    if kind is FileKind.SHELL:
+        return shell_dialect(name) is ShellDialect.POSIX
+    return kind is not FileKind.DOCS

@@ -1,0 +1,211 @@
+"""Windows installers (PowerShell ``*.ps1`` / ``*.psm1``, batch ``*.bat`` / ``*.cmd``) read as
+shell: an install of IPEX, its wheel index, an import in ``python -c``, the launcher, oneAPI's
+setvars.bat are found as in a ``.sh``; what a comment, ``Write-Host`` or ``echo`` only says is
+not. Files are written with CRLF line ends, as Windows keeps them. The PowerShell lines are
+mason369/music-to-midi's install.ps1 (the scan corpus's ninth collection), a little shortened.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from conftest import run_doctor
+from scan_rules import found, scan, write
+
+from ipex_doctor.knowledge import code_rules
+from ipex_doctor.model.code import FileKind
+from ipex_doctor.scan.read.kinds import ShellDialect, classify, rewritten_by_fix, shell_dialect
+
+SHIPPED = code_rules.load()
+INDEX = "https://pytorch-extension.intel.com/release-whl/stable/xpu/us/"
+
+
+def _crlf(*lines: str) -> bytes:
+    return "".join(f"{line}\r\n" for line in lines).encode()
+
+
+def _rules(tmp_path: Path, name: str, *lines: str) -> list[tuple[int, str]]:
+    """The (line, rule) of each finding in a file ``name`` holding ``lines``."""
+    write(tmp_path, {name: _crlf(*lines)})
+    return [(line, rule) for _, line, rule, _ in found(scan(tmp_path, SHIPPED))]
+
+
+@pytest.mark.parametrize(
+    ("name", "dialect"),
+    [
+        ("install.ps1", ShellDialect.POWERSHELL),
+        ("Tools.PSM1", ShellDialect.POWERSHELL),
+        ("webui.bat", ShellDialect.BATCH),
+        ("setup.CMD", ShellDialect.BATCH),
+        ("run.sh", ShellDialect.POSIX),
+    ],
+)
+def test_windows_installers_are_shell_files_in_their_own_language(
+    name: str, dialect: ShellDialect
+) -> None:
+    """Read as ``SHELL``; ``scan --fix`` rewrites POSIX scripts only (its rewrites speak sh)."""
+    assert classify(name) is FileKind.SHELL
+    assert shell_dialect(name) is dialect
+    assert rewritten_by_fix(f"tools/{name}") is (dialect is ShellDialect.POSIX)
+
+
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        # what runs
+        (
+            [f'& "$PIP" install intel_extension_for_pytorch --extra-index-url {INDEX}'],
+            [(1, "ipex-requirement"), (1, "ipex-wheel-index")],
+        ),
+        (
+            ['& "$PYTHON" -c "import intel_extension_for_pytorch as ipex"'],
+            [(1, "ipex-python-command")],
+        ),
+        (
+            ["python -m pip install oneccl_bind_pt `", f"    --extra-index-url {INDEX}"],
+            [(1, "oneccl-bind-pt-requirement"), (2, "ipex-wheel-index")],
+        ),
+        (
+            [
+                f'$env:IPEX_INDEX = "{INDEX}"',
+                "& $PY -m pip install torch `",
+                "    --extra-index-url $env:IPEX_INDEX",
+            ],
+            [(1, "ipex-wheel-index"), (3, "ipex-wheel-index")],
+        ),
+        (['$req = @"', "intel-extension-for-pytorch==2.1.10+xpu", '"@'], [(2, "ipex-requirement")]),
+        (
+            ['"intel-extension-for-pytorch==2.1.10" | Out-File requirements.txt'],
+            [(1, "ipex-requirement")],
+        ),
+        (
+            ["if ($ok) { Write-Ok 'done' } else { & $PIP install intel_extension_for_pytorch }"],
+            [(1, "ipex-requirement")],
+        ),
+        # what only says it
+        (['Write-Info "Installing intel_extension_for_pytorch (Intel GPU)..."'], []),
+        (['Write-Host "ipex `"failed`" # see ipexrun"; Write-Warn "retry"'], []),
+        (["# & $PIP install intel_extension_for_pytorch"], []),
+        (["<#", "& $PIP install intel_extension_for_pytorch", "#>"], []),
+        (["$x = 1 <# pip install intel_extension_for_pytorch #> ; $y = 2"], []),
+        (['Write-Host @"', "Run: pip install intel_extension_for_pytorch", '"@'], []),
+        (['# the message: $msg = @"', 'Write-Host "Installing intel_extension_for_pytorch"'], []),
+        (['& "$PIP" uninstall intel_extension_for_pytorch -y'], []),
+        (['$d = Join-Path $VENV_DIR "Lib\\site-packages\\intel_extension_for_pytorch"'], []),
+        (['& "$PIP" install intel_npu_acceleration_library'], []),
+    ],
+)
+def test_powershell(tmp_path: Path, lines: list[str], expected: list[tuple[int, str]]) -> None:
+    assert _rules(tmp_path, "install.ps1", *lines) == expected
+
+
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        # what runs
+        (
+            [f"%PYTHON% -m pip install intel-extension-for-pytorch==2.1.10+xpu -f {INDEX}"],
+            [(1, "ipex-requirement"), (1, "ipex-wheel-index")],
+        ),
+        (
+            ["echo Installing IPEX... & call pip install intel_extension_for_pytorch"],
+            [(1, "ipex-requirement")],
+        ),
+        (
+            ["pip install torch", 'call "C:\\Program Files (x86)\\Intel\\oneAPI\\setvars.bat"'],
+            [(2, "oneapi-setvars")],
+        ),
+        (['%PYTHON% -c "import intel_extension_for_pytorch"'], [(1, "ipex-python-command")]),
+        (["ipexrun train.py"], [(1, "ipex-launcher")]),
+        (
+            [f'set "IPEX_URL={INDEX}"', "pip install torch ^", "  --extra-index-url %IPEX_URL%"],
+            [(1, "ipex-wheel-index"), (3, "ipex-wheel-index")],
+        ),
+        (
+            ["pip install .\\wheels\\intel_extension_for_pytorch-2.1.10+xpu-cp310-win_amd64.whl"],
+            [(1, "ipex-requirement")],
+        ),
+        (
+            ["echo intel-extension-for-pytorch==2.1.10 > requirements-xpu.txt"],
+            [(1, "ipex-requirement")],
+        ),
+        # what only says it
+        (["REM pip install intel_extension_for_pytorch"], []),
+        (["pip install torch", "@rem call setvars.bat"], []),
+        ([":: pip install intel_extension_for_pytorch"], []),
+        (["echo Don't forget: pip install intel_extension_for_pytorch"], []),
+        (["echo.^> run ipexrun train.py"], []),
+        (["if errorlevel 1 echo Failed to install intel_extension_for_pytorch & exit /b 1"], []),
+        (["pip uninstall -y intel_extension_for_pytorch"], []),
+        (["pip install intel-extension-for-transformers"], []),
+    ],
+)
+def test_batch(tmp_path: Path, lines: list[str], expected: list[tuple[int, str]]) -> None:
+    assert _rules(tmp_path, "install.bat", *lines) == expected
+
+
+def test_a_hash_is_no_comment_in_batch(tmp_path: Path) -> None:
+    """cmd.exe has no ``#`` comments: what follows one on a line runs."""
+    assert _rules(tmp_path, "run.cmd", "cd app # ipexrun train.py") == [(1, "ipex-launcher")]
+
+
+def test_the_json_and_sarif_locations_are_the_line_that_installs(tmp_path: Path) -> None:
+    """mason369/music-to-midi's install.ps1 (CRLF, shortened): the one install is reported at
+    its own line and column; the probes of the site-packages folder, the uninstall and the
+    messages around it are not."""
+    project = tmp_path / "project"
+    write(
+        project,
+        {
+            "install.ps1": _crlf(
+                '$ipexSiteDir = Join-Path $VENV_DIR "Lib\\site-packages\\intel_extension_for_pytorch"',
+                "if (Test-Path $ipexSiteDir) { $ipexInstalled = $true }",
+                "if (-not $ipexInstalled) {",
+                '    Write-Info "Installing intel_extension_for_pytorch (Intel GPU)..."',
+                "    try {",
+                f'        & "$PIP" install intel_extension_for_pytorch --extra-index-url {INDEX}',
+                "        if ($LASTEXITCODE -ne 0) {",
+                '            & "$PIP" uninstall intel_extension_for_pytorch -y',
+                "        }",
+                "    }",
+                "    catch {",
+                '        Write-Warn "intel_extension_for_pytorch failed to install"',
+                "    }",
+                "}",
+            )
+        },
+    )
+    sarif = tmp_path / "scan.sarif"
+    done = run_doctor("scan", str(project), "--sarif", str(sarif), "--json", "-")
+    assert "Traceback" not in done.stderr, done.stderr
+    report = json.loads(done.stdout)
+    places = {
+        (f["id"], f["location"]["path"], f["location"]["line"], f["location"]["column"])
+        for f in report["findings"]
+    }
+    assert places == {
+        ("ipex-requirement", "install.ps1", 6, 25),
+        ("ipex-wheel-index", "install.ps1", 6, 79),
+    }
+    results = json.loads(sarif.read_text())["runs"][0]["results"]
+    regions = {
+        (r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"]) for r in results
+    }
+    assert regions == {("ipex-requirement", 6), ("ipex-wheel-index", 6)}
+
+
+def test_a_requirements_file_a_batch_installer_names_is_read(tmp_path: Path) -> None:
+    """``pip install -r deps\\intel.txt`` hands the list to pip, as a shell script's does: the
+    list is read as requirements whatever its name."""
+    write(
+        tmp_path,
+        {
+            "install.bat": _crlf("%PYTHON% -m pip install -r deps\\intel.txt"),
+            "deps/intel.txt": "intel-extension-for-pytorch==2.1.10\n",
+        },
+    )
+    assert found(scan(tmp_path, SHIPPED)) == [
+        ("deps/intel.txt", 1, "ipex-requirement", "intel-extension-for-pytorch")
+    ]
