@@ -30,7 +30,7 @@ import shutil
 import signal
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from multiprocessing.connection import Connection, wait
 from typing import Any
 
@@ -61,7 +61,7 @@ def read_with_workers(
     chunks: list[Chunk],
     helpers: int,
     rules: CodeRules,
-    read: Any,
+    read: Callable[[Candidate], Outcome],
     max_file_bytes: int,
 ) -> Iterator[tuple[Candidate, Outcome]]:
     """The outcomes of ``chunks``, read by this process (with ``read(candidate)``) and
