@@ -19,7 +19,6 @@ import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 from ipex_doctor.knowledge.code_rules import CodeRules
 from ipex_doctor.model.code import CodeMatch, FileKind, ScanResult, SkippedFile
@@ -180,7 +179,8 @@ def _outcomes(
     (never forked: the doctor's process may hold threads, and a fork would copy them half-way)
     take chunks from one shared counter beside this process, which keeps reading: a slow start
     on a busy machine costs nothing but the start, as the workers then take fewer chunks. The
-    time decides only who reads what, never what is found.
+    time decides only who reads what, never what is found; a worker that dies or hangs costs
+    no file its outcome (``workers`` says how).
     """
     workers = min(os.cpu_count() or 1, MAX_WORKERS)
     left = sum(candidate.size for candidate in candidates)
@@ -190,7 +190,7 @@ def _outcomes(
     # cores) started workers in one run of three, each costing more than its whole read.
     started = time.process_time()
     for index, candidate in enumerate(candidates):
-        yield candidate, _read(candidate, ruleset, max_file_bytes)
+        yield candidate, read_file(candidate, ruleset, max_file_bytes)
         done += candidate.size
         left -= candidate.size
         if workers < 2 or index % _JUDGE_EVERY:
@@ -231,58 +231,18 @@ def _with_helpers(
     ruleset: RuleSet,
     max_file_bytes: int,
 ) -> Iterator[tuple[Candidate, Outcome]]:
-    """The outcomes of ``chunks``, read by this process and ``helpers`` workers."""
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    """The outcomes of ``chunks``, read by this process and ``helpers`` workers (``workers``
+    says what happens to the files of a worker that dies or hangs)."""
+    from ipex_doctor.scan.workers import read_with_workers
 
-    context = multiprocessing.get_context("spawn")
-    counter = context.Value("i", 0)
-    shared = (rules, chunks, counter, max_file_bytes)
-    with ProcessPoolExecutor(
-        helpers, mp_context=context, initializer=_start_worker, initargs=shared
-    ) as pool:
-        helped = [pool.submit(_drain) for _ in range(helpers)]
-        for index in _turns(counter, len(chunks)):
-            for candidate in chunks[index]:
-                yield candidate, _read(candidate, ruleset, max_file_bytes)
-        for future in helped:
-            for index, outcomes in future.result():
-                yield from zip(chunks[index], outcomes, strict=True)
+    def read(candidate: Candidate) -> Outcome:
+        return read_file(candidate, ruleset, max_file_bytes)
+
+    return read_with_workers(chunks, helpers, rules, read, max_file_bytes)
 
 
-_Counter = Any  # NOTE: multiprocessing's synchronized Value has no public type
-_WORKER: tuple[RuleSet, list[Sequence[Candidate]], _Counter, int] | None = None
-
-
-def _start_worker(
-    rules: CodeRules, chunks: list[Sequence[Candidate]], counter: _Counter, max_file_bytes: int
-) -> None:
-    global _WORKER
-    _WORKER = (RuleSet(rules), chunks, counter, max_file_bytes)
-
-
-def _drain() -> list[tuple[int, list[Outcome]]]:
-    """A worker's share: chunks from the shared counter until none are left, by index."""
-    assert _WORKER is not None
-    ruleset, chunks, counter, max_file_bytes = _WORKER
-    return [
-        (index, [_read(candidate, ruleset, max_file_bytes) for candidate in chunks[index]])
-        for index in _turns(counter, len(chunks))
-    ]
-
-
-def _turns(counter: _Counter, count: int) -> Iterator[int]:
-    """The chunk indexes this process takes from the shared ``counter``, until none are left."""
-    while True:
-        with counter.get_lock():
-            index = counter.value
-            counter.value = index + 1
-        if index >= count:
-            return
-        yield index
-
-
-def _read(candidate: Candidate, rules: RuleSet, max_file_bytes: int) -> Outcome:
+def read_file(candidate: Candidate, rules: RuleSet, max_file_bytes: int) -> Outcome:
+    """One candidate's outcome under ``rules``: never raises for anything wrong with the file."""
     notebook = candidate.kind is FileKind.NOTEBOOK
     docs = candidate.kind is FileKind.DOCS
     python = notebook or docs or reads_as_python(candidate.kind, candidate.path.name)
@@ -355,7 +315,7 @@ def _installs_of_extras(
     found = {(m.rule_id, m.location.path, m.location.cell, m.location.line) for m in matches}
     new: list[CodeMatch] = []
     for candidate, _ in outcomes:
-        for match in _read(candidate, derived, max_file_bytes).matches:
+        for match in read_file(candidate, derived, max_file_bytes).matches:
             at = match.location
             if (match.rule_id, at.path, at.cell, at.line) not in found:
                 new.append(match)
@@ -386,7 +346,7 @@ def _reads_of_imported_flags(
         if not flags:
             continue
         derived = RuleSet(flag_rules(rules, flags))
-        for match in _read(python[display], derived, max_file_bytes).matches:
+        for match in read_file(python[display], derived, max_file_bytes).matches:
             at = match.location
             if (match.rule_id, at.path, at.cell, at.line) not in found:
                 new.append(match)
