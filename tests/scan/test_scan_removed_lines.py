@@ -811,3 +811,41 @@ def test_a_read_the_assignment_may_not_have_preceded_stays_a_plain_read(tmp_path
         ("train.py", 22, None),
         ("train.py", 24, 22),
     ]
+
+
+def test_the_version_of_whichever_module_a_generic_helper_imported_is_no_ipex_probe(
+    tmp_path: Path,
+) -> None:
+    """moe-router-study's debug script (debug_xpu.py, trimmed) imports torch or IPEX by the name
+    it is given and prints the version of whichever it imported: ``module.__version__`` asks
+    that module, not which IPEX is there. IPEX's own version, read through IPEX's name or a
+    name that holds IPEX alone, is still the build probe."""
+    source = (
+        "def safe_import_and_test(module_name, test_func=None):\n"
+        "    try:\n"
+        '        if module_name == "torch":\n'
+        "            import torch\n"
+        "            module = torch\n"
+        '        elif module_name == "intel_extension_for_pytorch":\n'
+        "            import intel_extension_for_pytorch as ipex\n"
+        "            module = ipex\n"
+        "        else:\n"
+        "            module = __import__(module_name)\n"
+        '        if hasattr(module, "__version__"):\n'
+        '            print(f"   Version: {module.__version__}")\n'
+        "        return module\n"
+        "    except ImportError:\n"
+        "        return None\n"
+        "import intel_extension_for_pytorch as ipex\n"
+        "only = ipex\n"
+        "print(ipex.__version__, only.__version__)\n"
+    )
+    assert _rules(tmp_path, {"debug_xpu.py": source}) == [
+        ("debug_xpu.py", 6, "ipex-path-switch"),
+        ("debug_xpu.py", 7, "ipex-import"),
+        ("debug_xpu.py", 8, "ipex-module-reference"),
+        ("debug_xpu.py", 16, "ipex-import"),
+        ("debug_xpu.py", 17, "ipex-module-reference"),
+        ("debug_xpu.py", 18, "ipex-build-probe"),
+        ("debug_xpu.py", 18, "ipex-build-probe"),
+    ]

@@ -9,10 +9,13 @@
   question, not a use: not reported as one. A name that exists without IPEX compared with a
   value (``func is torch.cpu.amp.autocast``, ``func in (torch.cpu.amp.autocast, ...)``: torch's
   own Dynamo recognising a deprecated context manager) is recognised, not used: only the rules
-  of names that exist only with IPEX report it (looking one up fails without IPEX). IPEX's bare
-  module handed on (``module = ipex``, ``dict(ipex=ipex)``) is reported only on a line no other
-  hit reports (it adds nothing there: ``ipex_xpu = ipex if ipex._C._has_xpu() else None`` is
-  the probe's);
+  of names that exist only with IPEX report it (looking one up fails without IPEX). A module's
+  own dunder read through a name that may hold a module of another package too (a generic
+  import helper's ``module.__version__``: torch or IPEX by its argument) is whichever module's:
+  not reported. IPEX's bare module handed on (``module = ipex``, ``dict(ipex=ipex)``) is
+  reported only on a line no other hit reports (it adds nothing there: ``ipex_xpu = ipex if
+  ipex._C._has_xpu() else None`` is the probe's). A read of a name the file's own assignment
+  has set by then is marked with that assignment's line (``_after_own_assignments``);
 * ``imports``: each module an import statement may load (``imported_modules``), for the rules
   of the longest listed module it is or is under; ``from m import n`` reports ``m``'s rules at
   the statement and a more specific rule for ``m.n`` at ``n``;
@@ -267,6 +270,8 @@ def _symbol_hits(
         found = _best_in_chain(chain, scope, rules.symbols)
         if found is not None:
             node, name, best = found
+            if _whichever_modules_own(node, name, scope):
+                continue
             rule_ids = best.rule_ids
             if facts.compares and not rules.ipex_only.issuperset(rule_ids):
                 if compared is None:
@@ -279,6 +284,21 @@ def _symbol_hits(
                     fix, name, node, scope, facts.part, module
                 )
                 yield _hit(rule_id, name, node, lines, facts.part, mechanical), node
+
+
+def _whichever_modules_own(node: ast.expr, name: str, scope: Scope) -> bool:
+    """Whether ``node`` reads a module's own dunder (``module.__version__``) through a name that
+    may hold a module of another package than the one ``name`` is under: a generic import
+    helper's ``module``, bound to torch in one branch and to IPEX in another, has the version
+    of whichever it holds; asking it is no question about IPEX (as ``hasattr`` on it is not,
+    ``probes``). Through a name that holds IPEX alone, it is IPEX's."""
+    if type(node) is not ast.Attribute or not (
+        node.attr.startswith("__") and node.attr.endswith("__")
+    ):
+        return False
+    package = name.partition(".")[0]
+    owners = NameTable.resolve(node.value, scope)
+    return any(owner.partition(".")[0] != package for owner in owners)
 
 
 _Place = tuple[int, int]
