@@ -95,6 +95,11 @@ class CodeMatch(JsonModel):
     """The availability probe (``if is_ipex_available():``, ``hasattr(...)``) or ``try`` /
     ``except ImportError`` under which this place runs only where IPEX is, as written and
     with its line; ``None`` when nothing guards it."""
+    assigned_at: int | None = None
+    """The line (of the same file, or cell) whose assignment sets the name this place reads
+    (``torch.xpu.amp.GradScaler = ...``, an IPEX-era shim), in a statement that has run by the
+    time it is read: the name exists here through that assignment, which is the cause to
+    report; ``None`` when no assignment of the file's own precedes it so."""
 
 
 @dataclass(frozen=True)

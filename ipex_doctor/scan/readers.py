@@ -262,7 +262,7 @@ def _read_runs(
     if relevant is None:
         return None
     table.finish()
-    every_import = Facts([], list(imports), [], [], [], [], [], [], [], [], [], [], [])
+    every_import = Facts([], list(imports), [], [], [], [], [], [], [], [], [], [], [], [])
     known = flags.known(every_import) if flags is not None else None
     one_norm, norm = spectral.named() if spectral is not None else (True, None)
     if (flags is not None and known is None) or not one_norm:

@@ -12,6 +12,11 @@ whose verdict names both halves, the line of code and the fact of the environmen
 - A place guarded by an availability probe or ``try`` / ``except ImportError`` (``match.guard``)
   runs only where IPEX is: what would fail there is a warning (an IPEX path to remove with its
   probe), and the evidence names the guard.
+- A place that reads a name the file's own assignment has set by then (``match.assigned_at``:
+  an IPEX-era shim, ``torch.xpu.amp.GradScaler = ...``, then ``torch.xpu.amp.GradScaler.update
+  = ...``) finds what that assignment set: it points to the assignment as the one cause
+  (reported there), its title says so rather than the rule's, and what would fail is a
+  warning, code to remove with the assignment.
 - An inline suppression (``# ipex-doctor: ignore[RULE] reason``) makes the finding a skip that
   keeps its reason.
 - The remediation says "mechanical: ipex-doctor scan --fix" only where ``--fix`` rewrites that
@@ -32,10 +37,11 @@ from ipex_doctor.verdicts.status import status_for
 _IN_RANGE = (Verdict.AFFECTED, Verdict.REGRESSION, Verdict.PREDICTED, Verdict.LATENT)
 
 
-def _where(match: CodeMatch) -> str:
+def _where(match: CodeMatch, line: int | None = None) -> str:
+    """``path:line``, with its cell in a notebook; at ``line`` of the same part if given."""
     location = match.location
     cell = f" (cell {location.cell})" if location.cell is not None else ""
-    return f"{location.path}:{location.line}{cell}"
+    return f"{location.path}:{location.line if line is None else line}{cell}"
 
 
 def _environment_fact(rule: CodeRule, env: Environment) -> tuple[Status, Verdict, str]:
@@ -103,6 +109,23 @@ def _guarded(judged: tuple[Status, Verdict, str], guard: str) -> tuple[Status, V
     return status, verdict, f"{fact}; {where}" if fact else where
 
 
+def _after_assignment(
+    judged: tuple[Status, Verdict, str], match: CodeMatch, line: int
+) -> tuple[Status, Verdict, str]:
+    """A read of what the file's own assignment at ``line`` set: the name exists here if that
+    assignment ran, and the read is not reached if it failed, so the read fails on no account
+    of its own; what would fail is a warning, and the fact names the assignment."""
+    status, verdict, fact = judged
+    where = (
+        f"reads the {match.symbol} that line {line} of this file assigns before it runs: the "
+        f"name exists here through that assignment, the one cause (reported there)"
+    )
+    if status is Status.FAIL:
+        return (Status.WARN, Verdict.LATENT,
+                f"{where}; it fails on no account of its own and goes with that assignment")  # fmt: skip
+    return status, verdict, f"{fact}; {where}" if fact else where
+
+
 def code_finding(
     match: CodeMatch,
     rule: CodeRule,
@@ -121,6 +144,8 @@ def code_finding(
         status, verdict, fact = _judged(rule, env, kb_findings)
     if match.guard:
         status, verdict, fact = _guarded((status, verdict, fact), match.guard)
+    if match.assigned_at is not None:
+        status, verdict, fact = _after_assignment((status, verdict, fact), match, match.assigned_at)
     sentence = f"{_where(match)}: {match.symbol}" + (f" — {fact}" if fact else "")
     data: dict[str, object] = {
         "symbol": match.symbol,
@@ -131,6 +156,14 @@ def code_finding(
     }
     if match.guard:
         data["guard"] = match.guard
+    title = rule.title
+    if match.assigned_at is not None:
+        # NOTE: the rule's title ("does not exist") is untrue where the assignment set it
+        data["assigned_at"] = _where(match, match.assigned_at)
+        title = (
+            f"Reads the {match.symbol} this file assigns at line {match.assigned_at}: "
+            "the cause is that assignment"
+        )
     if match.suppressed is not None:
         data["suppressed"] = match.suppressed
         data["status_before_suppression"] = status.value
@@ -143,12 +176,17 @@ def code_finding(
         remediation += " (mechanical: ipex-doctor scan --fix)"
     elif rule.recipe and rule.recipe not in remediation:
         remediation = f"{remediation.rstrip('.')}. {rule.recipe}"
+    if match.assigned_at is not None:
+        remediation = (
+            f"Remove it with the assignment at line {match.assigned_at} (the cause); where "
+            f"the name is still needed after that: {remediation}"
+        )
     return Finding(
         id=rule.id,
         kind=FindingKind.CODE,
         status=status,
         severity=rule.severity,
-        title=rule.title,
+        title=title,
         evidence=Evidence(sentence, data),
         remediation=remediation,
         references=rule.references,

@@ -709,3 +709,143 @@ def test_a_text_hit_naming_ipexs_module_and_a_dict_key_string_are_kept(tmp_path:
     assert ("installer.py", 2, "ipex-install-string") in found
     assert ("installer.py", 2, "ipex-wheel-index") in found
     assert ("installer.py", 4, "accelerate-ipex-env") in found
+
+
+def _assigned(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, int, int | None]]:
+    """(path, line, the assignment it reads after) of each ``xpu-amp-grad-scaler`` match."""
+    write(tmp_path, files)
+    result = scan(tmp_path, SHIPPED)
+    return [
+        (m.location.path, m.location.line, m.assigned_at)
+        for m in result.matches
+        if m.rule_id == "xpu-amp-grad-scaler"
+    ]
+
+
+def test_reads_after_a_shims_own_assignment_of_the_grad_scaler_point_to_it(
+    tmp_path: Path,
+) -> None:
+    """The RVC web UI forks' vendored IPEX hijack (infer/modules/ipex/gradscaler.py, trimmed)
+    assigns IPEX's CPU GradScaler to ``torch.xpu.amp.GradScaler`` and then patches and returns
+    it: those reads find what the assignment set, so they point to it (the one cause). The
+    hijack's ``__init__.py`` reads the name under ``try`` with no assignment of its own before
+    it (the one after ``gradscaler_init()`` is another module's): plain reads, as they were."""
+    shim = (
+        "import torch\n"
+        "import intel_extension_for_pytorch as ipex\n"
+        "def _unscale_grads_(self, optimizer, inv_scale, found_inf, allow_fp16):\n"
+        "    pass\n"
+        "def gradscaler_init():\n"
+        "    torch.xpu.amp.GradScaler = ipex.cpu.autocast._grad_scaler.GradScaler\n"
+        "    torch.xpu.amp.GradScaler._unscale_grads_ = _unscale_grads_\n"
+        "    torch.xpu.amp.GradScaler.update = update\n"
+        "    return torch.xpu.amp.GradScaler\n"
+    )
+    hijack = (
+        "import torch\n"
+        "import intel_extension_for_pytorch as ipex\n"
+        "def ipex_hijacks():\n"
+        "    try:\n"
+        "        torch.cuda.amp.GradScaler = torch.xpu.amp.GradScaler\n"
+        "    except Exception:\n"
+        "        try:\n"
+        "            from .gradscaler import gradscaler_init\n"
+        "            gradscaler_init()\n"
+        "            torch.cuda.amp.GradScaler = torch.xpu.amp.GradScaler\n"
+        "        except Exception:\n"
+        "            torch.cuda.amp.GradScaler = ipex.cpu.autocast._grad_scaler.GradScaler\n"
+    )
+    files = {"ipex/gradscaler.py": shim, "ipex/__init__.py": hijack}
+    assert _assigned(tmp_path, files) == [
+        ("ipex/__init__.py", 5, None),
+        ("ipex/__init__.py", 10, None),
+        ("ipex/gradscaler.py", 6, None),
+        ("ipex/gradscaler.py", 7, 6),
+        ("ipex/gradscaler.py", 8, 6),
+        ("ipex/gradscaler.py", 9, 6),
+    ]
+
+
+def test_a_read_the_assignment_may_not_have_preceded_stays_a_plain_read(tmp_path: Path) -> None:
+    """Only an assignment that has run whenever the read runs explains it: one in the
+    function's or module's own body, before the read, with no ``del`` between. A read before
+    it, in another function, after an assignment under ``if`` or ``try``, or after a ``del``
+    is the rule's own finding; a module's assignment explains a function defined after it."""
+    source = (
+        "import torch\n"
+        "import torch as T\n"
+        "def before():\n"
+        "    scaler = torch.xpu.amp.GradScaler()\n"
+        "    torch.xpu.amp.GradScaler = object\n"
+        "def elsewhere():\n"
+        "    return torch.xpu.amp.GradScaler()\n"
+        "def conditional(cpu):\n"
+        "    if cpu:\n"
+        "        torch.xpu.amp.GradScaler = object\n"
+        "    return torch.xpu.amp.GradScaler()\n"
+        "def tried():\n"
+        "    try:\n"
+        "        torch.xpu.amp.GradScaler = object\n"
+        "    except AttributeError:\n"
+        "        pass\n"
+        "    return torch.xpu.amp.GradScaler()\n"
+        "def deleted():\n"
+        "    torch.xpu.amp.GradScaler = object\n"
+        "    del torch.xpu.amp.GradScaler\n"
+        "    return torch.xpu.amp.GradScaler()\n"
+        "T.xpu.amp.GradScaler = object\n"
+        "def later():\n"
+        "    return torch.xpu.amp.GradScaler()\n"
+    )
+    assert _assigned(tmp_path, {"train.py": source}) == [
+        ("train.py", 4, None),
+        ("train.py", 5, None),
+        ("train.py", 7, None),
+        ("train.py", 10, None),
+        ("train.py", 11, None),
+        ("train.py", 14, None),
+        ("train.py", 17, None),
+        ("train.py", 19, None),
+        ("train.py", 20, None),
+        ("train.py", 21, None),
+        ("train.py", 22, None),
+        ("train.py", 24, 22),
+    ]
+
+
+def test_the_version_of_whichever_module_a_generic_helper_imported_is_no_ipex_probe(
+    tmp_path: Path,
+) -> None:
+    """moe-router-study's debug script (debug_xpu.py, trimmed) imports torch or IPEX by the name
+    it is given and prints the version of whichever it imported: ``module.__version__`` asks
+    that module, not which IPEX is there. IPEX's own version, read through IPEX's name or a
+    name that holds IPEX alone, is still the build probe."""
+    source = (
+        "def safe_import_and_test(module_name, test_func=None):\n"
+        "    try:\n"
+        '        if module_name == "torch":\n'
+        "            import torch\n"
+        "            module = torch\n"
+        '        elif module_name == "intel_extension_for_pytorch":\n'
+        "            import intel_extension_for_pytorch as ipex\n"
+        "            module = ipex\n"
+        "        else:\n"
+        "            module = __import__(module_name)\n"
+        '        if hasattr(module, "__version__"):\n'
+        '            print(f"   Version: {module.__version__}")\n'
+        "        return module\n"
+        "    except ImportError:\n"
+        "        return None\n"
+        "import intel_extension_for_pytorch as ipex\n"
+        "only = ipex\n"
+        "print(ipex.__version__, only.__version__)\n"
+    )
+    assert _rules(tmp_path, {"debug_xpu.py": source}) == [
+        ("debug_xpu.py", 6, "ipex-path-switch"),
+        ("debug_xpu.py", 7, "ipex-import"),
+        ("debug_xpu.py", 8, "ipex-module-reference"),
+        ("debug_xpu.py", 16, "ipex-import"),
+        ("debug_xpu.py", 17, "ipex-module-reference"),
+        ("debug_xpu.py", 18, "ipex-build-probe"),
+        ("debug_xpu.py", 18, "ipex-build-probe"),
+    ]

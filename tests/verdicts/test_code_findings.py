@@ -59,3 +59,31 @@ def test_the_mechanical_label_follows_the_match_not_the_rule() -> None:
     left = code_finding(_match(rule.id), rule, TORCH_ONLY, {})
     assert rewritten.remediation.endswith(MECHANICAL)
     assert MECHANICAL not in left.remediation and rule.recipe in left.remediation
+
+
+def test_a_read_of_what_the_files_own_assignment_set_points_to_that_assignment() -> None:
+    """The RVC forks' hijack assigns IPEX's GradScaler to ``torch.xpu.amp.GradScaler`` (line
+    183) and patches it on the next lines: the name exists there, so "does not exist" and a
+    failure are untrue of those lines. Each names the assignment as the one cause and warns
+    (code to remove with it); the assignment itself, and a plain read, still fail."""
+    rule = SHIPPED.get("xpu-amp-grad-scaler")
+    assert rule is not None
+
+    def match(line: int, assigned_at: int | None) -> CodeMatch:
+        return CodeMatch(
+            rule_id=rule.id,
+            location=CodeLocation("infer/modules/ipex/gradscaler.py", line, 4),
+            symbol="torch.xpu.amp.GradScaler",
+            snippet="    torch.xpu.amp.GradScaler.update = update",
+            assigned_at=assigned_at,
+        )
+
+    for env in (TORCH_ONLY, None):
+        cause = code_finding(match(183, None), rule, env, {})
+        read = code_finding(match(186, 183), rule, env, {})
+        assert cause.status is Status.FAIL and cause.title == rule.title
+        assert read.status is Status.WARN and read.verdict is Verdict.LATENT
+        assert "does not exist" not in read.title and "line 183" in read.title
+        assert read.evidence.data["assigned_at"] == "infer/modules/ipex/gradscaler.py:183"
+        assert "line 183" in read.evidence.summary and "line 183" in read.remediation
+        assert rule.replacement in read.remediation

@@ -39,6 +39,9 @@ class Hit(NamedTuple):
     """``scan --fix`` rewrites this place (``fixable``)."""
     guard: str = ""
     """The probe or handler under which this place runs only where IPEX is, or ``""``."""
+    assigned_at: int = 0
+    """The line of this part where the file's own assignment sets the name this place reads,
+    in a statement that has run by the time it is read (``matches``); 0: none."""
 
 
 class TextLine(NamedTuple):
@@ -139,4 +142,5 @@ def to_match(hit: Hit, path: str, lines: Sequence[str]) -> CodeMatch:
         suppressed=suppression(lines, hit.line, hit.rule_id),
         mechanical=hit.mechanical,
         guard=hit.guard or None,
+        assigned_at=hit.assigned_at or None,
     )

@@ -9,10 +9,13 @@
   question, not a use: not reported as one. A name that exists without IPEX compared with a
   value (``func is torch.cpu.amp.autocast``, ``func in (torch.cpu.amp.autocast, ...)``: torch's
   own Dynamo recognising a deprecated context manager) is recognised, not used: only the rules
-  of names that exist only with IPEX report it (looking one up fails without IPEX). IPEX's bare
-  module handed on (``module = ipex``, ``dict(ipex=ipex)``) is reported only on a line no other
-  hit reports (it adds nothing there: ``ipex_xpu = ipex if ipex._C._has_xpu() else None`` is
-  the probe's);
+  of names that exist only with IPEX report it (looking one up fails without IPEX). A module's
+  own dunder read through a name that may hold a module of another package too (a generic
+  import helper's ``module.__version__``: torch or IPEX by its argument) is whichever module's:
+  not reported. IPEX's bare module handed on (``module = ipex``, ``dict(ipex=ipex)``) is
+  reported only on a line no other hit reports (it adds nothing there: ``ipex_xpu = ipex if
+  ipex._C._has_xpu() else None`` is the probe's). A read of a name the file's own assignment
+  has set by then is marked with that assignment's line (``_after_own_assignments``);
 * ``imports``: each module an import statement may load (``imported_modules``), for the rules
   of the longest listed module it is or is under; ``from m import n`` reports ``m``'s rules at
   the statement and a more specific rule for ``m.n`` at ``n``;
@@ -119,7 +122,8 @@ def python_hits(
     for facts in parts:
         part_lines = lines[facts.part]
         if rules.symbols:
-            named = list(_symbol_hits(facts, table.bound_names, rules, part_lines, module))
+            at_nodes = list(_symbol_hits(facts, table.bound_names, rules, part_lines, module))
+            named = _after_own_assignments(at_nodes, facts)
             bare += (hit for hit in named if hit.symbol == IPEX_PACKAGE)
             hits += named
         if rules.imports.modules:
@@ -234,7 +238,8 @@ def _guarded(hit: Hit, guards: Sequence[Guard], lines: Mapping[int, Sequence[str
 
 def _symbol_hits(
     facts: Facts, bound: frozenset[str], rules: PythonRules, lines: Sequence[str], module: Module
-) -> Iterator[Hit]:
+) -> Iterator[tuple[Hit, ast.expr]]:
+    """Each symbol rule's hit in ``facts``, with the node it is at."""
     called: set[int] | None = None
     tested: set[int] | None = None
     compared: set[int] | None = None
@@ -265,6 +270,8 @@ def _symbol_hits(
         found = _best_in_chain(chain, scope, rules.symbols)
         if found is not None:
             node, name, best = found
+            if _whichever_modules_own(node, name, scope):
+                continue
             rule_ids = best.rule_ids
             if facts.compares and not rules.ipex_only.issuperset(rule_ids):
                 if compared is None:
@@ -276,7 +283,86 @@ def _symbol_hits(
                 mechanical = fix is not None and mechanical_use(
                     fix, name, node, scope, facts.part, module
                 )
-                yield _hit(rule_id, name, node, lines, facts.part, mechanical)
+                yield _hit(rule_id, name, node, lines, facts.part, mechanical), node
+
+
+def _whichever_modules_own(node: ast.expr, name: str, scope: Scope) -> bool:
+    """Whether ``node`` reads a module's own dunder (``module.__version__``) through a name that
+    may hold a module of another package than the one ``name`` is under: a generic import
+    helper's ``module``, bound to torch in one branch and to IPEX in another, has the version
+    of whichever it holds; asking it is no question about IPEX (as ``hasattr`` on it is not,
+    ``probes``). Through a name that holds IPEX alone, it is IPEX's."""
+    if type(node) is not ast.Attribute or not (
+        node.attr.startswith("__") and node.attr.endswith("__")
+    ):
+        return False
+    package = name.partition(".")[0]
+    owners = NameTable.resolve(node.value, scope)
+    return any(owner.partition(".")[0] != package for owner in owners)
+
+
+_Place = tuple[int, int]
+"""A line and a UTF-8 byte column, as ``ast`` gives them."""
+
+
+def _after_own_assignments(found: Sequence[tuple[Hit, ast.expr]], facts: Facts) -> list[Hit]:
+    """The hits of ``found``, each read of a name that the file's own assignment has set by
+    the time it runs marked with that assignment's line (``Hit.assigned_at``).
+
+    An IPEX-era shim assigns the name a rule reports (``torch.xpu.amp.GradScaler = ipex.cpu.
+    autocast._grad_scaler.GradScaler``) and then reads it (``torch.xpu.amp.GradScaler.update =
+    update``): the read finds what the assignment set, so the assignment is the one cause; the
+    read only depends on it. "Has set by the time it runs" is read exactly: the assignment is a
+    statement of a function's body or of the module's (not under an ``if``, ``try`` or loop of
+    its own), and the read comes after it in that body, in any statement after it (a function
+    defined there runs after it too); no ``del`` of the name comes between. A read anywhere
+    else (before it, in another function, after a conditional assignment) stays as it was."""
+    stores = {id(node): hit for hit, node in found if type(getattr(node, "ctx", None)) is ast.Store}
+    if not stores:
+        return [hit for hit, _ in found]
+    # NOTE: (where what runs after it starts, where its body ends, the line reported) by name
+    after: dict[str, list[tuple[_Place, _Place, int]]] = {}
+    for assign, scope in facts.assigns:
+        targets = assign.targets if isinstance(assign, ast.Assign) else [assign.target]
+        if isinstance(assign, ast.AnnAssign) and assign.value is None:
+            continue  # NOTE: an annotation alone sets nothing
+        stored = [stores[id(t)] for t in targets if id(t) in stores]
+        if not stored:
+            continue
+        body = next(
+            (b for b, s in facts.bodies if s is scope and any(st is assign for st in b)), None
+        )
+        if body is None:
+            continue
+        start = (assign.end_lineno or assign.lineno, assign.end_col_offset or 0)
+        last = body[-1]
+        end = (last.end_lineno or last.lineno, last.end_col_offset or 0)
+        for hit in stored:
+            after.setdefault(hit.symbol, []).append((start, end, hit.line))
+    if not after:
+        return [hit for hit, _ in found]
+    deleted: dict[str, list[_Place]] = {}
+    for hit, node in found:
+        if type(getattr(node, "ctx", None)) is ast.Del:
+            deleted.setdefault(hit.symbol, []).append((node.lineno, node.col_offset))
+    marked = []
+    for hit, node in found:
+        spans = after.get(hit.symbol)
+        if spans and type(getattr(node, "ctx", None)) is ast.Load:
+            at = (node.lineno, node.col_offset)
+            gone = deleted.get(hit.symbol, ())
+            latest = max(
+                (
+                    (start, line)
+                    for start, end, line in spans
+                    if start <= at <= end and not any(start <= d < at for d in gone)
+                ),
+                default=None,
+            )
+            if latest is not None:
+                hit = hit._replace(assigned_at=latest[1])
+        marked.append(hit)
+    return marked
 
 
 def _tested_names(facts: Facts) -> set[int]:

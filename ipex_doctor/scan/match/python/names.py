@@ -185,6 +185,10 @@ class Facts(NamedTuple):
     assigns: list[tuple[ast.Assign | ast.AnnAssign, Scope]]
     concatenations: list[ast.BinOp]
     """``+`` with a string literal on one side (a command or requirement joined in pieces)."""
+    bodies: list[tuple[list[ast.stmt], Scope]]
+    """The statement lists of the tree's module body and of each function, with the scope
+    they run in: a statement of one runs before every statement after it there (what an
+    assignment of the file's own precedes, ``matches``)."""
     part: int = 0
     """Which part of the file the tree is: 0, or a notebook's 1-based cell."""
 
@@ -224,7 +228,8 @@ class NameTable:
         binding = self._binding = not replay
         if binding:
             self._bound_otherwise = None  # NOTE: known again at the next ``finish``
-        facts = Facts([], [], [], [], [], [], [], [], [], [], [], [], [], part)
+        facts = Facts([], [], [], [], [], [], [], [], [], [], [], [], [], [], part)
+        facts.bodies.append((tree.body, self.module))
         work: list[tuple[list[ast.AST], Scope]] = [(list(tree.body), self.module)]
         while work:
             stack, scope = work.pop()
@@ -482,6 +487,7 @@ def _function(
     stack.extend(a.annotation for a in parameters if a.annotation is not None)
     if node.returns is not None:
         stack.append(node.returns)
+    facts.bodies.append((node.body, inner))
     work.append((list(node.body), inner))
     return True
 
