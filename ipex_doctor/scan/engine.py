@@ -239,7 +239,8 @@ class Projection:
 
 
 _JUDGE_EVERY = 8
-"""Files between two projections (a clock read is cheap, but not free)."""
+"""Files between two projections. (The CPU clock is read after every file, for the rate to leave
+a kind's first file out: a few microseconds a read, under a millisecond for 123 files.)"""
 
 
 def _chunks(candidates: Sequence[Candidate]) -> list[Sequence[Candidate]]:
