@@ -452,3 +452,34 @@ def test_the_knowledge_base_is_judged_only_where_the_interpreter_has_torch(
 
 def _with_no_torch(tmp_path: Path) -> str:
     return make_fake_env(tmp_path / "no-torch", {"numpy": ("2.0.0", "")})
+
+
+@pytest.mark.parametrize("records", ["none", "finished", "stopped"])
+def test_the_fix_journal_is_imported_only_where_a_stopped_run_left_its_record(
+    tmp_path: Path, records: str
+) -> None:
+    """A scan looks for records of stopped ``--fix`` runs with one listing of the records'
+    directory; the journal (which reads and checks them) is imported only where a stopped
+    run's ``applying`` record is there, and that record is then read (this one is no record:
+    the scan says so in a warning, as it always has)."""
+    project = _project(tmp_path / "project")
+    state = tmp_path / "state"
+    fixes = state / "ipex-doctor" / "fixes"
+    if records != "none":
+        fixes.mkdir(parents=True, mode=0o700)
+        (fixes / "fix-20261126T000000Z-0badc0de.json").write_text("{}")
+    if records == "stopped":
+        (fixes / "fix-20261126T000001Z-0badc0de.applying.json").write_text("not a record")
+    done = subprocess.run(
+        [sys.executable, "-c", _MODULES_AT_EXIT, "scan", str(project), "--python",
+         _with_no_torch(tmp_path), "--no-cache", "-q"],
+        capture_output=True, text=True, env=doctor_env({"XDG_STATE_HOME": str(state)}),
+        check=False, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr[-2000:]
+    imported = {line[2:] for line in done.stderr.splitlines() if line.startswith("| ")}
+    assert "ipex_doctor.app.code_scan" in imported
+    stopped = records == "stopped"
+    assert ("ipex_doctor.scan.fix.journal" in imported) is stopped
+    warned = [line for line in done.stderr.splitlines() if "applying.json" in line]
+    assert bool(warned) is stopped and all("warning: " in line for line in warned)

@@ -13,9 +13,10 @@ from typing import Any
 import pytest
 from scan_rules import SAMPLE, found, scan, write
 
-from ipex_doctor.model.code import ScanResult
+from ipex_doctor.model.code import FileKind, ScanResult
 from ipex_doctor.model.codec import from_json, to_json
 from ipex_doctor.scan import scan_paths
+from ipex_doctor.scan.engine import JUDGE_AFTER_S, Projection
 
 PROJECT = {
     "train.py": (
@@ -126,7 +127,7 @@ def test_a_large_tree_read_by_workers_gives_the_same_result(
     files["pkg7/dist.py"] = PROJECT["dist/launch.py"]
     write(tmp_path, files)
     monkeypatch.setattr(engine, "JUDGE_AFTER_S", 0.0)
-    monkeypatch.setattr(engine, "HELP_WHEN_LEFT_S", 0.0)  # helpers after the first file
+    monkeypatch.setattr(engine, "HELP_WHEN_LEFT_S", 0.0)  # helpers at the first judgement
     monkeypatch.setattr(os, "cpu_count", lambda: 2)  # one helper, whatever this machine has
     started = []
     real = engine._with_helpers
@@ -137,7 +138,9 @@ def test_a_large_tree_read_by_workers_gives_the_same_result(
 
     monkeypatch.setattr(engine, "_with_helpers", counted)
     parallel = scan(tmp_path)
-    assert started == [(len(files) - 1, 1)]  # all but the first file, with one worker
+    # NOTE: the first file (its kind's set-up) is out of the rate: the first judgement with a
+    # rate is the next one, after _JUDGE_EVERY more files; the rest goes to one worker
+    assert started == [(len(files) - 1 - engine._JUDGE_EVERY, 1)]
     monkeypatch.setattr(engine, "HELP_WHEN_LEFT_S", float("inf"))  # this process alone
     serial = scan(tmp_path)
     assert len(started) == 1
@@ -172,3 +175,30 @@ def test_a_busy_machine_starts_no_workers_for_a_small_tree(
     result = scan(tmp_path)
     assert started == []
     assert result.files_seen == 120
+
+
+def test_a_kinds_first_file_is_set_up_and_projects_nothing() -> None:
+    """The first file of each kind pays its reader's set-up once per process: however long it
+    took, it is left out of the rate, and the rest is projected from the later files alone."""
+    slow = 100 * JUDGE_AFTER_S
+    projection = Projection(total_bytes=1_000_000)
+    projection.add(FileKind.NOTEBOOK, 1_000, slow)
+    projection.add(FileKind.PYTHON, 1_000, slow)
+    assert projection.rest_s() is None  # only set-up so far: no rate to project from
+    projection.add(FileKind.PYTHON, 1_000, JUDGE_AFTER_S)
+    rest = projection.rest_s()
+    assert rest is not None
+    # NOTE: the 997,000 bytes left at the later file's rate, the first files' time in nothing
+    assert rest == pytest.approx(JUDGE_AFTER_S / 1_000 * 997_000)
+    projection.add(FileKind.NOTEBOOK, 2_000, JUDGE_AFTER_S)
+    assert projection.rest_s() == pytest.approx(2 * JUDGE_AFTER_S / 3_000 * 995_000)
+
+
+def test_the_projection_waits_for_judge_after_s_of_rated_time() -> None:
+    """A rate from files that took less than ``JUDGE_AFTER_S`` together projects nothing."""
+    projection = Projection(total_bytes=10_000)
+    projection.add(FileKind.SHELL, 10, 0.0)
+    projection.add(FileKind.SHELL, 10, JUDGE_AFTER_S / 2)
+    assert projection.rest_s() is None
+    projection.add(FileKind.SHELL, 10, JUDGE_AFTER_S / 2)
+    assert projection.rest_s() == pytest.approx(JUDGE_AFTER_S / 20 * 9_970)

@@ -43,6 +43,8 @@ from ipex_doctor.errors import DoctorError
 from ipex_doctor.knowledge import schema
 from ipex_doctor.scan.fix.confined import Place, PlaceError, check_place, check_root
 from ipex_doctor.scan.fix.quoting import quote_name
+from ipex_doctor.scan.fix.record_names import PENDING_SUFFIX, is_pending
+from ipex_doctor.scan.fix.record_names import records_dir as records_dir
 from ipex_doctor.scan.read.discovery import inside
 
 FORMAT = "ipex-doctor scan --fix record"
@@ -51,7 +53,6 @@ MAX_RECORD_BYTES = 1 << 30
 _RECORD_LIMITS = JsonLimits(max_bytes=MAX_RECORD_BYTES, max_values=1 << 24)
 """Read within limits like every saved JSON file (``bounded_json``): a record has ten values a
 file, so 16,777,216 values are 1.6 million files."""
-_PENDING = ".applying.json"
 
 
 class RecordError(DoctorError):
@@ -105,15 +106,10 @@ class Record:
         """Where the record lives once its run is over."""
         name = self.path.name
         return (
-            self.path.with_name(name.removesuffix(_PENDING) + ".json")
-            if _pending(name)
+            self.path.with_name(name.removesuffix(PENDING_SUFFIX) + ".json")
+            if is_pending(name)
             else self.path
         )
-
-
-def records_dir() -> Path:
-    """Where the records live: ``fixes/`` in the doctor's state directory."""
-    return resources.state_dir() / "fixes"
 
 
 def begin(roots: Sequence[str], files: Sequence[RecordedFile]) -> Record:
@@ -121,7 +117,7 @@ def begin(roots: Sequence[str], files: Sequence[RecordedFile]) -> Record:
     when it cannot be written (then nothing may be rewritten)."""
     directory = _private_dir()
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    name = f"fix-{stamp}-{secrets.token_hex(4)}{_PENDING}"
+    name = f"fix-{stamp}-{secrets.token_hex(4)}{PENDING_SUFFIX}"
     created = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
     record = Record(directory / name, RecordState.APPLYING, tuple(roots), tuple(files), created)
     _write(record.path, record)
@@ -179,7 +175,7 @@ def stopped_runs(roots: Iterable[Path]) -> tuple[list[Record], list[str]]:
     found: list[Record] = []
     problems: list[str] = []
     for name in names:
-        if not _pending(name):
+        if not is_pending(name):
             continue
         try:
             record = load(directory / name)
@@ -194,10 +190,6 @@ def stopped_runs(roots: Iterable[Path]) -> tuple[list[Record], list[str]]:
 
 
 # -- on disk ---------------------------------------------------------------------------------
-
-
-def _pending(name: str) -> bool:
-    return name.startswith("fix-") and name.endswith(_PENDING)
 
 
 def _private_dir() -> Path:
