@@ -1791,3 +1791,80 @@ def test_omp_error_15_pasted_without_its_prefix_is_still_the_duplicate_runtime()
         "Error #15: Initializing libiomp5md.dll failed",
     ):
         assert explain(other, KB) == [], other
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # openvino #36456 and intel/onnxruntime #1150 (the same crash under OpenVINO and under
+        # onnxruntime-openvino's execution provider)
+        "[Bug] get_available_devices() -> 0xc0000005 access violation with Intel AI Boost driver "
+        ">= 32.0.100.4723 (ze_loader 1.28.2) -- kills host process with no recovery possible",
+        "[Bug] OpenVINO EP v5.9 crashes host process (0xc0000005) on any machine with Intel NPU "
+        "driver >= 32.0.100.4723 -- shipped via Windows Update since March 2026",
+        # the driver's release first, the debugger's words after it
+        "Intel NPU driver 32.0.100.4778: Exception thrown: 0xC0000005: Access violation reading "
+        "location 0x0000000000000010",
+    ],
+)  # fmt: skip
+def test_an_access_violation_beside_the_newer_npu_driver_is_its_enumeration_crash(
+    text: str,
+) -> None:
+    """Device enumeration killed by an access violation beside Intel's Windows NPU driver
+    32.0.100.4723 or later names ``npu-driver-enumeration-crash`` (the npu layer; on the old
+    knowledge base nothing at all)."""
+    _names_alone(text, "npu-driver-enumeration-crash", "npu")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the NPU driver release before it, and Intel's GPU driver (32.0.101.x), crashing alike
+        "Exception 0xc0000005 access violation in get_available_devices() with Intel NPU driver "
+        "32.0.100.4023",
+        "Exception 0xc0000005 access violation in get_available_devices() with Intel Arc driver "
+        "32.0.101.6790",
+        # the newer NPU driver named without a crash
+        "Intel NPU driver 32.0.100.4778 installed, but ov.Core().available_devices lists no NPU",
+        # other vendors' drivers and NPUs: NVIDIA's Windows driver (32.0.15.x), AMD's NPU driver
+        # (32.0.203.x), Ascend's
+        "Exception 0xc0000005 access violation with NVIDIA driver 32.0.15.4723 in torch.cuda.init()",
+        "onnxruntime crashes (0xc0000005) with AMD Ryzen AI NPU driver 32.0.203.4723",
+        "Ascend NPU driver 23.0.0: Segmentation fault (access violation) in aclInit",
+    ],
+)  # fmt: skip
+def test_a_crash_beside_another_driver_is_not_the_npu_drivers_enumeration_crash(text: str) -> None:
+    """Near misses: an access violation beside an older NPU driver, Intel's GPU driver or
+    another vendor's, and the newer NPU driver without a crash, name no entry and no layer."""
+    found = diagnose(text, KB)
+    assert found.matches == [] and found.layer is None, (text, found)
+
+
+def test_openvinos_gpu_plugin_refusing_a_buffer_over_the_max_alloc_size_is_the_cap() -> None:
+    """OpenVINO's GPU plugin refusing a buffer over the device's maximum allocation size
+    (llama.cpp #20661's OpenVINO backend on an Arc A750; the plugin's older wording) names
+    ``xpu-allocation-over-limit`` (the memory layer; on the old knowledge base nothing)."""
+    for text in (
+        "[GPU] Exceeded max size of memory object allocation: requested 4831838208 bytes, but max "
+        "alloc size supported by device is 1073741824 bytes.Please try to reduce batch size or use "
+        "lower precision.",
+        "Exceeded max size of memory object allocation: Requested 5368709120 bytes but max alloc "
+        "size is 4294959104 bytes",
+    ):
+        _names_alone(text, "xpu-allocation-over-limit", "memory")
+
+
+def test_other_stacks_allocations_over_a_limit_are_not_the_intel_gpus_cap() -> None:
+    """Near misses: CUDA's out-of-memory with a request over 4 GiB, Vulkan's buffer over the
+    device's allocation limit (llama.cpp's Vulkan backend), ROCm's, and OpenVINO's CPU plugin
+    failing to allocate name no entry and no layer."""
+    for foreign in (
+        "torch.OutOfMemoryError: CUDA out of memory. Tried to allocate 4.50 GiB. GPU 0 has a total "
+        "capacity of 23.64 GiB",
+        "ggml_vulkan: Device memory allocation of size 4831838208 failed.\nggml_vulkan: Requested "
+        "buffer size exceeds device memory allocation limit: ErrorOutOfDeviceMemory",
+        "hipErrorOutOfMemory: exceeded max size of allocation on gfx1100 (ROCm)",
+        "RuntimeError: [CPU] Cannot allocate memory: requested 4831838208 bytes",
+    ):
+        found = diagnose(foreign, KB)
+        assert found.matches == [] and found.layer is None, (foreign, found)
