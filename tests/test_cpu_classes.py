@@ -41,6 +41,12 @@ def _findings(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {f["id"]: f for f in report["findings"]}
 
 
+EMULATED = ("--timeout", "600")
+"""qemu-user's emulation makes every step of the examined interpreter many times slower (the
+import of torch and IPEX took over the default 180 s without progress on a 2-core machine at a
+load average of 8 to 11): the limit is the test's, the doctor's default is for real CPUs."""
+
+
 def _emulated_venv(
     root: Path, python: str, cpu: str, variables: Mapping[str, str | None] | None = None
 ) -> str:
@@ -142,7 +148,7 @@ def test_a_cpu_without_avx2_is_one_finding_with_sigill_as_evidence(
     python = _emulated_venv(
         tmp_path / "venv", real_env("reference"), "Nehalem", {"OPENBLAS_CORETYPE": coretype}
     )
-    done = run_doctor("env", "--python", python, "--json", "-", timeout=900)
+    done = run_doctor("env", "--python", python, *EMULATED, "--json", "-", timeout=900)
     report, killed = _assert_one_cpu_finding(done, ipex=True)
     remediation = _findings(report)["cpu-no-avx2"]["remediation"]
     if coretype == "HASWELL":
@@ -174,7 +180,7 @@ def test_torch_alone_killed_by_sigill_is_the_cpu_finding_without_ipex_advice(
         "Nehalem",
         {"OPENBLAS_CORETYPE": "HASWELL", "PYTHONPATH": str(numpy)},
     )
-    done = run_doctor("env", "--python", python, "--json", "-", timeout=900)
+    done = run_doctor("env", "--python", python, *EMULATED, "--json", "-", timeout=900)
     report, killed = _assert_one_cpu_finding(done, ipex=False)
     assert killed == ["torch"]
     assert "OPENBLAS_CORETYPE=NEHALEM" in _findings(report)["cpu-no-avx2"]["remediation"]
@@ -186,7 +192,7 @@ def test_the_reference_stack_imports_on_an_emulated_avx2_only_cpu(tmp_path: Path
     are the emulated CPU's, and the prepack limitation is the one warning of the CPU layer."""
     _qemu_or_skip()
     python = _emulated_venv(tmp_path / "venv", real_env("reference"), "Haswell")
-    done = run_doctor("env", "--python", python, "--json", "-", timeout=900)
+    done = run_doctor("env", "--python", python, *EMULATED, "--json", "-", timeout=900)
     report = json.loads(done.stdout)
     failing = [f["id"] for f in report["findings"] if f["status"] in ("fail", "error")]
     assert failing == [] and done.returncode == 0, (failing, done.stderr[-2000:])

@@ -42,7 +42,7 @@ from ipex_doctor.errors import DoctorError, ExitCode, Stopped, Terminated
 from ipex_doctor.knowledge import known_issues
 from ipex_doctor.knowledge.known_issues import KnowledgeBase
 from ipex_doctor.model.device_spec import AUTO
-from ipex_doctor.model.findings import Command, FindingKind, Report, Status, now_utc
+from ipex_doctor.model.findings import Command, Finding, FindingKind, Report, Status, now_utc
 from ipex_doctor.model.repair import (
     Distribution,
     PlannedStep,
@@ -154,6 +154,32 @@ class Applied:
         """Every step applied, and nothing asked to stop."""
         done = all(o.status is StepStatus.APPLIED for o in self.outcomes)
         return done and self.interrupt is None and not self.stop_requested
+
+
+def worsened(before: Sequence[Finding], after: Sequence[Finding]) -> tuple[str, ...]:
+    """The findings of ``after`` (a diagnosis after a repair) that are worse than in ``before``,
+    as ``"id [device]: was -> now"`` (or ``"id: new now"``), in ``after``'s order.
+
+    A finding judged before (pass, warn, fail, error) is worse when it is a problem now of a
+    higher rank. A finding not judged before, because it was absent or skipped (its
+    precondition did not hold: IPEX did not import, so nothing about IPEX's kernels was asked),
+    is worse only when it now fails or errs: a warning newly reached is what the host is (bf16
+    prepacking on a CPU without native bf16, once the repaired IPEX imports), not something the
+    repair broke."""
+    was = {(f.id, f.device): f.status for f in before}
+    found = []
+    for finding in after:
+        old = was.get((finding.id, finding.device))
+        now = finding.status
+        where = f" [{finding.device}]" if finding.device else ""
+        if old is not None and old is not Status.SKIP:
+            if finding.is_problem and now.rank > old.rank:
+                found.append(f"{finding.id}{where}: {old} -> {now}")
+        elif now in (Status.FAIL, Status.ERROR):
+            found.append(
+                f"{finding.id}{where}: " + (f"new {now}" if old is None else f"{old} -> {now}")
+            )
+    return tuple(found)
 
 
 @dataclass(frozen=True)
@@ -329,18 +355,8 @@ class RepairRun:
         """The diagnosis after, and the findings that got worse (a problem now, of a higher
         rank) or newly failed."""
         after = self._diagnose(python)
-        was = {(f.id, f.device): f.status for f in before.findings}
-        found = []
-        for finding in after.findings:
-            old = was.get((finding.id, finding.device))
-            now = finding.status
-            where = f" [{finding.device}]" if finding.device else ""
-            if old is None and now in (Status.FAIL, Status.ERROR):
-                found.append(f"{finding.id}{where}: new {now}")
-            elif old is not None and finding.is_problem and now.rank > old.rank:
-                found.append(f"{finding.id}{where}: {old} -> {now}")
         passed = self.policy.decide(self.policy.apply(after)).passed
-        return Verified(after, tuple(found), passed)
+        return Verified(after, worsened(before.findings, after.findings), passed)
 
     def _regressed(self, regressions: Sequence[str], snapshot: Snapshot, where: Path, rollback: bool) -> RepairVerdict:  # fmt: skip
         """Say what got worse; restore the snapshot when asked to (and say if it did not hold)."""

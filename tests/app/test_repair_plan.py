@@ -149,3 +149,41 @@ def test_report_that_is_not_a_report_is_refused(tmp_path: Path) -> None:
     bad.write_text("{")
     done = run_doctor("fix", "--report", str(bad))
     assert done.returncode == 2 and "not JSON" in done.stderr and "Traceback" not in done.stderr
+
+
+def _judged(fid: str, status: Status, device: str | None = None) -> Finding:
+    return Finding(
+        id=fid, kind=FindingKind.KNOWN_ISSUE, status=status, severity=Severity.WARNING,
+        title=fid, evidence=Evidence("seen"), remediation="", device=device,
+    )  # fmt: skip
+
+
+def test_a_finding_reached_only_after_the_repair_is_no_regression_unless_it_fails() -> None:
+    """What a repair makes worse is judged against what was judged before: a finding skipped
+    before (IPEX did not import, so nothing of IPEX's was asked) that warns after is the host's
+    fact, newly reached (bf16 prepacking on a CPU without native bf16), not a regression; one
+    that now fails or errs is, as a new failing finding is; a judged finding that gets worse is."""
+    from ipex_doctor.app.repair import worsened
+
+    before = [
+        _judged("torch-ipex-mismatch", Status.FAIL),
+        _judged("bf16-prepack-isa", Status.SKIP),
+        _judged("ipex-kernels", Status.SKIP),
+        _judged("grad-divergence", Status.PASS, device="xpu:0"),
+        _judged("torch-version", Status.WARN),
+    ]
+    after = [
+        _judged("torch-ipex-mismatch", Status.PASS),
+        _judged("bf16-prepack-isa", Status.WARN),
+        _judged("ipex-kernels", Status.FAIL),
+        _judged("grad-divergence", Status.WARN, device="xpu:0"),
+        _judged("torch-version", Status.WARN),
+        _judged("new-one", Status.ERROR),
+        _judged("new-warning", Status.WARN),
+    ]
+    assert worsened(before, after) == (
+        "ipex-kernels: skip -> fail",
+        "grad-divergence [xpu:0]: pass -> warn",
+        "new-one: new error",
+    )
+    assert worsened(before, before) == ()
