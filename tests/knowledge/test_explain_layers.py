@@ -126,6 +126,19 @@ def test_a_weak_marker_gives_way_to_what_says_more(text: str, layer: str) -> Non
         "VK_ERROR_OUT_OF_DEVICE_MEMORY on NVIDIA GeForce RTX 3060",
         "CL_OUT_OF_HOST_MEMORY with ~12GB RAM free",
         "CL_LINK_PROGRAM_FAILURE while building the kernel",
+        # a user account named intel in a home directory's path: onnxruntime's OpenVINO provider
+        # failing to load on Windows (Deep-Live-Cam #356, error 126; facefusion #652, 127) cites
+        # its build machine's source path, and a Linux home directory reads the same
+        "EP Error C:\\Users\\intel\\Documents\\ort\\onnxruntime\\core\\session\\"
+        "provider_bridge_ort.cc:1196 onnxruntime::ProviderLibrary::Get [ONNXRuntimeError] : 1 : "
+        'FAIL : LoadLibrary failed with error 126 "" when trying to load "C:\\Python310\\lib\\'
+        'site-packages\\onnxruntime\\capi\\onnxruntime_providers_openvino.dll"',
+        'Fatal Python error: Segmentation fault\n  File "/home/intel/app/run.py", line 9 in main',
+        # torch's parse error for a device string, whose list of every device type it knows
+        # names xpu and mkldnn (fastsdcpu #355: OpenVINO's device name "GPU" passed to torch)
+        "RuntimeError: Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, "
+        "ve, fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at "
+        "start of device string: GPU",
     ],
 )  # fmt: skip
 def test_a_neighbour_of_a_marker_names_no_layer(text: str) -> None:
