@@ -93,8 +93,11 @@ MEASURED: dict[str, tuple[int, int, int, int, int, int] | None] = {
     # Inductor's modules, every backend's build and link failure codes; 356, 359, 369 of 501
     # alone): 365, 368, 381 of 527; then the twentieth's three layer alarms made exact (a user
     # account named intel in a home directory's path is no Intel word; torch's list of device
-    # types in its device-string parse error names no stack): 2 alarms of 1093
-    "development": (527, 365, 368, 381, 1093, 2),
+    # types in its device-string parse error names no stack): 2 alarms of 1093; then the
+    # twentieth's layer markers (OpenVINO's NPU plugin's Level Zero report and its driver-version
+    # property, the Level Zero loader's Windows DLLs and an assertion of ZE_RESULT_SUCCESS,
+    # AdaptiveCpp refusing -fsycl, IGC's SPIR-V reader): 375, 378, 391 of 527
+    "development": (527, 375, 378, 391, 1093, 2),
     "kept-aside": None,  # NOTE: the twentieth's, measured once when the rules are final
     # NOTE: "could not create an engine" is onednn; "The program was built for N devices" is the
     # sycl-build layer (three sampled threads, none a missing kernel), not xpu-kernel-not-built

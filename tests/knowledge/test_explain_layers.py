@@ -59,6 +59,24 @@ def _layer(found: Explanation) -> str | None:
         ("RuntimeError: Native API failed. Native API returns: -17 (PI_ERROR_LINK_PROGRAM_FAILURE)",
          "sycl-build"),
         ("UR_RESULT_ERROR_PROGRAM_LINK_FAILURE while linking the SYCL program", "sycl-build"),
+        # the Level Zero loader's Windows DLL crashing (openvino.genai #2063), over the bare ".dll"
+        ("Exception thrown at 0x00007FFFD1C92757 (ze_loader.dll) in app.exe: 0xC0000005: Access "
+         "violation reading location 0x000001E297930E29.", "level-zero"),
+        # a tool's own assertion that a Level Zero call succeeded (pti-gpu #64)
+        ("python: tracer.h:50: static UniTracer* UniTracer::Create(): Assertion `status == "
+         "ZE_RESULT_SUCCESS' failed.\nAborted (core dumped)", "level-zero"),
+        # AdaptiveCpp refusing DPC++'s flag (oneMath #478); IGC's SPIR-V reader refusing a device
+        # program (AOSC #7879), over the compiler layer's bare "IGC"
+        ("acpp error: fatal: The -fsycl flag is a component from a different SYCL implementation.",
+         "sycl-build"),
+        ("InvalidBuiltinSetName: Expects OpenCL12, OpenCL20. [Src: /build/intel-graphics-compiler/"
+         "IGC/AdaptorOCL/SPIRV/libSPIRV/SPIRVModule.cpp:565 ]\n  what():  internal compiler error",
+         "sycl-build"),
+        # OpenVINO's NPU plugin reporting the NPU driver's Level Zero call, and its property for
+        # the NPU driver's version: the NPU, not a GPU rung (ok-wuthering-waves #1600, #144)
+        ("Exception from src\\plugins\\intel_npu\\src\\utils\\src\\zero\\zero_mem.cpp:27:\n"
+         "L0 zeMemAllocHost result: ZE_RESULT_ERROR_UNINITIALIZED, code 0x78000001", "npu"),
+        ("core.get_property('NPU', 'NPU_DRIVER_VERSION') -> \"No available backend\"", "npu"),
     ],
 )  # fmt: skip
 def test_a_structural_marker_names_the_layer_it_belongs_to(text: str, layer: str) -> None:
@@ -79,6 +97,8 @@ def test_a_structural_marker_names_the_layer_it_belongs_to(text: str, layer: str
         # the Windows loader's own words around a Unified Runtime DLL
         ("ImportError: DLL load failed while importing _C: The specified module could not be "
          "found. ur_loader.dll", "windows-loader"),
+        ("ImportError: DLL load failed while importing _C: The specified module could not be "
+         "found. ze_loader.dll", "windows-loader"),
     ],
 )  # fmt: skip
 def test_a_weak_marker_gives_way_to_what_says_more(text: str, layer: str) -> None:
