@@ -1250,8 +1250,10 @@ def test_a_level_zero_code_of_intels_npu_is_not_the_gpu_stack() -> None:
     """The NPU's own Level Zero driver reports through the graph extension that only it
     implements (openvino_notebooks #2167, intel-npu-acceleration-library #64): its code names
     no entry and no GPU layer, even where the code itself is the Intel stack's word (OpenVINO's
-    own NPU plugin names nothing; the NPU driver's own version check names the npu layer); the
-    same code from another Level Zero call, or beside a word of the GPU stack, still counts."""
+    own NPU plugin names nothing; the NPU driver's own version check names the npu layer). The
+    plugin's report of any other Level Zero call ("L0 <call> result: ...", its own format) is
+    the NPU's too, and names the npu layer; the same code from a GPU's Level Zero call, or beside
+    a word of the GPU stack, still counts."""
     plugin = ("RuntimeError: Exception from src/inference/src/cpp/core.cpp:107:\nCheck 'result == "
               "ZE_RESULT_SUCCESS' failed at src/plugins/intel_npu/src/compiler/src/zero_compiler_"
               "in_driver.cpp:746:\nFailed to compile network. L0 createGraph result: ZE_RESULT_"
@@ -1263,7 +1265,10 @@ def test_a_level_zero_code_of_intels_npu_is_not_the_gpu_stack() -> None:
     found = diagnose(plugin, KB)
     assert found.matches == [] and found.layer is None, found
     assert [m.issue.id for m in explain(library, KB)] == ["npu-driver-outdated"]
-    gpu_call = "L0 zeModuleCreate result: ZE_RESULT_ERROR_UNKNOWN, code 0x7ffffffe"
+    npu_call = diagnose("L0 zeModuleCreate result: ZE_RESULT_ERROR_UNKNOWN, code 0x7ffffffe", KB)
+    assert npu_call.matches == [] and npu_call.layer is not None
+    assert npu_call.layer.layer.id == "npu"
+    gpu_call = "zeModuleCreate returned ZE_RESULT_ERROR_UNKNOWN"
     assert explain(gpu_call, KB)[0].issue.id == "xpu-ur-unknown"
     beside = "torch.xpu on an Arc A770: " + plugin
     assert explain(beside, KB)[0].issue.id == "xpu-ur-unknown"

@@ -59,6 +59,24 @@ def _layer(found: Explanation) -> str | None:
         ("RuntimeError: Native API failed. Native API returns: -17 (PI_ERROR_LINK_PROGRAM_FAILURE)",
          "sycl-build"),
         ("UR_RESULT_ERROR_PROGRAM_LINK_FAILURE while linking the SYCL program", "sycl-build"),
+        # the Level Zero loader's Windows DLL crashing (openvino.genai #2063), over the bare ".dll"
+        ("Exception thrown at 0x00007FFFD1C92757 (ze_loader.dll) in app.exe: 0xC0000005: Access "
+         "violation reading location 0x000001E297930E29.", "level-zero"),
+        # a tool's own assertion that a Level Zero call succeeded (pti-gpu #64)
+        ("python: tracer.h:50: static UniTracer* UniTracer::Create(): Assertion `status == "
+         "ZE_RESULT_SUCCESS' failed.\nAborted (core dumped)", "level-zero"),
+        # AdaptiveCpp refusing DPC++'s flag (oneMath #478); IGC's SPIR-V reader refusing a device
+        # program (AOSC #7879), over the compiler layer's bare "IGC"
+        ("acpp error: fatal: The -fsycl flag is a component from a different SYCL implementation.",
+         "sycl-build"),
+        ("InvalidBuiltinSetName: Expects OpenCL12, OpenCL20. [Src: /build/intel-graphics-compiler/"
+         "IGC/AdaptorOCL/SPIRV/libSPIRV/SPIRVModule.cpp:565 ]\n  what():  internal compiler error",
+         "sycl-build"),
+        # OpenVINO's NPU plugin reporting the NPU driver's Level Zero call, and its property for
+        # the NPU driver's version: the NPU, not a GPU rung (ok-wuthering-waves #1600, #144)
+        ("Exception from src\\plugins\\intel_npu\\src\\utils\\src\\zero\\zero_mem.cpp:27:\n"
+         "L0 zeMemAllocHost result: ZE_RESULT_ERROR_UNINITIALIZED, code 0x78000001", "npu"),
+        ("core.get_property('NPU', 'NPU_DRIVER_VERSION') -> \"No available backend\"", "npu"),
     ],
 )  # fmt: skip
 def test_a_structural_marker_names_the_layer_it_belongs_to(text: str, layer: str) -> None:
@@ -79,6 +97,8 @@ def test_a_structural_marker_names_the_layer_it_belongs_to(text: str, layer: str
         # the Windows loader's own words around a Unified Runtime DLL
         ("ImportError: DLL load failed while importing _C: The specified module could not be "
          "found. ur_loader.dll", "windows-loader"),
+        ("ImportError: DLL load failed while importing _C: The specified module could not be "
+         "found. ze_loader.dll", "windows-loader"),
     ],
 )  # fmt: skip
 def test_a_weak_marker_gives_way_to_what_says_more(text: str, layer: str) -> None:
@@ -126,6 +146,19 @@ def test_a_weak_marker_gives_way_to_what_says_more(text: str, layer: str) -> Non
         "VK_ERROR_OUT_OF_DEVICE_MEMORY on NVIDIA GeForce RTX 3060",
         "CL_OUT_OF_HOST_MEMORY with ~12GB RAM free",
         "CL_LINK_PROGRAM_FAILURE while building the kernel",
+        # a user account named intel in a home directory's path: onnxruntime's OpenVINO provider
+        # failing to load on Windows (Deep-Live-Cam #356, error 126; facefusion #652, 127) cites
+        # its build machine's source path, and a Linux home directory reads the same
+        "EP Error C:\\Users\\intel\\Documents\\ort\\onnxruntime\\core\\session\\"
+        "provider_bridge_ort.cc:1196 onnxruntime::ProviderLibrary::Get [ONNXRuntimeError] : 1 : "
+        'FAIL : LoadLibrary failed with error 126 "" when trying to load "C:\\Python310\\lib\\'
+        'site-packages\\onnxruntime\\capi\\onnxruntime_providers_openvino.dll"',
+        'Fatal Python error: Segmentation fault\n  File "/home/intel/app/run.py", line 9 in main',
+        # torch's parse error for a device string, whose list of every device type it knows
+        # names xpu and mkldnn (fastsdcpu #355: OpenVINO's device name "GPU" passed to torch)
+        "RuntimeError: Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, "
+        "ve, fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at "
+        "start of device string: GPU",
     ],
 )  # fmt: skip
 def test_a_neighbour_of_a_marker_names_no_layer(text: str) -> None:
