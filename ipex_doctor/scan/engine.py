@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ipex_doctor.knowledge.code_rules import CodeRules
 from ipex_doctor.model.code import CodeMatch, FileKind, ScanResult, SkippedFile
-from ipex_doctor.scan.match.own_extras import extras_rules, ipex_extras
+from ipex_doctor.scan.match.own_extras import extras_rules
 from ipex_doctor.scan.match.own_flags import (
     exported_flags,
     flag_rules,
@@ -31,31 +31,21 @@ from ipex_doctor.scan.match.own_flags import (
 )
 from ipex_doctor.scan.match.project_flags import (
     FLAG_RULES,
-    declared_flags,
     without_own_flags,
 )
 from ipex_doctor.scan.match.ruleset import RuleSet, refuse_invalid
+from ipex_doctor.scan.one_file import read_file
 from ipex_doctor.scan.outcome_cache import OutcomeCache
-from ipex_doctor.scan.read.collector import collector_paused
 from ipex_doctor.scan.read.discovery import Candidate, discover
 from ipex_doctor.scan.read.kinds import reads_as_python
-from ipex_doctor.scan.read.named_requirements import is_named, named_lists
+from ipex_doctor.scan.read.named_requirements import is_named
 from ipex_doctor.scan.read.source import Undecodable, decode_text, split_lines
 from ipex_doctor.scan.readers import (
-    NOT_PARSED,
     Outcome,
-    read_docs,
-    read_notebook,
-    read_python,
-    read_text,
-    skipped,
 )
 
 DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
 """Files larger than this (10 MiB) are skipped unread; notebooks get ``NOTEBOOK_FACTOR`` times."""
-NOTEBOOK_FACTOR = 10
-
-_MIB = 1024 * 1024
 
 
 def scan_paths(
@@ -278,44 +268,6 @@ def _with_helpers(
     return read_with_workers(chunks, helpers, rules, read, max_file_bytes)
 
 
-def read_file(candidate: Candidate, rules: RuleSet, max_file_bytes: int) -> Outcome:
-    """One candidate's outcome under ``rules``: never raises for anything wrong with the file."""
-    notebook = candidate.kind is FileKind.NOTEBOOK
-    docs = candidate.kind is FileKind.DOCS
-    python = notebook or docs or reads_as_python(candidate.kind, candidate.path.name)
-    # NOTE: a document's code blocks are read as notebook cells, with the notebook's rules
-    ruled = FileKind.NOTEBOOK if docs else candidate.kind
-    if not rules.prefilter(ruled, python=python):
-        return NOT_PARSED  # no rule reads this kind: not even opened
-    limit = max_file_bytes * (NOTEBOOK_FACTOR if notebook else 1)
-    if candidate.size > limit:
-        return skipped(candidate, _too_large(candidate.size, limit))
-    try:
-        data = candidate.path.read_bytes()
-    except OSError as error:
-        reason = f"cannot be read: {error.strerror or error}"
-        return skipped(candidate, reason)._replace(lasting=False)
-    if len(data) > limit:  # it grew since the walk
-        return skipped(candidate, _too_large(len(data), limit))._replace(lasting=False)
-    if b"\0" in data:
-        return skipped(candidate, "binary (contains NUL bytes)")
-    # NOTE: a parse tree of a large file is millions of objects; the cyclic collector would
-    # walk them again and again while they are built (collector says why it is safe).
-    with collector_paused():
-        if notebook:
-            return read_notebook(candidate, data, rules)
-        if docs:
-            return read_docs(candidate, data, rules)
-        if python:
-            outcome = read_python(candidate, data, rules)
-            declares = declared_flags(data)
-            return outcome._replace(declares=declares) if declares else outcome
-        outcome = read_text(candidate, data, rules)
-        names = named_lists(data, candidate.kind)
-        extras = ipex_extras(data, candidate.path.name)
-        return outcome._replace(names=names, extras=extras) if names or extras else outcome
-
-
 def _without_own_flags(
     matches: list[CodeMatch], outcomes: list[tuple[Candidate, Outcome]]
 ) -> list[CodeMatch]:
@@ -403,10 +355,6 @@ def _texts(candidates: Iterable[Candidate], spelling: Sequence[bytes] = ()) -> d
         except (OSError, Undecodable):
             continue
     return texts
-
-
-def _too_large(size: int, limit: int) -> str:
-    return f"too large to scan: {size / _MIB:.1f} MiB, over the {limit / _MIB:g} MiB limit"
 
 
 def _match_order(match: CodeMatch) -> tuple[str, int, int, int, int, int, str, str]:

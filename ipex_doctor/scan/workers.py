@@ -264,7 +264,7 @@ def _turns(counter: Any, count: int, timeout: float | None = None) -> Iterator[i
 def _serve(sender: Connection, work_file: str, counter: Any, max_file_bytes: int) -> None:
     """A worker: with a ``counter``, the chunks it takes, each sent as (index, outcomes);
     without, every file of ``work`` in order, "ready" first and then each outcome alone."""
-    from ipex_doctor.scan.engine import read_file
+    from ipex_doctor.scan.one_file import read_file
 
     fault = _fault()
     if fault == ("start", ""):

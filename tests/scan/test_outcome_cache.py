@@ -43,13 +43,13 @@ class Reads:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.paths: list[str] = []
-        real = engine._read
+        real = engine.read_file
 
         def counted(candidate: Any, *args: Any) -> Any:
             self.paths.append(candidate.display)
             return real(candidate, *args)
 
-        monkeypatch.setattr(engine, "_read", counted)
+        monkeypatch.setattr(engine, "read_file", counted)
 
 
 def scan_tree(root: Path, rules: CodeRules = SAMPLE, cache: bool = True) -> ScanResult:
@@ -116,7 +116,7 @@ def test_a_file_that_could_not_be_read_is_read_next_time(
 ) -> None:
     root = tmp_path / "project"
     write(root, TREE)
-    real = engine._read
+    real = engine.read_file
 
     def unreadable(candidate: Any, *args: Any) -> Any:
         if candidate.display == "train.py":
@@ -125,9 +125,9 @@ def test_a_file_that_could_not_be_read_is_read_next_time(
             )
         return real(candidate, *args)
 
-    monkeypatch.setattr(engine, "_read", unreadable)
+    monkeypatch.setattr(engine, "read_file", unreadable)
     assert "train.py" in {s.path for s in scan_tree(root).skipped}
-    monkeypatch.setattr(engine, "_read", real)
+    monkeypatch.setattr(engine, "read_file", real)
     reads = Reads(monkeypatch)
     result = scan_tree(root)
     assert reads.paths == ["train.py"]
