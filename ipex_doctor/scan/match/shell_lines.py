@@ -85,12 +85,23 @@ def command_lines(
 
 def _blank_messages(text: str) -> str:
     """``text`` with its comment and the arguments of its printing commands blanked."""
-    cut = _comment_start(text)
+    return _blanked(text, _comment_start(text), _PRINTER, _command_end)
+
+
+def _blanked(
+    text: str,
+    cut: int | None,
+    printer: re.Pattern[str],
+    command_end: Callable[[str, int], tuple[int, bool]],
+) -> str:
+    """``text`` blanked from ``cut`` (its comment) on, and in the arguments of every command
+    ``printer`` finds up to where ``command_end`` says it ends, unless its output goes to a file
+    (what is written there is read): one way for every dialect, each with its own grammar."""
     if cut is not None:
         text = text[:cut] + " " * (len(text) - cut)
-    for printer in reversed(list(_PRINTER.finditer(text))):
-        start = printer.end()
-        end, redirected = _command_end(text, start)
+    for found in reversed(list(printer.finditer(text))):
+        start = found.end()
+        end, redirected = command_end(text, start)
         if not redirected:
             text = text[:start] + " " * (end - start) + text[end:]
     return text
@@ -210,14 +221,7 @@ def _blank_block_comments(text: str, in_block: bool) -> tuple[str, bool]:
 def _blank_powershell(text: str) -> str:
     """A PowerShell line with its ``#`` comment and printed arguments blanked."""
     cut = _comment_start(text, escape="`", after=_PS_WORD_START)
-    if cut is not None:
-        text = text[:cut] + " " * (len(text) - cut)
-    for printer in reversed(list(_PS_PRINTER.finditer(text))):
-        start = printer.end()
-        end, redirected = _powershell_command_end(text, start)
-        if not redirected:
-            text = text[:start] + " " * (end - start) + text[end:]
-    return text
+    return _blanked(text, cut, _PS_PRINTER, _powershell_command_end)
 
 
 def _powershell_command_end(text: str, start: int) -> tuple[int, bool]:
