@@ -1249,11 +1249,11 @@ def test_the_kernels_own_words_for_a_gpu_it_does_not_probe_name_the_missing_driv
 def test_a_level_zero_code_of_intels_npu_is_not_the_gpu_stack() -> None:
     """The NPU's own Level Zero driver reports through the graph extension that only it
     implements (openvino_notebooks #2167, intel-npu-acceleration-library #64): its code names
-    no entry and no GPU layer, even where the code itself is the Intel stack's word (OpenVINO's
-    own NPU plugin names nothing; the NPU driver's own version check names the npu layer). The
-    plugin's report of any other Level Zero call ("L0 <call> result: ...", its own format) is
-    the NPU's too, and names the npu layer; the same code from a GPU's Level Zero call, or beside
-    a word of the GPU stack, still counts."""
+    no entry and no GPU layer; OpenVINO's NPU plugin failing there names the npu layer (where
+    the error surfaced, whoever was at fault), as its report of any other Level Zero call
+    ("L0 <call> result: ...", its own format) does; the NPU driver's own version check is
+    npu-driver-outdated; the same code from a GPU's Level Zero call still counts, and beside a
+    word of the GPU stack the plugin's own words still say whose code it is."""
     plugin = ("RuntimeError: Exception from src/inference/src/cpp/core.cpp:107:\nCheck 'result == "
               "ZE_RESULT_SUCCESS' failed at src/plugins/intel_npu/src/compiler/src/zero_compiler_"
               "in_driver.cpp:746:\nFailed to compile network. L0 createGraph result: ZE_RESULT_"
@@ -1263,15 +1263,18 @@ def test_a_level_zero_code_of_intels_npu_is_not_the_gpu_stack() -> None:
                "network. L0 createGraph result: ZE_RESULT_ERROR_UNSUPPORTED_VERSION, code "
                "0x78000002.")  # fmt: skip
     found = diagnose(plugin, KB)
-    assert found.matches == [] and found.layer is None, found
+    assert found.matches == [] and found.layer is not None, found
+    assert found.layer.layer.id == "npu"
     assert [m.issue.id for m in explain(library, KB)] == ["npu-driver-outdated"]
     npu_call = diagnose("L0 zeModuleCreate result: ZE_RESULT_ERROR_UNKNOWN, code 0x7ffffffe", KB)
     assert npu_call.matches == [] and npu_call.layer is not None
     assert npu_call.layer.layer.id == "npu"
     gpu_call = "zeModuleCreate returned ZE_RESULT_ERROR_UNKNOWN"
     assert explain(gpu_call, KB)[0].issue.id == "xpu-ur-unknown"
-    beside = "torch.xpu on an Arc A770: " + plugin
-    assert explain(beside, KB)[0].issue.id == "xpu-ur-unknown"
+    # the plugin's own words say whose code it is, whatever GPU word stands beside them
+    beside = diagnose("torch.xpu on an Arc A770: " + plugin, KB)
+    assert beside.matches == [] and beside.layer is not None
+    assert beside.layer.layer.id == "npu"
 
 
 @pytest.mark.parametrize(
@@ -1305,7 +1308,8 @@ def test_intels_npu_under_pytorch_is_a_layer_of_its_own() -> None:
     """Intel's NPU under PyTorch (intel-npu-acceleration-library, its driver, /dev/accel) is the
     Intel stack's npu layer, not another vendor's NPU and not the GPU's layers; an NPU driver
     older than the library is the entry npu-driver-outdated; another vendor's NPU, OpenVINO's own
-    NPU compiler and a loader trace that only tried the NPU's driver stay where they were. Real
+    NPU compiler's own log tag is the npu layer too (where the error surfaced, whoever was at
+    fault), and a loader trace that only tried the NPU's driver stays where it was. Real
     development texts, trimmed (the first fails on the old rules: the library's path was no word
     of the Intel stack)."""
     # an old NPU driver (intel-npu-acceleration-library #8, #14)
@@ -1326,13 +1330,26 @@ def test_intels_npu_under_pytorch_is_a_layer_of_its_own() -> None:
     build = ("CMake Error at CMakeLists.txt:68 (message):\n  Ubuntu version 24.04 is unsupported\n"
              "ERROR: Failed building wheel for intel-npu-acceleration-library")  # fmt: skip
     assert _layer_named(build) == "install"
-    # neighbours: Ascend's NPU (vllm-ascend #1617), OpenVINO's NPU compiler (cascadia #37)
+    # a neighbour: Ascend's NPU (vllm-ascend #1617)
     assert _layer_named("RuntimeError: NPU out of memory.") is None
+    # OpenVINO's NPU compiler by its own log tag (cascadia #37), and the compile failure's
+    # report without it, an NPU named alone, which stays no stack's
     vpux = (
         "[ERROR] [vpux-compiler] Failed Pass StopLocationVerifierPass on Operation\n"
         "RuntimeError: Failed to compile Model0_kv1152_REP00C9__0 for all devices in [NPU]"
     )
-    assert _layer_named(vpux) is None
+    assert _layer_named(vpux) == "npu"
+    assert _layer_named(vpux.split("\n")[1]) is None
+    # OpenVINO's NPU plugin's source path and its compiler library's tag (openvino #35871)
+    vcl = ("RuntimeError: Exception from src/inference/src/cpp/core.cpp:120:\nException from "
+           "src/plugins/intel_npu/src/compiler_adapter/src/compiler_impl.cpp:431:\nFailed to "
+           "call VCL API : vclAllocatedExecutableCreateWSOneShot result: 0x78000004 - [NPU_VCL] "
+           "Compiler returned msg:\nOut-of-bound")  # fmt: skip
+    assert _layer_named(vcl) == "npu"
+    # near misses: another vendor's plugin directory, a lower-case vcl, "vpux" as a word
+    assert _layer_named("Exception from src/plugins/nvidia_gpu/src/cuda_plugin.cpp:12") is None
+    assert _layer_named("npu_vcl: compiler returned msg: Out-of-bound") is None
+    assert _layer_named("RuntimeError: vpux compiler failed") is None
     # the loader trying every driver it knows: the GPU's Level Zero, not the NPU (compute-runtime
     # #806; before, the runtime layer by sycl-ls)
     trace = ("ZE_ENABLE_LOADER_DEBUG_TRACE=1 sycl-ls\nZE_LOADER_DEBUG_TRACE:Using Loader Library "
