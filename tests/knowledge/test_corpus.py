@@ -108,8 +108,9 @@ MEASURED: dict[str, tuple[int, int, int, int, int, int] | None] = {
     # with the npu layer's boundary decided (a failure raised by Intel's NPU stack is of that layer
     # whoever was at fault: eleven texts relabelled from unrelated, sampling.yaml's `relabelled`;
     # OpenVINO's NPU plugin, compiler and compiler library by their own words, once stack.absent's,
-    # now the Intel stack's and the npu layer's): 395, 398, 412 of 551, 2 of 1118
-    "development": (551, 395, 398, 412, 1118, 2),
+    # now the Intel stack's and the npu layer's): 395, 398, 412 of 551, 2 of 1118; then the
+    # twenty-first's development texts (at its split: 413, 416, 431 of 587, 2 of 1163)
+    "development": (587, 413, 416, 431, 1163, 2),
     "kept-aside": None,  # NOTE: empty until the next collection is split
     # NOTE: "could not create an engine" is onednn; "The program was built for N devices" is the
     # sycl-build layer (three sampled threads, none a missing kernel), not xpu-kernel-not-built
@@ -119,12 +120,13 @@ MEASURED: dict[str, tuple[int, int, int, int, int, int] | None] = {
 """Measured when the rules were final for the newest collections (kept-aside: once, afterwards;
 its false alarm is recorded, not tuned away). Update only by adding texts, never by tuning on a
 kept-aside text."""
-SHORT_OF_NEIGHBOURS = {frozenset({16, 17}): 19, frozenset({19}): 20}
+SHORT_OF_NEIGHBOURS = {frozenset({16, 17}): 19, frozenset({19}): 20, frozenset({21}): 21}
 """Kept-aside parts with fewer than the 30 unrelated texts the issue asks for, and how many they
 hold: the sixteenth and seventeenth collections brought 45 neighbours in all (the collectors found
 the Intel trackers nearly exhausted, and took every neighbour a query returned, never chose
 one), of which their seeded split kept 19 aside; the nineteenth brought 58 neighbours, of which
-its split kept 20 aside. Their measurement says so beside its alarms."""
+its split kept 20 aside; the twenty-first brought 66, of which its split kept 21 aside. Their
+measurement says so beside its alarms."""
 
 
 @pytest.mark.parametrize("part", list(PARTS))
