@@ -248,8 +248,10 @@ UR_CODES = {
 }
 """Unified Runtime codes that some messages give as a number alone ("level_zero backend failed
 with error: 20"); the pairs are those the corpus quotes with both (tests/assets)."""
+# NOTE: AdaptiveCpp prints a Level Zero result as "error code = ze:1879048193" (its backend's
+# prefix, the code in decimal: AdaptiveCpp #1239), hence the bare "ze:" before the number
 _ZE_HEX = (
-    r"(?i)(?:zeInit\(?\)?(?: error)?|ze_result_t value)\W{0,10}"
+    r"(?i)(?:zeInit\(?\)?(?: error)?|ze_result_t value|(?<![\w-])ze:)\W{0,10}"
     r"(0x7[08][0-9a-f]{6}|7[08][0-9a-f]{6}|\d{10})\b"
 )
 ZE_CODES = {
@@ -296,7 +298,7 @@ _GATES: dict[str, tuple[str, ...]] = {
     _BACKEND[5]: ("backend",),
     _API: (".",),
     _EXCEPTION_END: (":",),
-    _ZE_HEX: ("zeinit", "ze_result_t"),
+    _ZE_HEX: ("zeinit", "ze_result_t", "ze:"),
     _ATTRIBUTE: ("has no attribute",),
 }
 """Literals (lower case) one of which a pattern needs to match: without any, it is skipped."""

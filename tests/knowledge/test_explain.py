@@ -1890,3 +1890,61 @@ def test_other_stacks_allocations_over_a_limit_are_not_the_intel_gpus_cap() -> N
     ):
         found = diagnose(foreign, KB)
         assert found.matches == [] and found.layer is None, (foreign, found)
+
+
+@pytest.mark.parametrize(
+    ("text", "layer"),
+    [
+        # apt and dpkg refusing packages of the stack (edge-developer-kit-reference-scripts
+        # #293, xpumanager #94, compute-runtime #616) and Intel's oneAPI repository's signature
+        # after its key changed (oneapi-containers #53): the install, not Level Zero
+        ("E: Package 'level-zero-dev' has no installation candidate\n[ERROR] intel-level-zero-gpu "
+         "is NOT installed", "install"),
+        ("xpu-smi depends on intel-level-zero-gpu (>= 1.3.23726)", "install"),
+        ("dpkg: error processing archive /var/cache/apt/archives/intel-opencl-icd_22.49.25018.24-"
+         "0ubuntu1~22.04.sav0_amd64.deb (--unpack):\n trying to overwrite '/usr/lib/x86_64-linux-"
+         "gnu/libze_intel_gpu.so.1', which is also in package intel-level-zero-gpu 1.3.25018.23",
+         "install"),
+        ("Err:2 https://apt.repos.intel.com/oneapi all InRelease\n  The following signatures "
+         "couldn't be verified because the public key is not available: NO_PUBKEY "
+         "BAC6F0C353D04109", "install"),
+        # Level Zero's loader by its Linux file name (Media-Transport-Library #985), chipStar's
+        # Level Zero backend (chipStar #1255)
+        ("meson.build:16:0: ERROR: C library 'libze_loader' not found", "level-zero"),
+        ("CHIPEventLevel0::reset() called while event is recording", "level-zero"),
+        # OpenVINO's NPU plugin's library in a crash (llama.cpp #25904), OpenVINO finding no NPU
+        # (clpeak #197)
+        ("SIGSEGV in `pthread_once` inside `libopenvino_intel_npu_plugin.so`.", "npu"),
+        ("[ERROR] [OpenVINO] Device NPU is not available\n (provider_bridge_ort.cc:2310 "
+         "onnxruntime::OpenVINOProviderFactoryCreator::Create)", "npu"),
+        # near misses: another vendor's packages and repository, Intel's CPU MKL repository
+        # (Opus-MT #92: outside the stack, as the corpus's Intel MKL texts), an NPU named alone,
+        # a word that holds "ze" or "level0" in another sense
+        ("E: Package 'cuda-toolkit-12-4' has no installation candidate", None),
+        ("cuda-drivers depends on nvidia-driver-550 (>= 550.54.15)", None),
+        ("W: GPG error: https://developer.download.nvidia.com/compute/cuda/repos/ubuntu2204/x86_64"
+         "  InRelease: The following signatures couldn't be verified because the public key is "
+         "not available: NO_PUBKEY A4B469963BF863CC", None),
+        ("W: GPG error: https://apt.repos.intel.com/mkl all InRelease: The following signatures "
+         "couldn't be verified because the public key is not available: NO_PUBKEY "
+         "BAC6F0C353D04109", None),
+        ("RuntimeError: NPU device is not available", None),
+        ("libzeta_foo.so: cannot open shared object file", None),
+        ("the level0 cache of the tree", None),
+    ],
+)  # fmt: skip
+def test_the_twenty_first_collections_layer_wording(text: str, layer: str | None) -> None:
+    """Layer wording written from the twenty-first collection's development texts: each names
+    its layer, and its near misses (another vendor's, or no stack's) name nothing."""
+    assert _layer_named(text) == layer
+
+
+def test_adaptivecpps_spelling_of_a_level_zero_code_is_read() -> None:
+    """AdaptiveCpp prints a Level Zero result as "ze:" and the code in decimal (AdaptiveCpp
+    #1239: 1879048193 is ZE_RESULT_ERROR_DEVICE_LOST); a number after another word's "ze:" is
+    no code."""
+    text = ("[AdaptiveCpp Error] from /tmp/AdaptiveCPP-installer/src/runtime/ze/ze_event.cpp:67 @ "
+            "wait(): ze_node_event: Could not wait for event (error code = ze:1879048193)")  # fmt: skip
+    assert facts(text).values["code"][0][0] == "ZE_RESULT_ERROR_DEVICE_LOST"
+    assert explain(text, KB)[0].issue.id == "xpu-device-lost"
+    assert "code" not in facts("maze:1879048193 size:1879048193").values
