@@ -209,3 +209,111 @@ def test_a_requirements_file_a_batch_installer_names_is_read(tmp_path: Path) -> 
     assert found(scan(tmp_path, SHIPPED)) == [
         ("deps/intel.txt", 1, "ipex-requirement", "intel-extension-for-pytorch")
     ]
+
+
+ONEAPI = "C:\\Program Files (x86)\\Intel\\oneAPI"
+IMPORT_ENV = (
+    "ForEach-Object { if ($_ -match '^([^=]+)=(.*)$') { "
+    "[System.Environment]::SetEnvironmentVariable($matches[1], $matches[2], 'Process') } }"
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "lines", "expected"),
+    [
+        # loaded into what runs next: cmd's "&& set" read back into PowerShell, a command run
+        # in the same cmd.exe, a cmd left open, a helper that imports a batch file's environment
+        (
+            "run.ps1",
+            [
+                f"cmd /c '\"{ONEAPI}\\setvars.bat\" && set' | {IMPORT_ENV}",
+                "& $PY -m pip install torch",
+            ],
+            [(1, "oneapi-setvars")],
+        ),
+        (
+            "run.ps1",
+            [f'cmd /c "\\"{ONEAPI}\\setvars.bat\\" && set" | {IMPORT_ENV}', "import-module torch"],
+            [(1, "oneapi-setvars")],
+        ),
+        (
+            "run.ps1",
+            [
+                "Import-Module Pscx",
+                'Invoke-BatchFile "$env:ONEAPI_ROOT\\oneapi-vars.bat"',
+                "python -c 'import torch'",
+            ],
+            [(2, "oneapi-setvars")],
+        ),
+        (
+            "run.ps1",
+            ['Invoke-CmdScript "$env:ONEAPI_ROOT\\setvars.bat" intel64', "pip install torch"],
+            [(1, "oneapi-setvars")],
+        ),
+        (
+            "webui.bat",
+            ['cmd.exe /s /c ""%ONEAPI_ROOT%\\setvars.bat" && python -c "import torch""'],
+            [(1, "oneapi-setvars")],
+        ),
+        (
+            "webui.bat",
+            ['start "oneAPI" cmd /k "%ONEAPI_ROOT%\\setvars.bat"', "rem torch"],
+            [(1, "oneapi-setvars")],
+        ),
+        (
+            "webui.bat",
+            [
+                'if exist "%ONEAPI_ROOT%\\setvars.bat" call "%ONEAPI_ROOT%\\setvars.bat"',
+                "pip install torch",
+            ],
+            [(1, "oneapi-setvars")],
+        ),
+        # loads nothing, only says it, or is no run of torch beside it
+        ("run.ps1", ['& "$env:ONEAPI_ROOT\\setvars.bat"', "python -c 'import torch'"], []),
+        ("run.ps1", [f'cmd /c "{ONEAPI}\\setvars.bat"', "python -c 'import torch'"], []),
+        ("run.ps1", ['# cmd /c "setvars.bat && set"', "python -c 'import torch'"], []),
+        (
+            "run.ps1",
+            ['Write-Host "Run: cmd /k %ONEAPI_ROOT%\\setvars.bat"', "python -c 'import torch'"],
+            [],
+        ),
+        ("run.ps1", ['#Invoke-BatchFile "$env:ONEAPI_ROOT\\setvars.bat"', "pip install torch"], []),
+        (
+            "run.ps1",
+            ['if (Test-Path "$env:ONEAPI_ROOT\\setvars.bat") { $found = 1 }', "# torch"],
+            [],
+        ),
+        (
+            "build.ps1",
+            [
+                f"cmd /c '\"{ONEAPI}\\setvars.bat\" && set' | {IMPORT_ENV}",
+                "cmake --build build",
+                "# links torch",
+            ],
+            [],
+        ),
+        (
+            "build.bat",
+            [
+                f'cmd /c ""{ONEAPI}\\setvars.bat" && icx-cl /fsycl kernel.cpp"',
+                'python -c "import torch"',
+            ],
+            [],
+        ),
+        ("webui.bat", ['echo cmd /k "%ONEAPI_ROOT%\\setvars.bat"', "pip install torch"], []),
+        ("webui.bat", ['cmd /k "%ONEAPI_ROOT%\\setvars.bat"', "pip install numpy"], []),
+        (
+            "webui.bat",
+            ['call "%VENV%\\Lib\\site-packages\\oneccl_bindings_for_pytorch\\env\\setvars.bat"'],
+            [],
+        ),
+    ],
+)
+def test_setvars_from_windows(
+    tmp_path: Path, name: str, lines: list[str], expected: list[tuple[int, str]]
+) -> None:
+    """oneAPI's setvars.bat (or oneapi-vars.bat) loaded where torch is named, as a sourced
+    setvars.sh is: in the same cmd.exe as what runs after it, or imported into PowerShell; not
+    PowerShell's "& setvars.bat" (a child cmd.exe whose environment is gone when it returns),
+    nor a build of the compiler stack, nor a message, comment or test of the path."""
+    assert [f for f in _rules(tmp_path, name, *lines) if f[1] == "oneapi-setvars"] == expected
