@@ -27,9 +27,12 @@ Windows installers (``kinds.ShellDialect``) are read the same way, in their own 
   (``@" ... "@``) given to a printer is a message; a backtick escapes inside double quotes and
   continues a line; variables are set with ``$NAME = ...`` / ``$env:NAME = ...``.
 * batch: ``REM`` and ``::`` comments (``#`` is no comment there); ``echo`` prints, after
-  ``&``, ``|``, ``(``, ``else``, ``do`` or an ``if`` condition, unless redirected; only ``"``
-  quotes and ``^`` escapes; ``^`` continues a line; ``set NAME=...`` / ``set "NAME=..."`` sets
-  a variable, ``%NAME%`` / ``!NAME!`` reads it.
+  ``&``, ``|``, ``(``, ``else``, ``do`` or an ``if`` condition, unless its output, or that of
+  the ``(`` ... ``)`` group it is in (over as many lines as the group spans), goes to a file
+  that is read: a list the script hands to pip (``-r``), or a file whose name the scan reads
+  (``requirements-xpu.txt``, a script, a config); to the console, ``nul``, the error stream
+  or a log it is a message; only ``"`` quotes and ``^`` escapes; ``^`` continues a line;
+  ``set NAME=...`` / ``set "NAME=..."`` sets a variable, ``%NAME%`` / ``!NAME!`` reads it.
 
 NOTE: hand-written: a shell parser (bashlex) would be a dependency for three rules of thumb,
 and it refuses much of what real scripts contain (Dockerfile ``RUN`` lines, ``${{ }}`` CI
