@@ -121,3 +121,18 @@ def test_decode_text_reads_each_mark_and_utf8_without_one() -> None:
     assert decode_text(text.encode("utf-8")) == text
     # two NULs that are no UTF-32 mark: UTF-8 text, whatever follows
     assert decode_text(b"\0\0ab") == "\0\0ab"
+
+
+def test_a_wide_installer_names_a_wide_list_to_pip(tmp_path) -> None:
+    """The list a UTF-16 installer hands to pip (``-r``) is found by its name in the installer's
+    text, and read, UTF-16 too, as a requirement list."""
+    write(
+        tmp_path,
+        {
+            "install.ps1": _saved("utf-16-le", '& "$PIP" install -r deps\\arc.txt'),
+            "deps/arc.txt": _saved("utf-16-le", "intel-extension-for-pytorch==2.1.10"),
+        },
+    )
+    assert found(scan(tmp_path, SHIPPED)) == [
+        ("deps/arc.txt", 1, "ipex-requirement", "intel-extension-for-pytorch")
+    ]
