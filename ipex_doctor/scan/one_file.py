@@ -13,8 +13,9 @@ from ipex_doctor.scan.match.project_flags import declared_flags
 from ipex_doctor.scan.match.ruleset import RuleSet
 from ipex_doctor.scan.read.collector import collector_paused
 from ipex_doctor.scan.read.discovery import Candidate
-from ipex_doctor.scan.read.kinds import reads_as_python
+from ipex_doctor.scan.read.kinds import decodes_wide, reads_as_python, wide_text_unrun
 from ipex_doctor.scan.read.named_requirements import named_lists
+from ipex_doctor.scan.read.source import WIDE_BOM_STARTS, Undecodable, decode_text
 from ipex_doctor.scan.readers import (
     NOT_PARSED,
     Outcome,
@@ -50,6 +51,17 @@ def read_file(candidate: Candidate, rules: RuleSet, max_file_bytes: int) -> Outc
         return skipped(candidate, reason)._replace(lasting=False)
     if len(data) > limit:  # it grew since the walk
         return skipped(candidate, _too_large(len(data), limit))._replace(lasting=False)
+    if data[:2] in WIDE_BOM_STARTS:
+        # NOTE: a Windows script or list saved as UTF-16 (or UTF-32) is read as the UTF-8 of its
+        # text: the prefilter, the readers and the lines they report then see what PowerShell
+        # or pip sees; two bytes compared is all an ordinary file pays for it
+        if decodes_wide(candidate.kind, candidate.path.name):
+            try:
+                data = decode_text(data).encode("utf-8")
+            except Undecodable as error:
+                return skipped(candidate, f"cannot be decoded: {error}")
+        elif (unrun := wide_text_unrun(candidate.kind, candidate.path.name)) is not None:
+            return skipped(candidate, unrun)
     if b"\0" in data:
         return skipped(candidate, "binary (contains NUL bytes)")
     # NOTE: a parse tree of a large file is millions of objects; the cyclic collector would

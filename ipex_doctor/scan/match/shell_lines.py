@@ -27,9 +27,12 @@ Windows installers (``kinds.ShellDialect``) are read the same way, in their own 
   (``@" ... "@``) given to a printer is a message; a backtick escapes inside double quotes and
   continues a line; variables are set with ``$NAME = ...`` / ``$env:NAME = ...``.
 * batch: ``REM`` and ``::`` comments (``#`` is no comment there); ``echo`` prints, after
-  ``&``, ``|``, ``(``, ``else``, ``do`` or an ``if`` condition, unless redirected; only ``"``
-  quotes and ``^`` escapes; ``^`` continues a line; ``set NAME=...`` / ``set "NAME=..."`` sets
-  a variable, ``%NAME%`` / ``!NAME!`` reads it.
+  ``&``, ``|``, ``(``, ``else``, ``do`` or an ``if`` condition, unless its output, or that of
+  the ``(`` ... ``)`` group it is in (over as many lines as the group spans), goes to a file
+  that is read: a list the script hands to pip (``-r``), or a file whose name the scan reads
+  (``requirements-xpu.txt``, a script, a config); to the console, ``nul``, the error stream
+  or a log it is a message; only ``"`` quotes and ``^`` escapes; ``^`` continues a line;
+  ``set NAME=...`` / ``set "NAME=..."`` sets a variable, ``%NAME%`` / ``!NAME!`` reads it.
 
 NOTE: hand-written: a shell parser (bashlex) would be a dependency for three rules of thumb,
 and it refuses much of what real scripts contain (Dockerfile ``RUN`` lines, ``${{ }}`` CI
@@ -42,7 +45,8 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from ipex_doctor.scan.read.kinds import ShellDialect
+from ipex_doctor.model.code import FileKind
+from ipex_doctor.scan.read.kinds import ShellDialect, classify
 from ipex_doctor.scan.read.source import Hit, TextLine
 
 _PRINTER = re.compile(
@@ -64,10 +68,7 @@ def command_lines(
         yield from _powershell_lines(lines)
         return
     if dialect is ShellDialect.BATCH:
-        for line in lines:
-            text = _blank_batch(line.text)
-            if text.strip():
-                yield line._replace(text=text)
+        yield from _batch_lines(lines)
         return
     ending: str | None = None
     for line in lines:
@@ -267,24 +268,101 @@ _BATCH_REMARK = re.compile(r"(?i)(?:^|(?<=[&|(]))\s*@?(?:rem(?=[\s.:,;=/\\]|$)|:
 """A ``REM`` (or ``::``, a label no ``goto`` can reach) where a command starts."""
 
 
-def _blank_batch(text: str) -> str:
-    """A batch line with its remark and printed arguments blanked."""
+def _batch_lines(lines: Iterable[TextLine]) -> Iterator[TextLine]:
+    """Batch's ``command_lines``: each line's remark blanked, and the arguments of each
+    ``echo`` unless what it writes goes to a file that is read (``_written_for_reading``): by
+    its own redirection (``echo x >> req.txt``) or its group's (``( echo x & echo y ) >
+    req.txt``, over as many lines as the group spans; the innermost group that redirects).
+
+    Reads the whole file first: a group's redirection follows its last line."""
+    numbered = list(lines)
+    texts = [_blank_batch_remark(line.text) for line in numbered]
+    named = _lists_handed_to_pip(texts)
+    open_groups: list[_BatchGroup] = []
+    echoes: list[tuple[int, int, int, str | None, tuple[_BatchGroup, ...]]] = []
+    """Each echo: its line's index, its arguments' span, its own target, its groups."""
+    for index, text in enumerate(texts):
+        cursor = 0
+        while True:
+            printer = _BATCH_PRINTER.search(text, cursor)
+            stop = printer.start("command") if printer is not None else len(text)
+            _follow_parens(text, cursor, stop, open_groups)
+            if printer is None:
+                break
+            start = printer.end("command")
+            end, target = _batch_echo_end(text, start, in_group=bool(open_groups))
+            echoes.append((index, start, end, target, tuple(open_groups)))
+            cursor = max(end, start)
+    for index, start, end, target, groups in reversed(echoes):
+        if target is None:
+            target = next((g.target for g in reversed(groups) if g.target is not None), None)
+        if target is None or not _written_for_reading(target, named):
+            text = texts[index]
+            texts[index] = text[:start] + " " * (end - start) + text[end:]
+    for line, text in zip(numbered, texts, strict=True):
+        if text.strip():
+            yield line._replace(text=text)
+
+
+def _blank_batch_remark(text: str) -> str:
+    """A batch line with its remark (``REM``, ``::``) blanked."""
     for remark in _BATCH_REMARK.finditer(text):
         if _quote_state(text[: remark.start()], "^", quotes='"') == "":
-            text = text[: remark.start()] + " " * (len(text) - remark.start())
-            break
-    for printer in reversed(list(_BATCH_PRINTER.finditer(text))):
-        start = printer.end("command")
-        end, redirected = _batch_command_end(text, start)
-        if not redirected:
-            text = text[:start] + " " * (end - start) + text[end:]
+            return text[: remark.start()] + " " * (len(text) - remark.start())
     return text
 
 
-def _batch_command_end(text: str, start: int) -> tuple[int, bool]:
-    """Where the batch command at ``start`` ends (an unquoted, unescaped ``&``, ``|``, ``)``
-    or the line's end), and whether its output goes to a file (``>``)."""
+class _BatchGroup:
+    """A ``(`` ... ``)`` of a batch file, and where its output goes once it is closed."""
+
+    __slots__ = ("target",)
+
+    def __init__(self) -> None:
+        self.target: str | None = None
+        """The file (or ``nul``, ``&2``...) its ``)`` redirects its output to; ``None``: the
+        console, or not closed yet."""
+
+
+_BATCH_REDIRECT = re.compile(r'\s*([0-9]?)>>?\s*(&[0-9]|"[^"]*"|[^\s&|()<>"]+)')
+"""A redirection: the stream (``""``/``1``: the output; ``2``: errors) and its target."""
+
+
+def _follow_parens(text: str, start: int, stop: int, groups: list[_BatchGroup]) -> None:
+    """Open and close ``groups`` by the unquoted, unescaped parentheses of ``text[start:stop]``
+    (a part outside any ``echo``'s arguments), setting each closed group's ``target``."""
     quote = False
+    index = start
+    while index < stop:
+        char = text[index]
+        if char == "^" and not quote:
+            index += 2
+            continue
+        if char == '"':
+            quote = not quote
+        elif quote:
+            pass
+        elif char == "(":
+            groups.append(_BatchGroup())
+        elif char == ")" and groups:
+            groups.pop().target = _output_target(text, index + 1)
+        index += 1
+
+
+def _output_target(text: str, start: int) -> str | None:
+    """Where the redirections at ``start`` send a command's output (``None``: nowhere new)."""
+    while (redirect := _BATCH_REDIRECT.match(text, start)) is not None:
+        if redirect.group(1) in ("", "1"):
+            return redirect.group(2)
+        start = redirect.end()
+    return None
+
+
+def _batch_echo_end(text: str, start: int, *, in_group: bool) -> tuple[int, str | None]:
+    """Where the ``echo`` whose arguments start at ``start`` ends (an unquoted, unescaped
+    ``&``, ``|``, the line's end, or a ``)`` that closes the group it is in), and the target of
+    its own output redirection, if any (``2>`` sends only errors elsewhere)."""
+    quote = False
+    target: str | None = None
     index = start
     while index < len(text):
         char = text[index]
@@ -296,11 +374,57 @@ def _batch_command_end(text: str, start: int) -> tuple[int, bool]:
         elif quote:
             pass
         elif char == ">":
-            return index, True
-        elif char in "&|)":
-            return index, False
+            stream = text[index - 1] if index > start and text[index - 1].isdigit() else ""
+            redirect = _BATCH_REDIRECT.match(text, index - len(stream))
+            if redirect is not None:
+                if target is None and stream in ("", "1"):
+                    target = redirect.group(2)
+                index = redirect.end()
+                continue
+        elif char in "&|" or (char == ")" and in_group):
+            return index, target
         index += 1
-    return index, False
+    return min(index, len(text)), target
+
+
+_DEVICES = frozenset({"nul", "con", "prn", "aux", "&1", "&2"})
+"""Targets that are no file: the console, its error stream, nothing."""
+_BATCH_VARIABLE = re.compile(r"%~[a-zA-Z]*[0-9]|%[^%\s]+%|![^!\s]+!")
+_LIST_OPTION = re.compile(
+    r'(?i)(?:^|(?<=[\s"]))(?:-r|-c|--requirement|--constraint)(?:=|\s+)("[^"]*"|[^\s&|()<>]+)'
+)
+_PIP_LINE = re.compile(r"(?i)\b(?:pip\w*|uv)\b")
+
+
+def _components(path: str) -> list[str]:
+    """The components of a batch file's ``path`` (quotes dropped), in lower case."""
+    return re.split(r"[\\/]", path.replace('"', "").lower())
+
+
+def _lists_handed_to_pip(texts: Sequence[str]) -> frozenset[str]:
+    """The last components of the files a batch file's pip lines take as lists (``-r``,
+    ``-c``...), as written (``%REQS%`` too: the same variable names the same file)."""
+    return frozenset(
+        _components(option.group(1))[-1]
+        for text in texts
+        if _PIP_LINE.search(text) is not None
+        for option in _LIST_OPTION.finditer(text)
+    )
+
+
+def _written_for_reading(target: str, named: frozenset[str]) -> bool:
+    """Whether what an ``echo`` writes to ``target`` is read: a file pip takes as a list in the
+    same script, or one whose name makes it a kind the scan reads (``requirements-xpu.txt``, a
+    ``*.py``, a ``*.bat``, a config...). Not the console, ``nul``, the error stream, a log."""
+    components = _components(target)
+    if components[-1] in _DEVICES:
+        return False
+    if components[-1] in named:
+        return True
+    known = [_BATCH_VARIABLE.sub("", part) for part in components]
+    parent = known[-2] if len(known) > 1 else ""
+    kind = classify(known[-1], parent, "/".join(known[:-1]))
+    return kind is not None and kind is not FileKind.DOCS
 
 
 def _quote_state(text: str, escape: str, quotes: str = "'\"") -> str:

@@ -131,6 +131,27 @@ def shell_dialect(name: str) -> ShellDialect:
     return ShellDialect.POSIX
 
 
+def decodes_wide(kind: FileKind, name: str) -> bool:
+    """Whether a file of ``kind`` called ``name`` is read as UTF-16 or UTF-32 text where its
+    byte order mark says so (``source.decode_text``), as the program that runs it reads it:
+    PowerShell reads a script by its BOM (Windows PowerShell's ISE, Notepad and ``>`` save
+    UTF-16), and pip a requirement list (``pip freeze > requirements.txt`` in Windows
+    PowerShell writes UTF-16). Not cmd.exe (``wide_text_unrun``), nor a POSIX shell, nor
+    Python, which refuse it; nor the other kinds, whose files Windows tools do not write so."""
+    if kind is FileKind.SHELL:
+        return shell_dialect(name) is ShellDialect.POWERSHELL
+    return kind is FileKind.REQUIREMENTS
+
+
+def wide_text_unrun(kind: FileKind, name: str) -> str | None:
+    """Why a UTF-16 or UTF-32 file of ``kind`` called ``name`` that is not read as such
+    (``decodes_wide``) runs nothing, where that is known, or ``None``: cmd.exe reads a batch
+    file byte by byte and stops at the first NUL, so a wide batch file runs nothing at all."""
+    if kind is FileKind.SHELL and shell_dialect(name) is ShellDialect.BATCH:
+        return "UTF-16 or UTF-32 text, which cmd.exe does not run: it stops at the first NUL byte"
+    return None
+
+
 def rewritten_by_fix(path: str) -> bool:
     """Whether ``scan --fix`` may rewrite a match in the file at ``path``. A document's code
     block is reported but never rewritten: it is an example inside prose (often with output

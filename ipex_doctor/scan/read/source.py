@@ -75,8 +75,29 @@ def decode_python(data: bytes) -> str:
     return _decode(data, encoding)
 
 
+WIDE_BOM_STARTS = frozenset({codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE, b"\0\0"})
+"""The first two bytes of a UTF-16 or UTF-32 text's byte order mark (UTF-32's little-endian
+mark starts as UTF-16's does, its big-endian one with two NULs): a file that starts otherwise
+is UTF-8 for ``decode_text``, whatever else it holds."""
+_WIDE_BOMS = (
+    # NOTE: UTF-32 first: its little-endian mark (FF FE 00 00) starts with UTF-16's (FF FE)
+    (codecs.BOM_UTF32_LE, "utf-32"),
+    (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF16_LE, "utf-16"),
+    (codecs.BOM_UTF16_BE, "utf-16"),
+)
+
+
 def decode_text(data: bytes) -> str:
-    """Any other file's text: UTF-8, with or without a BOM."""
+    """Any other file's text: UTF-8, with or without a BOM, or UTF-16 or UTF-32 where a BOM
+    says so (as Windows PowerShell's ISE and ``>`` save text). Which kinds may be wide text is
+    the caller's decision (``kinds.decodes_wide``): the NUL bytes of wide text keep a file of
+    another kind out as binary before it is decoded."""
+    if data[:2] in WIDE_BOM_STARTS:
+        for bom, encoding in _WIDE_BOMS:
+            if data.startswith(bom):
+                # NOTE: the codec reads the mark for the byte order and drops it
+                return _decode(data, encoding)
     return _decode(data, "utf-8-sig")
 
 

@@ -209,3 +209,211 @@ def test_a_requirements_file_a_batch_installer_names_is_read(tmp_path: Path) -> 
     assert found(scan(tmp_path, SHIPPED)) == [
         ("deps/intel.txt", 1, "ipex-requirement", "intel-extension-for-pytorch")
     ]
+
+
+ONEAPI = "C:\\Program Files (x86)\\Intel\\oneAPI"
+IMPORT_ENV = (
+    "ForEach-Object { if ($_ -match '^([^=]+)=(.*)$') { "
+    "[System.Environment]::SetEnvironmentVariable($matches[1], $matches[2], 'Process') } }"
+)
+
+
+@pytest.mark.parametrize(
+    ("name", "lines", "expected"),
+    [
+        # loaded into what runs next: cmd's "&& set" read back into PowerShell, a command run
+        # in the same cmd.exe, a cmd left open, a helper that imports a batch file's environment
+        (
+            "run.ps1",
+            [
+                f"cmd /c '\"{ONEAPI}\\setvars.bat\" && set' | {IMPORT_ENV}",
+                "& $PY -m pip install torch",
+            ],
+            [(1, "oneapi-setvars")],
+        ),
+        (
+            "run.ps1",
+            [f'cmd /c "\\"{ONEAPI}\\setvars.bat\\" && set" | {IMPORT_ENV}', "import-module torch"],
+            [(1, "oneapi-setvars")],
+        ),
+        (
+            "run.ps1",
+            [
+                "Import-Module Pscx",
+                'Invoke-BatchFile "$env:ONEAPI_ROOT\\oneapi-vars.bat"',
+                "python -c 'import torch'",
+            ],
+            [(2, "oneapi-setvars")],
+        ),
+        (
+            "run.ps1",
+            ['Invoke-CmdScript "$env:ONEAPI_ROOT\\setvars.bat" intel64', "pip install torch"],
+            [(1, "oneapi-setvars")],
+        ),
+        (
+            "webui.bat",
+            ['cmd.exe /s /c ""%ONEAPI_ROOT%\\setvars.bat" && python -c "import torch""'],
+            [(1, "oneapi-setvars")],
+        ),
+        (
+            "webui.bat",
+            ['start "oneAPI" cmd /k "%ONEAPI_ROOT%\\setvars.bat"', "rem torch"],
+            [(1, "oneapi-setvars")],
+        ),
+        (
+            "webui.bat",
+            [
+                'if exist "%ONEAPI_ROOT%\\setvars.bat" call "%ONEAPI_ROOT%\\setvars.bat"',
+                "pip install torch",
+            ],
+            [(1, "oneapi-setvars")],
+        ),
+        # loads nothing, only says it, or is no run of torch beside it
+        ("run.ps1", ['& "$env:ONEAPI_ROOT\\setvars.bat"', "python -c 'import torch'"], []),
+        ("run.ps1", [f'cmd /c "{ONEAPI}\\setvars.bat"', "python -c 'import torch'"], []),
+        ("run.ps1", ['# cmd /c "setvars.bat && set"', "python -c 'import torch'"], []),
+        (
+            "run.ps1",
+            ['Write-Host "Run: cmd /k %ONEAPI_ROOT%\\setvars.bat"', "python -c 'import torch'"],
+            [],
+        ),
+        ("run.ps1", ['#Invoke-BatchFile "$env:ONEAPI_ROOT\\setvars.bat"', "pip install torch"], []),
+        (
+            "run.ps1",
+            ['if (Test-Path "$env:ONEAPI_ROOT\\setvars.bat") { $found = 1 }', "# torch"],
+            [],
+        ),
+        (
+            "build.ps1",
+            [
+                f"cmd /c '\"{ONEAPI}\\setvars.bat\" && set' | {IMPORT_ENV}",
+                "cmake --build build",
+                "# links torch",
+            ],
+            [],
+        ),
+        (
+            "build.bat",
+            [
+                f'cmd /c ""{ONEAPI}\\setvars.bat" && icx-cl /fsycl kernel.cpp"',
+                'python -c "import torch"',
+            ],
+            [],
+        ),
+        ("webui.bat", ['echo cmd /k "%ONEAPI_ROOT%\\setvars.bat"', "pip install torch"], []),
+        ("webui.bat", ['cmd /k "%ONEAPI_ROOT%\\setvars.bat"', "pip install numpy"], []),
+        (
+            "webui.bat",
+            ['call "%VENV%\\Lib\\site-packages\\oneccl_bindings_for_pytorch\\env\\setvars.bat"'],
+            [],
+        ),
+    ],
+)
+def test_setvars_from_windows(
+    tmp_path: Path, name: str, lines: list[str], expected: list[tuple[int, str]]
+) -> None:
+    """oneAPI's setvars.bat (or oneapi-vars.bat) loaded where torch is named, as a sourced
+    setvars.sh is: in the same cmd.exe as what runs after it, or imported into PowerShell; not
+    PowerShell's "& setvars.bat" (a child cmd.exe whose environment is gone when it returns),
+    nor a build of the compiler stack, nor a message, comment or test of the path."""
+    assert [f for f in _rules(tmp_path, name, *lines) if f[1] == "oneapi-setvars"] == expected
+
+
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        # written to a list pip then installs, or to a file the scan reads as such
+        (
+            [
+                "(",
+                "  echo torch==2.1.0.post0",
+                "  echo intel-extension-for-pytorch==2.1.10+xpu",
+                ") > requirements-xpu.txt",
+            ],
+            [(2, "intel-torch-build-pin"), (3, "ipex-requirement")],
+        ),
+        (
+            [
+                'if "%GPU%"=="arc" (',
+                "    (",
+                "        echo intel_extension_for_pytorch==2.1.40+xpu",
+                "        echo --extra-index-url " + INDEX,
+                '    ) >> "%~dp0requirements.txt"',
+                ")",
+            ],
+            [(3, "ipex-requirement"), (4, "ipex-wheel-index")],
+        ),
+        (
+            ["(echo intel-extension-for-pytorch==2.1.10& echo numpy)>>requirements\\intel.txt"],
+            [(1, "ipex-requirement")],
+        ),
+        (
+            [
+                "echo intel-extension-for-pytorch==2.1.10 >> req.txt",
+                "%PYTHON% -m pip install -r req.txt",
+            ],
+            [(1, "ipex-requirement")],
+        ),
+        (
+            [
+                'set "REQS=%TEMP%\\arc.lst"',
+                'echo intel_extension_for_pytorch>"%REQS%"',
+                'pip install -r "%REQS%"',
+            ],
+            [(2, "ipex-requirement")],
+        ),
+        (
+            [
+                "echo pip install intel_extension_for_pytorch> install_arc.bat",
+                "call install_arc.bat",
+            ],
+            [(1, "ipex-requirement")],
+        ),
+        # shown on the console, thrown away, or written to a log: a message
+        (
+            [
+                "(",
+                "  echo Installing intel_extension_for_pytorch for your Arc GPU...",
+                "  echo This can take a while.",
+                ")",
+                "pip install torch",
+            ],
+            [],
+        ),
+        (
+            [
+                "if errorlevel 1 (",
+                "    echo Failed to install intel_extension_for_pytorch ^(see log^)",
+                "    exit /b 1",
+                ") else (",
+                "    echo intel_extension_for_pytorch installed",
+                ")",
+            ],
+            [],
+        ),
+        (["echo Installing intel_extension_for_pytorch >> install.log"], []),
+        (["(echo pip install intel_extension_for_pytorch failed) >> %LOGFILE%"], []),
+        (["echo intel_extension_for_pytorch missing 1>&2"], []),
+        (["echo intel_extension_for_pytorch 2>nul"], []),
+        (["echo intel-extension-for-pytorch==2.1.10 > nul"], []),
+        (["echo intel-extension-for-pytorch==2.1.10 >> README.md"], []),
+        (
+            [
+                "(",
+                "  echo intel-extension-for-pytorch==2.1.10",
+                ") > notes.txt",
+                "pip install -r requirements.txt",
+            ],
+            [],
+        ),
+        (["echo y| pip uninstall intel_extension_for_pytorch"], []),
+    ],
+)
+def test_batch_echo_into_files_and_groups(
+    tmp_path: Path, lines: list[str], expected: list[tuple[int, str]]
+) -> None:
+    """An ``echo`` is read where what it writes goes to a file that is read: a list pip is
+    handed in the same script or one named as a list, a script, by its own redirection or by
+    its group's (a ``(`` ... ``)`` over lines); a message to the console, ``nul``, the error
+    stream or a log is not, inside a group or out."""
+    assert _rules(tmp_path, "install.bat", *lines) == expected
