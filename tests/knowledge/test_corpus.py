@@ -105,15 +105,22 @@ MEASURED: dict[str, tuple[int, int, int, int, int, int] | None] = {
     # 539, 7 alarms of 1130; with pytorch/vision #9077 (a torch/torchvision mismatch) labelled
     # torchvision-broken as the corpus's rule for torch install errors of any stack says (its
     # collector had it unrelated; sampling.yaml's `relabelled`): 381, 384, 398 of 540, 6 of 1129;
-    # with the npu layer's boundary decided (a failure raised by Intel's NPU stack is of that layer
-    # whoever was at fault: eleven texts relabelled from unrelated, sampling.yaml's `relabelled`;
-    # OpenVINO's NPU plugin, compiler and compiler library by their own words, once stack.absent's,
-    # now the Intel stack's and the npu layer's): 395, 398, 412 of 551, 2 of 1118; then the
-    # twenty-first's development texts (at its split: 413, 416, 431 of 587, 2 of 1163; 423, 426,
-    # 441 after the layer wording written from them: apt's and dpkg's refusals of the stack's
-    # packages, Level Zero's library files, chipStar's Level0, OpenVINO's NPU plugin library,
-    # AdaptiveCpp's "ze:" code)
-    "development": (587, 423, 426, 441, 1163, 2),
+    # then, of the texts that named the wrong thing, those the NPU's own words place (a Level
+    # Zero code said of the NPU, the NPU driver's source tree, OpenVINO's NPU plugin finding no
+    # NPU or failing its Level Zero set-up) and torch's tensor factories with no XPU kernel (the
+    # torch build, not one missing operator): 388, 391, 405; with ComfyUI #12476 (the compute
+    # runtime's abort) labelled level-zero, as the table of layers places the compute runtime
+    # (its collector had the kernel driver's layer; sampling.yaml's `relabelled`): 389, 392, 406
+    # of 540, 6 of 1129; beside them, the npu layer's boundary decided (a failure raised by
+    # Intel's NPU stack is of that layer whoever was at fault: eleven texts relabelled from
+    # unrelated, sampling.yaml's `relabelled`; OpenVINO's NPU plugin, compiler and compiler
+    # library by their own words, once stack.absent's, now the Intel stack's and the npu
+    # layer's): 395, 398, 412 of 551, 2 of 1118 alone; then the twenty-first's development texts
+    # (at its split: 413, 416, 431 of 587, 2 of 1163; 423, 426, 441 after the layer wording
+    # written from them: apt's and dpkg's refusals of the stack's packages, Level Zero's library
+    # files, chipStar's Level0, OpenVINO's NPU plugin library, AdaptiveCpp's "ze:" code); all of
+    # it together: 429, 432, 447 of 587, 2 of 1163
+    "development": (587, 429, 432, 447, 1163, 2),
     "kept-aside": None,  # NOTE: empty until the next collection is split
     # NOTE: "could not create an engine" is onednn; "The program was built for N devices" is the
     # sycl-build layer (three sampled threads, none a missing kernel), not xpu-kernel-not-built

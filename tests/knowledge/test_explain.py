@@ -1383,6 +1383,67 @@ def test_an_npu_text_names_no_gpu_cause_or_rung() -> None:
     assert _layer_named("torch_npu: NPU function error, intel_npu_acceleration_library") is None
 
 
+def test_a_level_zero_code_said_of_the_npu_is_the_npus() -> None:
+    """A Level Zero code said of the NPU ("... on the NPU", under OpenVINO's "[NPU]" tag:
+    openvino #29386, #36161) is Intel's NPU, whose device was lost: the npu layer, not the GPU's
+    xpu-device-lost. An NPU merely named near the GPU's code (a list of devices, before it or
+    after it) leaves the code the GPU's, and another vendor's NPU with no Level Zero code stays
+    another vendor's."""
+    for text in (
+        "[Bug]: ZE_RESULT_ERROR_DEVICE_LOST when running inference on the NPU",
+        "[Bug][NPU] ZE_RESULT_ERROR_DEVICE_LOST on Panther Lake (Core Ultra 9 386H / NPU 5) with "
+        "Qwen3-8B-int4-cw-ov: all compiler types fail at zeCommandQueueExecuteCommandLists",
+    ):
+        found = diagnose(text, KB)
+        assert found.matches == [] and _layer_named(text) == "npu", found
+    code = "Arc B580: zeCommandQueueSynchronize returned ZE_RESULT_ERROR_DEVICE_LOST"
+    for listed in (f"Available devices: ['CPU', 'GPU', 'NPU']\n{code}",
+                   f"{code}\nAvailable devices: ['CPU', 'GPU', 'NPU']"):  # fmt: skip
+        assert explain(listed, KB)[0].issue.id == "xpu-device-lost", listed
+    assert _layer_named("RuntimeError: NPU device lost, error code 507033") is None
+
+
+def test_the_npu_drivers_and_openvinos_npu_plugins_own_words_name_the_npu() -> None:
+    """The NPU driver's source tree in its tests' paths (linux-npu-driver #108), OpenVINO's NPU
+    plugin finding no NPU (openvino #29505) and its Level Zero set-up for the NPU driver failing
+    (openvino.genai #2068) are the npu layer, and no GPU rung's entry; the set-up's warnings, and
+    Ascend's words for no device, name nothing."""
+    tree = ("/home/u/linux-npu-driver/validation/umd-test/testenv.hpp:88: Failure\n"
+            "  zeInitDrivers(&drvCount, nullptr, &initDriverDesc)\n"
+            "    Which is: ZE_RESULT_ERROR_UNINITIALIZED (0x78000001)")  # fmt: skip
+    none_found = ("Exception from src\\plugins\\intel_npu\\src\\plugin\\src\\backends.cpp:247:\n"
+                  "No NPU devices were found.")  # fmt: skip
+    holder = "[NPUZeroInitStructsHolder] zeContextDestroy failed 0X78000001"
+    for text in (tree, none_found, holder):
+        found = diagnose(text, KB)
+        assert found.matches == [] and _layer_named(text) == "npu", found
+    warning = ("[WARNING] 23:09:26.906 [NPUZeroInitStructsHolder] Some features might not be "
+               "available! Plugin L0 API minor version = 13, Driver L0 API minor version = 14")  # fmt: skip
+    for text in (warning, "RuntimeError: No NPU device found."):
+        found = diagnose(text, KB)
+        assert found.matches == [] and found.layer is None, found
+
+
+def test_no_xpu_kernel_for_a_tensor_factory_is_the_torch_build_not_one_operator() -> None:
+    """torch's dispatcher with no XPU kernel for empty_strided or empty.memory_format, which
+    make every XPU tensor, says nothing of the XPU backend is registered (MinerU #675: IPEX's
+    XPU part not loaded): the torch layer, not xpu-op-not-implemented. Any other operator,
+    empty_like among them, is one operator without an XPU kernel; another backend's names
+    nothing."""
+    tail = (
+        " with arguments from the 'XPU' backend. This could be because the operator doesn't exist"
+    )
+    for factory in ("aten::empty_strided", "aten::empty.memory_format"):
+        found = diagnose(f"Could not run '{factory}'{tail}", KB)
+        assert found.matches == [] and _layer_named(f"Could not run '{factory}'{tail}") == "torch"
+    for operator in ("aten::empty_like", "aten::_histogramdd_bin_edges"):
+        assert (
+            explain(f"Could not run '{operator}'{tail}", KB)[0].issue.id == "xpu-op-not-implemented"
+        )
+    cuda = "Could not run 'aten::empty_strided' with arguments from the 'CUDA' backend."
+    assert diagnose(cuda, KB) == ([], None)
+
+
 def test_a_windows_dll_whose_error_loading_was_cut_off_still_names_the_dll() -> None:
     """The tail of Windows' "Error loading "X" or one of its dependencies" alone is the load
     failure of X (textgen #5177); torch's first DLL named without its place, beside a word of
