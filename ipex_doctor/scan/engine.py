@@ -27,6 +27,7 @@ from ipex_doctor.scan.match.own_flags import (
     exported_flags,
     flag_rules,
     imported_flags,
+    may_import,
     probe_lines,
 )
 from ipex_doctor.scan.match.project_flags import (
@@ -320,17 +321,20 @@ def _reads_of_imported_flags(
 ) -> list[CodeMatch]:
     """The probes that read a flag another module of the tree sets from a probe and exports
     (``own_flags``), less those already found on the same line. A second read, of the files
-    with a probe finding (their module-level assignments) and then of the Python files that
-    spell an exported name (their imports), made only in a tree with a probe finding; the
+    with a probe finding (their module-level assignments) and then of the Python files whose
+    bytes can import an exported name (``may_import``: their imports), made only in a tree with a probe finding; the
     importers alone are matched again, with the probe rule reading the flags they import."""
     python = {c.display: c for c, _ in outcomes if reads_as_python(c.kind, c.path.name)}
     exported = exported_flags(probes, _texts(python[d] for d in probes if d in python))
     if not exported:
         return []
-    spelled = sorted({name.encode() for names in exported.values() for name in names})
     found = {(m.rule_id, m.location.path, m.location.cell, m.location.line) for m in matches}
     new: list[CodeMatch] = []
-    for display, source in _texts(python.values(), spelled).items():
+
+    def importing(display: str, data: bytes) -> bool:
+        return may_import(display, data, exported)
+
+    for display, source in _texts(python.values(), importing).items():
         flags = imported_flags(display, source, exported)
         if not flags:
             continue
@@ -342,14 +346,16 @@ def _reads_of_imported_flags(
     return new
 
 
-def _texts(candidates: Iterable[Candidate], spelling: Sequence[bytes] = ()) -> dict[str, str]:
-    """The source of each candidate that can be read (and spells one of ``spelling``, if any),
-    by its display path."""
+def _texts(
+    candidates: Iterable[Candidate], admits: Callable[[str, bytes], bool] | None = None
+) -> dict[str, str]:
+    """The source of each candidate that can be read (and whose display path and bytes
+    ``admits``, if given), by its display path."""
     texts: dict[str, str] = {}
     for candidate in candidates:
         try:
             data = candidate.path.read_bytes()
-            if spelling and not any(word in data for word in spelling):
+            if admits is not None and not admits(candidate.display, data):
                 continue
             texts[candidate.display] = decode_text(data)
         except (OSError, Undecodable):

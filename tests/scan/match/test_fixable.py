@@ -12,6 +12,7 @@ from scan_rules import scan, write
 
 from ipex_doctor.knowledge import code_rules
 from ipex_doctor.scan.fix.rewrite import fix_source
+from ipex_doctor.scan.match.fixable import under
 
 SHIPPED = code_rules.load()
 FIXES = {rule.id: rule.fix for rule in SHIPPED.rules if rule.fix}
@@ -161,3 +162,22 @@ def test_a_guarded_import_is_refused_with_its_guard(tmp_path: Path) -> None:
     assert not outcome.changed
     (refusal,) = outcome.refusals
     assert refusal.line == 2 and "try statement at line 1" in refusal.reason
+
+
+@pytest.mark.parametrize(
+    ("name", "prefixes", "inside"),
+    [
+        ("torch.xpu.amp", ("torch.xpu.amp",), True),
+        ("torch.xpu.amp.autocast", ("torch.cpu", "torch.xpu.amp"), True),
+        ("torch.xpu.amp_v2", ("torch.xpu.amp",), False),
+        ("torch.xpu", ("torch.xpu.amp",), False),
+        ("torch", ("torch.xpu",), False),
+        ("x.torch.xpu.amp", ("torch.xpu",), False),
+        ("intel_extension_for_pytorch.cpu", ("intel_extension_for_pytorch",), True),
+        ("intel_extension_for_pytorch_ext", ("intel_extension_for_pytorch",), False),
+    ],
+)
+def test_a_name_is_under_a_prefix_it_is_or_continues_after_a_dot(
+    name: str, prefixes: tuple[str, ...], inside: bool
+) -> None:
+    assert under(name, prefixes) is inside

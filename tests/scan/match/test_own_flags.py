@@ -13,7 +13,7 @@ import pytest
 from scan_rules import found, scan, write
 
 from ipex_doctor.knowledge import code_rules
-from ipex_doctor.scan.match.own_flags import imported_flags, module_of
+from ipex_doctor.scan.match.own_flags import imported_flags, may_import, module_of
 
 SHIPPED = code_rules.load()
 
@@ -82,23 +82,70 @@ def test_a_flag_imported_from_the_module_that_sets_it_from_a_probe_is_a_probe(
     ]
 
 
-@pytest.mark.parametrize(
-    ("display", "statement", "bound"),
-    [
-        ("pkg/backends/xpu/ops.py", "from ..utils import ipex_xpu as on", {"on"}),
-        ("pkg/backends/ops.py", "from .utils import ipex_xpu", {"ipex_xpu"}),
-        ("pkg/backends/__init__.py", "from .utils import ipex_xpu", {"ipex_xpu"}),
-        ("tools/run.py", "from pkg.backends.utils import ipex_xpu", {"ipex_xpu"}),
-        # NOTE: a src/ layout's module is imported by the tail of its path from the root
-        ("tools/run.py", "from backends.utils import ipex_xpu, ipex_cpu", {"ipex_xpu"}),
-        ("pkg/backends/ops.py", "from ..utils import ipex_xpu", set()),  # pkg.utils
-        ("pkg/backends/ops.py", "from ....utils import ipex_xpu", set()),  # above the root
-        ("tools/run.py", "from other.utils import ipex_xpu", set()),
-        ("tools/run.py", "from pkg.backends import utils", set()),
-    ],
-)
+IMPORTS = [
+    ("pkg/backends/xpu/ops.py", "from ..utils import ipex_xpu as on", {"on"}),
+    ("pkg/backends/ops.py", "from .utils import ipex_xpu", {"ipex_xpu"}),
+    ("pkg/backends/__init__.py", "from .utils import ipex_xpu", {"ipex_xpu"}),
+    ("tools/run.py", "from pkg.backends.utils import ipex_xpu", {"ipex_xpu"}),
+    # NOTE: a src/ layout's module is imported by the tail of its path from the root
+    ("tools/run.py", "from backends.utils import ipex_xpu, ipex_cpu", {"ipex_xpu"}),
+    ("pkg/backends/ops.py", "from ..utils import ipex_xpu", set()),  # pkg.utils
+    ("pkg/backends/ops.py", "from ....utils import ipex_xpu", set()),  # above the root
+    ("tools/run.py", "from other.utils import ipex_xpu", set()),
+    ("tools/run.py", "from pkg.backends import utils", set()),
+    # NOTE: inside a function, a handler, a case, a loop's else: an import at any depth
+    ("pkg/a.py", "def f():\n    if x:\n        from .backends.utils import ipex_xpu", {"ipex_xpu"}),
+    ("pkg/a.py", "try:\n    pass\nexcept E:\n    from .backends.utils import ipex_xpu as u", {"u"}),
+    (
+        "pkg/a.py",
+        "match x:\n    case 1:\n        from .backends.utils import ipex_xpu",
+        {"ipex_xpu"},
+    ),
+    (
+        "pkg/a.py",
+        "for _ in x:\n    pass\nelse:\n    from .backends.utils import ipex_xpu",
+        {"ipex_xpu"},
+    ),
+]
+
+
+@pytest.mark.parametrize(("display", "statement", "bound"), IMPORTS)
 def test_an_import_names_the_exporting_module(
     display: str, statement: str, bound: set[str]
 ) -> None:
     exported = {module_of("pkg/backends/utils.py"): frozenset({"ipex_xpu"})}
     assert imported_flags(display, statement + "\n", exported) == bound
+
+
+@pytest.mark.parametrize(("display", "statement", "bound"), IMPORTS)
+def test_a_file_that_imports_a_flag_is_never_ruled_out_by_its_bytes(
+    display: str, statement: str, bound: set[str]
+) -> None:
+    """``may_import`` lets through every file whose imports ``imported_flags`` finds (only
+    the files it lets through are parsed)."""
+    exported = {module_of("pkg/backends/utils.py"): frozenset({"ipex_xpu"})}
+    if bound:
+        assert may_import(display, (statement + "\n").encode(), exported)
+
+
+@pytest.mark.parametrize(
+    ("display", "source", "admitted"),
+    [
+        # NOTE: the package itself exports: ``from . import`` reaches it without spelling it
+        ("pkg/backends/ops.py", "from . import ipex_xpu\n", True),
+        ("pkg/backends/xpu/ops.py", "from .. import ipex_xpu\n", True),
+        ("pkg/other/ops.py", "from . import ipex_xpu\n", False),
+        ("tools/run.py", "from pkg.backends import ipex_xpu\n", True),
+        # NOTE: the flag's name alone, or inside a longer name, is no import of it
+        ("tools/run.py", "ipex_xpu = None\nfrom x import y\n", False),
+        ("tools/run.py", "from pkg.backends import ipex_xpu_v2\n", False),
+        ("tools/run.py", "import pkg.backends_old\nipex_xpu = 1\n", False),
+    ],
+)
+def test_a_file_is_parsed_for_its_imports_only_where_its_bytes_can_hold_one(
+    display: str, source: str, admitted: bool
+) -> None:
+    exported = {("pkg", "backends"): frozenset({"ipex_xpu"})}
+    assert may_import(display, source.encode(), exported) is admitted
+    if not admitted:
+        assert imported_flags(display, source, exported) == frozenset()

@@ -30,7 +30,7 @@ Every hit (and the text rules' hits in the same module, given by the reader) car
 from __future__ import annotations
 
 import ast
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from typing import NamedTuple
 
 from ipex_doctor.scan.match.fixable import (
@@ -38,6 +38,7 @@ from ipex_doctor.scan.match.fixable import (
     NO_KEEPERS,
     Keepers,
     Module,
+    import_keepers,
     mechanical_use,
     removable_import,
 )
@@ -116,6 +117,15 @@ def python_hits(
         module = module._replace(parts=[run_of.imports])
     spectral = run_of.spectral_norm if run_of is not None else None
     context = Context(probe_names, rules.ipex_only_name, probes, module, spectral_norm=spectral)
+    known: list[Keepers] = []
+
+    def keepers() -> Keepers:
+        # NOTE: what keeps an IPEX import is read from every part of the module: worked out
+        # once, at the first import that asks (it was once per import: a walk of every chain)
+        if not known:
+            known.append(import_keepers(module.parts))
+        return known[0]
+
     hits: list[Hit] = []
     bare: list[Hit] = []
     """The symbol hits of IPEX's bare module (a text hit may have the same symbol: its text)."""
@@ -127,7 +137,7 @@ def python_hits(
             bare += (hit for hit in named if hit.symbol == IPEX_PACKAGE)
             hits += named
         if rules.imports.modules:
-            hits += _import_hits(facts, rules, part_lines, guards, module, run_of)
+            hits += _import_hits(facts, rules, part_lines, guards, module, run_of, keepers)
     switches = []
     for rule_id, pattern, names in rules.patterns:
         if searched is not None and rule_id not in searched:
@@ -408,8 +418,11 @@ def _import_hits(
     lines: Sequence[str],
     guards: Sequence[Guard],
     module: Module,
-    run_of: RunOf | None = None,
+    run_of: RunOf | None,
+    keepers: Callable[[], Keepers],
 ) -> Iterator[Hit]:
+    """The import rules' hits of ``facts``; ``keepers()`` is what keeps an IPEX import in the
+    whole module (``import_keepers``), asked only where ``removable_import`` reads it."""
     imports: ImportIndex = rules.imports
     for statement in facts.imports:
         reported: set[str] = set()
@@ -428,9 +441,11 @@ def _import_hits(
                             and g.covers(facts.part, statement.lineno, statement.col_offset)
                             for g in guards
                         )
-                        keepers = None if run_of is None else NO_KEEPERS
+                        kept = NO_KEEPERS if run_of is not None else None
+                        if kept is None and node.name == IPEX_PACKAGE and not caught:
+                            kept = keepers()  # NOTE: elsewhere removable_import reads none
                         mechanical = removable_import(
-                            statement, node, caught, module, facts.part, keepers
+                            statement, node, caught, module, facts.part, kept
                         )
                     hit = _hit(rule_id, module_name, node, lines, facts.part, mechanical)
                     if mechanical and run_of is not None:
