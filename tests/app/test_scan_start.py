@@ -64,7 +64,8 @@ def test_a_light_module_of_the_scan_package_does_not_load_the_scanner() -> None:
 # NOTE: what the whole command imported, heard at its exit (after the report is written)
 _IMPORTED = (
     "import atexit, runpy, sys\n"
-    "watched = ('pathspec', 'ipex_doctor.model.repair', 'ipex_doctor.model.remedy', 'secrets')\n"
+    "watched = ('pathspec', 'ipex_doctor.model.repair', 'ipex_doctor.model.remedy', 'secrets',"
+    " 'pkgutil')\n"
     "atexit.register(lambda: print('| imported:', *[m for m in watched if m in sys.modules],"
     " file=sys.stderr))\n"
     "runpy.run_module('ipex_doctor', run_name='__main__', alter_sys=True)\n"
@@ -74,7 +75,8 @@ _IMPORTED = (
 def test_what_a_scan_of_a_small_project_leaves_unimported(tmp_path: Path) -> None:
     """A scan of a tree with a ``.gitignore`` imports pathspec the first time only: the next
     decides every path with the kept union of its patterns, as none matches there. Neither
-    imports the repair's model or ``secrets`` (neither is a scan's)."""
+    imports the repair's model, ``secrets`` or ``pkgutil`` (the command's request is found by
+    its module and name; none of them is a scan's)."""
     tree = tmp_path / "tree"
     tree.mkdir()
     (tree / ".gitignore").write_text("build/\n*.log\n", encoding="utf-8")
