@@ -206,9 +206,10 @@ def derivation_key(triggers: Sequence[Trigger]) -> list[list[object]]:
     ]
 
 
-def derive(triggers: Sequence[Trigger]) -> Derivation:
+def derive(triggers: Iterable[Trigger]) -> Derivation:
     """The minimal triggers of ``unique(triggers)``, their anchors, gate and ungated anchors
-    (see ``Prefilter``), by index."""
+    (see ``Prefilter``), by index into ``unique(triggers)``."""
+    triggers = unique(triggers)
     index = {trigger: i for i, trigger in enumerate(triggers)}
     kept = minimal(triggers)
     plain = [t for t in kept if t.words and not t.folded]
