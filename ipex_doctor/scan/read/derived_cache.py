@@ -8,7 +8,7 @@ worked out and taken back by the next run that derives from the same input.
 
 A value is plain JSON (lists, strings, numbers; never code, never pickle) in a file under
 ``$XDG_CACHE_HOME/ipex-doctor/scan-derived/`` (``resources.cache_dir``), written whole or not
-at all (``atomic.replace_file``, mode ``0600``) and sealed with a checksum of its text
+at all (a rename; mode ``0600``) and sealed with a checksum of its text
 (``knowledge.cache.seal``). It is found by a SHA-256 of its ``key``: the caller's text of
 everything the value depends on, the code that derives it included (``code_stamp``), to which
 the doctor's version and this module's format are added. A hit needs the whole identity stored
@@ -22,7 +22,9 @@ It lives in ``read``, the lowest of the scan's rooms, so that both the reading o
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -31,9 +33,9 @@ from ipex_doctor import __version__, resources
 from ipex_doctor.knowledge.cache import files_stamp, seal, unseal
 
 _FORMAT = 1
-_MAX_FILES = 256
+_MAX_FILES = 1024
 """More values than this (trees with many distinct ``.gitignore`` files) and the oldest files
-are removed on a write."""
+are removed, at a process's first write."""
 
 
 def directory() -> Path:
@@ -72,19 +74,43 @@ def get(kind: str, key: str) -> Any:
 def put(kind: str, key: str, value: Any) -> None:
     """Keep ``value`` (plain JSON data) for ``kind`` and ``key``; silently nothing when it
     cannot be written."""
-    from ipex_doctor.atomic import replace_file  # NOTE: tempfile's import; only a miss writes
+    import tempfile  # NOTE: only a miss writes
 
     identity = _identity(kind, key)
     target = _file(identity)
+    temp = None
     try:
         text = seal({"identity": identity, "value": value})
         target.parent.mkdir(parents=True, exist_ok=True)
-        replace_file(target, text.encode("utf-8", "surrogatepass"))
-        kept = sorted(target.parent.glob("*.json"), key=_age)
-        for old in kept[:-_MAX_FILES]:
-            old.unlink(missing_ok=True)
+        if not _pruned:
+            _prune(target.parent)
+        # NOTE: whole or not at all (a rename), but not fsynced as atomic.replace_file does: a
+        # value lost in a crash is derived again, and a tree with hundreds of .gitignore files
+        # would otherwise wait for the disk hundreds of times in its first scan
+        fd, temp = tempfile.mkstemp(prefix=".derived.", suffix=".tmp", dir=target.parent)
+        with open(fd, "w", encoding="utf-8", errors="surrogatepass") as handle:
+            handle.write(text)
+        os.replace(temp, target)
+        temp = None
     except (OSError, TypeError, ValueError):
         return
+    finally:
+        if temp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(temp)
+
+
+_pruned: list[bool] = []
+"""Whether this process has pruned the directory already (once is enough: a scan's writes
+are a few, or one per ignore file of a tree)."""
+
+
+def _prune(folder: Path) -> None:
+    """Remove the oldest files beyond ``_MAX_FILES`` (before this process adds its own)."""
+    _pruned.append(True)
+    kept = sorted(folder.glob("*.json"), key=_age)
+    for old in kept[: max(len(kept) - _MAX_FILES + 1, 0)]:
+        old.unlink(missing_ok=True)
 
 
 def _age(path: Path) -> float:
