@@ -13,6 +13,7 @@ Click, those builders and the model's vocabulary.
 from __future__ import annotations
 
 import functools
+import importlib
 import inspect
 import operator
 from collections.abc import Callable
@@ -83,9 +84,14 @@ def as_request(target: str) -> Callable[[F], F]:
     def apply(func: F) -> F:
         @functools.wraps(func)
         def command(*args: Any, **kwargs: Any) -> Any:
-            import pkgutil  # NOTE: on a request's run only; --help and light commands never
-
-            build = pkgutil.resolve_name(target)
+            # NOTE: on a request's run only; --help and light commands never. By hand rather
+            # than pkgutil.resolve_name, whose import and name regex (compiled at its first
+            # call) cost every command run about 3 ms of CPU for a "module:name" this splits
+            module, _, name = target.partition(":")
+            found: Any = importlib.import_module(module)
+            for attribute in name.split("."):
+                found = getattr(found, attribute)
+            build: Callable[..., Any] = found
             taken = inspect.signature(build).parameters.keys() & kwargs.keys()
             values = {key: kwargs.pop(key) for key in taken}
             return func(*args, **kwargs, request=build(**values))

@@ -15,7 +15,9 @@ from __future__ import annotations
 import dataclasses
 import enum
 import functools
+import importlib
 import re
+import sys
 import types
 import typing
 from collections.abc import Mapping
@@ -79,7 +81,15 @@ def _json_name(f: dataclasses.Field[Any]) -> str:
 
 @functools.cache
 def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls)
+    """``cls``'s resolved type hints; the names its module lists in ``LATE_HINTS`` (a name and
+    the module it comes from, left unimported there for what it costs) are imported now."""
+    late: Mapping[str, str] = getattr(sys.modules.get(cls.__module__), "LATE_HINTS", {})
+    if not late:
+        return typing.get_type_hints(cls)
+    names = {name: getattr(importlib.import_module(home), name) for name, home in late.items()}
+    # NOTE: as locals, looked up before the module's own names; the class's own attributes
+    # (the locals otherwise) are no hint of this model's
+    return typing.get_type_hints(cls, localns=names)
 
 
 def _decode(hint: Any, value: Any, path: str) -> Any:

@@ -11,13 +11,11 @@ import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, TypeAlias
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from ipex_doctor.model.code import CodeLocation, FixSummary, SkippedFile
 from ipex_doctor.model.codec import JsonModel
 from ipex_doctor.model.environment import Environment
-from ipex_doctor.model.remedy import PipAction
-from ipex_doctor.model.repair import Repair
 from ipex_doctor.model.terms import (
     Command,
     FindingKind,
@@ -27,6 +25,15 @@ from ipex_doctor.model.terms import (
     TextEnum,
     Verdict,
 )
+
+if TYPE_CHECKING:
+    from ipex_doctor.model.remedy import PipAction
+    from ipex_doctor.model.repair import Repair
+
+LATE_HINTS = {"PipAction": "ipex_doctor.model.remedy", "Repair": "ipex_doctor.model.repair"}
+"""The modules of type hints here that the codec imports only when it reads them
+(``codec._hints``): a report that is written (a scan's) never needs the repair's model,
+about 14 ms of CPU to import."""
 
 __all__ = [
     "JSON", "SCHEMA_VERSION", "BaselineComparison", "Change", "Command", "Evidence", "Finding",

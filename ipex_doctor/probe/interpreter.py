@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import secrets
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -114,7 +113,7 @@ class Handshake:
 
     def __init__(self, python: str, *, env: dict[str, str] | None = None) -> None:
         self._label = _describe(python)
-        self._nonce = secrets.token_hex(8)
+        self._nonce = os.urandom(8).hex()  # NOTE: what secrets.token_hex does (see reaper.tag)
         self._child: spawn.Running | None = None
         self._refusal: InterpreterError | None = None
         self._target: Target | None = None

@@ -29,7 +29,6 @@ import ctypes
 import ctypes.util
 import functools
 import os
-import secrets
 import signal
 import sys
 import threading
@@ -70,7 +69,9 @@ def tag() -> str:
     """This doctor process's tag (new in a process that forked from another doctor)."""
     current = str(_state["tag"])
     if not current.startswith(f"{os.getpid()}-"):
-        current = f"{os.getpid()}-{secrets.token_hex(4)}"
+        # NOTE: os.urandom, as secrets.token_hex does: the secrets module's imports (base64,
+        # hmac) cost a scan a few ms of CPU for this one call
+        current = f"{os.getpid()}-{os.urandom(4).hex()}"
         _state["tag"] = current
     return current
 

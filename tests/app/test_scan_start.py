@@ -59,3 +59,36 @@ def test_a_light_module_of_the_scan_package_does_not_load_the_scanner() -> None:
         "True True True True",
         "module 'ipex_doctor.scan' has no attribute 'no_such_name'",
     ]
+
+
+# NOTE: what the whole command imported, heard at its exit (after the report is written)
+_IMPORTED = (
+    "import atexit, runpy, sys\n"
+    "watched = ('pathspec', 'ipex_doctor.model.repair', 'ipex_doctor.model.remedy', 'secrets',"
+    " 'pkgutil')\n"
+    "atexit.register(lambda: print('| imported:', *[m for m in watched if m in sys.modules],"
+    " file=sys.stderr))\n"
+    "runpy.run_module('ipex_doctor', run_name='__main__', alter_sys=True)\n"
+)
+
+
+def test_what_a_scan_of_a_small_project_leaves_unimported(tmp_path: Path) -> None:
+    """A scan of a tree with a ``.gitignore`` imports pathspec the first time only: the next
+    decides every path with the kept union of its patterns, as none matches there. Neither
+    imports the repair's model, ``secrets`` or ``pkgutil`` (the command's request is found by
+    its module and name; none of them is a scan's)."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / ".gitignore").write_text("build/\n*.log\n", encoding="utf-8")
+    (tree / "train.py").write_text("import intel_extension_for_pytorch\n", encoding="utf-8")
+    env = {**doctor_env(), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    heard = []
+    for _ in range(2):
+        done = subprocess.run(
+            [sys.executable, "-c", _IMPORTED, "scan", str(tree), "--no-cache", "-q", "--json", "-"],
+            capture_output=True, text=True, env=env, check=False, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr[-2000:]
+        assert "intel_extension_for_pytorch" in done.stdout
+        heard.append([line for line in done.stderr.splitlines() if line.startswith("| imported")])
+    assert heard == [["| imported: pathspec"], ["| imported:"]]

@@ -167,34 +167,94 @@ def _whole(data: bytes, word: bytes) -> bool:
     return False
 
 
+Covered = tuple[tuple[bytes, tuple[int, ...]], ...]
+"""Anchors, each with the triggers it covers, given as their indexes in a trigger list."""
+
+
+class Derivation(NamedTuple):
+    """What ``Prefilter`` derives from its triggers, as plain values: indexes into the
+    triggers without duplicates (``unique``), in their order.
+
+    A pure function of each trigger's ``words``, ``roots``, ``folded``, ``whole`` and whether
+    it has a ``confirm`` (``derivation_key``), so it can be kept between scans
+    (``ruleset.RuleSet.prefilter``)."""
+
+    kept: tuple[int, ...]
+    """The triggers ``minimal`` keeps."""
+    anchors: Covered
+    gate: bytes | None
+    ungated: Covered
+
+
+def unique(triggers: Iterable[Trigger]) -> tuple[Trigger, ...]:
+    """``triggers`` without duplicates, the first of each kept: what a ``Derivation`` indexes."""
+    return tuple(dict.fromkeys(triggers))
+
+
+def derivation_key(triggers: Sequence[Trigger]) -> list[list[object]]:
+    """Everything of ``unique(triggers)`` that their ``derive`` reads, as JSON-ready values
+    (bytes as Latin-1 text): two lists of triggers with the same key have the same derivation."""
+    return [
+        [
+            [w.decode("latin-1") for w in t.words],
+            [r.decode("latin-1") for r in t.roots],
+            t.folded,
+            t.whole,
+            t.confirm is not None,
+        ]
+        for t in triggers
+    ]
+
+
+def derive(triggers: Iterable[Trigger]) -> Derivation:
+    """The minimal triggers of ``unique(triggers)``, their anchors, gate and ungated anchors
+    (see ``Prefilter``), by index into ``unique(triggers)``."""
+    triggers = unique(triggers)
+    index = {trigger: i for i, trigger in enumerate(triggers)}
+    kept = minimal(triggers)
+    plain = [t for t in kept if t.words and not t.folded]
+    anchors = _cover(plain)
+    gate = _gate(plain)
+    ungated = (
+        _cover([t for t in plain if not _inside(gate, t.words)]) if gate is not None else anchors
+    )
+    # NOTE: a gate is one more search for a file that has it, so it is kept only where a
+    # file without it searches at least two anchors fewer. Counted in anchors, not in
+    # triggers: a rule that spells many names (IPEX's settings) adds triggers but
+    # hardly any anchor, and must not turn the gate off or on.
+    if gate is not None and len(ungated) + 1 >= len(anchors):
+        gate, ungated = None, anchors
+
+    def indexed(covers: Sequence[tuple[bytes, tuple[Trigger, ...]]]) -> Covered:
+        return tuple((anchor, tuple(index[t] for t in covered)) for anchor, covered in covers)
+
+    return Derivation(tuple(index[t] for t in kept), indexed(anchors), gate, indexed(ungated))
+
+
 class Prefilter:
     """Whether a file can match any rule of one reader: one of its triggers holds."""
 
     __slots__ = ("always", "anchors", "direct", "gate", "triggers", "ungated")
 
-    def __init__(self, triggers: Iterable[Trigger]) -> None:
-        self.triggers = minimal(triggers)
+    def __init__(self, triggers: Iterable[Trigger], derivation: Derivation | None = None) -> None:
+        """The prefilter of ``triggers``; ``derivation``, when given, is ``derive`` of
+        ``unique(triggers)`` worked out before (by an earlier scan)."""
+        listed = unique(triggers)
+        if derivation is None:
+            derivation = derive(listed)
+
+        def covers(indexed: Covered) -> tuple[tuple[bytes, tuple[Trigger, ...]], ...]:
+            return tuple((anchor, tuple(listed[i] for i in at)) for anchor, at in indexed)
+
+        self.triggers = tuple(listed[i] for i in derivation.kept)
         self.always = any(not t.words and t.confirm is None for t in self.triggers)
         """Some rule must read every file (no literal to look for)."""
-        plain = [t for t in self.triggers if t.words and not t.folded]
-        self.anchors = _cover(plain)
+        self.anchors = covers(derivation.anchors)
         """(anchor, the triggers it covers), in the order they are searched."""
-        gate = _gate(plain)
-        ungated = (
-            _cover([t for t in plain if not _inside(gate, t.words)])
-            if gate is not None
-            else self.anchors
-        )
-        # NOTE: a gate is one more search for a file that has it, so it is kept only where a
-        # file without it searches at least two anchors fewer. Counted in anchors, not in
-        # triggers: a rule that spells many names (IPEX's settings) adds triggers but
-        # hardly any anchor, and must not turn the gate off or on.
-        if gate is not None and len(ungated) + 1 >= len(self.anchors):
-            gate, ungated = None, self.anchors
-        self.gate = gate
+        self.gate = derivation.gate
         """The word inside the most triggers' words (``torch``): a file without it needs only
         the anchors of the other triggers (``ungated``). ``None``: no word spares enough."""
-        self.ungated = ungated
+        self.ungated = covers(derivation.ungated)
         self.direct = tuple(t for t in self.triggers if t.folded or not t.words)
         """The triggers no anchor covers, tried one by one (folded ones: case-insensitive)."""
 

@@ -14,13 +14,25 @@ Three sources, checked in this order for every path under a root:
 Pattern semantics are pathspec's ``GitIgnoreSpec`` (the successor of its ``gitwildmatch``
 patterns, which pathspec 1.x deprecates), never re-implemented here. ``.gitignore`` files
 above a root and ``.git/info/exclude`` are not read: a root is scanned as what it holds.
+
+Most paths match no pattern, and are answered by one regex, the union of the patterns'
+regexes that pathspec made. That union (and which lines pathspec refused) is kept between
+scans (``derived_cache``, keyed by the lines, the installed pathspec's files and this module),
+so a scan whose ignore files were seen before imports pathspec only once a path matches the
+union, and then decides it with pathspec itself.
 """
 
 from __future__ import annotations
 
+import functools
+import importlib.util
+import json
 import re
 from collections.abc import Iterable, Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ipex_doctor.scan.read import derived_cache
 
 if TYPE_CHECKING:
     from pathspec import GitIgnoreSpec
@@ -61,12 +73,35 @@ class InvalidPattern(ValueError):
     """A caller's exclude pattern that is not a valid gitignore pattern."""
 
 
-class _Layer(NamedTuple):
-    base: str
-    """The directory of the ``.gitignore``, relative to the root (``""`` for the root)."""
-    spec: GitIgnoreSpec
-    any_match: re.Pattern[str] | None
-    """All of ``spec``'s patterns as one regex: when it finds nothing, no pattern matches."""
+class _Layer:
+    """The patterns of one ``.gitignore`` (or the caller's excludes) in force under ``base``."""
+
+    __slots__ = ("_spec", "any_match", "base", "lines")
+
+    def __init__(
+        self,
+        base: str,
+        lines: tuple[str, ...],
+        any_match: re.Pattern[str] | None,
+        spec: GitIgnoreSpec | None = None,
+    ) -> None:
+        self.base = base
+        """The directory of the ``.gitignore``, relative to the root (``""`` for the root)."""
+        self.lines = lines
+        """The lines pathspec accepts, that ``spec`` is made of."""
+        self.any_match = any_match
+        """All of ``spec``'s patterns as one regex: when it finds nothing, no pattern matches
+        (``None``: every path goes to ``spec``)."""
+        self._spec = spec
+
+    @property
+    def spec(self) -> GitIgnoreSpec:
+        """pathspec's reading of ``lines`` (pathspec is imported when first asked for)."""
+        if self._spec is None:
+            from pathspec import GitIgnoreSpec
+
+            self._spec = GitIgnoreSpec.from_lines(self.lines)
+        return self._spec
 
 
 class Ignores:
@@ -118,18 +153,82 @@ def _decide(layer: _Layer, path: str) -> bool | None:
 
 
 def _layer(base: str, lines: Sequence[str], *, strict: bool) -> _Layer | None:
-    # NOTE: pathspec costs 80 ms to import; a tree without .gitignore and excludes never pays it.
+    """The layer of ``lines`` under ``base`` (``None``: blank lines and comments only); an
+    invalid line is ``InvalidPattern`` when ``strict``, else dropped."""
+    stamp = _pathspec_stamp()
+    key = json.dumps([stamp, strict, list(lines)]) if stamp is not None else None
+    if key is not None:
+        kept = _kept_layer(base, lines, derived_cache.get("gitignore", key))
+        if kept is not None:
+            return kept[0]
+    layer = _made_layer(base, lines, strict=strict)
+    if key is not None and (layer is None or layer.any_match is not None):
+        # NOTE: a layer whose patterns cannot be joined sends every path to pathspec: keeping
+        # it would spare nothing
+        accepted = set(layer.lines) if layer is not None else set()
+        value = {
+            "none": layer is None,
+            "dropped": [i for i, line in enumerate(lines) if line not in accepted],
+            "union": layer.any_match.pattern if layer is not None and layer.any_match else None,
+        }
+        derived_cache.put("gitignore", key, value)
+    return layer
+
+
+def _kept_layer(base: str, lines: Sequence[str], value: Any) -> tuple[_Layer | None] | None:
+    """The layer an earlier scan made of the same ``lines``, from its kept ``value``; ``None``
+    when there is none (a miss)."""
+    if not isinstance(value, dict) or not isinstance(value.get("none"), bool):
+        return None
+    if value["none"]:
+        return (None,)
+    dropped, union = value.get("dropped"), value.get("union")
+    if not isinstance(dropped, list) or not all(type(i) is int for i in dropped):
+        return None
+    if not isinstance(union, str):
+        return None
+    try:
+        any_match = re.compile(union)
+    except re.error:
+        return None
+    left_out = set(dropped)
+    accepted = tuple(line for i, line in enumerate(lines) if i not in left_out)
+    return (_Layer(base, accepted, any_match),)
+
+
+def _made_layer(base: str, lines: Sequence[str], *, strict: bool) -> _Layer | None:
+    # NOTE: pathspec costs 20 ms or more to import; a tree without .gitignore and excludes
+    # never pays it, nor one whose layers were kept by an earlier scan.
     from pathspec import GitIgnoreSpec
 
+    accepted = tuple(lines)
     try:
-        spec = GitIgnoreSpec.from_lines(lines)
+        spec = GitIgnoreSpec.from_lines(accepted)
     except (ValueError, re.error) as error:  # NOTE: re.error is no ValueError before 3.13
         if strict:
             raise InvalidPattern(str(error)) from error
-        spec = GitIgnoreSpec.from_lines(line for line in lines if _valid(line))
+        accepted = tuple(line for line in lines if _valid(line))
+        spec = GitIgnoreSpec.from_lines(accepted)
     if all(pattern.include is None for pattern in spec.patterns):
         return None  # blank lines and comments only
-    return _Layer(base, spec, _union(spec))
+    return _Layer(base, accepted, _union(spec), spec)
+
+
+@functools.cache
+def _pathspec_stamp() -> str | None:
+    """The installed pathspec's files that turn a line into a regex, and this module, as
+    ``derived_cache.code_stamp``; ``None`` when pathspec cannot be found without importing it
+    (then nothing is kept)."""
+    found = importlib.util.find_spec("pathspec")
+    if found is None or found.origin is None:
+        return None
+    home = Path(found.origin).parent
+    try:
+        patterns = sorted((home / "patterns" / "gitignore").glob("*.py"))
+    except OSError:
+        return None
+    files = [home / "_version.py", home / "gitignore.py", home / "pattern.py", home / "util.py"]
+    return derived_cache.code_stamp([*files, *patterns, Path(__file__)])
 
 
 def _valid(line: str) -> bool:
