@@ -1978,6 +1978,17 @@ def test_other_stacks_allocations_over_a_limit_are_not_the_intel_gpus_cap() -> N
         ("SIGSEGV in `pthread_once` inside `libopenvino_intel_npu_plugin.so`.", "npu"),
         ("[ERROR] [OpenVINO] Device NPU is not available\n (provider_bridge_ort.cc:2310 "
          "onnxruntime::OpenVINOProviderFactoryCreator::Create)", "npu"),
+        # dnf's words for the oneAPI repository's changed key (openhpc #1901), CMake not finding
+        # the SYCL runtime (dpctl #1153), Level Zero initialised for the NPU alone
+        # (linux-npu-driver #15)
+        ('The GPG keys listed for the "Intel(R) oneAPI repository" repository are already '
+         "installed but they are not correct for this package.", "install"),
+        ("Could NOT find IntelSycl (missing: IntelSycl_SYCL_LIBRARY", "sycl-build"),
+        ("testenv.hpp:26: Failure\n  zeInit(ZE_INIT_FLAG_VPU_ONLY)\n    Which is: 0x78000001", "npu"),
+        ("zeInit(ZE_INIT_FLAG_GPU_ONLY) returned 0x78000001", "level-zero"),
+        ('The GPG keys listed for the "cuda" repository are already installed but they are not '
+         "correct for this package.", None),
+        ("Could NOT find CUDAToolkit (missing: CUDAToolkit_INCLUDE_DIR)", None),
         # near misses: another vendor's packages and repository, Intel's CPU MKL repository
         # (Opus-MT #92: outside the stack, as the corpus's Intel MKL texts), an NPU named alone,
         # a word that holds "ze" or "level0" in another sense
