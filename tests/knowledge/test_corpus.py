@@ -122,8 +122,9 @@ MEASURED: dict[str, tuple[int, int, int, int, int, int] | None] = {
     # it together: 429, 432, 447 of 587, 2 of 1163; then the twenty-first's kept-aside texts,
     # measured once (7, 7, 7 of 26; 0 of 21 alarms), joined it: 436, 439, 454 of 613, 2 of 1184;
     # then dnf's words for a repository's changed key, CMake not finding the SYCL runtime, Level
-    # Zero initialised for the NPU alone: 439, 442, 457
-    "development": (613, 439, 442, 457, 1184, 2),
+    # Zero initialised for the NPU alone: 439, 442, 457; then the twenty-second's development
+    # texts (at its split: 462, 465, 483 of 651, 2 of 1218)
+    "development": (651, 462, 465, 483, 1218, 2),
     "kept-aside": None,  # NOTE: empty until the next collection is split
     # NOTE: "could not create an engine" is onednn; "The program was built for N devices" is the
     # sycl-build layer (three sampled threads, none a missing kernel), not xpu-kernel-not-built
@@ -133,13 +134,19 @@ MEASURED: dict[str, tuple[int, int, int, int, int, int] | None] = {
 """Measured when the rules were final for the newest collections (kept-aside: once, afterwards;
 its false alarm is recorded, not tuned away). Update only by adding texts, never by tuning on a
 kept-aside text."""
-SHORT_OF_NEIGHBOURS = {frozenset({16, 17}): 19, frozenset({19}): 20, frozenset({21}): 21}
+SHORT_OF_NEIGHBOURS = {
+    frozenset({16, 17}): 19,
+    frozenset({19}): 20,
+    frozenset({21}): 21,
+    frozenset({22}): 29,
+}
 """Kept-aside parts with fewer than the 30 unrelated texts the issue asks for, and how many they
 hold: the sixteenth and seventeenth collections brought 45 neighbours in all (the collectors found
 the Intel trackers nearly exhausted, and took every neighbour a query returned, never chose
 one), of which their seeded split kept 19 aside; the nineteenth brought 58 neighbours, of which
-its split kept 20 aside; the twenty-first brought 66, of which its split kept 21 aside. Their
-measurement says so beside its alarms."""
+its split kept 20 aside; the twenty-first brought 66, of which its split kept 21 aside; the
+twenty-second brought 63, of which its split kept 29 aside. Their measurement says so beside its
+alarms."""
 
 
 @pytest.mark.parametrize("part", list(PARTS))
