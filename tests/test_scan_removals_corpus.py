@@ -58,13 +58,14 @@ def test_the_parts_are_the_ones_the_seeds_draw() -> None:
     seventh = DATA["seventh_split"]["projects"]
     eighth = DATA["eighth_split"]["projects"]
     ninth = DATA["ninth_split"]["projects"]
+    tenth = DATA["tenth_split"]["projects"]
     later = set(second) | set(third) | set(fourth) | set(fifth) | set(sixth) | set(seventh)
-    later |= set(eighth) | set(ninth)
+    later |= set(eighth) | set(ninth) | set(tenth)
     first = [p["project"] for p in DATA["projects"] if p["project"] not in later]
     parts = {p["project"]: p["part"] for p in DATA["projects"]}
     assert later <= set(parts)
     # NOTE: no project in two collections
-    collections = (second, third, fourth, fifth, sixth, seventh, eighth, ninth)
+    collections = (second, third, fourth, fifth, sixth, seventh, eighth, ninth, tenth)
     assert len(later) == sum(map(len, collections))
 
     # NOTE: each drawn collection's held-out part was measured once and then joined the
@@ -85,6 +86,11 @@ def test_the_parts_are_the_ones_the_seeds_draw() -> None:
     assert seventh == sorted(seventh, key=str.lower)
     assert DATA["seventh_split"]["joined_development"] == seventh
     assert {parts[name] for name in seventh} == {"development"}
+
+    # NOTE: the tenth is split by its seed and not yet measured: its parts are the draw.
+    development, held_out = _drawn(tenth, DATA["tenth_split"])
+    assert {name for name in tenth if parts[name] == "development"} == development
+    assert {name for name in tenth if parts[name] == "held-out"} == held_out
 
 
 def test_every_case_names_its_commits_and_every_key_line_is_well_formed() -> None:
