@@ -123,8 +123,11 @@ MEASURED: dict[str, tuple[int, int, int, int, int, int] | None] = {
     # measured once (7, 7, 7 of 26; 0 of 21 alarms), joined it: 436, 439, 454 of 613, 2 of 1184;
     # then dnf's words for a repository's changed key, CMake not finding the SYCL runtime, Level
     # Zero initialised for the NPU alone: 439, 442, 457; then the twenty-second's development
-    # texts (at its split: 462, 465, 483 of 651, 2 of 1218)
-    "development": (651, 462, 465, 483, 1218, 2),
+    # texts (at its split: 462, 465, 483 of 651, 2 of 1218); then the wording written from them
+    # (oneAPI's compilers refused by CMake's check and IPEX's XPU build configured by its setup.py
+    # as sycl-build, pip's build of an Intel distribution's source as install, the fp64 aspect of a
+    # refused kernel, IPEX's XPU DLL named alone, SD.Next's oneAPI check): 469, 472, 489
+    "development": (651, 469, 472, 489, 1218, 2),
     "kept-aside": None,  # NOTE: empty until the next collection is split
     # NOTE: "could not create an engine" is onednn; "The program was built for N devices" is the
     # sycl-build layer (three sampled threads, none a missing kernel), not xpu-kernel-not-built

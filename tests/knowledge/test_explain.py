@@ -2020,3 +2020,63 @@ def test_adaptivecpps_spelling_of_a_level_zero_code_is_read() -> None:
     assert facts(text).values["code"][0][0] == "ZE_RESULT_ERROR_DEVICE_LOST"
     assert explain(text, KB)[0].issue.id == "xpu-device-lost"
     assert "code" not in facts("maze:1879048193 size:1879048193").values
+
+
+@pytest.mark.parametrize(
+    ("text", "layer"),
+    [
+        # CMake's check of oneAPI's C++ compiler failing (IPEX #308), IPEX's own XPU build
+        # configured by its setup.py (IPEX #312), pip's build of an Intel distribution's source
+        # (intel-extension-for-transformers #770)
+        ("-- Check for working CXX compiler: /home/intel/oneapi/compiler/2023.0.0/linux/bin/icpx "
+         "- broken", "sycl-build"),
+        ('The C++ compiler\n\n    "C:/Program Files (x86)/Intel/oneAPI/compiler/latest/bin/icx.exe"'
+         "\n\n  is not able to compile a simple test program.", "sycl-build"),
+        ("subprocess.CalledProcessError: Command '['cmake', '/src/intel-extension-for-pytorch', "
+         "'-DBUILD_WITH_XPU=ON', '-DCMAKE_BUILD_TYPE=Release']' returned non-zero exit status 1.",
+         "sycl-build"),
+        ('  File "C:\\Users\\me\\AppData\\Local\\Temp\\pip-install-wycighm3\\intel-extension-for-'
+         'transformers_ce809ed1ec\\setup.py", line 27, in <module>\n'
+         "      from cpuinfo import get_cpu_info\n  ModuleNotFoundError: No module named 'cpuinfo'",
+         "install"),
+        # near misses: another compiler refused by CMake's check, another project's CMake build
+        # with its own option, pip's build of another package
+        ("-- Check for working CXX compiler: /usr/bin/c++ - broken", None),
+        ('The CUDA compiler\n\n    "/usr/local/cuda/bin/nvcc"\n\n  is not able to compile a simple '
+         "test program.", None),
+        ("subprocess.CalledProcessError: Command '['cmake', '/src/vllm', '-DVLLM_TARGET_DEVICE=cuda'"
+         "]' returned non-zero exit status 1.", None),
+        ('  File "/tmp/pip-install-abc123/flash-attn_0123/setup.py", line 9, in <module>\n'
+         "  ModuleNotFoundError: No module named 'packaging'", None),
+        ("the quicpx - brokenness of the build", None),
+    ],
+)  # fmt: skip
+def test_the_twenty_second_collections_layer_wording(text: str, layer: str | None) -> None:
+    """Layer wording written from the twenty-second collection's development texts: each names
+    its layer, and its near misses (another compiler, project or package) name nothing."""
+    assert _layer_named(text) == layer
+
+
+@pytest.mark.parametrize(
+    ("text", "entry"),
+    [
+        # the SYCL runtime refusing a kernel for its fp64 aspect (IPEX #285)
+        ('RuntimeError: Native API failed. Native API returns: -996 (Function exists but address '
+         'is not available)\ninvalid_kernel("uses-fp64-math")', "xpu-no-fp64"),
+        # IPEX's XPU DLL named without its folder (SD.Next #1955, ipex-llm #9703)
+        ("OSError: [WinError 126] Error loading intel-ext-pt-gpu.dll", "windows-dll-load"),
+        ("cannot find libintel-ext-pt-gpu.dll", "windows-dll-load"),
+        # SD.Next's own check that oneAPI's environment is not set (SD.Next #2120)
+        ("01:07:06-195177 ERROR    Intel OneAPI Toolkit is not activated! Activate OneAPI "
+         "manually!", "oneapi-runtime-libs"),
+        # near misses: another DLL, another math aspect, a toolkit of another vendor
+        ("OSError: [WinError 126] Error loading c10_cuda.dll", None),
+        ("kernel uses-fp16-math on this device", None),
+        ("ERROR    CUDA Toolkit is not activated", None),
+    ],
+)  # fmt: skip
+def test_the_twenty_second_collections_entry_wording(text: str, entry: str | None) -> None:
+    """Entry wording written from the twenty-second collection's development texts, and near
+    misses that name no entry."""
+    found = explain(text, KB)
+    assert (found[0].issue.id if found else None) == entry
