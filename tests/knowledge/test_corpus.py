@@ -124,8 +124,13 @@ MEASURED: dict[str, tuple[int, int, int, int, int, int] | None] = {
     # then dnf's words for a repository's changed key, CMake not finding the SYCL runtime, Level
     # Zero initialised for the NPU alone: 439, 442, 457; then five texts of OUT_OF_RESOURCES and
     # DEVICE_NOT_AVAILABLE labelled as the corpus labels those codes elsewhere (sampling.yaml's
-    # `relabelled`): 444, 447, 462
-    "development": (613, 444, 447, 462, 1184, 2),
+    # `relabelled`): 444, 447, 462; then the sycl-build / compiler boundary (a build by oneAPI's
+    # DPC++/C++ compilers, and a device program IGC fails to build, is sycl-build; compiler is
+    # torch.compile's code generation alone: two texts relabelled, and IGC's crash banner no
+    # longer Triton's entry) and the layer markers of the OpenCL build, the compute runtime's
+    # small-BAR warning, FFmpeg's OpenCL from VA-API, SYCLomatic and dpctl's library: 454, 457,
+    # 471
+    "development": (613, 454, 457, 471, 1184, 2),
     "kept-aside": None,  # NOTE: empty until the next collection is split
     # NOTE: "could not create an engine" is onednn; "The program was built for N devices" is the
     # sycl-build layer (three sampled threads, none a missing kernel), not xpu-kernel-not-built
