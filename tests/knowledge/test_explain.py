@@ -888,8 +888,9 @@ def test_wording_that_says_the_intel_stack_is_absent_does_not_place_a_text_in_it
         # the GPU compute runtime's own abort (WSL2, Arc A770)
         ("Abort was called at 63 line in file:\n./shared/source/os_interface/os_interface.h\n"
          "Aborted (core dumped)", "level-zero"),
-        # oneAPI's compiler building Triton on Windows
-        ("icx: error: argument unused during compilation: '-Zc:preprocessor'", "compiler"),
+        # oneAPI's compiler failing a build (Triton's, on Windows): a build by icx is the
+        # sycl-build layer's whatever it builds; compiler is torch.compile's code generation
+        ("icx: error: argument unused during compilation: '-Zc:preprocessor'", "sycl-build"),
         # uv's resolver, where pip says "No matching distribution"
         ("Because there is no version of torch==2.11.0+xpu and your project depends on "
          "torch==2.11.0+xpu, we can conclude that your project's requirements are unsatisfiable.",

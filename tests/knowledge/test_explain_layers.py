@@ -77,6 +77,38 @@ def _layer(found: Explanation) -> str | None:
         ("Exception from src\\plugins\\intel_npu\\src\\utils\\src\\zero\\zero_mem.cpp:27:\n"
          "L0 zeMemAllocHost result: ZE_RESULT_ERROR_UNINITIALIZED, code 0x78000001", "npu"),
         ("core.get_property('NPU', 'NPU_DRIVER_VERSION') -> \"No available backend\"", "npu"),
+        # a build by oneAPI's DPC++/C++ compilers that fails, Windows or Linux (syclacademy #334,
+        # oneMath #648, QUDA #1332), and the deprecated dpcpp driver: sycl-build, not compiler
+        ("icpx: error: unknown argument: '-MDd'", "sycl-build"),
+        ("icx: error: cannot specify '-Fobin\\rng\\rng_loader.cpp.obj' when compiling multiple "
+         "source files", "sycl-build"),
+        ("/usr/bin/ld: ../lib/libquda.a: error adding symbols: File format not recognized\n"
+         "icpx: error: linker command failed with exit code 1 (use -v to see invocation)",
+         "sycl-build"),
+        ("dpcpp: error: no such file or directory: 'kernel.cpp'", "sycl-build"),
+        # IGC crashing while it builds an OpenCL program (john #5876), and an OpenCL C source the
+        # Intel GPU's runtime did not compile (darktable #20179)
+        ("Build log: IGC: Internal Compiler Error: Segmentation violation\nError building kernel "
+         "/usr/share/john/opencl/ethereum_kernel.cl. DEVICE_INFO=4", "sycl-build"),
+        ("Error [dt_opencl_device_init] failed to compile program `basic.cl'! on Linux with Intel "
+         "GPU", "sycl-build"),
+        # SYCLomatic's migration tool crashing (SYCLomatic #2876)
+        ("Error: meet signal:SIGSEGV dpct tries to write analysis reports and terminates...",
+         "sycl-build"),
+        # FFmpeg's OpenCL device from VA-API (Intel's OpenCL only) finding no OpenCL platform:
+        # the compute runtime's OpenCL driver is absent (jellyfin #16566)
+        ("[AVHWDeviceContext @ 0x55c1cec43040] Failed to get number of OpenCL platforms: -1001.\n"
+         "Device creation failed: -19.\nFailed to set value 'opencl=ocl@va' for option "
+         "'init_hw_device': No such device", "level-zero"),
+        # clinfo beside the compute runtime's small-BAR warning (compute-runtime #831)
+        ("root@vm:/# clinfo\nWARNING: Small BAR detected for device 0000:01:00.0\n"
+         "Number of platforms                               0", "level-zero"),
+        # a clang++ -fsycl compilation that failed (the open-source DPC++'s driver)
+        ("$ clang++ -fsycl -fsycl-targets=spir64 vadd.cpp -o vadd\nvadd.cpp:12:5: error: no "
+         "matching function for call to 'parallel_for'", "sycl-build"),
+        # dpctl's SYCL interface library not found (numba-dpex #1505)
+        ("ImportError: libDPCTLSyclInterface.so.0: cannot open shared object file: No such file "
+         "or directory", "runtime"),
     ],
 )  # fmt: skip
 def test_a_structural_marker_names_the_layer_it_belongs_to(text: str, layer: str) -> None:
@@ -99,6 +131,15 @@ def test_a_structural_marker_names_the_layer_it_belongs_to(text: str, layer: str
          "found. ur_loader.dll", "windows-loader"),
         ("ImportError: DLL load failed while importing _C: The specified module could not be "
          "found. ze_loader.dll", "windows-loader"),
+        # the build command above a run's own error: the runtime's code says more
+        ("$ clang++ -fsycl vadd.cpp -o vadd && ./vadd\nterminate called after throwing an "
+         "instance of 'sycl::_V1::exception'\n  what():  Native API failed. Native API returns: "
+         "-30 (PI_ERROR_INVALID_VALUE)", "runtime"),
+        # dpct's namespace and headers in a migrated program at run time (ggml's SYCL backend):
+        # the runtime's code, not SYCLomatic failing
+        ("Native API failed. Native API returns: -30 (PI_ERROR_INVALID_VALUE)\nSYCL error: "
+         "CHECK_TRY_ERROR(dpct::gemm_batch(*main_stream, oneapi::mkl::transpose::trans))\n"
+         "  in ggml/src/ggml-sycl/dpct/helper.hpp:1722", "runtime"),
     ],
 )  # fmt: skip
 def test_a_weak_marker_gives_way_to_what_says_more(text: str, layer: str) -> None:
@@ -159,6 +200,39 @@ def test_a_weak_marker_gives_way_to_what_says_more(text: str, layer: str) -> Non
         "RuntimeError: Expected one of cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, "
         "ve, fpga, maia, xla, lazy, vulkan, mps, meta, hpu, mtia, privateuseone device type at "
         "start of device string: GPU",
+        # other compilers failing a build: GCC, Clang, MSVC, NVIDIA's and AMD's drivers
+        "g++: error: unrecognized command-line option '-MDd'",
+        "clang++: error: linker command failed with exit code 1 (use -v to see invocation)",
+        "$ clang++ -O2 -fopenmp vadd.cpp -o vadd  # oneAPI 2025.0 installed\nvadd.cpp:12:5: error: use of undeclared "
+        "identifier 'omp_get_wtime'",
+        "nvcc fatal   : Unsupported gpu architecture 'compute_35'",
+        "hipcc: error: cannot find ROCm device library; provide its path via --rocm-path",
+        "cl : Command line error D8021 : invalid numeric argument '/Wno-unused'",
+        # a compiler's warning alone is no failure, and icx named in prose is no diagnostic
+        "icpx: warning: use of 'dpcpp' is deprecated and will be removed in a future release.",
+        "I built it with icx and it crashes: Segmentation fault",
+        # OpenCL programs failing to build on other vendors' devices (hashcat #3662 on pocl,
+        # xmrig on AMD), and another compiler's crash banner
+        "clBuildProgram(): CL_BUILD_PROGRAM_FAILURE\nDevice pthread-AMD EPYC 9654 96-Core Processor "
+        "failed to build the program, log: error: unknown target CPU 'generic'",
+        "[2025-09-24 10:48:48.390]  opencl   error CL_BUILD_PROGRAM_FAILURE when calling "
+        "clBuildProgram",
+        "Error building kernel /usr/share/john/opencl/sha512_kernel.cl on NVIDIA GeForce RTX 3080",
+        "ptxas fatal   : Internal Compiler Error: Segmentation violation",
+        "LLVM ERROR: IGC: an unrelated project's counter overflowed",
+        # the OpenCL ICD finding no platform with no Intel word, or with NVIDIA's or AMD's; an
+        # OpenCL device from Direct3D 11 (every vendor's)
+        "Failed to get number of OpenCL platforms: -1001.",
+        "clGetPlatformIDs failed: CL_PLATFORM_NOT_FOUND_KHR (NVIDIA CUDA OpenCL ICD missing)",
+        "Failed to get number of OpenCL platforms: -1001.\nFailed to set value 'opencl=ocl@dx11' "
+        "for option 'init_hw_device': No such device",
+        # -1001 said of something else in a text of the Intel stack
+        "Intel Arc A770: the game exited with code -1001",
+        # the kernel's own BAR messages (any vendor's card)
+        "pci 0000:03:00.0: BAR 2: no space for [mem size 0x10000000 64bit pref]",
+        # dpct's namespace in migrated CUDA code on NVIDIA, and another project's library name
+        "error: use of undeclared identifier 'dpct_malloc'",
+        "ImportError: libDPCTLInterface_custom.so: cannot open shared object file (Intel Arc)",
     ],
 )  # fmt: skip
 def test_a_neighbour_of_a_marker_names_no_layer(text: str) -> None:
@@ -174,3 +248,27 @@ def test_cli_says_a_marker_placed_text_is_a_layer_not_a_known_issue() -> None:
     data = json.loads(done.stdout)
     assert data["result"] == "layer" and data["matches"] == [] and not data["matched"]
     assert data["layer"]["id"] == "distributed" and data["layer"]["collect"]
+
+
+def test_igcs_crash_is_tritons_entry_only_beside_tritons_module_build() -> None:
+    """IGC builds every device program for the GPU: its crash banner while an OpenCL program
+    builds (john #5876) is the sycl-build layer, not torch.compile's Triton entry; beside
+    Triton's loader and the module-build code it is still that entry."""
+    opencl = ("Build log: IGC: Internal Compiler Error: Segmentation violation\n"
+              "Error building kernel /usr/share/john/opencl/ethereum_kernel.cl.")  # fmt: skip
+    found = diagnose(opencl, KB)
+    assert found.matches == [] and _layer(found) == "sycl-build", found
+    triton = ("L0 build module failed. Log: IGC: Internal Compiler Error: Floating point exception\n"
+              "Error during Intel loadBinary: ZE_RESULT_ERROR_MODULE_BUILD_FAILURE")  # fmt: skip
+    found = diagnose(triton, KB)
+    assert found.matches and found.matches[0].issue.id == "triton-xpu-build-failure", found
+
+
+def test_the_compiler_layer_says_it_is_torch_compiles_and_sycl_build_says_the_dpcpp_compilers() -> (
+    None
+):
+    """The two layers' titles carry the boundary: a build by icx/icpx/dpcpp/clang++ -fsycl is
+    sycl-build, torch.compile's code generation is compiler."""
+    titles = {layer.id: layer.title for layer in KB.layers}
+    assert "torch.compile" in titles["compiler"]
+    assert all(word in titles["sycl-build"] for word in ("icx", "icpx", "dpcpp", "clang++ -fsycl"))
