@@ -56,12 +56,14 @@ def checked(text: AnyStr, refuse: Callable[[re.error], Exception]) -> LazyRegex[
     return LazyRegex(text)
 
 
-def learn_kept(texts: Sequence[str | bytes]) -> None:
+def learn_kept(texts: Sequence[str | bytes]) -> bool:
     """Take back whether ``texts`` (all of a rule set's regexes) compiled in an earlier run of
-    this Python: where they did, ``checked`` compiles none of them."""
+    this Python: where they did (``True``), ``checked`` compiles none of them."""
     kept = derived_cache.get("regexes", _key(texts))
-    if kept == [_plain(text) for text in texts]:
-        _known.update(texts)
+    if kept != [_plain(text) for text in texts]:
+        return False
+    _known.update(texts)
+    return True
 
 
 def keep(texts: Sequence[str | bytes]) -> None:

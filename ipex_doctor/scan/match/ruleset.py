@@ -361,14 +361,15 @@ def refuse_invalid(rules: CodeRules) -> None:
     for rule in rules.rules:
         texts.extend((*rule.match.text, *rule.match.unless, *rule.match.when))
         texts.extend(text.encode() for text in rule.match.in_files_with)
-    lazy_regex.learn_kept(texts)
+    kept = lazy_regex.learn_kept(texts)
     for rule in rules.rules:
         _pattern_of(rule)
         for text in (*rule.match.text, *rule.match.unless, *rule.match.when):
             _compile(rule, text)
         for text in rule.match.in_files_with:
             _compile_bytes(rule, text)
-    lazy_regex.keep(texts)
+    if not kept:
+        lazy_regex.keep(texts)  # NOTE: once; a run that took it back writes nothing
 
 
 def _pattern_of(rule: CodeRule) -> Pattern | None:

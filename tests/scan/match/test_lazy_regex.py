@@ -46,14 +46,18 @@ def test_a_second_process_compiles_none_of_the_rules_regexes_up_front(tmp_path: 
     knowledge base's cache), the next compiles none of them to check the rules or to build
     the rule set: each waits for a file whose trigger asks for it."""
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache")}
-    counts = []
+    counts, kept = [], []
     for _ in range(2):
         done = subprocess.run([sys.executable, "-c", _COMPILED], capture_output=True, text=True,
                               env=env, check=True, timeout=120)  # fmt: skip
         counts.append([int(word) for word in done.stdout.split()])
+        found = sorted((tmp_path / "cache").rglob("regexes-*.json"))
+        kept.append([(path, path.stat().st_ino, path.stat().st_mtime_ns) for path in found])
     texts, compiled = counts[1]
     assert texts > 50
     assert compiled == 0
+    assert len(kept[0]) == 1
+    assert kept[1] == kept[0]  # NOTE: the run that took the value back wrote nothing
 
 
 def test_an_invalid_regex_among_kept_valid_ones_is_refused(
