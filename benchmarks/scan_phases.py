@@ -2,8 +2,9 @@
 
     python benchmarks/scan_phases.py [DIR] [--repeat N] [--baseline CHECKOUT]
 
-Runs ``python -m ipex_doctor scan DIR -q --no-cache`` (DIR: the synthetic small project of
-``scan_speed.py``, 50 modules, written to a temporary directory) ``--repeat`` times, each in a
+Runs ``python -m ipex_doctor scan . -q --no-cache`` in DIR, as a pre-commit hook in a
+project's root does (DIR: the small project of ``scan_speed.py``, 94 files, written to a
+temporary directory; no policy file there) ``--repeat`` times, each in a
 fresh interpreter that reads ``time.process_time`` at the start of each phase (the use case's
 steps, wrapped by name: a step renamed makes this fail loudly, never measure silently
 nothing), and prints the median of each phase, and the children's CPU (the examination's
@@ -23,18 +24,19 @@ import sys
 import tempfile
 from pathlib import Path
 
-from scan_speed import write_synthetic_project
+from scan_speed import write_small_project
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# NOTE: run with ``python -c`` in the checkout's root, so it imports that checkout's doctor;
-# each wrapped step marks the CPU time when it starts and when it returns.
+# NOTE: run with ``python -c`` in the tree's root, the checkout (argv[1]) first on the path, so
+# it imports that checkout's doctor; each wrapped step marks the CPU time when it starts and
+# when it returns.
 _TIMED = """
 import json, os, resource, sys, time
 marks = {}
 def mark(name):
     marks.setdefault(name, time.process_time())
-sys.path.insert(0, os.getcwd())
+sys.path.insert(0, sys.argv.pop(1))
 from ipex_doctor.cli.commands import cli
 mark("command")
 import ipex_doctor.app.code_scan as use_case
@@ -78,8 +80,8 @@ PHASES = (
 
 def _run(checkout: Path, tree: str) -> dict[str, float]:
     done = subprocess.run(
-        [sys.executable, "-c", _TIMED, "scan", tree, "-q", "--no-cache"],
-        cwd=checkout, capture_output=True, text=True, check=False,
+        [sys.executable, "-c", _TIMED, str(checkout), "scan", ".", "-q", "--no-cache"],
+        cwd=tree, capture_output=True, text=True, check=False,
         env={**os.environ, "COLUMNS": "200"},
     )  # fmt: skip
     marks: dict[str, float] = json.loads(done.stderr.strip().splitlines()[-1])
@@ -98,7 +100,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="scan-phases-") as small:
         tree = args.tree
         if tree is None:
-            write_synthetic_project(Path(small), 50)
+            write_small_project(Path(small))
             tree = small
         runs: dict[str, list[dict[str, float]]] = {name: [] for name in checkouts}
         loads = [os.getloadavg()[0]]

@@ -29,11 +29,14 @@ cache of an earlier scan of the unchanged tree (what a second ``ipex-doctor scan
 cache lives in a temporary ``XDG_CACHE_HOME``). Best of N runs each, interleaved so machine
 noise hits all alike.
 
-A small project last: the synthetic one with ``--small-files`` modules (50: with its notebooks
-and text files, about 120 files), timed as a pre-commit hook runs it, the whole command
-``python -m ipex_doctor scan DIR`` (the interpreter's start, the imports, the examination of
-the interpreter and the report included), with ``--no-cache`` and with the cache of an earlier
-run: its budget is ``SMALL_BUDGET_S`` of wall time. ``--small-only`` times that alone.
+A small project last (``write_small_project``): ``--small-files`` modules (50) of the same kinds,
+10 notebooks, 30 configs, a requirements file, a Dockerfile, a shell script and a
+``.gitignore``: 94 files, under issue 31's 100. It is timed as a pre-commit hook runs it, the
+whole command ``python -m ipex_doctor scan . -q`` in the project's root (the interpreter's
+start, the imports, the examination of the interpreter and the report included; no policy file
+there, so none is read: run from the doctor's checkout, it read the checkout's own), with
+``--no-cache`` and with the cache of an earlier run: its budget is ``SMALL_BUDGET_S`` of wall
+time. ``--small-only`` times that alone.
 
 ``--workers-ladder N,N,...`` times, instead, the cold scan of synthetic trees of N modules each
 with the spawned workers as shipped and with them off (``engine.HELP_WHEN_LEFT_S`` out of
@@ -152,7 +155,7 @@ def main() -> int:
         ):
             over |= measure(label, tree, pattern, excludes, args.repeat, checkouts, args.docs)
         if args.small_files:
-            write_synthetic_project(Path(small), args.small_files, args.ipex_every)
+            write_small_project(Path(small), args.small_files, args.ipex_every)
             over |= measure_small(small, args.repeat, checkouts)
     print(f"load average {' '.join(f'{n:.2f}' for n in os.getloadavg())}")
     return 1 if over else 0
@@ -161,6 +164,15 @@ def main() -> int:
 def _in(checkout: Path, argv: list[str]) -> list[str]:
     """``argv`` run in ``checkout``'s root (``python -c`` / ``-m`` import the doctor there)."""
     return ["/bin/sh", "-c", 'cd "$1" && shift && exec "$@"', "sh", str(checkout), *argv]
+
+
+def doctor_in(checkout: Path, directory: str, argv: list[str]) -> list[str]:
+    """``argv`` run in ``directory`` with ``checkout``'s doctor first on the path (``python
+    -m ipex_doctor`` imports it from there): the command as a hook in a project's root runs it."""
+    return [
+        "/bin/sh", "-c", 'cd "$1" && PYTHONPATH="$2" && export PYTHONPATH && shift 2 && exec "$@"',
+        "sh", directory, str(checkout), *argv,
+    ]  # fmt: skip
 
 
 _LIST_READ = """
@@ -298,13 +310,15 @@ def measure_small(tree: str, repeat: int, checkouts: dict[str, Path]) -> bool:
     """Time the whole ``scan`` command on the small project ``tree`` (wall and CPU, best of
     ``repeat``), print it; whether this checkout's is over ``SMALL_BUDGET_S``."""
     commands: dict[str, list[str]] = {}
+    scan = [sys.executable, "-m", "ipex_doctor", "scan", ".", "-q"]
     for suffix, checkout in checkouts.items():
-        scan = [sys.executable, "-m", "ipex_doctor", "scan", tree, "-q"]
-        commands["--no-cache" + suffix] = _in(checkout, [*scan, "--no-cache"])
-        commands["cache warm" + suffix] = _in(checkout, scan)
+        commands["--no-cache" + suffix] = doctor_in(checkout, tree, [*scan, "--no-cache"])
+        commands["cache warm" + suffix] = doctor_in(checkout, tree, scan)
     runs = measure_commands(commands, repeat=repeat, warmup=1)
     files = sum(1 for path in Path(tree).rglob("*") if path.is_file())
-    print(f"small project ({files} files): python -m ipex_doctor scan DIR -q, whole command")
+    print(
+        f"small project ({files} files): python -m ipex_doctor scan . -q in its root, whole command"
+    )
     for name, values in runs.items():
         wall = min(run.wall_s for run in values)
         cpu = min(run.cpu_s for run in values)
@@ -433,28 +447,38 @@ def _module(n: int, ipex_every: int) -> str:
     return "".join(parts)
 
 
-def write_synthetic_project(root: Path, files: int, ipex_every: int = 10) -> None:
+def write_synthetic_project(
+    root: Path, files: int, ipex_every: int = 10, *, notebooks: int = 20, configs: int = 50
+) -> None:
     """``files`` Python modules in packages of 50 (one in ``ipex_every`` uses IPEX, half of the
-    others plain torch), notebooks, and the text files a project has."""
+    others plain torch), ``notebooks`` notebooks, ``configs`` YAML configs, and the four other
+    text files a project has (requirements, Dockerfile, shell script, ``.gitignore``)."""
     for n in range(files):
         package = root / "src" / f"pkg{n // 50}"
         package.mkdir(parents=True, exist_ok=True)
         (package / f"module_{n}.py").write_text(_module(n, ipex_every), encoding="utf-8")
-    notebooks = root / "notebooks"
-    notebooks.mkdir()
-    for n in range(20):
+    notebook_dir = root / "notebooks"
+    notebook_dir.mkdir()
+    for n in range(notebooks):
         cells = [{"cell_type": "code", "source": s, "metadata": {}} for s in _NOTEBOOK_CELLS]
         document = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
-        (notebooks / f"demo_{n}.ipynb").write_text(json.dumps(document), encoding="utf-8")
+        (notebook_dir / f"demo_{n}.ipynb").write_text(json.dumps(document), encoding="utf-8")
     (root / "requirements.txt").write_text("torch==2.8.0\nintel-extension-for-pytorch==2.8.0\n")
     (root / "Dockerfile").write_text(
         "FROM python:3.11\nRUN pip install intel_extension_for_pytorch\n"
     )
     (root / "run.sh").write_text("#!/bin/sh\nipexrun --ninstances 2 train.py\n")
     (root / "configs").mkdir()
-    for n in range(50):
+    for n in range(configs):
         (root / "configs" / f"exp_{n}.yaml").write_text(f"lr: 0.0{n}\nbatch: 32\nipex: false\n")
     (root / ".gitignore").write_text("build/\n*.log\n")
+
+
+def write_small_project(root: Path, modules: int = 50, ipex_every: int = 10) -> None:
+    """Issue 31's small project, as a pre-commit hook sees one: ``modules`` Python modules
+    (50), 10 notebooks, 30 configs and the four other text files (94 files at 50 modules,
+    under the issue's 100)."""
+    write_synthetic_project(root, modules, ipex_every, notebooks=10, configs=30)
 
 
 if __name__ == "__main__":

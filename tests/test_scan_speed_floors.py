@@ -56,3 +56,19 @@ def test_a_root_named_like_an_excluded_directory_is_still_grepped(tmp_path: Path
     # NOTE: directories of those names below the root are left out, as the scanner does
     assert _listed(commands["floor, the tree"]) == {"pkg/uses.py"}
     assert _listed(commands["floor, files read"]) == {"pkg/uses.py"}
+
+
+def test_the_small_project_is_under_a_hundred_files_and_timed_in_its_root(tmp_path: Path) -> None:
+    """Issue 31's small project has under 100 files, and its scan runs as a hook in the
+    project's root runs it: the checkout's doctor imported, no policy file but the project's
+    (run from the checkout, it read the checkout's own ``.ipex-doctor.yaml``)."""
+    tree = tmp_path / "small"
+    SCRIPT.write_small_project(tree)
+    files = [path for path in tree.rglob("*") if path.is_file()]
+    assert 50 < len(files) < 100
+    where = "import os, ipex_doctor; print(os.getcwd()); print(ipex_doctor.__file__)"
+    done = subprocess.run(
+        SCRIPT.doctor_in(REPO, str(tree), [sys.executable, "-c", where]),
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert done.stdout.splitlines() == [str(tree), str(REPO / "ipex_doctor" / "__init__.py")]

@@ -11,11 +11,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import psutil
-
 from ipex_doctor import resources
 from ipex_doctor.model.environment import Host
-from ipex_doctor.probe import spawn
+from ipex_doctor.probe import proc_table, spawn
 
 ISA_TIMEOUT_S = 60.0
 """A bare interpreter start; generous because an emulated one (qemu-user) takes seconds."""
@@ -153,13 +151,25 @@ def with_executable_isa(machine: Host, isa: Mapping[str, Any]) -> Host:
     )
 
 
+def _memory() -> tuple[int, int]:
+    """The total and available memory in bytes: ``/proc/meminfo`` where it says both, else
+    psutil (imported only then: it costs a scan about 20 ms of CPU)."""
+    read = proc_table.memory_bytes()
+    if read is not None:
+        return read
+    import psutil
+
+    memory = psutil.virtual_memory()
+    return int(memory.total), int(memory.available)
+
+
 def probe_host() -> Host:
     """Collect the host facts; never raises for a missing /proc or /dev/dri.
 
     The ISA flags come from /proc/cpuinfo here; ``with_executable_isa`` replaces them with what
     the examined interpreter can execute."""
     model, flags = _cpuinfo()
-    memory = psutil.virtual_memory()
+    total, available = _memory()
     return Host(
         system=platform.system(),
         os_release=_os_release(),
@@ -168,7 +178,7 @@ def probe_host() -> Host:
         cpu_model=model,
         logical_cpus=os.cpu_count() or 0,
         cpu_flags=tuple(flag for flag in ISA_FLAGS if flag in flags),
-        memory_total_bytes=int(memory.total),
-        memory_available_bytes=int(memory.available),
+        memory_total_bytes=total,
+        memory_available_bytes=available,
         render_nodes=render_nodes(),
     )

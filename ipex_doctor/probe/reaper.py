@@ -34,8 +34,12 @@ import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
-import psutil
+from ipex_doctor.probe import proc_table
+
+if TYPE_CHECKING:
+    import psutil
 
 TAG_VARIABLE = "IPEX_DOCTOR_REAPER_TAG"
 """The environment variable that marks the doctor's children and their descendants."""
@@ -170,20 +174,55 @@ def started(pid: int) -> None:
             window.started.add(pid)
 
 
+def _psutil() -> Any:
+    """psutil, imported only once a process is to be looked at closer than ``/proc``'s lists
+    (its import cost every scan about 20 ms of CPU, and nearly every sweep finds nothing)."""
+    import psutil
+
+    return psutil
+
+
+def _descendants(pid: int) -> list[int]:
+    """The pids of ``pid``'s descendants (none when it is gone): ``/proc``'s lists, else
+    psutil's."""
+    listed = proc_table.children(pid, recursive=True)
+    if listed is not None:
+        return listed
+    psutil = _psutil()
+    try:
+        return [process.pid for process in psutil.Process(pid).children(recursive=True)]
+    except psutil.Error:
+        return []
+
+
+def _processes(pids: Iterable[int]) -> list[psutil.Process]:
+    """psutil's handles of ``pids``, less those gone already (psutil is imported only for a
+    pid)."""
+    pids = list(pids)
+    if not pids:
+        return []
+    psutil = _psutil()
+    found = []
+    for pid in pids:
+        with contextlib.suppress(psutil.Error):
+            found.append(psutil.Process(pid))
+    return found
+
+
 def closing(pid: int) -> list[psutil.Process]:
     """The descendants of a child about to be killed (to kill with it, whatever session they
     made); the child no longer protects them."""
     with _lock:
         _live.discard(pid)
-    try:
-        return psutil.Process(pid).children(recursive=True)
-    except psutil.Error:
-        return []
+    return _processes(_descendants(pid))
 
 
 def kill(processes: Iterable[psutil.Process]) -> None:
     """SIGKILL ``processes`` and reap those that are this process's children."""
     victims = list(processes)
+    if not victims:
+        return
+    psutil = _psutil()
     for process in victims:
         with contextlib.suppress(psutil.Error):
             process.kill()
@@ -198,17 +237,19 @@ def orphans() -> list[psutil.Process]:
     mine = tag()
     protected = {os.getpid(), *_live}
     for pid in list(_live):
-        with contextlib.suppress(psutil.Error):
-            protected.update(p.pid for p in psutil.Process(pid).children(recursive=True))
+        protected.update(_descendants(pid))
     window = _current_window()
-    candidates: list[psutil.Process] = []
+    sessions = window.started if window is not None and window.subreaper else set()
     if window is not None and window.subreaper:
         # NOTE: as subreaper, every orphan of a descendant is re-parented to this process
-        with contextlib.suppress(psutil.Error):
-            candidates = psutil.Process().children(recursive=True)
+        candidates = _processes(
+            pid for pid in _descendants(os.getpid()) if pid not in protected | sessions
+        )
     else:
-        candidates = list(psutil.process_iter())
-    sessions = window.started if window is not None and window.subreaper else set()
+        candidates = list(_psutil().process_iter())
+    if not candidates:
+        return []  # NOTE: the usual answer, found without importing psutil
+    psutil = _psutil()
     found = []
     for process in candidates:
         if process.pid in protected or process.pid in sessions:
@@ -226,21 +267,36 @@ def _reap_adopted_zombies(window: _Window) -> int:
     Only those: the doctor's children themselves are ``spawn``'s to wait for, and every other
     child of this process may be one the host still waits for (its exit status is the host's).
     """
-    try:
-        children = psutil.Process().children()
-    except psutil.Error:
-        return 0
+    listed = proc_table.children(os.getpid())
+    if listed is None:
+        psutil = _psutil()
+        try:
+            listed = [child.pid for child in psutil.Process().children()]
+        except psutil.Error:
+            return 0
     reaped = 0
-    for child in children:
-        if child.pid in window.started:
+    for pid in listed:
+        if pid in window.started or not _is_zombie(pid):
             continue
         try:
-            if child.status() != psutil.STATUS_ZOMBIE or os.getsid(child.pid) not in window.started:
+            if os.getsid(pid) not in window.started:
                 continue
-            reaped += os.waitpid(child.pid, os.WNOHANG)[0] == child.pid
-        except (psutil.Error, OSError):
+            reaped += os.waitpid(pid, os.WNOHANG)[0] == pid
+        except OSError:
             continue
     return reaped
+
+
+def _is_zombie(pid: int) -> bool:
+    """Whether ``pid`` exited and waits to be reaped: ``/proc``'s state, else psutil's."""
+    state = proc_table.is_zombie(pid)
+    if state is not None:
+        return state
+    psutil = _psutil()
+    try:
+        return bool(psutil.Process(pid).status() == psutil.STATUS_ZOMBIE)
+    except psutil.Error:
+        return False
 
 
 def reap_orphans() -> int:

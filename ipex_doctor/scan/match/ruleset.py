@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from ipex_doctor.errors import KnowledgeBaseError
 from ipex_doctor.knowledge.code_rules import CodeRule, CodeRules
 from ipex_doctor.model.code import FileKind
+from ipex_doctor.scan.match import lazy_regex
 from ipex_doctor.scan.match import triggers as triggers_module
+from ipex_doctor.scan.match.lazy_regex import LazyRegex
 from ipex_doctor.scan.match.patterns import PATTERNS, Pattern
 from ipex_doctor.scan.match.regex_literals import required_literals
 from ipex_doctor.scan.match.triggers import (
@@ -173,12 +175,12 @@ class TextRule(NamedTuple):
     """A rule's ``text`` regexes, each with its prefilter triggers (one of them must hold)."""
 
     rule_id: str
-    regexes: tuple[tuple[re.Pattern[str], tuple[Trigger, ...]], ...]
-    unless: tuple[re.Pattern[str], ...] = ()
+    regexes: tuple[tuple[LazyRegex[str], tuple[Trigger, ...]], ...]
+    unless: tuple[LazyRegex[str], ...] = ()
     """A line that matches one of these is no match of the rule."""
-    when: tuple[re.Pattern[str], ...] = ()
+    when: tuple[LazyRegex[str], ...] = ()
     """A line must also match one of these to be a match (none: no condition)."""
-    in_files_with: tuple[re.Pattern[bytes], ...] = ()
+    in_files_with: tuple[LazyRegex[bytes], ...] = ()
     """The file must contain a match of one of these (none: no condition)."""
 
 
@@ -355,12 +357,19 @@ def refuse_invalid(rules: CodeRules) -> None:
     scan that builds it only once a file is to be read still refuses a bad rule before it reads
     anything (and where it reads nothing). The regexes compiled here are ``re``'s cached ones
     when the rule set is built."""
+    texts: list[str | bytes] = []
+    for rule in rules.rules:
+        texts.extend((*rule.match.text, *rule.match.unless, *rule.match.when))
+        texts.extend(text.encode() for text in rule.match.in_files_with)
+    kept = lazy_regex.learn_kept(texts)
     for rule in rules.rules:
         _pattern_of(rule)
         for text in (*rule.match.text, *rule.match.unless, *rule.match.when):
             _compile(rule, text)
         for text in rule.match.in_files_with:
             _compile_bytes(rule, text)
+    if not kept:
+        lazy_regex.keep(texts)  # NOTE: once; a run that took it back writes nothing
 
 
 def _pattern_of(rule: CodeRule) -> Pattern | None:
@@ -377,23 +386,21 @@ def _pattern_of(rule: CodeRule) -> Pattern | None:
     return pattern
 
 
-def _compile(rule: CodeRule, regex: str) -> re.Pattern[str]:
-    try:
-        return re.compile(regex)
-    except re.error as error:
-        raise KnowledgeBaseError(
-            f"code rule {rule.id}: invalid regex {regex!r}: {error}"
-        ) from error
+def _refusal(rule: CodeRule, regex: str) -> Callable[[re.error], KnowledgeBaseError]:
+    return lambda error: KnowledgeBaseError(
+        f"code rule {rule.id}: invalid regex {regex!r}: {error}"
+    )
 
 
-def _compile_bytes(rule: CodeRule, regex: str) -> re.Pattern[bytes]:
+def _compile(rule: CodeRule, regex: str) -> LazyRegex[str]:
+    """``regex``, compiled at its first search; refused now (``KnowledgeBaseError``) where it
+    does not compile (``lazy_regex.checked``)."""
+    return lazy_regex.checked(regex, _refusal(rule, regex))
+
+
+def _compile_bytes(rule: CodeRule, regex: str) -> LazyRegex[bytes]:
     """``regex`` for a file's bytes (``in_files_with`` is searched in the whole file once)."""
-    try:
-        return re.compile(regex.encode())
-    except re.error as error:
-        raise KnowledgeBaseError(
-            f"code rule {rule.id}: invalid regex {regex!r}: {error}"
-        ) from error
+    return lazy_regex.checked(regex.encode(), _refusal(rule, regex))
 
 
 def _text_triggers(regex: str) -> tuple[Trigger, ...]:

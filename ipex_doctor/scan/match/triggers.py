@@ -33,7 +33,10 @@ import functools
 import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any, NamedTuple, TypeVar
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+
+if TYPE_CHECKING:
+    from ipex_doctor.scan.match.lazy_regex import LazyRegex
 
 T = TypeVar("T")
 
@@ -96,7 +99,7 @@ class Probe:
         self._found: dict[bytes, bool] = {}
         self._identifiers: dict[bytes, bool] = {}
         self._lower: bytes | None = None
-        self._searched: dict[re.Pattern[bytes], bool] = {}
+        self._searched: dict[LazyRegex[bytes], bool] = {}
         self._remembered: dict[int, tuple[object, Any]] = {}
 
     def remember(self, key: object, compute: Callable[[], T]) -> T:
@@ -108,7 +111,7 @@ class Probe:
         value: T = kept[1]
         return value
 
-    def search(self, regex: re.Pattern[bytes]) -> bool:
+    def search(self, regex: LazyRegex[bytes]) -> bool:
         """Whether ``regex`` matches somewhere in the bytes (each regex searched once)."""
         present = self._searched.get(regex)
         if present is None:
