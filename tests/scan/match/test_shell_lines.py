@@ -169,3 +169,49 @@ def test_an_install_is_a_requirement_and_other_mentions_are_not(
     probe, not a requirement); a `python -c` import is its own finding."""
     write(tmp_path, {"run.sh": f"{line}\n"})
     assert [rule for _, _, rule, _ in found(scan(tmp_path, SHIPPED))] == expected
+
+
+PIN = "intel-extension-for-pytorch==2.1.10+xpu"
+
+
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        # written to a list pip reads, a script or a startup file: read as what it is
+        ([f'echo "{PIN}" >> requirements.txt'], [1]),
+        ([f"printf '%s\\n' torch '{PIN}' > /tmp/req.txt", "pip install -r /tmp/req.txt"], [1]),
+        ([f'echo "{PIN}" | sudo tee -a "$APP/requirements-xpu.txt"'], [1]),
+        (["cat > requirements.txt <<EOF", "torch==2.1.0.post0", PIN, "EOF"], [3]),
+        (["cat <<'EOF' > \"$HOME/reqs\"", PIN, "EOF", 'pip install -r "$HOME/reqs"'], [2]),
+        (["REQ=$(mktemp)", f'echo "{PIN}" > "$REQ"', 'pip install -r "$REQ"'], [2]),
+        # to the console, thrown away, the error stream, a log or a document: a message
+        ([f'echo "installing {PIN}" >&2'], []),
+        ([f'echo "{PIN}" > /dev/null'], []),
+        ([f'printf "%s\\n" "{PIN}" 2>/dev/null'], []),
+        ([f'echo "$(date) installing {PIN}" >> install.log'], []),
+        ([f'echo "installing {PIN}" | tee -a "$LOG_FILE"'], []),
+        ([f'echo "installing {PIN}" | tee /dev/stderr'], []),
+        (["LOG=/var/log/setup.log", f'echo "installing {PIN}" >> "$LOG"'], []),
+        ([f'echo "- {PIN}" >> CHANGES.md'], []),
+        ([f'echo "{PIN}" > versions.txt', "pip install -r requirements.txt"], []),
+        (["cat <<EOF >> install.log", f"installing {PIN}", "EOF"], []),
+        (["cat <<EOF | tee -a setup.log", f"installing {PIN}", "EOF"], []),
+    ],
+)
+def test_echo_printf_and_here_documents_are_read_where_the_file_is(
+    tmp_path: Path, lines: list[str], expected: list[int]
+) -> None:
+    """What ``echo``, ``printf`` or ``cat <<EOF`` writes is read where the file it goes to is
+    read (a list pip is handed in the same script, a requirement list, a script); on the
+    console, ``/dev/null``, the error stream, a log or a document it is a message."""
+    write(tmp_path, {"install.sh": "".join(f"{line}\n" for line in lines)})
+    assert [
+        n for _, n, rule, _ in found(scan(tmp_path, SHIPPED)) if rule == "ipex-requirement"
+    ] == (expected)
+
+
+def test_a_startup_file_a_script_writes_is_read() -> None:
+    """A line appended to ``~/.bashrc`` (or another startup file) runs in every later shell:
+    it is read, whatever the file's name."""
+    text = 'echo "source /opt/intel/oneapi/setvars.sh" >> /root/.bashrc'
+    assert [line for _, line in _lines(text)] == [text]
