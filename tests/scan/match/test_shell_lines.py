@@ -215,3 +215,66 @@ def test_a_startup_file_a_script_writes_is_read() -> None:
     it is read, whatever the file's name."""
     text = 'echo "source /opt/intel/oneapi/setvars.sh" >> /root/.bashrc'
     assert [line for _, line in _lines(text)] == [text]
+
+
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        # the path of oneAPI's setvars.sh held in a variable of the same file
+        (["SETVARS=/opt/intel/oneapi/setvars.sh", 'source "$SETVARS"'], [2]),
+        (
+            [
+                'export SETVARS="${ONEAPI_ROOT:-/opt/intel/oneapi}/setvars.sh"',
+                ". ${SETVARS} --force",
+            ],
+            [2],
+        ),
+        (
+            [
+                "readonly ONEAPI_VARS=/opt/intel/oneapi/setvars.sh",
+                'bash -c "source $ONEAPI_VARS && python app.py"',
+            ],
+            [2],
+        ),
+        (["ONEAPI_ROOT=/opt/intel/oneapi", '. "$ONEAPI_ROOT/setvars.sh"'], [2]),
+        (
+            [
+                'if [ -d "$HOME/intel/oneapi" ]; then',
+                "  SETVARS=$HOME/intel/oneapi/setvars.sh",
+                "fi",
+                'source "$SETVARS"',
+            ],
+            [4],
+        ),
+        # reassigned before the use, set only after it, not oneAPI's, or not sourced
+        (
+            ["SETVARS=/opt/intel/oneapi/setvars.sh", "SETVARS=./env.sh", 'source "$SETVARS"'],
+            [],
+        ),
+        (
+            [
+                "SETVARS=/opt/intel/oneapi/setvars.sh",
+                'SETVARS="$(ls /opt/*/env.sh | head -1)"',
+                'source "$SETVARS"',
+            ],
+            [],
+        ),
+        (['source "$SETVARS"', "SETVARS=/opt/intel/oneapi/setvars.sh"], []),
+        (["VARS=$VENV/oneccl_bindings_for_pytorch/env/setvars.sh", 'source "$VARS"'], []),
+        (["SETVARS=/opt/intel/oneapi/setvars.sh", 'ls -l "$SETVARS"'], []),
+        (["SETVARS=/opt/intel/oneapi/setvars.sh", 'echo "run: source $SETVARS"'], []),
+        (["SETVARS=$(find /opt -name setvars.sh)", 'source "$SETVARS"'], []),
+        (["# SETVARS=/opt/intel/oneapi/setvars.sh", 'source "$SETVARS"'], []),
+        (["SETVARS=/opt/intel/oneapi/setvars.sh", 'source "$SETVARS_OLD"'], []),
+    ],
+)
+def test_setvars_held_in_a_variable_is_found_where_it_is_sourced(
+    tmp_path: Path, lines: list[str], expected: list[int]
+) -> None:
+    """``source "$SETVARS"`` loads what the variable holds: its last assignment before the use
+    in the same file (in a branch or out), taken as written and never evaluated. Each script
+    also installs torch, the pitfall's context."""
+    write(tmp_path, {"run.sh": "".join(f"{line}\n" for line in ["pip install torch", *lines])})
+    assert [
+        n - 1 for _, n, rule, _ in found(scan(tmp_path, SHIPPED)) if rule == "oneapi-setvars"
+    ] == expected

@@ -473,3 +473,92 @@ def test_powershell_writes_to_files(
     file is (a list pip is handed in the same script, a requirement list, a script); to
     ``$null``, ``Out-Null``, a log or a document it is a message."""
     assert _rules(tmp_path, "install.ps1", *lines) == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "lines", "expected"),
+    [
+        (
+            "run.ps1",
+            [
+                f'$setvars = "{ONEAPI}\\setvars.bat"',
+                f'cmd /c "`"$setvars`" && set" | {IMPORT_ENV}',
+                "python -c 'import torch'",
+            ],
+            [(2, "oneapi-setvars")],
+        ),
+        (
+            "run.ps1",
+            [
+                '$vars = Join-Path $env:ONEAPI_ROOT "setvars.bat"',
+                "Invoke-BatchFile $vars",
+                "pip install torch",
+            ],
+            [(2, "oneapi-setvars")],
+        ),
+        (
+            "webui.bat",
+            [f"set SETVARS={ONEAPI}\\setvars.bat", 'call "%SETVARS%"', "pip install torch"],
+            [(2, "oneapi-setvars")],
+        ),
+        (
+            "webui.bat",
+            [
+                f'set "ONEAPI_VARS={ONEAPI}\\setvars.bat"',
+                'call "!oneapi_vars!" intel64',
+                "pip install torch",
+            ],
+            [(2, "oneapi-setvars")],
+        ),
+        # PowerShell's own "& $setvars" loads nothing; reassigned; not sourced; a message
+        (
+            "run.ps1",
+            [f'$setvars = "{ONEAPI}\\setvars.bat"', "& $setvars", "python -c 'import torch'"],
+            [],
+        ),
+        (
+            "webui.bat",
+            [
+                f"set SETVARS={ONEAPI}\\setvars.bat",
+                "set SETVARS=env.bat",
+                'call "%SETVARS%"',
+                "pip install torch",
+            ],
+            [],
+        ),
+        (
+            "webui.bat",
+            [
+                f"set SETVARS={ONEAPI}\\setvars.bat",
+                'if exist "%SETVARS%" echo found',
+                "pip install torch",
+            ],
+            [],
+        ),
+        (
+            "webui.bat",
+            [
+                f"set SETVARS={ONEAPI}\\setvars.bat",
+                'echo call "%SETVARS%" first',
+                "pip install torch",
+            ],
+            [],
+        ),
+        (
+            "webui.bat",
+            [
+                f"set SETVARS={ONEAPI}\\setvars.bat",
+                'call "%SETVARS%"',
+                "cmake --build build",
+                "rem torch",
+            ],
+            [],
+        ),
+    ],
+)
+def test_setvars_held_in_a_variable_from_windows(
+    tmp_path: Path, name: str, lines: list[str], expected: list[tuple[int, str]]
+) -> None:
+    """The path of setvars.bat held in a variable of the same script (its last assignment
+    before the use, taken as written) is found where the literal path would be."""
+    assert [f for f in _rules(tmp_path, name, *lines) if f[1] == "oneapi-setvars"] == expected
