@@ -67,26 +67,30 @@ def scripts_in_place(
     (see the module) is used, read with the path in its place; each new hit spans the
     variable's use (``"$SETVARS"``), and a rule already found on that line is not found again.
     ``lines`` as ``shell_lines.command_lines`` gives them (what only prints reads nothing)."""
+    if _SCRIPT.search("\n".join(line.text for line in lines)) is None:
+        return list(hits)  # NOTE: one pass over the text: most scripts name no other script
     grammar = variable_grammar(dialect)
     folded = grammar.folded
     values: dict[str, str | None] = {}
     """Each variable's last value so far (``None``: not taken as written)."""
     found = list(hits)
     there = {(hit.line, hit.rule_id) for hit in hits}
+    reading: re.Pattern[str] | None = None
+    """A reading of a variable that holds a script now (``None``: none does)."""
     for line in lines:
-        scripts = [name for name, value in values.items() if value is not None]
-        if scripts:
-            reading = grammar.reading("|".join(re.escape(name) for name in scripts))
+        if reading is not None:
             uses = list(reading.finditer(line.text))
             if uses:
                 found += _hits_in_place(line, uses, values, folded, rules, probe, there)
-        definition = grammar.definition.match(line.text)
+        definition = grammar.definition.match(line.text) if "=" in line.text else None
         if definition is not None:
             name = definition.group(1)
             key = name.lower() if folded else name
             equals = line.text.index("=", definition.end(1))
             value = _value(line.text, equals + 1, dialect)
             values[key] = value if value is not None and _SCRIPT.search(value) else None
+            scripts = [re.escape(name) for name, value in values.items() if value is not None]
+            reading = grammar.reading("|".join(scripts)) if scripts else None
     return found
 
 

@@ -53,7 +53,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from ipex_doctor.scan.match.write_targets import (
-    any_read,
+    ReadTargets,
     lists_handed_to_pip,
     written_for_reading,
 )
@@ -85,7 +85,7 @@ def command_lines(
     if dialect is ShellDialect.BATCH:
         yield from _batch_lines(numbered)
         return
-    named = lists_handed_to_pip((line.text for line in numbered), _uncommented)
+    reads = ReadTargets([line.text for line in numbered], ShellDialect.POSIX, _uncommented)
     ending: str | None = None
     for line in numbered:
         if ending is not None:
@@ -93,9 +93,9 @@ def command_lines(
                 ending = None
             continue
         heredoc = _HEREDOC.search(line.text)
-        if heredoc is not None and _prints_document(line.text, named):
+        if heredoc is not None and _prints_document(line.text, reads):
             ending = heredoc.group(2)
-        text = _blank_messages(line.text, named)
+        text = _blank_messages(line.text, reads)
         if text.strip():
             yield line._replace(text=text)
 
@@ -106,7 +106,7 @@ def _uncommented(text: str, escape: str = "", after: str = " \t;&|(") -> str:
     return text if cut is None else text[:cut]
 
 
-def _prints_document(text: str, named: frozenset[str]) -> bool:
+def _prints_document(text: str, reads: ReadTargets) -> bool:
     """Whether the here-document opened on ``text`` is a message: read by ``cat`` (or
     ``tee``) whose output goes to the console (``cat <<EOF``, ``cat <<EOF | ...``), or only
     to files that are not read (``cat <<EOF >> install.log``, ``cat <<EOF | tee setup.log``).
@@ -120,17 +120,17 @@ def _prints_document(text: str, named: frozenset[str]) -> bool:
         targets += _tee_files(text, reader.end())
     elif not targets and _HEREDOC_PIPED.search(text) and not _TEE.search(text):
         return True  # NOTE: piped to another program: as this reader has always read it
-    return not any_read(targets, named, ShellDialect.POSIX)
+    return not reads(targets)
 
 
-def _blank_messages(text: str, named: frozenset[str] = frozenset()) -> str:
+def _blank_messages(text: str, reads: ReadTargets) -> str:
     """``text`` with its comment and the arguments of its printing commands blanked."""
     return _blanked(
         text,
         _comment_start(text),
         _PRINTER,
         _command_end,
-        lambda targets: any_read(targets, named, ShellDialect.POSIX),
+        reads,
     )
 
 
@@ -262,8 +262,10 @@ def _powershell_lines(numbered: Sequence[TextLine]) -> Iterator[TextLine]:
     line's comment and printed arguments blanked, and what is written to a file that is not
     read (a log, ``$null``) blanked too. Reads the whole file first: a here-string's file is
     named on its closing line, a list is handed to pip after it is written."""
-    named = lists_handed_to_pip(
-        (line.text for line in numbered), lambda text: _uncommented(text, "`", _PS_WORD_START)
+    reads = ReadTargets(
+        [line.text for line in numbered],
+        ShellDialect.POWERSHELL,
+        lambda text: _uncommented(text, "`", _PS_WORD_START),
     )
     in_block = False
     closing: str | None = None
@@ -294,26 +296,26 @@ def _powershell_lines(numbered: Sequence[TextLine]) -> Iterator[TextLine]:
                 ),
                 "",
             )
-            printed = _here_string_is_message(text[: opening.start()], after, named)
-        text = _blank_powershell(text, named)
+            printed = _here_string_is_message(text[: opening.start()], after, reads)
+        text = _blank_powershell(text, reads)
         if text.strip():
             yield line._replace(text=text)
 
 
-def _here_string_is_message(before: str, after: str, named: frozenset[str]) -> bool:
+def _here_string_is_message(before: str, after: str, reads: ReadTargets) -> bool:
     """Whether a here-string opened after ``before`` and closed before ``after`` (the rest of
     its closing line) is a message: a printer's argument or a string statement whose output
     goes nowhere that is read, or the value a writer puts in a file that is not read. One
     assigned (``$req = @"``) or handed to a program (``python -c @"``) is read."""
     _, targets = _powershell_command_end(after, 0)
     if _PS_PRINTER.search(before) is not None:
-        return not any_read(targets, named, ShellDialect.POWERSHELL)
+        return not reads(targets)
     writer = _PS_WRITE_COMMAND.search(before)
     if writer is not None:
         targets += _powershell_path(before, writer.end())
-        return bool(targets) and not any_read(targets, named, ShellDialect.POWERSHELL)
+        return bool(targets) and not reads(targets)
     if before.strip() in ("", "("):
-        return bool(targets) and not any_read(targets, named, ShellDialect.POWERSHELL)
+        return bool(targets) and not reads(targets)
     return False
 
 
@@ -339,15 +341,11 @@ def _blank_block_comments(text: str, in_block: bool) -> tuple[str, bool]:
         in_block, index = False, stop
 
 
-def _blank_powershell(text: str, named: frozenset[str] = frozenset()) -> str:
+def _blank_powershell(text: str, reads: ReadTargets) -> str:
     """A PowerShell line with its ``#`` comment and printed arguments blanked, and what it
     writes to a file that is not read: a string piped or redirected there, a writer's value,
     ``[IO.File]::WriteAllText``'s text."""
     cut = _comment_start(text, escape="`", after=_PS_WORD_START)
-
-    def reads(targets: tuple[str, ...]) -> bool:
-        return any_read(targets, named, ShellDialect.POWERSHELL)
-
     text = _blanked(text, cut, _PS_PRINTER, _powershell_command_end, reads)
     # NOTE: a string statement with no file after it is read as before (an array's item, a
     # function's value): only one sent to a file that is not read is a message

@@ -106,6 +106,27 @@ def written_for_reading(target: str, named: frozenset[str], dialect: ShellDialec
     return True
 
 
-def any_read(targets: Sequence[str], named: frozenset[str], dialect: ShellDialect) -> bool:
-    """Whether one of ``targets`` (none: the console) is read."""
-    return any(written_for_reading(target, named, dialect) for target in targets)
+class ReadTargets:
+    """Whether one of the files a script writes to is read (``written_for_reading``), called
+    with the targets of one write (none: the console, never read). The lists the script hands
+    to pip are found on the first call that needs them: most scripts write to no file."""
+
+    __slots__ = ("_dialect", "_named", "_texts", "_uncommented")
+
+    def __init__(
+        self,
+        texts: Sequence[str],
+        dialect: ShellDialect,
+        uncommented: Callable[[str], str] | None = None,
+    ) -> None:
+        self._texts = texts
+        self._dialect = dialect
+        self._uncommented = uncommented
+        self._named: frozenset[str] | None = None
+
+    def __call__(self, targets: Sequence[str]) -> bool:
+        if not targets:
+            return False
+        if self._named is None:
+            self._named = lists_handed_to_pip(self._texts, self._uncommented)
+        return any(written_for_reading(t, self._named, self._dialect) for t in targets)
