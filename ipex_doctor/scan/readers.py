@@ -37,6 +37,7 @@ from ipex_doctor.scan.match.python.statements import (
 from ipex_doctor.scan.match.python.strings import fragments
 from ipex_doctor.scan.match.python.switches import SWITCH_PATTERN
 from ipex_doctor.scan.match.ruleset import PythonRules, RuleSet
+from ipex_doctor.scan.match.script_variables import scripts_in_place
 from ipex_doctor.scan.match.shell_lines import command_lines, through_variables
 from ipex_doctor.scan.match.text_matches import may_hit, text_hits
 from ipex_doctor.scan.match.triggers import Probe
@@ -445,6 +446,7 @@ def read_text(candidate: Candidate, data: bytes, rules: RuleSet) -> Outcome:
         )
         commands = list(command_lines(numbered, dialect))
         hits = text_hits(commands, rules.text(kind), probe)
+        hits = scripts_in_place(hits, commands, rules.text(kind), probe, dialect)
         hits = through_variables(hits, commands, dialect)
         if dialect is ShellDialect.POSIX:
             # NOTE: the launcher's rewrite speaks POSIX shell; a Windows script is reported

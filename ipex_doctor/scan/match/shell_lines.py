@@ -9,10 +9,13 @@ where it was):
 * a comment: a ``#`` that starts a word outside quotes, to the end of the line (a whole-line
   comment is dropped);
 * the arguments of ``echo`` / ``printf`` in command position, to the end of that command,
-  unless its output goes to a file (``>``, ``>>``, ``| tee``): then the text is written
-  somewhere (a requirements file, a startup script) and is read;
-* the body of a here-document read by ``cat`` to the terminal (``cat <<EOF``, no ``>``); one
-  fed to anything else (``python - <<EOF``, ``cat > setup.sh <<EOF``) is read.
+  unless its output goes to a file that is read (``>``, ``>>``, ``| tee``: a list the script
+  hands to pip, a requirement list, a script, a startup file; ``write_targets``): then the
+  text is written somewhere that runs or installs it; to ``/dev/null``, the error stream, a
+  log or a document it is a message;
+* the body of a here-document that ``cat`` (or ``tee``) writes to the terminal (``cat <<EOF``)
+  or to a file that is not read (``cat <<EOF >> install.log``); one fed to anything else
+  (``python - <<EOF``) or written to a file that is read (``cat > setup.sh <<EOF``) is read.
 
 A variable set to what a rule finds (``ARG IPEX_EXTRA_INDEX_URL="https://pytorch-extension.
 intel.com/..."``) carries it to the install commands that read it (``pip install
@@ -23,9 +26,13 @@ Windows installers (``kinds.ShellDialect``) are read the same way, in their own 
 
 * PowerShell: ``#`` comments and ``<# ... #>`` blocks; ``echo`` and any ``Write-*`` command
   (``Write-Host``, ``Write-Output``, an installer's own ``Write-Info``) print, unless piped to
-  ``Out-File`` / ``Set-Content`` / ``Add-Content`` / ``Tee-Object`` or redirected; a here-string
-  (``@" ... "@``) given to a printer is a message; a backtick escapes inside double quotes and
-  continues a line; variables are set with ``$NAME = ...`` / ``$env:NAME = ...``.
+  ``Out-File`` / ``Set-Content`` / ``Add-Content`` / ``Tee-Object`` or redirected (``>``,
+  ``*>``) to a file that is read; a string or here-string (``@" ... "@``) piped or redirected
+  to a file, the value of ``Set-Content`` / ``Add-Content`` and ``[IO.File]::WriteAllText``'s
+  text are read where that file is, a message where it is not (a log, ``$null``,
+  ``Out-Null``); a here-string given to a printer is a message; a backtick escapes inside
+  double quotes and continues a line; variables are set with ``$NAME = ...`` / ``$env:NAME =
+  ...``.
 * batch: ``REM`` and ``::`` comments (``#`` is no comment there); ``echo`` prints, after
   ``&``, ``|``, ``(``, ``else``, ``do`` or an ``if`` condition, unless its output, or that of
   the ``(`` ... ``)`` group it is in (over as many lines as the group spans), goes to a file
@@ -45,8 +52,12 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
-from ipex_doctor.model.code import FileKind
-from ipex_doctor.scan.read.kinds import ShellDialect, classify
+from ipex_doctor.scan.match.write_targets import (
+    ReadTargets,
+    lists_handed_to_pip,
+    written_for_reading,
+)
+from ipex_doctor.scan.read.kinds import ShellDialect
 from ipex_doctor.scan.read.source import Hit, TextLine
 
 _PRINTER = re.compile(
@@ -55,55 +66,91 @@ _PRINTER = re.compile(
 """``echo`` or ``printf`` where a command starts: at the line's start, after an operator, a
 ``then`` / ``do`` / ``else`` or a Dockerfile ``RUN``."""
 _HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][\w.-]*)\1")
-_CAT_TO_TERMINAL = re.compile(r"^\s*(?:RUN\s+)?cat\s+<<(?![^\n]*>)")
-"""A ``cat <<EOF`` whose output is not redirected (it prints the document)."""
+_DOCUMENT_READER = re.compile(r"^\s*(?:RUN\s+)?(?:sudo\s+)?(cat|tee)\b(?=[^\n]*<<)")
+"""A here-document's reader that writes it out (``cat``, ``tee``): where it writes decides."""
 
 
 def command_lines(
     lines: Iterable[TextLine], dialect: ShellDialect = ShellDialect.POSIX
 ) -> Iterator[TextLine]:
     """``lines`` as the rules read them (see the module): comments, printed messages and
-    printed here-documents blanked; a line left with nothing to read is dropped."""
+    printed here-documents blanked; a line left with nothing to read is dropped.
+
+    Reads the whole file first: whether a written file is read may depend on a later line
+    (``pip install -r req.txt`` after the ``echo`` that writes it)."""
+    numbered = list(lines)
     if dialect is ShellDialect.POWERSHELL:
-        yield from _powershell_lines(lines)
+        yield from _powershell_lines(numbered)
         return
     if dialect is ShellDialect.BATCH:
-        yield from _batch_lines(lines)
+        yield from _batch_lines(numbered)
         return
+    reads = ReadTargets([line.text for line in numbered], ShellDialect.POSIX, _uncommented)
     ending: str | None = None
-    for line in lines:
+    for line in numbered:
         if ending is not None:
             if line.text.strip() == ending:
                 ending = None
             continue
         heredoc = _HEREDOC.search(line.text)
-        if heredoc is not None and _CAT_TO_TERMINAL.match(line.text):
+        if heredoc is not None and _prints_document(line.text, reads):
             ending = heredoc.group(2)
-        text = _blank_messages(line.text)
+        text = _blank_messages(line.text, reads)
         if text.strip():
             yield line._replace(text=text)
 
 
-def _blank_messages(text: str) -> str:
+def _uncommented(text: str, escape: str = "", after: str = " \t;&|(") -> str:
+    """``text`` without its ``#`` comment."""
+    cut = _comment_start(text, escape, after)
+    return text if cut is None else text[:cut]
+
+
+def _prints_document(text: str, reads: ReadTargets) -> bool:
+    """Whether the here-document opened on ``text`` is a message: read by ``cat`` (or
+    ``tee``) whose output goes to the console (``cat <<EOF``, ``cat <<EOF | ...``), or only
+    to files that are not read (``cat <<EOF >> install.log``, ``cat <<EOF | tee setup.log``).
+    One fed to anything else (``python - <<EOF``) or written to a file that is read (``cat >
+    requirements.txt <<EOF``) is read."""
+    reader = _DOCUMENT_READER.match(text)
+    if reader is None:
+        return False
+    _, targets = _command_end(text, reader.end())
+    if reader.group(1).lower() == "tee":
+        targets += _tee_files(text, reader.end())
+    elif not targets and _HEREDOC_PIPED.search(text) and not _TEE.search(text):
+        return True  # NOTE: piped to another program: as this reader has always read it
+    return not reads(targets)
+
+
+def _blank_messages(text: str, reads: ReadTargets) -> str:
     """``text`` with its comment and the arguments of its printing commands blanked."""
-    return _blanked(text, _comment_start(text), _PRINTER, _command_end)
+    return _blanked(
+        text,
+        _comment_start(text),
+        _PRINTER,
+        _command_end,
+        reads,
+    )
 
 
 def _blanked(
     text: str,
     cut: int | None,
     printer: re.Pattern[str],
-    command_end: Callable[[str, int], tuple[int, bool]],
+    command_end: Callable[[str, int], tuple[int, tuple[str, ...]]],
+    reads: Callable[[tuple[str, ...]], bool],
 ) -> str:
     """``text`` blanked from ``cut`` (its comment) on, and in the arguments of every command
     ``printer`` finds up to where ``command_end`` says it ends, unless its output goes to a file
-    (what is written there is read): one way for every dialect, each with its own grammar."""
+    that ``reads`` says is read (what is written there is): one way for every dialect, each
+    with its own grammar."""
     if cut is not None:
         text = text[:cut] + " " * (len(text) - cut)
     for found in reversed(list(printer.finditer(text))):
         start = found.end()
-        end, redirected = command_end(text, start)
-        if not redirected:
+        end, targets = command_end(text, start)
+        if not reads(targets):
             text = text[:start] + " " * (end - start) + text[end:]
     return text
 
@@ -129,11 +176,22 @@ def _comment_start(text: str, escape: str = "", after: str = " \t;&|(") -> int |
     return None
 
 
-def _command_end(text: str, start: int) -> tuple[int, bool]:
-    """Where the command that starts at ``start`` ends (an unquoted ``;``, ``&``, ``|`` or
-    the line's end), and whether its output is redirected to a file (``>``, ``| tee``)."""
+_POSIX_REDIRECT = re.compile(r">>?\|?\s*(&[0-9-]|\"[^\"]*\"|'[^']*'|[^\s;&|<>()]+)")
+"""A redirection from its ``>``, and its target (a file, or ``&2``: another stream)."""
+_TEE = re.compile(r"\|\s*(?:sudo\s+(?:-\S+\s+)*)?tee\b")
+_HEREDOC_PIPED = re.compile(r"<<[^|]*\|")
+_WORD = re.compile(r"\s*(\"[^\"]*\"|'[^']*'|[^\s;&|<>()]+)")
+
+
+def _command_end(text: str, start: int) -> tuple[int, tuple[str, ...]]:
+    """Where the command that starts at ``start`` ends (an unquoted ``;``, ``&``, ``|`` or the
+    line's end; its first output redirection ends its arguments), and the files its output
+    goes to (``> file``, ``>> file``, ``| tee file``; ``>&2`` is the error stream; ``2>`` sends
+    only errors elsewhere): none, the console."""
     quote = ""
     index = start
+    end: int | None = None
+    targets: list[str] = []
     while index < len(text):
         char = text[index]
         if quote:
@@ -142,13 +200,32 @@ def _command_end(text: str, start: int) -> tuple[int, bool]:
         elif char in "'\"`":
             quote = char
         elif char == ">":
-            return index, True
+            stream = text[index - 1] if index > start and text[index - 1].isdigit() else ""
+            redirect = _POSIX_REDIRECT.match(text, index)
+            if redirect is not None:
+                if stream in ("", "1"):
+                    targets.append(redirect.group(1))
+                    end = index - len(stream) if end is None else end
+                index = redirect.end()
+                continue
         elif char == "|":
-            return index, bool(re.match(r"\|\s*(?:sudo\s+)?tee\b", text[index:]))
+            if (tee := _TEE.match(text, index)) is not None:
+                targets += _tee_files(text, tee.end())
+            return (index if end is None else end), tuple(targets)
         elif char in ";&)":
-            return index, False
+            return (index if end is None else end), tuple(targets)
         index += 1
-    return index, False
+    return (index if end is None else end), tuple(targets)
+
+
+def _tee_files(text: str, start: int) -> tuple[str, ...]:
+    """The files of a ``tee`` whose arguments start at ``start`` (its options left out)."""
+    files: list[str] = []
+    while (word := _WORD.match(text, start)) is not None:
+        if not word.group(1).startswith("-"):
+            files.append(word.group(1))
+        start = word.end()
+    return tuple(files)
 
 
 # -- PowerShell ------------------------------------------------------------------------------
@@ -157,7 +234,22 @@ _PS_PRINTER = re.compile(r"(?i)(?:^|(?<=[;|({}&]))\s*(?:echo|write(?:-\w+)?)(?![
 """A PowerShell command that prints: ``echo``, ``Write`` or any ``Write-*`` (the standard
 ``Write-Host`` / ``Write-Output`` / ``Write-Warning``..., and an installer's own ``Write-Info``,
 which by PowerShell's verb convention writes to the user), where a command starts."""
-_PS_TO_FILE = re.compile(r"(?i)\|\s*(?:out-file|set-content|add-content|tee-object|tee)\b")
+_PS_WRITER = re.compile(r"(?i)\|\s*(out-file|set-content|add-content|tee-object|tee|out-null)\b")
+"""A pipe into a command that writes what it is given to a file (or throws it away)."""
+_PS_WRITE_COMMAND = re.compile(
+    r"(?i)(?:^|(?<=[;({}&]))\s*(?:set-content|add-content|out-file|tee-object)(?![\w-])"
+)
+"""A command that writes its own ``-Value`` / ``-InputObject`` to a file, where a command
+starts (after a pipe it writes what it is given: ``_PS_WRITER``)."""
+_PS_STRING_STATEMENT = re.compile(r"(?:^|(?<=[;({]))\s*(?=[\"'])")
+"""A statement that is a string (its value goes to the output, or where a pipe sends it)."""
+_PS_FILE_API = re.compile(r"(?i)\[(?:System\.)?IO\.File\]::(?:Write|Append)All(?:Text|Lines)\s*\(")
+""".NET's own file writers: ``[IO.File]::WriteAllLines(path, lines)`` and its kin."""
+_PS_PATH_PARAMETERS = frozenset({"filepath", "path", "literalpath", "pspath"})
+_PS_SWITCHES = frozenset(
+    {"append", "force", "noclobber", "nonewline", "passthru", "whatif", "confirm", "asbytestream"}
+)
+"""The writers' parameters that take no value."""
 _PS_WORD_START = " \t;&|({"
 """What a ``#`` follows where it starts a comment (at a token's start)."""
 _PS_HERE_STRING = re.compile(r"@([\"'])\s*$")
@@ -165,15 +257,22 @@ _PS_HERE_STRING = re.compile(r"@([\"'])\s*$")
 start a line of their own."""
 
 
-def _powershell_lines(lines: Iterable[TextLine]) -> Iterator[TextLine]:
+def _powershell_lines(numbered: Sequence[TextLine]) -> Iterator[TextLine]:
     """PowerShell's ``command_lines``: block comments and printed here-strings dropped, each
-    line's comment and printed arguments blanked."""
+    line's comment and printed arguments blanked, and what is written to a file that is not
+    read (a log, ``$null``) blanked too. Reads the whole file first: a here-string's file is
+    named on its closing line, a list is handed to pip after it is written."""
+    reads = ReadTargets(
+        [line.text for line in numbered],
+        ShellDialect.POWERSHELL,
+        lambda text: _uncommented(text, "`", _PS_WORD_START),
+    )
     in_block = False
     closing: str | None = None
     """The line that closes the here-string being read (``"@`` or ``'@``)."""
     printed = False
-    """Whether that here-string is a printer's argument (a message: not read)."""
-    for line in lines:
+    """Whether that here-string is a message (printed, or written where nothing reads it)."""
+    for index, line in enumerate(numbered):
         text = line.text
         if closing is not None:
             if text.startswith(closing):
@@ -189,12 +288,35 @@ def _powershell_lines(lines: Iterable[TextLine]) -> Iterator[TextLine]:
             and _comment_start(text[: opening.start()], escape="`", after=_PS_WORD_START) is None
         ):
             closing = opening.group(1) + "@"
-            printed = _PS_PRINTER.search(text[: opening.start()]) is not None and (
-                _PS_TO_FILE.search(text) is None and ">" not in text[: opening.start()]
+            after = next(
+                (
+                    later.text[2:]
+                    for later in numbered[index + 1 :]
+                    if later.text.startswith(closing)
+                ),
+                "",
             )
-        text = _blank_powershell(text)
+            printed = _here_string_is_message(text[: opening.start()], after, reads)
+        text = _blank_powershell(text, reads)
         if text.strip():
             yield line._replace(text=text)
+
+
+def _here_string_is_message(before: str, after: str, reads: ReadTargets) -> bool:
+    """Whether a here-string opened after ``before`` and closed before ``after`` (the rest of
+    its closing line) is a message: a printer's argument or a string statement whose output
+    goes nowhere that is read, or the value a writer puts in a file that is not read. One
+    assigned (``$req = @"``) or handed to a program (``python -c @"``) is read."""
+    _, targets = _powershell_command_end(after, 0)
+    if _PS_PRINTER.search(before) is not None:
+        return not reads(targets)
+    writer = _PS_WRITE_COMMAND.search(before)
+    if writer is not None:
+        targets += _powershell_path(before, writer.end())
+        return bool(targets) and not reads(targets)
+    if before.strip() in ("", "("):
+        return bool(targets) and not reads(targets)
+    return False
 
 
 def _blank_block_comments(text: str, in_block: bool) -> tuple[str, bool]:
@@ -219,17 +341,30 @@ def _blank_block_comments(text: str, in_block: bool) -> tuple[str, bool]:
         in_block, index = False, stop
 
 
-def _blank_powershell(text: str) -> str:
-    """A PowerShell line with its ``#`` comment and printed arguments blanked."""
+def _blank_powershell(text: str, reads: ReadTargets) -> str:
+    """A PowerShell line with its ``#`` comment and printed arguments blanked, and what it
+    writes to a file that is not read: a string piped or redirected there, a writer's value,
+    ``[IO.File]::WriteAllText``'s text."""
     cut = _comment_start(text, escape="`", after=_PS_WORD_START)
-    return _blanked(text, cut, _PS_PRINTER, _powershell_command_end)
+    text = _blanked(text, cut, _PS_PRINTER, _powershell_command_end, reads)
+    # NOTE: a string statement with no file after it is read as before (an array's item, a
+    # function's value): only one sent to a file that is not read is a message
+    text = _blanked(
+        text, None, _PS_STRING_STATEMENT, _powershell_command_end, lambda t: not t or reads(t)
+    )
+    text = _blanked(text, None, _PS_WRITE_COMMAND, _powershell_writer_end, reads)
+    return _blanked(text, None, _PS_FILE_API, _file_api_end, reads)
 
 
-def _powershell_command_end(text: str, start: int) -> tuple[int, bool]:
+def _powershell_command_end(text: str, start: int) -> tuple[int, tuple[str, ...]]:
     """Where the PowerShell command at ``start`` ends (an unquoted ``;``, ``|``, ``}``, ``)``
-    or the line's end), and whether its output goes to a file (``>``, ``| Out-File``...)."""
+    or the line's end; its first output redirection ends its arguments), and the files its
+    output goes to (``> file``, ``*> $null``, ``| Out-File file``, ``| Out-Null``; ``2>``
+    sends only errors elsewhere): none, the console or another command."""
     quote = ""
     index = start
+    end: int | None = None
+    targets: list[str] = []
     while index < len(text):
         char = text[index]
         if char == "`":
@@ -241,13 +376,89 @@ def _powershell_command_end(text: str, start: int) -> tuple[int, bool]:
         elif char in "'\"":
             quote = char
         elif char == ">":
-            return index, True
+            stream = text[index - 1] if index > start and text[index - 1] in "0123456*" else ""
+            redirect = _PS_REDIRECT.match(text, index)
+            if redirect is not None:
+                if stream in ("", "1", "*"):
+                    targets.append(redirect.group(1))
+                    end = index - len(stream) if end is None else end
+                index = redirect.end()
+                continue
         elif char == "|":
-            return index, _PS_TO_FILE.match(text, index) is not None
+            writer = _PS_WRITER.match(text, index)
+            if writer is not None:
+                if writer.group(1).lower() == "out-null":
+                    targets.append("$null")
+                else:
+                    targets += _powershell_path(text, writer.end())
+            return (index if end is None else end), tuple(targets)
         elif char in ";})":
-            return index, False
+            return (index if end is None else end), tuple(targets)
         index += 1
-    return index, False
+    return (index if end is None else end), tuple(targets)
+
+
+_PS_REDIRECT = re.compile(r">>?\s*(&[0-9]|\"(?:[^\"`]|`.)*\"|'[^']*'|[^\s;|<>(){}]+)")
+_PS_TOKEN = re.compile(r"\s*(\"(?:[^\"`]|`.)*\"|'[^']*'|\((?:[^()]|\([^()]*\))*\)|[^\s;|(){}]+)")
+"""An argument: a quoted string, a parenthesised expression, a bare word."""
+
+
+def _powershell_path(text: str, start: int) -> tuple[str, ...]:
+    """The file a writer's arguments at ``start`` name: ``-FilePath`` / ``-Path`` /
+    ``-LiteralPath``, or its first positional argument (none: ``()``)."""
+    positional: str | None = None
+    while (token := _PS_TOKEN.match(text, start)) is not None:
+        word = token.group(1)
+        start = token.end()
+        if word.startswith("-") and len(word) > 1 and word[1].isalpha():
+            name = word[1:].rstrip(":").lower()
+            if name in _PS_SWITCHES:
+                continue
+            value = _PS_TOKEN.match(text, start)
+            if value is None:
+                break
+            start = value.end()
+            if name in _PS_PATH_PARAMETERS:
+                return (value.group(1),)
+        elif positional is None:
+            positional = word
+    return () if positional is None else (positional,)
+
+
+def _powershell_writer_end(text: str, start: int) -> tuple[int, tuple[str, ...]]:
+    """Where a writer command's arguments end, and the file they name."""
+    end, _ = _powershell_command_end(text, start)
+    return end, _powershell_path(text[:end], start)
+
+
+def _file_api_end(text: str, start: int) -> tuple[int, tuple[str, ...]]:
+    """The span of ``[IO.File]::WriteAllText(path, text)``'s arguments from ``start`` (after
+    its ``(``) to its ``)`` or the line's end, and the path (its first argument)."""
+    quote = ""
+    depth = 0
+    comma: int | None = None
+    index = start
+    while index < len(text):
+        char = text[index]
+        if char == "`":
+            index += 2
+            continue
+        if quote:
+            if char == quote:
+                quote = ""
+        elif char in "'\"":
+            quote = char
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            if depth == 0:
+                break
+            depth -= 1
+        elif char == "," and depth == 0 and comma is None:
+            comma = index
+        index += 1
+    path = text[start : index if comma is None else comma].strip()
+    return index, (path,) if path else ()
 
 
 # -- batch -----------------------------------------------------------------------------------
@@ -270,14 +481,14 @@ _BATCH_REMARK = re.compile(r"(?i)(?:^|(?<=[&|(]))\s*@?(?:rem(?=[\s.:,;=/\\]|$)|:
 
 def _batch_lines(lines: Iterable[TextLine]) -> Iterator[TextLine]:
     """Batch's ``command_lines``: each line's remark blanked, and the arguments of each
-    ``echo`` unless what it writes goes to a file that is read (``_written_for_reading``): by
+    ``echo`` unless what it writes goes to a file that is read (``write_targets.written_for_reading``): by
     its own redirection (``echo x >> req.txt``) or its group's (``( echo x & echo y ) >
     req.txt``, over as many lines as the group spans; the innermost group that redirects).
 
     Reads the whole file first: a group's redirection follows its last line."""
     numbered = list(lines)
     texts = [_blank_batch_remark(line.text) for line in numbered]
-    named = _lists_handed_to_pip(texts)
+    named = lists_handed_to_pip(texts)
     open_groups: list[_BatchGroup] = []
     echoes: list[tuple[int, int, int, str | None, tuple[_BatchGroup, ...]]] = []
     """Each echo: its line's index, its arguments' span, its own target, its groups."""
@@ -296,7 +507,7 @@ def _batch_lines(lines: Iterable[TextLine]) -> Iterator[TextLine]:
     for index, start, end, target, groups in reversed(echoes):
         if target is None:
             target = next((g.target for g in reversed(groups) if g.target is not None), None)
-        if target is None or not _written_for_reading(target, named):
+        if target is None or not written_for_reading(target, named, ShellDialect.BATCH):
             text = texts[index]
             texts[index] = text[:start] + " " * (end - start) + text[end:]
     for line, text in zip(numbered, texts, strict=True):
@@ -387,46 +598,6 @@ def _batch_echo_end(text: str, start: int, *, in_group: bool) -> tuple[int, str 
     return min(index, len(text)), target
 
 
-_DEVICES = frozenset({"nul", "con", "prn", "aux", "&1", "&2"})
-"""Targets that are no file: the console, its error stream, nothing."""
-_BATCH_VARIABLE = re.compile(r"%~[a-zA-Z]*[0-9]|%[^%\s]+%|![^!\s]+!")
-_LIST_OPTION = re.compile(
-    r'(?i)(?:^|(?<=[\s"]))(?:-r|-c|--requirement|--constraint)(?:=|\s+)("[^"]*"|[^\s&|()<>]+)'
-)
-_PIP_LINE = re.compile(r"(?i)\b(?:pip\w*|uv)\b")
-
-
-def _components(path: str) -> list[str]:
-    """The components of a batch file's ``path`` (quotes dropped), in lower case."""
-    return re.split(r"[\\/]", path.replace('"', "").lower())
-
-
-def _lists_handed_to_pip(texts: Sequence[str]) -> frozenset[str]:
-    """The last components of the files a batch file's pip lines take as lists (``-r``,
-    ``-c``...), as written (``%REQS%`` too: the same variable names the same file)."""
-    return frozenset(
-        _components(option.group(1))[-1]
-        for text in texts
-        if _PIP_LINE.search(text) is not None
-        for option in _LIST_OPTION.finditer(text)
-    )
-
-
-def _written_for_reading(target: str, named: frozenset[str]) -> bool:
-    """Whether what an ``echo`` writes to ``target`` is read: a file pip takes as a list in the
-    same script, or one whose name makes it a kind the scan reads (``requirements-xpu.txt``, a
-    ``*.py``, a ``*.bat``, a config...). Not the console, ``nul``, the error stream, a log."""
-    components = _components(target)
-    if components[-1] in _DEVICES:
-        return False
-    if components[-1] in named:
-        return True
-    known = [_BATCH_VARIABLE.sub("", part) for part in components]
-    parent = known[-2] if len(known) > 1 else ""
-    kind = classify(known[-1], parent, "/".join(known[:-1]))
-    return kind is not None and kind is not FileKind.DOCS
-
-
 def _quote_state(text: str, escape: str, quotes: str = "'\"") -> str:
     """The quote still open at the end of ``text`` (``""``: none), ``escape`` escaping the
     next character outside single quotes."""
@@ -456,7 +627,7 @@ _INSTALL = re.compile(r"(?i)\b(?:pip3?|uv|conda|mamba|micromamba)\b[^;&|]*?\b(?:
 
 
 @dataclass(frozen=True)
-class _Variables:
+class Variables:
     """How a dialect sets and reads a variable."""
 
     definition: re.Pattern[str]
@@ -470,13 +641,13 @@ class _Variables:
 
 
 _VARIABLES = {
-    ShellDialect.POSIX: _Variables(
+    ShellDialect.POSIX: Variables(
         _DEFINITION,
         lambda names: re.compile(r"\$(?:\{(" + names + r")\}|(" + names + r")\b)"),
         "\\",
         folded=False,
     ),
-    ShellDialect.POWERSHELL: _Variables(
+    ShellDialect.POWERSHELL: Variables(
         re.compile(r"(?i)^\s*\$(?:env:|script:|global:)?([A-Za-z_]\w*)\s*=\s*\S"),
         lambda names: re.compile(
             r"(?i)\$(?:\{(?:env:)?(" + names + r")\}|(?:env:|script:|global:)?(" + names + r")\b)"
@@ -484,13 +655,19 @@ _VARIABLES = {
         "`",
         folded=True,
     ),
-    ShellDialect.BATCH: _Variables(
+    ShellDialect.BATCH: Variables(
         re.compile(r'(?i)^\s*@?set\s+"?([A-Za-z_][\w.-]*)=\S'),
         lambda names: re.compile(r"(?i)%(" + names + r")%|!(" + names + r")!"),
         "^",
         folded=True,
     ),
 }
+
+
+def variable_grammar(dialect: ShellDialect) -> Variables:
+    """How ``dialect`` sets a variable (``definition``: its name the first group) and reads one
+    (``reading``)."""
+    return _VARIABLES[dialect]
 
 
 def through_variables(

@@ -169,3 +169,112 @@ def test_an_install_is_a_requirement_and_other_mentions_are_not(
     probe, not a requirement); a `python -c` import is its own finding."""
     write(tmp_path, {"run.sh": f"{line}\n"})
     assert [rule for _, _, rule, _ in found(scan(tmp_path, SHIPPED))] == expected
+
+
+PIN = "intel-extension-for-pytorch==2.1.10+xpu"
+
+
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        # written to a list pip reads, a script or a startup file: read as what it is
+        ([f'echo "{PIN}" >> requirements.txt'], [1]),
+        ([f"printf '%s\\n' torch '{PIN}' > /tmp/req.txt", "pip install -r /tmp/req.txt"], [1]),
+        ([f'echo "{PIN}" | sudo tee -a "$APP/requirements-xpu.txt"'], [1]),
+        (["cat > requirements.txt <<EOF", "torch==2.1.0.post0", PIN, "EOF"], [3]),
+        (["cat <<'EOF' > \"$HOME/reqs\"", PIN, "EOF", 'pip install -r "$HOME/reqs"'], [2]),
+        (["REQ=$(mktemp)", f'echo "{PIN}" > "$REQ"', 'pip install -r "$REQ"'], [2]),
+        # to the console, thrown away, the error stream, a log or a document: a message
+        ([f'echo "installing {PIN}" >&2'], []),
+        ([f'echo "{PIN}" > /dev/null'], []),
+        ([f'printf "%s\\n" "{PIN}" 2>/dev/null'], []),
+        ([f'echo "$(date) installing {PIN}" >> install.log'], []),
+        ([f'echo "installing {PIN}" | tee -a "$LOG_FILE"'], []),
+        ([f'echo "installing {PIN}" | tee /dev/stderr'], []),
+        (["LOG=/var/log/setup.log", f'echo "installing {PIN}" >> "$LOG"'], []),
+        ([f'echo "- {PIN}" >> CHANGES.md'], []),
+        ([f'echo "{PIN}" > versions.txt', "pip install -r requirements.txt"], []),
+        (["cat <<EOF >> install.log", f"installing {PIN}", "EOF"], []),
+        (["cat <<EOF | tee -a setup.log", f"installing {PIN}", "EOF"], []),
+    ],
+)
+def test_echo_printf_and_here_documents_are_read_where_the_file_is(
+    tmp_path: Path, lines: list[str], expected: list[int]
+) -> None:
+    """What ``echo``, ``printf`` or ``cat <<EOF`` writes is read where the file it goes to is
+    read (a list pip is handed in the same script, a requirement list, a script); on the
+    console, ``/dev/null``, the error stream, a log or a document it is a message."""
+    write(tmp_path, {"install.sh": "".join(f"{line}\n" for line in lines)})
+    assert [
+        n for _, n, rule, _ in found(scan(tmp_path, SHIPPED)) if rule == "ipex-requirement"
+    ] == (expected)
+
+
+def test_a_startup_file_a_script_writes_is_read() -> None:
+    """A line appended to ``~/.bashrc`` (or another startup file) runs in every later shell:
+    it is read, whatever the file's name."""
+    text = 'echo "source /opt/intel/oneapi/setvars.sh" >> /root/.bashrc'
+    assert [line for _, line in _lines(text)] == [text]
+
+
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        # the path of oneAPI's setvars.sh held in a variable of the same file
+        (["SETVARS=/opt/intel/oneapi/setvars.sh", 'source "$SETVARS"'], [2]),
+        (
+            [
+                'export SETVARS="${ONEAPI_ROOT:-/opt/intel/oneapi}/setvars.sh"',
+                ". ${SETVARS} --force",
+            ],
+            [2],
+        ),
+        (
+            [
+                "readonly ONEAPI_VARS=/opt/intel/oneapi/setvars.sh",
+                'bash -c "source $ONEAPI_VARS && python app.py"',
+            ],
+            [2],
+        ),
+        (["ONEAPI_ROOT=/opt/intel/oneapi", '. "$ONEAPI_ROOT/setvars.sh"'], [2]),
+        (
+            [
+                'if [ -d "$HOME/intel/oneapi" ]; then',
+                "  SETVARS=$HOME/intel/oneapi/setvars.sh",
+                "fi",
+                'source "$SETVARS"',
+            ],
+            [4],
+        ),
+        # reassigned before the use, set only after it, not oneAPI's, or not sourced
+        (
+            ["SETVARS=/opt/intel/oneapi/setvars.sh", "SETVARS=./env.sh", 'source "$SETVARS"'],
+            [],
+        ),
+        (
+            [
+                "SETVARS=/opt/intel/oneapi/setvars.sh",
+                'SETVARS="$(ls /opt/*/env.sh | head -1)"',
+                'source "$SETVARS"',
+            ],
+            [],
+        ),
+        (['source "$SETVARS"', "SETVARS=/opt/intel/oneapi/setvars.sh"], []),
+        (["VARS=$VENV/oneccl_bindings_for_pytorch/env/setvars.sh", 'source "$VARS"'], []),
+        (["SETVARS=/opt/intel/oneapi/setvars.sh", 'ls -l "$SETVARS"'], []),
+        (["SETVARS=/opt/intel/oneapi/setvars.sh", 'echo "run: source $SETVARS"'], []),
+        (["SETVARS=$(find /opt -name setvars.sh)", 'source "$SETVARS"'], []),
+        (["# SETVARS=/opt/intel/oneapi/setvars.sh", 'source "$SETVARS"'], []),
+        (["SETVARS=/opt/intel/oneapi/setvars.sh", 'source "$SETVARS_OLD"'], []),
+    ],
+)
+def test_setvars_held_in_a_variable_is_found_where_it_is_sourced(
+    tmp_path: Path, lines: list[str], expected: list[int]
+) -> None:
+    """``source "$SETVARS"`` loads what the variable holds: its last assignment before the use
+    in the same file (in a branch or out), taken as written and never evaluated. Each script
+    also installs torch, the pitfall's context."""
+    write(tmp_path, {"run.sh": "".join(f"{line}\n" for line in ["pip install torch", *lines])})
+    assert [
+        n - 1 for _, n, rule, _ in found(scan(tmp_path, SHIPPED)) if rule == "oneapi-setvars"
+    ] == expected

@@ -417,3 +417,148 @@ def test_batch_echo_into_files_and_groups(
     its group's (a ``(`` ... ``)`` over lines); a message to the console, ``nul``, the error
     stream or a log is not, inside a group or out."""
     assert _rules(tmp_path, "install.bat", *lines) == expected
+
+
+PIN = "intel-extension-for-pytorch==2.1.10+xpu"
+
+
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        # written to a list pip reads or a script: read as what it is
+        ([f'"{PIN}" | Out-File requirements.txt -Encoding UTF8'], [(1, "ipex-requirement")]),
+        (
+            [
+                '"torch==2.1.0.post0" | Out-File reqs.lst',
+                f'"{PIN}" >> reqs.lst',
+                "pip install -r reqs.lst",
+            ],
+            [(1, "intel-torch-build-pin"), (2, "ipex-requirement")],
+        ),
+        ([f"'{PIN}' | Add-Content $root\\requirements.txt"], [(1, "ipex-requirement")]),
+        (
+            [f'Set-Content -Path $req -Value "{PIN}"', "& $PY -m pip install -r $req"],
+            [(1, "ipex-requirement")],
+        ),
+        (
+            ['@"', "torch==2.1.0.post0", PIN, '"@ | Out-File requirements.txt -Encoding utf8'],
+            [(2, "intel-torch-build-pin"), (3, "ipex-requirement")],
+        ),
+        (
+            [f'[IO.File]::WriteAllLines("$PSScriptRoot\\requirements-xpu.txt", @("{PIN}"))'],
+            [(1, "ipex-requirement")],
+        ),
+        (
+            [f'Write-Output "pip install {PIN}" | Out-File -FilePath setup_xpu.ps1'],
+            [(1, "ipex-requirement")],
+        ),
+        # to the console, thrown away, the error stream or a log: a message
+        ([f'Write-Output "installing {PIN}" > $null'], []),
+        ([f'"installing {PIN}" | Out-File -Append install.log'], []),
+        ([f'"installing {PIN}" | Out-Null'], []),
+        ([f'Add-Content -Path $LogFile -Value "$(Get-Date) installing {PIN}"'], []),
+        ([f'Add-Content -Path "$env:TEMP\\setup.log" -Value "installing {PIN}"'], []),
+        ([f'"installing {PIN}" >> "$PSScriptRoot\\install.log"'], []),
+        ([f'Write-Host "installing {PIN}" *> $null'], []),
+        (['@"', f"installing {PIN}", '"@ | Out-File -FilePath install.log'], []),
+        ([f'[IO.File]::AppendAllText("$root\\setup.log", "installing {PIN}")'], []),
+        ([f'"{PIN}" | Tee-Object -FilePath notes.md'], []),
+    ],
+)
+def test_powershell_writes_to_files(
+    tmp_path: Path, lines: list[str], expected: list[tuple[int, str]]
+) -> None:
+    """A string, a printer's output or a here-string written with ``Out-File``,
+    ``Set-Content`` / ``Add-Content``, ``>`` / ``>>`` or ``[IO.File]::Write*`` is read where the
+    file is (a list pip is handed in the same script, a requirement list, a script); to
+    ``$null``, ``Out-Null``, a log or a document it is a message."""
+    assert _rules(tmp_path, "install.ps1", *lines) == expected
+
+
+@pytest.mark.parametrize(
+    ("name", "lines", "expected"),
+    [
+        (
+            "run.ps1",
+            [
+                f'$setvars = "{ONEAPI}\\setvars.bat"',
+                f'cmd /c "`"$setvars`" && set" | {IMPORT_ENV}',
+                "python -c 'import torch'",
+            ],
+            [(2, "oneapi-setvars")],
+        ),
+        (
+            "run.ps1",
+            [
+                '$vars = Join-Path $env:ONEAPI_ROOT "setvars.bat"',
+                "Invoke-BatchFile $vars",
+                "pip install torch",
+            ],
+            [(2, "oneapi-setvars")],
+        ),
+        (
+            "webui.bat",
+            [f"set SETVARS={ONEAPI}\\setvars.bat", 'call "%SETVARS%"', "pip install torch"],
+            [(2, "oneapi-setvars")],
+        ),
+        (
+            "webui.bat",
+            [
+                f'set "ONEAPI_VARS={ONEAPI}\\setvars.bat"',
+                'call "!oneapi_vars!" intel64',
+                "pip install torch",
+            ],
+            [(2, "oneapi-setvars")],
+        ),
+        # PowerShell's own "& $setvars" loads nothing; reassigned; not sourced; a message
+        (
+            "run.ps1",
+            [f'$setvars = "{ONEAPI}\\setvars.bat"', "& $setvars", "python -c 'import torch'"],
+            [],
+        ),
+        (
+            "webui.bat",
+            [
+                f"set SETVARS={ONEAPI}\\setvars.bat",
+                "set SETVARS=env.bat",
+                'call "%SETVARS%"',
+                "pip install torch",
+            ],
+            [],
+        ),
+        (
+            "webui.bat",
+            [
+                f"set SETVARS={ONEAPI}\\setvars.bat",
+                'if exist "%SETVARS%" echo found',
+                "pip install torch",
+            ],
+            [],
+        ),
+        (
+            "webui.bat",
+            [
+                f"set SETVARS={ONEAPI}\\setvars.bat",
+                'echo call "%SETVARS%" first',
+                "pip install torch",
+            ],
+            [],
+        ),
+        (
+            "webui.bat",
+            [
+                f"set SETVARS={ONEAPI}\\setvars.bat",
+                'call "%SETVARS%"',
+                "cmake --build build",
+                "rem torch",
+            ],
+            [],
+        ),
+    ],
+)
+def test_setvars_held_in_a_variable_from_windows(
+    tmp_path: Path, name: str, lines: list[str], expected: list[tuple[int, str]]
+) -> None:
+    """The path of setvars.bat held in a variable of the same script (its last assignment
+    before the use, taken as written) is found where the literal path would be."""
+    assert [f for f in _rules(tmp_path, name, *lines) if f[1] == "oneapi-setvars"] == expected
