@@ -169,10 +169,27 @@ def _in(checkout: Path, argv: list[str]) -> list[str]:
 def doctor_in(checkout: Path, directory: str, argv: list[str]) -> list[str]:
     """``argv`` run in ``directory`` with ``checkout``'s doctor first on the path (``python
     -m ipex_doctor`` imports it from there): the command as a hook in a project's root runs it."""
+    # NOTE: the caller's PYTHONPATH is kept after the checkout: where the doctor's dependencies
+    # are not installed in this interpreter (a machine given them in a folder of its own), a
+    # command without them would fail at its first import and be timed as if it had scanned.
     return [
-        "/bin/sh", "-c", 'cd "$1" && PYTHONPATH="$2" && export PYTHONPATH && shift 2 && exec "$@"',
+        "/bin/sh", "-c",
+        'cd "$1" && PYTHONPATH="$2${PYTHONPATH:+:$PYTHONPATH}" && export PYTHONPATH && shift 2'
+        ' && exec "$@"',
         "sh", directory, str(checkout), *argv,
     ]  # fmt: skip
+
+
+def check_runs(commands: dict[str, list[str]]) -> None:
+    """Run each command once; stop with its last words unless it ended as a scan ends (exit 0:
+    no finding at the threshold, 1: some; its report's summary line printed), so that a command
+    that failed is never timed as one that scanned (Python's own failure to import the doctor
+    also exits 1, with no report)."""
+    for name, argv in commands.items():
+        done = subprocess.run(argv, capture_output=True, text=True)
+        if done.returncode not in (0, 1) or "Summary:" not in done.stdout:
+            last = (done.stderr.strip().splitlines() or ["(no output)"])[-1]
+            raise SystemExit(f"{name}: exit {done.returncode}, not a scan's: {last}")
 
 
 _LIST_READ = """
@@ -314,6 +331,7 @@ def measure_small(tree: str, repeat: int, checkouts: dict[str, Path]) -> bool:
     for suffix, checkout in checkouts.items():
         commands["--no-cache" + suffix] = doctor_in(checkout, tree, [*scan, "--no-cache"])
         commands["cache warm" + suffix] = doctor_in(checkout, tree, scan)
+    check_runs(commands)
     runs = measure_commands(commands, repeat=repeat, warmup=1)
     files = sum(1 for path in Path(tree).rglob("*") if path.is_file())
     print(
