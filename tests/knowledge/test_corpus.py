@@ -136,9 +136,12 @@ MEASURED: dict[str, tuple[int, int, int, int, int, int] | None] = {
     # refused kernel, IPEX's XPU DLL named alone, SD.Next's oneAPI check: 469, 472, 489 alone);
     # all of it together: 484, 487, 503 of 651, 2 of 1218; then the twenty-second's kept-aside
     # texts, measured once (11, 12, 12 of 22; 0 of 29 alarms), joined it: 495, 499, 515 of 673,
-    # 2 of 1247; then the twenty-third's development texts (at its split: 508, 512, 532 of 706,
-    # 2 of 1285)
-    "development": (706, 508, 512, 532, 1285, 2),
+    # 2 of 1247; then the layer markers of the compute runtime's own files (gmmlib, its OpenCL
+    # driver, IGC's libraries), oneAPI's compilers named in a CMake configuration, pip's "Cannot
+    # install" for a package of the stack and Windows' "not a valid Win32 application": 499, 503,
+    # 519 of 673, 2 of 1247; beside them, the twenty-third's development texts (at its split:
+    # 508, 512, 532 of 706, 2 of 1285); together: 512, 516, 536 of 706, 2 of 1285
+    "development": (706, 512, 516, 536, 1285, 2),
     "kept-aside": None,  # NOTE: empty until the next collection is split
     # NOTE: "could not create an engine" is onednn; "The program was built for N devices" is the
     # sycl-build layer (three sampled threads, none a missing kernel), not xpu-kernel-not-built
