@@ -42,8 +42,8 @@ from ipex_doctor import __version__, resources
 from ipex_doctor.knowledge.cache import files_stamp
 from ipex_doctor.knowledge.code_rules import CodeRules
 from ipex_doctor.model.code import CodeLocation, CodeMatch, SkippedFile
+from ipex_doctor.scan.outcome import Outcome
 from ipex_doctor.scan.read.discovery import Candidate
-from ipex_doctor.scan.readers import Outcome
 
 _FORMAT = 5
 """2: each entry holds the flags the file declares (``Outcome.declares``); 3: and the
