@@ -68,8 +68,8 @@ def test_a_light_module_of_the_scan_package_does_not_load_the_scanner() -> None:
 # NOTE: what the whole command imported, heard at its exit (after the report is written)
 _IMPORTED = (
     "import atexit, runpy, sys\n"
-    "watched = ('pathspec', 'ipex_doctor.model.repair', 'ipex_doctor.model.remedy', 'secrets',"
-    " 'pkgutil', 'psutil')\n"
+    "watched = ('pathspec', 'tempfile', 'ipex_doctor.model.repair', 'ipex_doctor.model.remedy',"
+    " 'secrets', 'pkgutil', 'hashlib', 'psutil')\n"
     "atexit.register(lambda: print('| imported:', *[m for m in watched if m in sys.modules],"
     " file=sys.stderr))\n"
     "runpy.run_module('ipex_doctor', run_name='__main__', alter_sys=True)\n"
@@ -82,7 +82,10 @@ def test_what_a_scan_of_a_small_project_leaves_unimported(tmp_path: Path) -> Non
     imports the repair's model, ``secrets`` or ``pkgutil`` (the command's request is found by
     its module and name; none of them is a scan's), nor psutil where ``/proc`` lists a
     process's children and the memory (the reaper's sweeps and the host's facts read them
-    there; its import cost about 20 ms of CPU)."""
+    there; its import cost about 20 ms of CPU). Only the first imports ``tempfile``, to keep
+    the values it derived (it came with ``ctypes.util`` and the report's writer before, in
+    every scan); neither imports ``hashlib``, which loads OpenSSL (the derived values' key is
+    the interpreter's own BLAKE2b, and only ``--fix`` hashes files)."""
     tree = tmp_path / "tree"
     tree.mkdir()
     (tree / ".gitignore").write_text("build/\n*.log\n", encoding="utf-8")
@@ -100,7 +103,7 @@ def test_what_a_scan_of_a_small_project_leaves_unimported(tmp_path: Path) -> Non
     listed = proc_table.children(os.getpid()) is not None and proc_table.memory_bytes() is not None
     psutil = [] if listed else ["psutil"]  # NOTE: elsewhere the reaper and host ask psutil
     assert heard == [
-        [" ".join(["| imported:", "pathspec", *psutil])],
+        [" ".join(["| imported:", "pathspec", "tempfile", *psutil])],
         [" ".join(["| imported:", *psutil])],
     ]
 
