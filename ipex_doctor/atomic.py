@@ -11,7 +11,6 @@ source files: ``scan --fix`` writes those in place, to keep the file itself; see
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -21,6 +20,10 @@ def replace_file(target: Path, data: bytes | Iterable[bytes], *, mode: int | Non
     ``mode`` (``None``: ``0600``, as ``mkstemp`` creates it). ``OSError`` when it fails.
     ``data`` may come in pieces, written as they come (a report too large to hold whole);
     whatever their making raises leaves ``target`` as it was too."""
+    # NOTE: lazy; tempfile (with shutil, random and the compressors it loads) costs a few ms
+    # of CPU, and most commands (a scan to a pipe) write no file
+    import tempfile
+
     fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         if mode is not None:

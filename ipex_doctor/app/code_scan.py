@@ -14,7 +14,6 @@ killed while writing, and how to restore it.
 
 from __future__ import annotations
 
-import hashlib
 import signal
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -325,6 +324,8 @@ def _stopped(stop: BaseException) -> tuple[ExitCode, str]:
 
 
 def _rewritten(display: str, fixed: FileFix) -> RewrittenFile:
+    import hashlib  # NOTE: lazy; it loads OpenSSL, and only a --fix writes files
+
     return RewrittenFile(
         display,
         len(fixed.outcome.rewrites),

@@ -26,7 +26,6 @@ from __future__ import annotations
 import atexit
 import contextlib
 import ctypes
-import ctypes.util
 import functools
 import os
 import signal
@@ -94,8 +93,11 @@ def _libc() -> ctypes.CDLL | None:
         loaded = ctypes.CDLL(None, use_errno=True)
         if hasattr(loaded, "prctl"):
             return loaded
+    # NOTE: lazy; on POSIX ctypes.util imports tempfile and shutil, a few ms of every command
+    from ctypes.util import find_library
+
     try:
-        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        return ctypes.CDLL(find_library("c") or "libc.so.6", use_errno=True)
     except OSError:
         return None
 

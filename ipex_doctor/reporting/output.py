@@ -12,7 +12,6 @@ from __future__ import annotations
 import errno
 import os
 import sys
-import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
@@ -39,6 +38,8 @@ def check_writable(destination: str) -> None:
         return
     target = target.resolve() if target.is_symlink() else target
     directory = _directory_of(destination, target)
+    import tempfile  # NOTE: lazy (atomic says why)
+
     try:
         fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
     except OSError as exc:
@@ -144,6 +145,7 @@ def write_crash_log(exc: BaseException, version: str) -> str | None:
     """Write the traceback of an internal error where the user can attach it to a bug report;
     the path written, or ``None`` when no directory would take it."""
     import platform
+    import tempfile
     import traceback
 
     text = (

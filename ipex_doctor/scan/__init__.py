@@ -11,13 +11,18 @@ importing only the rooms before it (read < match < fix), and each module owns on
   notebooks, documents' code blocks and CI files as text to match; top-level statement spans;
 * ``match/``: the byte prefilter derived from the rules (``regex_literals``, ``triggers``),
   which keeps the scan of a tree without IPEX close to the cost of ``grep -rl``; the rules
-  compiled for the readers (``ruleset``); Python files read with ``ast`` (``python/``: names,
+  compiled for the readers (``ruleset``) and the check that they can be, without building them
+  (``rule_checks``); Python files read with ``ast`` (``python/``: names,
   matches, probes, strings; ``patterns``: the structural patterns by id); ``text`` rules line
-  by line, shell lines, launch commands; whether ``--fix`` rewrites a match (``fixable``);
+  by line, shell lines, launch commands; whether ``--fix`` rewrites a match (``fixable``); the
+  readings across files (``project_flags``, ``own_flags``, ``own_extras``) and the ids of the
+  rules that need them (``cross_file``);
 * ``fix/``: the LibCST rewrites of ``scan --fix`` (``codemods/``, ``rewrite``) and writing
   them, all or none, inside the roots (their docstrings say more);
-* here, above the rooms: ``readers`` (one candidate's bytes into matches), ``engine``
-  (``scan_paths``, which ties them together) and its ``outcome_cache``.
+* here, above the rooms: ``readers`` (one candidate's bytes into matches, an ``outcome``),
+  ``one_file`` (a candidate under the rules), ``engine`` (``scan_paths``, which ties them
+  together) and its ``outcome_cache``. A scan whose every file comes from the cache imports
+  neither the readers nor the matchers (``engine`` imports them at the first miss).
 
 May import the foundation, ``model`` and ``knowledge``; nothing above.
 """

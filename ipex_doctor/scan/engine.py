@@ -19,31 +19,26 @@ import os
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ipex_doctor.knowledge.code_rules import CodeRules
 from ipex_doctor.model.code import CodeMatch, FileKind, ScanResult, SkippedFile
-from ipex_doctor.scan.match.own_extras import extras_rules
-from ipex_doctor.scan.match.own_flags import (
-    exported_flags,
-    flag_rules,
-    imported_flags,
-    may_import,
-    probe_lines,
-)
-from ipex_doctor.scan.match.project_flags import (
-    FLAG_RULES,
-    without_own_flags,
-)
-from ipex_doctor.scan.match.ruleset import RuleSet, refuse_invalid
-from ipex_doctor.scan.one_file import read_file
+from ipex_doctor.scan.match.cross_file import FLAG_RULES, PROBE_RULES
+from ipex_doctor.scan.match.rule_checks import refuse_invalid
+from ipex_doctor.scan.outcome import Outcome
 from ipex_doctor.scan.outcome_cache import OutcomeCache
 from ipex_doctor.scan.read.discovery import Candidate, discover
 from ipex_doctor.scan.read.kinds import reads_as_python
 from ipex_doctor.scan.read.named_requirements import is_named
-from ipex_doctor.scan.read.source import Undecodable, decode_text, split_lines
-from ipex_doctor.scan.readers import (
-    Outcome,
-)
+
+if TYPE_CHECKING:
+    from ipex_doctor.scan.match.ruleset import RuleSet
+
+# NOTE: what reads a file (``one_file``, the readers and matchers behind it, the rule set's
+# building: about a third of a warm scan's imports) and what reads across files (``own_flags``,
+# ``project_flags``, ``own_extras``) is imported where it is first needed: a scan whose every
+# file is an outcome-cache hit and has no finding that reads across files (a pre-commit hook's
+# unchanged tree) never imports it.
 
 DEFAULT_MAX_FILE_BYTES = 10 * 1024 * 1024
 """Files larger than this (10 MiB) are skipped unread; notebooks get ``NOTEBOOK_FACTOR`` times."""
@@ -78,7 +73,7 @@ def scan_paths(
     # outcome cache never needs it (a tenth of such a scan's CPU); a bad rule is still refused
     # before anything is read, in a tree with nothing to read too
     refuse_invalid(rules)
-    ruleset = functools.cache(lambda: RuleSet(rules))
+    ruleset = functools.cache(lambda: _rule_set(rules))
     matches: list[CodeMatch] = []
     skips: list[SkippedFile] = []
     candidates: list[Candidate] = []
@@ -107,9 +102,14 @@ def scan_paths(
     extras = {extra for _, outcome in outcomes for extra in outcome.extras}
     if extras:
         matches.extend(_installs_of_extras(extras, outcomes, matches, rules, max_file_bytes))
-    probes = probe_lines(matches)
-    if probes:
-        matches.extend(_reads_of_imported_flags(probes, outcomes, matches, rules, max_file_bytes))
+    if any(match.rule_id in PROBE_RULES for match in matches):
+        from ipex_doctor.scan.match.own_flags import probe_lines
+
+        probes = probe_lines(matches)
+        if probes:
+            matches.extend(
+                _reads_of_imported_flags(probes, outcomes, matches, rules, max_file_bytes)
+            )
     seen = len(candidates)
     return ScanResult(
         roots=tuple(path.as_posix() for path in paths),
@@ -118,6 +118,12 @@ def scan_paths(
         matches=tuple(sorted(_without_own_flags(matches, outcomes), key=_match_order)),
         skipped=tuple(sorted(skips, key=lambda s: (s.path, s.reason))),
     )
+
+
+def _rule_set(rules: CodeRules) -> RuleSet:
+    from ipex_doctor.scan.match.ruleset import RuleSet
+
+    return RuleSet(rules)
 
 
 def _outcomes_kept(
@@ -174,6 +180,8 @@ def _outcomes(
     take fewer chunks. The time decides only who reads what, never what is found; a worker that
     dies or hangs costs no file its outcome (``workers`` says how).
     """
+    from ipex_doctor.scan.one_file import read_file
+
     workers = min(os.cpu_count() or 1, MAX_WORKERS)
     projection = Projection(sum(candidate.size for candidate in candidates))
     # NOTE: this process's CPU time, not the wall clock: on a busy machine the wall clock runs
@@ -261,6 +269,7 @@ def _with_helpers(
 ) -> Iterator[tuple[Candidate, Outcome]]:
     """The outcomes of ``chunks``, read by this process and ``helpers`` workers (``workers``
     says what happens to the files of a worker that dies or hangs)."""
+    from ipex_doctor.scan.one_file import read_file
     from ipex_doctor.scan.workers import read_with_workers
 
     def read(candidate: Candidate) -> Outcome:
@@ -277,6 +286,9 @@ def _without_own_flags(
     nothing where there is none."""
     if not any(match.rule_id in FLAG_RULES for match in matches):
         return matches
+    from ipex_doctor.scan.match.project_flags import without_own_flags
+    from ipex_doctor.scan.read.source import Undecodable, decode_text, split_lines
+
     declared = {c.display: o.declares for c, o in outcomes if o.declares}
     by_path = {candidate.display: candidate.path for candidate, _ in outcomes}
 
@@ -301,6 +313,10 @@ def _installs_of_extras(
     requirement rules, in every file read (a second read, made only in a tree whose metadata
     declares such an extra; the derived rules' prefilter opens only the files that name one),
     less those already found on the same line by the same rule."""
+    from ipex_doctor.scan.match.own_extras import extras_rules
+    from ipex_doctor.scan.match.ruleset import RuleSet
+    from ipex_doctor.scan.one_file import read_file
+
     derived = RuleSet(extras_rules(rules, extras))
     found = {(m.rule_id, m.location.path, m.location.cell, m.location.line) for m in matches}
     new: list[CodeMatch] = []
@@ -324,6 +340,15 @@ def _reads_of_imported_flags(
     with a probe finding (their module-level assignments) and then of the Python files whose
     bytes can import an exported name (``may_import``: their imports), made only in a tree with a probe finding; the
     importers alone are matched again, with the probe rule reading the flags they import."""
+    from ipex_doctor.scan.match.own_flags import (
+        exported_flags,
+        flag_rules,
+        imported_flags,
+        may_import,
+    )
+    from ipex_doctor.scan.match.ruleset import RuleSet
+    from ipex_doctor.scan.one_file import read_file
+
     python = {c.display: c for c, _ in outcomes if reads_as_python(c.kind, c.path.name)}
     exported = exported_flags(probes, _texts(python[d] for d in probes if d in python))
     if not exported:
@@ -351,6 +376,8 @@ def _texts(
 ) -> dict[str, str]:
     """The source of each candidate that can be read (and whose display path and bytes
     ``admits``, if given), by its display path."""
+    from ipex_doctor.scan.read.source import Undecodable, decode_text
+
     texts: dict[str, str] = {}
     for candidate in candidates:
         try:

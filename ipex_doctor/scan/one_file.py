@@ -11,6 +11,7 @@ from ipex_doctor.model.code import FileKind
 from ipex_doctor.scan.match.own_extras import ipex_extras
 from ipex_doctor.scan.match.project_flags import declared_flags
 from ipex_doctor.scan.match.ruleset import RuleSet
+from ipex_doctor.scan.outcome import Outcome
 from ipex_doctor.scan.read.collector import collector_paused
 from ipex_doctor.scan.read.discovery import Candidate
 from ipex_doctor.scan.read.kinds import decodes_wide, reads_as_python, wide_text_unrun
@@ -18,7 +19,6 @@ from ipex_doctor.scan.read.named_requirements import named_lists
 from ipex_doctor.scan.read.source import WIDE_BOM_STARTS, Undecodable, decode_text
 from ipex_doctor.scan.readers import (
     NOT_PARSED,
-    Outcome,
     read_docs,
     read_notebook,
     read_python,

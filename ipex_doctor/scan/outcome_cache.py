@@ -42,8 +42,8 @@ from ipex_doctor import __version__, resources
 from ipex_doctor.knowledge.cache import files_stamp
 from ipex_doctor.knowledge.code_rules import CodeRules
 from ipex_doctor.model.code import CodeLocation, CodeMatch, SkippedFile
+from ipex_doctor.scan.outcome import Outcome
 from ipex_doctor.scan.read.discovery import Candidate
-from ipex_doctor.scan.readers import Outcome
 
 _FORMAT = 5
 """2: each entry holds the flags the file declares (``Outcome.declares``); 3: and the
@@ -175,11 +175,19 @@ def _check_of(hint: Any) -> Callable[[Any], bool]:
     return lambda value: type(value) in kinds
 
 
-_CHECKS = tuple(
-    _check_of(typing.get_type_hints(cls)[name])
-    for cls, names in ((CodeMatch, _MATCH_FIELDS), (CodeLocation, _LOCATION_FIELDS))
-    for name in names
-)
+def _field_checks() -> tuple[Callable[[Any], bool], ...]:
+    """A check (``_check_of``) for each value of a kept match, in ``_flat``'s order."""
+    checks: list[Callable[[Any], bool]] = []
+    for cls, names in ((CodeMatch, _MATCH_FIELDS), (CodeLocation, _LOCATION_FIELDS)):
+        # NOTE: each class's hints resolved once: get_type_hints evaluates every annotation of
+        # the class, and asking it again for each field was most of this module's import (a
+        # few ms of every warm scan)
+        hints = typing.get_type_hints(cls)
+        checks.extend(_check_of(hints[name]) for name in names)
+    return tuple(checks)
+
+
+_CHECKS = _field_checks()
 
 
 def _key(candidate: Candidate) -> str:

@@ -12,9 +12,8 @@ from __future__ import annotations
 import ast
 import json
 from collections.abc import Iterable, Iterator
-from typing import NamedTuple
 
-from ipex_doctor.model.code import CodeMatch, FileKind, SkippedFile
+from ipex_doctor.model.code import FileKind, SkippedFile
 from ipex_doctor.scan.match.fixable import IPEX_PACKAGE, NO_KEEPERS, import_keepers
 from ipex_doctor.scan.match.launch_text import rewrite_launch_text
 from ipex_doctor.scan.match.python.joins import joined_hits
@@ -42,6 +41,7 @@ from ipex_doctor.scan.match.shell_lines import command_lines, through_variables
 from ipex_doctor.scan.match.text_matches import may_hit, text_hits
 from ipex_doctor.scan.match.triggers import Probe
 from ipex_doctor.scan.match.yaml_blocks import YAML_SUFFIXES, spanning_blocks
+from ipex_doctor.scan.outcome import Outcome
 from ipex_doctor.scan.read.ci_files import ci_commands
 from ipex_doctor.scan.read.discovery import Candidate
 from ipex_doctor.scan.read.doc_blocks import REST_SUFFIXES, code_blocks
@@ -58,28 +58,6 @@ from ipex_doctor.scan.read.source import (
     split_lines,
     to_match,
 )
-
-
-class Outcome(NamedTuple):
-    """What reading one file gave."""
-
-    parsed: bool
-    """It passed the prefilter and was read in full."""
-    matches: list[CodeMatch]
-    skipped: list[SkippedFile]
-    lasting: bool = True
-    """It follows from the file's content alone (a cache may keep it); ``False`` when the file
-    could not be read (permissions, gone) or changed while read."""
-    declares: tuple[str, ...] = ()
-    """The command-line options naming IPEX that a Python file declares (``project_flags``):
-    a fact of the tree, used once every file is read."""
-    names: tuple[str, ...] = ()
-    """The requirement lists this file hands to pip (``named_requirements``): which files
-    found ``by_use`` are read, decided once every other file is read."""
-    extras: tuple[str, ...] = ()
-    """The project's own extras that pull IPEX, as ``name[extra]``, that a metadata file
-    declares (``own_extras``): installs of them are IPEX's, found once every file is read."""
-
 
 NOT_PARSED = Outcome(False, [], [])
 

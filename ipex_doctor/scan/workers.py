@@ -36,8 +36,9 @@ from typing import Any
 
 from ipex_doctor.knowledge.code_rules import CodeRules
 from ipex_doctor.scan.match.ruleset import RuleSet
+from ipex_doctor.scan.outcome import Outcome
 from ipex_doctor.scan.read.discovery import Candidate
-from ipex_doctor.scan.readers import Outcome, skipped
+from ipex_doctor.scan.readers import skipped
 
 HANG_AFTER_S = 10.0
 """A worker whose CPU time has not moved for this long (wall clock) while it owes work is

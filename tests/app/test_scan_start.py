@@ -4,6 +4,7 @@ before it (a light module of the ``scan`` package no longer loads the whole pack
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -67,8 +68,8 @@ def test_a_light_module_of_the_scan_package_does_not_load_the_scanner() -> None:
 # NOTE: what the whole command imported, heard at its exit (after the report is written)
 _IMPORTED = (
     "import atexit, runpy, sys\n"
-    "watched = ('pathspec', 'ipex_doctor.model.repair', 'ipex_doctor.model.remedy', 'secrets',"
-    " 'pkgutil', 'psutil')\n"
+    "watched = ('pathspec', 'tempfile', 'ipex_doctor.model.repair', 'ipex_doctor.model.remedy',"
+    " 'secrets', 'pkgutil', 'hashlib', 'psutil')\n"
     "atexit.register(lambda: print('| imported:', *[m for m in watched if m in sys.modules],"
     " file=sys.stderr))\n"
     "runpy.run_module('ipex_doctor', run_name='__main__', alter_sys=True)\n"
@@ -81,7 +82,10 @@ def test_what_a_scan_of_a_small_project_leaves_unimported(tmp_path: Path) -> Non
     imports the repair's model, ``secrets`` or ``pkgutil`` (the command's request is found by
     its module and name; none of them is a scan's), nor psutil where ``/proc`` lists a
     process's children and the memory (the reaper's sweeps and the host's facts read them
-    there; its import cost about 20 ms of CPU)."""
+    there; its import cost about 20 ms of CPU). Only the first imports ``tempfile``, to keep
+    the values it derived (it came with ``ctypes.util`` and the report's writer before, in
+    every scan); neither imports ``hashlib``, which loads OpenSSL (the derived values' key is
+    the interpreter's own BLAKE2b, and only ``--fix`` hashes files)."""
     tree = tmp_path / "tree"
     tree.mkdir()
     (tree / ".gitignore").write_text("build/\n*.log\n", encoding="utf-8")
@@ -99,6 +103,57 @@ def test_what_a_scan_of_a_small_project_leaves_unimported(tmp_path: Path) -> Non
     listed = proc_table.children(os.getpid()) is not None and proc_table.memory_bytes() is not None
     psutil = [] if listed else ["psutil"]  # NOTE: elsewhere the reaper and host ask psutil
     assert heard == [
-        [" ".join(["| imported:", "pathspec", *psutil])],
+        [" ".join(["| imported:", "pathspec", "tempfile", *psutil])],
         [" ".join(["| imported:", *psutil])],
     ]
+
+
+# NOTE: what reads a file and what reads across files, heard at the command's exit
+_READING = (
+    "ipex_doctor.scan.one_file",
+    "ipex_doctor.scan.readers",
+    "ipex_doctor.scan.match.ruleset",
+    "ipex_doctor.scan.match.patterns",
+    "ipex_doctor.scan.match.shell_lines",
+    "ipex_doctor.scan.match.project_flags",
+    "ipex_doctor.scan.match.own_extras",
+)
+_READING_IMPORTED = (
+    "import atexit, runpy, sys\n"
+    f"watched = {_READING!r}\n"
+    "atexit.register(lambda: print('| imported:', *[m for m in watched if m in sys.modules],"
+    " file=sys.stderr))\n"
+    "runpy.run_module('ipex_doctor', run_name='__main__', alter_sys=True)\n"
+)
+
+
+def test_a_scan_of_an_unchanged_tree_imports_no_reader(tmp_path: Path) -> None:
+    """Where every file is an outcome-cache hit and no finding reads across files (a
+    pre-commit hook's unchanged tree), the scan imports neither the readers and matchers nor
+    the rule set's building nor the readings across files, and reports what the first scan
+    read; a file edited since is read, with all of them imported again, and its finding is
+    there."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "train.py").write_text("import intel_extension_for_pytorch\n", encoding="utf-8")
+    (tree / "requirements.txt").write_text("intel-extension-for-pytorch==2.8.0\n", encoding="utf-8")
+    env = {**doctor_env(), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+
+    def scanned() -> tuple[str, list[str]]:
+        done = subprocess.run(
+            [sys.executable, "-c", _READING_IMPORTED, "scan", str(tree), "-q", "--json", "-", "--fail-on", "never"],
+            capture_output=True, text=True, env=env, check=False, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr[-2000:]
+        heard = [line for line in done.stderr.splitlines() if line.startswith("| imported")]
+        return json.dumps(json.loads(done.stdout)["findings"], sort_keys=True), heard
+
+    first, imported_first = scanned()
+    second, imported_second = scanned()
+    assert imported_first == [" ".join(["| imported:", *_READING])]
+    assert imported_second == ["| imported:"]
+    assert second == first and "intel_extension_for_pytorch" in first
+    (tree / "train.py").write_text("import torch\nwith torch.xpu.amp.autocast():\n    pass\n", encoding="utf-8")  # fmt: skip
+    third, imported_third = scanned()
+    assert imported_third == imported_first
+    assert "xpu-amp-autocast" in third and third != first

@@ -20,8 +20,9 @@ from scan_rules import SAMPLE, rule, write
 from ipex_doctor.knowledge import code_rules
 from ipex_doctor.knowledge.code_rules import CodeRules
 from ipex_doctor.model.code import CodeLocation, CodeMatch, ScanResult
-from ipex_doctor.scan import engine, outcome_cache, readers
+from ipex_doctor.scan import one_file, outcome_cache, readers
 from ipex_doctor.scan.engine import scan_paths
+from ipex_doctor.scan.match import ruleset
 
 TREE = {
     "train.py": "import torch\nwith torch.xpu.amp.autocast():\n    pass\n",
@@ -43,13 +44,13 @@ class Reads:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.paths: list[str] = []
-        real = engine.read_file
+        real = one_file.read_file
 
         def counted(candidate: Any, *args: Any) -> Any:
             self.paths.append(candidate.display)
             return real(candidate, *args)
 
-        monkeypatch.setattr(engine, "read_file", counted)
+        monkeypatch.setattr(one_file, "read_file", counted)
 
 
 def scan_tree(root: Path, rules: CodeRules = SAMPLE, cache: bool = True) -> ScanResult:
@@ -116,7 +117,7 @@ def test_a_file_that_could_not_be_read_is_read_next_time(
 ) -> None:
     root = tmp_path / "project"
     write(root, TREE)
-    real = engine.read_file
+    real = one_file.read_file
 
     def unreadable(candidate: Any, *args: Any) -> Any:
         if candidate.display == "train.py":
@@ -125,9 +126,9 @@ def test_a_file_that_could_not_be_read_is_read_next_time(
             )
         return real(candidate, *args)
 
-    monkeypatch.setattr(engine, "read_file", unreadable)
+    monkeypatch.setattr(one_file, "read_file", unreadable)
     assert "train.py" in {s.path for s in scan_tree(root).skipped}
-    monkeypatch.setattr(engine, "read_file", real)
+    monkeypatch.setattr(one_file, "read_file", real)
     reads = Reads(monkeypatch)
     result = scan_tree(root)
     assert reads.paths == ["train.py"]
@@ -357,13 +358,13 @@ def test_a_tree_read_wholly_from_the_cache_compiles_no_rules(
     never where every file comes from the cache, once where one does not."""
     root, expected, _ = scanned_once(tmp_path, own_cache)
     built: list[object] = []
-    real = engine.RuleSet
+    real = ruleset.RuleSet
 
     def counted(rules: CodeRules) -> Any:
         built.append(rules)
         return real(rules)
 
-    monkeypatch.setattr(engine, "RuleSet", counted)
+    monkeypatch.setattr(ruleset, "RuleSet", counted)
     assert scan_tree(root) == expected
     assert built == []
     (root / "plain.py").write_text("import torch\ntorch.xpu.amp.GradScaler()\n")

@@ -35,11 +35,10 @@ from dataclasses import replace
 
 from ipex_doctor.knowledge.code_rules import CodeRules
 from ipex_doctor.model.code import CodeMatch
+from ipex_doctor.scan.match.cross_file import PROBE_RULES
 from ipex_doctor.scan.match.triggers import Probe
 from ipex_doctor.scan.read.source import Unparsable, parse_python
 
-PROBE_RULES = frozenset({"ipex-probe", "ipex-build-probe"})
-"""The rules whose finding in a module-level assignment's value makes the name a flag."""
 FLAG_RULE = "ipex-probe"
 """The rule that reads the imported flags (its names replaced by them)."""
 

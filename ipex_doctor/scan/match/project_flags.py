@@ -37,9 +37,7 @@ import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from ipex_doctor.model.code import CodeMatch
-
-FLAG_RULES = frozenset({"use-ipex-flag", "accelerate-ipex-config"})
-"""The rules that report a command-line flag as a library's (transformers', accelerate's)."""
+from ipex_doctor.scan.match.cross_file import FLAG_RULES
 
 _QUOTED = rb"""[rRbBuU]?(?:"[^"\\\n]*"|'[^'\\\n]*')"""
 _DECLARATION = re.compile(

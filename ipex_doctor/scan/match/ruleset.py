@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ipex_doctor.errors import KnowledgeBaseError
 from ipex_doctor.knowledge.code_rules import CodeRule, CodeRules
 from ipex_doctor.model.code import FileKind
-from ipex_doctor.scan.match import lazy_regex
+from ipex_doctor.scan.match import rule_checks
 from ipex_doctor.scan.match import triggers as triggers_module
 from ipex_doctor.scan.match.lazy_regex import LazyRegex
 from ipex_doctor.scan.match.patterns import PATTERNS, Pattern
@@ -237,13 +236,13 @@ class RuleSet:
     def _add(self, rule: CodeRule) -> None:
         match = rule.match
         pattern = _pattern_of(rule)
-        regexes = tuple((_compile(rule, text), _text_triggers(text)) for text in match.text)
+        regexes = tuple((rule_checks.lazy(rule, text), _text_triggers(text)) for text in match.text)
         text_rule = TextRule(
             rule.id,
             regexes,
-            tuple(_compile(rule, text) for text in match.unless),
-            tuple(_compile(rule, text) for text in match.when),
-            tuple(_compile_bytes(rule, text) for text in match.in_files_with),
+            tuple(rule_checks.lazy(rule, text) for text in match.unless),
+            tuple(rule_checks.lazy(rule, text) for text in match.when),
+            tuple(rule_checks.lazy_bytes(rule, text) for text in match.in_files_with),
         )
         for kind in dict.fromkeys(rule.applies_to):
             if match.symbols or match.imports or pattern is not None:
@@ -351,56 +350,11 @@ def _derivation_from(value: Any, size: int) -> Derivation | None:
         return None  # NOTE: a character beyond Latin-1: never one _plain wrote
 
 
-def refuse_invalid(rules: CodeRules) -> None:
-    """``KnowledgeBaseError`` for the first rule of ``rules`` that names an unknown pattern or
-    an invalid regex: what building a ``RuleSet`` refuses, checked without building one, so a
-    scan that builds it only once a file is to be read still refuses a bad rule before it reads
-    anything (and where it reads nothing). The regexes compiled here are ``re``'s cached ones
-    when the rule set is built."""
-    texts: list[str | bytes] = []
-    for rule in rules.rules:
-        texts.extend((*rule.match.text, *rule.match.unless, *rule.match.when))
-        texts.extend(text.encode() for text in rule.match.in_files_with)
-    kept = lazy_regex.learn_kept(texts)
-    for rule in rules.rules:
-        _pattern_of(rule)
-        for text in (*rule.match.text, *rule.match.unless, *rule.match.when):
-            _compile(rule, text)
-        for text in rule.match.in_files_with:
-            _compile_bytes(rule, text)
-    if not kept:
-        lazy_regex.keep(texts)  # NOTE: once; a run that took it back writes nothing
-
-
 def _pattern_of(rule: CodeRule) -> Pattern | None:
     """The structural pattern ``rule`` names (``None``: none); ``KnowledgeBaseError`` for a name
     the scanner lacks."""
-    if rule.match.pattern is None:
-        return None
-    pattern = PATTERNS.get(rule.match.pattern)
-    if pattern is None:
-        known = ", ".join(sorted(PATTERNS))
-        raise KnowledgeBaseError(
-            f"code rule {rule.id}: unknown pattern {rule.match.pattern!r} (known: {known})"
-        )
-    return pattern
-
-
-def _refusal(rule: CodeRule, regex: str) -> Callable[[re.error], KnowledgeBaseError]:
-    return lambda error: KnowledgeBaseError(
-        f"code rule {rule.id}: invalid regex {regex!r}: {error}"
-    )
-
-
-def _compile(rule: CodeRule, regex: str) -> LazyRegex[str]:
-    """``regex``, compiled at its first search; refused now (``KnowledgeBaseError``) where it
-    does not compile (``lazy_regex.checked``)."""
-    return lazy_regex.checked(regex, _refusal(rule, regex))
-
-
-def _compile_bytes(rule: CodeRule, regex: str) -> LazyRegex[bytes]:
-    """``regex`` for a file's bytes (``in_files_with`` is searched in the whole file once)."""
-    return lazy_regex.checked(regex.encode(), _refusal(rule, regex))
+    rule_checks.refuse_unknown_pattern(rule, PATTERNS)
+    return None if rule.match.pattern is None else PATTERNS[rule.match.pattern]
 
 
 def _text_triggers(regex: str) -> tuple[Trigger, ...]:

@@ -23,7 +23,7 @@ from ipex_doctor.scan.match.lazy_regex import LazyRegex
 _COMPILED = """
 import re._compiler as compiler, sys
 from ipex_doctor.knowledge import code_rules
-from ipex_doctor.scan.match import ruleset
+from ipex_doctor.scan.match import rule_checks, ruleset
 rules = code_rules.load()
 texts = set()
 for r in rules.rules:
@@ -35,7 +35,7 @@ def counted(pattern, flags=0):
     compiled.append(pattern)
     return original(pattern, flags)
 compiler.compile = counted
-ruleset.refuse_invalid(rules)
+rule_checks.refuse_invalid(rules)
 ruleset.RuleSet(rules)
 print(len(texts), sum(1 for p in compiled if p in texts))
 """

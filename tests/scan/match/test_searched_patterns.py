@@ -33,9 +33,10 @@ from test_python_statements import (
 from ipex_doctor.model.code import FileKind
 from ipex_doctor.scan.match.ruleset import RuleSet
 from ipex_doctor.scan.match.triggers import Probe
+from ipex_doctor.scan.outcome import Outcome
 from ipex_doctor.scan.read.discovery import Candidate
 from ipex_doctor.scan.read.source import decode_python
-from ipex_doctor.scan.readers import Outcome, read_python, searched_patterns
+from ipex_doctor.scan.readers import read_python, searched_patterns
 
 READINGS = (
     {"whole": True},
