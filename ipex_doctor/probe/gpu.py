@@ -126,14 +126,26 @@ def runtime_facts(
 
 
 def start_runtime_probe(
-    python: str, *, timeout: float = RUNTIME_TIMEOUT_S, env: Mapping[str, str] | None = None
+    python: str,
+    *,
+    timeout: float = RUNTIME_TIMEOUT_S,
+    env: Mapping[str, str] | None = None,
+    prefix: str | None = None,
 ) -> spawn.JsonScript:
     """The probe of ``runtime_facts``, started (the doctor works while it runs); collected by
     ``runtime_facts_of`` or ``gpu_facts_of``. Leaving it as a context manager kills an
-    unanswered probe."""
+    unanswered probe. ``prefix``, the environment's ``sys.prefix`` as its handshake read it:
+    given, the probe runs without ``site`` (the script reads the standard library alone, and the
+    prefix is all it took from ``site``), sparing the environment's ``.pth`` hooks."""
     script = str(resources.path("probe/scripts/unified_runtime.py"))
     return spawn.JsonScript(
-        python, script, timeout=timeout, env=env, what="the Intel runtime probe"
+        python,
+        script,
+        timeout=timeout,
+        env=env,
+        what="the Intel runtime probe",
+        site=prefix is None,
+        args=() if prefix is None else (prefix,),
     )
 
 

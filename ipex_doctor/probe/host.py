@@ -110,7 +110,11 @@ def start_executable_isa(
     """``executable_isa``'s probe, started (the doctor works while it runs); its answer is
     ``executable_isa_of`` it. Leaving it as a context manager kills an unanswered probe."""
     script = str(resources.path("probe/scripts/cpu_isa.py"))
-    return spawn.JsonScript(python, script, timeout=timeout, env=env, what="the CPUID probe")
+    # NOTE: without site: CPUID is the executable's and the CPU's, and cpu_isa.py needs the
+    # standard library alone; the environment's .pth hooks only delayed the answer
+    return spawn.JsonScript(
+        python, script, timeout=timeout, env=env, what="the CPUID probe", site=False
+    )
 
 
 def executable_isa_of(probe: spawn.JsonScript) -> dict[str, Any]:

@@ -95,12 +95,12 @@ class StaticExamination:
 
     def start_probes(self) -> None:
         """Start the CPUID and Intel runtime probes in the examined interpreter (once)."""
-        python = self.target.interpreter.executable
+        python, prefix = self.target.interpreter.executable, self.target.interpreter.prefix
         try:
             if self._isa is None:
                 self._isa = host.start_executable_isa(python, env=self._environ)
             if self._gpu is None:
-                self._gpu = gpu.start_runtime_probe(python, env=self._environ)
+                self._gpu = gpu.start_runtime_probe(python, env=self._environ, prefix=prefix)
         except BaseException:
             self.end()
             raise

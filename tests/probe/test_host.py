@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import subprocess
 import sys
+import venv
+from pathlib import Path
 
 from ipex_doctor.probe import host
 
@@ -38,3 +41,26 @@ def test_the_real_probe_answers_for_this_interpreter() -> None:
 def test_an_interpreter_that_cannot_start_is_a_reason_not_an_error() -> None:
     answer = host.executable_isa("/nonexistent/python")
     assert answer["source"] is None and "could not start" in answer["why"]
+
+
+def test_the_probe_runs_none_of_the_environments_site_hooks(tmp_path: Path) -> None:
+    """CPUID is the executable's: the probe runs without ``site``, so a ``.pth`` hook of the
+    examined environment (real ones import coverage or a redirector, 40 ms a start) never runs,
+    and the answer is the same."""
+    env_dir = tmp_path / "venv"
+    venv.EnvBuilder(with_pip=False).create(env_dir)
+    python = str(env_dir / "bin" / "python")
+    purelib = subprocess.run(
+        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True, text=True, check=True,
+    ).stdout.strip()  # fmt: skip
+    marker = tmp_path / "hook-ran"
+    Path(purelib, "hook.pth").write_text(
+        f"import pathlib; pathlib.Path({str(marker)!r}).touch()\n", encoding="utf-8"
+    )
+    subprocess.run([python, "-c", "pass"], check=True)
+    assert marker.exists()  # NOTE: the hook is real: any start with site runs it
+    marker.unlink()
+    answer = host.executable_isa(python)
+    assert not marker.exists()
+    assert answer == host.executable_isa(sys.executable)

@@ -63,6 +63,13 @@ LOADER = "libur_loader.so.0"
 SYCL = re.compile(r"^libsycl\.so\.(\d+)$")
 
 
+def environment_prefix() -> str:
+    """The examined environment's prefix: ``sys.prefix``, or the one named as the first
+    argument (the doctor runs this script without ``site``, which is what sets ``sys.prefix`` to
+    a virtual environment's, and names the prefix its handshake read)."""
+    return sys.argv[1] if len(sys.argv) > 1 else sys.prefix
+
+
 def result(code: int) -> str:
     code &= 0xFFFFFFFF
     return RESULTS.get(code, "UR result %d" % code)
@@ -73,7 +80,7 @@ def search_dirs() -> list[tuple[str, str]]:
     library whose run path is the environment's lib (LD_LIBRARY_PATH first)."""
     entries = os.environ.get("LD_LIBRARY_PATH", "").split(":")
     dirs = [(os.path.abspath(entry), "LD_LIBRARY_PATH") for entry in entries if entry]
-    dirs.append((os.path.join(sys.prefix, "lib"), "environment"))
+    dirs.append((os.path.join(environment_prefix(), "lib"), "environment"))
     seen: set[str] = set()
     unique: list[tuple[str, str]] = []
     for directory, source in dirs:
@@ -247,7 +254,7 @@ def ask_loader(path: str) -> dict[str, Any]:
 def icd_files() -> list[dict[str, Any]]:
     vendors = os.environ.get("OCL_ICD_VENDORS") or "/etc/OpenCL/vendors"
     places: list[tuple[str, str]] = [(vendors, "system")]
-    places.append((os.path.join(sys.prefix, "etc", "OpenCL", "vendors"), "environment"))
+    places.append((os.path.join(environment_prefix(), "etc", "OpenCL", "vendors"), "environment"))
     files: list[dict[str, Any]] = []
     for directory, source in places:
         try:
@@ -261,7 +268,11 @@ def icd_files() -> list[dict[str, Any]]:
                     target = handle.read(4096).strip()
             except OSError:
                 target = ""
-            copy = os.path.join(sys.prefix, "lib", os.path.basename(target)) if target else ""
+            copy = (
+                os.path.join(environment_prefix(), "lib", os.path.basename(target))
+                if target
+                else ""
+            )
             files.append(
                 {
                     "file": path,
