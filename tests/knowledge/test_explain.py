@@ -2103,3 +2103,73 @@ def test_the_twenty_second_collections_entry_wording(text: str, entry: str | Non
     misses that name no entry."""
     found = explain(text, KB)
     assert (found[0].issue.id if found else None) == entry
+
+
+def test_the_pi_spelling_of_the_unknown_code_is_read_where_the_runtime_returns_it() -> None:
+    """The runtime's "Native API returns: -999" is the SYCL Plugin Interface's PI_ERROR_UNKNOWN
+    (the code Unified Runtime spells UR_RESULT_ERROR_UNKNOWN): read as that code, it names
+    ``xpu-ur-unknown`` (development texts: llama.cpp #5400, ipex-llm #10173, SD.Next #3312; on
+    the old knowledge base the runtime layer). Other PI numbers are not guessed."""
+    assert facts("Native API returns: -999 (Unknown PI error)").values["code"] == (
+        ("PI_ERROR_UNKNOWN", "Native API returns: -999"),
+    )
+    assert "code" not in facts("Native API returns: -12 (something)").values
+    for text in (
+        "RuntimeError: Native API failed. Native API returns: -999 (Unknown PI error) -999 "
+        "(Unknown PI error)",
+        "Native API Failed. Native API returns -999",
+    ):
+        _names_alone(text, "xpu-ur-unknown", "driver")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a program build's log quoting the unknown code (intel/llvm #14169, the sycl-build
+        # layer's: no runtime returned it)
+        "terminate called after throwing an instance of 'sycl::_V1::compile_program_error'\n  "
+        "what():  The program was built for 1 devices\nBuild program log for 'Intel(R) Arc(TM) "
+        "A770 Graphics':\n -999 (Unknown PI error)",
+        # CUDA's, NCCL's, ROCm's and MPS's unknown errors, and a plain Python value
+        "ncclUnhandledCudaError: Call to CUDA function failed. Last error: Cuda failure 999 "
+        "'unknown error'",
+        "RuntimeError: HIP error: hipErrorUnknown (999) unknown error",
+        "RuntimeError: MPS backend failed with error: -999",
+        "ValueError: invalid literal for int() with base 10: '-999 (Unknown PI error)'",
+    ],
+)  # fmt: skip
+def test_the_unknown_code_quoted_elsewhere_is_not_the_runtimes(text: str) -> None:
+    """Near misses of the PI spelling: a build log, other vendors' unknown errors and a value
+    in plain Python name no ``xpu-ur-unknown``."""
+    assert "xpu-ur-unknown" not in [m.issue.id for m in explain(text, KB)], text
+
+
+def test_out_of_resources_without_its_prefix_is_the_runtimes_code() -> None:
+    """The code written bare in a title (compute-runtime #697) names ``xpu-out-of-resources``'s
+    causes (on the old knowledge base nothing); the code inside another API's name, an OpenCL
+    code in a text of no stack, and the words in lower case name nothing."""
+    found = explain("UHD Graphics 600 - OUT_OF_RESOURCES error.", KB)
+    assert found and {m.via for m in found} == {"xpu-out-of-resources"}, found
+    for other in (
+        "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES: too many resources requested for launch",
+        "clEnqueueNDRangeKernel returned CL_OUT_OF_RESOURCES (-5)",
+        "grpc status: out_of_resources, retrying",
+        "the worker pool is OUT_OF_RESOURCES_GUARD",
+    ):
+        found = diagnose(other, KB)
+        assert found.matches == [] and found.layer is None, (other, found)
+
+
+def test_4_gib_refused_beside_gibs_already_allocated_is_memory_running_out() -> None:
+    """torch's allocator refusing 4.00 GiB while the same message says 10.10 GiB are already
+    allocated (IPEX #851, a Lunar Lake iGPU of 13.74 GiB) is memory running out, not the
+    per-allocation cap (on the old knowledge base the cap came first); the older allocator's
+    spelling of the same."""
+    for text in (
+        "torch.OutOfMemoryError: XPU out of memory. Tried to allocate 4.00 GiB. GPU 0 has a total "
+        "capacity of 13.74 GiB. Of the allocated memory 10.10 GiB is allocated by PyTorch, and "
+        "3.47 GiB is reserved by PyTorch but unallocated.",
+        "XPU out of memory. Tried to allocate 4.00 GiB (GPU 0; 15.11 GiB total capacity; 11.20 GiB "
+        "already allocated; 11.50 GiB reserved in total by PyTorch)",
+    ):
+        assert [m.issue.id for m in explain(text, KB)] == ["xpu-out-of-memory"], text
