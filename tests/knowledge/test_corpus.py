@@ -142,7 +142,9 @@ MEASURED: dict[str, tuple[int, int, int, int, int, int] | None] = {
     # the runtime layer's; libze_loader.so.1 missing oneapi-runtime-libs') applied across the
     # part, with four texts whose recorded cause is an entry's own (nineteen texts relabelled,
     # sampling.yaml's `relabelled`), OUT_OF_RESOURCES written bare, and 4.00 GiB refused beside
-    # GiBs already allocated as memory running out: 513, 516, 524 of 673, 2 of 1247
+    # GiBs already allocated as memory running out: 513, 516, 524 of 673, 2 of 1247; then two
+    # causes that recurred among the layer-labelled texts given entries (the free-memory query,
+    # non-uniform work-groups; four texts relabelled to them, figures unchanged)
     "development": (673, 513, 516, 524, 1247, 2),
     "kept-aside": None,  # NOTE: empty until the next collection is split
     # NOTE: "could not create an engine" is onednn; "The program was built for N devices" is the

@@ -1017,10 +1017,6 @@ def test_wording_that_says_the_intel_stack_is_absent_does_not_place_a_text_in_it
         ('RuntimeError: 0 INTERNAL ASSERT FAILED at "/pytorch/aten/src/ATen/quantized/Quantizer.cpp":'
          "125, please report a bug to PyTorch. unrecognized device for new_qtensor: xpu:0", "code"),
         # the tenth collection's development texts
-        # the SYCL runtime refusing an nd-range the device cannot split (torch-xpu-ops #1465, #1747)
-        ("RuntimeError: Non-uniform work-groups are not supported by the target device reported on "
-         "BMG", "runtime"),
-        ("Non-uniform work-groups are not supported by the target device", "runtime"),
         # oneAPI's DPC++ compiler crashing on the device half of a SYCL build (intel/llvm #15183)
         ("$ icpx -O0 -g -fsycl -fsycl-targets=intel_gpu_tgllp test.cc -o test\nPLEASE append the "
          'compiler options "-save-temps -v", rebuild the application to get the full command which '
@@ -2173,3 +2169,53 @@ def test_4_gib_refused_beside_gibs_already_allocated_is_memory_running_out() -> 
         "already allocated; 11.50 GiB reserved in total by PyTorch)",
     ):
         assert [m.issue.id for m in explain(text, KB)] == ["xpu-out-of-memory"], text
+
+
+@pytest.mark.parametrize(
+    ("text", "entry", "layer"),
+    [
+        # vLLM on an Arc 140T iGPU (vllm #20743), torch's own message in full (ComfyUI #9128),
+        # and its older check of the SYCL aspect (torch-xpu-ops #1352)
+        ('Intel Arc 140T GPU XPU backend fails with "doesn\'t support querying the available free '
+         'memory" error', "xpu-free-memory-query", "level-zero"),
+        ("    return torch._C._xpu_getMemoryInfo(device)\nRuntimeError: The device (Intel(R) Arc(TM) "
+         "Graphics) doesn't support querying the available free memory. You can file an issue at "
+         "https://github.com/pytorch/pytorch/issues to help us prioritize its implementation.",
+         "xpu-free-memory-query", "level-zero"),
+        ("RuntimeError: The device does not have the ext_intel_free_memory aspect",
+         "xpu-free-memory-query", "level-zero"),
+        # torch-xpu-ops #1465 and #1747
+        ("RuntimeError: Non-uniform work-groups are not supported by the target device reported on "
+         "BMG", "xpu-non-uniform-work-groups", "runtime"),
+        ("Non-uniform work-groups are not supported by the target device",
+         "xpu-non-uniform-work-groups", "runtime"),
+    ],
+)  # fmt: skip
+def test_the_free_memory_query_and_non_uniform_work_groups_name_their_entries(
+    text: str, entry: str, layer: str
+) -> None:
+    """Two causes that recurred among texts labelled with a layer name their entries (on the
+    old knowledge base the level-zero and runtime layers, with no cause)."""
+    _names_alone(text, entry, layer)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a file system's free space, CUDA's and ROCm's free-memory queries
+        "OSError: this filesystem doesn't support querying the available free space",
+        "RuntimeError: CUDA error: cudaMemGetInfo failed: out of memory",
+        "hipMemGetInfo failed: the device does not have the free memory attribute",
+        # Arm's Compute Library's own check (ComputeLibrary #627), OpenCL's work-group code with
+        # no stack named, and Vulkan's words for the same feature
+        "in create_kernel src/core/CL/CLKernelLibrary.cpp:936: Non uniform workgroup size is not "
+        "supported!!",
+        "clEnqueueNDRangeKernel: CL_INVALID_WORK_GROUP_SIZE",
+        "vkCmdDispatchBase: non-uniform workgroups are not supported by this device",
+    ],
+)  # fmt: skip
+def test_their_near_misses_name_nothing(text: str) -> None:
+    """Near misses of the two entries (another system's free-space or free-memory query,
+    another library's or API's non-uniform work-group check) name no entry and no layer."""
+    found = diagnose(text, KB)
+    assert found.matches == [] and found.layer is None, (text, found)
