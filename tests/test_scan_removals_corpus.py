@@ -59,13 +59,14 @@ def test_the_parts_are_the_ones_the_seeds_draw() -> None:
     eighth = DATA["eighth_split"]["projects"]
     ninth = DATA["ninth_split"]["projects"]
     tenth = DATA["tenth_split"]["projects"]
+    eleventh = DATA["eleventh_split"]["projects"]
     later = set(second) | set(third) | set(fourth) | set(fifth) | set(sixth) | set(seventh)
-    later |= set(eighth) | set(ninth) | set(tenth)
+    later |= set(eighth) | set(ninth) | set(tenth) | set(eleventh)
     first = [p["project"] for p in DATA["projects"] if p["project"] not in later]
     parts = {p["project"]: p["part"] for p in DATA["projects"]}
     assert later <= set(parts)
     # NOTE: no project in two collections
-    collections = (second, third, fourth, fifth, sixth, seventh, eighth, ninth, tenth)
+    collections = (second, third, fourth, fifth, sixth, seventh, eighth, ninth, tenth, eleventh)
     assert len(later) == sum(map(len, collections))
 
     # NOTE: each drawn collection's held-out part was measured once and then joined the
@@ -87,6 +88,13 @@ def test_the_parts_are_the_ones_the_seeds_draw() -> None:
     assert seventh == sorted(seventh, key=str.lower)
     assert DATA["seventh_split"]["joined_development"] == seventh
     assert {parts[name] for name in seventh} == {"development"}
+
+    # NOTE: the eleventh, like the seventh, has fewer than four projects: all kept aside, none
+    # drawn into development; measured once, all of it joined development.
+    assert len(eleventh) < 4 and DATA["eleventh_split"]["development"] == 0
+    assert eleventh == sorted(eleventh, key=str.lower)
+    assert DATA["eleventh_split"]["joined_development"] == eleventh
+    assert {parts[name] for name in eleventh} == {"development"}
 
 
 def test_every_case_names_its_commits_and_every_key_line_is_well_formed() -> None:

@@ -69,7 +69,7 @@ def test_shipped_rules_load(shipped: code_rules.CodeRules) -> None:
     ``resources`` says, with its rules in file order."""
     assert shipped.sources == (str(resources.path("code_rules.yaml")),)
     assert resources.path("code_rules.yaml").is_file()
-    assert len(shipped.rules) == 76  # update when adding rules
+    assert len(shipped.rules) == 77  # update when adding rules
     assert shipped.rules[0].id == "ipex-import"
 
 
@@ -344,6 +344,21 @@ TEXT_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "import oneccl_bindings_for_pytorch",
         ],
         ["pip install intel-extension-for-pytorch", "python -c 'import torch'"],
+    ),
+    "ipex-installed-file": (
+        [
+            "    /usr/local/lib/python3.11/site-packages/intel_extension_for_pytorch/lib/libintel-ext-pt-cpu.so \\",
+            "RUN patchelf --clear-execstack $(python -c 'import site; print(site.getsitepackages()[0])')/intel_extension_for_pytorch/lib/libintel-ext-pt-gpu.so",
+            "export LD_PRELOAD=$VENV/lib/python3.10/site-packages/intel_extension_for_pytorch/lib/libintel-ext-pt-cpu.so",
+            "execstack -c libintel-ext-pt-cpu.so",
+        ],
+        [
+            "RUN rm -rf /usr/local/lib/python3.11/site-packages/intel_extension_for_pytorch/lib/",
+            'echo "patching intel_extension_for_pytorch/lib/libintel-ext-pt-cpu.so"',
+            "export LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libtcmalloc.so",
+            "cp -r intel_extension_for_pytorch_docs/lib/ out/",
+            "patchelf --clear-execstack torch/lib/libtorch_cpu.so",
+        ],
     ),
     "ipex-shell-probe": (
         [

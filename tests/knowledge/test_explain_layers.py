@@ -109,6 +109,35 @@ def _layer(found: Explanation) -> str | None:
         # dpctl's SYCL interface library not found (numba-dpex #1505)
         ("ImportError: libDPCTLSyclInterface.so.0: cannot open shared object file: No such file "
          "or directory", "runtime"),
+        # the compute runtime's own components by their files: gmmlib's sources in the runtime
+        # and its library (xpumanager #128), the runtime's OpenCL driver as Windows names it, and
+        # a crash inside the Intel Graphics Compiler's library that the runtime loads
+        ("xpumd[812]: gmm_helper/resource_info.cpp:15: Assertion `false' failed.\n"
+         "Aborted (core dumped)", "level-zero"),
+        ("xpu-smi: error while loading shared libraries: libigdgmm.so.12: cannot open shared "
+         "object file: No such file or directory", "level-zero"),
+        ("Exception thrown at 0x00007FFB1A2C3D4E (igdrcl64.dll) in clinfo.exe: 0xC0000005: "
+         "Access violation reading location 0x0000000000000010.", "level-zero"),
+        ("Segmentation fault in libigc.so.1 (IGC::CodeGenContext::~CodeGenContext)\nAborted",
+         "level-zero"),
+        # a CMake configuration that wants oneAPI's compiler (clpeak #162)
+        ("-- oneAPI backend: disabled (needs icpx - reconfigure with -DCMAKE_CXX_COMPILER=icpx, "
+         "current is GNU)", "sycl-build"),
+        # pip's resolver finding no installable set for a package of the stack (ipex-llm #9749)
+        ("ERROR: Cannot install intel-extension-for-pytorch==2.1.10+xpu and torch==2.1.0 because "
+         "these package versions have conflicting dependencies.", "install"),
+        # Windows refusing a library of the wrong architecture (sdnext #2255), over IPEX's name
+        ("Error importing intel_extension_for_pytorch: [WinError 193] %1 is not a valid Win32 "
+         "application", "windows-loader"),
+        # Level Zero's API and Sysman variables, Unified Runtime's variables, and the Intel GPUs
+        # by the names the words above lacked, each alone in a text
+        ("zesDeviceGetProperties returned an error for device 0", "level-zero"),
+        ("export ZES_ENABLE_SYSMAN=1 did not help: querying the available free memory failed",
+         "level-zero"),
+        ("UR_L0_USE_IMMEDIATE_COMMANDLISTS=0 python train.py\nSegmentation fault (core dumped)",
+         "runtime"),
+        ("Panther Lake iGPU: engine reset while the job ran", "driver"),
+        ("Data Center GPU Max 1550: engine reset while the job ran", "driver"),
     ],
 )  # fmt: skip
 def test_a_structural_marker_names_the_layer_it_belongs_to(text: str, layer: str) -> None:
@@ -233,6 +262,42 @@ def test_a_weak_marker_gives_way_to_what_says_more(text: str, layer: str) -> Non
         # dpct's namespace in migrated CUDA code on NVIDIA, and another project's library name
         "error: use of undeclared identifier 'dpct_malloc'",
         "ImportError: libDPCTLInterface_custom.so: cannot open shared object file (Intel Arc)",
+        # gmmlib's neighbours: another library of that stem, and a Python package of a Gaussian
+        # mixture named gmm_helper
+        "ImportError: libgmm.so: cannot open shared object file: No such file or directory",
+        '  File "/app/gmm_helper/fit.py", line 12, in fit\nValueError: n_components=3 must be <= '
+        "n_samples",
+        # AMD's and NVIDIA's OpenCL drivers crashing as Windows names them, and libraries that
+        # start as the Intel Graphics Compiler's do
+        "Exception thrown at 0x00007FFB1A2C3D4E (amdocl64.dll) in clinfo.exe: 0xC0000005: Access "
+        "violation",
+        "Exception thrown at 0x00007FFB1A2C3D4E (nvopencl64.dll) in clinfo.exe: 0xC0000005: "
+        "Access violation",
+        "ImportError: libigraph.so.3: cannot open shared object file; libigcc.so missing",
+        # CMake configured with another compiler: NVIDIA's, AMD's, Clang, or GCC on an Ice Lake
+        # Xeon (Intel's ICX code name, not the compiler)
+        "CMake Error: -DCMAKE_CXX_COMPILER=nvcc is not able to compile a simple test program "
+        "(CUDA 12.4)",
+        "-DCMAKE_CXX_COMPILER=hipcc: ROCm 6.1 not found",
+        "cmake -DCMAKE_CXX_COMPILER=clang++ ..\nclang++: error: linker command failed with exit "
+        "code 1",
+        "Ice Lake server (ICX): cmake -DCMAKE_CXX_COMPILER=g++ failed to find OpenMP",
+        # pip's resolver on other stacks' wheels, and on packages of no stack on an Intel machine
+        "ERROR: Cannot install torch==2.1.0+cu118 and torchvision==0.16.0+rocm5.6 because these "
+        "package versions have conflicting dependencies.",
+        "ERROR: Cannot install numpy==1.26.4 and pandas==2.2.0 because these package versions "
+        "have conflicting dependencies. (Intel Arc A770)",
+        # Windows refusing a library of the wrong architecture on CUDA's stack
+        "OSError: [WinError 193] %1 is not a valid Win32 application: 'C:\\cuda\\bin\\cudnn64_8.dll'",
+        # the neighbours of Level Zero's, Sysman's and Unified Runtime's names (a camel-case
+        # "zero", another project's ZES and UR_ prefixes) and of the GPUs' names; HIP's and the
+        # CUDA driver's allocation calls
+        "Writing the Arrow Lakehouse table: engine reset while the job ran",
+        "ValueError: zeroPadding2D expects 4 dims (on an Intel Arc A770)",
+        "UR_ROBOT_ARM_LIMIT exceeded\nFatal Python error: Segmentation fault",
+        "ZESTY_CACHE_DIR=/tmp ZESTY_MODE=1: querying the available free memory failed",
+        "hipMemAllocHost failed: hipErrorOutOfMemory",
+        "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY",
     ],
 )  # fmt: skip
 def test_a_neighbour_of_a_marker_names_no_layer(text: str) -> None:
