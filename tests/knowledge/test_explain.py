@@ -2219,3 +2219,20 @@ def test_their_near_misses_name_nothing(text: str) -> None:
     another library's or API's non-uniform work-group check) name no entry and no layer."""
     found = diagnose(text, KB)
     assert found.matches == [] and found.layer is None, (text, found)
+
+
+def test_cl_device_not_found_is_the_wsl_tdr_only_beside_wsl() -> None:
+    """The SYCL runtime's older "No device of requested type available. -1 (CL_DEVICE_NOT_FOUND)"
+    on a machine with no device (intel/llvm #6342, an Apollo Lake iGPU in a container; on the old
+    knowledge base ``wsl-tdr``) names no TDR; beside WSL, in either order, the code is it."""
+    sycl = (
+        'root@5aad1915b0db:/project# SYCL_DEVICE_FILTER="level_zero:gpu" ./simple-sycl-app.exe\n'
+        "terminate called after throwing an instance of 'cl::sycl::runtime_error'\n  what():  No "
+        "device of requested type available. -1 (CL_DEVICE_NOT_FOUND)"
+    )
+    assert "wsl-tdr" not in [m.issue.id for m in explain(sycl, KB)]
+    for text in (
+        "CL_DEVICE_NOT_FOUND after a while on WSL2 with oneAPI",
+        "On WSL2 the Arc A770 disappears after ten minutes: clGetDeviceIDs returns CL_DEVICE_NOT_FOUND",
+    ):
+        assert explain(text, KB)[0].issue.id == "wsl-tdr", text
