@@ -238,16 +238,22 @@ _WINDOWS_LOAD = r"(?i)Error loading [\"']?([^\"'\n]{1,400}?\.(?:dll|pyd))\b"
 _UNDEFINED = r"undefined symbol:?\s*([\w$@.]{1,1000})"
 _VERSION = r"version [`'‘\"]([^`'’\"\s]{1,200})[`'’\"] not found"
 _CODE = r"\b(?:UR_RESULT_ERROR|ZE_RESULT_ERROR|PI_ERROR|CL)_[A-Z][A-Z0-9_]{1,60}\b"
-_UR_NUMBER = r"(?:Native API returns|backend failed with error|backend returns)\s*:?\s*(\d{1,10})\b"
+_UR_NUMBER = (
+    r"(?:Native API returns|backend failed with error|backend returns)\s*:?\s*(-?\d{1,10})\b"
+)
 UR_CODES = {
     20: "UR_RESULT_ERROR_DEVICE_LOST",
     29: "UR_RESULT_ERROR_INVALID_KERNEL_NAME",
     39: "UR_RESULT_ERROR_OUT_OF_DEVICE_MEMORY",
     40: "UR_RESULT_ERROR_OUT_OF_RESOURCES",
     2147483646: "UR_RESULT_ERROR_UNKNOWN",
+    # NOTE: negative: the SYCL runtime before Unified Runtime (its Plugin Interface) printed
+    # PI codes, and spelt the unknown one out only in words ("-999 (Unknown PI error)")
+    -999: "PI_ERROR_UNKNOWN",
 }
-"""Unified Runtime codes that some messages give as a number alone ("level_zero backend failed
-with error: 20"); the pairs are those the corpus quotes with both (tests/assets)."""
+"""Unified Runtime (and SYCL PI) codes that some messages give as a number alone ("level_zero
+backend failed with error: 20", "Native API returns -999"); the pairs are those the corpus
+quotes with both (tests/assets)."""
 # NOTE: AdaptiveCpp prints a Level Zero result as "error code = ze:1879048193" (its backend's
 # prefix, the code in decimal: AdaptiveCpp #1239), hence the bare "ze:" before the number
 _ZE_HEX = (

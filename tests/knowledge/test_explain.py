@@ -1017,10 +1017,6 @@ def test_wording_that_says_the_intel_stack_is_absent_does_not_place_a_text_in_it
         ('RuntimeError: 0 INTERNAL ASSERT FAILED at "/pytorch/aten/src/ATen/quantized/Quantizer.cpp":'
          "125, please report a bug to PyTorch. unrecognized device for new_qtensor: xpu:0", "code"),
         # the tenth collection's development texts
-        # the SYCL runtime refusing an nd-range the device cannot split (torch-xpu-ops #1465, #1747)
-        ("RuntimeError: Non-uniform work-groups are not supported by the target device reported on "
-         "BMG", "runtime"),
-        ("Non-uniform work-groups are not supported by the target device", "runtime"),
         # oneAPI's DPC++ compiler crashing on the device half of a SYCL build (intel/llvm #15183)
         ("$ icpx -O0 -g -fsycl -fsycl-targets=intel_gpu_tgllp test.cc -o test\nPLEASE append the "
          'compiler options "-save-temps -v", rebuild the application to get the full command which '
@@ -2103,3 +2099,140 @@ def test_the_twenty_second_collections_entry_wording(text: str, entry: str | Non
     misses that name no entry."""
     found = explain(text, KB)
     assert (found[0].issue.id if found else None) == entry
+
+
+def test_the_pi_spelling_of_the_unknown_code_is_read_where_the_runtime_returns_it() -> None:
+    """The runtime's "Native API returns: -999" is the SYCL Plugin Interface's PI_ERROR_UNKNOWN
+    (the code Unified Runtime spells UR_RESULT_ERROR_UNKNOWN): read as that code, it names
+    ``xpu-ur-unknown`` (development texts: llama.cpp #5400, ipex-llm #10173, SD.Next #3312; on
+    the old knowledge base the runtime layer). Other PI numbers are not guessed."""
+    assert facts("Native API returns: -999 (Unknown PI error)").values["code"] == (
+        ("PI_ERROR_UNKNOWN", "Native API returns: -999"),
+    )
+    assert "code" not in facts("Native API returns: -12 (something)").values
+    for text in (
+        "RuntimeError: Native API failed. Native API returns: -999 (Unknown PI error) -999 "
+        "(Unknown PI error)",
+        "Native API Failed. Native API returns -999",
+    ):
+        _names_alone(text, "xpu-ur-unknown", "driver")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a program build's log quoting the unknown code (intel/llvm #14169, the sycl-build
+        # layer's: no runtime returned it)
+        "terminate called after throwing an instance of 'sycl::_V1::compile_program_error'\n  "
+        "what():  The program was built for 1 devices\nBuild program log for 'Intel(R) Arc(TM) "
+        "A770 Graphics':\n -999 (Unknown PI error)",
+        # CUDA's, NCCL's, ROCm's and MPS's unknown errors, and a plain Python value
+        "ncclUnhandledCudaError: Call to CUDA function failed. Last error: Cuda failure 999 "
+        "'unknown error'",
+        "RuntimeError: HIP error: hipErrorUnknown (999) unknown error",
+        "RuntimeError: MPS backend failed with error: -999",
+        "ValueError: invalid literal for int() with base 10: '-999 (Unknown PI error)'",
+    ],
+)  # fmt: skip
+def test_the_unknown_code_quoted_elsewhere_is_not_the_runtimes(text: str) -> None:
+    """Near misses of the PI spelling: a build log, other vendors' unknown errors and a value
+    in plain Python name no ``xpu-ur-unknown``."""
+    assert "xpu-ur-unknown" not in [m.issue.id for m in explain(text, KB)], text
+
+
+def test_out_of_resources_without_its_prefix_is_the_runtimes_code() -> None:
+    """The code written bare in a title (compute-runtime #697) names ``xpu-out-of-resources``'s
+    causes (on the old knowledge base nothing); the code inside another API's name, an OpenCL
+    code in a text of no stack, and the words in lower case name nothing."""
+    found = explain("UHD Graphics 600 - OUT_OF_RESOURCES error.", KB)
+    assert found and {m.via for m in found} == {"xpu-out-of-resources"}, found
+    for other in (
+        "CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES: too many resources requested for launch",
+        "clEnqueueNDRangeKernel returned CL_OUT_OF_RESOURCES (-5)",
+        "grpc status: out_of_resources, retrying",
+        "the worker pool is OUT_OF_RESOURCES_GUARD",
+    ):
+        found = diagnose(other, KB)
+        assert found.matches == [] and found.layer is None, (other, found)
+
+
+def test_4_gib_refused_beside_gibs_already_allocated_is_memory_running_out() -> None:
+    """torch's allocator refusing 4.00 GiB while the same message says 10.10 GiB are already
+    allocated (IPEX #851, a Lunar Lake iGPU of 13.74 GiB) is memory running out, not the
+    per-allocation cap (on the old knowledge base the cap came first); the older allocator's
+    spelling of the same."""
+    for text in (
+        "torch.OutOfMemoryError: XPU out of memory. Tried to allocate 4.00 GiB. GPU 0 has a total "
+        "capacity of 13.74 GiB. Of the allocated memory 10.10 GiB is allocated by PyTorch, and "
+        "3.47 GiB is reserved by PyTorch but unallocated.",
+        "XPU out of memory. Tried to allocate 4.00 GiB (GPU 0; 15.11 GiB total capacity; 11.20 GiB "
+        "already allocated; 11.50 GiB reserved in total by PyTorch)",
+    ):
+        assert [m.issue.id for m in explain(text, KB)] == ["xpu-out-of-memory"], text
+
+
+@pytest.mark.parametrize(
+    ("text", "entry", "layer"),
+    [
+        # vLLM on an Arc 140T iGPU (vllm #20743), torch's own message in full (ComfyUI #9128),
+        # and its older check of the SYCL aspect (torch-xpu-ops #1352)
+        ('Intel Arc 140T GPU XPU backend fails with "doesn\'t support querying the available free '
+         'memory" error', "xpu-free-memory-query", "level-zero"),
+        ("    return torch._C._xpu_getMemoryInfo(device)\nRuntimeError: The device (Intel(R) Arc(TM) "
+         "Graphics) doesn't support querying the available free memory. You can file an issue at "
+         "https://github.com/pytorch/pytorch/issues to help us prioritize its implementation.",
+         "xpu-free-memory-query", "level-zero"),
+        ("RuntimeError: The device does not have the ext_intel_free_memory aspect",
+         "xpu-free-memory-query", "level-zero"),
+        # torch-xpu-ops #1465 and #1747
+        ("RuntimeError: Non-uniform work-groups are not supported by the target device reported on "
+         "BMG", "xpu-non-uniform-work-groups", "runtime"),
+        ("Non-uniform work-groups are not supported by the target device",
+         "xpu-non-uniform-work-groups", "runtime"),
+    ],
+)  # fmt: skip
+def test_the_free_memory_query_and_non_uniform_work_groups_name_their_entries(
+    text: str, entry: str, layer: str
+) -> None:
+    """Two causes that recurred among texts labelled with a layer name their entries (on the
+    old knowledge base the level-zero and runtime layers, with no cause)."""
+    _names_alone(text, entry, layer)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # a file system's free space, CUDA's and ROCm's free-memory queries
+        "OSError: this filesystem doesn't support querying the available free space",
+        "RuntimeError: CUDA error: cudaMemGetInfo failed: out of memory",
+        "hipMemGetInfo failed: the device does not have the free memory attribute",
+        # Arm's Compute Library's own check (ComputeLibrary #627), OpenCL's work-group code with
+        # no stack named, and Vulkan's words for the same feature
+        "in create_kernel src/core/CL/CLKernelLibrary.cpp:936: Non uniform workgroup size is not "
+        "supported!!",
+        "clEnqueueNDRangeKernel: CL_INVALID_WORK_GROUP_SIZE",
+        "vkCmdDispatchBase: non-uniform workgroups are not supported by this device",
+    ],
+)  # fmt: skip
+def test_their_near_misses_name_nothing(text: str) -> None:
+    """Near misses of the two entries (another system's free-space or free-memory query,
+    another library's or API's non-uniform work-group check) name no entry and no layer."""
+    found = diagnose(text, KB)
+    assert found.matches == [] and found.layer is None, (text, found)
+
+
+def test_cl_device_not_found_is_the_wsl_tdr_only_beside_wsl() -> None:
+    """The SYCL runtime's older "No device of requested type available. -1 (CL_DEVICE_NOT_FOUND)"
+    on a machine with no device (intel/llvm #6342, an Apollo Lake iGPU in a container; on the old
+    knowledge base ``wsl-tdr``) names no TDR; beside WSL, in either order, the code is it."""
+    sycl = (
+        'root@5aad1915b0db:/project# SYCL_DEVICE_FILTER="level_zero:gpu" ./simple-sycl-app.exe\n'
+        "terminate called after throwing an instance of 'cl::sycl::runtime_error'\n  what():  No "
+        "device of requested type available. -1 (CL_DEVICE_NOT_FOUND)"
+    )
+    assert "wsl-tdr" not in [m.issue.id for m in explain(sycl, KB)]
+    for text in (
+        "CL_DEVICE_NOT_FOUND after a while on WSL2 with oneAPI",
+        "On WSL2 the Arc A770 disappears after ten minutes: clGetDeviceIDs returns CL_DEVICE_NOT_FOUND",
+    ):
+        assert explain(text, KB)[0].issue.id == "wsl-tdr", text
