@@ -1,13 +1,15 @@
 """``scan`` runs the examined interpreter's probes while it reads the tree, and never leaves one
 behind: interrupted (SIGINT, SIGTERM) or refused while they run, the doctor ends them first.
 
-The examined interpreter is a real venv whose ``site-packages`` holds a ``.pth`` line that, in
-an isolated interpreter (``-I``: the probes, never the handshake), writes its pid to a file and
-sleeps for ten minutes: a probe that hangs, seen from the outside as the doctor sees it.
+The examined interpreter is a real venv's, started through a launcher beside it that, for a
+probe (run with ``-S``: the probes, never the handshake, which needs ``site``), writes its pid to
+a file and sleeps for ten minutes: a probe that hangs, seen from the outside as the doctor sees
+it. (The probes run none of the environment's ``.pth`` hooks, so a hook cannot stand in.)
 """
 
 from __future__ import annotations
 
+import shlex
 import signal
 import subprocess
 import sys
@@ -22,20 +24,22 @@ from conftest import doctor_env, make_fake_env, run_doctor, start_doctor
 from ipex_doctor.probe import reaper
 from ipex_doctor.scan.fix import journal as fix_journal
 
-_HANGING_PROBE = (
-    "import os, sys, time; sys.flags.isolated and ("
-    "print(os.getpid(), file=open(os.environ['SCAN_TEST_PROBE_PIDS'], 'a'), flush=True), "
-    "time.sleep(600))\n"
-)
+_HANGING_PROBE = """#!/bin/bash
+# a probe (-S) writes its pid and hangs; anything else is the venv's python, named as this file
+# (argv[0]: Python takes its executable from it, so the handshake names this launcher)
+case " $* " in *" -S "*) echo $$ >> "$SCAN_TEST_PROBE_PIDS"; exec sleep 600;; esac
+exec -a "$0" {python} "$@"
+"""
 
 
 @pytest.fixture
 def hanging_probes(tmp_path: Path) -> tuple[str, Path]:
     """An interpreter whose probes hang (the handshake answers), and the file of their pids."""
     python = make_fake_env(tmp_path / "env", {})
-    (site,) = (tmp_path / "env" / "lib").glob("python*/site-packages")
-    (site / "hang_in_probes.pth").write_text(_HANGING_PROBE)
-    return python, tmp_path / "probe.pids"
+    launcher = Path(python).with_name("python-hangs")
+    launcher.write_text(_HANGING_PROBE.format(python=shlex.quote(python)), encoding="utf-8")
+    launcher.chmod(0o755)
+    return str(launcher), tmp_path / "probe.pids"
 
 
 def _tree(root: Path) -> Path:
@@ -145,8 +149,9 @@ def test_a_scan_starts_the_handshake_and_the_two_probes_and_nothing_else(tmp_pat
     assert [argv[0] for argv in started] == [sys.executable] * 3, started
     handshake, *probes = started
     assert handshake[1] == "-c" and "IPEX-DOCTOR-HANDSHAKE" in handshake[2]
-    assert sorted(Path(argv[2]).name for argv in probes) == ["cpu_isa.py", "unified_runtime.py"]
-    assert all(argv[1] == "-I" for argv in probes)
+    assert sorted(Path(argv[3]).name for argv in probes) == ["cpu_isa.py", "unified_runtime.py"]
+    # NOTE: isolated and without site: the environment's .pth hooks run in the handshake alone
+    assert all(argv[1:3] == ["-I", "-S"] for argv in probes)
 
 
 def test_a_refused_rules_file_ends_a_handshake_that_hangs(tmp_path: Path) -> None:
