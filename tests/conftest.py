@@ -217,6 +217,18 @@ def make_fake_env(root: Path, packages: Mapping[str, tuple[str, str]]) -> str:
     return str(root / "bin" / "python")
 
 
+def venv_with_a_site_hook(root: Path) -> tuple[str, Path]:
+    """A real venv whose ``.pth`` hook adds a line to a file at every start with ``site`` (as
+    real environments' hooks import coverage or a CUDA redirector); its python and that file
+    (absent until a start runs the hook; one start may run it twice, through ``lib64``)."""
+    python = make_fake_env(root / "venv", {})
+    starts = root / "starts"
+    (_site_packages(root / "venv") / "hook.pth").write_text(
+        f"import pathlib; open({str(starts)!r}, 'a').write('start\\n')\n", encoding="utf-8"
+    )
+    return python, starts
+
+
 FAKE_TORCH_OK = """
 __version__ = "2.8.0+cpu"
 class version:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import pytest
 from audited import started_by
+from conftest import venv_with_a_site_hook
 
 from ipex_doctor import resources
 from ipex_doctor.probe import gpu, host
@@ -151,32 +152,13 @@ def test_a_gpu_runtime_on_ld_library_path_is_found(tmp_path: Path) -> None:
     assert listed(f"{tmp_path / 'missing'}:{libs}") == listed("") | {"ze_intel_gpu"}
 
 
-def _venv_with_a_site_hook(root: Path) -> tuple[str, Path]:
-    """A real virtual environment whose ``.pth`` hook adds a line to a file at every start with
-    ``site`` (as real ones import coverage or a redirector); its python and that file."""
-    import venv
-
-    env_dir = root / "venv"
-    venv.EnvBuilder(with_pip=False).create(env_dir)
-    python = str(env_dir / "bin" / "python")
-    purelib = subprocess.run(
-        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True, text=True, check=True,
-    ).stdout.strip()  # fmt: skip
-    starts = root / "starts"
-    Path(purelib, "hook.pth").write_text(
-        f"import pathlib; open({str(starts)!r}, 'a').write('start\\n')\n", encoding="utf-8"
-    )
-    return python, starts
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the probe reads Linux libraries")
 def test_the_runtime_probe_given_the_prefix_runs_no_site_hook_and_searches_the_same(
     tmp_path: Path,
 ) -> None:
     """Given the environment's prefix (what ``site`` would set), the probe runs without
     ``site``: the hook never runs, and the environment's lib is searched as with ``site``."""
-    python, starts = _venv_with_a_site_hook(tmp_path)
+    python, starts = venv_with_a_site_hook(tmp_path)
     env_dir = Path(python).parent.parent
     _, with_site = gpu.runtime_facts_of(gpu.start_runtime_probe(python))
     assert starts.exists()  # NOTE: the hook is real: a start with site runs it
@@ -195,7 +177,7 @@ def test_the_examination_runs_the_environments_site_hooks_once_in_the_handshake(
     from ipex_doctor.probe import static_facts
     from ipex_doctor.probe.options import ProbeOptions
 
-    python, starts = _venv_with_a_site_hook(tmp_path)
+    python, starts = venv_with_a_site_hook(tmp_path)
     subprocess.run([python, "-I", "-c", "pass"], check=True)
     one_start = starts.read_text(encoding="utf-8")  # NOTE: lib64 -> lib: a hook may run twice
     starts.unlink()

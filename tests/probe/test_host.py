@@ -5,8 +5,9 @@ from __future__ import annotations
 import dataclasses
 import subprocess
 import sys
-import venv
 from pathlib import Path
+
+from conftest import venv_with_a_site_hook
 
 from ipex_doctor.probe import host
 
@@ -47,20 +48,10 @@ def test_the_probe_runs_none_of_the_environments_site_hooks(tmp_path: Path) -> N
     """CPUID is the executable's: the probe runs without ``site``, so a ``.pth`` hook of the
     examined environment (real ones import coverage or a redirector, 40 ms a start) never runs,
     and the answer is the same."""
-    env_dir = tmp_path / "venv"
-    venv.EnvBuilder(with_pip=False).create(env_dir)
-    python = str(env_dir / "bin" / "python")
-    purelib = subprocess.run(
-        [python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        capture_output=True, text=True, check=True,
-    ).stdout.strip()  # fmt: skip
-    marker = tmp_path / "hook-ran"
-    Path(purelib, "hook.pth").write_text(
-        f"import pathlib; pathlib.Path({str(marker)!r}).touch()\n", encoding="utf-8"
-    )
+    python, starts = venv_with_a_site_hook(tmp_path)
     subprocess.run([python, "-c", "pass"], check=True)
-    assert marker.exists()  # NOTE: the hook is real: any start with site runs it
-    marker.unlink()
+    assert starts.exists()  # NOTE: the hook is real: any start with site runs it
+    starts.unlink()
     answer = host.executable_isa(python)
-    assert not marker.exists()
+    assert not starts.exists()
     assert answer == host.executable_isa(sys.executable)
