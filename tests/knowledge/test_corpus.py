@@ -153,8 +153,11 @@ MEASURED: dict[str, tuple[int, int, int, int, int, int] | None] = {
     # kept-aside texts, measured once (14, 15, 18 of 28; 1 of 31 alarms: ZLUDA #226, Intel's
     # loader words in a CUDA-on-AMD text), joined it: 544, 548, 563 of 734, 3 of 1316; with
     # three of its texts of the runtime's "no device" code labelled xpu-not-visible by the
-    # standing rule (sampling.yaml's `relabelled`): 547, 551, 563
-    "development": (734, 547, 551, 563, 1316, 3),
+    # standing rule (sampling.yaml's `relabelled`): 547, 551, 563; then the layer words its
+    # texts lacked (MSBuild's form of a oneAPI compiler's error, dpctl's program and filter
+    # errors, ideep, oneAPI.jl's driver search, clDNN and its ICD call, dpctl attributes): 556,
+    # 560, 572
+    "development": (734, 556, 560, 572, 1316, 3),
     "kept-aside": None,  # NOTE: empty until the next collection is split
     # NOTE: "could not create an engine" is onednn; "The program was built for N devices" is the
     # sycl-build layer (three sampled threads, none a missing kernel), not xpu-kernel-not-built

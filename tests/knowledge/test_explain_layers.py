@@ -138,6 +138,23 @@ def _layer(found: Explanation) -> str | None:
          "runtime"),
         ("Panther Lake iGPU: engine reset while the job ran", "driver"),
         ("Data Center GPU Max 1550: engine reset while the job ran", "driver"),
+        # oneAPI's compiler driver failing in MSBuild's form, its origin field empty
+        # (oneAPI-samples #730); dpctl's and numba-dpex's program that did not build (numba-dpex
+        # #756)
+        ("1>dpcpp: : error : clang-offload-bundler command failed with exit code 1", "sycl-build"),
+        ("SyclProgramCompilationError when running numba_dpex/examples/pairwise_distance.py",
+         "sycl-build"),
+        # ideep, oneDNN's wrapper, refusing a tensor (IPEX #261)
+        ("RuntimeError: itensor_view_from_dense expects dense tensor input", "onednn"),
+        # oneAPI.jl given no Level Zero driver (oneAPI.jl #168); OpenVINO's clDNN plugin finding
+        # no OpenCL platform (openvino #6984)
+        ("Error: No compatible oneAPI driver implementation found.", "level-zero"),
+        ("[CLDNN ERROR]. clGetPlatformIDs error -1001", "level-zero"),
+        # dpctl refusing a filter string (dpctl #1027); sklearnex handing a string where a dpctl
+        # queue belongs (scikit-learn-intelex #963)
+        ("dpctl._sycl_queue.SyclQueueCreationError: SYCL Device 'opencl:gpu:2' could not be "
+         "created.", "selection"),
+        ("on the XPU path: 'str' object has no attribute 'sycl_device'", "integration"),
     ],
 )  # fmt: skip
 def test_a_structural_marker_names_the_layer_it_belongs_to(text: str, layer: str) -> None:
@@ -298,6 +315,16 @@ def test_a_weak_marker_gives_way_to_what_says_more(text: str, layer: str) -> Non
         "ZESTY_CACHE_DIR=/tmp ZESTY_MODE=1: querying the available free memory failed",
         "hipMemAllocHost failed: hipErrorOutOfMemory",
         "cuMemAlloc failed: CUDA_ERROR_OUT_OF_MEMORY",
+        # the neighbours of this round's markers: another compiler driver in MSBuild's form,
+        # another project's compilation error, another library's dense-tensor check, another
+        # vendor's driver and platforms, another object's missing attribute
+        "1>nvcc: : error : ptxas fatal : Unresolved extern function 'cudaGetDevice'",
+        "cupy.cuda.compiler.CompileException: ProgramCompilationError in kernel.cu",
+        "RuntimeError: view_from_dense expects dense tensor input (torch.sparse)",
+        "Error: No compatible CUDA driver implementation found.",
+        "clGetPlatformIDs error -1001 (AMD APP SDK, Radeon RX 6800)",
+        "RuntimeError: Device 'cuda:2' could not be created.",
+        "AttributeError: 'str' object has no attribute 'cuda_device'",
     ],
 )  # fmt: skip
 def test_a_neighbour_of_a_marker_names_no_layer(text: str) -> None:
