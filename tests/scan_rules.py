@@ -91,6 +91,13 @@ def found(result: ScanResult) -> list[tuple[str, int, str, str]]:
     return [(m.location.path, m.location.line, m.rule_id, m.symbol) for m in result.matches]
 
 
+def places_of(root: Path, rules: CodeRules, rule_id: str) -> list[tuple[str, int]]:
+    """(path, line) of each match of ``rule_id`` in a scan of ``root`` with documents read, in
+    the result's order."""
+    result = scan(root, rules, docs=True)
+    return [(path, line) for path, line, rule, _ in found(result) if rule == rule_id]
+
+
 def in_code(source: str, rules: CodeRules = SAMPLE, *, tmp: Path) -> list[CodeMatch]:
     """The matches of ``rules`` in one Python file holding ``source``."""
     write(tmp, {"code.py": source})

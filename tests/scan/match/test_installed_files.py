@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from scan_rules import found, scan, write
+from scan_rules import places_of, write
 
 from ipex_doctor.knowledge import code_rules
 
@@ -15,9 +15,8 @@ SHIPPED = code_rules.load()
 RULE = "ipex-installed-file"
 
 
-def _lines(result_root: Path) -> list[tuple[str, int]]:
-    result = scan(result_root, SHIPPED, docs=True)
-    return [(path, line) for path, line, rule, _ in found(result) if rule == RULE]
+def _lines(root: Path) -> list[tuple[str, int]]:
+    return places_of(root, SHIPPED, RULE)
 
 
 def test_a_step_on_ipexs_library_is_found_where_it_names_the_file(tmp_path: Path) -> None:
