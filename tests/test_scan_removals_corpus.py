@@ -60,13 +60,15 @@ def test_the_parts_are_the_ones_the_seeds_draw() -> None:
     ninth = DATA["ninth_split"]["projects"]
     tenth = DATA["tenth_split"]["projects"]
     eleventh = DATA["eleventh_split"]["projects"]
+    twelfth = DATA["twelfth_split"]["projects"]
     later = set(second) | set(third) | set(fourth) | set(fifth) | set(sixth) | set(seventh)
-    later |= set(eighth) | set(ninth) | set(tenth) | set(eleventh)
+    later |= set(eighth) | set(ninth) | set(tenth) | set(eleventh) | set(twelfth)
     first = [p["project"] for p in DATA["projects"] if p["project"] not in later]
     parts = {p["project"]: p["part"] for p in DATA["projects"]}
     assert later <= set(parts)
     # NOTE: no project in two collections
     collections = (second, third, fourth, fifth, sixth, seventh, eighth, ninth, tenth, eleventh)
+    collections += (twelfth,)
     assert len(later) == sum(map(len, collections))
 
     # NOTE: each drawn collection's held-out part was measured once and then joined the
@@ -95,6 +97,12 @@ def test_the_parts_are_the_ones_the_seeds_draw() -> None:
     assert eleventh == sorted(eleventh, key=str.lower)
     assert DATA["eleventh_split"]["joined_development"] == eleventh
     assert {parts[name] for name in eleventh} == {"development"}
+
+    # NOTE: the twelfth, like the seventh and eleventh, has fewer than four projects: all kept
+    # aside, none drawn into development, until it is measured once.
+    assert len(twelfth) < 4 and DATA["twelfth_split"]["development"] == 0
+    assert twelfth == sorted(twelfth, key=str.lower)
+    assert {parts[name] for name in twelfth} == {"held-out"}
 
 
 def test_every_case_names_its_commits_and_every_key_line_is_well_formed() -> None:
