@@ -130,6 +130,12 @@ class Handshake:
         except OSError as exc:
             self._refusal = InterpreterError(f"{self._label}: could not be started: {exc.strerror}")
 
+    def wait(self) -> None:
+        """Wait until the handshake's interpreter has exited (or its time is up) without reading
+        its answer; ``end``, from another thread, ends the wait."""
+        if self._child is not None:
+            self._child.wait_exit()
+
     def end(self) -> None:
         """Kill and reap the handshake's interpreter unless it was answered."""
         if self._child is not None:
