@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import signal
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ipex_doctor import __version__
 from ipex_doctor.app.conclusion import conclude, gate_policy
-from ipex_doctor.app.interrupts import sigterm_raises
+from ipex_doctor.app.scan_request import ScanRequest
 from ipex_doctor.errors import (
     DoctorError,
     ExitCode,
@@ -50,41 +49,20 @@ from ipex_doctor.model.findings import (
     now_utc,
 )
 from ipex_doctor.probe import static_facts
-from ipex_doctor.probe.options import ProbeOptions
-from ipex_doctor.reporting.output_options import OutputOptions
 from ipex_doctor.scan.fix.quoting import quote_name
 from ipex_doctor.scan.read.kinds import rewritten_by_fix
 from ipex_doctor.verdicts.code_findings import code_finding
 from ipex_doctor.verdicts.unread_files import unread_finding
 
 if TYPE_CHECKING:
+    from ipex_doctor.probe.static_facts import StaticExamination
+    from ipex_doctor.reporting.output_options import OutputOptions
     from ipex_doctor.reporting.policy import Policy
     from ipex_doctor.scan.fix.files import FileFix
     from ipex_doctor.scan.fix.rewrite import Refusal
     from ipex_doctor.scan.fix.run import FixPlan
 
 Notify = Callable[[str], None]
-
-
-@dataclass(frozen=True)
-class ScanRequest:
-    """What the user asked ``scan`` for."""
-
-    roots: tuple[Path, ...]
-    out: OutputOptions
-    probe: ProbeOptions
-    kb_overlays: tuple[str, ...] = ()
-    exclude: tuple[str, ...] = ()
-    fix: bool = False
-    """Apply the mechanical rewrites (all files or none, each in place) before reporting."""
-    diff: bool = False
-    """Print the rewrites as a unified diff; write nothing."""
-    cache: bool = True
-    """Reuse the outcomes of files unchanged since the last scan (``scan.outcome_cache``)."""
-    docs: bool = False
-    """Read the code blocks of the Markdown and reST documents under the roots too."""
-    rule_overlays: tuple[str, ...] = ()
-    """The site's code-rules files (``--rules``), applied over the shipped rules in order."""
 
 
 def _wanted(result: ScanResult, rules: CodeRules) -> dict[str, set[str]]:
@@ -180,58 +158,54 @@ def _refuse_retargeted_fixes(rules: CodeRules, shipped: CodeRules) -> None:
         )
 
 
-def scan_and_publish(request: ScanRequest, *, notify: Notify, emit: Notify) -> ExitCode:
-    """Scan, judge, publish; the exit code. ``notify`` carries messages for the user,
-    ``emit`` the diffs of ``--diff`` / ``--fix`` and the places left alone."""
+def scan_examined(
+    request: ScanRequest, examining: StaticExamination, *, notify: Notify, emit: Notify
+) -> ExitCode:
+    """Scan, judge, publish; the exit code. ``examining`` is the examination of the request's
+    interpreter, begun by the caller (``scan_start.scan_and_publish``), whose block ends it;
+    ``notify`` carries messages for the user, ``emit`` the diffs of ``--diff`` / ``--fix`` and
+    the places left alone."""
     out = request.out
-    out.check()
-    # NOTE: the examined interpreter's handshake runs while the knowledge base, the rules and
-    # the gate are read and the scanner imported; its CPUID and Intel runtime probes (two
-    # spawned interpreters) then run while the tree is read, and are collected after it: a
-    # small project's scan waited for each first. A refusal of --python still comes after a
-    # bad overlay's or policy's error. Leaving the block any other way (an interrupt, SIGTERM,
-    # an error, a refusal) kills and reaps whichever still runs.
-    with sigterm_raises(), static_facts.begin(_probe_options(request)) as examining:
-        knowledge = known_issues.load_files(request.kb_overlays, notify)
-        rules = scan_rules(request, knowledge, notify)
-        policy = gate_policy(out, knowledge, [r.id for r in rules.rules])
-        roots = request.roots or (Path("."),)
-        exclude = (*policy.scan_exclude, *request.exclude)
-        from ipex_doctor.scan.engine import scan_paths
+    # NOTE: the examined interpreter's handshake runs while this module was imported and the
+    # knowledge base, the rules and the gate are read; its CPUID and Intel runtime probes (two
+    # spawned interpreters) start at its answer and run while the tree is read, and are
+    # collected after it. A refusal of --python still comes after a bad overlay's or policy's
+    # error: it is said where the probes are first asked for, below.
+    knowledge = known_issues.load_files(request.kb_overlays, notify)
+    rules = scan_rules(request, knowledge, notify)
+    policy = gate_policy(out, knowledge, [r.id for r in rules.rules])
+    roots = request.roots or (Path("."),)
+    exclude = (*policy.scan_exclude, *request.exclude)
+    from ipex_doctor.scan.engine import scan_paths
 
-        examining.start_probes()
+    examining.start_probes()
 
-        def rescan() -> ScanResult:
-            return scan_paths(roots, rules, exclude=exclude, cache=request.cache, docs=request.docs)
+    def rescan() -> ScanResult:
+        return scan_paths(roots, rules, exclude=exclude, cache=request.cache, docs=request.docs)
 
-        _notice_stopped_runs(roots, notify, refuse=request.fix)
-        result = rescan()
-        env = static_facts.without_runtime_probe(examining.finish())
-        # NOTE: an interpreter without torch (a pre-commit hook's own) says nothing about where
-        # the code runs: its matches are judged by the rules alone, and say so.
-        joined = env if env.package("torch") is not None else None
-        kb_findings = knowledge_findings(env, knowledge) if joined is not None else {}
+    _notice_stopped_runs(roots, notify, refuse=request.fix)
+    result = rescan()
+    env = static_facts.without_runtime_probe(examining.finish())
+    # NOTE: an interpreter without torch (a pre-commit hook's own) says nothing about where
+    # the code runs: its matches are judged by the rules alone, and say so.
+    joined = env if env.package("torch") is not None else None
+    kb_findings = knowledge_findings(env, knowledge) if joined is not None else {}
 
-        def report(result: ScanResult, **extra: Any) -> Report:
-            return _report(result, rules, env, joined, kb_findings, **extra)
+    def report(result: ScanResult, **extra: Any) -> Report:
+        return _report(result, rules, env, joined, kb_findings, **extra)
 
-        if not (request.fix or request.diff):
-            return conclude(report(result), out, policy)
-        fix_plan = _plan(roots, _wanted(result, rules))
-        for line in _left_alone_lines(fix_plan):
-            emit(line)
-        if request.diff:
-            edits = {}
-            for display, fixed in fix_plan.changes:
-                emit(fixed.diff.rstrip("\n"))
-                edits[display] = _line_edits(fixed)
-            return conclude(report(result, edits=edits), out, policy)
-        return _commit_and_publish(fix_plan, result, report, rescan, out, policy, emit)
-
-
-def _probe_options(request: ScanRequest) -> ProbeOptions:
-    """The examination a scan makes: the interpreter's static facts, never importing torch."""
-    return ProbeOptions(request.probe.python, request.probe.timeout_s, runtime_probe=False)
+    if not (request.fix or request.diff):
+        return conclude(report(result), out, policy)
+    fix_plan = _plan(roots, _wanted(result, rules))
+    for line in _left_alone_lines(fix_plan):
+        emit(line)
+    if request.diff:
+        edits = {}
+        for display, fixed in fix_plan.changes:
+            emit(fixed.diff.rstrip("\n"))
+            edits[display] = _line_edits(fixed)
+        return conclude(report(result, edits=edits), out, policy)
+    return _commit_and_publish(fix_plan, result, report, rescan, out, policy, emit)
 
 
 Rescan = Callable[[], ScanResult]

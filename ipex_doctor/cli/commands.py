@@ -19,11 +19,11 @@ from ipex_doctor.model.terms import Isolation
 from ipex_doctor.usage_rules import Refuse
 
 if TYPE_CHECKING:
-    from ipex_doctor.app.code_scan import ScanRequest
     from ipex_doctor.app.diagnosis import Request
     from ipex_doctor.app.explanation import ExplainRequest
     from ipex_doctor.app.repair import FixRequest
     from ipex_doctor.app.replay import ReplayRequest
+    from ipex_doctor.app.scan_request import ScanRequest
     from ipex_doctor.model.device_spec import DeviceSpec
     from ipex_doctor.probe.options import ProbeOptions
     from ipex_doctor.reporting.output_options import OutputOptions
@@ -188,7 +188,7 @@ _REPORT_FILES = ("json_path", "junit_path", "markdown_path", "html_path", "sarif
 @click.option("--undo", "undo", metavar="RECORD", type=opt.FILE,
               help="Restore the files an earlier --fix rewrote, byte for byte, from its RECORD (a file edited since is left alone).")  # fmt: skip
 @click.option("--yes", "-y", "yes", is_flag=True, help="With --undo: restore without asking.")
-@opt.as_request("ipex_doctor.app.code_scan:ScanRequest")
+@opt.as_request("ipex_doctor.app.scan_request:ScanRequest")
 def scan(request: ScanRequest, undo: Path | None, yes: bool) -> int:
     """Read your code (default: .) for IPEX APIs and known-issue patterns, judged against the
     environment of --python; --fix moves what is mechanical to upstream PyTorch.
@@ -202,7 +202,7 @@ def scan(request: ScanRequest, undo: Path | None, yes: bool) -> int:
         from ipex_doctor.app.fix_undo import undo_scan_fix
 
         return undo_scan_fix(undo, yes=yes, ask=_ask, show=click.echo)
-    from ipex_doctor.app.code_scan import scan_and_publish
+    from ipex_doctor.app.scan_start import scan_and_publish
 
     return scan_and_publish(
         request, notify=notify_user, emit=functools.partial(click.echo, err=True)

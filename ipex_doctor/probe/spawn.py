@@ -194,6 +194,15 @@ class Running:
             raise
         return self._collect(timed_out)
 
+    def wait_exit(self) -> None:
+        """Wait until the child has exited or its deadline has passed, collecting nothing: a
+        thread may wait here while another collects (``finish``, ``end``), which kills the
+        child and so ends this wait too."""
+        if self._completed is not None:
+            return
+        with contextlib.suppress(subprocess.TimeoutExpired, OSError, ValueError):
+            _wait_exit(self.process, self._deadline - time.monotonic())
+
     def end(self) -> Completed:
         """Kill the child's group now unless it was collected already; the outcome."""
         if self._completed is not None:

@@ -2,20 +2,22 @@
 
 The handshake (``interpreter.Handshake``, started by ``begin`` while the doctor does other
 work: a scan reads its knowledge base and rules meanwhile) says what the interpreter is and
-where it looks for packages; the package metadata, the allow-listed variables and the host are read in the
-doctor's own process; the CPU's instruction sets as that interpreter executes them and the
-Intel GPU stack below torch are asked in two spawned interpreters (``host``, ``gpu``), run side
-by side while the doctor does other work (a scan reads the tree meanwhile, ``examine`` starts
-the runtime probe's worker).
+where it looks for packages; the package metadata, the allow-listed variables and the host are
+read in the doctor's own process; the CPU's instruction sets as that interpreter executes them
+and the Intel GPU stack below torch are asked in two spawned interpreters (``host``, ``gpu``),
+started the moment the handshake answers and run side by side while the doctor does other work
+(a scan reads the tree meanwhile, ``examine`` starts the runtime probe's worker).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from ipex_doctor.errors import InterpreterError
 from ipex_doctor.model.environment import Environment, Host, Interpreter, Package, RuntimeProbe
 from ipex_doctor.probe import gpu, host, interpreter, spawn
 from ipex_doctor.probe.options import ProbeOptions
@@ -44,12 +46,14 @@ class StaticFacts:
 class StaticExamination:
     """The static facts of an interpreter being read: the handshake (started by ``begin``),
     then, once it answered, its package metadata, the allow-listed variables and the host
-    (``target``, ``facts``: asking either waits for the handshake); the CPUID and Intel
-    runtime probes, two spawned interpreters, run side by side once started (``start_probes``)
-    while the doctor works, and ``finish`` collects them into the whole static facts.
+    (``facts``: asking waits for the handshake); the CPUID and Intel runtime probes, two
+    spawned interpreters, started by a thread of this examination the moment the handshake
+    answers (not when the doctor first asks), run side by side while the doctor works, and
+    ``finish`` collects them into the whole static facts.
 
     A context manager: leaving it with the handshake or a probe unanswered (an interrupt, an
-    error, a refusal) kills and reaps it, so it never outlives the doctor."""
+    error, a refusal) kills and reaps it, and waits for the thread, so neither outlives the
+    block."""
 
     def __init__(
         self,
@@ -58,33 +62,63 @@ class StaticExamination:
         progress: Callable[[str], None] = _quiet,
     ) -> None:
         self._handshake, self._environ, self._progress = handshake, environ, progress
-        self._answered: tuple[interpreter.Target, StaticFacts] | None = None
+        self._answered: StaticFacts | None = None
         self._isa: spawn.JsonScript | None = None
         self._gpu: spawn.JsonScript | None = None
+        # NOTE: the lock orders the thread's start of the probes against ``end``: a probe is
+        # started only while the examination is open, and ``end`` kills whatever was started.
+        self._lock = threading.Lock()
+        self._open = True
+        self._starter_failed: BaseException | None = None
+        self._starter = threading.Thread(
+            target=self._start_probes_at_answer, name="ipex-doctor-probes-start", daemon=True
+        )
+        try:
+            self._starter.start()
+        except BaseException:
+            handshake.end()
+            raise
+
+    def _start_probes_at_answer(self) -> None:
+        """The thread: wait for the handshake's interpreter to exit, then, if it answered as a
+        usable interpreter and the examination is still open, start the probes. Never raises:
+        a refusal is the main thread's to say (``target``), any other failure too."""
+        # NOTE: a small project's scan waited for the doctor's first ask, after its knowledge
+        # base, rules and gate, before the probes started: in a torch environment that chain of
+        # children (the handshake paying the environment's .pth hooks, then the probes) was the
+        # command's wall. The thread starts no process before the handshake says it is a Python
+        # interpreter (nothing else is run with what the user named), as before.
+        try:
+            self._handshake.wait()
+            with self._lock:
+                if self._open:
+                    self._start_probes(self._handshake.target())
+        except InterpreterError:
+            return  # NOTE: said by the main thread, in its order of errors
+        except BaseException as failure:  # NOTE: handed to the main thread
+            self._starter_failed = failure
 
     @property
     def target(self) -> interpreter.Target:
-        """The interpreter that answered the handshake (waited for); ``InterpreterError`` when
-        it cannot be used."""
-        return self._answer()[0]
+        """The interpreter that answered the handshake (waited for, with the probes' start);
+        ``InterpreterError`` when it cannot be used."""
+        try:
+            # NOTE: an interrupt or SIGTERM breaks this wait (a lock's wait on POSIX)
+            self._starter.join()
+            return self._handshake.target()
+        except BaseException:
+            self.end()
+            raise
 
     @property
     def facts(self) -> StaticFacts:
         """The static facts read in the doctor's process, the handshake answered (waited for)."""
-        return self._answer()[1]
-
-    def _answer(self) -> tuple[interpreter.Target, StaticFacts]:
         if self._answered is None:
-            try:
-                target = self._handshake.target()
-            except BaseException:
-                self.end()
-                raise
+            target = self.target
             self._progress(f"examining {target.interpreter.executable}: reading package metadata")
             packages = interpreter.installed_packages(target.sys_path)
             env_vars = reported_env_vars(self._environ, Redactor(self._environ))
-            facts = StaticFacts(target.interpreter, host.probe_host(), packages, env_vars)
-            self._answered = (target, facts)
+            self._answered = StaticFacts(target.interpreter, host.probe_host(), packages, env_vars)
         return self._answered
 
     def __enter__(self) -> StaticExamination:
@@ -94,16 +128,26 @@ class StaticExamination:
         self.end()
 
     def start_probes(self) -> None:
-        """Start the CPUID and Intel runtime probes in the examined interpreter (once)."""
-        python, prefix = self.target.interpreter.executable, self.target.interpreter.prefix
+        """Make sure the CPUID and Intel runtime probes run in the examined interpreter (the
+        thread starts them at the handshake's answer; this waits for it): ``InterpreterError``
+        when the interpreter cannot be used."""
+        target = self.target
         try:
-            if self._isa is None:
-                self._isa = host.start_executable_isa(python, env=self._environ)
-            if self._gpu is None:
-                self._gpu = gpu.start_runtime_probe(python, env=self._environ, prefix=prefix)
+            if self._starter_failed is not None:
+                raise self._starter_failed
+            with self._lock:
+                self._start_probes(target)
         except BaseException:
             self.end()
             raise
+
+    def _start_probes(self, target: interpreter.Target) -> None:
+        """Start whichever probe is not running yet (the lock held)."""
+        python, prefix = target.interpreter.executable, target.interpreter.prefix
+        if self._isa is None:
+            self._isa = host.start_executable_isa(python, env=self._environ)
+        if self._gpu is None:
+            self._gpu = gpu.start_runtime_probe(python, env=self._environ, prefix=prefix)
 
     def finish(self) -> StaticFacts:
         """The whole static facts: the probes' answers (started now if they were not) joined to
@@ -111,6 +155,7 @@ class StaticExamination:
         self.start_probes()
         assert self._isa is not None and self._gpu is not None
         try:
+            facts = self.facts  # NOTE: read while the probes run, if they still do
             isa = host.executable_isa_of(self._isa)
             stack = gpu.gpu_facts_of(
                 self._gpu,
@@ -120,12 +165,16 @@ class StaticExamination:
             )
         finally:
             self.end()
-        machine = dataclasses.replace(host.with_executable_isa(self.facts.host, isa), gpu=stack)
-        return dataclasses.replace(self.facts, host=machine)
+        machine = dataclasses.replace(host.with_executable_isa(facts.host, isa), gpu=stack)
+        return dataclasses.replace(facts, host=machine)
 
     def end(self) -> None:
-        """Kill and reap the handshake and every probe not collected yet."""
+        """Kill and reap the handshake and every probe not collected yet, once the thread that
+        starts the probes has ended (killing the handshake ends its wait)."""
+        with self._lock:
+            self._open = False
         self._handshake.end()
+        self._starter.join()
         for probe in (self._isa, self._gpu):
             if probe is not None:
                 probe.end()

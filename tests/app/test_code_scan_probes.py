@@ -22,6 +22,7 @@ from audited import started_by
 from conftest import doctor_env, make_fake_env, run_doctor, start_doctor
 
 from ipex_doctor.probe import reaper
+from ipex_doctor.probe.interpreter import HANDSHAKE_TIMEOUT_S
 from ipex_doctor.scan.fix import journal as fix_journal
 
 _HANGING_PROBE = """#!/bin/bash
@@ -104,6 +105,47 @@ def test_a_signal_while_the_probes_run_ends_them(
     assert "Traceback" not in stderr and len(stderr.strip().splitlines()) == 1, stderr
     assert set(_probe_pids(pids)) <= set(started)
     assert _left_running(process.pid, [*started, *_probe_pids(pids)]) == []
+
+
+_HANGING_HANDSHAKE = """#!/bin/bash
+# every start says its first argument; the handshake (-c) writes its pid and hangs, as an
+# interpreter whose .pth hook hangs would
+echo "$1" >> "$SCAN_TEST_STARTS"
+case "$1" in -c) echo $$ >> "$SCAN_TEST_PROBE_PIDS"; exec sleep 600;; esac
+exec -a "$0" {python} "$@"
+"""
+
+
+@pytest.mark.parametrize(
+    ("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["SIGINT", "SIGTERM"]
+)
+def test_a_signal_while_the_handshake_hangs_ends_it_and_starts_no_probe(
+    tmp_path: Path, sig: int, code: int
+) -> None:
+    """The examination's thread waits for the handshake's answer to start the probes; a signal
+    meanwhile (the use case still being imported, or waiting for the answer) ends the scan with
+    its exit code and one line, the hanging handshake is killed and reaped, and no probe is
+    ever started: the thread ends with the block rather than starting them on its way out."""
+    python = make_fake_env(tmp_path / "env", {})
+    launcher = Path(python).with_name("python-handshake-hangs")
+    launcher.write_text(_HANGING_HANDSHAKE.format(python=shlex.quote(python)), encoding="utf-8")
+    launcher.chmod(0o755)
+    pids, starts = tmp_path / "handshake.pids", tmp_path / "starts"
+    process = start_doctor(
+        "scan", str(_tree(tmp_path / "tree")), "--python", str(launcher), "--no-cache",
+        extra_env={"SCAN_TEST_PROBE_PIDS": str(pids), "SCAN_TEST_STARTS": str(starts)},
+    )  # fmt: skip
+    _wait_for_probes(pids, process, count=1)
+    started = [child.pid for child in psutil.Process(process.pid).children(recursive=True)]
+    signalled = time.monotonic()
+    process.send_signal(sig)
+    _out, stderr = process.communicate(timeout=300)
+    # NOTE: acted on at once, not once the handshake's own time limit has run out
+    assert time.monotonic() - signalled < HANDSHAKE_TIMEOUT_S / 2
+    assert process.returncode == code, stderr
+    assert "Traceback" not in stderr and len(stderr.strip().splitlines()) == 1, stderr
+    assert _left_running(process.pid, [*started, *_probe_pids(pids)]) == []
+    assert starts.read_text().split() == ["-c"]  # NOTE: the handshake alone; a probe: -I -S
 
 
 def test_a_refusal_while_the_probes_run_ends_them(

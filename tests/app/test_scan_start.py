@@ -1,6 +1,7 @@
 """What ``scan`` loads before its examination of the interpreter starts: the handshake, a
-spawned interpreter, runs while the scanner is imported, so nothing imports the scanner
-before it (a light module of the ``scan`` package no longer loads the whole package)."""
+spawned interpreter, runs while the use case and the scanner are imported, so nothing imports
+them before it (a light module of the ``scan`` package no longer loads the whole package), and
+the probes start at its answer."""
 
 from __future__ import annotations
 
@@ -16,27 +17,37 @@ from ipex_doctor.probe import proc_table
 
 _ENGINE = "ipex_doctor.scan.engine"
 
-# NOTE: an audit hook hears every process the doctor starts; the first is the handshake.
+_USE_CASE = "ipex_doctor.app.code_scan"
+
+# NOTE: an audit hook hears every process the doctor starts (the first is the handshake): which
+# thread starts it, and whether the scanner and the use case were imported by then.
 _SPAWNS = (
-    "import runpy, sys\n"
+    "import runpy, sys, threading\n"
     "def heard(event, args):\n"
     "    if event == 'subprocess.Popen':\n"
-    f"        print('| spawn, scanner imported:', {_ENGINE!r} in sys.modules, file=sys.stderr)\n"
+    "        print('| spawn', threading.current_thread().name,"
+    f" {_ENGINE!r} in sys.modules, {_USE_CASE!r} in sys.modules, file=sys.stderr)\n"
     "sys.addaudithook(heard)\n"
     "runpy.run_module('ipex_doctor', run_name='__main__', alter_sys=True)\n"
 )
 
 
-def test_the_handshake_starts_before_the_scanner_is_imported(tmp_path: Path) -> None:
+def test_the_handshake_starts_before_the_use_case_is_imported(tmp_path: Path) -> None:
+    """The handshake starts before the use case (``code_scan``) and the scanner are imported,
+    and the two probes are started by the examination's own thread, at the handshake's
+    answer, not where the use case first asks for them (after its knowledge base, rules and
+    gate). Before, the handshake waited for the use case's import, and the probes for the
+    ask."""
     (tmp_path / "train.py").write_text("import intel_extension_for_pytorch\n", encoding="utf-8")
     done = subprocess.run(
         [sys.executable, "-c", _SPAWNS, "scan", str(tmp_path), "--no-cache", "-q"],
         capture_output=True, text=True, env=doctor_env(), check=False, stdin=subprocess.DEVNULL,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]  # NOTE: a warning, under the gate
-    spawns = [line for line in done.stderr.splitlines() if line.startswith("| spawn")]
+    spawns = [line.split()[2:] for line in done.stderr.splitlines() if line.startswith("| spawn")]
     assert len(spawns) == 3, done.stderr[-2000:]  # NOTE: the handshake, then the two probes
-    assert spawns[0].endswith("False")
+    assert spawns[0] == ["MainThread", "False", "False"]
+    assert [thread for thread, *_ in spawns[1:]] == ["ipex-doctor-probes-start"] * 2
     assert "intel_extension_for_pytorch" in done.stdout
 
 

@@ -143,3 +143,109 @@ def test_a_scan_without_torch_never_imports_importlib_metadata() -> None:
         "print(interpreter.installed_packages(sys_path), 'importlib.metadata' in sys.modules)\n"
     )
     assert fresh_interpreter_prints(probe) == ["() False"]
+
+
+# NOTE: METADATA texts of the forms a by-hand reading must not get wrong; each is read by hand
+# or handed back to importlib.metadata, and either way gives what importlib.metadata gives.
+_FORMS = {
+    "plain": "Metadata-Version: 2.1\nName: torch\nVersion: 2.8.0\n\nlong description\n",
+    "no space": "Name:torch\nVersion:2.8.0+cpu\n",
+    "trailing space": "Name: torch \nVersion: 2.8.0 \n",
+    "a tab": "Name:\ttorch\nVersion:\t2.8.0\n",
+    "CRLF": "Metadata-Version: 2.1\r\nName: torch\r\nVersion: 2.8.0\r\n\r\n",
+    "CR": "Name: torch\rVersion: 2.8.0\r\r",
+    "folded name": "Name: torch\n  extra\nVersion: 2.8.0\n",
+    "folded other": "Name: torch\nLicense: BSD\n  3-clause\nVersion: 2.8.0\n",
+    "lower case": "name: torch\nversion: 2.8.0\n",
+    "twice": "Name: torch\nName: numpy\nVersion: 2.8.0\nVersion: 9\n",
+    "no version": "Name: torch\n",
+    "after the body": "Metadata-Version: 2.1\n\nName: torch\nVersion: 2.8.0\n",
+    "a BOM": "\ufeffName: torch\nVersion: 2.8.0\n",
+    "a form feed": "Name: torch\x0c\nVersion: 2.8.0\n",
+    "a line separator": "Name: torch\u2028Version: 1\nVersion: 2.8.0\n",
+    "a form feed in the version": "Name: torch\nVersion: 2.8.0\x0cjunk\n",
+    "a separator in the version": "Name: torch\nVersion: 2.8.0\u2028junk\n",
+    "unix from": "From someone\nName: torch\nVersion: 2.8.0\n",
+    "no colon": "Name: torch\nnot a header\nVersion: 2.8.0\n",
+    "space before colon": "Name : torch\nVersion: 2.8.0\n",
+}
+
+
+@pytest.mark.parametrize("text", list(_FORMS.values()), ids=list(_FORMS))
+def test_metadata_read_by_hand_is_what_importlib_reads(tmp_path: Path, text: str) -> None:
+    """Whatever a wanted directory's METADATA holds, the packages are those ``importlib.
+    metadata`` gives (read by hand where the form is plain, by it otherwise)."""
+    site = tmp_path / "site"
+    (site / "torch-2.8.0.dist-info").mkdir(parents=True)
+    (site / "torch-2.8.0.dist-info" / "METADATA").write_bytes(text.encode("utf-8"))
+    (site / "numpy-2.1.0.dist-info").mkdir()
+    (site / "numpy-2.1.0.dist-info" / "PKG-INFO").write_text("Name: numpy\nVersion: 2.1.0\n")
+    sys_path = (str(site),)
+    expected = []
+    for dist in metadata.distributions(path=list(sys_path)):
+        try:
+            name, version = interpreter.normalize_name(dist.metadata["Name"] or ""), dist.version
+        except (KeyError, OSError, ValueError):
+            continue
+        if name and version and interpreter._of_interest(name):
+            expected.append((name, version, str(Path(str(getattr(dist, "_path", ""))).parent)))
+    first: dict[str, tuple[str, str, str]] = {}
+    for name, version, where in expected:
+        first.setdefault(name, (name, version, where))
+    packages = interpreter.installed_packages(sys_path)
+    assert [(p.name, p.version, p.location) for p in packages] == sorted(first.values())
+
+
+def test_a_torch_environment_is_read_without_importlib_metadata(tmp_path: Path) -> None:
+    """A plain environment with torch (its CPU build: no pin on a runtime wheel) and numpy, as
+    ``pip`` writes it, is read by hand: neither ``importlib.metadata`` (its e-mail parser, zip
+    modules) nor ``packaging``'s requirement parser is imported by the examination's reading
+    of its packages and their pins (they cost more than the reading in a small project's
+    scan), and what is read is what they read."""
+    python = make_fake_env(tmp_path / "env", {"torch": ("2.8.0", ""), "numpy": ("2.1.0", "")})
+    (site,) = (tmp_path / "env" / "lib").glob("python*/site-packages")
+    with (site / "torch-2.8.0.dist-info" / "METADATA").open("a") as metadata_file:
+        metadata_file.write("Requires-Dist: filelock\nRequires-Dist: sympy>=1.13.3\n\nabout\n")
+    probe = (
+        "import sys\n"
+        "from ipex_doctor.probe import interpreter, runtime_libraries\n"
+        f"sys_path = interpreter.inspect({python!r}).sys_path\n"
+        "print([(p.name, p.version) for p in interpreter.installed_packages(sys_path)])\n"
+        "print(runtime_libraries.requirement_checks(sys_path, (3, 11, 7)))\n"
+        "print([(n, d.requires) for n, d in runtime_libraries._installed(sys_path).items()])\n"
+        "print(*[m in sys.modules for m in ('importlib.metadata', 'email.parser',"
+        " 'packaging.requirements')])\n"
+    )
+    assert fresh_interpreter_prints(probe) == [
+        "[('numpy', '2.1.0'), ('torch', '2.8.0')]",
+        "[]",
+        "[('torch', ['filelock', 'sympy>=1.13.3'])]",
+        "False False False",
+    ]
+    (dist,) = metadata.distributions(path=[str(site)], name="torch")
+    assert dist.requires == ["filelock", "sympy>=1.13.3"]
+
+
+# NOTE: requirement texts of the forms a name can take, sampled from real wheels' Requires-Dist
+# and the edges of PEP 508's grammar
+_PINS = [
+    "intel-sycl-rt==2025.3.1", 'intel-cmplr-lib-ur==2025.2.1; platform_system == "Linux"',
+    "intel_openmp (>=2024)", "Intel.OpenMP", " intel-pti", "mkl", "mkl-", "mkl_ >=1", "mkl.",
+    "tbb@ https://example.com/tbb.whl", "onemkl-sycl-blas (==2025.1)", "umf[extra]>=1",
+    "filelock", "intel", "intelx", "sympy>=1.13.3; extra == 'intel-x'", "[bad", "", "==1",
+    "impi-rt==2021.15", "oneccl==2021.15", "dpcpp-cpp-rt", "tcmlib==1.2",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("text", _PINS)
+def test_a_pin_left_unparsed_is_never_one_on_a_runtime_wheel(text: str) -> None:
+    """A requirement is given to ``packaging`` unless its name cannot be a runtime wheel's:
+    every text that ``packaging`` reads as a runtime wheel's pin is kept."""
+    from packaging.requirements import InvalidRequirement, Requirement
+
+    try:
+        name = interpreter.normalize_name(Requirement(text).name)
+    except InvalidRequirement:
+        return
+    if runtime_libraries.is_runtime(name):
+        assert runtime_libraries._may_pin_runtime(text)
