@@ -81,6 +81,28 @@ def test_the_forms_projects_hand_it_on_in_are_found(tmp_path: Path) -> None:
     ]
 
 
+def test_an_import_inside_one_function_binds_the_alias_there_alone(tmp_path: Path) -> None:
+    """oap-project/cloudtik's copy of the DLRM script (dlrm_s_pytorch.py, trimmed) imports IPEX
+    inside ``run()`` under its own ``--ipex`` flag; the model's method reads the module's
+    ``ipex``, which nothing binds. The read inside ``run()`` is the import's."""
+    source = """\
+        import torch
+
+        class DLRM_Net(torch.nn.Module):
+            def interact_features(self, T, args):
+                if args.ipex and args.ipex_interaction:
+                    return ipex.nn.functional.interaction(*T)
+
+        def run(args, dlrm):
+            if args.ipex:
+                import intel_extension_for_pytorch as ipex
+                dlrm = ipex.optimize(dlrm, inplace=True)
+        """
+    assert _alias_hits(tmp_path, {"dlrm_s_pytorch.py": source}) == [
+        ("dlrm_s_pytorch.py", 6, "intel_extension_for_pytorch.nn.functional.interaction"),
+    ]
+
+
 def test_a_documents_snippet_that_assumes_the_import_is_found(tmp_path: Path) -> None:
     """A README's Python block written as if ``import intel_extension_for_pytorch as ipex`` had
     run, in a document that holds no such import; where a block of the same document holds it,
