@@ -72,6 +72,8 @@ PATTERNS: Mapping[str, str] = MappingProxyType(
         "ipex-backend-option": 'backend="ipex" given to anything but torch.compile (a library option)',
         "availability-probe": "a probe of whether a package is installed (find_spec, "
         "importlib.metadata, a helper or flag named in match.names, hasattr on an IPEX name)",
+        "unbound-ipex-alias": "a chain on IPEX's usual alias (ipex.optimize) that no binding of "
+        "the module gives a value (match.names: the aliases)",
         "ipex-switch": "an if on the project's own value named after IPEX whose branch holds "
         "another rule's finding (if args.use_ipex:)",
     }

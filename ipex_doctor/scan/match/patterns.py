@@ -12,6 +12,14 @@
   Reported at the call.
 * ``ccl-backend``: a call with ``backend="ccl"``, or ``torch.distributed.init_process_group``
   with ``"ccl"`` as its first argument. Reported at the string.
+* ``unbound-ipex-alias``: a chain on IPEX's usual alias (the rule's ``names``: ``ipex``) that
+  no binding of the module can give a value: no import, assignment, parameter, definition or
+  loop of any scope binds the name, and the module neither star-imports nor writes names
+  dynamically (``exec``, ``globals()``, ``setattr`` on ``builtins`` or an assignment to an
+  attribute of it). Unless another module puts the name among the builtins, such a chain
+  raises ``NameError``, with or without IPEX: it is IPEX code whose import was removed or
+  commented out (``# import ipex`` above ``ipex.optimize(model)``), or a snippet that assumes
+  it. Reported at the chain, as the IPEX name it spells.
 * ``ipex-switch``: an ``if`` on a project's own value that names IPEX whose branch holds a hit
   of another rule (``python_switches``). Reported at the condition; found after every other
   rule, from their hits (``Context.hits``).
@@ -28,7 +36,7 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from typing import NamedTuple
 
-from ipex_doctor.scan.match.fixable import Module
+from ipex_doctor.scan.match.fixable import IPEX_PACKAGE, Module
 from ipex_doctor.scan.match.python.names import Facts, NameTable, Scope
 from ipex_doctor.scan.match.python.probes import PROBE_PATTERN, Probes
 from ipex_doctor.scan.match.python.switches import SWITCH_PATTERN, switch_nodes
@@ -79,6 +87,8 @@ class Context(NamedTuple):
     spectral_norm: str | None = None
     """The spectral norm the module applies, when the parts are one run of its statements
     (``readers``): ``half-spectral-norm`` names it at each conversion of every run."""
+    source: str = ""
+    """The whole module's text (of every part, when the parts are one run of its statements)."""
 
 
 Find = Callable[[Sequence[Facts], Context], Iterator[PatternHit]]
@@ -350,6 +360,43 @@ def _find_probes(parts: Sequence[Facts], context: Context) -> Iterator[PatternHi
         yield _hit(found.part, node, found.symbol)
 
 
+# --- unbound-ipex-alias -----------------------------------------------------------------------
+
+_BINDS_DYNAMICALLY = re.compile(
+    r"\bimport\s*\*"
+    r"|\b(?:exec|globals)\s*\("
+    r"|\b(?:builtins|__builtins__)\s*\.\s*\w+\s*[:=](?!=)"
+    r"|\bsetattr\s*\(\s*(?:builtins|__builtins__)\b"
+)
+"""What binds a name no statement spells: a star import, ``exec("import ...")``,
+``globals()["ipex"] = ...``, ``builtins.ipex = ipex`` (ipex-llm's importer makes every
+module's ``ipex`` so), ``setattr(builtins, "ipex", ...)``. Searched in the module's whole text
+(a comment or a string that spells one counts too: quiet is the safe side), so that a module
+read in runs of statements gives the answer its whole reading gives."""
+
+
+def _find_unbound_ipex_alias(parts: Sequence[Facts], context: Context) -> Iterator[PatternHit]:
+    module = context.module
+    if module is None or _BINDS_DYNAMICALLY.search(context.source):
+        return
+    table = module.table
+    aliases = [alias for alias in context.names if not table.declares(alias)]
+    for facts in parts:
+        for chain, scope in facts.chains:
+            if type(chain) is not ast.Attribute:
+                continue  # NOTE: a bare name (``if ipex:``) asks; it calls nothing
+            base: ast.expr = chain
+            attributes: list[str] = []
+            while isinstance(base, ast.Attribute):
+                attributes.append(base.attr)
+                base = base.value
+            if not isinstance(base, ast.Name) or base.id not in aliases:
+                continue
+            if not scope.sees_binding(base.id):
+                symbol = ".".join([IPEX_PACKAGE, *reversed(attributes)])
+                yield _hit(facts.part, chain, symbol)
+
+
 # --- ipex-switch ------------------------------------------------------------------------------
 
 
@@ -370,6 +417,13 @@ def _names_with(first: Sequence[str], second: Sequence[Trigger]) -> tuple[Trigge
 def _fixed(*triggers: Trigger) -> Callable[[tuple[str, ...]], tuple[Trigger, ...]]:
     """The triggers of a pattern that takes no ``names``."""
     return lambda names: triggers
+
+
+def _alias_triggers(names: tuple[str, ...]) -> tuple[Trigger, ...]:
+    """A chain on an alias spells the alias as a word; so does every binding of it, which a
+    module read by its relevant statements must read too (``ipex = None`` before
+    ``ipex.optimize``)."""
+    return tuple(Trigger((name.encode(),), whole=True) for name in names)
 
 
 def _probe_triggers(names: tuple[str, ...]) -> tuple[Trigger, ...]:
@@ -419,6 +473,7 @@ PATTERNS: dict[str, Pattern] = {
         Pattern("compile-ipex-backend", _fixed(*_quoted("ipex")), _find_compile_ipex_backend),
         Pattern("ipex-backend-option", _fixed(*_quoted("ipex")), _find_ipex_backend_option),
         Pattern(PROBE_PATTERN, _probe_triggers, _find_probes),
+        Pattern("unbound-ipex-alias", _alias_triggers, _find_unbound_ipex_alias),
         # NOTE: a switch matters only beside another rule's hit, so its trigger is one that
         # every IPEX import holds already: it never makes the prefilter parse another file
         Pattern(

@@ -87,7 +87,9 @@ def test_the_span_is_the_matched_chain(tmp_path: Path) -> None:
 
 
 def test_strings_comments_and_unbound_names_are_not_matches(tmp_path: Path) -> None:
-    """A docstring, a comment, a string and a name no import binds mention IPEX; none is code."""
+    """A docstring, a comment, a string and a name no import binds mention IPEX; none resolves
+    to a name a ``symbols`` rule matches (IPEX's alias read where nothing binds it is a pattern
+    of its own, ``test_unbound_ipex_alias.py``)."""
     source = '''
         """Call ipex.optimize(model) and torch.xpu.amp.autocast() here."""
         # import intel_extension_for_pytorch as ipex

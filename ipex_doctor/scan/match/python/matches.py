@@ -102,6 +102,7 @@ def python_hits(
     ``searched``: the ids of the pattern rules to search for (the reader's
     ``searched_patterns``: those that can match in this file); ``None``: every one."""
     probe_names = next((n for _, p, n in rules.patterns if p.id == PROBE_PATTERN), ())
+    source = run_of.source if run_of is not None else ""
     if run_of is None:
         source = "\n".join(line for part in lines.values() for line in part)
         probes = Probes(parts, probe_names, rules.ipex_only_name, source)
@@ -116,7 +117,9 @@ def python_hits(
     if run_of is not None:
         module = module._replace(parts=[run_of.imports])
     spectral = run_of.spectral_norm if run_of is not None else None
-    context = Context(probe_names, rules.ipex_only_name, probes, module, spectral_norm=spectral)
+    context = Context(
+        probe_names, rules.ipex_only_name, probes, module, spectral_norm=spectral, source=source
+    )
     known: list[Keepers] = []
 
     def keepers() -> Keepers:

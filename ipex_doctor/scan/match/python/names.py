@@ -35,7 +35,8 @@ Not followed (the name stays unresolved): star imports, relative imports (the pr
 modules), ``__import__`` and ``importlib``, ``getattr`` with a string, attributes of objects
 (``self.amp = torch.xpu.amp``), tuple unpacking, function return values (but for the dicts
 above), a dict's key that is not a string literal, names no import
-binds (a notebook kernel's pre-imported ``torch``). A comprehension's variables are taken as
+binds (a notebook kernel's pre-imported ``torch``; IPEX's alias read so is a pattern's,
+``patterns``, not a resolved name). A comprehension's variables are taken as
 its function's (``[torch for torch in xs]`` hides the module's ``torch`` in that function).
 Strings and comments are never names, so a docstring about ``ipex.optimize`` matches nothing.
 
@@ -97,6 +98,19 @@ class Scope:
                     return _EMPTY
             scope = scope.parent
         return _EMPTY
+
+    def sees_binding(self, name: str) -> bool:
+        """Whether some binding of ``name`` (an import, an assignment, a parameter, a
+        definition) is visible here, by Python's scoping: a class body's names are seen in the
+        body alone."""
+        scope: Scope | None = self
+        while scope is not None:
+            if (scope is self or not scope.is_class) and (
+                name in scope.bound or name in scope.local
+            ):
+                return True
+            scope = scope.parent
+        return False
 
     def assigned_only(self, name: str) -> bool:
         """Whether the scope that binds ``name`` here binds it by assignments alone (``qconfig =
@@ -339,6 +353,11 @@ class NameTable:
             # module of many functions quadratic (``finish`` fixes the scopes: known after)
             return any(name in scope.local for scope in self._scopes)
         return name in self._bound_otherwise
+
+    def declares(self, name: str) -> bool:
+        """Whether some function declares ``name`` ``global`` or ``nonlocal`` (what it then
+        binds lands in another scope)."""
+        return any(name in scope.declared for scope in self._scopes)
 
     def finish(self) -> None:
         """Move what ``global`` / ``nonlocal`` names bind to their scope, then resolve the
