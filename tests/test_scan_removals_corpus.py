@@ -99,10 +99,11 @@ def test_the_parts_are_the_ones_the_seeds_draw() -> None:
     assert {parts[name] for name in eleventh} == {"development"}
 
     # NOTE: the twelfth, like the seventh and eleventh, has fewer than four projects: all kept
-    # aside, none drawn into development, until it is measured once.
+    # aside, none drawn into development; measured once, all of it joined development.
     assert len(twelfth) < 4 and DATA["twelfth_split"]["development"] == 0
     assert twelfth == sorted(twelfth, key=str.lower)
-    assert {parts[name] for name in twelfth} == {"held-out"}
+    assert DATA["twelfth_split"]["joined_development"] == twelfth
+    assert {parts[name] for name in twelfth} == {"development"}
 
 
 def test_every_case_names_its_commits_and_every_key_line_is_well_formed() -> None:
