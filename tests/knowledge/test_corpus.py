@@ -156,8 +156,10 @@ MEASURED: dict[str, tuple[int, int, int, int, int, int] | None] = {
     # standing rule (sampling.yaml's `relabelled`): 547, 551, 563; then the layer words its
     # texts lacked (MSBuild's form of a oneAPI compiler's error, dpctl's program and filter
     # errors, ideep, oneAPI.jl's driver search, clDNN and its ICD call, dpctl attributes): 556,
-    # 560, 572
-    "development": (734, 556, 560, 572, 1316, 3),
+    # 560, 572; then the stack's vocabulary (names read from its own wheels, headers and sources,
+    # not from these texts): the compute runtime's NEO:: frame (compute-runtime #695) as
+    # level-zero, 557, 561, 573
+    "development": (734, 557, 561, 573, 1316, 3),
     "kept-aside": None,  # NOTE: empty until the next collection is split
     # NOTE: "could not create an engine" is onednn; "The program was built for N devices" is the
     # sycl-build layer (three sampled threads, none a missing kernel), not xpu-kernel-not-built

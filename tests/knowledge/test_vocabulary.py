@@ -13,13 +13,22 @@ from pathlib import Path
 import pytest
 from conftest import REPO, real_env
 
-from ipex_doctor.knowledge import vocabulary
+from ipex_doctor.knowledge import known_issues, vocabulary
+from ipex_doctor.knowledge.explain import diagnose, names_intel_stack
 from ipex_doctor.knowledge.known_issues import LAYERS
 
 sys.path.insert(0, str(REPO / "tools"))
 import stack_vocabulary as generator  # noqa: E402
 
+KB = known_issues.load()
 DOCUMENT = json.loads(vocabulary.VOCABULARY_FILE.read_text(encoding="utf-8"))
+
+
+def _named(text: str) -> str:
+    found = diagnose(text, KB)
+    if found.matches:
+        return found.matches[0].issue.id
+    return f"layer:{found.layer.layer.id}" if found.layer is not None else "nothing"
 
 
 def test_every_vocabulary_says_its_layer_kind_and_source_and_no_term_has_two_layers() -> None:
@@ -67,6 +76,57 @@ def test_ipexs_wheel_gives_oneccls_library_and_variables() -> None:
     assert "CCL_LOG_LEVEL" in variables
     assert all(shipped.word.get(name) == "distributed" for name in variables)
     assert "mpi" not in shipped.library and "fabric" not in shipped.library
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        # Intel MPI's own variable above its startup failure: the collectives' launcher
+        (
+            "[0] MPI startup(): I_MPI_FABRICS=shm:ofi\nAbort(1615247) on node 0 (rank 0 in comm 0): "
+            "Fatal error in PMPI_Init: Other MPI error",
+            "layer:distributed",
+        ),
+        # a frame of the GPU compute runtime, by its C++ namespace
+        (
+            "#0  0x00007ffff5a1b2c4 in NEO::DrmMemoryManager::allocateGraphicsMemoryWithProperties "
+            "(this=0x555555f3c0a0)\n#1  0x00007ffff59e2d10 in ?? ()",
+            "layer:level-zero",
+        ),
+        # a compute runtime setting given a value above the crash it may have caused
+        (
+            "$ export EnableImplicitScaling=0\n$ python train.py\nSegmentation fault (core dumped)",
+            "layer:level-zero",
+        ),
+        # the Level Zero loader's logging variable
+        (
+            "ZEL_LOADER_LOGGING_LEVEL=trace python app.py\nFloating point exception (core dumped)",
+            "layer:level-zero",
+        ),
+        # torch's XPU quantizer for Inductor, as a Windows path
+        (
+            '  File "C:\\venv\\Lib\\site-packages\\torch\\ao\\quantization\\quantizer\\'
+            "xpu_inductor_quantizer.py\", line 88, in annotate\nKeyError: 'conv'",
+            "layer:compiler",
+        ),
+        # oneDNN's ISA variable makes the text the stack's; the layer is the wording's (cpu)
+        ("DNNL_MAX_CPU_ISA=AVX2 python bench.py\nIllegal instruction (core dumped)", "layer:cpu"),
+        # a library of the runtime wheels that no wording names
+        ("Segmentation fault in libtcm.so.1 (thread 7)", "layer:runtime"),
+    ],
+)
+def test_a_name_of_the_stack_places_a_text_no_wording_places(text: str, named: str) -> None:
+    assert names_intel_stack(text, KB)
+    assert _named(text) == named
+
+
+def test_between_layers_that_only_names_place_the_lowest_rung_wins() -> None:
+    """A library of the runtime (libumf) and a variable of the Level Zero loader: the loader is
+    under the runtime, so its layer; a layer's wording outranks any name."""
+    text = "Segmentation fault in libumf.so.1 (thread 7)\nZEL_ENABLE_LOADER_LOGGING=1"
+    assert vocabulary.hits(text) and _named(text) == "layer:level-zero"
+    worded = "I_MPI_FABRICS=shm\nRuntimeError: XPU out of memory. Tried to allocate 2.00 GiB"
+    assert _named(worded) == "xpu-out-of-memory"
 
 
 PROSE = "The option EnableImplicitScaling is discussed in the README"
