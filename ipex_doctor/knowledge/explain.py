@@ -47,6 +47,7 @@ from dataclasses import dataclass, replace
 from typing import Any, NamedTuple
 
 from ipex_doctor.errors import DoctorError
+from ipex_doctor.knowledge import vocabulary
 from ipex_doctor.knowledge.known_issues import (
     LAYERS,
     RUNGS,
@@ -64,6 +65,9 @@ MAX_INPUT_CHARS = 1_000_000
 
 STRUCTURE, WORDING, CONTEXT = 3, 2, 1
 """The evidence tiers, strongest first (see the module docstring)."""
+VOCABULARY = 0
+"""Below every tier: a layer's name in the stack's vocabulary (``vocabulary``), which places a
+text in a layer only where no layer's wording or context does."""
 
 
 @dataclass(frozen=True)
@@ -632,7 +636,8 @@ def _names_npu(forms: tuple[str, ...], kb: KnowledgeBase) -> bool:
 
 
 def _names_intel(forms: tuple[str, ...], kb: KnowledgeBase) -> bool:
-    return _any(kb.stack.intel, _without_absent(forms[0], kb))
+    rest = _without_absent(forms[0], kb)
+    return _any(kb.stack.intel, rest) or bool(vocabulary.hits(rest))
 
 
 def _any(patterns: tuple[Wording, ...], text: str) -> bool:
@@ -677,9 +682,12 @@ def _layer_of(
     if not _names_intel(forms, kb):
         return None
     vendor = _any(kb.stack.foreign, _BARE_NPU.sub(" ", forms[0]) if npu else forms[0])
+    named = _named_layers(_without_absent(forms[0], kb))
     best: LayerMatch | None = None
     for layer in kb.layers:
-        found_layer = None if npu and layer.id in RUNGS else _layer_match(layer, forms, found)
+        found_layer = (
+            None if npu and layer.id in RUNGS else _layer_match(layer, forms, found, named)
+        )
         if found_layer is None:
             continue
         if foreign and not (
@@ -695,7 +703,24 @@ def _layer_of(
     return best
 
 
-def _layer_match(layer: Layer, forms: tuple[str, ...], found: Facts) -> LayerMatch | None:
+def _named_layers(text: str) -> dict[str, tuple[str, ...]]:
+    """The stack's vocabulary in ``text``, by layer."""
+    named: dict[str, tuple[str, ...]] = {}
+    for hit in vocabulary.hits(text):
+        named[hit.layer] = (*named.get(hit.layer, ()), hit.piece)
+    return named
+
+
+def _layer_match(
+    layer: Layer,
+    forms: tuple[str, ...],
+    found: Facts,
+    named: Mapping[str, tuple[str, ...]] | None = None,
+) -> LayerMatch | None:
+    """The evidence for ``layer``: its signatures, its wording, its context, else its names in
+    the stack's vocabulary (``named``), the weakest. Between layers that only their names place,
+    the lowest on the ladder goes first (``LAYERS``' order): a text naming the Level Zero loader
+    and the SYCL runtime's library names the layer under the other."""
     structural = [e for s in layer.match if (e := _signature_evidence(s, found)) is not None]
     best = max(structural, key=lambda e: (e.tier, e.score), default=None)
     worded = [w for pattern in layer.symptoms if (w := _search(pattern, forms))]
@@ -706,6 +731,9 @@ def _layer_match(layer: Layer, forms: tuple[str, ...], found: Facts) -> LayerMat
         return LayerMatch(layer, tuple(worded), WORDING, _chars(worded))
     if context:
         return LayerMatch(layer, tuple(context), CONTEXT, _chars(context))
+    pieces = (named or {}).get(layer.id)
+    if pieces and layer.id in LAYERS:
+        return LayerMatch(layer, pieces, VOCABULARY, len(LAYERS) - LAYERS.index(layer.id))
     return None
 
 
