@@ -77,26 +77,18 @@ def test_oneccl_without_its_level_zero_loader_is_the_loader_by_name() -> None:
         _silent(other)
 
 
-def test_onemkl_failing_to_load_its_own_libraries_is_a_oneapi_runtime_library() -> None:
-    """oneMKL's "FATAL ERROR: Cannot load" one of its libraries (IPEX's troubleshooting page:
-    MKLs of two origins; a Windows bundle without its threading DLL) names
-    ``oneapi-runtime-libs`` (on the old knowledge base: nothing); oneMKL's parameter errors and
-    warnings, and cuDNN's failed load, do not."""
+def test_onemkl_failing_to_load_its_own_libraries_names_nothing_alone() -> None:
+    """oneMKL's "FATAL ERROR: Cannot load" one of its libraries is what IPEX's troubleshooting
+    page traces to MKLs of two origins, and what every other MKL user prints too (MXNet's build,
+    apache/mxnet #20301): alone it names no entry of the stack (a false alarm there). A library
+    of the list that lacks a symbol is the load signatures' to judge, not this line's."""
     for text in (
         "Intel MKL FATAL ERROR: Cannot load libmkl_avx2.so.2 or libmkl_def.so.2.",
         "Undefined symbol: mkl_lapack_dspevd.\nIntel MKL FATAL ERROR: cannot load "
         "libmkl_vml_avx512.so.2 or libmkl_vml_def.so.2.",
-        "INTEL MKL ERROR: The specified module could not be found. mkl_intel_thread.1.dll.\n"
-        "Intel MKL FATAL ERROR: Cannot load mkl_intel_thread.1.dll.",
-    ):
-        assert _first(text) == "oneapi-runtime-libs", text
-    for other in (
         "Intel MKL ERROR: Parameter 4 was incorrect on entry to DGELSD.",
-        "Intel MKL WARNING: Support of Intel(R) Streaming SIMD Extensions 4.2 (Intel(R) SSE4.2) "
-        "enabled only processors has been deprecated.",
-        "Could not load library libcudnn_cnn_infer.so.8. Error: cannot load symbol",
     ):
-        assert "oneapi-runtime-libs" not in [m.issue.id for m in explain(other, KB)], other
+        assert "oneapi-runtime-libs" not in [m.issue.id for m in explain(text, KB)], text
 
 
 def test_triton_xpu_finding_no_cpp_compiler_is_its_toolchain() -> None:
