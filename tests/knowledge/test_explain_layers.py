@@ -31,6 +31,16 @@ def _layer(found: Explanation) -> str | None:
         ("kernel: [ 2744.945436] BUG: kernel NULL pointer dereference, address: 00000000000000c8\n"
          f"kernel: Call Trace:\n{_I915_FRAME}", "driver"),
         ("Kernel panic - not syncing: Fatal exception\n" + _I915_FRAME, "driver"),
+        # the kernel driver's own log line for a GPU, whatever it reports (a firmware it could
+        # not load, its GuC's refusal); the kernel refusing the module's symbols; the driver's
+        # error about its GuC (i915-sriov-dkms #285, #314, #183, #103)
+        ("[   12.243823] i915 0000:00:02.0: firmware: failed to load i915/adlp_dmc.bin (-2)",
+         "driver"),
+        ("xe 0000:03:00.0: [drm] GT0: GuC firmware xe/bmg_guc_70.bin: fetch failed -ENOENT",
+         "driver"),
+        ("[    3.451821] i915: Unknown symbol drm_dp_clock_recovery_ok (err -2)", "driver"),
+        ("[drm] *ERROR* GuC submission disabled Device initialization failed (-19) on the i915 "
+         "VF", "driver"),
         # sycl-ls listing only OpenCL devices, no Level Zero GPU (compute-runtime #832)
         ("$ sycl-ls\n[opencl:cpu][opencl:0] Intel(R) OpenCL, 11th Gen Intel(R) Core(TM) i7-11700K "
          "@ 3.60GHz OpenCL 3.0\n[opencl:gpu][opencl:1] Intel(R) OpenCL Graphics, Intel(R) UHD "
@@ -325,6 +335,12 @@ def test_a_weak_marker_gives_way_to_what_says_more(text: str, layer: str) -> Non
         "clGetPlatformIDs error -1001 (AMD APP SDK, Radeon RX 6800)",
         "RuntimeError: Device 'cuda:2' could not be created.",
         "AttributeError: 'str' object has no attribute 'cuda_device'",
+        # the kernel-log neighbours of the driver's lines: another GPU's driver with its PCI
+        # address and firmware, another module's unknown symbols, another driver's [drm] error
+        "amdgpu 0000:03:00.0: firmware: failed to load amdgpu/gc_11_0_0_mes.bin (-2)",
+        "nouveau 0000:01:00.0: fifo: fault 00 [READ] at 0000000000000000",
+        "nvidia: Unknown symbol drm_gem_object_free (err -2)",
+        "[drm] *ERROR* ring gfx timeout, signaled seq=1234, emitted seq=1236",
     ],
 )  # fmt: skip
 def test_a_neighbour_of_a_marker_names_no_layer(text: str) -> None:
