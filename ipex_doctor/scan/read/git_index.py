@@ -33,8 +33,8 @@ _GITLINK = 0o160000
 
 
 class IndexUnread(Exception):
-    """The index exists but is not read; the message says why, as a predicate ("is truncated")
-    of the index or, when ``git_path`` is set, of that ``.git``."""
+    """The index exists but is not read; the message says why: a predicate of the index ("is
+    truncated"), or, when ``git_path`` is set, what that ``.git`` is."""
 
     def __init__(self, why: str, git_path: str | None = None) -> None:
         super().__init__(why)
@@ -55,11 +55,11 @@ def find_git_dir(root: Path) -> Path | None:
         if stat.S_ISDIR(mode):
             return Path(candidate)
         if stat.S_ISLNK(mode):
-            raise IndexUnread("is a symbolic link: not followed", candidate)
+            raise IndexUnread("a symbolic link to a git directory: not followed", candidate)
         if stat.S_ISREG(mode):
             raise IndexUnread(
-                "is a file pointing to a git directory elsewhere (a worktree or a submodule): "
-                "not followed",
+                "a file pointing to a git directory elsewhere (a worktree or a submodule): "
+                "not followed, so its index was not read",
                 candidate,
             )
         parent = os.path.dirname(here)
@@ -224,9 +224,11 @@ class TrackedPaths:
             index = git_dir / "index"
             everything = read_index(index)
         except IndexUnread as error:
-            subject = ".git" if error.git_path else "the git index"
-            where = _shown(Path(error.git_path) if error.git_path else index, self._root)
-            self.unread = (where, f"{subject} {error}; .gitignore alone decided what was read")
+            if error.git_path:
+                where, why = _shown(Path(error.git_path), self._root), str(error)
+            else:
+                where, why = _shown(index, self._root), f"the git index {error}"
+            self.unread = (where, f"{why}; .gitignore alone decided what was read")
             return self._files
         base = os.path.relpath(os.path.realpath(self._root), git_dir.parent)
         prefix = "" if base == "." else base.replace(os.sep, "/") + "/"
