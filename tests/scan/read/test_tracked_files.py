@@ -93,11 +93,15 @@ def test_the_callers_exclude_still_leaves_out_tracked_files(tmp_path: Path) -> N
 
 
 def test_index_version_4_is_read(tmp_path: Path) -> None:
-    """Version 4 compresses each path against the one before it."""
+    """Version 4 compresses each path against the one before it (a long path makes the next
+    one strip more than 127 bytes: a varint of two bytes)."""
     root = _repo(tmp_path / "repo")
+    deep = "build/" + "d" * 150 + "/deep.py"
+    write(root, {deep: ""})
+    _git(root, "add", "-f", deep)
     _git(root, "update-index", "--index-version", "4")
     assert _version(root) == 4
-    assert _found(root) == (_FOUND_WITH_INDEX, [])
+    assert _found(root) == ([*_FOUND_WITH_INDEX[:2], deep, "src/train.py"], [])
 
 
 def test_index_version_3_is_read(tmp_path: Path) -> None:
