@@ -14,7 +14,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from scan_rules import write
+from scan_rules import found, scan, write
 
 from ipex_doctor.scan.read.discovery import Candidate, discover
 from ipex_doctor.scan.read.git_index import MAX_INDEX_BYTES, IndexUnread, parse_index
@@ -77,6 +77,22 @@ def test_a_tracked_file_that_gitignore_names_is_read(tmp_path: Path) -> None:
     root = _repo(tmp_path / "repo")
     assert _version(root) == 2
     assert _found(root) == (_FOUND_WITH_INDEX, [])
+
+
+def test_a_scan_reports_what_a_tracked_ignored_file_holds_or_says_why_it_could_not(
+    tmp_path: Path,
+) -> None:
+    """Through the engine: the IPEX requirement of the tracked ``requirements.txt`` is a match
+    (issue 31's flozi00/atra), and with a split index the scan lists the index among the
+    files it could not read, with the reason, instead of the match."""
+    root = _repo(tmp_path / "repo")
+    result = scan(root)
+    assert ("requirements.txt", 1, "pip-ipex") in {m[:3] for m in found(result)}
+    assert result.skipped == ()
+    _git(root, "update-index", "--split-index")
+    result = scan(root)
+    assert "requirements.txt" not in {m[0] for m in found(result)}
+    assert [(s.path, "split index" in s.reason) for s in result.skipped] == [(".git/index", True)]
 
 
 def test_a_subdirectory_of_a_checkout_is_read_against_the_index_above_it(tmp_path: Path) -> None:
