@@ -129,6 +129,26 @@ def test_index_version_3_is_read(tmp_path: Path) -> None:
     assert _found(root) == ([*_FOUND_WITH_INDEX[:2], "build/later.py", "src/train.py"], [])
 
 
+def test_a_sha256_repository_is_read(tmp_path: Path) -> None:
+    """Object names and the checksum are 32 bytes there."""
+    root = tmp_path / "repo"
+    write(root, _TREE)
+    try:
+        _git(root, "init", "-q", "--object-format=sha256")
+    except subprocess.CalledProcessError:
+        pytest.skip("this git cannot make a SHA-256 repository")
+    _git(root, "add", "-f", *_TRACKED)
+    assert _found(root) == (_FOUND_WITH_INDEX, [])
+
+
+def test_an_index_written_without_its_checksum_is_read(tmp_path: Path) -> None:
+    """``index.skipHash`` (git 2.40) writes zeros where the checksum would be; git reads it."""
+    root = _repo(tmp_path / "repo")
+    index = root / ".git" / "index"
+    index.write_bytes(index.read_bytes()[:-20] + bytes(20))
+    assert _found(root) == (_FOUND_WITH_INDEX, [])
+
+
 def _only_gitignore(root: Path, where: str, why: str) -> None:
     found, skipped = _found(root)
     assert found == _FOUND_WITHOUT
