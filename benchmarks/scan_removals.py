@@ -133,9 +133,8 @@ def load_cases(corpus: Path) -> list[Case]:
 
 
 def git(git_dir: Path, *args: str, **kwargs: Any) -> subprocess.CompletedProcess[bytes]:
-    return subprocess.run(
-        ["git", "--git-dir", str(git_dir), *args], capture_output=True, env=GIT_ENV, **kwargs
-    )
+    kwargs.setdefault("env", GIT_ENV)
+    return subprocess.run(["git", "--git-dir", str(git_dir), *args], capture_output=True, **kwargs)
 
 
 def find_clone(repos: Path, project: str) -> Path | None:
@@ -149,7 +148,10 @@ def find_clone(repos: Path, project: str) -> Path | None:
 
 
 def export_tree(git_dir: Path, commit: str, dest: Path) -> list[str]:
-    """Write ``commit``'s tree under ``dest``; return the paths whose content the clone lacks.
+    """Write ``commit``'s tree under ``dest`` as a maintainer's checkout has it: its files, and
+    ``dest/.git/index`` holding that commit (the scan reads a tracked file whatever a
+    ``.gitignore`` says, from the index of a ``.git`` directory, which is all it looks at);
+    return the paths whose content the clone lacks.
 
     NOTE: by hand rather than ``git archive``: a snapshot may lack its largest blobs, and archive
     stops at the first missing one, where the scan only needs the rest (what is absent is
@@ -186,6 +188,11 @@ def export_tree(git_dir: Path, commit: str, dest: Path) -> list[str]:
             target.write_bytes(content)
             if mode == "100755":
                 target.chmod(0o755)
+    (dest / ".git").mkdir()
+    # NOTE: read-tree needs the trees only, never a blob; GIT_INDEX_FILE, not --index-output,
+    # since the latter locks the clone's own index and a snapshot may be read-only
+    index_env = {**GIT_ENV, "GIT_INDEX_FILE": str(dest / ".git" / "index")}
+    git(git_dir, "read-tree", commit, check=True, env=index_env)
     return missing
 
 

@@ -188,6 +188,35 @@ def test_a_removal_is_scored_from_a_real_clone_and_a_real_scan(tmp_path: Path) -
     assert outcome.files_seen == 3
 
 
+def test_the_before_tree_is_exported_as_a_checkout_with_its_index(tmp_path: Path) -> None:
+    """A maintainer's checkout has an index: a file it tracks that ``.gitignore`` names
+    (``/*.txt``) is scanned, and the export's ``.git/index`` holds the commit's paths."""
+    from ipex_doctor.scan.read.git_index import read_index
+
+    repos = tmp_path / "repos"
+    clone = repos / "someone+project"
+    clone.mkdir(parents=True)
+    _git(clone, "init", "-q")
+    files = {".gitignore": "/*.txt\n", "requirements.txt": "intel_extension_for_pytorch\n"}
+    for name, text in files.items():
+        (clone / name).write_text(text, encoding="utf-8")
+    _git(clone, "add", "-f", *files)
+    _git(clone, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "before")
+    before = _git(clone, "rev-parse", "HEAD")
+    after = _commit(clone, {"app.py": ""}, "after")
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    assert SCRIPT.export_tree(clone / ".git", before, tree) == []
+    assert read_index(tree / ".git" / "index") == set(files)
+
+    case = SCRIPT.Case("someone/project", "development", before, after, "t", ())
+    outcome = SCRIPT.measure(case, repos, docs=False, python=None)
+    assert outcome.problems == []
+    assert ("requirements.txt", "kept by the maintainers") in {
+        (f["path"], f["where"]) for f in outcome.outside
+    }
+
+
 def test_a_missing_clone_or_commit_is_said_with_how_to_fetch_it(tmp_path: Path) -> None:
     case = SCRIPT.Case("someone/absent", "development", "0" * 40, "1" * 40, "t", ())
     outcome = SCRIPT.measure(case, tmp_path, docs=False, python=None)

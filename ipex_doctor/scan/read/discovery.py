@@ -1,7 +1,12 @@
 """The candidate files under the scan's roots, each with its kind, in a deterministic order.
 
 A root is a directory (walked) or a file (read whatever ``.gitignore`` or ``exclude`` say,
-since the user named it). Walking, ``ignores`` decides what is left out; a file whose name
+since the user named it). Walking, ``ignores`` decides what is left out, with git's meaning: a
+``.gitignore`` concerns untracked files only, so where one ignores a path of a git work tree
+the index is asked (``git_index.TrackedPaths``, read at that first question only) and a file it
+tracks is read, a directory holding one entered for its tracked files alone; the caller's
+``exclude`` leaves out tracked files too. An index that cannot be read is one ``SkippedFile``
+saying why, and ``.gitignore`` alone decides. A file whose name
 ``kinds.classify`` does not know is never opened (a ``*.txt`` or ``*.in`` of no known kind is
 a candidate ``by_use``: the scan reads it only where another file names it,
 ``named_requirements``). A symbolic link found in the walk is followed only when its target
@@ -26,7 +31,14 @@ from typing import NamedTuple
 
 from ipex_doctor.errors import DoctorError
 from ipex_doctor.model.code import FileKind, SkippedFile
-from ipex_doctor.scan.read.ignores import SKIPPED_DIR_NAMES, Ignores, InvalidPattern, is_environment
+from ipex_doctor.scan.read.git_index import TrackedPaths
+from ipex_doctor.scan.read.ignores import (
+    SKIPPED_DIR_NAMES,
+    Ignores,
+    InvalidPattern,
+    LeftOut,
+    is_environment,
+)
 from ipex_doctor.scan.read.kinds import classify
 from ipex_doctor.scan.read.named_requirements import BY_USE_SUFFIXES
 
@@ -121,9 +133,12 @@ class _Walk:
     def directory(self, root: Path, ignores: Ignores) -> Iterator[Candidate | SkippedFile]:
         if not self._first_visit(self.dirs, root.stat(), root):
             return
-        stack: list[tuple[Path, str, Ignores]] = [(root, "", ignores)]
+        tracked = TrackedPaths(root)
+        # a directory entered only because the index tracks files below it (a ``.gitignore``
+        # ignores it) is "tracked only": its untracked files stay ignored, as in git
+        stack: list[tuple[Path, str, Ignores, bool]] = [(root, "", ignores, False)]
         while stack:
-            path, rel, rules = stack.pop()
+            path, rel, rules, tracked_only = stack.pop()
             try:
                 with os.scandir(path) as listing:
                     entries = sorted(listing, key=lambda entry: entry.name)
@@ -137,18 +152,25 @@ class _Walk:
                 continue
             if ".gitignore" in names:
                 rules = rules.with_gitignore(rel, _read_text(path / ".gitignore"))
-            subdirs: list[tuple[Path, str, Ignores]] = []
+            subdirs: list[tuple[Path, str, Ignores, bool]] = []
             for entry in entries:
                 child = f"{rel}/{entry.name}" if rel else entry.name
                 try:
                     if entry.is_dir():
-                        if entry.name in SKIPPED_DIR_NAMES or rules.ignored(child, is_dir=True):
+                        if entry.name in SKIPPED_DIR_NAMES:
+                            continue
+                        why = rules.left_out(child, is_dir=True)
+                        if why is LeftOut.EXCLUDED:
+                            continue
+                        if (why or tracked_only) and not tracked.has_under(child):
                             continue
                         if self.leads_out(entry):
                             yield SkippedFile(child, LINK_OUT)
                             continue
                         if self._first_visit(self.dirs, entry.stat(), entry.path):
-                            subdirs.append((Path(entry.path), child, rules))
+                            subdirs.append(
+                                (Path(entry.path), child, rules, tracked_only or why is not None)
+                            )
                         continue
                     if not entry.is_file():
                         continue  # a broken link, a FIFO, a socket, a device
@@ -158,7 +180,10 @@ class _Walk:
                         kind = FileKind.REQUIREMENTS
                     if kind is None or (kind is FileKind.DOCS and not self.docs):
                         continue
-                    if rules.ignored(child, is_dir=False):
+                    why = rules.left_out(child, is_dir=False)
+                    if why is LeftOut.EXCLUDED:
+                        continue
+                    if (why or tracked_only) and not tracked.has_file(child):
                         continue
                     if self.leads_out(entry):
                         yield SkippedFile(child, LINK_OUT)
@@ -171,6 +196,8 @@ class _Walk:
                         Path(entry.path), child, kind, stat.st_size, file_stamp(stat), by_use
                     )
             stack.extend(reversed(subdirs))
+        if tracked.unread is not None:
+            yield SkippedFile(*tracked.unread)
 
     @staticmethod
     def _first_visit(

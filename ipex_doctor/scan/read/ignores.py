@@ -24,6 +24,7 @@ union, and then decides it with pathspec itself.
 
 from __future__ import annotations
 
+import enum
 import functools
 import importlib.util
 import json
@@ -131,15 +132,30 @@ class Ignores:
 
     def ignored(self, path: str, *, is_dir: bool) -> bool:
         """Whether ``path`` (a file, or a directory when ``is_dir``) is left out."""
+        return self.left_out(path, is_dir=is_dir) is not None
+
+    def left_out(self, path: str, *, is_dir: bool) -> LeftOut | None:
+        """Why ``path`` (a file, or a directory when ``is_dir``) is left out, ``None``: it is
+        not. The caller's excludes are asked first: what they leave out is ``EXCLUDED`` even
+        where a ``.gitignore`` names it too."""
         if is_dir:
             path += "/"
         if self._exclude is not None and _decide(self._exclude, path):
-            return True
+            return LeftOut.EXCLUDED
         for layer in reversed(self._layers):
             decision = _decide(layer, path[len(layer.base) + 1 :] if layer.base else path)
             if decision is not None:
-                return decision
-        return False
+                return LeftOut.GITIGNORED if decision else None
+        return None
+
+
+class LeftOut(enum.Enum):
+    """Which rule leaves a path out."""
+
+    EXCLUDED = "excluded"
+    """The caller's ``exclude`` patterns (the user's words): final."""
+    GITIGNORED = "gitignored"
+    """A ``.gitignore``: as in git, it concerns untracked files only (``git_index``)."""
 
 
 def _decide(layer: _Layer, path: str) -> bool | None:
