@@ -295,23 +295,11 @@ def _plain(
     file, no version, a file that is not UTF-8, requirements in ``requires.txt``) sends the
     whole reading back to ``importlib.metadata``. The files a wheel installed (its RECORD)
     are still read by ``importlib.metadata``, where they are asked for."""
-    import sys
-    from importlib.machinery import PathFinder
-
-    finders = [f for f in sys.meta_path if getattr(f, "find_distributions", None) is not None]
-    if finders != [PathFinder]:
+    listings = _path_listings(sys_path)
+    if listings is None:
         return None
     read: list[tuple[str, InstalledDistribution]] = []
-    for entry in sys_path:
-        root = entry or "."
-        if root.lower().endswith(".egg"):
-            return None
-        try:
-            children = os.listdir(root)
-        except NotADirectoryError:
-            return None
-        except OSError:
-            continue  # NOTE: as the finder, which lists nothing where it cannot list
+    for entry, children in listings:
         groups: dict[str, list[str]] = {}
         for child in children:
             low = child.lower()
@@ -419,6 +407,31 @@ def _headers(head: str) -> dict[str, list[str]] | None:
     return found
 
 
+def _path_listings(sys_path: Sequence[str]) -> list[tuple[str, list[str]]] | None:
+    """Each entry of ``sys_path`` with its children, where the path's finder of distributions
+    looks (the current directory for ``""``; an entry it cannot list lists nothing, as the
+    finder's does); ``None`` where that walk cannot be done by hand: a finder of distributions
+    besides the path's, or a zip file or ``.egg`` on the path."""
+    import sys
+    from importlib.machinery import PathFinder
+
+    finders = [f for f in sys.meta_path if getattr(f, "find_distributions", None) is not None]
+    if finders != [PathFinder]:
+        return None
+    listings: list[tuple[str, list[str]]] = []
+    for entry in sys_path:
+        root = entry or "."
+        if root.lower().endswith(".egg"):
+            return None
+        try:
+            listings.append((entry, os.listdir(root)))
+        except NotADirectoryError:
+            return None
+        except OSError:
+            continue  # NOTE: as the finder, which lists nothing where it cannot list
+    return listings
+
+
 def _may_hold(sys_path: Sequence[str], wanted: Callable[[str], bool]) -> bool:
     """Whether ``importlib.metadata.distributions(path=sys_path)`` may give a distribution
     that ``distributions`` reads: one whose directory name is wanted or of another form.
@@ -429,22 +442,10 @@ def _may_hold(sys_path: Sequence[str], wanted: Callable[[str], bool]) -> bool:
     directory for ``""``) whose names end, in any case, with ``.dist-info`` or ``.egg-info``.
     What it does not look into (a zip file or ``.egg`` on the path, or a finder of
     distributions besides the path's) answers yes, and the finder decides."""
-    import sys
-    from importlib.machinery import PathFinder
-
-    finders = [f for f in sys.meta_path if getattr(f, "find_distributions", None) is not None]
-    if finders != [PathFinder]:
+    listings = _path_listings(sys_path)
+    if listings is None:
         return True
-    for entry in sys_path:
-        root = entry or "."
-        if root.lower().endswith(".egg"):
-            return True
-        try:
-            children = os.listdir(root)
-        except NotADirectoryError:
-            return True
-        except OSError:
-            continue  # NOTE: as the finder, which lists nothing where it cannot list
+    for _entry, children in listings:
         for child in children:
             if child.lower().endswith((".dist-info", ".egg-info")):
                 spelled = _spelled_name(child)
