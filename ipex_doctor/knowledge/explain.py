@@ -679,7 +679,7 @@ def _layer_of(
     """The layer whose wording fits the text best, for a text of the Intel stack; ``None``
     for any other (never a layer for a CUDA, ROCm or plain Python error). With ``npu`` (the
     text names Intel's NPU) no rung of the GPU ladder."""
-    if not _names_intel(forms, kb):
+    if not found.intel:  # NOTE: ``diagnose`` read it with ``_names_intel`` already
         return None
     vendor = _any(kb.stack.foreign, _BARE_NPU.sub(" ", forms[0]) if npu else forms[0])
     named = _named_layers(_without_absent(forms[0], kb))
