@@ -18,8 +18,9 @@ import sys
 import tempfile
 import textwrap
 import venv
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -29,6 +30,9 @@ sys.path.insert(0, str(TESTS))
 
 import testenvs  # noqa: E402
 from hypothesis import settings  # noqa: E402
+
+if TYPE_CHECKING:
+    from unprivileged import Someone
 
 # NOTE: the property tests run the same examples on every run of the suite (derandomize: a
 # seed from each test's own code): a CI run must not pass or fail by the luck of its draw.
@@ -285,3 +289,28 @@ def fresh_interpreter_prints(source: str) -> list[str]:
         [sys.executable, "-c", source], capture_output=True, text=True, check=True, timeout=120
     )
     return done.stdout.splitlines()
+
+
+@pytest.fixture(scope="session")
+def other() -> Iterator[Someone]:
+    """An unprivileged user to run the doctor as (``unprivileged``); skipped only where none
+    can be had (not root, and no such user)."""
+    from unprivileged import someone, world_readable_dir
+
+    base = world_readable_dir("ipex-doctor-unprivileged-")
+    found = someone(base)
+    if isinstance(found, str):
+        shutil.rmtree(base, ignore_errors=True)
+        pytest.skip(found)
+    yield found
+    shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture
+def shared_tmp() -> Iterator[Path]:
+    """A temporary directory the unprivileged user can reach."""
+    from unprivileged import world_readable_dir
+
+    path = world_readable_dir("ipex-doctor-hostile-")
+    yield path
+    shutil.rmtree(path, ignore_errors=True)

@@ -22,13 +22,12 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import doctor_env, make_fake_env
-from unprivileged import Someone, someone, world_readable_dir
+from unprivileged import Someone
 
 from ipex_doctor.scan.fix import confined
 from ipex_doctor.scan.fix import journal as fix_journal
@@ -245,27 +244,6 @@ def test_owner_group_mode_xattrs_hard_links_and_open_writers_are_kept(
     kept = ("st_ino", "st_dev", "st_mode", "st_uid", "st_gid", "st_nlink")
     assert [getattr(after, k) for k in kept] == [getattr(before, k) for k in kept]
     assert {n: os.getxattr(path, n) for n in os.listxattr(path)} == xattrs
-
-
-@pytest.fixture(scope="session")
-def other() -> Iterator[Someone]:
-    """An unprivileged user to run the doctor as (``unprivileged``); skipped only where none
-    can be had (not root, and no such user)."""
-    base = world_readable_dir("ipex-doctor-unprivileged-")
-    found = someone(base)
-    if isinstance(found, str):
-        shutil.rmtree(base, ignore_errors=True)
-        pytest.skip(found)
-    yield found
-    shutil.rmtree(base, ignore_errors=True)
-
-
-@pytest.fixture
-def shared_tmp() -> Iterator[Path]:
-    """A temporary directory the unprivileged user can reach."""
-    path = world_readable_dir("ipex-doctor-hostile-")
-    yield path
-    shutil.rmtree(path, ignore_errors=True)
 
 
 def _scan_as(who: Someone, base: Path, tree: Path) -> tuple[int, dict[str, Any], str]:

@@ -12,9 +12,11 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 from scan_rules import found, scan, write
+from unprivileged import Someone
 
 from ipex_doctor.scan.read.discovery import Candidate, discover
 from ipex_doctor.scan.read.git_index import MAX_INDEX_BYTES, IndexUnread, parse_index
@@ -257,3 +259,53 @@ def test_indexes_that_are_not_plain_are_refused(data: bytes, why: str) -> None:
 def test_an_index_over_the_bound_is_refused() -> None:
     with pytest.raises(IndexUnread, match="larger than"):
         parse_index(b"DIRC" + bytes(MAX_INDEX_BYTES))
+
+
+def _scan_json_as(who: Someone, home: Path, tree: Path) -> dict[str, Any]:
+    """``scan TREE --json -`` run as ``who`` with ``home`` (``Someone.home``); the report."""
+    done = subprocess.run(
+        who.command("scan", str(tree), "--json", "-"), capture_output=True, text=True,
+        timeout=600, cwd="/", env=who.env(home), stdin=subprocess.DEVNULL, check=False,
+    )  # fmt: skip
+    assert done.returncode in (0, 1) and "Traceback" not in done.stderr, done.stderr
+    report: dict[str, Any] = json.loads(done.stdout)
+    return report
+
+
+def _paths(report: dict[str, Any]) -> set[str]:
+    return {f["location"]["path"] for f in report["findings"] if f.get("location")}
+
+
+def _unread(report: dict[str, Any]) -> list[tuple[str, str]]:
+    return [
+        (s["path"], s["reason"])
+        for f in report["findings"]
+        if f["id"] == "scan-unread"
+        for s in f["evidence"]["data"]["skipped"]
+    ]
+
+
+def test_an_index_the_user_may_not_read_is_said_and_gitignore_alone_decides(
+    other: Someone, shared_tmp: Path
+) -> None:
+    """Run as an unprivileged user on a checkout whose index only root may read: the scan
+    says it could not read the index (one line, the kernel's reason) and reads what
+    ``.gitignore`` leaves, no tracked ignored file; with no ignore rule firing it never opens
+    the index, so says nothing of it."""
+    if not other.is_other:
+        pytest.skip("an index the user may not read needs root to make")
+    root = _repo(shared_tmp / "repo")
+    os.chmod(root / ".git" / "index", 0o600)  # root's own, read by root alone
+    home = other.home(shared_tmp)
+    report = _scan_json_as(other, home, root)
+    assert _unread(report) == [
+        (
+            ".git/index",
+            "the git index cannot be read: Permission denied; .gitignore alone decided what was read",
+        )
+    ]
+    assert "requirements.txt" not in _paths(report)
+    (root / ".gitignore").write_text("*.log\n")  # NOTE: nothing of the tree is ignored now
+    report = _scan_json_as(other, home, root)
+    assert _unread(report) == []
+    assert "requirements.txt" in _paths(report)
