@@ -2,7 +2,7 @@
 
 Rooms, from the bottom up (a room may import the rooms below it, never one above):
 
-    foundation (errors, resources, atomic, usage_rules) < model < knowledge < scan < probe < verdicts < runs < reporting < app < cli
+    foundation (errors, resources, atomic, usage_rules, lazy_pattern) < model < knowledge < scan < probe < verdicts < runs < reporting < app < cli
 
 Every ``import`` counts, at module level or inside a function, and those under
 ``if TYPE_CHECKING:`` too: a type-only arrow is still an arrow of the design; ``from P import
@@ -43,6 +43,7 @@ FOUNDATION = {
     "ipex_doctor.atomic",
     "ipex_doctor.bounded_json",
     "ipex_doctor.errors",
+    "ipex_doctor.lazy_pattern",
     "ipex_doctor.resources",
     "ipex_doctor.usage_rules",
     "ipex_doctor.__main__",

@@ -7,7 +7,6 @@ replay); both come from the one generic codec (``model.codec``).
 
 from __future__ import annotations
 
-import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -22,23 +21,27 @@ from ipex_doctor.model.terms import (
     Reference,
     Severity,
     Status,
-    TextEnum,
     Verdict,
 )
 
 if TYPE_CHECKING:
+    from ipex_doctor.model.baseline import BaselineComparison
     from ipex_doctor.model.remedy import PipAction
     from ipex_doctor.model.repair import Repair
 
-LATE_HINTS = {"PipAction": "ipex_doctor.model.remedy", "Repair": "ipex_doctor.model.repair"}
+LATE_HINTS = {
+    "BaselineComparison": "ipex_doctor.model.baseline",
+    "PipAction": "ipex_doctor.model.remedy",
+    "Repair": "ipex_doctor.model.repair",
+}
 """The modules of type hints here that the codec imports only when it reads them
 (``codec._hints``): a report that is written (a scan's) never needs the repair's model,
-about 14 ms of CPU to import."""
+about 14 ms of CPU to import, nor the comparison with a baseline (``check --baseline``'s:
+four classes and an enum, about 7 ms)."""
 
 __all__ = [
-    "JSON", "SCHEMA_VERSION", "BaselineComparison", "Change", "Command", "Evidence", "Finding",
-    "FindingKind", "Ignored", "Incomparable", "NotCompared", "Reference", "Report", "Severity",
-    "Status", "Summary", "ThroughputDelta", "Verdict", "VersionFact", "now_utc",
+    "JSON", "SCHEMA_VERSION", "Command", "Evidence", "Finding", "FindingKind", "Ignored",
+    "Reference", "Report", "Severity", "Status", "Summary", "Verdict", "VersionFact", "now_utc",
 ]  # fmt: skip
 """The vocabulary of ``model.terms`` is part of this module's surface too."""
 
@@ -163,88 +166,6 @@ class Summary(JsonModel):
         present = [status for status, n in counts.items() if n]
         worst = max(present, key=lambda s: s.rank) if present else Status.PASS
         return cls(counts=counts, worst=worst)
-
-
-@dataclass(frozen=True)
-class Change(JsonModel):
-    """One fact that differs between a baseline report and this one."""
-
-    what: str
-    """``package torch``, ``driver cuda:0``, ``variable OMP_NUM_THREADS``, ``torch threads``..."""
-    before: str | None
-    after: str | None
-
-
-@dataclass(frozen=True)
-class ThroughputDelta(JsonModel):
-    """One device's throughput in one mode, in the baseline and now, and whether it fell."""
-
-    device: str
-    mode: str
-    """``train_fp32``, ``train_amp``, ``infer_fp32`` or ``infer_amp``."""
-    before: float
-    after: float
-    noise: float
-    """The larger relative spread of the two runs' rounds in this mode (0.05: 5 %)."""
-    tolerance: float
-    """How far it may fall before it is a regression: a floor, or twice the noise."""
-    regressed: bool
-
-    @property
-    def change(self) -> float:
-        """Relative change (-0.4: 40 % slower)."""
-        return self.after / self.before - 1 if self.before else 0.0
-
-
-@enum.unique
-class Incomparable(TextEnum):
-    """Why a throughput was not compared with the baseline (schema 1.8): each is an explicit
-    inconclusive outcome, never a regression."""
-
-    NOT_MEASURED = "not-measured"
-    """One of the runs (or both) measured no throughput on this device (the quick profile
-    does not measure AMP speed without native AMP math; the sanity run did not run)."""
-    OTHER_REGIME = "other-regime"
-    """The runs measured different work (batch, image size, layout, AMP dtype)."""
-    BUSY = "busy"
-    """Other processes used more than a quarter of the CPUs during one of the runs."""
-    NOISY = "noisy"
-    """A mode's rounds varied too much to tell a slowdown from noise."""
-
-
-@dataclass(frozen=True)
-class NotCompared(JsonModel):
-    """A throughput that could not be compared with the baseline, and why (schema 1.8)."""
-
-    device: str
-    reason: Incomparable
-    detail: str
-    """The reason in words, with the numbers behind it."""
-    mode: str | None = None
-    """The one mode it concerns (``NOISY``); ``None``: the whole device."""
-
-    def __str__(self) -> str:
-        return f"{self.device}: {self.detail}"
-
-
-@dataclass(frozen=True)
-class BaselineComparison(JsonModel):
-    """What changed since a saved report of the same machine (or fleet)."""
-
-    source: str
-    """The baseline report's path, as given."""
-    created_at: str
-    """When the baseline ran."""
-    appeared: tuple[str, ...] = ()
-    """Problems now that the baseline did not have (``id [device]: status``)."""
-    resolved: tuple[str, ...] = ()
-    """Problems of the baseline that are gone."""
-    changes: tuple[Change, ...] = ()
-    throughput: tuple[ThroughputDelta, ...] = ()
-    not_compared: tuple[str, ...] = ()
-    """Throughput that could not be judged, each with why (another regime, a busy machine)."""
-    incomparable: tuple[NotCompared, ...] = ()
-    """The same, typed: the device, the reason and the mode (schema 1.8)."""
 
 
 @dataclass(frozen=True)

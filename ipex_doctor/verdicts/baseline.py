@@ -19,20 +19,15 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ipex_doctor.errors import DoctorError
-from ipex_doctor.model.environment import Environment, Host, device_label
-from ipex_doctor.model.findings import (
+from ipex_doctor.model.baseline import (
     BaselineComparison,
     Change,
-    Command,
-    Evidence,
-    Finding,
     Incomparable,
     NotCompared,
-    Report,
-    Status,
     ThroughputDelta,
-    Verdict,
 )
+from ipex_doctor.model.environment import Environment, Host, device_label
+from ipex_doctor.model.findings import Command, Evidence, Finding, Report, Status, Verdict
 from ipex_doctor.verdicts.registry import spec
 from ipex_doctor.verdicts.sanity_findings import BUSY_SHARE
 

@@ -18,7 +18,8 @@ import pytest
 from browser import assert_renders
 from conftest import TESTS, real_env, run_doctor
 
-from ipex_doctor.model.findings import Incomparable, Report, Status, Verdict
+from ipex_doctor.model.baseline import Incomparable
+from ipex_doctor.model.findings import Report, Status, Verdict
 from ipex_doctor.verdicts import baseline
 from ipex_doctor.verdicts.sanity_findings import BUSY_SHARE
 

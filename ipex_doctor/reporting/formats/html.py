@@ -11,10 +11,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable
 from html import escape
+from typing import TYPE_CHECKING
 
 from ipex_doctor.model.environment import Environment, device_label
 from ipex_doctor.model.findings import (
-    BaselineComparison,
     Finding,
     FindingKind,
     Report,
@@ -40,6 +40,9 @@ from ipex_doctor.reporting.formats.views import (
     sanity_views,
 )
 from ipex_doctor.reporting.policy import Gate, Policy
+
+if TYPE_CHECKING:
+    from ipex_doctor.model.baseline import BaselineComparison
 
 SYMBOLS = {
     Status.PASS: "✓",

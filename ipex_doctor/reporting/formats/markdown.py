@@ -7,10 +7,10 @@ built, so nothing here can reintroduce a secret; only report fields are rendered
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from ipex_doctor.model.environment import Environment, device_label
 from ipex_doctor.model.findings import (
-    BaselineComparison,
     Finding,
     FindingKind,
     Report,
@@ -28,6 +28,9 @@ from ipex_doctor.reporting.formats.views import (
     runtime_rows,
 )
 from ipex_doctor.reporting.policy import Gate, Policy
+
+if TYPE_CHECKING:
+    from ipex_doctor.model.baseline import BaselineComparison
 
 _MARK = {
     Status.PASS: "✅",

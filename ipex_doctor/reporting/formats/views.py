@@ -11,12 +11,11 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ipex_doctor.model.device_spec import DeviceSpec
 from ipex_doctor.model.environment import Environment, Host
 from ipex_doctor.model.findings import (
-    BaselineComparison,
     Command,
     Finding,
     Report,
@@ -28,6 +27,9 @@ from ipex_doctor.model.variants import describe_label, variant_label
 from ipex_doctor.model.versions import build_variant
 from ipex_doctor.runs.device_selection import first_device
 from ipex_doctor.verdicts.hostlist import compress
+
+if TYPE_CHECKING:
+    from ipex_doctor.model.baseline import BaselineComparison
 
 TRAINING_PATHS = {
     "sanity-train": "AMP",

@@ -36,6 +36,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
+from ipex_doctor.lazy_pattern import LazyPattern
 from ipex_doctor.model.code import CodeMatch
 from ipex_doctor.scan.match.cross_file import FLAG_RULES
 
@@ -45,9 +46,9 @@ _DECLARATION = re.compile(
 )
 """A call that declares options: its leading positional string literals (the option names;
 keyword arguments such as ``help=`` come after them)."""
-_NAME = re.compile(rb"""["']([^"']*)["']""")
-_FLAG_AT_END = re.compile(r"--?[\w-]+$")
-_SCRIPT = re.compile(
+_NAME = LazyPattern(rb"""["']([^"']*)["']""")
+_FLAG_AT_END = LazyPattern(r"--?[\w-]+$")
+_SCRIPT = LazyPattern(
     r"""(?:^|(?<=[\s"'=:]))(?P<path>[^\s"'`;&|<>()]*\.py)(?=$|[\s"'`;&|)])"""
     r"""|(?:^|(?<=\s))-m\s+(?P<module>[A-Za-z_][\w.]*)"""
     r"""|(?:^|(?<=[\s"'=:/]))(?P<shell>[\w.-]+\.(?:sh|bash|bat|cmd|ps1))(?=$|[\s"'`;&|)])"""

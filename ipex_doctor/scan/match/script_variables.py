@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from ipex_doctor.lazy_pattern import LazyPattern
 from ipex_doctor.scan.match.ruleset import TextRule
 from ipex_doctor.scan.match.shell_lines import variable_grammar
 from ipex_doctor.scan.match.text_matches import text_hits
@@ -32,12 +33,12 @@ from ipex_doctor.scan.read.source import Hit, TextLine
 
 _SCRIPT = re.compile(r"(?i)\.(?:sh|bat|cmd)\b")
 _VALUE = {
-    ShellDialect.POSIX: re.compile(r"\s*(\"[^\"]*\"|'[^']*'|[^\s;&|\"'()`]+)(?=[\s;&|]|$)"),
-    ShellDialect.POWERSHELL: re.compile(
+    ShellDialect.POSIX: LazyPattern(r"\s*(\"[^\"]*\"|'[^']*'|[^\s;&|\"'()`]+)(?=[\s;&|]|$)"),
+    ShellDialect.POWERSHELL: LazyPattern(
         r"(?i)\s*(\"(?:[^\"`]|`.)*\"|'[^']*'|Join-Path(?:\s+(?:-\w+\s+)?(?:\"[^\"]*\"|'[^']*'|"
         r"\$[\w:]+))+)\s*(?:;|$)"
     ),
-    ShellDialect.BATCH: re.compile(r"([^\"&|<>]*)\"?\s*$"),
+    ShellDialect.BATCH: LazyPattern(r"([^\"&|<>]*)\"?\s*$"),
 }
 """A value taken as written, after the ``=`` of a line that sets a variable."""
 

@@ -52,6 +52,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
+from ipex_doctor.lazy_pattern import LazyPattern
 from ipex_doctor.scan.match.write_targets import (
     ReadTargets,
     lists_handed_to_pip,
@@ -66,7 +67,7 @@ _PRINTER = re.compile(
 """``echo`` or ``printf`` where a command starts: at the line's start, after an operator, a
 ``then`` / ``do`` / ``else`` or a Dockerfile ``RUN``."""
 _HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][\w.-]*)\1")
-_DOCUMENT_READER = re.compile(r"^\s*(?:RUN\s+)?(?:sudo\s+)?(cat|tee)\b(?=[^\n]*<<)")
+_DOCUMENT_READER = LazyPattern(r"^\s*(?:RUN\s+)?(?:sudo\s+)?(cat|tee)\b(?=[^\n]*<<)")
 """A here-document's reader that writes it out (``cat``, ``tee``): where it writes decides."""
 
 
@@ -137,7 +138,7 @@ def _blank_messages(text: str, reads: ReadTargets) -> str:
 def _blanked(
     text: str,
     cut: int | None,
-    printer: re.Pattern[str],
+    printer: re.Pattern[str] | LazyPattern[str],
     command_end: Callable[[str, int], tuple[int, tuple[str, ...]]],
     reads: Callable[[tuple[str, ...]], bool],
 ) -> str:
@@ -176,11 +177,11 @@ def _comment_start(text: str, escape: str = "", after: str = " \t;&|(") -> int |
     return None
 
 
-_POSIX_REDIRECT = re.compile(r">>?\|?\s*(&[0-9-]|\"[^\"]*\"|'[^']*'|[^\s;&|<>()]+)")
+_POSIX_REDIRECT = LazyPattern(r">>?\|?\s*(&[0-9-]|\"[^\"]*\"|'[^']*'|[^\s;&|<>()]+)")
 """A redirection from its ``>``, and its target (a file, or ``&2``: another stream)."""
-_TEE = re.compile(r"\|\s*(?:sudo\s+(?:-\S+\s+)*)?tee\b")
-_HEREDOC_PIPED = re.compile(r"<<[^|]*\|")
-_WORD = re.compile(r"\s*(\"[^\"]*\"|'[^']*'|[^\s;&|<>()]+)")
+_TEE = LazyPattern(r"\|\s*(?:sudo\s+(?:-\S+\s+)*)?tee\b")
+_HEREDOC_PIPED = LazyPattern(r"<<[^|]*\|")
+_WORD = LazyPattern(r"\s*(\"[^\"]*\"|'[^']*'|[^\s;&|<>()]+)")
 
 
 def _command_end(text: str, start: int) -> tuple[int, tuple[str, ...]]:
@@ -230,20 +231,20 @@ def _tee_files(text: str, start: int) -> tuple[str, ...]:
 
 # -- PowerShell ------------------------------------------------------------------------------
 
-_PS_PRINTER = re.compile(r"(?i)(?:^|(?<=[;|({}&]))\s*(?:echo|write(?:-\w+)?)(?![\w-])")
+_PS_PRINTER = LazyPattern(r"(?i)(?:^|(?<=[;|({}&]))\s*(?:echo|write(?:-\w+)?)(?![\w-])")
 """A PowerShell command that prints: ``echo``, ``Write`` or any ``Write-*`` (the standard
 ``Write-Host`` / ``Write-Output`` / ``Write-Warning``..., and an installer's own ``Write-Info``,
 which by PowerShell's verb convention writes to the user), where a command starts."""
-_PS_WRITER = re.compile(r"(?i)\|\s*(out-file|set-content|add-content|tee-object|tee|out-null)\b")
+_PS_WRITER = LazyPattern(r"(?i)\|\s*(out-file|set-content|add-content|tee-object|tee|out-null)\b")
 """A pipe into a command that writes what it is given to a file (or throws it away)."""
-_PS_WRITE_COMMAND = re.compile(
+_PS_WRITE_COMMAND = LazyPattern(
     r"(?i)(?:^|(?<=[;({}&]))\s*(?:set-content|add-content|out-file|tee-object)(?![\w-])"
 )
 """A command that writes its own ``-Value`` / ``-InputObject`` to a file, where a command
 starts (after a pipe it writes what it is given: ``_PS_WRITER``)."""
-_PS_STRING_STATEMENT = re.compile(r"(?:^|(?<=[;({]))\s*(?=[\"'])")
+_PS_STRING_STATEMENT = LazyPattern(r"(?:^|(?<=[;({]))\s*(?=[\"'])")
 """A statement that is a string (its value goes to the output, or where a pipe sends it)."""
-_PS_FILE_API = re.compile(r"(?i)\[(?:System\.)?IO\.File\]::(?:Write|Append)All(?:Text|Lines)\s*\(")
+_PS_FILE_API = LazyPattern(r"(?i)\[(?:System\.)?IO\.File\]::(?:Write|Append)All(?:Text|Lines)\s*\(")
 """.NET's own file writers: ``[IO.File]::WriteAllLines(path, lines)`` and its kin."""
 _PS_PATH_PARAMETERS = frozenset({"filepath", "path", "literalpath", "pspath"})
 _PS_SWITCHES = frozenset(
@@ -252,7 +253,7 @@ _PS_SWITCHES = frozenset(
 """The writers' parameters that take no value."""
 _PS_WORD_START = " \t;&|({"
 """What a ``#`` follows where it starts a comment (at a token's start)."""
-_PS_HERE_STRING = re.compile(r"@([\"'])\s*$")
+_PS_HERE_STRING = LazyPattern(r"@([\"'])\s*$")
 """A here-string opens at the end of a line (``@"`` or ``@'``); its closing quote and ``@``
 start a line of their own."""
 
@@ -398,8 +399,8 @@ def _powershell_command_end(text: str, start: int) -> tuple[int, tuple[str, ...]
     return (index if end is None else end), tuple(targets)
 
 
-_PS_REDIRECT = re.compile(r">>?\s*(&[0-9]|\"(?:[^\"`]|`.)*\"|'[^']*'|[^\s;|<>(){}]+)")
-_PS_TOKEN = re.compile(r"\s*(\"(?:[^\"`]|`.)*\"|'[^']*'|\((?:[^()]|\([^()]*\))*\)|[^\s;|(){}]+)")
+_PS_REDIRECT = LazyPattern(r">>?\s*(&[0-9]|\"(?:[^\"`]|`.)*\"|'[^']*'|[^\s;|<>(){}]+)")
+_PS_TOKEN = LazyPattern(r"\s*(\"(?:[^\"`]|`.)*\"|'[^']*'|\((?:[^()]|\([^()]*\))*\)|[^\s;|(){}]+)")
 """An argument: a quoted string, a parenthesised expression, a bare word."""
 
 
@@ -469,13 +470,13 @@ _BATCH_CONDITION = (
     r"(?:\"[^\"]*\"|\S+))\s+"
 )
 """An ``if`` condition of cmd.exe (what its command follows on the same line)."""
-_BATCH_PRINTER = re.compile(
+_BATCH_PRINTER = LazyPattern(
     r"(?i)(?:(?:^|(?<=[&|(])|(?<=\belse)|(?<=\bdo))\s*|" + _BATCH_CONDITION + r")@?"
     r"(?P<command>echo)(?=[\s.:,;=(/\\\[\]+]|$)"
 )
 """``echo`` (``@echo``, ``echo.``) where a command starts, after an operator, ``else``, a
 ``for``'s ``do`` or an ``if`` condition."""
-_BATCH_REMARK = re.compile(r"(?i)(?:^|(?<=[&|(]))\s*@?(?:rem(?=[\s.:,;=/\\]|$)|::)")
+_BATCH_REMARK = LazyPattern(r"(?i)(?:^|(?<=[&|(]))\s*@?(?:rem(?=[\s.:,;=/\\]|$)|::)")
 """A ``REM`` (or ``::``, a label no ``goto`` can reach) where a command starts."""
 
 
@@ -534,7 +535,7 @@ class _BatchGroup:
         console, or not closed yet."""
 
 
-_BATCH_REDIRECT = re.compile(r'\s*([0-9]?)>>?\s*(&[0-9]|"[^"]*"|[^\s&|()<>"]+)')
+_BATCH_REDIRECT = LazyPattern(r'\s*([0-9]?)>>?\s*(&[0-9]|"[^"]*"|[^\s&|()<>"]+)')
 """A redirection: the stream (``""``/``1``: the output; ``2``: errors) and its target."""
 
 
@@ -622,7 +623,7 @@ _DEFINITION = re.compile(
 )
 """A line that sets a variable: ``NAME=value``, after a Dockerfile ``ARG`` / ``ENV`` or a
 shell's ``export``, ``declare``, ``local``, ``readonly``."""
-_INSTALL = re.compile(r"(?i)\b(?:pip3?|uv|conda|mamba|micromamba)\b[^;&|]*?\b(?:install|add)\b")
+_INSTALL = LazyPattern(r"(?i)\b(?:pip3?|uv|conda|mamba|micromamba)\b[^;&|]*?\b(?:install|add)\b")
 """A command that installs packages (the variable it reads is a package or an index)."""
 
 
@@ -630,7 +631,7 @@ _INSTALL = re.compile(r"(?i)\b(?:pip3?|uv|conda|mamba|micromamba)\b[^;&|]*?\b(?:
 class Variables:
     """How a dialect sets and reads a variable."""
 
-    definition: re.Pattern[str]
+    definition: re.Pattern[str] | LazyPattern[str]
     """A line that sets one (its name the first group)."""
     reading: Callable[[str], re.Pattern[str]]
     """A reading of any of the names of an alternation (the name in a group of its own)."""
@@ -648,7 +649,7 @@ _VARIABLES = {
         folded=False,
     ),
     ShellDialect.POWERSHELL: Variables(
-        re.compile(r"(?i)^\s*\$(?:env:|script:|global:)?([A-Za-z_]\w*)\s*=\s*\S"),
+        LazyPattern(r"(?i)^\s*\$(?:env:|script:|global:)?([A-Za-z_]\w*)\s*=\s*\S"),
         lambda names: re.compile(
             r"(?i)\$(?:\{(?:env:)?(" + names + r")\}|(?:env:|script:|global:)?(" + names + r")\b)"
         ),
@@ -656,7 +657,7 @@ _VARIABLES = {
         folded=True,
     ),
     ShellDialect.BATCH: Variables(
-        re.compile(r'(?i)^\s*@?set\s+"?([A-Za-z_][\w.-]*)=\S'),
+        LazyPattern(r'(?i)^\s*@?set\s+"?([A-Za-z_][\w.-]*)=\S'),
         lambda names: re.compile(r"(?i)%(" + names + r")%|!(" + names + r")!"),
         "^",
         folded=True,

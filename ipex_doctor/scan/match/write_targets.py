@@ -26,6 +26,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Sequence
 
+from ipex_doctor.lazy_pattern import LazyPattern
 from ipex_doctor.model.code import FileKind
 from ipex_doctor.scan.read.kinds import ShellDialect, classify
 
@@ -39,20 +40,20 @@ _DEVICES = {
 }
 """Targets that are no file, as written: the console, its error stream, nothing."""
 _VARIABLE = {
-    ShellDialect.POSIX: re.compile(r"\$\{[^}]*\}|\$[A-Za-z_]\w*|\$[0-9@*#?$!-]|^~"),
-    ShellDialect.POWERSHELL: re.compile(r"(?i)\$\{[^}]*\}|\$(?:env:|script:|global:)?\w+"),
-    ShellDialect.BATCH: re.compile(r"%~[a-zA-Z]*[0-9]|%[^%\s]+%|![^!\s]+!"),
+    ShellDialect.POSIX: LazyPattern(r"\$\{[^}]*\}|\$[A-Za-z_]\w*|\$[0-9@*#?$!-]|^~"),
+    ShellDialect.POWERSHELL: LazyPattern(r"(?i)\$\{[^}]*\}|\$(?:env:|script:|global:)?\w+"),
+    ShellDialect.BATCH: LazyPattern(r"%~[a-zA-Z]*[0-9]|%[^%\s]+%|![^!\s]+!"),
 }
 """A variable's reading in a path (its value is unknown here)."""
-_LOG_NAME = re.compile(r"(?:^|[._-])(?:logs?|err)(?:$|[._-])")
+_LOG_NAME = LazyPattern(r"(?:^|[._-])(?:logs?|err)(?:$|[._-])")
 """A file named as a log (``install.log``, ``setup.log.1``, ``build_log.txt``, ``pip.err``)."""
-_LOG_VARIABLE = re.compile(r"(?i:(?:^|_)LOGS?(?:_|FILE|PATH|$)|^LOG)|[a-z]Log(?:[A-Z_]|$)")
+_LOG_VARIABLE = LazyPattern(r"(?i:(?:^|_)LOGS?(?:_|FILE|PATH|$)|^LOG)|[a-z]Log(?:[A-Z_]|$)")
 """A variable named as a log's path (``$LOG_FILE``, ``$LOGFILE``, ``$logPath``, ``%LOG%``)."""
-_LIST_OPTION = re.compile(
+_LIST_OPTION = LazyPattern(
     r"""(?i)(?:^|(?<=[\s"'(]))(?:-r|-c|--requirement|--constraint)(?:=|\s+)"""
     r"""("[^"]*"|'[^']*'|[^\s&|;()<>]+)"""
 )
-_PIP_LINE = re.compile(r"(?i)\b(?:pip\w*|uv)\b")
+_PIP_LINE = LazyPattern(r"(?i)\b(?:pip\w*|uv)\b")
 
 
 def components(path: str) -> list[str]:

@@ -39,6 +39,7 @@ import ast
 import re
 from typing import NamedTuple
 
+from ipex_doctor.lazy_pattern import LazyPattern
 from ipex_doctor.scan.read.notebooks import Cell, read_cell
 from ipex_doctor.scan.read.source import TextLine, Unparsable, parse_python, split_lines
 
@@ -60,18 +61,18 @@ COMMANDS = frozenset(
 )
 """The first words that make an unlabelled block's line a command a reader runs."""
 _CONTINUED = ("\\", "`")
-_FENCE = re.compile(r"(?P<indent> *)(?P<fence>`{3,}|~{3,})(?P<info>.*)")
-_LIST_ITEM = re.compile(r"(?P<marker> *(?:[-*+]|\d{1,9}[.)]))(?P<gap> +)\S")
-_CONTAINER = re.compile(r"(?P<marker> *(?:!!!|\?\?\?\+?|===))(?P<gap> +)\S")
+_FENCE = LazyPattern(r"(?P<indent> *)(?P<fence>`{3,}|~{3,})(?P<info>.*)")
+_LIST_ITEM = LazyPattern(r"(?P<marker> *(?:[-*+]|\d{1,9}[.)]))(?P<gap> +)\S")
+_CONTAINER = LazyPattern(r"(?P<marker> *(?:!!!|\?\?\?\+?|===))(?P<gap> +)\S")
 """An MkDocs (Python-Markdown) admonition, ``!!! note`` or a collapsible ``??? info "Title"``,
 or a content tab, ``=== "Linux"``: its content is the lines indented four spaces under it."""
-_DIRECTIVE = re.compile(
+_DIRECTIVE = LazyPattern(
     r"(?P<indent>\s*)\.\.\s+(?:code-block|code|sourcecode)::\s*(?P<lang>\S*)\s*"
 )
-_PROMPT = re.compile(r"(?P<prompt>\s*\$\s+)\S")
+_PROMPT = LazyPattern(r"(?P<prompt>\s*\$\s+)\S")
 _DOCTEST = (">>> ", "... ")
-_REM = re.compile(r"(?i)rem(?:\s|$)")
-_SHELL_ASSIGNMENT = re.compile(r"[A-Za-z_]\w*=")
+_REM = LazyPattern(r"(?i)rem(?:\s|$)")
+_SHELL_ASSIGNMENT = LazyPattern(r"[A-Za-z_]\w*=")
 """A shell variable assignment (no space before ``=``), which Python parses too."""
 REST_SUFFIXES = (".rst", ".rest")
 
