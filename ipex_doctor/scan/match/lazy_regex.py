@@ -4,10 +4,11 @@ A text rule's regex runs only in a file where its prefilter trigger holds, yet e
 compiled all of them (some seventy, about 15 ms of CPU: ``re`` parses and compiles in Python)
 twice over: once to refuse an invalid one before anything is read, once to build the rule
 set. A small project's files hold the triggers of a few. So a regex is compiled at its first
-search (``LazyRegex``), and whether each of the rules' regex texts compiles is kept between
-runs (``derived_cache``, keyed by the texts and the Python that compiled them: ``re``'s
-syntax is the interpreter's); only a text not known to compile is compiled up front, so an
-invalid one is still refused before anything is read, with the same error.
+search (a ``LazyPattern``, as a module's constant regexes are), and whether each of the
+rules' regex texts compiles is kept between runs (``derived_cache``, keyed by the texts and
+the Python that compiled them: ``re``'s syntax is the interpreter's); only a text not known
+to compile is compiled up front, so an invalid one is still refused before anything is read,
+with the same error.
 """
 
 from __future__ import annotations
@@ -15,37 +16,17 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Sequence
-from typing import AnyStr, Generic
+from typing import AnyStr
 
+from ipex_doctor.lazy_pattern import LazyPattern
 from ipex_doctor.scan.read import derived_cache
 
 _known: set[str | bytes] = set()
 """The regex texts that compiled in this process or a kept run of this Python."""
 
 
-class LazyRegex(Generic[AnyStr]):
-    """``re.compile(text)``, done at the first ``search`` (``re``'s own cache serves a text
-    compiled already)."""
-
-    __slots__ = ("_compiled", "text")
-
-    def __init__(self, text: AnyStr) -> None:
-        self.text: AnyStr = text
-        self._compiled: re.Pattern[AnyStr] | None = None
-
-    def search(self, subject: AnyStr) -> re.Match[AnyStr] | None:
-        """``re.Pattern.search`` of the compiled regex."""
-        compiled = self._compiled
-        if compiled is None:
-            compiled = self._compiled = re.compile(self.text)
-        return compiled.search(subject)
-
-    def __repr__(self) -> str:
-        return f"LazyRegex({self.text!r})"
-
-
-def checked(text: AnyStr, refuse: Callable[[re.error], Exception]) -> LazyRegex[AnyStr]:
-    """``text`` as a ``LazyRegex``, compiled now unless it is known to compile; a text that
+def checked(text: AnyStr, refuse: Callable[[re.error], Exception]) -> LazyPattern[AnyStr]:
+    """``text`` as a ``LazyPattern``, compiled now unless it is known to compile; a text that
     does not compile raises ``refuse(error)``."""
     if text not in _known:
         try:
@@ -53,7 +34,7 @@ def checked(text: AnyStr, refuse: Callable[[re.error], Exception]) -> LazyRegex[
         except re.error as error:
             raise refuse(error) from error
         _known.add(text)
-    return LazyRegex(text)
+    return LazyPattern(text)
 
 
 def learn_kept(texts: Sequence[str | bytes]) -> bool:

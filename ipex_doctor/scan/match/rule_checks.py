@@ -1,5 +1,5 @@
 """Whether a rule set can be built: each rule's pattern known and each regex compiling, checked
-without building it (``refuse_invalid``), and the rules' regexes as ``LazyRegex`` refused the
+without building it (``refuse_invalid``), and the rules' regexes as ``LazyPattern`` refused the
 same way where they do not compile (``lazy``, ``lazy_bytes``).
 
 It lives apart from ``ruleset`` so that a scan whose every file comes from the outcome cache
@@ -17,8 +17,8 @@ from collections.abc import Callable, Collection
 
 from ipex_doctor.errors import KnowledgeBaseError
 from ipex_doctor.knowledge.code_rules import PATTERNS, CodeRule, CodeRules
+from ipex_doctor.lazy_pattern import LazyPattern
 from ipex_doctor.scan.match import lazy_regex
-from ipex_doctor.scan.match.lazy_regex import LazyRegex
 
 
 def refuse_invalid(rules: CodeRules) -> None:
@@ -51,13 +51,13 @@ def refuse_unknown_pattern(rule: CodeRule, known: Collection[str]) -> None:
         raise KnowledgeBaseError(f"code rule {rule.id}: unknown pattern {name!r} (known: {names})")
 
 
-def lazy(rule: CodeRule, regex: str) -> LazyRegex[str]:
+def lazy(rule: CodeRule, regex: str) -> LazyPattern[str]:
     """``regex``, compiled at its first search; refused now (``KnowledgeBaseError``) where it
     does not compile (``lazy_regex.checked``)."""
     return lazy_regex.checked(regex, _refusal(rule, regex))
 
 
-def lazy_bytes(rule: CodeRule, regex: str) -> LazyRegex[bytes]:
+def lazy_bytes(rule: CodeRule, regex: str) -> LazyPattern[bytes]:
     """``regex`` for a file's bytes (``in_files_with`` is searched in the whole file once)."""
     return lazy_regex.checked(regex.encode(), _refusal(rule, regex))
 

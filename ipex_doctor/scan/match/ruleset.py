@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from ipex_doctor.knowledge.code_rules import CodeRule, CodeRules
+from ipex_doctor.lazy_pattern import LazyPattern
 from ipex_doctor.model.code import FileKind
 from ipex_doctor.scan.match import rule_checks
 from ipex_doctor.scan.match import triggers as triggers_module
-from ipex_doctor.scan.match.lazy_regex import LazyRegex
 from ipex_doctor.scan.match.patterns import PATTERNS, Pattern
 from ipex_doctor.scan.match.regex_literals import required_literals
 from ipex_doctor.scan.match.triggers import (
@@ -174,12 +174,12 @@ class TextRule(NamedTuple):
     """A rule's ``text`` regexes, each with its prefilter triggers (one of them must hold)."""
 
     rule_id: str
-    regexes: tuple[tuple[LazyRegex[str], tuple[Trigger, ...]], ...]
-    unless: tuple[LazyRegex[str], ...] = ()
+    regexes: tuple[tuple[LazyPattern[str], tuple[Trigger, ...]], ...]
+    unless: tuple[LazyPattern[str], ...] = ()
     """A line that matches one of these is no match of the rule."""
-    when: tuple[LazyRegex[str], ...] = ()
+    when: tuple[LazyPattern[str], ...] = ()
     """A line must also match one of these to be a match (none: no condition)."""
-    in_files_with: tuple[LazyRegex[bytes], ...] = ()
+    in_files_with: tuple[LazyPattern[bytes], ...] = ()
     """The file must contain a match of one of these (none: no condition)."""
 
 

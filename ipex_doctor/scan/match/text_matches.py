@@ -9,13 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from ipex_doctor.scan.match.lazy_regex import LazyRegex
+from ipex_doctor.lazy_pattern import LazyPattern
 from ipex_doctor.scan.match.ruleset import TextRule
 from ipex_doctor.scan.match.triggers import Probe
 from ipex_doctor.scan.read.source import Hit, TextLine
 
 
-def _active(rules: Sequence[TextRule], probe: Probe) -> list[tuple[TextRule, list[LazyRegex[str]]]]:
+def _active(
+    rules: Sequence[TextRule], probe: Probe
+) -> list[tuple[TextRule, list[LazyPattern[str]]]]:
     """Each rule with the regexes whose prefilter trigger holds for the file (none: left
     out), and whose ``in_files_with`` condition the file meets; worked out once per file and
     set of rules (a notebook asks for each cell)."""
@@ -24,7 +26,7 @@ def _active(rules: Sequence[TextRule], probe: Probe) -> list[tuple[TextRule, lis
 
 def _active_now(
     rules: Sequence[TextRule], probe: Probe
-) -> list[tuple[TextRule, list[LazyRegex[str]]]]:
+) -> list[tuple[TextRule, list[LazyPattern[str]]]]:
     return [
         (rule, regexes)
         for rule in rules

@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 if TYPE_CHECKING:
-    from ipex_doctor.scan.match.lazy_regex import LazyRegex
+    from ipex_doctor.lazy_pattern import LazyPattern
 
 T = TypeVar("T")
 
@@ -99,7 +99,7 @@ class Probe:
         self._found: dict[bytes, bool] = {}
         self._identifiers: dict[bytes, bool] = {}
         self._lower: bytes | None = None
-        self._searched: dict[LazyRegex[bytes], bool] = {}
+        self._searched: dict[LazyPattern[bytes], bool] = {}
         self._remembered: dict[int, tuple[object, Any]] = {}
 
     def remember(self, key: object, compute: Callable[[], T]) -> T:
@@ -111,7 +111,7 @@ class Probe:
         value: T = kept[1]
         return value
 
-    def search(self, regex: LazyRegex[bytes]) -> bool:
+    def search(self, regex: LazyPattern[bytes]) -> bool:
         """Whether ``regex`` matches somewhere in the bytes (each regex searched once)."""
         present = self._searched.get(regex)
         if present is None:

@@ -15,8 +15,8 @@ from scan_rules import rule
 
 from ipex_doctor.errors import KnowledgeBaseError
 from ipex_doctor.knowledge.code_rules import CodeRules
+from ipex_doctor.lazy_pattern import LazyPattern
 from ipex_doctor.scan import scan_paths
-from ipex_doctor.scan.match.lazy_regex import LazyRegex
 
 # NOTE: every pattern text re compiles from nothing while the shipped rules are checked and the
 # rule set built, printed with the rules' own regex texts that were among them
@@ -77,7 +77,7 @@ def test_an_invalid_regex_among_kept_valid_ones_is_refused(
     [(r"ipex\.(\w+)", "x = ipex.optimize(m)"), (r"^\s*RUN pip", "FROM x"), (rb"\bccl\b", b"ccl")],
 )
 def test_a_search_finds_what_re_finds(text: str | bytes, subject: str | bytes) -> None:
-    lazy = LazyRegex(text)
+    lazy = LazyPattern(text)
     found, expected = lazy.search(subject), re.compile(text).search(subject)
     assert (found and (found.span(), found.group(0))) == (
         expected and (expected.span(), expected.group(0))
