@@ -406,9 +406,12 @@ def _code_rules_naming(name: str) -> tuple[str, ...]:
     (``torch.xpu.set_fp32_math_mode``): what the code rules know of IPEX's ``torch.xpu``
     names, without a second list of them here. A name missing from a module inside IPEX's own
     XPU package (``intel_extension_for_pytorch.xpu.amp.custom_fwd``) is not looked up: that
-    package loaded, so IPEX's XPU build is there and the name is one its version lacks."""
+    package loaded, so IPEX's XPU build is there and the name is one its version lacks. Nor is
+    one missing from IPEX's compiled core (``intel_extension_for_pytorch._C._setDevice``):
+    IPEX loaded, and a device call its core lacks says which build is installed (the CPU
+    build's core has no XPU calls), not that code called an IPEX-only name without IPEX."""
     if not name.startswith(("torch.xpu.", "intel_extension_for_pytorch.")) or name.startswith(
-        "intel_extension_for_pytorch.xpu."
+        ("intel_extension_for_pytorch.xpu.", "intel_extension_for_pytorch._C.")
     ):
         return ()
     from ipex_doctor.errors import KnowledgeBaseError

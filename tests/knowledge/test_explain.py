@@ -2272,3 +2272,14 @@ def test_a_cpu_math_library_that_does_not_load_is_no_oneapi_runtime_alone(text: 
 )  # fmt: skip
 def test_a_math_library_of_the_oneapi_runtime_still_names_it(text: str) -> None:
     assert explain(text, KB)[0].issue.id == "oneapi-runtime-libs"
+
+
+def test_a_name_ipexs_compiled_core_lacks_is_its_build_not_an_ipex_only_call() -> None:
+    """IPEX's _C loaded, so IPEX is there: a device call it lacks says the CPU build is
+    installed (intel-extension-for-deepspeed #26), the torch layer; an IPEX-only name called
+    on torch.xpu or on IPEX's top module is still ipex-xpu-name."""
+    core = diagnose("module 'intel_extension_for_pytorch._C' has no attribute '_setDevice'", KB)
+    assert core.matches == [] and core.layer is not None and core.layer.layer.id == "torch", core
+    for text in ("AttributeError: module 'torch.xpu' has no attribute 'optimize'",
+                 "AttributeError: module 'intel_extension_for_pytorch' has no attribute 'optimize'"):  # fmt: skip
+        assert explain(text, KB)[0].issue.id == "ipex-xpu-name", text
