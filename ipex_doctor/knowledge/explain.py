@@ -406,9 +406,12 @@ def _code_rules_naming(name: str) -> tuple[str, ...]:
     (``torch.xpu.set_fp32_math_mode``): what the code rules know of IPEX's ``torch.xpu``
     names, without a second list of them here. A name missing from a module inside IPEX's own
     XPU package (``intel_extension_for_pytorch.xpu.amp.custom_fwd``) is not looked up: that
-    package loaded, so IPEX's XPU build is there and the name is one its version lacks."""
+    package loaded, so IPEX's XPU build is there and the name is one its version lacks. Nor is
+    one missing from IPEX's compiled core (``intel_extension_for_pytorch._C._setDevice``):
+    IPEX loaded, and a device call its core lacks says which build is installed (the CPU
+    build's core has no XPU calls), not that code called an IPEX-only name without IPEX."""
     if not name.startswith(("torch.xpu.", "intel_extension_for_pytorch.")) or name.startswith(
-        "intel_extension_for_pytorch.xpu."
+        ("intel_extension_for_pytorch.xpu.", "intel_extension_for_pytorch._C.")
     ):
         return ()
     from ipex_doctor.errors import KnowledgeBaseError
@@ -579,18 +582,19 @@ def diagnose(text: str, kb: KnowledgeBase, env: EnvFacts | None = None) -> Expla
     IPEX's, whatever other stack the text mentions); or where the entry's cause is the same on
     every stack (``stack: any``: a torchvision built for another torch, on a CUDA machine too)."""
     forms = _forms(text)
-    found = _facts(forms)._replace(intel=_names_intel(forms, kb))
+    words = _intel_words(forms, kb)
+    found = _facts(forms)._replace(intel=_names_intel(forms, kb, words))
     npu = _names_npu(forms, kb)
     # NOTE: in a text that Intel's NPU's own words place, an "NPU" named alone is that NPU, not
     # another vendor's (stack.foreign counts a bare NPU as Ascend's)
     vendor_text = _BARE_NPU.sub(" ", forms[0]) if npu else forms[0]
-    foreign = _any(kb.stack.foreign, vendor_text) or _any(kb.stack.absent, forms[0])
+    foreign = _names_vendor(vendor_text, kb) or _any(kb.stack.absent, forms[0])
     direct = {
         m.issue.id: m
         for issue in kb.issues
         if (m := _match(issue, forms, found))
-        and (not foreign or m.issue.stack == "any" or _intel_beside(m.matched, forms, kb)
-             or _intel_within(m.matched, forms, kb))
+        and (not foreign or m.issue.stack == "any" or _intel_beside(m.matched, forms, kb, words)
+             or _intel_within(m.matched, forms, kb, words))
         and not (npu and m.issue.layer in RUNGS)
     }  # fmt: skip
     matches = list(direct.values())
@@ -604,7 +608,7 @@ def diagnose(text: str, kb: KnowledgeBase, env: EnvFacts | None = None) -> Expla
         lowest = _lowest_failing_rung(env)
         matches = [_judged(m, env, lowest) for m in matches]
     matches.sort(key=rank)
-    layer = None if matches else _layer_of(forms, found, kb, foreign, npu)
+    layer = None if matches else _layer_of(forms, found, kb, foreign, npu, words)
     return Explanation(matches, layer)
 
 
@@ -616,7 +620,8 @@ def explain(text: str, kb: KnowledgeBase, env: EnvFacts | None = None) -> list[M
 def names_intel_stack(text: str, kb: KnowledgeBase) -> bool:
     """Whether ``text`` holds a word of the Intel stack (``kb.stack.intel``) outside the wording
     that says the stack is absent: without one, ``diagnose`` names no layer."""
-    return _names_intel(_forms(text), kb)
+    forms = _forms(text)
+    return _names_intel(forms, kb, _intel_words(forms, kb))
 
 
 NPU = "npu"
@@ -635,25 +640,43 @@ def _names_npu(forms: tuple[str, ...], kb: KnowledgeBase) -> bool:
     return layer is not None and any(_search(pattern, forms) for pattern in layer.symptoms)
 
 
-def _names_intel(forms: tuple[str, ...], kb: KnowledgeBase) -> bool:
+def _intel_words(forms: tuple[str, ...], kb: KnowledgeBase) -> tuple[Wording, ...]:
+    """The words that place this text in the Intel stack: ``stack.intel``, and SYCL's shared
+    words (``stack.sycl``) unless the text names another SYCL implementation (``other_sycl``),
+    whose SYCL is not Intel's."""
+    if _any(kb.stack.other_sycl, forms[0]):
+        return kb.stack.intel
+    return kb.stack.intel + kb.stack.sycl
+
+
+def _names_vendor(text: str, kb: KnowledgeBase) -> bool:
+    """Whether ``text`` names another vendor's stack: its words, or another SYCL implementation."""
+    return _any(kb.stack.foreign, text) or _any(kb.stack.other_sycl, text)
+
+
+def _names_intel(forms: tuple[str, ...], kb: KnowledgeBase, words: tuple[Wording, ...]) -> bool:
     rest = _without_absent(forms[0], kb)
-    return _any(kb.stack.intel, rest) or bool(vocabulary.hits(rest))
+    return _any(words, rest) or bool(vocabulary.hits(rest))
 
 
 def _any(patterns: tuple[Wording, ...], text: str) -> bool:
     return any(p.search(text) for p in patterns)
 
 
-def _intel_beside(matched: tuple[str, ...], forms: tuple[str, ...], kb: KnowledgeBase) -> bool:
+def _intel_beside(
+    matched: tuple[str, ...], forms: tuple[str, ...], kb: KnowledgeBase, words: tuple[Wording, ...]
+) -> bool:
     """Whether the Intel stack is named in the text outside the pieces that matched and
     outside the wording that says it is absent."""
     rest = _without_absent(forms[0], kb)
     for piece in matched:
         rest = rest.replace(piece, " ")
-    return _any(kb.stack.intel, rest)
+    return _any(words, rest)
 
 
-def _intel_within(matched: tuple[str, ...], forms: tuple[str, ...], kb: KnowledgeBase) -> bool:
+def _intel_within(
+    matched: tuple[str, ...], forms: tuple[str, ...], kb: KnowledgeBase, words: tuple[Wording, ...]
+) -> bool:
     """Whether a piece that matched names the Intel stack, outside the wording that says it is
     absent: in the piece itself, and where the text holds it outside that wording."""
     # NOTE: a piece can be read from inside such wording (the Level Zero code of the NPU's
@@ -661,7 +684,7 @@ def _intel_within(matched: tuple[str, ...], forms: tuple[str, ...], kb: Knowledg
     # where it also occurs outside it.
     rests = [_without_absent(form, kb) for form in forms]
     return any(
-        any(piece in rest for rest in rests) and _any(kb.stack.intel, _without_absent(piece, kb))
+        any(piece in rest for rest in rests) and _any(words, _without_absent(piece, kb))
         for piece in matched
     )
 
@@ -674,13 +697,21 @@ def _without_absent(text: str, kb: KnowledgeBase) -> str:
 
 
 def _layer_of(
-    forms: tuple[str, ...], found: Facts, kb: KnowledgeBase, foreign: bool, npu: bool = False
+    forms: tuple[str, ...],
+    found: Facts,
+    kb: KnowledgeBase,
+    foreign: bool,
+    npu: bool,
+    words: tuple[Wording, ...],
 ) -> LayerMatch | None:
     """The layer whose wording fits the text best, for a text of the Intel stack; ``None``
     for any other (never a layer for a CUDA, ROCm or plain Python error). With ``npu`` (the
     text names Intel's NPU) no rung of the GPU ladder."""
     if not found.intel:  # NOTE: ``diagnose`` read it with ``_names_intel`` already
         return None
+    # NOTE: another SYCL implementation's name is no "vendor" here: ``words`` already leaves
+    # SYCL's shared words out of such a text, so a piece that holds DPC++'s own part (its
+    # -fsycl flag in AdaptiveCpp's refusal) names Intel's SYCL itself
     vendor = _any(kb.stack.foreign, _BARE_NPU.sub(" ", forms[0]) if npu else forms[0])
     named = _named_layers(_without_absent(forms[0], kb))
     best: LayerMatch | None = None
@@ -691,8 +722,8 @@ def _layer_of(
         if found_layer is None:
             continue
         if foreign and not (
-            _intel_beside(found_layer.matched, forms, kb)
-            or (not vendor and _intel_within(found_layer.matched, forms, kb))
+            _intel_beside(found_layer.matched, forms, kb, words)
+            or (not vendor and _intel_within(found_layer.matched, forms, kb, words))
         ):
             # NOTE: where only the absent wording made the text foreign, a piece that names the
             # Intel stack itself places it (the NPU driver's own check beside that wording); in a

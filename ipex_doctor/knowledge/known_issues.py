@@ -192,11 +192,18 @@ class Layer(JsonModel):
 @dataclass(frozen=True)
 class StackWords:
     """Words that place an error text in the Intel stack or in another vendor's, and the words
-    that say the Intel stack is absent (which place a text nowhere: ``explain`` reads the rest)."""
+    that say the Intel stack is absent (which place a text nowhere: ``explain`` reads the rest).
+
+    SYCL is a standard with several implementations, of which only DPC++ is Intel's: ``sycl``
+    holds the words every implementation shares, which place a text in the Intel stack only
+    where it names no other implementation (``other_sycl``: AdaptiveCpp, ComputeCpp, ...); a
+    text that names one is another vendor's, and DPC++'s own parts (``intel``) still count."""
 
     intel: tuple[Wording, ...] = ()
     foreign: tuple[Wording, ...] = ()
     absent: tuple[Wording, ...] = ()
+    sycl: tuple[Wording, ...] = ()
+    other_sycl: tuple[Wording, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -434,7 +441,7 @@ def _layer(raw: Mapping[str, Any], source: str) -> Layer:
     )
 
 
-_STACK_WORDS = ("intel", "foreign", "absent")
+_STACK_WORDS = ("intel", "foreign", "absent", "sycl", "other_sycl")
 """The keys of ``stack``, in ``StackWords``' order."""
 
 

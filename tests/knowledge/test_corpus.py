@@ -165,9 +165,16 @@ MEASURED: dict[str, tuple[int, int, int, int, int, int] | None] = {
     # mxnet #20301, computecpp-sdk #230, BabelStream #228), joined it: 602, 607, 626 of 848, 6 of
     # 1447; then the kernel driver's own log lines for a GPU (any message after its module name
     # and PCI address), its module refused for another kernel's symbols, and its GuC's errors:
-    # 608, 613, 633; then the twenty-sixth's development texts (at its split: 621, 626, 648 of
-    # 885, 7 of 1494)
-    "development": (885, 621, 626, 648, 1494, 7),
+    # 608, 613, 633; then SYCL's words Intel's only where no other implementation is named, and
+    # the standard's revisions by name no word of any stack: 608, 613, 633, 5 alarms; then the
+    # CPU programs' libraries (oneMKL's CPU kernels, OpenMP, the compiler runtime) in
+    # oneapi-runtime-libs only beside the Intel stack, "Intel MKL" no word of it: 607, 612, 632,
+    # 4 alarms (mxnet #20301 names nothing; ipex-llm #11001, a bare "libmkl_intel_lp64.so.2:
+    # cannot open", rightly names nothing too); then a name missing from IPEX's compiled core
+    # not ipex-xpu-name (intel-extension-for-deepspeed #26): 608, 613, 633 of 848, 4 of 1447; with
+    # the twenty-sixth's development texts (split before the three: 621, 626, 648 of 885, 7 of
+    # 1494 at its split), after the three: 621, 626, 648 of 885, 5 of 1494
+    "development": (885, 621, 626, 648, 1494, 5),
     "kept-aside": None,  # NOTE: empty until the next collection is split
     # NOTE: "could not create an engine" is onednn; "The program was built for N devices" is the
     # sycl-build layer (three sampled threads, none a missing kernel), not xpu-kernel-not-built

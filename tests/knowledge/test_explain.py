@@ -2236,3 +2236,50 @@ def test_cl_device_not_found_is_the_wsl_tdr_only_beside_wsl() -> None:
         "On WSL2 the Arc A770 disappears after ten minutes: clGetDeviceIDs returns CL_DEVICE_NOT_FOUND",
     ):
         assert explain(text, KB)[0].issue.id == "wsl-tdr", text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # oneMKL's CPU kernels failing to load (apache/mxnet #20301): every MKL user's message
+        "INTEL MKL ERROR: /opt/mxnet/Build/MKL/mkl/libmkl_avx2.so: undefined symbol: "
+        "mkl_sparse_optimize_bsr_trsm_i8.\nIntel MKL FATAL ERROR: Cannot load libmkl_avx2.so or "
+        "libmkl_def.so.",
+        # a CPU program's MKL or OpenMP not found, with no Intel GPU word
+        "OSError: libmkl_intel_lp64.so.2: cannot open shared object file: No such file or directory",
+        "ImportError: libiomp5.so: cannot open shared object file (numpy built with Intel(R) MKL)",
+    ],
+)  # fmt: skip
+def test_a_cpu_math_library_that_does_not_load_is_no_oneapi_runtime_alone(text: str) -> None:
+    """oneMKL's CPU libraries, OpenMP and the compiler runtime load in CPU programs everywhere:
+    without a word of the Intel stack their failure names no entry (and "Intel MKL" is the CPU
+    library's name, no word of the GPU stack)."""
+    found = diagnose(text, KB)
+    assert found.matches == [] and found.layer is None, found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the same libraries beside IPEX or the XPU build are the oneAPI runtime's (vLLM #6393)
+        "WARNING utils.py:218] Import Error for IPEX: libmkl_intel_lp64.so.2: cannot open shared "
+        "object file: No such file or directory",
+        "INTEL MKL ERROR: /venv/lib/libmkl_avx2.so.2: undefined symbol: mkl_sparse_optimize_bsr_"
+        "trsm_i8 (torch 2.7.0+xpu)",
+        # oneMKL's SYCL libraries name the GPU stack themselves
+        "ImportError: libmkl_sycl.so.3: cannot open shared object file: No such file or directory",
+    ],
+)  # fmt: skip
+def test_a_math_library_of_the_oneapi_runtime_still_names_it(text: str) -> None:
+    assert explain(text, KB)[0].issue.id == "oneapi-runtime-libs"
+
+
+def test_a_name_ipexs_compiled_core_lacks_is_its_build_not_an_ipex_only_call() -> None:
+    """IPEX's _C loaded, so IPEX is there: a device call it lacks says the CPU build is
+    installed (intel-extension-for-deepspeed #26), the torch layer; an IPEX-only name called
+    on torch.xpu or on IPEX's top module is still ipex-xpu-name."""
+    core = diagnose("module 'intel_extension_for_pytorch._C' has no attribute '_setDevice'", KB)
+    assert core.matches == [] and core.layer is not None and core.layer.layer.id == "torch", core
+    for text in ("AttributeError: module 'torch.xpu' has no attribute 'optimize'",
+                 "AttributeError: module 'intel_extension_for_pytorch' has no attribute 'optimize'"):  # fmt: skip
+        assert explain(text, KB)[0].issue.id == "ipex-xpu-name", text
