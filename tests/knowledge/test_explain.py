@@ -683,6 +683,9 @@ def test_cli_explain_refuses_a_report_without_findings(tmp_path: Path) -> None:
         # oneDNN's engine message alone: five threads of the corpus, no single cause (a torch too
         # old for the GPU is one)
         ("RuntimeError: could not create an engine", "onednn"),
+        # TensorFlow's start-up notice names no stack, a oneDNN error after it still does
+        ("I tensorflow/core/util/port.cc:113] oneDNN custom operations are on. You may see slightly "
+         "different numerical results\nRuntimeError: could not create an engine", "onednn"),
         ("internal error, src/gpu/intel/conv/jit.cpp:161", "onednn"),
         # a GPU page fault the kernel driver reported, before the compute runtime aborted
         ("Segmentation fault from GPU at 0xff00fffffffe0000, ctx_id: 9 (CCS) type: 0 (NotPresent), "
@@ -766,6 +769,15 @@ def test_a_text_of_the_intel_stack_that_no_entry_names_names_its_layer(
         # (oobabooga/textgen #6662): the name is advice, not what ran
         "00:39:08-649538 ERROR    Failed to load the model.\n...\nRuntimeError: GPU is required to "
         "run AWQ quantized model. You can use IPEX version AWQ if you have an Intel CPU",
+        # TensorFlow's start-up notices name oneDNN on every x86 run (jupyter/docker-stacks #1484)
+        "I tensorflow/core/platform/cpu_feature_guard.cc:142] This TensorFlow binary is optimized "
+        "with oneAPI Deep Neural Network Library (oneDNN) to use the following CPU instructions in "
+        "performance-critical operations:  AVX2 FMA\n...\nTypeError: Parameter to MergeFrom() must "
+        "be instance of same class",
+        "I tensorflow/core/util/port.cc:113] oneDNN custom operations are on. You may see slightly "
+        "different numerical results due to floating-point round-off errors from different "
+        "computation orders. To turn them off, set the environment variable "
+        "`TF_ENABLE_ONEDNN_OPTS=0`.\nValueError: Shapes (None, 10) and (None, 1) are incompatible",
         # OpenVINO's GPU plugin (its "[GPU]" prefix) with an OpenCL code (SearchSavior/OpenArc
         # #58): OpenCL is every vendor's, and nothing here names the Intel stack
         "[GPU] clFinish, error code: -5 CL_OUT_OF_RESOURCES",
