@@ -165,8 +165,11 @@ MEASURED: dict[str, tuple[int, int, int, int, int, int] | None] = {
     # mxnet #20301, computecpp-sdk #230, BabelStream #228), joined it: 602, 607, 626 of 848, 6 of
     # 1447; then the kernel driver's own log lines for a GPU (any message after its module name
     # and PCI address), its module refused for another kernel's symbols, and its GuC's errors:
-    # 608, 613, 633
-    "development": (848, 608, 613, 633, 1447, 6),
+    # 608, 613, 633; then the compilers', linkers' and build tools' own forms of a SYCL build's
+    # failure (a diagnostic in a path that names SYCL, the DPC++ driver's SYCL errors and offload
+    # steps, LLD's and MSVC's SYCL symbols, Ninja's and Make's SYCL targets, GPUCompiler.jl's
+    # invalid IR) and dpctl's and Intel's OpenCL runtime's names: 622, 627, 647
+    "development": (848, 622, 627, 647, 1447, 6),
     "kept-aside": None,  # NOTE: empty until the next collection is split
     # NOTE: "could not create an engine" is onednn; "The program was built for N devices" is the
     # sycl-build layer (three sampled threads, none a missing kernel), not xpu-kernel-not-built
