@@ -436,12 +436,18 @@ def test_the_compiler_layer_says_it_is_torch_compiles_and_sycl_build_says_the_dp
         ("dpctl._sycl_device.SyclDeviceCreationError: Default device is unavailable.", "runtime"),
         ("==5083==ERROR: AddressSanitizer: SEGV on unknown address 0x000000000008\n    #0 in "
          "Intel::OpenCL::Framework::PlatformModule::GetPlatformInfo(_cl_platform_id*)", "runtime"),
+        # oneDNN's own harness failing to create its CPU engine, the device filter among the
+        # reasons it lists (oneDNN #1700)
+        ("ERROR: can't create CPU engine. Possible reasons for this error:\n- Incorrect "
+         "SYCL_DEVICE_FILTER. The filter must be either unset or include 'opencl:cpu' devices.",
+         "onednn"),
     ],
 )  # fmt: skip
 def test_a_build_tools_diagnostic_of_a_sycl_build_names_sycl_build(text: str, layer: str) -> None:
     """The compilers', linkers' and build tools' own diagnostic forms, where what they name is a
     SYCL build (a SYCL path, DPC++'s options, tools and runtime symbols), place the text in
-    sycl-build; dpctl's and Intel's OpenCL runtime's own names in the runtime."""
+    sycl-build; dpctl's and Intel's OpenCL runtime's own names in the runtime, oneDNN's harness's
+    own message in onednn."""
     found = diagnose(text, KB)
     assert found.matches == [] and _layer(found) == layer, found
 
@@ -484,6 +490,8 @@ def test_a_build_tools_diagnostic_of_a_sycl_build_names_sycl_build(text: str, la
         # another library's exception of a similar name (wgpu's, on Vulkan)
         ("wgpu error: DeviceCreationError: the adapter returned no device (Intel Arc A770, "
          "Vulkan)", None),
+        # another program that cannot create its engine, with no reasons listed
+        ("ERROR: can't create CPU engine for the physics step (Intel Arc A770)", None),
         # dpctl's filter string that names no device stays the selection layer's (dpctl #1027)
         ("dpctl._sycl_queue.SyclQueueCreationError: SYCL Device 'opencl:gpu:2' could not be "
          "created.", "selection"),
