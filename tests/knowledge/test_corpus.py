@@ -174,8 +174,14 @@ MEASURED: dict[str, tuple[int, int, int, int, int, int] | None] = {
     # not ipex-xpu-name (intel-extension-for-deepspeed #26): 608, 613, 633 of 848, 4 of 1447; with
     # the twenty-sixth's development texts (split before the three: 621, 626, 648 of 885, 7 of
     # 1494 at its split), after the three: 621, 626, 648 of 885, 5 of 1494; then TensorFlow's
-    # start-up notices naming oneDNN placed in no stack (jupyter/docker-stacks #1484): 4 of 1494
-    "development": (885, 621, 626, 648, 1494, 4),
+    # start-up notices naming oneDNN placed in no stack (jupyter/docker-stacks #1484): 4 of 1494;
+    # and on the 848 texts before it, after the driver lines (608, 613, 633), the compilers',
+    # linkers' and build tools' own forms of a SYCL build's failure (a diagnostic in a path that names SYCL, the DPC++ driver's SYCL errors and offload
+    # steps, LLD's and MSVC's SYCL symbols, Ninja's and Make's SYCL targets, GPUCompiler.jl's
+    # invalid IR) and dpctl's and Intel's OpenCL runtime's names: 622, 627, 647; then oneDNN's
+    # harness failing to create its CPU engine, the device filter among its reasons: 623, 628, 648
+    # of 848; with everything above: 636, 641, 663 of 885, 4 of 1494
+    "development": (885, 636, 641, 663, 1494, 4),
     "kept-aside": None,  # NOTE: empty until the next collection is split
     # NOTE: "could not create an engine" is onednn; "The program was built for N devices" is the
     # sycl-build layer (three sampled threads, none a missing kernel), not xpu-kernel-not-built

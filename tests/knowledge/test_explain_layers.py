@@ -380,3 +380,125 @@ def test_the_compiler_layer_says_it_is_torch_compiles_and_sycl_build_says_the_dp
     titles = {layer.id: layer.title for layer in KB.layers}
     assert "torch.compile" in titles["compiler"]
     assert all(word in titles["sycl-build"] for word in ("icx", "icpx", "dpcpp", "clang++ -fsycl"))
+
+
+@pytest.mark.parametrize(
+    ("text", "layer"),
+    [
+        # a compiler's diagnostic in a source or header whose path names SYCL, in GCC's and
+        # Clang's form and in MSVC's: DPC++'s headers (portBLAS #323), a library's SYCL backend
+        # (kokkos #4679, alpaka #1813)
+        ("/home/u/llvm/build/bin/../include/sycl/CL/sycl/half_type.hpp:120:5: error: statement "
+         "not allowed in constexpr function", "sycl-build"),
+        (".../kokkos-install/include/SYCL/Kokkos_SYCL_Abort.hpp:60:3: error: use of undeclared "
+         "identifier '__assert_fail'", "sycl-build"),
+        ("/home/u/alpaka/include/alpaka/acc/AccGenericSycl.hpp:138:52: error: no matching "
+         "member function for call to 'get_info'", "sycl-build"),
+        ("C:\\oneAPI\\compiler\\include\\sycl\\handler.hpp(1200): error C2338: static_assert "
+         "failed", "sycl-build"),
+        # the DPC++ driver's own SYCL diagnostics (RAJA #1079), an offload step failing in the
+        # driver's words (intel/llvm #7269), llvm-foreach's own report
+        ("clang++: error: SYCL target is invalid: 'nvptx64-nvidia-cuda-sycldevice'", "sycl-build"),
+        ("clang: error: The option -fsycl-targets= must be used in conjunction with -fsycl to "
+         "enable offloading.", "sycl-build"),
+        ("$ icpx -fsycl vadd.cpp\nclang-19: error: sycl-post-link command failed with exit code 1 "
+         "(use -v to see invocation)", "sycl-build"),
+        ("[SYCL][HIP] error: amdgcn-link command failed with exit code 254", "sycl-build"),
+        ("$ clang++ -fsycl vadd.cpp\nllvm-foreach: Segmentation fault (core dumped)", "sycl-build"),
+        # the SYCL headers' static_assert (oneDAL #2169) and the front end refusing device code
+        ('Compile Failure: "No kernel name provided without -fsycl-unnamed-lambda enabled!"',
+         "sycl-build"),
+        ("vadd.cpp:14:7: error: SYCL kernel cannot call a recursive function", "sycl-build"),
+        # the link of a SYCL program in LLD's and MSVC's words, and the linker not finding the
+        # DPC++ compiler's own files (alpaka #62)
+        ("ld.lld: error: undefined symbol: sycl::_V1::queue::submit_impl(std::function<void "
+         "(sycl::_V1::handler&)>)", "sycl-build"),
+        ('app.obj : error LNK2019: unresolved external symbol "__declspec(dllimport) public: '
+         '__cdecl sycl::_V1::queue::~queue(void)"', "sycl-build"),
+        ("ld: cannot find /opt/intel/oneapi/compiler/2021.2.0/linux/bin/intel64/../../compiler/lib/"
+         "intel64_lin/i_ofldbegin_target.o: No such file or directory", "sycl-build"),
+        # the build tools: Ninja's failed step running icpx (NeoN #375), its input no rule makes
+        # for DPC++'s own SYCL targets (intel/llvm #1426), Make's missing SYCL target
+        # (oneAPI-samples #2220), CMake's config mode not finding IntelSYCL
+        ("FAILED: CMakeFiles/app.dir/main.cpp.o\n/opt/intel/oneapi/compiler/2025.0/bin/icpx "
+         "-fsycl -c main.cpp", "sycl-build"),
+        ("ninja: error: 'OpenCL-Headers', needed by 'tools/sycl/CMakeFiles/ocl-headers', missing "
+         "and no known rule to make it", "sycl-build"),
+        ("make: *** No rule to make target 'sycl_allreduce_test'.  Stop.", "sycl-build"),
+        ('CMake Error at CMakeLists.txt:5 (find_package): Could not find a package configuration '
+         'file provided by "IntelSYCL" with any of the following names: IntelSYCLConfig.cmake',
+         "sycl-build"),
+        # GPUCompiler.jl refusing a oneAPI.jl kernel's IR (oneAPI.jl #95)
+        ("ERROR: InvalidIRError: compiling kernel broadcast_kernel(oneAPI.oneKernelContext, "
+         "oneDeviceMatrix{Float64, 1}) resulted in invalid LLVM IR", "sycl-build"),
+        # dpctl's exception for a device the SYCL runtime would not create (dpnp #2617), and the
+        # Intel OpenCL runtime's own namespace in a crash's frame (OpenCL-SDK #125)
+        ("dpctl._sycl_device.SyclDeviceCreationError: Default device is unavailable.", "runtime"),
+        ("==5083==ERROR: AddressSanitizer: SEGV on unknown address 0x000000000008\n    #0 in "
+         "Intel::OpenCL::Framework::PlatformModule::GetPlatformInfo(_cl_platform_id*)", "runtime"),
+        # oneDNN's own harness failing to create its CPU engine, the device filter among the
+        # reasons it lists (oneDNN #1700)
+        ("ERROR: can't create CPU engine. Possible reasons for this error:\n- Incorrect "
+         "SYCL_DEVICE_FILTER. The filter must be either unset or include 'opencl:cpu' devices.",
+         "onednn"),
+    ],
+)  # fmt: skip
+def test_a_build_tools_diagnostic_of_a_sycl_build_names_sycl_build(text: str, layer: str) -> None:
+    """The compilers', linkers' and build tools' own diagnostic forms, where what they name is a
+    SYCL build (a SYCL path, DPC++'s options, tools and runtime symbols), place the text in
+    sycl-build; dpctl's and Intel's OpenCL runtime's own names in the runtime, oneDNN's harness's
+    own message in onednn."""
+    found = diagnose(text, KB)
+    assert found.matches == [] and _layer(found) == layer, found
+
+
+@pytest.mark.parametrize(
+    ("text", "layer"),
+    [
+        # the other SYCL implementations' trees (AdaptiveCpp, formerly hipSYCL; ComputeCpp;
+        # triSYCL) and a warning in DPC++'s headers: no SYCL build of the Intel stack failed
+        ("/opt/AdaptiveCpp/include/AdaptiveCpp/hipSYCL/sycl/libkernel/host/builtins.hpp:85:10: "
+         "error: no member named 'fabs' in namespace 'std'", None),
+        ("/opt/ComputeCpp-CE-2.11/include/SYCL/accessor.h:100:5: error: static_assert failed", None),
+        ("/usr/include/triSYCL/sycl/queue.hpp:42:1: error: expected ';' after expression", None),
+        ("/opt/intel/oneapi/compiler/2024.2/include/sycl/handler.hpp:1200:5: warning: "
+         "'parallel_for' is deprecated", None),
+        # nvcc's form in a CUDA source that names a variable after SYCL
+        ('kernel.cu(12): error: identifier "sycl_queue" is undefined', None),
+        # the same drivers' and tools' diagnostics of no SYCL build, beside an Intel word: Clang's
+        # other errors, LLD's, GNU ld's, Ninja's, Make's and CMake's on other inputs
+        ("clang++: error: no such file or directory: 'vadd.cpp' (oneAPI 2025.0 installed)", None),
+        ("lld-link: error: undefined symbol: __cudaRegisterFatBinary (oneAPI 2025 installed beside "
+         "CUDA 12)", None),
+        ("/usr/bin/ld: cannot find -lcudart (oneAPI 2025.0 is installed)", None),
+        ("FAILED: CMakeFiles/app.dir/main.cpp.o\n/usr/bin/g++ -O2 -c main.cpp (on an Intel Arc "
+         "A770)", None),
+        ("ninja: error: 'libcuda.so', needed by 'bin/app', missing and no known rule to make it "
+         "(Intel Arc)", None),
+        ("make: *** No rule to make target 'install'.  Stop. (Intel Arc)", None),
+        ('CMake Error: Could not find a package configuration file provided by "CUDAToolkit" '
+         "(Intel Arc A770)", None),
+        ("Intel Arc: the SYCL kernel cannot be launched twice from one thread", None),
+        # the linker's failure through torch.compile's C++ build on XPU: the compiler layer's
+        # frames, not an offload step of a SYCL compilation
+        ('  File "/venv/lib/python3.12/site-packages/torch/_inductor/cpp_builder.py", line 320, in '
+         "build\nclang++: error: linker command failed with exit code 1 (use -v to see "
+         "invocation)\ntorch._inductor.exc.InductorError: on xpu", "compiler"),
+        # DPC++'s option on the command line above a run's own error: the runtime's code
+        ("$ icpx -fsycl -fsycl-unnamed-lambda vadd.cpp -o vadd && ./vadd\nRuntimeError: UR error",
+         "runtime"),
+        # another library's exception of a similar name (wgpu's, on Vulkan)
+        ("wgpu error: DeviceCreationError: the adapter returned no device (Intel Arc A770, "
+         "Vulkan)", None),
+        # another program that cannot create its engine, with no reasons listed
+        ("ERROR: can't create CPU engine for the physics step (Intel Arc A770)", None),
+        # dpctl's filter string that names no device stays the selection layer's (dpctl #1027)
+        ("dpctl._sycl_queue.SyclQueueCreationError: SYCL Device 'opencl:gpu:2' could not be "
+         "created.", "selection"),
+    ],
+)  # fmt: skip
+def test_a_neighbour_of_a_build_tools_diagnostic_is_not_sycl_build(
+    text: str, layer: str | None
+) -> None:
+    found = diagnose(text, KB)
+    assert found.matches == [] and _layer(found) == layer, found
