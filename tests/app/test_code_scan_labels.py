@@ -108,6 +108,20 @@ def test_an_import_bound_by_global_that_other_functions_use_stays(tmp_path: Path
     assert 2 not in changed and (2, "ipex-import") in {(line, rule) for line, rule, _ in findings}
 
 
+def test_a_use_under_its_function_s_own_import_of_torch_is_labelled(tmp_path: Path) -> None:
+    """The function imports torch itself (oap-project/cloudtik's training script): the fix
+    writes ``torch`` there, as the scanner now reads it (it asked for a top-level import)."""
+    findings, changed = _labels_and_changes(
+        tmp_path,
+        "def train(model, data):\n"
+        "    import torch\n"
+        "    with torch.cpu.amp.autocast(dtype=torch.bfloat16):\n"
+        "        return model(data)\n",
+    )
+    _agree(findings, changed)
+    assert 3 in changed and findings
+
+
 def test_a_line_rewritten_for_another_finding_says_so(tmp_path: Path) -> None:
     """``GradScaler`` is rewritten and the ``autocast`` beside it refused (an unknown
     keyword): that finding's line changes, and its label says for which finding."""

@@ -16,8 +16,9 @@ The conditions:
   positional, only ``enabled``/``dtype``/``cache_enabled``; ``GradScaler``: no ``device=``;
   the device queries: at most the device; ``qconv2d_pointwise``: an explicit same-schema
   overload, or exactly 17 arguments), and a use that must be a call is one;
-* the fix can write ``torch``: the module imports ``torch`` (at its top level, before the use
-  when the use runs at import) or binds the name nowhere (the fix adds ``import torch``);
+* the fix can write ``torch``: an import binds ``torch`` where the use is, and nothing else
+  does (for a use that runs at import, a top-level ``import torch`` before it), or the module
+  binds the name nowhere (the fix adds ``import torch``);
 * ``ipex-side-effect-import``: ``import intel_extension_for_pytorch [as x]`` whose name the
   module never reads, not named in ``__all__``, in a module that reaches no name dynamically
   (``globals()``, ``eval``...) and uses nothing IPEX installs into torch, not alone in its
@@ -109,9 +110,9 @@ class Module(NamedTuple):
         return cls(parts, table, lines, calls)
 
     def torch_writable(self, scope: Scope, part: int, line: int) -> bool:
-        """Whether a fix can write ``torch`` for code at (``part``, ``line``) in ``scope``: a
-        top-level ``import torch`` comes first (for code that runs at import) or the name is
-        bound nowhere (the fix adds the import)."""
+        """Whether a fix can write ``torch`` for code at (``part``, ``line``) in ``scope``: an
+        import alone binds it there (for code that runs at import, a top-level ``import
+        torch`` that comes first), or the name is bound nowhere (the fix adds the import)."""
         if "torch" not in self.table.bound_names:
             # NOTE: the fix adds ``import torch`` unless the name is taken where it writes it
             # or at the top; any binding elsewhere is read as taking it (the safe side)
@@ -121,6 +122,8 @@ class Module(NamedTuple):
         if scope.lookup("torch") != {"torch"} or not scope.unambiguous("torch"):
             return False
         at_import = scope.runs_at_import()
+        if not at_import:
+            return True  # NOTE: the import that binds it there (a function's own) has run
         for facts in self.parts:
             for statement in facts.imports:
                 if (
