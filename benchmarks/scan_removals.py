@@ -18,8 +18,10 @@ compares the findings with the answer key:
   (one the key leaves out: a message, a project's own flag...) or on a line the maintainers
   kept (IPEX that stayed, or a false alarm): candidates to read, not verdicts;
 * with ``--check-fix``, what ``scan --fix`` does at each finding of a rule that has a fix
-  (rewritten, refused with a reason, or left without one), beside whether the finding was
-  labelled "mechanical": a label must be a rewrite.
+  (rewritten by its own fix, refused with a reason, its line rewritten by another finding's
+  fix, or left without a reason; a record counts for the finding of its fix id), beside what
+  the finding's label says: "mechanical" must be its own rewrite, "scan --fix changes this
+  line for ..." another finding's rewrite of its line, and no label neither.
 
 Clones are looked up in DIR as ``OWNER+NAME`` (a clone, a bare repository, or a directory
 holding one as ``repo``) or ``OWNER/NAME``. Nothing is downloaded: a missing clone or commit is
@@ -323,6 +325,14 @@ def check_key(case: Case, tree: Path) -> list[str]:
 
 
 MECHANICAL = "(mechanical: ipex-doctor scan --fix)"
+OTHER_FIX = "ipex-doctor scan --fix changes this line for"
+AGREEING = frozenset({
+    "labelled, rewritten",
+    "unlabelled, refused",
+    "labelled for another finding, rewritten for another finding",
+    "labelled for another finding, refused, its line rewritten for another finding",
+})  # fmt: skip
+"""The ``--check-fix`` outcomes where the label says what ``--fix`` does (the rest are listed)."""
 
 
 def check_fix(outcome: Outcome, tree: Path) -> None:
@@ -342,7 +352,11 @@ def check_fix(outcome: Outcome, tree: Path) -> None:
             by_file[finding["path"]].append(finding)
     for path, findings in sorted(by_file.items()):
         file = tree / path
-        records: tuple[set[tuple[int, int]], set[tuple[int, int]]] = (set(), set())
+        # NOTE: each record is kept with its fix id: a line another finding's fix rewrites
+        # is not this finding's rewrite (two findings on one line, an import another fix
+        # removes with the uses it rewrote)
+        rewrites: dict[tuple[int, int], set[str]] = collections.defaultdict(set)
+        refusals: dict[tuple[int, int], set[str]] = collections.defaultdict(set)
         why = ""
         if not rewritten_by_fix(path) or kind_of(file) is None:
             why = "a kind of file --fix does not rewrite"
@@ -354,24 +368,31 @@ def check_fix(outcome: Outcome, tree: Path) -> None:
             else:
                 for rewrite in done.outcome.rewrites:
                     # NOTE: a fix record numbers cells among all cells, as findings do
-                    records[0].add((rewrite.cell or 0, rewrite.line))
+                    rewrites[(rewrite.cell or 0, rewrite.line)].add(rewrite.fix_id)
                 for refusal in done.outcome.refusals:
-                    records[1].add((refusal.cell or 0, refusal.line))
+                    refusals[(refusal.cell or 0, refusal.line)].add(refusal.fix_id)
                     if not refusal.fix_id:  # the whole file
                         why = refusal.reason
         for finding in findings:
             at = (finding["cell"] or 0, finding["line"])
-            labelled = "labelled" if MECHANICAL in finding["remediation"] else "unlabelled"
-            if at in records[0]:
-                done_here = "rewritten"
-            elif at in records[1] or why:
-                done_here = "refused"
-            else:
-                done_here = "left without a reason"
-            key = f"{labelled}, {done_here}"
-            outcome.fix_check.setdefault(key, []).append(
-                f"{path}:{finding['line']} {finding['id']}"
-            )
+            own = fixes[finding["id"]]
+            outcome.fix_check.setdefault(fix_label(finding["remediation"]) + ", " + (
+                "rewritten" if own in rewrites[at]
+                else "refused, its line rewritten for another finding"
+                if (own in refusals[at] or why) and rewrites[at]
+                else "refused" if own in refusals[at] or why
+                else "rewritten for another finding" if rewrites[at]
+                else "left without a reason"
+            ), []).append(f"{path}:{finding['line']} {finding['id']}")  # fmt: skip
+
+
+def fix_label(remediation: str) -> str:
+    """What a finding's remediation says ``--fix`` does at its line: ``labelled`` (its own
+    rewrite), ``labelled for another finding`` (its line changes for another finding's
+    rewrite), ``unlabelled`` (nothing)."""
+    if MECHANICAL in remediation:
+        return "labelled"
+    return "labelled for another finding" if OTHER_FIX in remediation else "unlabelled"
 
 
 def measure(
@@ -459,9 +480,7 @@ def print_part(name: str, outcomes: list[Outcome], show: int) -> None:
         print("  --fix at the findings of rules with a fix (--check-fix):")
         for key, places in sorted(checked.items()):
             print(f"    {len(places):5d}  {key}")
-            if key in ("labelled, refused", "labelled, left without a reason") or key.endswith(
-                "without a reason"
-            ):
+            if key not in AGREEING:
                 for place in places[:show]:
                     print(f"             {place}")
     outside = [(o.case.project, f) for o in outcomes for f in o.outside]

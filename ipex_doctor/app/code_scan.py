@@ -80,6 +80,22 @@ def _wanted(result: ScanResult, rules: CodeRules) -> dict[str, set[str]]:
     return wanted
 
 
+def _rewritten_lines(
+    result: ScanResult, rules: CodeRules
+) -> dict[tuple[str, int | None, int], tuple[str, ...]]:
+    """The rules whose findings ``--fix`` rewrites (labelled mechanical, not suppressed: it
+    runs their fixes) at each line, by path, cell and line."""
+    at: dict[tuple[str, int | None, int], list[str]] = {}
+    for match in result.matches:
+        rule = rules.get(match.rule_id)
+        if rule is not None and rule.fix and match.mechanical and match.suppressed is None:
+            where = match.location
+            ids = at.setdefault((where.path, where.cell, where.line), [])
+            if match.rule_id not in ids:
+                ids.append(match.rule_id)
+    return {place: tuple(ids) for place, ids in at.items()}
+
+
 def _edits_by_line(edits: Mapping[str, Sequence[LineEdit]]) -> dict[str, dict[int, LineEdit]]:
     """For each path, the first of its edits (in the file's order) that covers each line."""
     # NOTE: built once per report so that giving each finding its edit is a lookup: searching
@@ -434,13 +450,20 @@ def _report(
 ) -> Report:
     findings = []
     edits_at = _edits_by_line(edits or {})
+    rewritten = _rewritten_lines(result, rules)
     for match in result.matches:
         rule = rules.get(match.rule_id)
         if rule is None:
             continue
         at_path = edits_at.get(match.location.path, {}) if rule.fix else {}
         edit = at_path.get(match.location.line)
-        finding = code_finding(match, rule, joined, kb_findings, fix_edit=edit)
+        beside: tuple[str, ...] = ()
+        if rule.fix and not match.mechanical:
+            where = match.location
+            beside = rewritten.get((where.path, where.cell, where.line), ())
+        finding = code_finding(
+            match, rule, joined, kb_findings, fix_edit=edit, rewritten_beside=beside
+        )
         findings.append(_with_rule_source(finding, rules.source_of(rule.id)))
     summary = ScanSummary(result.roots, result.files_seen, result.files_parsed, result.skipped, fix)
     findings = _one_per_place(findings)

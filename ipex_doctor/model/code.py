@@ -100,6 +100,10 @@ class CodeMatch(JsonModel):
     (``torch.xpu.amp.GradScaler = ...``, an IPEX-era shim), in a statement that has run by the
     time it is read: the name exists here through that assignment, which is the cause to
     report; ``None`` when no assignment of the file's own precedes it so."""
+    rewritten_for: str | None = None
+    """The rule whose fix ``scan --fix`` removes this line with (an import from IPEX whose
+    every name goes with the uses that fix rewrites) where this rule's own fix leaves it;
+    ``None`` otherwise."""
 
 
 @dataclass(frozen=True)

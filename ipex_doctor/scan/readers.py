@@ -249,7 +249,7 @@ def _read_runs(
     # NOTE: only where an import can be removed: what keeps it is read from every run
     removes = python is not None and REMOVED_IMPORT in python.fixes.values()
     keepers = NO_KEEPERS if removes and IPEX_PACKAGE in text else None
-    run_of = RunOf(every_import, text, known, norm, {})
+    run_of = RunOf(every_import, text, known, norm, {}, {})
     text_rules = rules.text(kind)
     reads_text = bool(text_rules) and may_hit(text_rules, probe)
     hits: list[Hit] = []
@@ -274,7 +274,7 @@ def _read_runs(
             [facts], table, python, {0: lines}, found, run_of=run_of, searched=searched
         )
         if keepers is not None and not keepers.kept:
-            keepers = keepers.joined(import_keepers([facts]))
+            keepers = keepers.joined(import_keepers([facts], run_of.rewritten))
     return decide_removals(hits, run_of.removals, keepers or NO_KEEPERS)
 
 

@@ -20,7 +20,10 @@ whose verdict names both halves, the line of code and the fact of the environmen
 - An inline suppression (``# ipex-doctor: ignore[RULE] reason``) makes the finding a skip that
   keeps its reason.
 - The remediation says "mechanical: ipex-doctor scan --fix" only where ``--fix`` rewrites that
-  place (``match.mechanical``); elsewhere it gives the rule's recipe.
+  place (``match.mechanical``); elsewhere it gives the rule's recipe, and where ``--fix``
+  rewrites another finding on the same line (``rewritten_beside``), or removes the import
+  this finding is at with the uses it rewrites (``match.rewritten_for``), it says so: the user
+  who runs it sees that line change.
 """
 
 from __future__ import annotations
@@ -34,6 +37,9 @@ from ipex_doctor.model.findings import Evidence, Finding, FindingKind, Status, V
 from ipex_doctor.scan.read.kinds import rewritten_by_fix
 from ipex_doctor.verdicts.status import status_for
 
+MECHANICAL = "(mechanical: ipex-doctor scan --fix)"
+OTHER_FIX = "ipex-doctor scan --fix changes this line for"
+"""How a remediation says that ``--fix`` rewrites this line for another finding, not this one."""
 _IN_RANGE = (Verdict.AFFECTED, Verdict.REGRESSION, Verdict.PREDICTED, Verdict.LATENT)
 
 
@@ -133,10 +139,13 @@ def code_finding(
     kb_findings: Mapping[str, Finding],
     *,
     fix_edit: LineEdit | None = None,
+    rewritten_beside: tuple[str, ...] = (),
 ) -> Finding:
     """The finding of one match: its status in ``env`` (``None``, an interpreter without
     torch, as a pre-commit hook's: judged by the rule's severity alone),
-    evidence naming the line and the environment's fact, the replacement as remediation."""
+    evidence naming the line and the environment's fact, the replacement as remediation.
+    ``rewritten_beside``: the rules of the other findings on this line that ``--fix``
+    rewrites (labelled mechanical)."""
     if env is None:
         status, verdict = status_for(Verdict.PREDICTED, rule.severity), Verdict.PREDICTED
         fact = "judged by the rule alone: the examined interpreter has no torch (give --python)"
@@ -173,9 +182,19 @@ def code_finding(
         data["fix_edit"] = fix_edit.to_dict()
     remediation = rule.replacement if rule.replacement != "none" else rule.recipe
     if rule.fix and match.mechanical and rewritten_by_fix(match.location.path):
-        remediation += " (mechanical: ipex-doctor scan --fix)"
-    elif rule.recipe and rule.recipe not in remediation:
-        remediation = f"{remediation.rstrip('.')}. {rule.recipe}"
+        remediation += f" {MECHANICAL}"
+    else:
+        if rule.recipe and rule.recipe not in remediation:
+            remediation = f"{remediation.rstrip('.')}. {rule.recipe}"
+        if rule.fix and match.rewritten_for and rewritten_by_fix(match.location.path):
+            remediation += (
+                f" ({OTHER_FIX} {match.rewritten_for}: it removes the import of the names"
+                " whose uses it rewrites)"
+            )
+        elif rule.fix and rewritten_beside and rewritten_by_fix(match.location.path):
+            remediation += (
+                f" ({OTHER_FIX} {', '.join(rewritten_beside)}; this finding stays as it is)"
+            )
     if match.assigned_at is not None:
         remediation = (
             f"Remove it with the assignment at line {match.assigned_at} (the cause); where "

@@ -16,8 +16,9 @@ The conditions:
   positional, only ``enabled``/``dtype``/``cache_enabled``; ``GradScaler``: no ``device=``;
   the device queries: at most the device; ``qconv2d_pointwise``: an explicit same-schema
   overload, or exactly 17 arguments), and a use that must be a call is one;
-* the fix can write ``torch``: the module imports ``torch`` (at its top level, before the use
-  when the use runs at import) or binds the name nowhere (the fix adds ``import torch``);
+* the fix can write ``torch``: an import binds ``torch`` where the use is, and nothing else
+  does (for a use that runs at import, a top-level ``import torch`` before it), or the module
+  binds the name nowhere (the fix adds ``import torch``);
 * ``ipex-side-effect-import``: ``import intel_extension_for_pytorch [as x]`` whose name the
   module never reads, not named in ``__all__``, in a module that reaches no name dynamically
   (``globals()``, ``eval``...) and uses nothing IPEX installs into torch, not alone in its
@@ -109,16 +110,20 @@ class Module(NamedTuple):
         return cls(parts, table, lines, calls)
 
     def torch_writable(self, scope: Scope, part: int, line: int) -> bool:
-        """Whether a fix can write ``torch`` for code at (``part``, ``line``) in ``scope``: a
-        top-level ``import torch`` comes first (for code that runs at import) or the name is
-        bound nowhere (the fix adds the import)."""
-        if self.table.binds_otherwise("torch"):
-            return False
+        """Whether a fix can write ``torch`` for code at (``part``, ``line``) in ``scope``: an
+        import alone binds it there (for code that runs at import, a top-level ``import
+        torch`` that comes first), or the name is bound nowhere (the fix adds the import)."""
         if "torch" not in self.table.bound_names:
-            return True
+            # NOTE: the fix adds ``import torch`` unless the name is taken where it writes it
+            # or at the top; any binding elsewhere is read as taking it (the safe side)
+            return not self.table.binds_otherwise("torch")
+        # NOTE: an import binds it: ``scope`` resolves the name where the use is, as the fix
+        # does (a parameter ``torch`` of another function does not stop it)
         if scope.lookup("torch") != {"torch"} or not scope.unambiguous("torch"):
             return False
         at_import = scope.runs_at_import()
+        if not at_import:
+            return True  # NOTE: the import that binds it there (a function's own) has run
         for facts in self.parts:
             for statement in facts.imports:
                 if (
@@ -217,23 +222,44 @@ class Keepers(NamedTuple):
     kept: bool
     """Something keeps any such import: a use of what IPEX installs into ``torch``, a dynamic
     lookup, ``backend="ipex"``, ``__all__``, a ``from`` import of what IPEX installs."""
+    rewritten: frozenset[tuple[str, str]] = frozenset()
+    """The names the uses that other fixes rewrite start from, each with the rule of that
+    use (``import_keepers``' ``rewritten``): a name read only so goes with those uses."""
 
     def joined(self, other: Keepers) -> Keepers:
         """What this and ``other`` (another part's) say together."""
-        return Keepers(self.read | other.read, self.kept or other.kept)
+        return Keepers(
+            self.read | other.read, self.kept or other.kept, self.rewritten | other.rewritten
+        )
 
 
 NO_KEEPERS = Keepers(frozenset(), False)
 
 
-def import_keepers(parts: Iterable[Facts]) -> Keepers:
-    """What in ``parts`` (read into a finished table) keeps an IPEX import (``Keepers``)."""
+def import_keepers(parts: Iterable[Facts], rewritten: Mapping[int, str] | None = None) -> Keepers:
+    """What in ``parts`` (read into a finished table) keeps an IPEX import (``Keepers``).
+
+    ``rewritten``: the rule of each use the other fixes rewrite (labelled mechanical,
+    ``mechanical_use``), by the id of its node. A chain through one of them keeps nothing:
+    ``ipex-side-effect-import`` runs after the other fixes and judges the code they leave
+    (``torch.xpu.has_fp64_dtype()`` rewritten, ``ipex.xpu.mem_get_info`` rewritten to
+    ``torch.xpu``'s), so the label must too."""
+    rewritten = rewritten or {}
     read: set[str] = set()
+    gone: set[tuple[str, str]] = set()
     for facts in parts:
         for chain, chain_scope in facts.chains:
             root: ast.expr = chain
-            while isinstance(root, ast.Attribute):
+            rule = rewritten.get(id(root))
+            while rule is None and isinstance(root, ast.Attribute):
                 root = root.value
+                rule = rewritten.get(id(root))
+            if rule is not None:
+                while isinstance(root, ast.Attribute):
+                    root = root.value
+                if isinstance(root, ast.Name):
+                    gone.add((root.id, rule))
+                continue
             if not isinstance(root, ast.Name):
                 continue
             read.add(root.id)
@@ -241,24 +267,51 @@ def import_keepers(parts: Iterable[Facts]) -> Keepers:
             if any(t.partition(".")[0] == "torch" for t in chain_scope.lookup(root.id)) and any(
                 under(n, IPEX_INJECTED) for n in NameTable.resolve(chain, chain_scope)
             ):
-                return Keepers(frozenset(read), True)
+                return Keepers(frozenset(read), True, frozenset(gone))
         for call, _ in facts.calls:
             if isinstance(call.func, ast.Name) and call.func.id in DYNAMIC_LOOKUPS:
-                return Keepers(frozenset(read), True)
+                return Keepers(frozenset(read), True, frozenset(gone))
             if any(
                 k.arg == "backend" and isinstance(k.value, ast.Constant) and k.value.value == "ipex"
                 for k in call.keywords
             ):
-                return Keepers(frozenset(read), True)
+                return Keepers(frozenset(read), True, frozenset(gone))
         for assign, _ in facts.assigns:
             targets = assign.targets if isinstance(assign, ast.Assign) else [assign.target]
             if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
-                return Keepers(frozenset(read), True)
+                return Keepers(frozenset(read), True, frozenset(gone))
         for other in facts.imports:
             if isinstance(other, ast.ImportFrom) and other.module and not other.level:
                 if any(under(f"{other.module}.{a.name}", IPEX_INJECTED) for a in other.names):
-                    return Keepers(frozenset(read), True)
-    return Keepers(frozenset(read), False)
+                    return Keepers(frozenset(read), True, frozenset(gone))
+    return Keepers(frozenset(read), False, frozenset(gone))
+
+
+def removed_with_uses(
+    statement: ast.ImportFrom, keepers: Keepers, module: Module, part: int
+) -> str | None:
+    """The rule whose fix removes names of ``from intel_extension_for_pytorch... import ...``
+    (``None``: none does). The fix that rewrites every use of a name it imports drops that
+    name (``ImportEditor.prune_unused``), and the whole statement with its last name, unless
+    IPEX is still needed or the statement is alone in its block. ``keepers``: the whole
+    module's, with the uses the other fixes rewrite (``import_keepers``)."""
+    if statement.level or not statement.module or not under(statement.module, (IPEX_PACKAGE,)):
+        return None
+    if keepers.kept:
+        return None  # NOTE: then ``read`` is not complete: any name may be read further on
+    rules = []
+    for alias in statement.names:
+        bound = alias.asname or alias.name
+        if alias.name == "*" or bound in keepers.read:
+            continue
+        rules += sorted(rule for name, rule in keepers.rewritten if name == bound)[:1]
+    if not rules:
+        return None
+    if len(rules) == len(statement.names) and _alone_in_block(
+        statement, module.lines.get(part, ())
+    ):
+        return None  # NOTE: the last name stays, and with it the line
+    return rules[0]
 
 
 def _alone_in_block(statement: ast.stmt, lines: Sequence[str]) -> bool:

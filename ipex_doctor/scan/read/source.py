@@ -42,6 +42,8 @@ class Hit(NamedTuple):
     assigned_at: int = 0
     """The line of this part where the file's own assignment sets the name this place reads,
     in a statement that has run by the time it is read (``matches``); 0: none."""
+    rewritten_for: str = ""
+    """The rule whose fix rewrites this line though this rule's does not (``CodeMatch``)."""
 
 
 class TextLine(NamedTuple):
@@ -164,4 +166,5 @@ def to_match(hit: Hit, path: str, lines: Sequence[str]) -> CodeMatch:
         mechanical=hit.mechanical,
         guard=hit.guard or None,
         assigned_at=hit.assigned_at or None,
+        rewritten_for=hit.rewritten_for or None,
     )

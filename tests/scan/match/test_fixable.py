@@ -130,14 +130,16 @@ def test_labels_are_rewrites_and_leftovers_say_why(tmp_path: Path, name: str) ->
     matches = [m for m in scan(tmp_path, SHIPPED).matches if m.rule_id in FIXES]
     assert matches, "the snippet has a match of a rule with a fix"
     outcome = fix_source(source, {FIXES[m.rule_id] for m in matches})
-    rewritten = {r.line for r in outcome.rewrites}
-    refused = {r.line for r in outcome.refusals}
+    # NOTE: by fix id: a line another match's fix rewrites is not this match's rewrite
+    rewritten = {(r.fix_id, r.line) for r in outcome.rewrites}
+    refused = {(r.fix_id, r.line) for r in outcome.refusals}
     for match in matches:
-        line = match.location.line
+        at = (FIXES[match.rule_id], match.location.line)
         if match.mechanical:
-            assert line in rewritten, (match.rule_id, line, outcome.refusals)
+            assert at in rewritten, (match.rule_id, at, outcome.refusals)
         else:
-            assert line in rewritten | refused, (match.rule_id, line, "left without a reason")
+            assert at not in rewritten, (match.rule_id, at, "rewritten, not labelled")
+            assert at in refused, (match.rule_id, at, "left without a reason")
 
 
 def test_labels_cover_the_forms_the_fixes_rewrite(tmp_path: Path) -> None:
@@ -149,8 +151,9 @@ def test_labels_cover_the_forms_the_fixes_rewrite(tmp_path: Path) -> None:
         write(folder, {"code.py": source})
         labelled |= {(name, m.location.line) for m in scan(folder, SHIPPED).matches if m.mechanical}
     assert labelled == {
-        ("autocast", 3), ("autocast", 5), ("autocast", 12), ("state", 2), ("state", 3),
-        ("scaler", 2), ("device", 2), ("device", 3), ("mem", 2), ("qconv", 2), ("qconv", 3),
+        ("autocast", 3), ("autocast", 5), ("autocast", 12), ("torch-parameter", 3), ("state", 2), ("state", 3),
+        ("scaler", 2), ("device", 2), ("device", 3), ("mem", 1), ("mem", 2), ("qconv", 2),
+        ("qconv", 3),
         ("with-and", 2), ("ccl", 3), ("ccl", 4), ("unused-import", 2),
     }  # fmt: skip
 

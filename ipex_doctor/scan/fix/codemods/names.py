@@ -124,12 +124,46 @@ class Names:
 
     def uses_of(self, stmt: cst.Import | cst.ImportFrom, bound: str) -> list[cst.CSTNode]:
         """The uses of the name ``bound`` that the import ``stmt`` binds."""
-        scope = self.scope_of(stmt)
+        # NOTE: under ``global NAME`` (or ``nonlocal``) the import binds the name of an
+        # enclosing scope. LibCST records it there when the declaration comes first, and in
+        # the function when it comes after (Python reads the declaration for the whole
+        # body): looked up in the import's own scope alone, a global that other functions
+        # use was "never used", and the import was removed from under them.
+        own = self.scope_of(stmt)
+        scope: Scope | None = own
         uses: list[cst.CSTNode] = []
-        for assignment in scope.assignments[bound]:
-            if isinstance(assignment, Assignment) and assignment.node is stmt:
-                uses.extend(access.node for access in assignment.references)
-        return uses
+        while scope is not None:
+            for assignment in scope.assignments[bound]:
+                if isinstance(assignment, Assignment) and assignment.node is stmt:
+                    uses.extend(access.node for access in assignment.references)
+            scope = None if isinstance(scope, GlobalScope) else scope.parent
+        if not isinstance(own, GlobalScope) and self._declared_outer(own, bound):
+            # NOTE: every other reading of the name counts (a use anywhere may be this one)
+            uses += [n for n in self.nodes(cst.Name) if n.value == bound and self._read(n, stmt)]
+        return list(dict.fromkeys(uses))
+
+    def _declared_outer(self, scope: Scope, name: str) -> bool:
+        """Whether ``scope`` declares ``name`` ``global`` or ``nonlocal``."""
+        declarations: list[cst.Global | cst.Nonlocal] = [
+            *self.nodes(cst.Global),
+            *self.nodes(cst.Nonlocal),
+        ]
+        return any(
+            any(item.name.value == name for item in found.names) and self.scope_of(found) is scope
+            for found in declarations
+        )
+
+    def _read(self, name: cst.Name, stmt: cst.CSTNode) -> bool:
+        """Whether ``name`` may read a variable: not the binding of ``stmt``, a declaration, an
+        attribute or a keyword."""
+        parent = self.parent(name)
+        if isinstance(parent, cst.NameItem | cst.AsName | cst.ImportAlias | cst.Param):
+            return False
+        if isinstance(parent, cst.Attribute) and parent.attr is name:
+            return False
+        if isinstance(parent, cst.Arg) and parent.keyword is name:
+            return False
+        return stmt not in self.ancestors(name)
 
     def torch_aliases(self) -> list[str]:
         """The names the module binds to torch with ``import torch as NAME``."""

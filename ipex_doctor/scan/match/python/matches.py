@@ -41,6 +41,7 @@ from ipex_doctor.scan.match.fixable import (
     import_keepers,
     mechanical_use,
     removable_import,
+    removed_with_uses,
 )
 from ipex_doctor.scan.match.patterns import (
     SPECTRAL_NORM,
@@ -79,6 +80,9 @@ class RunOf(NamedTuple):
     ``removable_import`` removes but for the other statements (rule, line and column of its
     hit: the name it binds); the reader decides them once every run is read
     (``decide_removals``)."""
+    rewritten: dict[int, str]
+    """Filled in: the rule of each use of the run labelled mechanical, by the id of its node,
+    for the reader's ``import_keepers`` of the run."""
 
 
 def python_hits(
@@ -121,26 +125,39 @@ def python_hits(
         probe_names, rules.ipex_only_name, probes, module, spectral_norm=spectral, source=source
     )
     known: list[Keepers] = []
+    rewritten = run_of.rewritten if run_of is not None else {}
+    """The rule of each use labelled mechanical (what the other fixes rewrite), by node id."""
+    rewritten.clear()
 
     def keepers() -> Keepers:
         # NOTE: what keeps an IPEX import is read from every part of the module: worked out
         # once, at the first import that asks (it was once per import: a walk of every chain)
         if not known:
-            known.append(import_keepers(module.parts))
+            known.append(import_keepers(module.parts, rewritten))
         return known[0]
 
-    hits: list[Hit] = []
+    by_part: list[list[Hit]] = []
     bare: list[Hit] = []
     """The symbol hits of IPEX's bare module (a text hit may have the same symbol: its text)."""
+    # NOTE: every part's uses first, then the imports: whether an IPEX import goes depends on
+    # which uses in any part the other fixes rewrite (``import_keepers``' ``rewritten``)
     for facts in parts:
-        part_lines = lines[facts.part]
+        named = []
         if rules.symbols:
-            at_nodes = list(_symbol_hits(facts, table.bound_names, rules, part_lines, module))
+            at_nodes = list(
+                _symbol_hits(facts, table.bound_names, rules, lines[facts.part], module)
+            )
+            rewritten.update((id(node), hit.rule_id) for hit, node in at_nodes if hit.mechanical)
             named = _after_own_assignments(at_nodes, facts)
             bare += (hit for hit in named if hit.symbol == IPEX_PACKAGE)
-            hits += named
+        by_part.append(named)
+    hits: list[Hit] = []
+    for facts, named in zip(parts, by_part, strict=True):
+        hits += named
         if rules.imports.modules:
-            hits += _import_hits(facts, rules, part_lines, guards, module, run_of, keepers)
+            hits += _import_hits(
+                facts, rules, lines[facts.part], guards, module, run_of, keepers, bool(rewritten)
+            )
     switches = []
     for rule_id, pattern, names in rules.patterns:
         if searched is not None and rule_id not in searched:
@@ -423,9 +440,11 @@ def _import_hits(
     module: Module,
     run_of: RunOf | None,
     keepers: Callable[[], Keepers],
+    uses_rewritten: bool = False,
 ) -> Iterator[Hit]:
     """The import rules' hits of ``facts``; ``keepers()`` is what keeps an IPEX import in the
-    whole module (``import_keepers``), asked only where ``removable_import`` reads it."""
+    whole module (``import_keepers``), asked only where ``removable_import`` reads it, or
+    ``removed_with_uses`` where some use is rewritten (``uses_rewritten``)."""
     imports: ImportIndex = rules.imports
     for statement in facts.imports:
         reported: set[str] = set()
@@ -451,6 +470,19 @@ def _import_hits(
                             statement, node, caught, module, facts.part, kept
                         )
                     hit = _hit(rule_id, module_name, node, lines, facts.part, mechanical)
+                    if (
+                        rules.fixes.get(rule_id) == REMOVED_IMPORT
+                        and isinstance(statement, ast.ImportFrom)
+                        and uses_rewritten
+                        and run_of is None
+                    ):
+                        # NOTE: not this rule's fix, but the one of the uses of what it imports
+                        hit = hit._replace(
+                            rewritten_for=removed_with_uses(
+                                statement, keepers(), module, facts.part
+                            )
+                            or ""
+                        )
                     if mechanical and run_of is not None:
                         assert isinstance(node, ast.alias)
                         key = (hit.rule_id, hit.line, hit.column)
