@@ -683,6 +683,8 @@ def test_cli_explain_refuses_a_report_without_findings(tmp_path: Path) -> None:
         # oneDNN's engine message alone: five threads of the corpus, no single cause (a torch too
         # old for the GPU is one)
         ("RuntimeError: could not create an engine", "onednn"),
+        # a CPU's code name beside an Intel GPU's own name still places the text
+        ("Intel Skylake host, Intel Arc A770: Illegal instruction (core dumped)", "cpu"),
         # TensorFlow's start-up notice names no stack, a oneDNN error after it still does
         ("I tensorflow/core/util/port.cc:113] oneDNN custom operations are on. You may see slightly "
          "different numerical results\nRuntimeError: could not create an engine", "onednn"),
@@ -769,6 +771,9 @@ def test_a_text_of_the_intel_stack_that_no_entry_names_names_its_layer(
         # (oobabooga/textgen #6662): the name is advice, not what ran
         "00:39:08-649538 ERROR    Failed to load the model.\n...\nRuntimeError: GPU is required to "
         "run AWQ quantized model. You can use IPEX version AWQ if you have an Intel CPU",
+        # an Intel CPU by its code name is the machine, as "Intel Core" is (alibaba/zvec #92)
+        "SIGILL: Illegal instruction (core dumped) on Intel Broadwell (i5-5200U)",
+        "Illegal instruction on Intel Sapphire Rapids with numpy 2.1",
         # TensorFlow's start-up notices name oneDNN on every x86 run (jupyter/docker-stacks #1484)
         "I tensorflow/core/platform/cpu_feature_guard.cc:142] This TensorFlow binary is optimized "
         "with oneAPI Deep Neural Network Library (oneDNN) to use the following CPU instructions in "
