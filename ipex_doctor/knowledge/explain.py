@@ -582,13 +582,15 @@ def diagnose(text: str, kb: KnowledgeBase, env: EnvFacts | None = None) -> Expla
     IPEX's, whatever other stack the text mentions); or where the entry's cause is the same on
     every stack (``stack: any``: a torchvision built for another torch, on a CUDA machine too)."""
     forms = _forms(text)
-    words = _intel_words(forms, kb)
+    other_sycl = _any(kb.stack.other_sycl, forms[0])
+    words = _intel_words(kb, other_sycl)
     found = _facts(forms)._replace(intel=_names_intel(forms, kb, words))
     npu = _names_npu(forms, kb)
     # NOTE: in a text that Intel's NPU's own words place, an "NPU" named alone is that NPU, not
     # another vendor's (stack.foreign counts a bare NPU as Ascend's)
     vendor_text = _BARE_NPU.sub(" ", forms[0]) if npu else forms[0]
-    foreign = _names_vendor(vendor_text, kb) or _any(kb.stack.absent, forms[0])
+    # NOTE: a text that names another SYCL implementation is that vendor's
+    foreign = other_sycl or _any(kb.stack.foreign, vendor_text) or _any(kb.stack.absent, forms[0])
     direct = {
         m.issue.id: m
         for issue in kb.issues
@@ -621,7 +623,7 @@ def names_intel_stack(text: str, kb: KnowledgeBase) -> bool:
     """Whether ``text`` holds a word of the Intel stack (``kb.stack.intel``) outside the wording
     that says the stack is absent: without one, ``diagnose`` names no layer."""
     forms = _forms(text)
-    return _names_intel(forms, kb, _intel_words(forms, kb))
+    return _names_intel(forms, kb, _intel_words(kb, _any(kb.stack.other_sycl, forms[0])))
 
 
 NPU = "npu"
@@ -640,18 +642,11 @@ def _names_npu(forms: tuple[str, ...], kb: KnowledgeBase) -> bool:
     return layer is not None and any(_search(pattern, forms) for pattern in layer.symptoms)
 
 
-def _intel_words(forms: tuple[str, ...], kb: KnowledgeBase) -> tuple[Wording, ...]:
-    """The words that place this text in the Intel stack: ``stack.intel``, and SYCL's shared
-    words (``stack.sycl``) unless the text names another SYCL implementation (``other_sycl``),
-    whose SYCL is not Intel's."""
-    if _any(kb.stack.other_sycl, forms[0]):
-        return kb.stack.intel
-    return kb.stack.intel + kb.stack.sycl
-
-
-def _names_vendor(text: str, kb: KnowledgeBase) -> bool:
-    """Whether ``text`` names another vendor's stack: its words, or another SYCL implementation."""
-    return _any(kb.stack.foreign, text) or _any(kb.stack.other_sycl, text)
+def _intel_words(kb: KnowledgeBase, other_sycl: bool) -> tuple[Wording, ...]:
+    """The words that place a text in the Intel stack: ``stack.intel``, and SYCL's shared words
+    (``stack.sycl``) unless the text names another SYCL implementation (``other_sycl``: the
+    text matched ``stack.other_sycl``), whose SYCL is not Intel's."""
+    return kb.stack.intel if other_sycl else kb.stack.intel + kb.stack.sycl
 
 
 def _names_intel(forms: tuple[str, ...], kb: KnowledgeBase, words: tuple[Wording, ...]) -> bool:

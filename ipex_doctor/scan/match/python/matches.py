@@ -125,8 +125,8 @@ def python_hits(
         probe_names, rules.ipex_only_name, probes, module, spectral_norm=spectral, source=source
     )
     known: list[Keepers] = []
+    # NOTE: the rule of each use labelled mechanical (what the other fixes rewrite), by node id
     rewritten = run_of.rewritten if run_of is not None else {}
-    """The rule of each use labelled mechanical (what the other fixes rewrite), by node id."""
     rewritten.clear()
 
     def keepers() -> Keepers:
