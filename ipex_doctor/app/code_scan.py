@@ -32,13 +32,7 @@ from ipex_doctor.errors import (
 )
 from ipex_doctor.knowledge import code_rules, known_issues
 from ipex_doctor.knowledge.code_rules import CodeRules
-from ipex_doctor.model.code import (
-    FixSummary,
-    LineEdit,
-    RewrittenFile,
-    ScanResult,
-    SkippedFile,
-)
+from ipex_doctor.model.code import LineEdit, ScanResult, SkippedFile
 from ipex_doctor.model.environment import Environment
 from ipex_doctor.model.findings import (
     Command,
@@ -55,6 +49,7 @@ from ipex_doctor.verdicts.code_findings import code_finding
 from ipex_doctor.verdicts.unread_files import unread_finding
 
 if TYPE_CHECKING:
+    from ipex_doctor.model.fix_summary import FixSummary, RewrittenFile
     from ipex_doctor.probe.static_facts import StaticExamination
     from ipex_doctor.reporting.output_options import OutputOptions
     from ipex_doctor.reporting.policy import Policy
@@ -126,7 +121,11 @@ def scan_rules(
     # loads them anyway (LibCST); a plain scan never does for the shipped rules, which a test
     # holds to the catalogue. An overlay is the site's own file: its fixes are always checked.
     fixing = request.fix or request.diff
-    rules = code_rules.load(known_fixes=_fix_catalogue() if fixing else None)
+    # NOTE: without --kb overlays ``knowledge`` is the shipped knowledge base alone, whose ids
+    # the rules are checked against by default: handed over, so the start loads it once, not
+    # twice (a load built its 124 entries again: about 7 ms of CPU on a 2-core EPYC).
+    shipped_ids = None if request.kb_overlays else [issue.id for issue in knowledge.issues]
+    rules = code_rules.load(known_ids=shipped_ids, known_fixes=_fix_catalogue() if fixing else None)
     if not request.rule_overlays:
         return rules
     shipped = rules
@@ -257,6 +256,7 @@ def _commit_and_publish(
     written, whatever happens next, and what is said names them and the undo command: an
     interrupt publishes the report marked incomplete (exit 130 / 143); a report that cannot be
     written is an error (exit 2) that says the files stay rewritten; so does a crash."""
+    from ipex_doctor.model.fix_summary import FixSummary
     from ipex_doctor.scan.fix import run as fix_run
 
     left = tuple(SkippedFile(n.display, n.reason) for n in fix_plan.left_alone)
@@ -315,6 +315,8 @@ def _stopped(stop: BaseException) -> tuple[ExitCode, str]:
 
 def _rewritten(display: str, fixed: FileFix) -> RewrittenFile:
     import hashlib  # NOTE: lazy; it loads OpenSSL, and only a --fix writes files
+
+    from ipex_doctor.model.fix_summary import RewrittenFile
 
     return RewrittenFile(
         display,

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from ipex_doctor import resources
 from ipex_doctor.errors import KnowledgeBaseError, read_bounded
-from ipex_doctor.knowledge import cache, schema
+from ipex_doctor.knowledge import cache
 from ipex_doctor.model.code import FileKind
 from ipex_doctor.model.codec import JsonModel
 from ipex_doctor.model.terms import Reference, Severity, TextEnum
@@ -359,6 +359,8 @@ def check_document(
     one error. Unknown keys are errors (unlike in the knowledge base): a misspelt ``fix`` or
     ``recipe`` would otherwise silently drop what the rule is for.
     """
+    from ipex_doctor.knowledge import schema  # NOTE: validation only (a cache miss)
+
     if len(text.encode("utf-8", "surrogatepass")) > MAX_FILE_BYTES:
         limit = MAX_FILE_BYTES // 1024
         too_big = f"{name}: larger than {limit} KiB; a code-rules file is a small text file"

@@ -21,7 +21,7 @@ from packaging.version import InvalidVersion, Version
 
 from ipex_doctor import __version__, resources
 from ipex_doctor.errors import KnowledgeBaseError, read_bounded
-from ipex_doctor.knowledge import cache, schema
+from ipex_doctor.knowledge import cache
 from ipex_doctor.model.codec import JsonModel
 from ipex_doctor.model.terms import FindingKind, Reference, Severity
 from ipex_doctor.model.versions import VersionRange
@@ -289,6 +289,8 @@ def _check_layer(loc: yamldoc.Located, index: int, raw: Mapping[str, Any], seen:
 def _check_entry(loc: yamldoc.Located, index: int, raw: Mapping[str, Any]) -> str:
     """Check what the schema cannot (versions, ranges, regexes, rule names) and note unknown
     keys as warnings; raise the entry's first error; return its ``file:line`` source."""
+    from ipex_doctor.knowledge import schema  # NOTE: validation only (a cache miss)
+
     base: list[str | int] = ["issues", index]
     for i, item in enumerate(raw.get("affected") or ()):
         path = [*base, "affected", i]
@@ -473,6 +475,8 @@ def check_document(name: str, text: str) -> DocumentCheck:
     each is a warning with its file and line. A document that is not YAML at all, or is too
     large, or was written for a newer doctor, has exactly one error.
     """
+    from ipex_doctor.knowledge import schema  # NOTE: validation only (a cache miss)
+
     if len(text.encode("utf-8", "surrogatepass")) > MAX_FILE_BYTES:
         too_big = KnowledgeBaseError(
             f"{name}: larger than {MAX_FILE_BYTES // 1024} KiB; a knowledge base is a small text file"

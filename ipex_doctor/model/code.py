@@ -125,25 +125,3 @@ class ScanResult(JsonModel):
     """Files that contained a trigger word and were parsed in full."""
     matches: tuple[CodeMatch, ...] = ()
     skipped: tuple[SkippedFile, ...] = ()
-
-
-@dataclass(frozen=True)
-class RewrittenFile(JsonModel):
-    """A file ``scan --fix`` rewrote: its path (as a match's), how many rewrites, and the
-    SHA-256 of its bytes before and after."""
-
-    path: str
-    rewrites: int
-    sha256_before: str
-    sha256_after: str
-
-
-@dataclass(frozen=True)
-class FixSummary(JsonModel):
-    """What ``scan --fix`` changed: every file rewritten (all of them or none), the files with
-    fixable matches left alone and why, and the undo record that restores the rewritten ones
-    (``ipex-doctor scan --undo RECORD``)."""
-
-    rewritten: tuple[RewrittenFile, ...] = ()
-    left_alone: tuple[SkippedFile, ...] = ()
-    undo_record: str | None = None

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from ipex_doctor.model.code import CodeLocation, FixSummary, SkippedFile
+from ipex_doctor.model.code import CodeLocation, SkippedFile
 from ipex_doctor.model.codec import JsonModel
 from ipex_doctor.model.environment import Environment
 from ipex_doctor.model.terms import (
@@ -26,18 +26,20 @@ from ipex_doctor.model.terms import (
 
 if TYPE_CHECKING:
     from ipex_doctor.model.baseline import BaselineComparison
+    from ipex_doctor.model.fix_summary import FixSummary
     from ipex_doctor.model.remedy import PipAction
     from ipex_doctor.model.repair import Repair
 
 LATE_HINTS = {
     "BaselineComparison": "ipex_doctor.model.baseline",
+    "FixSummary": "ipex_doctor.model.fix_summary",
     "PipAction": "ipex_doctor.model.remedy",
     "Repair": "ipex_doctor.model.repair",
 }
 """The modules of type hints here that the codec imports only when it reads them
 (``codec._hints``): a report that is written (a scan's) never needs the repair's model,
 about 14 ms of CPU to import, nor the comparison with a baseline (``check --baseline``'s:
-four classes and an enum, about 7 ms)."""
+four classes and an enum, about 7 ms), nor what ``scan --fix`` changed (two classes)."""
 
 __all__ = [
     "JSON", "SCHEMA_VERSION", "Command", "Evidence", "Finding", "FindingKind", "Ignored",

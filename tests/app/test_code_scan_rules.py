@@ -6,10 +6,12 @@ with nothing scanned."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from conftest import run_doctor
+from conftest import doctor_env, run_doctor
 
 SITE_RULES = """\
 schema_version: 1
@@ -142,3 +144,36 @@ def test_undo_refuses_rules(tmp_path: Path) -> None:
     _, rules = _project(tmp_path)
     code, _, stderr = _scan(tmp_path, "--undo", "record.json", "--rules", str(rules))
     assert code == 2 and "--rules" in stderr and "--undo restores the files" in stderr
+
+
+# NOTE: how many times the whole command built the knowledge base, at its exit
+_LOADS = (
+    "import atexit, runpy, sys\n"
+    "from ipex_doctor.knowledge import known_issues\n"
+    "calls = []\n"
+    "load = known_issues.load\n"
+    "known_issues.load = lambda *a, **k: calls.append(a) or load(*a, **k)\n"
+    "atexit.register(lambda: print('| loads:', len(calls), file=sys.stderr))\n"
+    "runpy.run_module('ipex_doctor', run_name='__main__', alter_sys=True)\n"
+)
+
+
+@pytest.mark.parametrize("kb", [False, True], ids=["shipped", "with --kb"])
+def test_a_scan_builds_the_knowledge_base_once(tmp_path: Path, kb: bool) -> None:
+    """Without ``--kb`` the shipped rules are checked against the ids of the knowledge base the
+    scan loaded (the shipped one alone), not a second load of it (about 7 ms of the start);
+    with an overlay they are still checked against the shipped ids, which needs its own load."""
+    (tmp_path / "train.py").write_text(CODE, encoding="utf-8")
+    overlay = tmp_path / "site.yaml"
+    overlay.write_text("schema_version: 1\nissues: []\n", encoding="utf-8")
+    env = {**doctor_env(), "XDG_CACHE_HOME": str(tmp_path / "cache")}
+    args = ["scan", str(tmp_path / "train.py"), "--no-cache", "--json", "-"]
+    done = subprocess.run(
+        [sys.executable, "-c", _LOADS, *args, *(["--kb", str(overlay)] if kb else [])],
+        capture_output=True, text=True, env=env, check=False, stdin=subprocess.DEVNULL,
+        timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr[-2000:]
+    assert "xpu-amp-autocast" in {f["id"] for f in json.loads(done.stdout)["findings"]}
+    loads = [line for line in done.stderr.splitlines() if line.startswith("| loads")]
+    assert loads == [f"| loads: {2 if kb else 1}"]

@@ -213,8 +213,9 @@ def _report_cases() -> Iterator[Case]:
 
 def _scan_fix_report() -> dict[str, Any]:
     """A saved report turned into one of ``scan --fix``: its scan summary with a fix."""
-    from ipex_doctor.model.code import FixSummary, RewrittenFile, SkippedFile
+    from ipex_doctor.model.code import SkippedFile
     from ipex_doctor.model.findings import ScanSummary
+    from ipex_doctor.model.fix_summary import FixSummary, RewrittenFile
 
     fix = FixSummary(
         (RewrittenFile("a.py", 2, "0" * 64, "f" * 64),),

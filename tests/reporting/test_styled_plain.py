@@ -18,8 +18,9 @@ from rich.console import Console, Group
 from rich.text import Text
 
 from ipex_doctor.model import findings as model
-from ipex_doctor.model.code import CodeLocation, FixSummary, RewrittenFile, SkippedFile
+from ipex_doctor.model.code import CodeLocation, SkippedFile
 from ipex_doctor.model.environment import ImportOutcome
+from ipex_doctor.model.fix_summary import FixSummary, RewrittenFile
 from ipex_doctor.model.terms import Reference
 from ipex_doctor.reporting.formats.console import (
     _wrapped,

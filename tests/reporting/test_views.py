@@ -23,10 +23,10 @@ from ipex_doctor.model.findings import (
     VersionFact,
 )
 from ipex_doctor.model.observations import CheckRun, Outcome
+from ipex_doctor.reporting.formats.check_views import finding_matrix, sanity_views
 from ipex_doctor.reporting.formats.console import render_console, to_plain_text
 from ipex_doctor.reporting.formats.html import render_html
 from ipex_doctor.reporting.formats.markdown import render_markdown
-from ipex_doctor.reporting.formats.views import finding_matrix, sanity_views
 from ipex_doctor.verdicts.sanity_findings import judge_sanity
 
 CUDA0 = {"type": "cuda", "index": 0, "name": "NVIDIA H200", "total_memory": 150 * 2**30}

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from ipex_doctor.model.environment import Environment, device_label
 from ipex_doctor.model.findings import (
+    Command,
     Finding,
     FindingKind,
     Report,
@@ -30,11 +31,9 @@ from ipex_doctor.reporting.formats.views import (
     bar,
     baseline_lines,
     coverage,
-    finding_matrix,
     fleet_size,
     isa_view,
     rate_text,
-    sanity_views,
     sparkline,
 )
 from ipex_doctor.reporting.output_options import FailOn
@@ -404,6 +403,10 @@ def _fleet_quiet(finding: Finding) -> bool:
 
 def _sanity_lines(report: Report) -> list[StyledText]:
     """Per device: a sparkline of each training path's loss, and fp32 vs AMP throughput bars."""
+    # NOTE: imported here, asked only for a report with a sanity finding: a scan's report
+    # never builds the sanity views' dataclasses.
+    from ipex_doctor.reporting.formats.check_views import sanity_views
+
     lines: list[StyledText] = []
     for view in sanity_views(report):
         indent = "  " + " " * len(view.device) + "  "
@@ -446,6 +449,12 @@ def _baseline_lines(report: Report) -> list[StyledText]:
 
 def _matrix(report: Report) -> list[StyledText]:
     """The finding x node (fleet) or finding x device (one node) matrix, when there are several."""
+    if report.command is not Command.FLEET and not any(f.per_device for f in report.findings):
+        # NOTE: no finding judged per device, no row: ``finding_matrix`` would say ``None``.
+        # Asked here so a scan's (or env's) report never loads the matrix's module.
+        return []
+    from ipex_doctor.reporting.formats.check_views import finding_matrix
+
     matrix = finding_matrix(report)
     if matrix is None:
         return []

@@ -23,21 +23,23 @@ from ipex_doctor.model.findings import (
 )
 from ipex_doctor.model.variants import variant_label
 from ipex_doctor.reporting.formats import svg
-from ipex_doctor.reporting.formats.shown import shown_in_file
-from ipex_doctor.reporting.formats.views import (
+from ipex_doctor.reporting.formats.check_views import (
     Matrix,
     SanityView,
+    finding_matrix,
+    sanity_views,
+)
+from ipex_doctor.reporting.formats.shown import shown_in_file
+from ipex_doctor.reporting.formats.views import (
     baseline_lines,
     baseline_throughput,
     coverage,
     fact_variant,
-    finding_matrix,
     fleet_size,
     isa_view,
     ordered,
     rate_text,
     runtime_rows,
-    sanity_views,
 )
 from ipex_doctor.reporting.policy import Gate, Policy
 
