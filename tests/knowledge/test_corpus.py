@@ -183,8 +183,10 @@ MEASURED: dict[str, tuple[int, int, int, int, int, int] | None] = {
     # of 848; with everything above: 636, 641, 663 of 885, 4 of 1494; then the twenty-sixth's
     # kept-aside texts, measured once (10, 10, 11 of 31; 1 of 25 alarms: alibaba/zvec #92), joined
     # it: 646, 651, 674 of 916, 5 of 1519; then an Intel CPU by its code name the machine, not
-    # the stack (zvec #92 names nothing): 4 of 1519
-    "development": (916, 646, 651, 674, 1519, 4),
+    # the stack (zvec #92 names nothing): 4 of 1519; then a DLL named alone no longer the
+    # Windows loader's wording, and a fault inside IGC's library the sycl-build layer's
+    # (intel/llvm #6149 gained; OpenCLCapsViewer #10 names nothing): 647, 652, 675
+    "development": (916, 647, 652, 675, 1519, 4),
     "kept-aside": None,  # NOTE: empty until the next collection is split
     # NOTE: "could not create an engine" is onednn; "The program was built for N devices" is the
     # sycl-build layer (three sampled threads, none a missing kernel), not xpu-kernel-not-built
