@@ -185,8 +185,11 @@ MEASURED: dict[str, tuple[int, int, int, int, int, int] | None] = {
     # it: 646, 651, 674 of 916, 5 of 1519; then an Intel CPU by its code name the machine, not
     # the stack (zvec #92 names nothing): 4 of 1519; then a DLL named alone no longer the
     # Windows loader's wording, and a fault inside IGC's library the sycl-build layer's
-    # (intel/llvm #6149 gained; OpenCLCapsViewer #10 names nothing): 647, 652, 675
-    "development": (916, 647, 652, 675, 1519, 4),
+    # (intel/llvm #6149 gained; OpenCLCapsViewer #10 names nothing): 647, 652, 675; then four
+    # texts of the GPU compute runtime and its OpenCL driver relabelled from the runtime layer to
+    # level-zero by the table of layers (sampling.yaml's `relabelled`; two of them gained): 649,
+    # 654, 677
+    "development": (916, 649, 654, 677, 1519, 4),
     "kept-aside": None,  # NOTE: empty until the next collection is split
     # NOTE: "could not create an engine" is onednn; "The program was built for N devices" is the
     # sycl-build layer (three sampled threads, none a missing kernel), not xpu-kernel-not-built
