@@ -529,3 +529,40 @@ def test_a_neighbour_of_a_build_tools_diagnostic_is_not_sycl_build(
 ) -> None:
     found = diagnose(text, KB)
     assert found.matches == [] and _layer(found) == layer, found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # DPC++'s filter_selector naming no device, in its newer form (no code) and its older
+        # one (the no-device code, intel/llvm #7897): a filter string was given
+        "terminate called after throwing an instance of 'sycl::_V1::exception'\n  what():  Could "
+        "not find a device that matches the specified filter(s)!",
+        "./a.out level_zero:gpu:3\nterminate called after throwing an instance of "
+        "'sycl::_V1::runtime_error'\n  what():  Could not find a device that matches the "
+        "specified filter(s)! -1 (PI_ERROR_DEVICE_NOT_FOUND)\nAborted",
+    ],
+)
+def test_a_filter_that_names_no_device_is_the_selection_layers(text: str) -> None:
+    """The selector's own words say a filter was given: the no-device code's cause of that
+    layer goes first, and without the code the layer is named."""
+    found = diagnose(text, KB)
+    first = found.matches[0].issue.layer if found.matches else _layer(found)
+    assert first == "selection", found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the no-device code with no filter in sight: the selection layer is no better a guess
+        "terminate called after throwing an instance of 'sycl::_V1::runtime_error'\n  what():  "
+        "No device of requested type 'info::device_type::gpu' available. -1 "
+        "(PI_ERROR_DEVICE_NOT_FOUND)",
+        # the same words from another program, with no word of the Intel stack
+        "adb: error: Could not find a device that matches the specified filter (serial emulator-5554)",
+    ],
+)
+def test_a_neighbour_of_the_filter_selectors_words_is_not_the_selection_layers(text: str) -> None:
+    found = diagnose(text, KB)
+    first = found.matches[0].issue.layer if found.matches else _layer(found)
+    assert first != "selection", found
