@@ -120,16 +120,28 @@ def _layer(found: Explanation) -> str | None:
         ("ImportError: libDPCTLSyclInterface.so.0: cannot open shared object file: No such file "
          "or directory", "runtime"),
         # the compute runtime's own components by their files: gmmlib's sources in the runtime
-        # and its library (xpumanager #128), the runtime's OpenCL driver as Windows names it, and
-        # a crash inside the Intel Graphics Compiler's library that the runtime loads
+        # and its library (xpumanager #128), the runtime's OpenCL driver as Windows names it
         ("xpumd[812]: gmm_helper/resource_info.cpp:15: Assertion `false' failed.\n"
          "Aborted (core dumped)", "level-zero"),
         ("xpu-smi: error while loading shared libraries: libigdgmm.so.12: cannot open shared "
          "object file: No such file or directory", "level-zero"),
         ("Exception thrown at 0x00007FFB1A2C3D4E (igdrcl64.dll) in clinfo.exe: 0xC0000005: "
          "Access violation reading location 0x0000000000000010.", "level-zero"),
+        # a fault inside the Intel Graphics Compiler's own library, in the forms a debugger,
+        # Windows's fault report and gdb give it: IGC runs only to build a device program, so
+        # the fault is that build's, as its crash banner is (intel/llvm #6149)
         ("Segmentation fault in libigc.so.1 (IGC::CodeGenContext::~CodeGenContext)\nAborted",
-         "level-zero"),
+         "sycl-build"),
+        ("Exception thrown at 0x00007FF8C1D20A11 (igc64.dll) in vadd.exe: 0xC0000005: Access "
+         "violation writing location 0x0000000000000000.", "sycl-build"),
+        ("Faulting module name: igdfcl64.dll, version: 31.0.101.5333\nException code: "
+         "0xc0000005", "sycl-build"),
+        ("#0  0x00007ffff2a1b3c4 in ?? () from /usr/lib/x86_64-linux-gnu/libigc.so.1\n"
+         "#1  0x00007ffff29f0e11 in ?? () from /usr/lib/x86_64-linux-gnu/libigc.so.1",
+         "sycl-build"),
+        # a DLL that did not load, in the words of the program that asked for it (llama.cpp
+        # #6309): the Windows loader's
+        ("error: failed to load ggml-sycl.dll (built by icx)", "windows-loader"),
         # a CMake configuration that wants oneAPI's compiler (clpeak #162)
         ("-- oneAPI backend: disabled (needs icpx - reconfigure with -DCMAKE_CXX_COMPILER=icpx, "
          "current is GNU)", "sycl-build"),
@@ -187,6 +199,10 @@ def test_a_structural_marker_names_the_layer_it_belongs_to(text: str, layer: str
          "found. ur_loader.dll", "windows-loader"),
         ("ImportError: DLL load failed while importing _C: The specified module could not be "
          "found. ze_loader.dll", "windows-loader"),
+        # the SYCL runtime's own trace of a plugin it did not find: the runtime's libraries,
+        # not the Windows loader's words (intel/llvm #11058)
+        ("---> DLL_PROCESS_ATTACH pi_win_proxy_loader.dll\nSYCL_PI_TRACE[all]: Check if plugin "
+         "is present. Failed to load plugin: pi_hip.dll", "runtime"),
         # the build command above a run's own error: the runtime's code says more
         ("$ clang++ -fsycl vadd.cpp -o vadd && ./vadd\nterminate called after throwing an "
          "instance of 'sycl::_V1::exception'\n  what():  Native API failed. Native API returns: "
@@ -341,6 +357,17 @@ def test_a_weak_marker_gives_way_to_what_says_more(text: str, layer: str) -> Non
         "nouveau 0000:01:00.0: fifo: fault 00 [READ] at 0000000000000000",
         "nvidia: Unknown symbol drm_gem_object_free (err -2)",
         "[drm] *ERROR* ring gfx timeout, signaled seq=1234, emitted seq=1236",
+        # the neighbours of a fault inside IGC's library: the same fault reports inside CUDA's,
+        # HIP's and a plain program's libraries
+        "Exception thrown at 0x00007FF8C1D20A11 (nvcuda.dll) in vadd.exe: 0xC0000005: Access "
+        "violation writing location 0x0000000000000000.",
+        "Faulting module name: amdhip64.dll, version: 5.7.32000.1\nException code: 0xc0000005",
+        "#0  0x00007ffff2a1b3c4 in ?? () from /usr/lib/x86_64-linux-gnu/libcuda.so.1",
+        "Segmentation fault in libamdhip64.so.6 (hipModuleLoadData)\nAborted",
+        # a DLL named in a fault report, beside an Intel GPU named as the machine: the Windows
+        # loader loaded it, it did not fail to
+        "Running on an Intel Arc A770:\nFaulting module name: python311.dll, version: 3.11.9\n"
+        "Exception code: 0xc0000005",
     ],
 )  # fmt: skip
 def test_a_neighbour_of_a_marker_names_no_layer(text: str) -> None:
@@ -502,3 +529,40 @@ def test_a_neighbour_of_a_build_tools_diagnostic_is_not_sycl_build(
 ) -> None:
     found = diagnose(text, KB)
     assert found.matches == [] and _layer(found) == layer, found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # DPC++'s filter_selector naming no device, in its newer form (no code) and its older
+        # one (the no-device code, intel/llvm #7897): a filter string was given
+        "terminate called after throwing an instance of 'sycl::_V1::exception'\n  what():  Could "
+        "not find a device that matches the specified filter(s)!",
+        "./a.out level_zero:gpu:3\nterminate called after throwing an instance of "
+        "'sycl::_V1::runtime_error'\n  what():  Could not find a device that matches the "
+        "specified filter(s)! -1 (PI_ERROR_DEVICE_NOT_FOUND)\nAborted",
+    ],
+)
+def test_a_filter_that_names_no_device_is_the_selection_layers(text: str) -> None:
+    """The selector's own words say a filter was given: the no-device code's cause of that
+    layer goes first, and without the code the layer is named."""
+    found = diagnose(text, KB)
+    first = found.matches[0].issue.layer if found.matches else _layer(found)
+    assert first == "selection", found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the no-device code with no filter in sight: the selection layer is no better a guess
+        "terminate called after throwing an instance of 'sycl::_V1::runtime_error'\n  what():  "
+        "No device of requested type 'info::device_type::gpu' available. -1 "
+        "(PI_ERROR_DEVICE_NOT_FOUND)",
+        # the same words from another program, with no word of the Intel stack
+        "adb: error: Could not find a device that matches the specified filter (serial emulator-5554)",
+    ],
+)
+def test_a_neighbour_of_the_filter_selectors_words_is_not_the_selection_layers(text: str) -> None:
+    found = diagnose(text, KB)
+    first = found.matches[0].issue.layer if found.matches else _layer(found)
+    assert first != "selection", found
