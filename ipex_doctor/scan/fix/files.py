@@ -137,7 +137,7 @@ def fix_file(
     real = os.path.realpath(path)
     place = Place(os.path.dirname(real), (os.path.basename(real),))
     try:
-        contents = confined.read(place, writable=write)
+        contents = confined.read(place, writable=write, one_name=write)
     except PlaceError as error:
         raise FixError(f"{path}: {error.reason}") from None
     fixed = file_fix(path, place, contents, fix_ids, kind)

@@ -1,7 +1,8 @@
 """``scan --fix`` as one change: every rewrite planned, recorded, then written; all or none.
 
 1. ``plan``: every file with a fixable match is read (``confined``: a regular file inside its
-   root, reached without following a link out, that this user may write) and fixed in memory.
+   root, reached without following a link out, that this user may write, with no other name:
+   a hard link's text would change too) and fixed in memory.
    A file that cannot be read or written, or whose fix fails, is left alone with its reason
    (``NotFixed``); the others go on. Nothing is written.
 2. ``commit``: the undo record is written (``fix_journal``, state ``applying``), then every
@@ -91,7 +92,7 @@ def plan(roots: Sequence[Path], wanted: Mapping[str, Collection[str]]) -> FixPla
             place = _place(roots, display)
             if kind is None:
                 raise PlaceError("no fixes apply to this kind of file")
-            contents = confined.read(place, writable=True)
+            contents = confined.read(place, writable=True, one_name=True)
         except PlaceError as error:
             left.append(NotFixed(display, error.reason))
             continue

@@ -212,19 +212,18 @@ def test_a_read_only_file_is_left_alone_even_by_root(
     assert _state(tree / "locked.py") == before
 
 
-def test_owner_group_mode_xattrs_hard_links_and_open_writers_are_kept(
+def test_owner_group_mode_xattrs_and_open_writers_are_kept(
     tmp_path: Path, state_home: Path, python: str
 ) -> None:
-    """The new text goes into the same inode: its owner, group, mode, extended attribute and
-    second name (a hard link) are those it had, and a writer that held it open appends its
-    later line to the fixed text."""
+    """The new text goes into the same inode: its owner, group, mode and extended attribute
+    are those it had, and a writer that held it open appends its later line to the fixed
+    text."""
     tree = tmp_path / "tree"
     _write(tree, {"train.py": SAMPLE})
     path = tree / "train.py"
     path.chmod(0o640)
     if os.geteuid() == 0:
         os.chown(path, 4321, 1234)
-    os.link(path, tree / "train.py.bak")  # NOTE: a name the scan does not read
     try:
         os.setxattr(path, "user.origin", b"kept")
         xattrs = {"user.origin": b"kept"}
@@ -240,10 +239,51 @@ def test_owner_group_mode_xattrs_hard_links_and_open_writers_are_kept(
     assert report is not None and code == 0 and _rewritten(report) == ["train.py"]
     after = os.stat(path)
     assert path.read_text() == FIXED + "# written later by the writer\n"
-    assert (tree / "train.py.bak").read_bytes() == path.read_bytes()
     kept = ("st_ino", "st_dev", "st_mode", "st_uid", "st_gid", "st_nlink")
     assert [getattr(after, k) for k in kept] == [getattr(before, k) for k in kept]
     assert {n: os.getxattr(path, n) for n in os.listxattr(path)} == xattrs
+
+
+@pytest.mark.parametrize("where", ["outside the tree", "inside the tree"])
+def test_a_file_with_another_name_is_left_alone_saying_so(
+    tmp_path: Path, state_home: Path, python: str, where: str
+) -> None:
+    """A file with a second name (a hard link: a ``cp -l`` backup, a package cache's copy) is
+    left alone with its reason, wherever the other name is: a rewrite in place would change
+    the other name's text too, silently (before: the file outside the tree was rewritten).
+    The file beside it is fixed."""
+    tree = tmp_path / "tree"
+    _write(tree, {"a.py": SAMPLE, "linked.py": SAMPLE})
+    other = tmp_path / "backup" / "linked.py" if where == "outside the tree" else tree / "l.txt"
+    other.parent.mkdir(exist_ok=True)
+    os.link(tree / "linked.py", other)
+    before = _state(other)
+    code, report, stderr = _scan(state_home, python, str(tree), "--fix")
+    assert report is not None and code == _gate(report)
+    assert _rewritten(report) == ["a.py"] and (tree / "a.py").read_text() == FIXED
+    said = "another name (hard links), whose text a rewrite would change too"
+    assert f"left alone: linked.py: it has {said}" in stderr
+    assert [f["path"] for f in report["scan"]["fix"]["left_alone"]] == ["linked.py"]
+    assert _state(other) == before and other.read_text() == SAMPLE
+
+
+def test_a_hard_link_made_after_planning_changes_nothing(
+    tmp_path: Path, state_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A second name given to a planned file between the plan and the writes (its text would
+    change under both): the write is refused, the file already written is put back, no record
+    is left."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(state_home))
+    tree = tmp_path / "tree"
+    _write(tree, {"a.py": SAMPLE, "b.py": SAMPLE})
+    fix_plan = fix_run.plan([tree], {"a.py": {"autocast-xpu"}, "b.py": {"autocast-xpu"}})
+    assert len(fix_plan.changes) == 2
+    os.link(tree / "b.py", tmp_path / "elsewhere.py")
+    with pytest.raises(FixError) as caught:
+        fix_run.commit(fix_plan)
+    assert "nothing was rewritten" in caught.value.message
+    assert (tree / "a.py").read_text() == (tmp_path / "elsewhere.py").read_text() == SAMPLE
+    assert not list(fix_journal.records_dir().glob("fix-*"))
 
 
 def _scan_as(who: Someone, base: Path, tree: Path) -> tuple[int, dict[str, Any], str]:
