@@ -342,6 +342,40 @@ def test_another_users_file_in_a_writable_directory_is_left_alone(
     assert "theirs.py" in stderr
 
 
+# -- what Python reads ------------------------------------------------------------------------
+
+
+# NOTE: UTF-7, which Python accepts as a source coding: ``+ACIAIgAi-`` is three quotes and
+# ``+AAo-`` a line break. Python (and the scan) read the first autocast as a string's data and
+# the last line as a comment and the real call; read as UTF-8 it is the other way round.
+DISGUISED = (
+    b"# coding: utf-7\nimport torch\ns = +ACIAIgAi-[0]\nwith torch.xpu.amp.autocast():\n"
+    b"    pass\nx = 1 +ACIAIgAi-[0]\n# +AAo-with torch.xpu.amp.autocast():+AAo-    pass\n"
+)
+
+
+def test_a_module_python_reads_otherwise_than_as_utf8_is_left_alone(
+    tmp_path: Path, state_home: Path, python: str
+) -> None:
+    """A module whose coding declaration makes Python read it otherwise than as UTF-8 is left
+    alone with its reason (before: the fix rewrote the string's data at line 4 and left the
+    call the finding named, at line 8, as it was); one that declares Latin-1 but holds ASCII
+    alone reads the same either way and is fixed."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "disguised.py").write_bytes(DISGUISED)
+    (tree / "plain.py").write_bytes(b"# -*- coding: latin-1 -*-\n" + SAMPLE.encode())
+    code, report, stderr = _scan(state_home, python, str(tree), "--fix")
+    assert report is not None and code == _gate(report)
+    found = {(f["location"]["path"], f["location"]["line"]) for f in report["findings"]
+             if f.get("location", {}).get("path") == "disguised.py"}  # fmt: skip
+    assert found == {("disguised.py", 8)}  # what Python runs: the scan reads it so
+    assert _rewritten(report) == ["plain.py"]
+    assert (tree / "disguised.py").read_bytes() == DISGUISED
+    assert (tree / "plain.py").read_text() == "# -*- coding: latin-1 -*-\n" + FIXED
+    assert "left alone: disguised.py" in stderr and "its coding declaration" in stderr
+
+
 # -- notebooks -------------------------------------------------------------------------------
 
 
