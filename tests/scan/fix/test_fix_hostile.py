@@ -733,6 +733,27 @@ def test_the_state_a_kill_mid_write_leaves_is_found_and_undone(
     assert not record.path.exists()
 
 
+def test_an_undo_killed_mid_restore_can_be_run_again(
+    tmp_path: Path, state_home: Path, python: str
+) -> None:
+    """What SIGKILL in the middle of an undo's writes leaves, made exactly: one file restored,
+    one half-restored (the old bytes up to a point, the fixed ones after it, in place), the
+    record still ``applied``. Running the undo again restores both byte for byte (before: the
+    half-restored file, neither old nor new, was left alone as edited since the fix)."""
+    tree, record = _fixed_tree(tmp_path, state_home, python)
+    loaded = fix_journal.load(record)
+    first, second = loaded.files[0], loaded.files[1]
+    Path(first.place.path).write_bytes(first.before)
+    cut = len(os.path.commonprefix([second.before, second.after])) + 5
+    with open(second.place.path, "r+b") as handle:  # NOTE: in place, as the undo writes
+        handle.write(second.before[:cut])
+    assert Path(second.place.path).read_bytes() not in (second.before, second.after)
+    again = _doctor(state_home, "scan", "--undo", str(record), "--yes")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert all((tree / name).read_text() == SAMPLE for name in ("a.py", "b.py", "c.py"))
+    assert json.loads(record.read_text())["state"] == "undone"
+
+
 def test_sigkill_in_the_middle_of_the_writes_then_undo(
     tmp_path: Path, state_home: Path, python: str
 ) -> None:
