@@ -11,11 +11,13 @@ and the write, makes the open fail instead of leading out of the tree.
 A rewrite writes the new bytes into the same inode (``pwrite``, ``ftruncate``, ``fsync``)
 after checking, on the open descriptor, that it is still a regular file with the identity and
 the bytes expected (``accept``). Nothing is replaced, so the file keeps its owner, group,
-mode, extended attributes and ACLs, and stays the same file for every hard link to it and for
-every process holding it open (a writer that appends later appends to the new text). Opening
-for writing is the kernel's permission check: a file the user may not write (read-only to
-them, another user's) fails with EACCES, where a rename into a writable directory would have
-replaced it; and a file whose mode grants write to nobody is refused even to root. The cost:
+mode, extended attributes and ACLs, and stays the same file for every process holding it
+open (a writer that appends later appends to the new text); for the same reason it is the same
+text under every name of the file, so ``scan --fix`` leaves a file with hard links alone
+(``read(one_name=True)``). Opening for writing is the kernel's permission check: a file
+the user may not write (read-only to them, another user's) fails with EACCES, where a rename
+into a writable directory would have replaced it; and a file whose mode grants write to nobody
+is refused even to root. The cost:
 a crash in the middle of the write leaves the file part new, part old, which is why
 ``scan --fix`` records every file before its first write (``fix_journal``) and its undo
 recognises such a half-written file.
@@ -118,17 +120,31 @@ class Contents:
     status: os.stat_result
 
 
-def read(place: Place, *, writable: bool) -> Contents:
+def read(place: Place, *, writable: bool, one_name: bool = False) -> Contents:
     """The bytes of the regular file at ``place``; with ``writable``, refused (``PlaceError``)
-    unless this user may write it and its mode lets someone write it. Changing while it is
-    read is refused too."""
+    unless this user may write it and its mode lets someone write it; with ``one_name``, refused
+    when the file has other names (hard links: ``other_names``). Changing while it is read is
+    refused too."""
     with _Opened(place, write=writable) as fd:
         before = os.fstat(fd)
+        if one_name and before.st_nlink > 1:
+            raise PlaceError(other_names(before.st_nlink))
         data = _read_all(fd)
         after = os.fstat(fd)
     if stamp(before) != stamp(after) or len(data) != after.st_size:
         raise PlaceError("changed while it was read (run the fix again)")
     return Contents(data, after)
+
+
+def other_names(links: int) -> str:
+    """Why a file with ``links`` names is not rewritten: a write in place changes the text
+    under every name, and the others may lie outside the tree (a backup made with
+    ``cp -l``, a package cache that links its files into environments)."""
+    others = "another name" if links == 2 else f"{links - 1} other names"
+    return (
+        f"it has {others} (hard links), whose text a rewrite would change too; "
+        "copy it to a file of its own to fix it"
+    )
 
 
 Accept = Callable[[os.stat_result, bytes], str | None]

@@ -16,8 +16,10 @@ character, a quote, a backslash or a byte outside ASCII.
 
 from __future__ import annotations
 
+import codecs
 import io
 import os
+import tokenize
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -112,7 +114,32 @@ def fix_bytes(raw: bytes, kind: FileKind, fix_ids: Collection[str]) -> tuple[Fix
         return _refused(text, why), raw
     if not outcome.changed:
         return outcome, raw
-    return outcome, (bom + outcome.source).encode("utf-8")
+    fixed = (bom + outcome.source).encode("utf-8")
+    if kind in PYTHON_KINDS:
+        otherwise = _read_otherwise(raw) or _read_otherwise(fixed)
+        if otherwise is not None:
+            return _refused(text, otherwise), raw
+    return outcome, fixed
+
+
+def _read_otherwise(data: bytes) -> str | None:
+    """Why Python would read the module ``data`` otherwise than the fixes read it (as UTF-8):
+    its PEP 263 coding declaration names an encoding in which these bytes are other text
+    (``None`` when they are the same text)."""
+    # NOTE: the scan reads a module in its declared coding, as Python does, and the fixes read
+    # UTF-8. Where the two differ (UTF-7's ``+AAo-`` is a line break, ``+ACI-`` a quote), the
+    # line the scan found is not the line the fix would rewrite: a rewrite there changed a
+    # string's data and left the call the finding named as it was.
+    try:
+        declared, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        if codecs.lookup(declared).name in ("utf-8", "utf-8-sig"):
+            return None
+        same = data.decode(declared) == data.decode("utf-8")
+    except (SyntaxError, LookupError, UnicodeDecodeError, ValueError):
+        same = False
+    if same:
+        return None
+    return "its coding declaration makes Python read it otherwise than the fixes (UTF-8) do"
 
 
 def _refused(text: str | bytes, reason: str) -> FixOutcome:
@@ -137,7 +164,7 @@ def fix_file(
     real = os.path.realpath(path)
     place = Place(os.path.dirname(real), (os.path.basename(real),))
     try:
-        contents = confined.read(place, writable=write)
+        contents = confined.read(place, writable=write, one_name=write)
     except PlaceError as error:
         raise FixError(f"{path}: {error.reason}") from None
     fixed = file_fix(path, place, contents, fix_ids, kind)

@@ -1,7 +1,8 @@
 """``scan --fix`` as one change: every rewrite planned, recorded, then written; all or none.
 
 1. ``plan``: every file with a fixable match is read (``confined``: a regular file inside its
-   root, reached without following a link out, that this user may write) and fixed in memory.
+   root, reached without following a link out, that this user may write, with no other name:
+   a hard link's text would change too) and fixed in memory.
    A file that cannot be read or written, or whose fix fails, is left alone with its reason
    (``NotFixed``); the others go on. Nothing is written.
 2. ``commit``: the undo record is written (``fix_journal``, state ``applying``), then every
@@ -14,7 +15,8 @@
    two files; after a failure that put everything back, the held signal is raised at once.
 3. ``undo``: a record's files restored byte for byte, in place, each only when it is still
    the file the run wrote (same device and inode, the bytes the fix wrote, or for a run that
-   stopped mid-way a file it was writing: a prefix of the new bytes over the old), under the
+   stopped mid-way a file it was writing: a prefix of the new bytes over the old; for an undo
+   that stopped mid-way, a prefix of the old bytes over the new), under the
    same held signals. A file edited since, no longer a regular file inside its root, or
    reached through a link is left alone with its reason; nothing is written for it.
 
@@ -91,7 +93,7 @@ def plan(roots: Sequence[Path], wanted: Mapping[str, Collection[str]]) -> FixPla
             place = _place(roots, display)
             if kind is None:
                 raise PlaceError("no fixes apply to this kind of file")
-            contents = confined.read(place, writable=True)
+            contents = confined.read(place, writable=True, one_name=True)
         except PlaceError as error:
             left.append(NotFixed(display, error.reason))
             continue
@@ -292,14 +294,21 @@ def _step(file: RecordedFile, current: Contents, state: RecordState) -> UndoStep
         return UndoStep(file, AS_IT_WAS)
     if data == file.after or (state is RecordState.APPLYING and _half_written(data, file)):
         return UndoStep(file, RESTORE)
+    # NOTE: an undo killed part way through its write (SIGKILL, power loss) leaves the old
+    # bytes up to a point and the fixed ones after it, whatever the record's state: the next
+    # undo finishes it, or the file could never be restored (it was "edited since").
+    if _half_written(data, file, undoing=True):
+        return UndoStep(file, RESTORE)
     return UndoStep(file, LEFT_ALONE, EDITED)
 
 
-def _half_written(data: bytes, file: RecordedFile) -> bool:
+def _half_written(data: bytes, file: RecordedFile, *, undoing: bool = False) -> bool:
     """Whether ``data`` is what a write of ``file.after`` over ``file.before`` leaves when it
-    stops part way: the new bytes up to some point, the old bytes after it."""
-    common = len(os.path.commonprefix([data, file.after]))
-    return data[common:] == file.before[common:]
+    stops part way: the new bytes up to some point, the old bytes after it (``undoing``: of
+    ``file.before`` over ``file.after``, the write of an undo)."""
+    new, old = (file.before, file.after) if undoing else (file.after, file.before)
+    common = len(os.path.commonprefix([data, new]))
+    return data[common:] == old[common:]
 
 
 def undo(record: Record) -> tuple[list[UndoStep], Record, int | None]:

@@ -16,7 +16,8 @@ with ``LINK_OUT`` as its reason and is never read, so a tree from elsewhere cann
 read (or ``--fix`` write) a file outside it. Every
 directory and file is visited once however many links reach it (by device and inode, which
 name the real path without resolving it), so a link loop ends and overlapping roots do not
-scan a file twice. Within a directory entries go in name order, files before subdirectories.
+scan a file twice; a file is visited once for each kind it is found as (a module's hard link
+named ``notes.txt`` does not hide the module). Within a directory entries go in name order, files before subdirectories.
 
 A candidate's ``display`` path is relative to the root it was found under, in POSIX form; for
 a root that is a file it is that root as given. ``source_path`` goes back from the two.
@@ -25,7 +26,7 @@ a root that is a file it is that root as given. ``source_path`` goes back from t
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Hashable, Iterator, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -106,8 +107,8 @@ class _Walk:
     """One scan's walk over all its roots: what it has visited, by device and inode."""
 
     def __init__(self, *, docs: bool = False, roots: Sequence[str] = ()) -> None:
-        self.dirs: set[tuple[int, int] | str] = set()
-        self.files: set[tuple[int, int] | str] = set()
+        self.dirs: set[Hashable] = set()
+        self.files: set[Hashable] = set()
         self.docs = docs
         self.roots = tuple(roots)
         """The roots, resolved: where a link found in the walk may lead."""
@@ -127,7 +128,7 @@ class _Walk:
             yield SkippedFile(display, "not a kind of file the scan reads")
             return
         stat = root.stat()
-        if self._first_visit(self.files, stat, root):
+        if self._first_visit(self.files, stat, root, (kind.value, False)):
             yield Candidate(root, display, kind, stat.st_size, file_stamp(stat))
 
     def directory(self, root: Path, ignores: Ignores) -> Iterator[Candidate | SkippedFile]:
@@ -191,7 +192,10 @@ class _Walk:
                     stat = entry.stat()
                 except OSError:
                     continue  # vanished or unreadable while walking: not a candidate
-                if self._first_visit(self.files, stat, entry.path):
+                # NOTE: a file is one visit per kind it is read as: a hard link of a module
+                # named as a kind the scan does not read (``notes.txt``, found first in name
+                # order) took the module's only visit, and its findings were lost, unsaid.
+                if self._first_visit(self.files, stat, entry.path, (kind.value, by_use)):
                     yield Candidate(
                         Path(entry.path), child, kind, stat.st_size, file_stamp(stat), by_use
                     )
@@ -201,13 +205,15 @@ class _Walk:
 
     @staticmethod
     def _first_visit(
-        seen: set[tuple[int, int] | str], stat: os.stat_result, path: str | Path
+        seen: set[Hashable], stat: os.stat_result, path: str | Path, how: Hashable = None
     ) -> bool:
-        key: tuple[int, int] | str = (stat.st_dev, stat.st_ino)
+        """Whether the file or directory ``stat`` describes is seen for the first time (as
+        ``how``, for a file the kind it is read as), and notes it."""
+        key: Hashable = (stat.st_dev, stat.st_ino, how)
         if not stat.st_ino:
             # NOTE: Windows fills no inode into a directory listing's stat, and some file
             # systems have none: the resolved path is the identity there (one call more).
-            key = os.path.realpath(path)
+            key = (os.path.realpath(path), how)
         if key in seen:
             return False
         seen.add(key)

@@ -22,6 +22,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -190,6 +191,36 @@ def test_a_link_swapped_in_after_planning_changes_nothing(
     assert not list(fix_journal.records_dir().glob("fix-*"))
 
 
+@pytest.mark.parametrize("change", ["grown", "truncated", "replaced by a new file"])
+def test_a_file_changed_after_planning_changes_nothing(
+    tmp_path: Path, change: str, state_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Between the plan and the writes, a planned file grows, is cut short, or is replaced by
+    another file of the same text (an editor's save): that write is refused as changed since
+    it was read, the file already written is put back, no record is left."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(state_home))
+    tree = tmp_path / "tree"
+    _write(tree, {"a.py": SAMPLE, "b.py": SAMPLE})
+    fix_plan = fix_run.plan([tree], {"a.py": {"autocast-xpu"}, "b.py": {"autocast-xpu"}})
+    assert len(fix_plan.changes) == 2
+    b_py = tree / "b.py"
+    if change == "grown":
+        with b_py.open("a") as handle:
+            handle.write("# appended\n")
+    elif change == "truncated":
+        os.truncate(b_py, 10)
+    else:
+        (tree / "b.new").write_text(SAMPLE)
+        os.replace(tree / "b.new", b_py)
+    kept = b_py.read_bytes()
+    with pytest.raises(FixError) as caught:
+        fix_run.commit(fix_plan)
+    assert caught.value.message.startswith("b.py: changed on disk since it was read")
+    assert "nothing was rewritten" in caught.value.message
+    assert (tree / "a.py").read_text() == SAMPLE and b_py.read_bytes() == kept
+    assert not list(fix_journal.records_dir().glob("fix-*"))
+
+
 # -- what the user may write, and what a file keeps ------------------------------------------
 
 
@@ -212,19 +243,18 @@ def test_a_read_only_file_is_left_alone_even_by_root(
     assert _state(tree / "locked.py") == before
 
 
-def test_owner_group_mode_xattrs_hard_links_and_open_writers_are_kept(
+def test_owner_group_mode_xattrs_and_open_writers_are_kept(
     tmp_path: Path, state_home: Path, python: str
 ) -> None:
-    """The new text goes into the same inode: its owner, group, mode, extended attribute and
-    second name (a hard link) are those it had, and a writer that held it open appends its
-    later line to the fixed text."""
+    """The new text goes into the same inode: its owner, group, mode and extended attribute
+    are those it had, and a writer that held it open appends its later line to the fixed
+    text."""
     tree = tmp_path / "tree"
     _write(tree, {"train.py": SAMPLE})
     path = tree / "train.py"
     path.chmod(0o640)
     if os.geteuid() == 0:
         os.chown(path, 4321, 1234)
-    os.link(path, tree / "train.py.bak")  # NOTE: a name the scan does not read
     try:
         os.setxattr(path, "user.origin", b"kept")
         xattrs = {"user.origin": b"kept"}
@@ -240,10 +270,51 @@ def test_owner_group_mode_xattrs_hard_links_and_open_writers_are_kept(
     assert report is not None and code == 0 and _rewritten(report) == ["train.py"]
     after = os.stat(path)
     assert path.read_text() == FIXED + "# written later by the writer\n"
-    assert (tree / "train.py.bak").read_bytes() == path.read_bytes()
     kept = ("st_ino", "st_dev", "st_mode", "st_uid", "st_gid", "st_nlink")
     assert [getattr(after, k) for k in kept] == [getattr(before, k) for k in kept]
     assert {n: os.getxattr(path, n) for n in os.listxattr(path)} == xattrs
+
+
+@pytest.mark.parametrize("where", ["outside the tree", "inside the tree"])
+def test_a_file_with_another_name_is_left_alone_saying_so(
+    tmp_path: Path, state_home: Path, python: str, where: str
+) -> None:
+    """A file with a second name (a hard link: a ``cp -l`` backup, a package cache's copy) is
+    left alone with its reason, wherever the other name is: a rewrite in place would change
+    the other name's text too, silently (before: the file outside the tree was rewritten).
+    The file beside it is fixed."""
+    tree = tmp_path / "tree"
+    _write(tree, {"a.py": SAMPLE, "linked.py": SAMPLE})
+    other = tmp_path / "backup" / "linked.py" if where == "outside the tree" else tree / "l.txt"
+    other.parent.mkdir(exist_ok=True)
+    os.link(tree / "linked.py", other)
+    before = _state(other)
+    code, report, stderr = _scan(state_home, python, str(tree), "--fix")
+    assert report is not None and code == _gate(report)
+    assert _rewritten(report) == ["a.py"] and (tree / "a.py").read_text() == FIXED
+    said = "another name (hard links), whose text a rewrite would change too"
+    assert f"left alone: linked.py: it has {said}" in stderr
+    assert [f["path"] for f in report["scan"]["fix"]["left_alone"]] == ["linked.py"]
+    assert _state(other) == before and other.read_text() == SAMPLE
+
+
+def test_a_hard_link_made_after_planning_changes_nothing(
+    tmp_path: Path, state_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A second name given to a planned file between the plan and the writes (its text would
+    change under both): the write is refused, the file already written is put back, no record
+    is left."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(state_home))
+    tree = tmp_path / "tree"
+    _write(tree, {"a.py": SAMPLE, "b.py": SAMPLE})
+    fix_plan = fix_run.plan([tree], {"a.py": {"autocast-xpu"}, "b.py": {"autocast-xpu"}})
+    assert len(fix_plan.changes) == 2
+    os.link(tree / "b.py", tmp_path / "elsewhere.py")
+    with pytest.raises(FixError) as caught:
+        fix_run.commit(fix_plan)
+    assert "nothing was rewritten" in caught.value.message
+    assert (tree / "a.py").read_text() == (tmp_path / "elsewhere.py").read_text() == SAMPLE
+    assert not list(fix_journal.records_dir().glob("fix-*"))
 
 
 def _scan_as(who: Someone, base: Path, tree: Path) -> tuple[int, dict[str, Any], str]:
@@ -300,6 +371,114 @@ def test_another_users_file_in_a_writable_directory_is_left_alone(
     assert after[str(tree / "theirs.py")] == before[str(tree / "theirs.py")]
     assert after[str(tree)] == before[str(tree)]  # no temporary file, nothing renamed
     assert "theirs.py" in stderr
+
+
+def test_the_users_file_in_a_directory_they_may_not_write_is_fixed_in_place(
+    other: Someone, shared_tmp: Path
+) -> None:
+    """The user's own file in a directory of root's that they may not write (a shared
+    checkout): fixed in place, since no file is made or renamed there; the directory's
+    listing and the file's inode are as they were."""
+    if not other.is_other:
+        pytest.skip("a directory the user may not write needs root")
+    tree = shared_tmp / "tree"
+    _write(tree, {"pkg/mine.py": SAMPLE})
+    _give(tree, other)
+    os.chown(tree / "pkg", 0, 0)
+    (tree / "pkg").chmod(0o755)
+    inode, listing = (tree / "pkg" / "mine.py").stat().st_ino, sorted(os.listdir(tree / "pkg"))
+    code, report, _ = _scan_as(other, shared_tmp, tree)
+    assert code == _gate(report) and _rewritten(report) == ["pkg/mine.py"]
+    assert (tree / "pkg" / "mine.py").read_text() == FIXED
+    assert (tree / "pkg" / "mine.py").stat().st_ino == inode
+    assert sorted(os.listdir(tree / "pkg")) == listing
+
+
+# -- what Python reads ------------------------------------------------------------------------
+
+
+# NOTE: UTF-7, which Python accepts as a source coding: ``+ACIAIgAi-`` is three quotes and
+# ``+AAo-`` a line break. Python (and the scan) read the first autocast as a string's data and
+# the last line as a comment and the real call; read as UTF-8 it is the other way round.
+DISGUISED = (
+    b"# coding: utf-7\nimport torch\ns = +ACIAIgAi-[0]\nwith torch.xpu.amp.autocast():\n"
+    b"    pass\nx = 1 +ACIAIgAi-[0]\n# +AAo-with torch.xpu.amp.autocast():+AAo-    pass\n"
+)
+
+
+def test_a_module_python_reads_otherwise_than_as_utf8_is_left_alone(
+    tmp_path: Path, state_home: Path, python: str
+) -> None:
+    """A module whose coding declaration makes Python read it otherwise than as UTF-8 is left
+    alone with its reason (before: the fix rewrote the string's data at line 4 and left the
+    call the finding named, at line 8, as it was); one that declares Latin-1 but holds ASCII
+    alone reads the same either way and is fixed."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    (tree / "disguised.py").write_bytes(DISGUISED)
+    (tree / "plain.py").write_bytes(b"# -*- coding: latin-1 -*-\n" + SAMPLE.encode())
+    code, report, stderr = _scan(state_home, python, str(tree), "--fix")
+    assert report is not None and code == _gate(report)
+    found = {(f["location"]["path"], f["location"]["line"]) for f in report["findings"]
+             if f.get("location", {}).get("path") == "disguised.py"}  # fmt: skip
+    assert found == {("disguised.py", 8)}  # what Python runs: the scan reads it so
+    assert _rewritten(report) == ["plain.py"]
+    assert (tree / "disguised.py").read_bytes() == DISGUISED
+    assert (tree / "plain.py").read_text() == "# -*- coding: latin-1 -*-\n" + FIXED
+    assert "left alone: disguised.py" in stderr and "its coding declaration" in stderr
+
+
+# -- the file system --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    """A 64 KiB tmpfs of its own (root only: skipped where it cannot be mounted)."""
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    mount = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k,mode=755", "tmpfs", str(disk)],
+                           capture_output=True, check=False)  # fmt: skip
+    if mount.returncode != 0:
+        pytest.skip("cannot mount a tmpfs here (needs root and CAP_SYS_ADMIN)")
+    try:
+        yield disk
+    finally:
+        subprocess.run(["umount", "-l", str(disk)], capture_output=True, check=False)
+
+
+def test_a_full_disk_mid_run_puts_every_file_back(
+    small_disk: Path, state_home: Path, python: str
+) -> None:
+    """The disk fills while the second file grows: exit 2, one line naming it and the full
+    disk, the first file put back, the second as it was (not cut short), no record left."""
+    files = {"a.py": SAMPLE, "b.py": "import torch\n" + SAMPLE.split("\n", 1)[1] * 300}
+    _write(small_disk, files)
+    filler = os.open(small_disk / "filler", os.O_WRONLY | os.O_CREAT, 0o644)
+    try:  # NOTE: every block left taken, unbuffered (a buffered close would raise)
+        while os.write(filler, b"x" * 512):
+            pass
+    except OSError:
+        pass
+    finally:
+        os.close(filler)
+    code, _, stderr = _scan(state_home, python, str(small_disk), "--fix", "--fail-on", "never")
+    assert code == 2, stderr
+    assert "b.py: could not be written (the disk is full); nothing was rewritten" in stderr
+    assert {name: (small_disk / name).read_text() for name in files} == files
+    assert not _records(state_home)
+
+
+def test_a_read_only_mount_is_left_alone_saying_so(
+    small_disk: Path, state_home: Path, python: str
+) -> None:
+    """A tree on a file system mounted read-only: each file is left alone with its reason
+    (the mode would let the user write it), nothing is written, no record is kept."""
+    _write(small_disk, {"a.py": SAMPLE})
+    subprocess.run(["mount", "-o", "remount,ro", str(small_disk)], check=True)
+    code, report, stderr = _scan(state_home, python, str(small_disk), "--fix")
+    assert report is not None and code == _gate(report) and _rewritten(report) == []
+    assert "left alone: a.py: on a read-only file system" in stderr
+    assert (small_disk / "a.py").read_text() == SAMPLE and not _records(state_home)
 
 
 # -- notebooks -------------------------------------------------------------------------------
@@ -554,6 +733,27 @@ def test_the_state_a_kill_mid_write_leaves_is_found_and_undone(
     assert not record.path.exists()
 
 
+def test_an_undo_killed_mid_restore_can_be_run_again(
+    tmp_path: Path, state_home: Path, python: str
+) -> None:
+    """What SIGKILL in the middle of an undo's writes leaves, made exactly: one file restored,
+    one half-restored (the old bytes up to a point, the fixed ones after it, in place), the
+    record still ``applied``. Running the undo again restores both byte for byte (before: the
+    half-restored file, neither old nor new, was left alone as edited since the fix)."""
+    tree, record = _fixed_tree(tmp_path, state_home, python)
+    loaded = fix_journal.load(record)
+    first, second = loaded.files[0], loaded.files[1]
+    Path(first.place.path).write_bytes(first.before)
+    cut = len(os.path.commonprefix([second.before, second.after])) + 5
+    with open(second.place.path, "r+b") as handle:  # NOTE: in place, as the undo writes
+        handle.write(second.before[:cut])
+    assert Path(second.place.path).read_bytes() not in (second.before, second.after)
+    again = _doctor(state_home, "scan", "--undo", str(record), "--yes")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert all((tree / name).read_text() == SAMPLE for name in ("a.py", "b.py", "c.py"))
+    assert json.loads(record.read_text())["state"] == "undone"
+
+
 def test_sigkill_in_the_middle_of_the_writes_then_undo(
     tmp_path: Path, state_home: Path, python: str
 ) -> None:
@@ -621,6 +821,41 @@ def test_undo_leaves_a_file_edited_since_alone(
     assert len(said) == 1 and "b.py: edited since the fix" in said[0]
 
 
+def test_an_undo_run_twice_restores_once(tmp_path: Path, state_home: Path, python: str) -> None:
+    """A second undo of the same record finds every file as it was: it says so, restores
+    nothing and writes nothing (exit 0)."""
+    tree, record = _fixed_tree(tmp_path, state_home, python)
+    first = _doctor(state_home, "scan", "--undo", str(record), "--yes")
+    assert first.returncode == 0 and "Restored 3 files." in first.stdout
+    before = _states(tree)
+    again = _doctor(state_home, "scan", "--undo", str(record), "--yes")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert again.stdout.count("as it was") == 3 and "Nothing to restore." in again.stdout
+    assert _states(tree) == before
+
+
+def test_names_with_line_breaks_escapes_and_bytes_outside_utf8_are_fixed_and_undone(
+    tmp_path: Path, state_home: Path, python: str
+) -> None:
+    """Files named with a line break, an escape sequence and bytes that are not UTF-8 are
+    fixed, recorded and restored by undo byte for byte; the undo's list shows each name
+    quoted on one line, never the raw control."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    names = [b"a\nb.py", b"x\x1b[31m.py", b"\xff\xfe.py"]
+    for name in names:
+        (tree / os.fsdecode(name)).write_text(SAMPLE)
+    code, report, _ = _scan(state_home, python, str(tree), "--fix")
+    assert report is not None and code == 0 and len(_rewritten(report)) == 3
+    assert all((tree / os.fsdecode(name)).read_text() == FIXED for name in names)
+    (record,) = _records(state_home)
+    done = _doctor(state_home, "scan", "--undo", str(record), "--yes")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert all((tree / os.fsdecode(name)).read_text() == SAMPLE for name in names)
+    assert "\x1b" not in done.stdout and '/\\377\\376.py"' in done.stdout
+    assert sum(line.lstrip().startswith("restore") for line in done.stdout.splitlines()) == 3
+
+
 def test_a_record_from_elsewhere_is_never_restored_on_yes_alone(
     tmp_path: Path, state_home: Path, python: str
 ) -> None:
@@ -659,6 +894,7 @@ def _forge(record: Path, change: Any) -> None:
         ("writable by others", 2, "open to other users (mode 666)"),
         ("another user's", 2, "not yours"),
         ("not JSON", 2, "not JSON"),
+        ("a device as its file", 1, "left alone  /dev/null: not a regular file"),
     ],
 )
 def test_a_forged_record_restores_nothing_outside_its_root(
@@ -693,8 +929,14 @@ def test_a_forged_record_restores_nothing_outside_its_root(
         stat_of = os.stat(victim)
         document["files"][0].update(device=stat_of.st_dev, inode=stat_of.st_ino)
 
+    def a_device(document: dict[str, Any]) -> None:
+        document["roots"] = document["roots"] + ["/dev"]
+        stat_of = os.stat("/dev/null")
+        document["files"][0].update(root="/dev", path="null", device=stat_of.st_dev,
+                                    inode=stat_of.st_ino)  # fmt: skip
+
     changes = {"a path out of its root": point_out, "a root of its own": own_root,
-               "roots of its own": own_roots,
+               "roots of its own": own_roots, "a device as its file": a_device,
                "bytes that do not match": wrong_bytes,
                "a directory link inside the root": through_link}  # fmt: skip
     if forgery in changes:

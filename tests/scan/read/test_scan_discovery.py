@@ -170,6 +170,18 @@ def test_symlink_loops_end_and_files_are_visited_once(tmp_path: Path) -> None:
     assert _found(tmp_path / "pkg", tmp_path) == ["a.py", "sub/b.py"]
 
 
+def test_a_hard_link_under_a_name_of_another_kind_hides_no_file(tmp_path: Path) -> None:
+    """A module's second name (a hard link, which a tarball can carry) of a kind the scan does
+    not read, found first in name order, does not take the module's visit: the module is a
+    candidate (before: it was never read, and nothing said so); two names of one kind are
+    still one candidate (the link is ``a.py``'s second name as ``z.py``)."""
+    write(tmp_path, {"train.py": "", "a.py": ""})
+    os.link(tmp_path / "train.py", tmp_path / "notes.txt")  # a candidate read only if named
+    assert _found(tmp_path) == ["a.py", "notes.txt", "train.py"]
+    os.link(tmp_path / "a.py", tmp_path / "z.py")
+    assert _found(tmp_path) == ["a.py", "notes.txt", "train.py"]
+
+
 def test_a_link_out_of_the_tree_is_skipped_with_the_reason(tmp_path: Path) -> None:
     """A link to a file or a directory outside every root (directly, or through a chain of
     links) is never read, and is said; links whose target is inside a root are followed; a
