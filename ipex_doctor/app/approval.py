@@ -18,6 +18,12 @@ Approve = Callable[[str], bool]
 """Asked a question, says yes or no."""
 
 
+def can_ask() -> bool:
+    """Whether a question can be answered: standard input is a terminal."""
+    # NOTE: started with standard input closed (``0<&-``), Python sets sys.stdin to None.
+    return sys.stdin is not None and sys.stdin.isatty()
+
+
 def approver(yes: bool, ask: Approve, *, say: Callable[[str], None] | None = None) -> Approve:
     """Yes to every question with ``yes`` (each question and its answer said through ``say``,
     when given, so a log shows what was approved), else ``ask``'s answer where standard input is
@@ -28,8 +34,7 @@ def approver(yes: bool, ask: Approve, *, say: Callable[[str], None] | None = Non
             if say is not None:
                 say(f"{question} yes (--yes)")
             return True
-        # NOTE: started with standard input closed (``0<&-``), Python sets sys.stdin to None.
-        if sys.stdin is None or not sys.stdin.isatty():
+        if not can_ask():
             return False
         try:
             return ask(question)

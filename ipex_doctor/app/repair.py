@@ -16,6 +16,13 @@ that is not a regular file, is refused outright: a report or snapshot records ``
 which never is one; so is a path that no question could show as it is (a carriage return or an
 escape sequence in it would make the question name another interpreter).
 
+A snapshot is a file too, and ``fix --undo`` installs and uninstalls what it names. One that
+``fix`` wrote is recorded by its SHA-256 in a private directory (``snapshot_origin``) and is
+undone as approved above. Any other (downloaded, another user's, edited since) is from
+elsewhere: its plan is shown, but ``--yes`` alone does not apply it. On a terminal the user is
+asked, the question saying so; off one, ``--yes`` is refused before anything runs, unless
+``--trust-snapshot`` says the user read the file.
+
 The published report is the diagnosis after (or before, when nothing was applied), with the
 ``Repair`` record attached. Nothing here prints: plans, questions and messages go through the
 ``Conversation``.
@@ -34,7 +41,7 @@ from pathlib import Path
 
 from packaging.utils import canonicalize_name
 
-from ipex_doctor.app.approval import approver
+from ipex_doctor.app.approval import approver, can_ask
 from ipex_doctor.app.conclusion import conclude, gate_policy
 from ipex_doctor.app.interrupts import sigterm_raises
 from ipex_doctor.app.repair_plan import Plan, propose, resolve, undo_plan, unresolved
@@ -58,7 +65,7 @@ from ipex_doctor.reporting.output import STDOUT
 from ipex_doctor.reporting.output_options import OutputOptions
 from ipex_doctor.reporting.policy import Policy
 from ipex_doctor.reporting.saved_reports import load_report
-from ipex_doctor.runs import pip_actions, snapshots
+from ipex_doctor.runs import pip_actions, snapshot_origin, snapshots
 from ipex_doctor.runs.diagnose import CheckOptions, diagnose
 from ipex_doctor.scan.fix.quoting import quote_name
 
@@ -73,6 +80,10 @@ class Conversation:
     approve: Callable[[str], bool]
     """Asked a question, says yes or no: ``--yes``, else the user's answer on a terminal."""
     show: Callable[[Repair], None]
+    ask: Callable[[str], bool] = lambda question: False
+    """Asked a question ``--yes`` does not answer: the user's answer on a terminal, else no."""
+    yes: bool = False
+    """``--yes`` was given."""
 
     @classmethod
     def on_streams(
@@ -92,7 +103,10 @@ class Conversation:
             planning = repair.verdict in (RepairVerdict.PLANNED, RepairVerdict.NOTHING_TO_DO)
             echo(plan_text(repair) if planning else outcome_text(repair), err)
 
-        return cls(notify, approver(yes, lambda question: ask(question, err), say=notify), show)
+        def asked(question: str) -> bool:
+            return ask(question, err)
+
+        return cls(notify, approver(yes, asked, say=notify), show, approver(False, asked), yes)
 
 
 @dataclass(frozen=True)
@@ -122,11 +136,14 @@ class UndoRequest:
     """``--python`` as typed (it must be the snapshot's); ``None``: the snapshot's, if approved."""
     timeout_s: float = DEFAULT_TIMEOUT_S
     kb_overlays: tuple[str, ...] = ()
+    trust_snapshot: bool = False
+    """``--trust-snapshot``: the user read the snapshot; one from elsewhere is approved as the
+    doctor's own would be."""
 
     @classmethod
-    def of(cls, snapshot: Path, fix: FixRequest) -> UndoRequest:
+    def of(cls, snapshot: Path, fix: FixRequest, *, trust_snapshot: bool = False) -> UndoRequest:
         """``fix --undo SNAPSHOT``: the output, interpreter, timeout and overlays of ``fix``."""
-        return cls(snapshot, fix.out, fix.python, fix.timeout_s, fix.kb_overlays)
+        return cls(snapshot, fix.out, fix.python, fix.timeout_s, fix.kb_overlays, trust_snapshot)
 
 
 @dataclass(frozen=True)
@@ -331,7 +348,10 @@ class RepairRun:
         installed = pip_actions.installed(target.python)
         where = _snapshot_path(request.snapshot, self.out)
         snapshot = Snapshot(target.python, now_utc(), installed)
-        snapshots.write(where, snapshot)
+        # NOTE: the records' directory is checked before the snapshot is written, so a refusal
+        # (not private) leaves no snapshot that no record vouches for.
+        snapshot_origin.private_dir(create=True)
+        snapshot_origin.remember(where, snapshots.write(where, snapshot))
         self.talk.notify(f"snapshot of {len(installed)} distributions: {where}")
         applied = self._apply(plan.steps, target.python)
         undo = undo_command(where)
@@ -398,7 +418,7 @@ class RepairRun:
     def undo(self, request: UndoRequest) -> ExitCode:
         """Approve the snapshot's interpreter, plan the way back, approve it, restore, probe."""
         path = request.snapshot
-        snapshot = snapshots.read(path)
+        snapshot, digest = snapshots.read(path)
         if request.python is not None and request.python != snapshot.python:
             raise DoctorError(
                 f"{path} records {snapshot.python}, not --python {request.python}; "
@@ -406,6 +426,14 @@ class RepairRun:
                 tip="leave out --python",
             )
         target = _target(snapshot.python, path, "", trusted=request.python is not None)
+        elsewhere = None if request.trust_snapshot else snapshot_origin.elsewhere(digest)
+        if elsewhere is not None and self.talk.yes and not can_ask():
+            raise snapshots.SnapshotError(
+                f"{path} is a snapshot from elsewhere ({elsewhere}), and --yes alone does not "
+                "restore one; nothing was run. Read it and its plan (shown without --yes, its "
+                "interpreter named with --python), then add --trust-snapshot to --yes, or answer "
+                "on a terminal"
+            )
         self.talk.notify(f"{path}: {len(snapshot.distributions)} distributions of {snapshot.python}")  # fmt: skip
         with sigterm_raises():
             if not self._may_run(target, None, "compare its distributions with the snapshot"):
@@ -413,8 +441,7 @@ class RepairRun:
             plan = self._undo_plan(snapshot)
             planned = Repair(RepairVerdict.PLANNED, plan.steps, plan.manual, snapshot=str(path))
             self.talk.show(planned)
-            if plan.steps and not self.talk.approve(APPLY):
-                self.talk.notify("nothing changed (restore it with --yes)")
+            if plan.steps and not self._restore_approved(path, elsewhere):
                 return ExitCode.FINDINGS
             restored = self._restore(snapshot, plan)
             if restored.applied.interrupt is not None:
@@ -430,6 +457,24 @@ class RepairRun:
         # NOTE: the exit code says whether the set is the snapshot's, not the gate's verdict
         # on the environment (which the report carries).
         return self._end(Ended(after, repair, ExitCode.OK if restored.exact else ExitCode.FINDINGS))
+
+    def _restore_approved(self, path: Path, elsewhere: str | None) -> bool:
+        """Whether the undo plan shown may be applied: as any plan for the doctor's own
+        snapshot; for one from ``elsewhere``, only by the user's answer on a terminal (a
+        question that says so), which ``--yes`` does not give."""
+        if elsewhere is None:
+            if self.talk.approve(APPLY):
+                return True
+            self.talk.notify("nothing changed (restore it with --yes)")
+            return False
+        question = f"{path} is a snapshot from elsewhere ({elsewhere}). Apply this plan?"
+        if self.talk.ask(question):
+            return True
+        self.talk.notify(
+            f"nothing changed: {path} is a snapshot from elsewhere; read it and the plan above, "
+            "then restore it with --yes --trust-snapshot"
+        )
+        return False
 
     def _undo_plan(self, snapshot: Snapshot) -> Plan:
         return undo_plan(snapshot, pip_actions.installed(snapshot.python))

@@ -212,7 +212,9 @@ def scan(request: ScanRequest, undo: Path | None, yes: bool) -> int:
 @cli.command()
 @opt.refuse(Refuse("undo", "--undo restores a snapshot: --report, --snapshot and "
                    "--rollback-on-regression do not apply to it",
-                   with_any=("saved_report", "rollback_on_regression", "snapshot")))  # fmt: skip
+                   with_any=("saved_report", "rollback_on_regression", "snapshot")),
+           Refuse("trust_snapshot", "--trust-snapshot approves the snapshot of --undo",
+                  without=("undo",)))  # fmt: skip
 @opt.python_option("Interpreter of the environment to repair (default: the one running the doctor; "
                    "with --report or --undo, the one the file records, run only once you approve it).")  # fmt: skip
 @opt.TIMEOUT
@@ -223,12 +225,14 @@ def scan(request: ScanRequest, undo: Path | None, yes: bool) -> int:
 @click.option("--yes", "-y", "yes", is_flag=True, help="Apply the plan without asking.")
 @click.option("--undo", "undo", metavar="SNAPSHOT", type=opt.FILE,
               help="Restore the distributions recorded in SNAPSHOT (written by an earlier fix).")  # fmt: skip
+@click.option("--trust-snapshot", is_flag=True,
+              help="With --undo: you read SNAPSHOT, which this user's fix did not write (or was edited since); let --yes restore it.")  # fmt: skip
 @click.option("--snapshot", "snapshot", metavar="PATH", type=opt.FILE,
               help="Where to write the snapshot (default: next to the --json report, else ./ipex-doctor-fix-TIME.snapshot.json).")  # fmt: skip
 @click.option("--rollback-on-regression", is_flag=True,
               help="Undo at once if the diagnosis after is worse than before.")  # fmt: skip
 @opt.as_request("ipex_doctor.app.repair:FixRequest")
-def fix(request: FixRequest, yes: bool, undo: Path | None) -> int:
+def fix(request: FixRequest, yes: bool, undo: Path | None, trust_snapshot: bool) -> int:
     """Plan, and with --yes apply, the pip remedies of the findings: install or uninstall
     pinned packages in the examined interpreter only, with a snapshot to undo.
 
@@ -243,7 +247,8 @@ def fix(request: FixRequest, yes: bool, undo: Path | None) -> int:
         request.out, notify_user, yes, _ask, lambda text, err: click.echo(text, nl=False, err=err)
     )
     if undo is not None:
-        return repair.undo_and_publish(repair.UndoRequest.of(undo, request), talk)
+        undoing = repair.UndoRequest.of(undo, request, trust_snapshot=trust_snapshot)
+        return repair.undo_and_publish(undoing, talk)
     return repair.fix_and_publish(request, talk)
 
 

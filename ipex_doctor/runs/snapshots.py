@@ -4,18 +4,20 @@ A snapshot is a small JSON file (``Snapshot.to_dict``), written atomically befor
 step, and read back by ``fix --undo`` within limits (``bounded_json``): a file that is missing,
 not JSON, beyond the limits, not a snapshot, or whose names and versions are not a
 distribution's (a PEP 508 name, a PEP 440 version: a "name" such as ``--find-links=URL`` would
-be an option to pip) is a one-line ``SnapshotError``.
+be an option to pip) is a one-line ``SnapshotError``. Both sides give the SHA-256 of the bytes
+written or read, by which ``snapshot_origin`` tells the doctor's own snapshots from others'.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
 from pathlib import Path
 
-from ipex_doctor.bounded_json import JsonLimits, read_json
-from ipex_doctor.errors import DoctorError
+from ipex_doctor.bounded_json import JsonLimits, parse_json
+from ipex_doctor.errors import DoctorError, read_bounded
 from ipex_doctor.knowledge import remedy_policy
 from ipex_doctor.model.repair import Snapshot
 
@@ -28,25 +30,33 @@ class SnapshotError(DoctorError):
     """A snapshot cannot be written or read; the message names the file."""
 
 
-def write(path: Path, snapshot: Snapshot) -> None:
-    """Write ``snapshot`` to ``path`` atomically (a reader never sees half a file)."""
-    text = json.dumps(snapshot.to_dict(), indent=2) + "\n"
+def write(path: Path, snapshot: Snapshot) -> str:
+    """Write ``snapshot`` to ``path`` atomically (a reader never sees half a file); the
+    SHA-256 (hex) of the bytes written."""
+    data = (json.dumps(snapshot.to_dict(), indent=2) + "\n").encode("utf-8")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            stream.write(text)
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
         os.replace(temporary, path)
     except OSError as exc:
         raise SnapshotError(
             f"{path}: cannot write the snapshot ({exc.strerror}); nothing was changed",
             tip="name a writable place with --snapshot PATH",
         ) from None
+    return hashlib.sha256(data).hexdigest()
 
 
-def read(path: Path) -> Snapshot:
-    """The snapshot in ``path``; ``SnapshotError`` with what is wrong."""
-    data = read_json(path, _LIMITS, SnapshotError, "snapshot")
+def read(path: Path) -> tuple[Snapshot, str]:
+    """The snapshot in ``path`` and the SHA-256 (hex) of the very bytes it was read from (read
+    once: a file replaced meanwhile cannot pass another's digest); ``SnapshotError`` with what
+    is wrong."""
+    text = read_bounded(path, _LIMITS.max_bytes, SnapshotError, "snapshot")
+    # NOTE: the text is valid UTF-8 (read_bounded decoded it), so encoding it again gives back
+    # exactly the bytes of the file.
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
+    data = parse_json(text, path, _LIMITS, SnapshotError, "snapshot")
     if not isinstance(data, dict) or data.get("format") != _FORMAT:
         raise SnapshotError(f"{path}: not an ipex-doctor snapshot (format is not {_FORMAT!r})")
     try:
@@ -57,4 +67,4 @@ def read(path: Path) -> Snapshot:
         refusal = remedy_policy.distribution_refusal(distribution.name, distribution.version)
         if refusal is not None:
             raise SnapshotError(f"{path}: not a snapshot ipex-doctor wrote ({refusal}); refused")
-    return snapshot
+    return snapshot, digest

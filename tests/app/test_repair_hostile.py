@@ -10,6 +10,7 @@ would be left if anything ran that a file asked for: a forged interpreter, an sd
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import resource
@@ -157,7 +158,8 @@ def test_the_interpreter_a_snapshot_names_runs_only_once_approved(
     done = run_doctor("fix", "--undo", str(snapshot), cwd=tmp_path)
     _harmless(victim, done, 1, f"{victim.python} was not run (a saved file names it)")
     victim.marker.unlink()
-    approved = run_doctor("fix", "--undo", str(snapshot), "--yes", cwd=tmp_path)
+    # NOTE: hand-made, so from elsewhere: --trust-snapshot says the user read it.
+    approved = run_doctor("fix", "--undo", str(snapshot), "--yes", "--trust-snapshot", cwd=tmp_path)
     assert approved.returncode == 0, approved.stderr[-3000:]  # the set is the snapshot's
     assert victim.marker.exists()
 
@@ -353,7 +355,8 @@ def test_a_snapshot_source_that_is_no_local_wheel_is_a_manual_step_never_built(
     }[kind]
     extra = {"name": "torchaudio", "version": "1.0.0", "source": source}
     snapshot = forged.snapshot(tmp_path / "s.json", victim.python, lambda d: d.append(extra))
-    done = run_doctor("fix", "--undo", str(snapshot), "--yes", extra_env=UNREACHABLE, cwd=tmp_path)
+    done = run_doctor("fix", "--undo", str(snapshot), "--yes", "--trust-snapshot",
+                      extra_env=UNREACHABLE, cwd=tmp_path)  # fmt: skip
     _harmless(victim, done, 1, "- undo: torchaudio 1.0.0 in the snapshot, absent now")
     assert f"not run by fix: torchaudio 1.0.0 came from {source}" in done.stdout
     assert "not restored: torchaudio 1.0.0 (snapshot)" in done.stderr
@@ -375,9 +378,116 @@ def test_an_undo_never_removes_or_replaces_pip_or_setuptools(
             distributions.remove(entry)
 
     snapshot = forged.snapshot(tmp_path / "s.json", victim.python, change)
-    done = run_doctor("fix", "--undo", str(snapshot), "--yes", extra_env=UNREACHABLE, cwd=tmp_path)
+    done = run_doctor("fix", "--undo", str(snapshot), "--yes", "--trust-snapshot",
+                      extra_env=UNREACHABLE, cwd=tmp_path)  # fmt: skip
     _harmless(victim, done, 1, f"not run by fix: {NEVER}")
     assert f"not restored: {name} " in done.stderr
+
+
+# -- a snapshot from elsewhere ---------------------------------------------------------------
+
+
+def _wheel_directory(tmp_path: Path) -> dict[str, str]:
+    """pip's configuration where only a local directory serves anything: torchaudio 1.0.0."""
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    build_wheel(wheels, "torchaudio", "1.0.0")
+    return {"PIP_CONFIG_FILE": os.devnull, "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": str(wheels)}
+
+
+def _adding_torchaudio(tmp_path: Path, victim: Victim) -> Path:
+    """A snapshot fix did not write: the victim's set, and torchaudio 1.0.0 (absent now)."""
+    extra = {"name": "torchaudio", "version": "1.0.0", "source": None}
+    return forged.snapshot(tmp_path / "s.json", victim.python, lambda d: d.append(extra))
+
+
+def _planned_install(shown: str, victim: Victim) -> bool:
+    """The plan shown installs torchaudio 1.0.0 in the victim's interpreter, as its first step."""
+    first = f"1. {victim.python} -m pip install "
+    return any(line.startswith(first) and line.endswith(" torchaudio==1.0.0") for line in shown.splitlines())  # fmt: skip
+
+
+def test_a_snapshot_from_elsewhere_is_refused_with_yes_alone(tmp_path: Path, victim: Victim) -> None:  # fmt: skip
+    """A snapshot no fix of this user wrote, under --yes off a terminal: refused in one line
+    naming the file and what to do, exit 2, before anything runs (its interpreter never
+    started, so pip never ran: nothing installed or uninstalled). With --trust-snapshot too,
+    the user read it: the undo goes on to its plan as before and installs torchaudio. Before,
+    --yes alone installed it."""
+    offline = _wheel_directory(tmp_path)
+    snapshot = _adding_torchaudio(tmp_path, victim)
+    victim.plant_marker_on_start()
+    done = run_doctor("fix", "--undo", str(snapshot), "--yes", extra_env=offline, cwd=tmp_path)
+    _refused(victim, done, f"{snapshot} is a snapshot from elsewhere (your ipex-doctor fix recorded")  # fmt: skip
+    assert "add --trust-snapshot to --yes" in done.stderr
+    victim.marker.unlink()  # NOTE: freeze itself started the interpreter
+    trusted = run_doctor("fix", "--undo", str(snapshot), "--yes", "--trust-snapshot",
+                         extra_env=offline, cwd=tmp_path)  # fmt: skip
+    assert trusted.returncode == 0, trusted.stderr[-3000:]
+    assert _planned_install(trusted.stdout, victim)
+    assert sorted([*victim.before, "torchaudio==1.0.0"]) == freeze(victim.python)
+
+
+def test_a_snapshot_from_elsewhere_without_yes_shows_its_plan_and_says_so(
+    tmp_path: Path, victim: Victim
+) -> None:
+    """Named with --python (so its pip may plan) and no terminal to answer: the plan is shown
+    as for any snapshot, nothing is applied, and the message says the snapshot is from
+    elsewhere and how to restore it once read."""
+    offline = _wheel_directory(tmp_path)
+    snapshot = _adding_torchaudio(tmp_path, victim)
+    done = run_doctor("fix", "--undo", str(snapshot), "--python", victim.python,
+                      extra_env=offline, cwd=tmp_path)  # fmt: skip
+    _harmless(victim, done, 1, f"nothing changed: {snapshot} is a snapshot from elsewhere")
+    assert _planned_install(done.stdout, victim)
+    assert "restore it with --yes --trust-snapshot" in done.stderr
+
+
+def test_on_a_terminal_a_snapshot_from_elsewhere_is_asked_about_even_with_yes(
+    tmp_path: Path, victim: Victim
+) -> None:
+    """On a terminal, --yes does not answer for a snapshot from elsewhere: the question says
+    where it is from, and "n" leaves everything as it was (exit 1)."""
+    offline = _wheel_directory(tmp_path)
+    snapshot = _adding_torchaudio(tmp_path, victim)
+    controller, terminal = os.openpty()
+    try:
+        os.write(controller, b"n\n")
+        done = subprocess.run(
+            [sys.executable, "-m", "ipex_doctor", "fix", "--undo", str(snapshot), "--yes"],
+            stdin=terminal, capture_output=True, text=True, timeout=300, cwd=tmp_path,
+            env=doctor_env(offline), check=False,
+        )  # fmt: skip
+    finally:
+        os.close(terminal)
+        os.close(controller)
+    _harmless(victim, done, 1, f"nothing changed: {snapshot} is a snapshot from elsewhere")
+    assert f"{snapshot} is a snapshot from elsewhere (your ipex-doctor fix recorded" in done.stdout
+    assert "Apply this plan? [y/N]" in done.stdout and _planned_install(done.stdout, victim)
+
+
+def test_a_records_directory_open_to_others_is_refused(tmp_path: Path, victim: Victim) -> None:
+    """The directory that vouches for fix's snapshots, open to other users (who could vouch
+    for any file there): fix refuses before it writes a snapshot or changes anything, and an
+    undo refuses even a snapshot whose record is there. Exit 2, nothing installed."""
+    offline = _wheel_directory(tmp_path)
+    state = tmp_path / "state"
+    records = state / "ipex-doctor" / "fix-snapshots"
+    records.mkdir(parents=True)
+    records.chmod(0o777)
+    env = {**offline, "XDG_STATE_HOME": str(state)}
+    saved = forged.saved_report(tmp_path, victim.python,
+                                [forged.action(victim.python, "install", "torchaudio==1.0.0")])  # fmt: skip
+    fixed = run_doctor("fix", "--report", str(saved), "--python", victim.python, "--yes",
+                       extra_env=env, cwd=tmp_path)  # fmt: skip
+    _harmless(victim, fixed, 2, f"{records} is open to other users (mode 777)")
+    assert f"tip: chmod 700 {records}" in fixed.stderr
+    assert not list(tmp_path.glob("*.snapshot.json"))
+    snapshot = _adding_torchaudio(tmp_path, victim)
+    digest = hashlib.sha256(snapshot.read_bytes()).hexdigest()
+    planted = {"format": "ipex-doctor-snapshot-record", "sha256": digest, "snapshot": str(snapshot)}
+    (records / f"{digest}.json").write_text(json.dumps(planted))
+    undone = run_doctor("fix", "--undo", str(snapshot), "--yes", extra_env=env, cwd=tmp_path)
+    _harmless(victim, undone, 2, f"{records} is open to other users (mode 777)")
 
 
 # -- files beyond the limits, and a blank --python -----------------------------------------------

@@ -164,9 +164,22 @@ def test_offline_from_a_local_wheel_directory(tmp_path: Path) -> None:
     repair = _report(out)["repair"]
     assert [a["status"] for a in repair["applied"]] == ["applied", "applied"]
     assert repair["download_bytes"] == sum(sizes.values())
-    assert {f"{SLOW}==1.0.0", f"{FAST}==1.0.0"} <= set(freeze(python))
+    applied = freeze(python)
+    assert {f"{SLOW}==1.0.0", f"{FAST}==1.0.0"} <= set(applied)
+    # The snapshot edited by one byte (the last newline a space: still the same JSON) is no
+    # longer the one fix wrote: --yes alone is refused, and nothing changes.
+    snapshot = Path(repair["snapshot"])
+    written = snapshot.read_bytes()
+    snapshot.write_bytes(written[:-1] + b" ")
+    refused = run_doctor("fix", "--undo", str(snapshot), "--yes", extra_env=offline)
+    assert refused.returncode == 2, refused.stderr
+    assert refused.stderr.startswith(f"ipex-doctor: error: {snapshot} is a snapshot from elsewhere")
+    assert freeze(python) == applied
+    # Its bytes as fix wrote them: the doctor's own, and --yes alone restores it.
+    snapshot.write_bytes(written)
     undo = run_doctor("fix", "--undo", repair["snapshot"], "--yes", extra_env=offline)
     assert undo.returncode == 0, undo.stderr
+    assert "from elsewhere" not in undo.stdout + undo.stderr
     assert freeze(python) == before
 
 

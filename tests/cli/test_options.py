@@ -300,3 +300,11 @@ def test_a_request_that_does_not_fit_its_command_is_caught(
     no option gives (``d``), a request annotated as another type are each a mismatch."""
     mismatch = _request_mismatch(command)
     assert mismatch is not None and said in mismatch
+
+
+def test_trust_snapshot_without_undo_is_a_usage_error() -> None:
+    """--trust-snapshot vouches for the snapshot of --undo; alone it means nothing: one error
+    line saying so, exit 2."""
+    done = run_doctor("fix", "--trust-snapshot", "--yes")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines()[-1] == "Error: --trust-snapshot approves the snapshot of --undo"

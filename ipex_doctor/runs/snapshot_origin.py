@@ -1,0 +1,122 @@
+"""Which snapshots are the doctor's own: ``fix`` records each one it writes, by its SHA-256.
+
+A snapshot is a plain file the user may move, share or download, and ``fix --undo`` acts on
+what it names: it installs the distributions the snapshot has that are absent now, and
+uninstalls what it leaves out. So its bytes are not enough to tell whether this user's doctor
+wrote it. ``remember`` keeps, for each snapshot ``fix`` writes, a small record named by the
+snapshot's SHA-256 (holding that digest and where the snapshot was written) in a private
+per-user directory, ``state_dir()/fix-snapshots``: made ``0700`` if new, refused when it is not
+this user's or is open to others (anyone who could write there could vouch for any file), as
+``scan --fix``'s records' directory is. Each record is written atomically.
+
+``elsewhere`` answers for a snapshot read back: ``None`` when a record of its digest is there
+(the doctor's own), else why it is from elsewhere. A snapshot downloaded, another user's,
+edited since by even a byte, or written when no record could be kept has no record of its
+digest. Nothing read here is ever run: a record only says yes or no.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+from ipex_doctor import atomic, resources
+from ipex_doctor.errors import DoctorError
+from ipex_doctor.model.findings import now_utc
+
+FORMAT = "ipex-doctor-snapshot-record"
+_SHA256_HEX = 64
+
+
+class OriginError(DoctorError):
+    """The records' directory cannot be used; the message names it (exit 2)."""
+
+
+def records_dir() -> Path:
+    """Where the records are: ``state_dir()/fix-snapshots`` (read from the environment on
+    every call, as ``state_dir`` is)."""
+    return resources.state_dir() / "fix-snapshots"
+
+
+def remember(snapshot: Path, digest: str) -> None:
+    """Record that ``fix`` wrote ``snapshot``, whose bytes have SHA-256 ``digest`` (hex).
+    ``OriginError`` when the directory is not private or the record cannot be written."""
+    directory = private_dir(create=True)
+    record = {"format": FORMAT, "sha256": digest, "snapshot": str(snapshot), "written": now_utc()}
+    try:
+        atomic.replace_file(_record_path(directory, digest), (json.dumps(record) + "\n").encode())
+    except OSError as error:
+        raise OriginError(
+            f"cannot record the snapshot in {directory} ({error.strerror}); nothing was changed",
+            tip="set XDG_STATE_HOME to a directory you can write",
+        ) from None
+
+
+def elsewhere(digest: str) -> str | None:
+    """``None`` when a snapshot whose bytes have SHA-256 ``digest`` is one ``fix`` recorded
+    writing; else why it counts as from elsewhere. ``OriginError`` when the records'
+    directory is there but not private."""
+    directory = private_dir(create=False) if records_dir().exists() else None
+    nowhere = "your ipex-doctor fix recorded writing no snapshot with these bytes (downloaded, another user's, or edited since)"  # fmt: skip
+    if directory is None:
+        return nowhere
+    path = _record_path(directory, digest)
+    try:
+        status = os.lstat(path)
+    except FileNotFoundError:
+        return nowhere
+    except OSError as error:
+        raise OriginError(f"cannot read the snapshot record {path} ({error.strerror})") from None
+    if not stat.S_ISREG(status.st_mode) or _not_private(status, open_to=0o022) is not None:
+        return f"its record {path} is not a regular file of yours that only you can write"
+    try:
+        with open(path, "rb") as stream:
+            data = json.loads(stream.read(4096))
+    except (OSError, ValueError):
+        return f"its record {path} cannot be read"
+    if not isinstance(data, dict) or data.get("format") != FORMAT or data.get("sha256") != digest:
+        return f"its record {path} is not a record of these bytes"
+    return None
+
+
+def private_dir(*, create: bool) -> Path:
+    """The records' directory, made ``0700`` if new (with ``create``); ``OriginError`` when it
+    cannot be made or read, is not a directory, is not this user's, or is open to others."""
+    directory = records_dir()
+    try:
+        if create:
+            directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        status = os.lstat(directory)
+    except OSError as error:
+        raise OriginError(
+            f"cannot keep the snapshot records in {directory} ({error.strerror}); nothing was changed",  # fmt: skip
+            tip="set XDG_STATE_HOME to a directory you can write",
+        ) from None
+    if not stat.S_ISDIR(status.st_mode):
+        raise OriginError(f"{directory} is not a directory; nothing was changed")
+    why = _not_private(status, open_to=0o077)
+    if why is not None:
+        # NOTE: anyone who could write there could make any snapshot pass as the doctor's own.
+        raise OriginError(
+            f"{directory} is {why}, and it vouches for the snapshots fix wrote; nothing was changed",  # fmt: skip
+            tip=f"chmod 700 {directory}" if "other users" in why else None,
+        )
+    return directory
+
+
+def _record_path(directory: Path, digest: str) -> Path:
+    if len(digest) != _SHA256_HEX or not all(c in "0123456789abcdef" for c in digest):
+        raise ValueError(f"not a SHA-256 in hex: {digest!r}")
+    return directory / f"{digest}.json"
+
+
+def _not_private(status: os.stat_result, *, open_to: int) -> str | None:
+    """Why a record (or the directory) may hold what someone else put there: not this user's,
+    or its mode grants any of the ``open_to`` permission bits to group or others."""
+    if status.st_uid != os.geteuid():
+        return "not yours"
+    if status.st_mode & open_to:
+        return f"open to other users (mode {stat.S_IMODE(status.st_mode):o})"
+    return None
