@@ -566,3 +566,82 @@ def test_a_neighbour_of_the_filter_selectors_words_is_not_the_selection_layers(t
     found = diagnose(text, KB)
     first = found.matches[0].issue.layer if found.matches else _layer(found)
     assert first != "selection", found
+
+
+@pytest.mark.parametrize(
+    ("text", "layer"),
+    [
+        # intel_gpu_top's own refusals (igt-gpu-tools' intel_gpu_top.c), alone, after its name,
+        # and as a monitor built on it repeats them (btop #942): the i915 PMU, the driver's
+        ("Failed to initialize PMU! (Permission denied)", "driver"),
+        ("$ sudo intel_gpu_top\nFailed to detect engines! (No such file or directory)\n(Kernel "
+         "4.16 or newer is required for i915 PMU support.)", "driver"),
+        ("[BUG] WARNING: Intel GPU: Failed to initialize PMU", "driver"),
+        # the i915 firmware as FreeBSD's drm-kmod reports it, with no Linux device prefix
+        ("drmn0: could not load firmware image 'i915/kbl_dmc_ver1_04.bin'", "driver"),
+        ("i915kms: drmn0: [drm] Failed to load DMC firmware. Disabling runtime power management.",
+         "driver"),
+        # oneAPI's compilers as CMake, Meson, configure and the shell name them
+        ("-- The CXX compiler identification is IntelLLVM 2024.0.0\nCMake Error at "
+         "CMakeLists.txt:10 (message):\n  Unsupported compiler", "sycl-build"),
+        ("meson.build:4:0: ERROR: Unknown compiler(s): [['icx']]", "sycl-build"),
+        ("CMake Warning at copts.cmake:91 (message):\n  Unknown compiler: /usr/local/bin/icpx.",
+         "sycl-build"),
+        ("./configure CC=icx CXX=icpx\nconfigure: error: C compiler cannot create executables",
+         "sycl-build"),
+        ("[ 63%] Building CXX object app.o\n/bin/sh: 1: icpx: not found", "sycl-build"),
+        ("meson 0.56.0 errors out with Intel(R) oneAPI DPC++ Compiler 2021.1", "sycl-build"),
+        # a SYCL header that the build does not find, in clang's, GCC's and MSVC's words
+        ("src/kernel.cpp:3:10: fatal error: 'sycl/accessor.hpp' file not found", "sycl-build"),
+        ("main.cpp:1:10: fatal error: CL/sycl.hpp: No such file or directory", "sycl-build"),
+        ("main.cpp(1): fatal error C1083: Cannot open include file: 'sycl/sycl.hpp': No such file "
+         "or directory", "sycl-build"),
+        # a project's check that the compiler is DPC++, and DPC++'s own per-image tool failing
+        ("CMake Error at cmake/dpcpp_driver_check.cmake:36 (message):\n  GNU doesn't support "
+         "-fsycl flag.", "sycl-build"),
+        ("[100%] Linking CXX shared library libdnnl.so\nllvm-foreach: Segmentation fault (core "
+         "dumped)", "sycl-build"),
+    ],
+)  # fmt: skip
+def test_a_build_tools_or_monitors_word_of_the_stack_names_its_layer(text: str, layer: str) -> None:
+    """The Intel stack's own words as build systems, monitors and FreeBSD print them, each alone
+    in a text: the text names the stack and the layer the corpus's protocol gives it."""
+    found = diagnose(text, KB)
+    assert found.matches == [] and _layer(found) == layer, found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # another vendor's monitors and a CPU's counters: no i915 PMU was asked for
+        "No GPU to monitor.",
+        "amdgpu_top: Failed to open /dev/dri/renderD128 (Permission denied)",
+        "armv8-pmu: Failed to initialize PMU (-19)",
+        "perf: Failed to initialize PMU (Permission denied); CAP_PERFMON is required",
+        # another driver's firmware under FreeBSD and Linux
+        "drmn0: could not load firmware image 'amdgpu/polaris10_mc.bin'",
+        "iwlwifi 0000:00:14.3: Failed to load firmware chunk!",
+        # the classic Intel compilers (icc, icpc) and other compilers, in the same build tools'
+        # forms: not oneAPI's DPC++/C++ compilers
+        "-- The CXX compiler identification is Intel 19.1.3.20200925\nCMake Error: Unsupported "
+        "compiler",
+        "./configure CC=icc CXX=icpc\nconfigure: error: C compiler cannot create executables",
+        "meson.build:4:0: ERROR: Unknown compiler(s): [['cc'], ['gcc'], ['clang']]",
+        "./configure CC=gcc CXX=g++\nchecking if C and C++ are link compatible... no",
+        "/bin/sh: 1: clang++: not found",
+        "icc: command not found",
+        # ifx, oneAPI's Fortran compiler, shares CMake's IntelLLVM id but builds no SYCL
+        "-- The Fortran compiler identification is IntelLLVM 2024.0.0\nCMake Error: Unsupported "
+        "compiler",
+        # Cisco's ICX switches, and icx inside other words
+        "ssh admin@ICX-7150: not found",
+        "Unknown compiler: /opt/tools/bin/quicx",
+        "./configure CC=/usr/bin/picx-gcc",
+        # a header of another kind, and a SYCL header in another implementation's build
+        "main.cu:1:10: fatal error: 'cuda_runtime.h' file not found",
+        "acpp -O2 main.cpp\nmain.cpp:1:10: fatal error: 'sycl/sycl.hpp' file not found",
+    ],
+)  # fmt: skip
+def test_a_neighbour_of_a_build_tools_or_monitors_word_names_nothing(text: str) -> None:
+    found = diagnose(text, KB)
+    assert found.matches == [] and found.layer is None, found
