@@ -44,6 +44,7 @@ FOUNDATION = {
     "ipex_doctor.bounded_json",
     "ipex_doctor.errors",
     "ipex_doctor.lazy_pattern",
+    "ipex_doctor.private_state",
     "ipex_doctor.resources",
     "ipex_doctor.usage_rules",
     "ipex_doctor.__main__",

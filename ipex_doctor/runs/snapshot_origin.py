@@ -22,7 +22,7 @@ import os
 import stat
 from pathlib import Path
 
-from ipex_doctor import atomic, resources
+from ipex_doctor import atomic, private_state, resources
 from ipex_doctor.errors import DoctorError
 from ipex_doctor.model.findings import now_utc
 
@@ -69,7 +69,10 @@ def elsewhere(digest: str) -> str | None:
         return nowhere
     except OSError as error:
         raise OriginError(f"cannot read the snapshot record {path} ({error.strerror})") from None
-    if not stat.S_ISREG(status.st_mode) or _not_private(status, open_to=0o022) is not None:
+    if (
+        not stat.S_ISREG(status.st_mode)
+        or private_state.not_private(status, open_to=0o022) is not None
+    ):
         return f"its record {path} is not a regular file of yours that only you can write"
     try:
         with open(path, "rb") as stream:
@@ -86,17 +89,12 @@ def private_dir(*, create: bool) -> Path:
     cannot be made or read, is not a directory, is not this user's, or is open to others."""
     directory = records_dir()
     try:
-        if create:
-            directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        status = os.lstat(directory)
+        why = private_state.directory_problem(directory, create=create)
     except OSError as error:
         raise OriginError(
             f"cannot keep the snapshot records in {directory} ({error.strerror}); nothing was changed",  # fmt: skip
             tip="set XDG_STATE_HOME to a directory you can write",
         ) from None
-    if not stat.S_ISDIR(status.st_mode):
-        raise OriginError(f"{directory} is not a directory; nothing was changed")
-    why = _not_private(status, open_to=0o077)
     if why is not None:
         # NOTE: anyone who could write there could make any snapshot pass as the doctor's own.
         raise OriginError(
@@ -110,13 +108,3 @@ def _record_path(directory: Path, digest: str) -> Path:
     if len(digest) != _SHA256_HEX or not all(c in "0123456789abcdef" for c in digest):
         raise ValueError(f"not a SHA-256 in hex: {digest!r}")
     return directory / f"{digest}.json"
-
-
-def _not_private(status: os.stat_result, *, open_to: int) -> str | None:
-    """Why a record (or the directory) may hold what someone else put there: not this user's,
-    or its mode grants any of the ``open_to`` permission bits to group or others."""
-    if status.st_uid != os.geteuid():
-        return "not yours"
-    if status.st_mode & open_to:
-        return f"open to other users (mode {stat.S_IMODE(status.st_mode):o})"
-    return None

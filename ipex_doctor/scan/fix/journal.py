@@ -37,7 +37,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ipex_doctor import __version__, atomic, resources
+from ipex_doctor import __version__, atomic, private_state, resources
 from ipex_doctor.bounded_json import JsonLimits, parse_json
 from ipex_doctor.errors import DoctorError
 from ipex_doctor.knowledge import schema
@@ -197,16 +197,12 @@ def _private_dir() -> Path:
     or is open to others."""
     directory = records_dir()
     try:
-        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
-        status = os.lstat(directory)
+        why = private_state.directory_problem(directory, create=True)
     except OSError as error:
         raise RecordError(
             f"cannot keep the undo record in {directory} ({error.strerror}); nothing was rewritten",
             tip="set XDG_STATE_HOME to a directory you can write",
         ) from None
-    if not stat.S_ISDIR(status.st_mode):
-        raise RecordError(f"{directory} is not a directory; nothing was rewritten")
-    why = _not_private(status, open_to=0o077)
     if why is not None:
         raise RecordError(
             f"{directory} is {why}, and undo records hold copies of your files; nothing was "
@@ -260,7 +256,7 @@ def _read_own(path: Path) -> bytes:
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode):
             raise RecordError(f"{path}: not a regular file, so no scan --fix record")
-        why = _not_private(status, open_to=0o022)
+        why = private_state.not_private(status, open_to=0o022)
         if why is not None:
             raise RecordError(
                 f"{path}: {why}, so it may not be what your scan --fix wrote; refused",
@@ -276,16 +272,6 @@ def _read_own(path: Path) -> bytes:
         raise RecordError(f"{path}: cannot read the record ({error.strerror})") from None
     finally:
         os.close(fd)
-
-
-def _not_private(status: os.stat_result, *, open_to: int) -> str | None:
-    """Why a record (or its directory) may hold what someone else put there: not this user's,
-    or its mode grants any of the ``open_to`` permission bits to group or others."""
-    if status.st_uid != os.geteuid():
-        return "not yours"
-    if status.st_mode & open_to:
-        return f"open to other users (mode {stat.S_IMODE(status.st_mode):o})"
-    return None
 
 
 @functools.cache

@@ -1,0 +1,60 @@
+"""The private per-user state test both kinds of records rely on: real directories and files,
+their real modes and owner (as root, a file given to another user)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from ipex_doctor import private_state
+
+
+def test_a_new_directory_is_made_private_and_passes(tmp_path: Path) -> None:
+    directory = tmp_path / "state" / "records"
+    assert private_state.directory_problem(directory, create=True) is None
+    assert directory.stat().st_mode & 0o777 == 0o700
+
+
+def test_a_directory_open_to_others_says_so_with_its_mode(tmp_path: Path) -> None:
+    directory = tmp_path / "records"
+    directory.mkdir(mode=0o700)
+    directory.chmod(0o750)
+    assert private_state.directory_problem(directory, create=True) == (
+        "open to other users (mode 750)"
+    )
+
+
+def test_a_file_or_a_link_where_the_directory_should_be_is_no_directory(tmp_path: Path) -> None:
+    plain = tmp_path / "records"
+    plain.write_text("")
+    assert private_state.directory_problem(plain, create=False) == "not a directory"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o700)
+    link = tmp_path / "linked"
+    link.symlink_to(elsewhere)
+    assert private_state.directory_problem(link, create=False) == "not a directory"
+
+
+def test_a_missing_directory_not_to_be_made_is_an_os_error(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        private_state.directory_problem(tmp_path / "absent", create=False)
+
+
+def test_a_file_writable_by_others_or_owned_by_another_user_is_not_private(
+    tmp_path: Path,
+) -> None:
+    record = tmp_path / "record.json"
+    record.write_text("{}")
+    record.chmod(0o644)
+    assert private_state.not_private(record.stat(), open_to=0o022) is None
+    record.chmod(0o664)
+    assert private_state.not_private(record.stat(), open_to=0o022) == (
+        "open to other users (mode 664)"
+    )
+    if os.geteuid() != 0:
+        pytest.skip("only root can give a file to another user")
+    record.chmod(0o600)
+    os.chown(record, 65534, 65534)
+    assert private_state.not_private(record.stat(), open_to=0o022) == "not yours"
