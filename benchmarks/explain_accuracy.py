@@ -1,6 +1,7 @@
 """How often ``explain`` names the cause a thread established, on the corpora of real texts.
 
     python benchmarks/explain_accuracy.py [--part NAME] [--by tracker|layer|why] [--misses]
+        [--collection N]...
 
 The corpus (tests/assets/explain_corpus/, sampled from public trackers as its sampling.yaml
 records) has a development part (the texts the entries were written from) and a kept-aside
@@ -27,6 +28,9 @@ nothing: no entry, no layer). For each part, and within it per tracker or per la
 word of the Intel stack, an entry of another layer named, another layer's wording winning, or no
 layer at all for a text that names the stack (no layer's wording fits, or another vendor's word
 held it back); the rest are one row, and the unrelated texts another.
+
+``--collection N`` counts only the texts of collection N (repeatable): when two collections'
+kept-aside parts wait, each is measured once, with the rules final at its own time.
 
 Text alone, no environment: ``--report`` / ``--python`` decide further.
 tests/knowledge/test_corpus.py holds explain to the numbers this prints.
@@ -194,6 +198,9 @@ def main() -> int:
     parser.add_argument("--part", choices=list(PARTS), action="append", help="Only this part.")
     parser.add_argument("--by", choices=["tracker", "layer", "why"], help="Also one row per group.")
     parser.add_argument("--misses", action="store_true", help="List the texts explain got wrong.")
+    parser.add_argument(
+        "--collection", type=int, action="append", help="Only the texts of this collection."
+    )
     args = parser.parse_args()
     kb = known_issues.load()
     header = (
@@ -202,7 +209,10 @@ def main() -> int:
     )
     print(header)
     for part in args.part or list(PARTS):
-        tallies = score(cases(PARTS[part]), kb, args.by)
+        texts = cases(PARTS[part])
+        if args.collection:  # NOTE: the earlier collections' texts carry no collection number
+            texts = [case for case in texts if case.get("collection") in args.collection]
+        tallies = score(texts, kb, args.by)
         print(_row(part, tallies["all"]))
         for key in sorted(k for k in tallies if k != "all"):
             print(_row(f"  {key}", tallies[key]))
