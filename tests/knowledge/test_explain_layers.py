@@ -688,6 +688,11 @@ def test_a_neighbour_of_a_build_tools_or_monitors_word_names_nothing(text: str) 
         ("terminate called after throwing an instance of 'sycl::_V1::invalid_object_error'\n  "
          "what():  SYCL buffer size is zero. To create a device accessor, SYCL buffer size must "
          "be greater than zero. -30 (PI_ERROR_INVALID_VALUE)", "runtime"),
+        # a fault inside Intel's OpenCL CPU runtime's own libraries, as Windows reports it
+        ("Faulting module name: task_executor64.dll, version: 5.2.0.10094\nException code: "
+         "0xc0000005\nFaulting module path: C:\\Program Files (x86)\\Common Files\\Intel\\"
+         "OpenCL\\bin\\x64\\task_executor64.dll", "runtime"),
+        ("Faulting module name: intelocl64.dll (Intel Arc A770, oneAPI 2024.1)", "runtime"),
         # numba-dpex's (numba-dppy's) check for a device beyond the host, in both its forms
         ("UserWarning: dpctl could not find any non-host SYCL device on the system. A non-host "
          "SYCL device is required to use numba_dppy.", "runtime"),
@@ -750,6 +755,10 @@ def test_an_intel_components_own_message_or_structure_names_its_layer(
         "ggml/src/ggml-cuda/fattn.cu:439: ERROR: CUDA kernel has no device code",
         # another stack's zero-sized buffers
         "CUDA error: invalid argument: buffer size is zero",
+        # NVIDIA's and AMD's OpenCL drivers faulting, and on an Intel machine
+        "Faulting module name: nvopencl64.dll, version: 31.0.15.3623",
+        "Faulting module name: amdocl64.dll (Intel Core i7-12700 host)",
+        "Faulting module name: amdocl64.dll, version: 10.0.3188.0 (Intel Arc A770)",
         # another framework's check for a device beyond the host, and another vendor's device
         "RuntimeError: No non-host device found (CUDA unavailable)",
         "RuntimeError: Device 'cuda:0' could not be created.",
