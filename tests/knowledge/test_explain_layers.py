@@ -645,3 +645,138 @@ def test_a_build_tools_or_monitors_word_of_the_stack_names_its_layer(text: str, 
 def test_a_neighbour_of_a_build_tools_or_monitors_word_names_nothing(text: str) -> None:
     found = diagnose(text, KB)
     assert found.matches == [] and found.layer is None, found
+
+
+@pytest.mark.parametrize(
+    ("text", "layer"),
+    [
+        # daal4py's SYCL extension (built only for scikit-learn-intelex's DPC++ build) absent
+        ("ModuleNotFoundError: No module named 'daal4py._oneapi'", "integration"),
+        # Spack's build system for Intel's oneAPI packages in a traceback, and Spack's own log
+        # lines about one of those packages
+        ("==> Error: RuntimeError: install failed\n\n/opt/spack/lib/spack/spack/build_systems/"
+         "oneapi.py:61, in install:", "install"),
+        ("==> intel-oneapi-mkl: Executing phase: 'install'\n==> Error: ProcessError: Command "
+         "exited with status 1", "install"),
+        ("$ spack install intel-oneapi-compilers\n==> Error: There are no valid versions for "
+         "intel-oneapi-compilers that match ':'", "install"),
+        # pip's resolver, where a package of the stack is among those it lists
+        ("ERROR: Cannot install dpcpp-cpp-rt==2025.0.4 and torch==2.6.0+xpu because these "
+         "package versions have conflicting dependencies.", "install"),
+        ("ERROR: Cannot install torch==2.3.1, torchvision==0.18.1 and intel-extension-for-"
+         "pytorch==2.3.110+xpu because these package versions have conflicting dependencies.",
+         "install"),
+        # IPEX's (and the early Triton XPU backend's) setup.py finding no oneAPI compiler
+        ('File "C:\\src\\intel-extension-for-pytorch\\setup.py", line 431, in get_xpu_compliers'
+         '\n    raise RuntimeError("Failed to find compiler path from OS PATH")', "sycl-build"),
+        # Triton's JIT without a backend for the xpu device
+        ("ValueError: Cannot find backend for xpu", "compiler"),
+        # the compute runtime's own Level Zero driver sources in its abort, over the SYCL
+        # runtime's message above it
+        ("No device of requested type available. -1 (CL_DEVICE_NOT_FOUND)\nAbort was called at "
+         "713 line in file:\n/build/intel-opencl-20.18.16699/level_zero/core/source/device/"
+         "device_imp.cpp\nAborted (core dumped)", "level-zero"),
+        # ipex-llm's own native kernels, over the ggml SYCL name of their function
+        ("ollama_llama_server: /home/runner/_work/llm.cpp/llm.cpp/llm.cpp/bigdl-core-xe/"
+         "llama_backend/sdp_xmx_kernel.cpp:439: auto ggml_sycl_op_sdp_xmx_casual(fp16 *): "
+         "Assertion failed", "integration"),
+        # DPC++'s accessor refusing a zero-sized buffer: the code's; with the runtime's PI code
+        # beside it, that code's signature says the runtime's
+        ("terminate called after throwing an instance of 'cl::sycl::invalid_object_error'\n  "
+         "what():  SYCL buffer size is zero. To create a device accessor, SYCL buffer size must "
+         "be greater than zero. -30 (CL_INVALID_VALUE)", "code"),
+        ("terminate called after throwing an instance of 'sycl::_V1::invalid_object_error'\n  "
+         "what():  SYCL buffer size is zero. To create a device accessor, SYCL buffer size must "
+         "be greater than zero. -30 (PI_ERROR_INVALID_VALUE)", "runtime"),
+        # a fault inside Intel's OpenCL CPU runtime's own libraries, as Windows reports it
+        ("Faulting module name: task_executor64.dll, version: 5.2.0.10094\nException code: "
+         "0xc0000005\nFaulting module path: C:\\Program Files (x86)\\Common Files\\Intel\\"
+         "OpenCL\\bin\\x64\\task_executor64.dll", "runtime"),
+        ("Faulting module name: intelocl64.dll (Intel Arc A770, oneAPI 2024.1)", "runtime"),
+        # numba-dpex's (numba-dppy's) check for a device beyond the host, in both its forms
+        ("UserWarning: dpctl could not find any non-host SYCL device on the system. A non-host "
+         "SYCL device is required to use numba_dppy.", "runtime"),
+        ("ImportError: No non-host SYCL device found to execute kernels.", "runtime"),
+        # dpctl refusing the first device of a type, or a filter with no index: none is visible
+        # (a later index is a filter naming no device: the selection layer's)
+        ("SyclQueueCreationError: SYCL Device 'gpu:0' could not be created.", "runtime"),
+        ("dpctl._sycl_device.SyclDeviceCreationError: SYCL Device 'level_zero:gpu' could not be "
+         "created.", "runtime"),
+        ("dpctl._sycl_queue.SyclQueueCreationError: SYCL Device 'opencl:gpu:2' could not be "
+         "created.", "selection"),
+        ("SyclDeviceCreationError: SYCL Device 'level_zero:gpu:10' could not be created.",
+         "selection"),
+    ],
+)  # fmt: skip
+def test_an_intel_components_own_message_or_structure_names_its_layer(
+    text: str, layer: str
+) -> None:
+    """A stable message or structure of a named component of the Intel stack (daal4py's SYCL
+    module, Spack's oneAPI packages, pip's resolver over the stack's wheels, IPEX's setup.py,
+    Triton's JIT for xpu, the compute runtime's sources, ipex-llm's kernels, DPC++'s accessor
+    check) places a text in the layer the corpus's protocol gives it."""
+    found = diagnose(text, KB)
+    assert found.matches == [] and _layer(found) == layer, found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # daal4py's CPU module, and other packages' native modules: oneDAL on the CPU, CuPy
+        "ModuleNotFoundError: No module named 'daal4py._daal4py'",
+        "ModuleNotFoundError: No module named 'daal4py'",
+        "ModuleNotFoundError: No module named 'cupy._core'",
+        # Spack installing another vendor's packages, or a build with the classic Intel compiler
+        "==> cuda: Executing phase: 'install'\n==> Error: ProcessError: Command exited with "
+        "status 1",
+        "==> Error: There are no valid versions for rocm-core that match ':'",
+        "==> Error: RuntimeError: install failed\n\n/opt/spack/lib/spack/spack/build_systems/"
+        "cuda.py:61, in install:",
+        "==> Error: lammps-20210310-o6ikbt7: Package was not installed\n==> Error: Installation "
+        "request failed.",
+        "==> Installing cuda\n==> Downloading https://formulae.brew.sh/api/cask.jws.json",
+        # pip's resolver over CUDA, ROCm and plain Python packages
+        "ERROR: Cannot install torch==2.6.0+cu124 and torchvision==0.20.0 because these package "
+        "versions have conflicting dependencies.",
+        "ERROR: Cannot install torch==2.5.1+rocm6.2 and pytorch-triton-rocm==3.0.0 because these "
+        "package versions have conflicting dependencies.",
+        "ERROR: Cannot install numpy==2.1.0 and pandas==1.5.3 because these package versions "
+        "have conflicting dependencies.",
+        # the same refusal of a setup.py with no word of the stack, and other compilers' words
+        'raise RuntimeError("Failed to find compiler path from OS PATH")',
+        "error: Microsoft Visual C++ 14.0 or greater is required.",
+        "OSError: CUDA_HOME environment variable is not set. Please set it to your CUDA install "
+        "root.",
+        # Triton's JIT for other devices
+        "ValueError: Cannot find backend for cpu",
+        "ValueError: Cannot find backend for cuda",
+        # another vendor's driver sources in an abort, and ggml's other backends' sources
+        "Abort was called at 713 line in file:\n/build/rocclr/device/rocm/rocdevice.cpp",
+        "ggml/src/ggml-cuda/fattn.cu:439: ERROR: CUDA kernel has no device code",
+        # another stack's zero-sized buffers
+        "CUDA error: invalid argument: buffer size is zero",
+        # NVIDIA's and AMD's OpenCL drivers faulting, and on an Intel machine
+        "Faulting module name: nvopencl64.dll, version: 31.0.15.3623",
+        "Faulting module name: amdocl64.dll (Intel Core i7-12700 host)",
+        "Faulting module name: amdocl64.dll, version: 10.0.3188.0 (Intel Arc A770)",
+        # another framework's check for a device beyond the host, and another vendor's device
+        "RuntimeError: No non-host device found (CUDA unavailable)",
+        "RuntimeError: Device 'cuda:0' could not be created.",
+        # the same shapes on an Intel machine, where the words of the rule are absent: daal4py's
+        # CPU module, Spack building a package of no stack, Triton's JIT for the CPU
+        "ModuleNotFoundError: No module named 'daal4py._daal4py' (Intel Arc A770)",
+        "==> hdf5: Executing phase: 'install'\n==> Error: ProcessError: Command exited with "
+        "status 2 (Intel Arc A770)",
+        "==> Error: There are no valid versions for hdf5 that match ':' (Intel Arc A770)",
+        "==> Error: RuntimeError: install failed\n/opt/spack/lib/spack/spack/build_systems/"
+        "autotools.py:61, in install: (Intel Arc A770)",
+        "ValueError: Cannot find backend for cpu (Intel Arc A770)",
+        # pip's resolver with an Intel word after its "because": not a package it lists
+        "ERROR: Cannot install numpy==1.26.4 and pandas==2.2.0 because these package versions "
+        "have conflicting dependencies. Running on an Intel Arc A770",
+        "clCreateBuffer failed: CL_INVALID_BUFFER_SIZE",
+    ],
+)  # fmt: skip
+def test_a_neighbour_of_an_intel_components_own_message_names_nothing(text: str) -> None:
+    found = diagnose(text, KB)
+    assert found.matches == [] and found.layer is None, found
