@@ -472,7 +472,8 @@ def test_on_a_terminal_yes_does_not_run_the_interpreter_a_snapshot_from_elsewher
     done = _undo_on_a_terminal(tmp_path, snapshot, b"n\n", extra_env=offline)
     _harmless(victim, done, 1, f"{victim.python} was not run (a saved file names it)")
     question = (f"{snapshot} is a snapshot from elsewhere (your ipex-doctor fix recorded writing "
-                f"no snapshot with these bytes (downloaded, another user's, or edited since)). "
+                f"no snapshot with these bytes (downloaded, another user's, edited since, or older "
+                f"than the last 500 fix wrote)). "
                 f"Run {victim.python}, the interpreter it names, to compare its distributions "
                 "with the snapshot? [y/N]")  # fmt: skip
     assert question in done.stdout
