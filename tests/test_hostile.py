@@ -4,6 +4,7 @@ leaks secrets. Property-based where the input space is open."""
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 
@@ -195,6 +196,56 @@ def test_hostile_policy_files(tmp_path: Path, name: str, text: str, said: str) -
     done = run_doctor("report", str(fixture), "--policy", str(path), "-q")
     assert done.returncode == 2 and said in done.stderr and str(path) in done.stderr, done.stderr
     assert "Traceback" not in done.stderr and "internal error" not in done.stderr
+
+
+ARC = REPO / "tests" / "assets" / "reports" / "xpu-ipex2120-arc-a770.json"
+"""A saved report that fails the default gate (exit 1) and passes under ``fail_on: never``."""
+
+
+def test_a_policy_file_found_here_is_never_followed_out_of_this_directory(tmp_path: Path) -> None:
+    """A checkout's ``.ipex-doctor.yaml`` linking to a file elsewhere (a pull request's link to
+    the CI user's ``~/.git-credentials``) is not read: one line, exit 2, saying where it leads
+    and how to read it on purpose, and nothing of that file in the log. Before, the token was
+    quoted by the schema error. A link that stays in the directory is read as before."""
+    secret = tmp_path / "home" / ".git-credentials"
+    secret.parent.mkdir()
+    secret.write_text("https://ci:ghp_PlantedToken0123456789@github.com\n")
+    project = tmp_path / "project"
+    project.mkdir()
+    found = project / ".ipex-doctor.yaml"
+    for link in (secret, Path("../home/.git-credentials")):
+        found.unlink(missing_ok=True)
+        found.symlink_to(link)
+        done = run_doctor("report", str(ARC), "-q", cwd=project)
+        assert done.returncode == 2, done.stderr
+        assert "PlantedToken" not in done.stdout + done.stderr
+        assert done.stderr.splitlines() == [
+            f"ipex-doctor: error: {found} links to {secret}, outside {project}: a policy file "
+            "found here is read only inside it (name it with --policy to read it)"
+        ]
+    found.unlink()
+    (project / "ci").mkdir()
+    (project / "ci" / "policy.yaml").write_text("fail_on: never\n")
+    found.symlink_to("ci/policy.yaml")
+    assert run_doctor("report", str(ARC), "-q", cwd=project).returncode == 0
+
+
+@pytest.mark.parametrize("kind", ["dangling", "fifo", "directory"])
+def test_a_policy_file_found_here_that_cannot_be_read_is_said(tmp_path: Path, kind: str) -> None:
+    """A ``.ipex-doctor.yaml`` here that is no file to read (a link to nothing, a FIFO, a
+    directory) is one line and exit 2, not a run without the policy. Before, each was
+    silently passed over: the gate ran without the thresholds and ignores the project set."""
+    found = tmp_path / ".ipex-doctor.yaml"
+    if kind == "dangling":
+        found.symlink_to("gone.yaml")
+    elif kind == "fifo":
+        os.mkfifo(found)
+    else:
+        found.mkdir()
+    done = run_doctor("report", str(ARC), "-q", cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    (line,) = done.stderr.splitlines()
+    assert line.startswith(f"ipex-doctor: error: {found}"), line
 
 
 def test_empty_version_range_is_refused(tmp_path: Path) -> None:
