@@ -5,13 +5,17 @@ from __future__ import annotations
 
 import json
 import os
+import stat
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
-from conftest import REPO, examples, make_fake_env, run_doctor
+from conftest import REPO, doctor_env, examples, make_fake_env, run_doctor
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from unprivileged import Someone
 
 from ipex_doctor.errors import KnowledgeBaseError
 from ipex_doctor.knowledge import known_issues
@@ -277,3 +281,43 @@ def test_hostile_reports(tmp_path: Path, payload: str) -> None:
         and "Traceback" not in done.stderr
         and "internal error" not in done.stderr
     )
+
+
+CRASH = (
+    "import sys; from ipex_doctor.reporting.output import write_crash_log; "
+    "print(write_crash_log(ZeroDivisionError('planted-boom'), '0.0-test'))"
+)
+
+
+def test_a_crash_log_in_a_shared_temporary_directory_follows_nothing_planted_there(
+    tmp_path: Path, shared_tmp: Path, other: Someone
+) -> None:
+    """The cache directory cannot be written, so the crash log goes to the temporary
+    directory, shared with other users (sticky, 1777). Another user has put a link to a file
+    of the victim's there under the crash log's name, and a file of their own, open to all,
+    beside it: neither is written through (the victim's file keeps its text, the other
+    user's file learns nothing of the crash); the log is a new file only its writer can read.
+    Before, the log was written through the link, over the victim's file."""
+    if not other.is_other:
+        pytest.skip("planting needs another user than the one running the tests")
+    shared = shared_tmp / "tmp"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    planted = shared / "ipex-doctor-crash.md"
+    for command in (["ln", "-s", str(victim), str(planted)],
+                    ["sh", "-c", f"umask 0; : > {shared}/mine.md"]):  # fmt: skip
+        subprocess.run([*other.prefix, *command], check=True, cwd="/")
+    blocked = tmp_path / "not-a-directory"
+    blocked.write_text("")
+    env = {**doctor_env(), "XDG_CACHE_HOME": str(blocked), "TMPDIR": str(shared)}
+    done = subprocess.run([sys.executable, "-c", CRASH], capture_output=True, text=True,
+                          env=env, timeout=120, check=True)  # fmt: skip
+    written = Path(done.stdout.strip())
+    assert victim.read_text() == "precious\n"
+    assert planted.is_symlink() and (shared / "mine.md").read_text() == ""
+    assert written.parent == shared and "planted-boom" in written.read_text()
+    status = written.lstat()
+    assert stat.S_ISREG(status.st_mode) and status.st_uid == os.geteuid()
+    assert stat.S_IMODE(status.st_mode) == 0o600

@@ -142,8 +142,11 @@ def _write_in_place(destination: str, target: Path, batches: Iterable[str]) -> N
 
 
 def write_crash_log(exc: BaseException, version: str) -> str | None:
-    """Write the traceback of an internal error where the user can attach it to a bug report;
-    the path written, or ``None`` when no directory would take it."""
+    """Write the traceback of an internal error where the user can attach it to a bug report:
+    ``ipex-doctor-crash.md`` in the doctor's cache directory (replaced whole), else a new file
+    of a name no one else chose, ``ipex-doctor-crash-*.md`` in the temporary directory; mode
+    ``0600`` either way (it holds the command line). The path written, or ``None`` when no
+    directory would take it."""
     import platform
     import tempfile
     import traceback
@@ -153,13 +156,20 @@ def write_crash_log(exc: BaseException, version: str) -> str | None:
         f"{platform.platform()}\nargv: {sys.argv}\n\n### error information\n\n```\n"
         f"{''.join(traceback.format_exception(exc))}```\n"
     )
-    for directory in (str(resources.cache_dir()), tempfile.gettempdir()):
-        try:
-            os.makedirs(directory, exist_ok=True)
-            path = os.path.join(directory, "ipex-doctor-crash.md")
-            with open(path, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            return path
-        except OSError:
-            continue
-    return None
+    try:
+        path = resources.cache_dir() / "ipex-doctor-crash.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic.replace_file(path, text.encode("utf-8"))
+        return str(path)
+    except OSError:
+        pass
+    # NOTE: the temporary directory is shared with other users: a fixed name there could be
+    # their link to a file of this user's (written through) or their file (read by them).
+    # mkstemp makes a new file (O_EXCL, never through a link), 0600.
+    try:
+        fd, temporary = tempfile.mkstemp(prefix="ipex-doctor-crash-", suffix=".md")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        return temporary
+    except OSError:
+        return None
