@@ -321,3 +321,37 @@ def test_a_crash_log_in_a_shared_temporary_directory_follows_nothing_planted_the
     status = written.lstat()
     assert stat.S_ISREG(status.st_mode) and status.st_uid == os.geteuid()
     assert stat.S_IMODE(status.st_mode) == 0o600
+
+
+@pytest.mark.parametrize("option", ["--markdown", "--json"])
+def test_a_report_is_never_written_through_a_link_out_of_its_directory(
+    tmp_path: Path, option: str
+) -> None:
+    """A checkout whose ``report.md`` (or ``.json``) is a link to an executable of the CI
+    user's elsewhere (``/usr/local/bin/pip`` when CI runs as root): the report is not written
+    through it (the tool keeps its bytes and mode), one line, exit 2, before anything runs.
+    Before, the report replaced the tool's text and kept its mode 755. A link that stays in
+    the directory is written through, and stays a link."""
+    tool = tmp_path / "bin" / "pip"
+    tool.parent.mkdir()
+    tool.write_text("#!/bin/sh\necho the real tool\n")
+    tool.chmod(0o755)
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    name = "report" + (".md" if option == "--markdown" else ".json")
+    link = checkout / name
+    link.symlink_to(tool)
+    done = run_doctor("report", str(ARC), "-q", option, name, cwd=checkout)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines() == [
+        f"ipex-doctor: error: cannot write report to {name}: it links to {tool}, outside "
+        f"{checkout} (name that file itself to write it)"
+    ]
+    assert tool.read_text() == "#!/bin/sh\necho the real tool\n"
+    assert stat.S_IMODE(tool.stat().st_mode) == 0o755
+    link.unlink()
+    (checkout / "reports").mkdir()
+    link.symlink_to(Path("reports") / name)
+    done = run_doctor("report", str(ARC), "-q", option, name, cwd=checkout)
+    assert done.returncode == 1, done.stderr
+    assert link.is_symlink() and (checkout / "reports" / name).stat().st_size > 0
