@@ -355,3 +355,27 @@ def test_a_report_is_never_written_through_a_link_out_of_its_directory(
     done = run_doctor("report", str(ARC), "-q", option, name, cwd=checkout)
     assert done.returncode == 1, done.stderr
     assert link.is_symlink() and (checkout / "reports" / name).stat().st_size > 0
+
+
+def test_a_file_name_never_starts_a_line_of_its_own_in_a_scan_report(tmp_path: Path) -> None:
+    """A tree's file names are the tree's word: one holding line breaks (and HTML) would put
+    a forged "Gate: **passed**" line, or an image from anywhere, into the console and into a
+    Markdown report pasted into an issue. Each line feed of a name is shown as the report
+    shows every other control character (``\\x0a``), on its one line; the Markdown holds no
+    markup of the tree's. Before, the names were written as they are, line breaks and all."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    forged = "a\n\nGate: **passed** <img src=x onerror=y>\n\nx.py"
+    (tree / forged).write_text("import torch\nx = torch.xpu.amp.autocast()\n")
+    unread = "b\n\nSummary: 0 fail.py"
+    (tree / unread).write_text("def f(:\n    torch.xpu.amp\n")
+    markdown = tmp_path / "report.md"
+    done = run_doctor("scan", ".", "-q", "--markdown", str(markdown), cwd=tree)
+    assert done.returncode == 1, done.stderr
+    for text in (done.stdout, markdown.read_text()):
+        starts = [line.lstrip(" #>*-") for line in text.splitlines()]
+        assert not [line for line in starts if line.startswith(("Gate: **passed", "Summary: 0"))]
+        assert "a\\x0a\\x0aGate: **passed** <img src=x onerror=y>\\x0a\\x0ax.py" in text.replace(
+            "&lt;", "<"
+        ).replace("&gt;", ">")
+    assert "<img" not in markdown.read_text()
