@@ -4,13 +4,18 @@ leaks secrets. Property-based where the input space is open."""
 from __future__ import annotations
 
 import json
+import os
+import stat
+import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
-from conftest import REPO, examples, make_fake_env, run_doctor
+from conftest import REPO, doctor_env, examples, make_fake_env, run_doctor
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from unprivileged import Someone
 
 from ipex_doctor.errors import KnowledgeBaseError
 from ipex_doctor.knowledge import known_issues
@@ -197,6 +202,56 @@ def test_hostile_policy_files(tmp_path: Path, name: str, text: str, said: str) -
     assert "Traceback" not in done.stderr and "internal error" not in done.stderr
 
 
+ARC = REPO / "tests" / "assets" / "reports" / "xpu-ipex2120-arc-a770.json"
+"""A saved report that fails the default gate (exit 1) and passes under ``fail_on: never``."""
+
+
+def test_a_policy_file_found_here_is_never_followed_out_of_this_directory(tmp_path: Path) -> None:
+    """A checkout's ``.ipex-doctor.yaml`` linking to a file elsewhere (a pull request's link to
+    the CI user's ``~/.git-credentials``) is not read: one line, exit 2, saying where it leads
+    and how to read it on purpose, and nothing of that file in the log. Before, the token was
+    quoted by the schema error. A link that stays in the directory is read as before."""
+    secret = tmp_path / "home" / ".git-credentials"
+    secret.parent.mkdir()
+    secret.write_text("https://ci:ghp_PlantedToken0123456789@github.com\n")
+    project = tmp_path / "project"
+    project.mkdir()
+    found = project / ".ipex-doctor.yaml"
+    for link in (secret, Path("../home/.git-credentials")):
+        found.unlink(missing_ok=True)
+        found.symlink_to(link)
+        done = run_doctor("report", str(ARC), "-q", cwd=project)
+        assert done.returncode == 2, done.stderr
+        assert "PlantedToken" not in done.stdout + done.stderr
+        assert done.stderr.splitlines() == [
+            f"ipex-doctor: error: {found} links to {secret}, outside {project}: a policy file "
+            "found here is read only inside it (name it with --policy to read it)"
+        ]
+    found.unlink()
+    (project / "ci").mkdir()
+    (project / "ci" / "policy.yaml").write_text("fail_on: never\n")
+    found.symlink_to("ci/policy.yaml")
+    assert run_doctor("report", str(ARC), "-q", cwd=project).returncode == 0
+
+
+@pytest.mark.parametrize("kind", ["dangling", "fifo", "directory"])
+def test_a_policy_file_found_here_that_cannot_be_read_is_said(tmp_path: Path, kind: str) -> None:
+    """A ``.ipex-doctor.yaml`` here that is no file to read (a link to nothing, a FIFO, a
+    directory) is one line and exit 2, not a run without the policy. Before, each was
+    silently passed over: the gate ran without the thresholds and ignores the project set."""
+    found = tmp_path / ".ipex-doctor.yaml"
+    if kind == "dangling":
+        found.symlink_to("gone.yaml")
+    elif kind == "fifo":
+        os.mkfifo(found)
+    else:
+        found.mkdir()
+    done = run_doctor("report", str(ARC), "-q", cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    (line,) = done.stderr.splitlines()
+    assert line.startswith(f"ipex-doctor: error: {found}"), line
+
+
 def test_empty_version_range_is_refused(tmp_path: Path) -> None:
     """A range whose fix predates its introduction is an error naming the line."""
     text = ENTRY.replace(
@@ -226,3 +281,101 @@ def test_hostile_reports(tmp_path: Path, payload: str) -> None:
         and "Traceback" not in done.stderr
         and "internal error" not in done.stderr
     )
+
+
+CRASH = (
+    "import sys; from ipex_doctor.reporting.output import write_crash_log; "
+    "print(write_crash_log(ZeroDivisionError('planted-boom'), '0.0-test'))"
+)
+
+
+def test_a_crash_log_in_a_shared_temporary_directory_follows_nothing_planted_there(
+    tmp_path: Path, shared_tmp: Path, other: Someone
+) -> None:
+    """The cache directory cannot be written, so the crash log goes to the temporary
+    directory, shared with other users (sticky, 1777). Another user has put a link to a file
+    of the victim's there under the crash log's name, and a file of their own, open to all,
+    beside it: neither is written through (the victim's file keeps its text, the other
+    user's file learns nothing of the crash); the log is a new file only its writer can read.
+    Before, the log was written through the link, over the victim's file."""
+    if not other.is_other:
+        pytest.skip("planting needs another user than the one running the tests")
+    shared = shared_tmp / "tmp"
+    shared.mkdir()
+    shared.chmod(0o1777)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("precious\n")
+    planted = shared / "ipex-doctor-crash.md"
+    for command in (["ln", "-s", str(victim), str(planted)],
+                    ["sh", "-c", f"umask 0; : > {shared}/mine.md"]):  # fmt: skip
+        subprocess.run([*other.prefix, *command], check=True, cwd="/")
+    blocked = tmp_path / "not-a-directory"
+    blocked.write_text("")
+    env = {**doctor_env(), "XDG_CACHE_HOME": str(blocked), "TMPDIR": str(shared)}
+    done = subprocess.run([sys.executable, "-c", CRASH], capture_output=True, text=True,
+                          env=env, timeout=120, check=True)  # fmt: skip
+    written = Path(done.stdout.strip())
+    assert victim.read_text() == "precious\n"
+    assert planted.is_symlink() and (shared / "mine.md").read_text() == ""
+    assert written.parent == shared and "planted-boom" in written.read_text()
+    status = written.lstat()
+    assert stat.S_ISREG(status.st_mode) and status.st_uid == os.geteuid()
+    assert stat.S_IMODE(status.st_mode) == 0o600
+
+
+@pytest.mark.parametrize("option", ["--markdown", "--json"])
+def test_a_report_is_never_written_through_a_link_out_of_its_directory(
+    tmp_path: Path, option: str
+) -> None:
+    """A checkout whose ``report.md`` (or ``.json``) is a link to an executable of the CI
+    user's elsewhere (``/usr/local/bin/pip`` when CI runs as root): the report is not written
+    through it (the tool keeps its bytes and mode), one line, exit 2, before anything runs.
+    Before, the report replaced the tool's text and kept its mode 755. A link that stays in
+    the directory is written through, and stays a link."""
+    tool = tmp_path / "bin" / "pip"
+    tool.parent.mkdir()
+    tool.write_text("#!/bin/sh\necho the real tool\n")
+    tool.chmod(0o755)
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    name = "report" + (".md" if option == "--markdown" else ".json")
+    link = checkout / name
+    link.symlink_to(tool)
+    done = run_doctor("report", str(ARC), "-q", option, name, cwd=checkout)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines() == [
+        f"ipex-doctor: error: cannot write report to {name}: it links to {tool}, outside "
+        f"{checkout} (name that file itself to write it)"
+    ]
+    assert tool.read_text() == "#!/bin/sh\necho the real tool\n"
+    assert stat.S_IMODE(tool.stat().st_mode) == 0o755
+    link.unlink()
+    (checkout / "reports").mkdir()
+    link.symlink_to(Path("reports") / name)
+    done = run_doctor("report", str(ARC), "-q", option, name, cwd=checkout)
+    assert done.returncode == 1, done.stderr
+    assert link.is_symlink() and (checkout / "reports" / name).stat().st_size > 0
+
+
+def test_a_file_name_never_starts_a_line_of_its_own_in_a_scan_report(tmp_path: Path) -> None:
+    """A tree's file names are the tree's word: one holding line breaks (and HTML) would put
+    a forged "Gate: **passed**" line, or an image from anywhere, into the console and into a
+    Markdown report pasted into an issue. Each line feed of a name is shown as the report
+    shows every other control character (``\\x0a``), on its one line; the Markdown holds no
+    markup of the tree's. Before, the names were written as they are, line breaks and all."""
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    forged = "a\n\nGate: **passed** <img src=x onerror=y>\n\nx.py"
+    (tree / forged).write_text("import torch\nx = torch.xpu.amp.autocast()\n")
+    unread = "b\n\nSummary: 0 fail.py"
+    (tree / unread).write_text("def f(:\n    torch.xpu.amp\n")
+    markdown = tmp_path / "report.md"
+    done = run_doctor("scan", ".", "-q", "--markdown", str(markdown), cwd=tree)
+    assert done.returncode == 1, done.stderr
+    for text in (done.stdout, markdown.read_text()):
+        starts = [line.lstrip(" #>*-") for line in text.splitlines()]
+        assert not [line for line in starts if line.startswith(("Gate: **passed", "Summary: 0"))]
+        assert "a\\x0a\\x0aGate: **passed** <img src=x onerror=y>\\x0a\\x0ax.py" in text.replace(
+            "&lt;", "<"
+        ).replace("&gt;", ">")
+    assert "<img" not in markdown.read_text()

@@ -58,3 +58,30 @@ def test_a_file_writable_by_others_or_owned_by_another_user_is_not_private(
     record.chmod(0o600)
     os.chown(record, 65534, 65534)
     assert private_state.not_private(record.stat(), open_to=0o022) == "not yours"
+
+
+def test_an_own_file_is_read_within_its_limit(tmp_path: Path) -> None:
+    kept = tmp_path / "kept.json"
+    kept.write_bytes(b"x" * 100)
+    kept.chmod(0o644)
+    assert private_state.read_own_file(kept, 100) == b"x" * 100
+    assert private_state.read_own_file(kept, 99) is None
+    assert private_state.read_own_file(tmp_path / "absent", 100) is None
+
+
+def test_no_link_fifo_or_file_others_may_write_is_read(tmp_path: Path) -> None:
+    """A link (even to an own file), a FIFO no one writes (never waited on), a file others
+    may write: nothing is read."""
+    kept = tmp_path / "kept.json"
+    kept.write_bytes(b"{}")
+    kept.chmod(0o600)
+    link = tmp_path / "link.json"
+    link.symlink_to(kept)
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    zero = tmp_path / "zero.json"
+    zero.symlink_to("/dev/zero")
+    for path in (link, fifo, zero, tmp_path):
+        assert private_state.read_own_file(path, 1 << 20) is None, path
+    kept.chmod(0o620)
+    assert private_state.read_own_file(kept, 1 << 20) is None

@@ -19,8 +19,9 @@ escape sequence in it would make the question name another interpreter).
 A snapshot is a file too, and ``fix --undo`` installs and uninstalls what it names. One that
 ``fix`` wrote is recorded by its SHA-256 in a private directory (``snapshot_origin``) and is
 undone as approved above. Any other (downloaded, another user's, edited since) is from
-elsewhere: its plan is shown, but ``--yes`` alone does not apply it. On a terminal the user is
-asked, the question saying so; off one, ``--yes`` is refused before anything runs, unless
+elsewhere: ``--yes`` alone neither runs the interpreter it names nor applies its plan. On a
+terminal the user is asked each, the question saying so (not of an interpreter the user named
+too, ``--python``); off one, ``--yes`` is refused before anything runs, unless
 ``--trust-snapshot`` says the user read the file.
 
 The published report is the diagnosis after (or before, when nothing was applied), with the
@@ -317,19 +318,31 @@ class RepairRun:
             self.talk.show(record)
         return plan, record
 
-    def _may_run(self, target: Target, plan: Plan | None, to: str) -> bool:
+    def _may_run(self, target: Target, plan: Plan | None, to: str, *,
+                 elsewhere: str | None = None) -> bool:  # fmt: skip
         """Whether the target's interpreter may run: it is the user's own, or the user, shown
-        it (and the ``plan`` the file proposes), approves now."""
+        it (and the ``plan`` the file proposes), approves now: ``--yes`` or an answer on a
+        terminal; only the answer when the file is a snapshot from ``elsewhere`` (why it is)."""
         if target.named_by is None:
             return True
         if plan is not None:
             self.talk.show(Repair(RepairVerdict.PLANNED, plan.steps, plan.manual))
-        question = f"Run {target.python}, the interpreter {target.named_by} names, to {to}?"
-        if self.talk.approve(question):
+        if elsewhere is None:
+            question = f"Run {target.python}, the interpreter {target.named_by} names, to {to}?"
+            approved, how = self.talk.approve(question), "approve it (--yes)"
+        else:
+            # NOTE: running the interpreter is acting on the snapshot as much as applying its
+            # plan is (whoever wrote the file chose what starts): --yes, which a script gives
+            # without reading the file, does not approve it; the user's answer does.
+            question = (f"{target.named_by} is a snapshot from elsewhere ({elsewhere}). "
+                        f"Run {target.python}, the interpreter it names, to {to}?")  # fmt: skip
+            approved = self.talk.ask(question)
+            how = "read the snapshot and approve it (--yes --trust-snapshot, or y on a terminal)"
+        if approved:
             return True
         self.talk.notify(
             f"{target.python} was not run (a saved file names it); nothing changed. To go on, "
-            f"approve it (--yes), or name it yourself: --python {shlex.quote(target.python)}"
+            f"{how}, or name it yourself: --python {shlex.quote(target.python)}"
         )
         return False
 
@@ -436,7 +449,8 @@ class RepairRun:
             )
         self.talk.notify(f"{path}: {len(snapshot.distributions)} distributions of {snapshot.python}")  # fmt: skip
         with sigterm_raises():
-            if not self._may_run(target, None, "compare its distributions with the snapshot"):
+            to = "compare its distributions with the snapshot"
+            if not self._may_run(target, None, to, elsewhere=elsewhere):
                 return ExitCode.FINDINGS
             plan = self._undo_plan(snapshot)
             planned = Repair(RepairVerdict.PLANNED, plan.steps, plan.manual, snapshot=str(path))

@@ -6,7 +6,9 @@ JSON under ``$XDG_CACHE_HOME/ipex-doctor/kb/`` (default ``~/.cache``) with the t
 made from; a hit needs the same text, name and doctor version, compared in full (the file
 name is only a checksum of them), so an edit, another file of the same name or a new doctor
 all miss. Only valid documents are kept; anything unusable (a missing or unwritable
-cache directory, a damaged, foreign or hand-edited file) is a miss, never an error. A kept
+cache directory, a damaged, foreign or hand-edited file; one that is not a regular file of
+this user's that only this user may write, or is beyond ``MAX_FILE_BYTES``:
+``private_state.read_own_file``) is a miss, never an error. A kept
 file ends with a checksum of its content (``seal``): the loader trusts a hit without
 validating it again (its regular expressions are compiled only when first searched), so an
 edit made behind the doctor's back must miss rather than reach the matcher.
@@ -21,7 +23,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ipex_doctor import __version__, resources
+from ipex_doctor import __version__, private_state, resources
 
 _FORMAT = 2
 
@@ -33,6 +35,10 @@ def directory() -> Path:
     return resources.cache_dir() / "kb"
 
 
+MAX_FILE_BYTES = 32 * 1024 * 1024
+"""The largest cache file read: one holds a document (at most 1 MiB, the knowledge loader's and
+the code rules' limit) twice, as text and as entries, and JSON's ``\\u`` escapes take up to 6
+bytes a byte of it (12 MiB at worst). A larger file is not one this cache wrote: a miss."""
 _MAX_FILES = 64
 """More documents than this (overlays come and go) and the oldest are removed on a write."""
 KNOWN_ISSUES = ("known_issues.py", "rule_names.py", "schema.py", "known_issues.schema.json")
@@ -99,7 +105,8 @@ def get(
     depends on, such as the ids a code rule may name)."""
     identity = _identity(name, text, validator, context)
     try:
-        data = unseal(_file(identity).read_text(encoding="utf-8"))
+        kept = private_state.read_own_file(_file(identity), MAX_FILE_BYTES)
+        data = None if kept is None else unseal(kept.decode("utf-8"))
         if data is None or data.get("identity") != identity:
             return None
         entries = [(dict(raw), str(source)) for raw, source in data["entries"]]

@@ -5,6 +5,12 @@ renamed over the target, so an interrupted or failed write never leaves a trunca
 never destroys the previous one. The file gets the mode a plain ``open()`` would give it (the
 user's umask), or keeps the mode of the report it replaces. ``check_writable`` tells, before a
 run of minutes starts, whether a destination can be written at all.
+
+A destination that is a link is written through, to its target, keeping the link, only when
+the target stays in the link's directory (``latest.json -> reports/2026-11-27.json``). A link
+leading out of it is refused (``OutputError``): in a checkout, ``report.md`` may be a pull
+request's link to a file of the CI user's (``/usr/local/bin/pip`` under root), which the
+report would replace, keeping its mode. The user names the target itself to write there.
 """
 
 from __future__ import annotations
@@ -36,7 +42,7 @@ def check_writable(destination: str) -> None:
         if not os.access(target, os.W_OK):
             raise OutputError(f"cannot write report to {destination}: permission denied")
         return
-    target = target.resolve() if target.is_symlink() else target
+    target = _followed(destination, target)
     directory = _directory_of(destination, target)
     import tempfile  # NOTE: lazy (atomic says why)
 
@@ -46,6 +52,21 @@ def check_writable(destination: str) -> None:
         raise OutputError(f"cannot write report to {destination}: {exc.strerror}") from None
     os.close(fd)
     Path(temp).unlink(missing_ok=True)
+
+
+def _followed(destination: str, target: Path) -> Path:
+    """Where a report to ``target`` is written: ``target``, or the file it links to when that
+    is in the link's directory; ``OutputError`` when the link leads out of it."""
+    if not target.is_symlink():
+        return target
+    directory = target.absolute().parent.resolve()
+    resolved = target.resolve()
+    if not resolved.is_relative_to(directory):
+        raise OutputError(
+            f"cannot write report to {destination}: it links to {resolved}, outside "
+            f"{directory} (name that file itself to write it)"
+        )
+    return resolved
 
 
 def _directory_of(destination: str, target: Path) -> Path:
@@ -99,8 +120,8 @@ def write_text(destination: str, text: str | Iterable[str]) -> None:
         # renaming a temporary file over it would replace the device node itself.
         _write_in_place(destination, target, batches)
         return
-    # NOTE: write through a symlink to its target, keeping the link the user made.
-    target = target.resolve() if target.is_symlink() else target
+    # NOTE: write through a link to its target, keeping the link (within its directory).
+    target = _followed(destination, target)
     directory = _directory_of(destination, target)
     try:
         # NOTE: a report is as readable as any file the user makes (not mkstemp's 0600).
@@ -142,8 +163,11 @@ def _write_in_place(destination: str, target: Path, batches: Iterable[str]) -> N
 
 
 def write_crash_log(exc: BaseException, version: str) -> str | None:
-    """Write the traceback of an internal error where the user can attach it to a bug report;
-    the path written, or ``None`` when no directory would take it."""
+    """Write the traceback of an internal error where the user can attach it to a bug report:
+    ``ipex-doctor-crash.md`` in the doctor's cache directory (replaced whole), else a new file
+    of a name no one else chose, ``ipex-doctor-crash-*.md`` in the temporary directory; mode
+    ``0600`` either way (it holds the command line). The path written, or ``None`` when no
+    directory would take it."""
     import platform
     import tempfile
     import traceback
@@ -153,13 +177,20 @@ def write_crash_log(exc: BaseException, version: str) -> str | None:
         f"{platform.platform()}\nargv: {sys.argv}\n\n### error information\n\n```\n"
         f"{''.join(traceback.format_exception(exc))}```\n"
     )
-    for directory in (str(resources.cache_dir()), tempfile.gettempdir()):
-        try:
-            os.makedirs(directory, exist_ok=True)
-            path = os.path.join(directory, "ipex-doctor-crash.md")
-            with open(path, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            return path
-        except OSError:
-            continue
-    return None
+    try:
+        path = resources.cache_dir() / "ipex-doctor-crash.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic.replace_file(path, text.encode("utf-8"))
+        return str(path)
+    except OSError:
+        pass
+    # NOTE: the temporary directory is shared with other users: a fixed name there could be
+    # their link to a file of this user's (written through) or their file (read by them).
+    # mkstemp makes a new file (O_EXCL, never through a link), 0600.
+    try:
+        fd, temporary = tempfile.mkstemp(prefix="ipex-doctor-crash-", suffix=".md")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        return temporary
+    except OSError:
+        return None

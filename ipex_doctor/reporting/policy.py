@@ -14,12 +14,20 @@ A policy comes from ``--fail-on``/``--ignore ID`` on the command line and from a
 An ignored finding becomes ``skip`` and keeps the status it had and the reason. An expired
 ignore does not apply, and the finding says so. An id that no finding can have is a
 configuration error (exit 2) naming it: a typo must not silently ignore nothing.
+
+The file found in the working directory (not named with ``--policy``) comes with the checkout,
+maybe from someone else: it is read only as a regular file inside that directory. A link
+leading out of it (a pull request's ``.ipex-doctor.yaml`` pointing at the CI user's
+``~/.git-credentials``, whose text a schema error would quote into the log) is refused, and
+so is anything there that is no regular file to read (a link to nothing, a FIFO, a directory):
+exit 2, never a run that silently goes without the project's policy.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime
+import os
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -228,6 +236,31 @@ def _read_policy_file(
     return fail_on, tuple(ignores), scan_exclude
 
 
+def _found_here(path: Path) -> bool:
+    """Whether the working directory's policy file ``path`` is there to read (``False``:
+    nothing is there); ``PolicyError`` when it is a link leading out of that directory, or is
+    no regular file (a link to nothing, a FIFO, a directory)."""
+    try:
+        os.lstat(path)
+    except FileNotFoundError:
+        return False
+    except OSError as exc:
+        raise PolicyError(f"{path}: cannot read: {exc.strerror}") from None
+    target = path.resolve()
+    if path.is_symlink() and not target.is_relative_to(path.parent.resolve()):
+        # NOTE: said before anything of the target is read: its text would reach the log.
+        raise PolicyError(
+            f"{path} links to {target}, outside {path.parent}: a policy file found here is "
+            "read only inside it (name it with --policy to read it)"
+        )
+    if not target.is_file():
+        what = "a link to nothing" if not os.path.lexists(target) else "not a regular file"
+        raise PolicyError(
+            f"{path} is {what}; no policy was read (remove it, or name one with --policy)"
+        )
+    return True
+
+
 def build_policy(
     *,
     fail_on: FailOn | str | None,
@@ -243,7 +276,7 @@ def build_policy(
     file_fail_on: FailOn | None = None
     ignores: tuple[Ignore, ...] = ()
     scan_exclude: tuple[str, ...] = ()
-    if policy_file or path.is_file():
+    if policy_file or _found_here(path):
         file_fail_on, ignores, scan_exclude = _read_policy_file(path)
     cli_ignores = []
     for arg in ignore_args:

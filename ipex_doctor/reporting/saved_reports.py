@@ -143,13 +143,23 @@ def _check_schema(path: Path, data: Any, against: dict[str, Any], at: str = "$")
 
 def report_paths(arguments: Sequence[Path]) -> list[Path]:
     """The report files the arguments name: a directory stands for its ``*.json`` files (a
-    fleet's thousands of reports need no shell glob)."""
+    fleet's thousands of reports need no shell glob). A file of a directory that links out
+    of it is refused (``DoctorError``) before any is read: a directory of reports is often an
+    artifact from elsewhere, and a link in it must not bring another file into the merge; a
+    file named itself is read wherever it leads."""
     paths: list[Path] = []
     for argument in arguments:
         if argument.is_dir():
             found = sorted(argument.glob("*.json"))
             if not found:
                 raise DoctorError(f"{argument}: a directory with no *.json reports in it")
+            inside = argument.resolve()
+            for path in found:
+                if path.is_symlink() and not path.resolve().is_relative_to(inside):
+                    raise DoctorError(
+                        f"{path} links to {path.resolve()}, outside {argument}: a directory "
+                        "stands for the reports in it (name the file itself to merge it)"
+                    )
             paths.extend(found)
         else:
             paths.append(argument)

@@ -17,8 +17,11 @@ of those roots saw; a hit needs the same identity, compared in full:
 
 Only outcomes that follow from a file's content are kept: a file that could not be read
 (permissions, vanished) is read again next time. Anything unusable (a missing or read-only
-cache directory, a damaged or foreign file) is a miss, never an error; the file is replaced
-atomically, and at most ``MAX_FILES`` sets of roots are kept (the oldest go).
+cache directory, a damaged or foreign file) is a miss, never an error; so is a cache file that
+is no regular file of this user's that only this user may write (a FIFO, a link, another
+user's outcomes that would hide a finding), or is beyond ``MAX_FILE_BYTES``
+(``private_state.read_own_file``). The file is replaced atomically, and at most ``MAX_FILES``
+sets of roots are kept (the oldest go).
 
 A match is kept as the flat list of its fields and its location's (``_MATCH_FIELDS``), not as
 the model's generic JSON: rebuilding 2,763 matches through ``codec.from_json`` (type hints
@@ -38,7 +41,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ipex_doctor import __version__, resources
+from ipex_doctor import __version__, private_state, resources
 from ipex_doctor.knowledge.cache import files_stamp
 from ipex_doctor.knowledge.code_rules import CodeRules
 from ipex_doctor.model.code import CodeLocation, CodeMatch, SkippedFile
@@ -49,6 +52,10 @@ _FORMAT = 5
 """2: each entry holds the flags the file declares (``Outcome.declares``); 3: and the
 requirement lists it names (``Outcome.names``); 4: and ends with the project's own extras that
 pull IPEX (``Outcome.extras``); 5: matches and skips as flat lists of their fields."""
+MAX_FILE_BYTES = 256 * 1024 * 1024
+"""The largest cache file read or written. This repository's own tree keeps about 800 bytes
+a file (its tests are dense with matches): 256 MiB is some 300,000 files. A tree beyond it is
+read in full on every scan (a miss), and a file larger than that is not one this cache wrote."""
 MAX_FILES = 32
 """Cache files (one per set of scan roots) kept; the oldest go on a write."""
 
@@ -107,7 +114,8 @@ class OutcomeCache:
             # this scan's outcomes, and encoding them again was a tenth of a warm scan. Its time
             # is still moved, as a write would, so the oldest sets of roots are the ones to go.
             try:
-                os.utime(self._file)
+                # NOTE: the file itself, never where a link put there since would lead
+                os.utime(self._file, follow_symlinks=False)
             except OSError:
                 pass
             return
@@ -115,12 +123,14 @@ class OutcomeCache:
 
         payload = {"identity": self._identity, "files": self._next}
         try:
+            # NOTE: dumps, not dump: json.dump encodes in pure Python (its C encoder serves
+            # only one-shot encoding), five times slower on a large file's outcomes.
+            text = json.dumps(payload, separators=(",", ":"))
+            if len(text) > MAX_FILE_BYTES:
+                return  # NOTE: ASCII (ensure_ascii): as many bytes; never read back anyway
             self._file.parent.mkdir(parents=True, exist_ok=True)
             fd, temp = tempfile.mkstemp(prefix=".scan.", suffix=".tmp", dir=self._file.parent)
             try:
-                # NOTE: dumps, not dump: json.dump encodes in pure Python (its C encoder
-                # serves only one-shot encoding), five times slower on a large file's outcomes.
-                text = json.dumps(payload, separators=(",", ":"))
                 with os.fdopen(fd, "w", encoding="utf-8") as handle:
                     handle.write(text)
                 os.replace(temp, self._file)
@@ -218,8 +228,11 @@ def _package_stamp() -> str:
 
 
 def _read(file: Path, identity: Sequence[str]) -> dict[str, list[Any]]:
+    kept = private_state.read_own_file(file, MAX_FILE_BYTES)
+    if kept is None:
+        return {}
     try:
-        data = json.loads(file.read_bytes())
+        data = json.loads(kept)
         if data.get("identity") != list(identity):
             return {}
         files = data["files"]

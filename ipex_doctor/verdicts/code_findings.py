@@ -34,6 +34,7 @@ from ipex_doctor.knowledge.code_rules import CodeRule, IpexBuild
 from ipex_doctor.model.code import CodeMatch, LineEdit
 from ipex_doctor.model.environment import IPEX, Environment
 from ipex_doctor.model.findings import Evidence, Finding, FindingKind, Status, Verdict
+from ipex_doctor.scan.fix.quoting import shown_name
 from ipex_doctor.scan.read.kinds import rewritten_by_fix
 from ipex_doctor.verdicts.status import status_for
 
@@ -47,7 +48,7 @@ def _where(match: CodeMatch, line: int | None = None) -> str:
     """``path:line``, with its cell in a notebook; at ``line`` of the same part if given."""
     location = match.location
     cell = f" (cell {location.cell})" if location.cell is not None else ""
-    return f"{location.path}:{location.line if line is None else line}{cell}"
+    return f"{shown_name(location.path)}:{location.line if line is None else line}{cell}"
 
 
 def _environment_fact(rule: CodeRule, env: Environment) -> tuple[Status, Verdict, str]:

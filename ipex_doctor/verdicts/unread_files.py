@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from ipex_doctor.model.code import SkippedFile
 from ipex_doctor.model.findings import Evidence, Finding, Status, Verdict
+from ipex_doctor.scan.fix.quoting import shown_name
 from ipex_doctor.verdicts.registry import spec
 
 SPEC = spec("scan-unread")
@@ -31,7 +32,7 @@ def unread_finding(skipped: Sequence[SkippedFile]) -> Finding | None:
         return None
     files = len(dict.fromkeys(s.path for s in skipped))
     noun = "file" if files == 1 else "files"
-    named = "; ".join(f"{s.path}: {s.reason}" for s in skipped[:NAMED])
+    named = "; ".join(f"{shown_name(s.path)}: {s.reason}" for s in skipped[:NAMED])
     more = f"; and {len(skipped) - NAMED} more" if len(skipped) > NAMED else ""
     return SPEC.finding(
         Status.WARN,

@@ -442,26 +442,69 @@ def test_a_snapshot_from_elsewhere_without_yes_shows_its_plan_and_says_so(
     assert "restore it with --yes --trust-snapshot" in done.stderr
 
 
-def test_on_a_terminal_a_snapshot_from_elsewhere_is_asked_about_even_with_yes(
-    tmp_path: Path, victim: Victim
-) -> None:
-    """On a terminal, --yes does not answer for a snapshot from elsewhere: the question says
-    where it is from, and "n" leaves everything as it was (exit 1)."""
-    offline = _wheel_directory(tmp_path)
-    snapshot = _adding_torchaudio(tmp_path, victim)
+def _undo_on_a_terminal(tmp_path: Path, snapshot: Path, answers: bytes, *more: str,
+                        extra_env: dict[str, str]) -> CompletedProcess[str]:  # fmt: skip
+    """``fix --undo SNAPSHOT --yes MORE`` with a terminal as standard input, ``answers`` typed
+    ahead (one line a question: a terminal hands a reader one line at a time)."""
     controller, terminal = os.openpty()
     try:
-        os.write(controller, b"n\n")
-        done = subprocess.run(
-            [sys.executable, "-m", "ipex_doctor", "fix", "--undo", str(snapshot), "--yes"],
+        os.write(controller, answers)
+        return subprocess.run(
+            [sys.executable, "-m", "ipex_doctor", "fix", "--undo", str(snapshot), "--yes", *more],
             stdin=terminal, capture_output=True, text=True, timeout=300, cwd=tmp_path,
-            env=doctor_env(offline), check=False,
+            env=doctor_env(extra_env), check=False,
         )  # fmt: skip
     finally:
         os.close(terminal)
         os.close(controller)
+
+
+def test_on_a_terminal_yes_does_not_run_the_interpreter_a_snapshot_from_elsewhere_names(
+    tmp_path: Path, victim: Victim
+) -> None:
+    """The first thing an undo does is run the snapshot's interpreter (to read what is
+    installed). For a snapshot from elsewhere --yes does not approve that either: the
+    question names the interpreter and says where the snapshot is from, and "n" leaves the
+    interpreter unstarted (no marker), exit 1. Before, --yes ran it unasked."""
+    offline = _wheel_directory(tmp_path)
+    snapshot = _adding_torchaudio(tmp_path, victim)
+    victim.plant_marker_on_start()
+    done = _undo_on_a_terminal(tmp_path, snapshot, b"n\n", extra_env=offline)
+    _harmless(victim, done, 1, f"{victim.python} was not run (a saved file names it)")
+    question = (f"{snapshot} is a snapshot from elsewhere (your ipex-doctor fix recorded writing "
+                f"no snapshot with these bytes (downloaded, another user's, edited since, or older "
+                f"than the last 500 fix wrote)). "
+                f"Run {victim.python}, the interpreter it names, to compare its distributions "
+                "with the snapshot? [y/N]")  # fmt: skip
+    assert question in done.stdout
+    assert "Apply this plan?" not in done.stdout and "--yes --trust-snapshot" in done.stderr
+
+
+def test_on_a_terminal_a_snapshot_from_elsewhere_is_asked_about_even_with_yes(
+    tmp_path: Path, victim: Victim
+) -> None:
+    """On a terminal, --yes does not answer for a snapshot from elsewhere: once its
+    interpreter is approved ("y"), the plan is shown and its own question says where the
+    snapshot is from; "n" leaves everything as it was (exit 1)."""
+    offline = _wheel_directory(tmp_path)
+    snapshot = _adding_torchaudio(tmp_path, victim)
+    done = _undo_on_a_terminal(tmp_path, snapshot, b"y\nn\n", extra_env=offline)
     _harmless(victim, done, 1, f"nothing changed: {snapshot} is a snapshot from elsewhere")
     assert f"{snapshot} is a snapshot from elsewhere (your ipex-doctor fix recorded" in done.stdout
+    assert "Apply this plan? [y/N]" in done.stdout and _planned_install(done.stdout, victim)
+
+
+def test_an_interpreter_the_user_names_too_runs_for_a_snapshot_from_elsewhere(
+    tmp_path: Path, victim: Victim
+) -> None:
+    """--python naming the snapshot's own interpreter is the user's word for it: it runs (to
+    plan) without the question, and the plan is still asked about on the terminal."""
+    offline = _wheel_directory(tmp_path)
+    snapshot = _adding_torchaudio(tmp_path, victim)
+    done = _undo_on_a_terminal(tmp_path, snapshot, b"n\n", "--python", victim.python,
+                               extra_env=offline)  # fmt: skip
+    _harmless(victim, done, 1, f"nothing changed: {snapshot} is a snapshot from elsewhere")
+    assert f"Run {victim.python}" not in done.stdout
     assert "Apply this plan? [y/N]" in done.stdout and _planned_install(done.stdout, victim)
 
 

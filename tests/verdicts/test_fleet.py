@@ -181,6 +181,29 @@ def test_merge_refuses_garbage_and_empty_directories(tmp_path: Path) -> None:
     assert done.returncode == 2 and "no *.json reports" in done.stderr
 
 
+def test_a_report_of_a_directory_that_links_out_of_it_is_refused(tmp_path: Path) -> None:
+    """A fleet directory (an artifact of many nodes' reports) whose ``node9.json`` links to a
+    report elsewhere (another run's, another team's): it is not read into the fleet report;
+    one line, exit 2, naming where it leads, and no report written. Before, it was merged as
+    a node. A link that stays in the directory is read, and so is a link named as a file."""
+    directory = _write(tmp_path, 2)
+    outside = tmp_path / "elsewhere" / "private.json"
+    outside.parent.mkdir()
+    outside.write_text(FIXTURE.read_text())
+    link = directory / "node9.json"
+    link.symlink_to(outside)
+    done = run_doctor("merge", str(directory), "--json", "-")
+    assert done.returncode == 2 and done.stdout == "", done.stderr
+    assert done.stderr.splitlines() == [
+        f"ipex-doctor: error: {link} links to {outside}, outside {directory}: a directory "
+        "stands for the reports in it (name the file itself to merge it)"
+    ]
+    assert _merge(str(directory / "node0.json"), str(link))[0].returncode == 1
+    link.unlink()
+    link.symlink_to("node0.json")
+    assert _merge(str(directory))[0].returncode == 1
+
+
 @pytest.mark.parametrize(
     ("names", "text"),
     [

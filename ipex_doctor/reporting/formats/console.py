@@ -38,7 +38,7 @@ from ipex_doctor.reporting.formats.views import (
 )
 from ipex_doctor.reporting.output_options import FailOn
 from ipex_doctor.reporting.policy import Gate, Policy
-from ipex_doctor.scan.fix.quoting import quote_name
+from ipex_doctor.scan.fix.quoting import quote_name, shown_name
 from ipex_doctor.verdicts.hostlist import compress
 
 if TYPE_CHECKING:
@@ -481,7 +481,7 @@ def _code_lines(findings: Iterable[Finding], *, verbose: bool) -> Iterator[Style
             continue
         if location.path != current:
             current = location.path
-            yield StyledText(f"  {current}", style="bold")
+            yield StyledText(f"  {shown_name(current)}", style="bold")
         mark, style = _mark(finding)
         head = StyledText("    ")
         head.append(f"{mark} ", style=style)

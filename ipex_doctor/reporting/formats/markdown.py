@@ -1,7 +1,11 @@
 """Markdown ready to paste into an upstream GitHub issue: environment, findings, evidence.
 
 Evidence data goes into collapsible ``<details>`` blocks. The report was redacted when it was
-built, so nothing here can reintroduce a secret; only report fields are rendered.
+built, so nothing here can reintroduce a secret; only report fields are rendered. A field's
+``<`` is written as ``&lt;`` (``_text``), which a Markdown viewer shows as ``<``: the words of a
+scanned tree's file names or a saved report from elsewhere never become HTML in the page
+(an image fetched from anywhere, a closed ``<details>``); a line break in a file name is
+quoted before it gets here (``shown_name``).
 """
 
 from __future__ import annotations
@@ -41,21 +45,25 @@ _MARK = {
 }
 
 
+def _text(text: str) -> str:
+    return text.replace("<", "&lt;")
+
+
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    return _text(text).replace("|", "\\|").replace("\n", " ")
 
 
 def _finding(finding: Finding, env: Environment, total: int = 0) -> list[str]:
     mark = "❔" if finding.verdict is Verdict.INCONCLUSIVE else _MARK[finding.status]
-    head = f"### {mark} {finding.title} (`{finding.id}`"
+    head = f"### {mark} {_text(finding.title)} (`{finding.id}`"
     head += f", {finding.verdict}" if finding.verdict else ""
     head += f", {finding.device}" if finding.device else ""
     where = coverage(finding, total) if finding.id != "fleet-outlier" else ""
     head += f", {where})" if where else ")"
-    lines = [head, "", finding.evidence.summary, ""]
+    lines = [head, "", _text(finding.evidence.summary), ""]
     if finding.ignored is not None:
         lines += [
-            f"*Ignored ({finding.ignored.source}): {finding.ignored.reason}; was {finding.ignored.status}.*",
+            f"*Ignored ({_text(finding.ignored.source)}): {_text(finding.ignored.reason)}; was {finding.ignored.status}.*",
             "",
         ]
     if finding.versions:
@@ -69,11 +77,11 @@ def _finding(finding: Finding, env: Environment, total: int = 0) -> list[str]:
         ]
         lines.append("")
     if finding.remediation:
-        lines += [f"**Fix:** {finding.remediation}", ""]
+        lines += [f"**Fix:** {_text(finding.remediation)}", ""]
     if finding.commands:
         lines += ["```sh", *finding.commands, "```", ""]
     if finding.workaround:
-        lines += [f"**Workaround:** {finding.workaround}", ""]
+        lines += [f"**Workaround:** {_text(finding.workaround)}", ""]
     if finding.references:
         lines += [
             "References: "

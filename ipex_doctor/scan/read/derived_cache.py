@@ -13,7 +13,8 @@ at all (a rename; mode ``0600``) and sealed with a checksum of its text
 everything the value depends on, the code that derives it included (``code_stamp``), to which
 the doctor's version and this module's format are added. A hit needs the whole identity stored
 in the file to agree; a missing, unreadable, damaged, foreign or hand-edited file is a miss,
-never an error, and a cache directory that cannot be written only means the value is derived
+never an error (so is one that is no regular file of this user's that only this user may
+write, or is beyond ``MAX_FILE_BYTES``: ``private_state.read_own_file``), and a cache directory that cannot be written only means the value is derived
 again next time. The caller checks the value's shape before it uses it.
 
 It lives in ``read``, the lowest of the scan's rooms, so that both the reading of ignore files
@@ -28,7 +29,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ipex_doctor import __version__, resources
+from ipex_doctor import __version__, private_state, resources
 from ipex_doctor.knowledge.cache import files_stamp, seal, unseal
 
 try:
@@ -42,6 +43,10 @@ except ImportError:  # pragma: no cover - NOTE: a build without the built-in has
 
 _FORMAT = 2
 """1: a key's SHA-256; 2: its BLAKE2b digest (32 bytes)."""
+MAX_FILE_BYTES = 64 * 1024 * 1024
+"""The largest value file read. A value is a rule set's prefilter or one ignore file's
+patterns joined (a few kB for the shipped rules); 64 MiB leaves room for an ignore file of
+a hundred thousand patterns while bounding what a file planted there costs: a miss."""
 _MAX_FILES = 1024
 """More values than this (trees with many distinct ``.gitignore`` files) and the oldest files
 are removed, at a process's first write."""
@@ -71,8 +76,9 @@ def get(kind: str, key: str) -> Any:
     """The value kept for ``kind`` (a short name: ``prefilter``, ``gitignore``) and ``key``;
     ``None`` when there is none (see the module)."""
     identity = _identity(kind, key)
+    kept = private_state.read_own_file(_file(identity), MAX_FILE_BYTES)
     try:
-        data = unseal(_file(identity).read_text(encoding="utf-8"))
+        data = None if kept is None else unseal(kept.decode("utf-8", "surrogatepass"))
     except (OSError, ValueError, UnicodeError):
         return None
     if data is None or data.get("identity") != identity:
