@@ -55,12 +55,17 @@ def remember(snapshot: Path, digest: str) -> None:
     path = _record_path(directory, digest)
     try:
         atomic.replace_file(path, (json.dumps(record) + "\n").encode())
-        _prune(directory, keep=path.name)
     except OSError as error:
         raise OriginError(
             f"cannot record the snapshot in {directory} ({error.strerror}); nothing was changed",
             tip="set XDG_STATE_HOME to a directory you can write",
         ) from None
+    try:
+        _prune(directory, keep=path.name)
+    except OSError:
+        # NOTE: the record is written and the snapshot is this user's; the oldest records
+        # stay one fix longer, and the next fix prunes them (a failure here changes nothing).
+        pass
 
 
 def elsewhere(digest: str) -> str | None:
