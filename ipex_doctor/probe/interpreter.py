@@ -34,8 +34,8 @@ MIN_TARGET_PYTHON = (3, 8)
 # with ``json`` and ``platform``: their imports (``re``, ``enum`` and the like) were half of
 # the handshake's CPU in a torch environment (25 ms against 13 ms on the 2-core EPYC), and the
 # probes start only at its answer. ``text`` escapes as ``json.dumps`` does by default (ASCII
-# out, astral characters as surrogate pairs, a lone surrogate of an undecodable name as
-# itself), so ``json.loads`` reads back the very strings; ``platform`` still names an
+# out, astral characters as surrogate pairs, the lone surrogate of a byte that is not UTF-8
+# escaped alone), so ``json.loads`` reads back the very strings; ``platform`` still names an
 # implementation ``sys.implementation`` does not (or a Python 2 without it).
 _HANDSHAKE = r"""
 import sys
