@@ -37,6 +37,12 @@ marks = {}
 def mark(name):
     marks.setdefault(name, time.process_time())
 sys.path.insert(0, sys.argv.pop(1))
+try:
+    from ipex_doctor import start_up
+except ImportError:  # a checkout from before the collector was held while a command loads
+    pass
+else:
+    start_up.hold()  # what the console entry's first line does (cli.main, not called here)
 from ipex_doctor.cli.commands import cli
 mark("command")
 import ipex_doctor.app.code_scan as use_case

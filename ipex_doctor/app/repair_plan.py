@@ -30,8 +30,8 @@ from ipex_doctor.model.repair import (
     ManualStep,
     PlannedStep,
     Snapshot,
-    StepKind,
 )
+from ipex_doctor.model.terms import StepKind
 from ipex_doctor.runs import pip_actions
 
 UNDO = "undo"

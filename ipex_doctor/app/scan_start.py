@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from ipex_doctor import start_up
 from ipex_doctor.app.interrupts import sigterm_raises
 from ipex_doctor.app.scan_request import ScanRequest
 from ipex_doctor.errors import ExitCode
@@ -38,6 +39,8 @@ def scan_and_publish(request: ScanRequest, *, notify: Notify, emit: Notify) -> E
     of the examination's children still runs, and ends its thread."""
     request.out.check()
     with sigterm_raises(), static_facts.begin(probe_options(request)) as examining:
-        from ipex_doctor.app.code_scan import scan_examined
-
+        try:
+            from ipex_doctor.app.code_scan import scan_examined
+        finally:
+            start_up.loaded()  # NOTE: the scan is loaded: its work runs with the collector on
         return scan_examined(request, examining, notify=notify, emit=emit)

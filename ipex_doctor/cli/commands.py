@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import click
 
 import ipex_doctor.cli.options as opt
-from ipex_doctor import __version__
+from ipex_doctor import __version__, start_up
 from ipex_doctor.model.terms import Isolation
 from ipex_doctor.usage_rules import Refuse
 
@@ -47,7 +47,8 @@ def _run(request: Request) -> int:
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="ipex-doctor")
-def cli() -> None:
+@click.pass_context
+def cli(context: click.Context) -> None:
     """Diagnose PyTorch environments on Intel hardware (IPEX, PyTorch XPU).
 
     \b
@@ -63,6 +64,10 @@ def cli() -> None:
     2 usage or configuration error, 3 internal error, 130 interrupted,
     143 terminated.
     """
+    # NOTE: the commands are loaded (runs before the command's own options are read); scan's load
+    # goes on to its use case, and its start ends it there (``app.scan_start``)
+    if context.invoked_subcommand != "scan":
+        start_up.loaded()
 
 
 @cli.command()
@@ -199,6 +204,7 @@ def scan(request: ScanRequest, undo: Path | None, yes: bool) -> int:
     approved: it shows what it would restore), 2 the record is refused.
     """
     if undo is not None:
+        start_up.loaded()
         from ipex_doctor.app.fix_undo import undo_scan_fix
 
         return undo_scan_fix(undo, yes=yes, ask=_ask, show=click.echo)

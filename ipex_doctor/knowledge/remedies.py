@@ -24,8 +24,7 @@ from urllib.parse import quote
 
 from ipex_doctor.model.environment import IPEX
 from ipex_doctor.model.remedy import PipAction
-from ipex_doctor.model.repair import StepKind
-from ipex_doctor.model.terms import Reference
+from ipex_doctor.model.terms import Reference, StepKind
 from ipex_doctor.model.versions import major_minor, parse
 
 if TYPE_CHECKING:

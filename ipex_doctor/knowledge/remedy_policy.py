@@ -30,7 +30,7 @@ from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel
 from packaging.version import InvalidVersion, Version
 
 from ipex_doctor.model.remedy import PipAction
-from ipex_doctor.model.repair import StepKind
+from ipex_doctor.model.terms import StepKind
 
 RUNTIME_WHEELS = frozenset({
     "intel-sycl-rt", "intel-cmplr-lib-rt", "intel-cmplr-lib-ur", "intel-cmplr-lic-rt",

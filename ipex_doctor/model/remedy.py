@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ipex_doctor.model.codec import JsonModel
-from ipex_doctor.model.repair import StepKind
+from ipex_doctor.model.terms import StepKind
 
 
 @dataclass(frozen=True)

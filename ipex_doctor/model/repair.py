@@ -13,16 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ipex_doctor.model.codec import JsonModel
-from ipex_doctor.model.terms import TextEnum
-
-
-@enum.unique
-class StepKind(TextEnum):
-    """The only changes ``fix`` makes: pip install / uninstall in the examined interpreter (the
-    verb of a remedy's ``PipAction`` too)."""
-
-    INSTALL = "install"
-    UNINSTALL = "uninstall"
+from ipex_doctor.model.terms import StepKind, TextEnum
 
 
 @dataclass(frozen=True)

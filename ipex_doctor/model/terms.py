@@ -110,6 +110,20 @@ class Isolation(TextEnum):
     """A fresh interpreter per check."""
 
 
+@enum.unique
+class StepKind(TextEnum):
+    """The only changes ``fix`` makes: pip install / uninstall in the examined interpreter (the
+    verb of a remedy's ``PipAction`` too)."""
+
+    # NOTE: here, not beside the repair's model (``model.repair``) that records the steps: a
+    # remedy names its verb, and every scan that judges the knowledge base builds remedies;
+    # the repair's seven dataclasses are built only where a fix plans or a report reads one
+    # back (about 4 ms of a small project's scan).
+
+    INSTALL = "install"
+    UNINSTALL = "uninstall"
+
+
 @dataclass(frozen=True)
 class Reference(JsonModel):
     """A public source backing a fact (issue, PR, commit, documentation page)."""

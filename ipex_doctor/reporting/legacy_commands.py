@@ -15,7 +15,7 @@ from collections.abc import Iterable, MutableMapping
 from typing import Any
 
 from ipex_doctor.model.remedy import PipAction
-from ipex_doctor.model.repair import StepKind
+from ipex_doctor.model.terms import StepKind
 
 FIRST_TYPED = (1, 9)
 """The report schema that carries ``actions``: older reports are read through this module."""

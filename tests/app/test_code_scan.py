@@ -436,7 +436,9 @@ def test_the_knowledge_base_is_judged_only_where_the_interpreter_has_torch(
     """A scan judges the knowledge base only where the examined interpreter has torch (else
     its matches go by the rules alone): only then are the judging's modules imported (they
     cost a scan without torch about 5 ms of its imports), nor is the baseline's reader imported
-    by a scan without --baseline. With torch both happen, and the findings say so."""
+    by a scan without --baseline. With torch both happen, and the findings say so; the judging's
+    remedies name their pip verb, never the repair's model (``model.repair``: the seven
+    dataclasses of what a ``fix`` planned and applied), which a scan imports in neither case."""
     project = _project(tmp_path / "project")
     python = _torch_only(tmp_path) if with_torch else _with_no_torch(tmp_path)
     done = subprocess.run(
@@ -449,6 +451,7 @@ def test_the_knowledge_base_is_judged_only_where_the_interpreter_has_torch(
     assert "ipex_doctor.app.code_scan" in imported
     assert ("ipex_doctor.reporting.saved_reports" in imported) is False
     assert {m for m in _JUDGING if m in imported} == (set(_JUDGING) if with_torch else set())
+    assert "ipex_doctor.model.repair" not in imported
     report = json.loads(done.stdout)
     summaries = [f["evidence"]["summary"] for f in report["findings"]]
     alone = [s for s in summaries if "judged by the rule alone" in s]

@@ -25,8 +25,8 @@ from ipex_doctor.model.repair import (
     Repair,
     RepairVerdict,
     Snapshot,
-    StepKind,
 )
+from ipex_doctor.model.terms import StepKind
 from ipex_doctor.reporting.formats.repair_text import plan_text
 from ipex_doctor.reporting.legacy_commands import parse_command, split_commands
 

@@ -17,7 +17,7 @@ from ipex_doctor.knowledge.remedy_policy import (
     source_refusal,
 )
 from ipex_doctor.model.remedy import PipAction
-from ipex_doctor.model.repair import StepKind
+from ipex_doctor.model.terms import StepKind
 from ipex_doctor.probe.interpreter import PACKAGES_OF_INTEREST
 
 PY = "/envs/a/bin/python"

@@ -10,7 +10,7 @@ import pytest
 from conftest import REPO, run_doctor
 
 from ipex_doctor.model.remedy import PipAction
-from ipex_doctor.model.repair import StepKind
+from ipex_doctor.model.terms import StepKind
 from ipex_doctor.reporting.legacy_commands import parse_command, split_commands
 from ipex_doctor.reporting.saved_reports import load_report
 
