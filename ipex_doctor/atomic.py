@@ -15,9 +15,17 @@ from collections.abc import Iterable
 from pathlib import Path
 
 
-def replace_file(target: Path, data: bytes | Iterable[bytes], *, mode: int | None = None) -> None:
+def replace_file(
+    target: Path,
+    data: bytes | Iterable[bytes],
+    *,
+    mode: int | None = None,
+    owner: tuple[int, int] | None = None,
+) -> None:
     """``data`` as the whole of ``target`` (see the module docstring), the new file with
-    ``mode`` (``None``: ``0600``, as ``mkstemp`` creates it). ``OSError`` when it fails.
+    ``mode`` (``None``: ``0600``, as ``mkstemp`` creates it) and, where given and this process
+    may give it, ``owner`` (user and group ids: a file root replaces stays its owner's; a user
+    who may not give it keeps the file as their own). ``OSError`` when it fails.
     ``data`` may come in pieces, written as they come (a report too large to hold whole);
     whatever their making raises leaves ``target`` as it was too."""
     # NOTE: lazy; tempfile (with shutil, random and the compressors it loads) costs a few ms
@@ -26,7 +34,13 @@ def replace_file(target: Path, data: bytes | Iterable[bytes], *, mode: int | Non
 
     fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
+        if owner is not None and owner != (os.geteuid(), os.getegid()):
+            try:
+                os.fchown(fd, *owner)
+            except PermissionError:
+                pass  # NOTE: only root gives a file away; the writer keeps it, as cp would
         if mode is not None:
+            # NOTE: after the owner: chown clears the set-id bits a mode may carry
             os.fchmod(fd, mode)
         with os.fdopen(fd, "wb") as handle:
             for piece in [data] if isinstance(data, bytes) else data:

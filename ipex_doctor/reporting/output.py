@@ -87,6 +87,16 @@ def _mode_for(target: Path) -> int:
         return 0o666 & ~_umask()
 
 
+def _owner_of(target: Path) -> tuple[int, int] | None:
+    """The owner (user and group ids) of the report being replaced, ``None`` for a new one:
+    a report root writes over a user's file stays that user's."""
+    try:
+        status = target.stat()
+    except OSError:
+        return None
+    return status.st_uid, status.st_gid
+
+
 def _umask() -> int:
     # NOTE: reading the umask without changing it needs /proc (Linux >= 4.7); os.umask sets it.
     try:
@@ -126,7 +136,9 @@ def write_text(destination: str, text: str | Iterable[str]) -> None:
     try:
         # NOTE: a report is as readable as any file the user makes (not mkstemp's 0600).
         encoded = (batch.encode("utf-8") for batch in batches)
-        atomic.replace_file(directory / target.name, encoded, mode=_mode_for(target))
+        atomic.replace_file(
+            directory / target.name, encoded, mode=_mode_for(target), owner=_owner_of(target)
+        )
     except OSError as exc:
         reason = "the disk is full" if exc.errno == errno.ENOSPC else exc.strerror
         raise OutputError(f"cannot write report to {destination}: {reason}") from None

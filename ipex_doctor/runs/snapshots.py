@@ -12,10 +12,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path
 
+from ipex_doctor import atomic
 from ipex_doctor.bounded_json import JsonLimits, parse_json
 from ipex_doctor.errors import DoctorError, read_bounded
 from ipex_doctor.knowledge import remedy_policy
@@ -36,10 +35,9 @@ def write(path: Path, snapshot: Snapshot) -> str:
     data = (json.dumps(snapshot.to_dict(), indent=2) + "\n").encode("utf-8")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-        with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
-        os.replace(temporary, path)
+        # NOTE: atomic's write is synced (the snapshot is what an undo needs after a crash) and
+        # leaves no temporary file behind when it fails
+        atomic.replace_file(path, data)
     except OSError as exc:
         raise SnapshotError(
             f"{path}: cannot write the snapshot ({exc.strerror}); nothing was changed",

@@ -153,3 +153,23 @@ def test_reports_keep_the_umask_and_a_replaced_reports_mode(tmp_path: Path) -> N
     assert stat.S_IMODE(os.stat(fresh).st_mode) == 0o644
     assert stat.S_IMODE(os.stat(kept).st_mode) == 0o640
     assert json.loads(kept.read_text())["command"] == "env"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="only root writes over another user's file")
+def test_a_report_root_writes_over_a_users_file_stays_that_users(tmp_path: Path) -> None:
+    """A report is a new file renamed over the old one; run as root over a file of another
+    user's (a CI job under sudo, a report in a user's checkout), it keeps that user and group
+    and the mode, as editing it in place would."""
+    python = _deep_bare_env(tmp_path)
+    target = tmp_path / "theirs.json"
+    target.write_text("old")
+    os.chown(target, 65534, 65534)
+    target.chmod(0o640)
+    done = subprocess.run(
+        [sys.executable, "-m", "ipex_doctor", "env", "--python", python, "--json", str(target)],
+        capture_output=True, env=doctor_env(), check=False, timeout=300, text=True,
+    )  # fmt: skip
+    assert done.returncode in (0, 1), done.stderr
+    status = os.stat(target)
+    assert (status.st_uid, status.st_gid, stat.S_IMODE(status.st_mode)) == (65534, 65534, 0o640)
+    assert json.loads(target.read_text())["command"] == "env"
