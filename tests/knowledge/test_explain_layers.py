@@ -803,6 +803,11 @@ def test_a_neighbour_of_an_intel_components_own_message_names_nothing(text: str)
         ("Error: Transaction test error:\n  file /usr/lib64/libigc.so.1 from install of "
          "intel-igc-core-1.0.15985-1.el9.x86_64 conflicts with file from package "
          "intel-igc-1.0.10409-1.el9.x86_64", "install"),
+        # apt removing them to resolve a conflict (the legacy runtime's packages among them)
+        ("The following packages will be REMOVED:\n  intel-level-zero-gpu-legacy1 "
+         "intel-opencl-icd-legacy1", "install"),
+        # oneAPI.jl's own check for a usable Level Zero driver and device
+        ("ERROR: LoadError: oneAPI.jl is not functional on this system", "level-zero"),
         # pip's report of an installed package's broken pin on one of the stack's wheels
         ("torch 2.7.0+xpu requires intel-cmplr-lib-ur==2025.1.1, but you have "
          "intel-cmplr-lib-ur 2025.0.5 which is incompatible.", "install"),
@@ -871,6 +876,12 @@ def test_the_package_managers_and_builds_of_the_gpu_runtimes_components_name_the
         "khronos-opencl-icd-loader-2023.04.17-1.fc39.x86_64 (Intel Arc A750)",
         "Problem: package rocm-opencl-6.0.2-1.fc40.x86_64 requires libamd_comgr.so.2()(64bit), "
         "but none of the providers can be installed",
+        "The following packages will be REMOVED:\n  libnvidia-compute-535 nvidia-driver-535 "
+        "(Intel Arc A770 machine)",
+        "The following packages will be REMOVED:\n  intel-microcode iucode-tool",
+        # another Julia package's same words
+        "ERROR: LoadError: CUDA.jl is not functional on this system (Intel Arc A770 machine)",
+        "Metal.jl is not functional on this system",
         # pip's broken pins on plain Python, CUDA and the CPU's OpenMP packages
         "torchaudio 2.0.2 requires torch==2.0.1, but you have torch 1.13.1 which is incompatible.",
         "embeddedllm 0.2.1+ipex requires huggingface-hub~=0.24.3, but you have huggingface-hub "
