@@ -780,3 +780,183 @@ def test_an_intel_components_own_message_or_structure_names_its_layer(
 def test_a_neighbour_of_an_intel_components_own_message_names_nothing(text: str) -> None:
     found = diagnose(text, KB)
     assert found.matches == [] and found.layer is None, found
+
+
+@pytest.mark.parametrize(
+    ("text", "layer"),
+    [
+        # the system's package managers refusing one of the GPU compute runtime's own packages:
+        # apt's unmet dependency, dpkg's unconfigured package and archive, dnf's and rpm's forms
+        ("The following packages have unmet dependencies:\n intel-opencl-icd : Depends: "
+         "intel-igc-opencl-2 (= 2.5.6) but 1.0.17537.20 is to be installed", "install"),
+        (" libze-intel-gpu1 : Depends: libigdgmm12 (>= 22.5.2) but 22.3.17 is to be installed",
+         "install"),
+        ("dpkg: dependency problems prevent configuration of intel-level-zero-gpu:\n "
+         "intel-level-zero-gpu depends on intel-igc-core (= 1.0.17537.20); however:", "install"),
+        ("dpkg: error processing archive /tmp/neo/intel-opencl-icd_24.35.30872.22_amd64.deb "
+         "(--install):", "install"),
+        (" intel-opencl-icd (24.35.30872.22) breaks intel-opencl and is installed.", "install"),
+        ("Error:\n Problem: conflicting requests\n  - nothing provides intel-igc-opencl = "
+         "1.0.15985.7 needed by intel-opencl-23.43.27642.18-1.el9.x86_64", "install"),
+        ("Problem: package intel-level-zero-gpu-1.3.27642-1.el8.x86_64 requires "
+         "libigdgmm.so.12()(64bit), but none of the providers can be installed", "install"),
+        ("Error: Transaction test error:\n  file /usr/lib64/libigc.so.1 from install of "
+         "intel-igc-core-1.0.15985-1.el9.x86_64 conflicts with file from package "
+         "intel-igc-1.0.10409-1.el9.x86_64", "install"),
+        # apt removing them to resolve a conflict (the legacy runtime's packages among them)
+        ("The following packages will be REMOVED:\n  intel-level-zero-gpu-legacy1 "
+         "intel-opencl-icd-legacy1", "install"),
+        # oneAPI.jl's own check for a usable Level Zero driver and device
+        ("ERROR: LoadError: oneAPI.jl is not functional on this system", "level-zero"),
+        # pip's report of an installed package's broken pin on one of the stack's wheels
+        ("torch 2.7.0+xpu requires intel-cmplr-lib-ur==2025.1.1, but you have "
+         "intel-cmplr-lib-ur 2025.0.5 which is incompatible.", "install"),
+        # source builds of the compute runtime's own compilers: IGC's tree, vc-intrinsics',
+        # opencl-clang's, and the linker missing gmmlib's library
+        ("IGC/Compiler/CISACodeGen/EmitVISAPass.cpp:1234:5: error: no matching function for "
+         "call to 'getAlign'", "level-zero"),
+        ("CMake Error at IGC/BiFModule/CMakeLists.txt:88 (message):\n  clang was not found",
+         "level-zero"),
+        ("GenXIntrinsics/lib/GenXIntrinsics/GenXIntrinsics.cpp:512:30: error: 'class "
+         "llvm::Attribute' has no member named 'getWithAlignment'", "level-zero"),
+        ("/usr/bin/ld: cannot find -ligdgmm: No such file or directory", "level-zero"),
+        ("opencl-clang/common_clang.cpp:112:5: error: no member named 'setPreserveAuxData' in "
+         "'SPIRV::TranslatorOpts'", "level-zero"),
+        # the kernel's firmware loader failing a file of i915's or xe's folder; GVT-g's vGPU types
+        ("Direct firmware load for i915/dg2_guc_70.bin failed with error -2", "driver"),
+        ("Direct firmware load for xe/bmg_guc_70.bin failed with error -2", "driver"),
+        ("$ echo $UUID > /sys/bus/pci/devices/0000:00:02.0/mdev_supported_types/i915-GVTg_V5_8/"
+         "create\nbash: echo: write error: No space left on device", "driver"),
+        # a crash inside oneAPI's compiler binaries, Spack building with them, DPC++'s kernel
+        # argument check, oneMKL's SYCL targets
+        ("#5 0x00005612a1b2c3d4 clang::Sema::ActOnFinishFunctionBody(clang::Decl*, clang::Stmt*) "
+         "(/opt/intel/oneapi/compiler/2024.2/bin/compiler/clang+++0x3f1a2b)", "sycl-build"),
+        ("/opt/intel/oneapi/compiler/2023.1.0/linux/bin-llvm/clang++(_ZN4llvm3sys15PrintStackTrace"
+         "ERNS_11raw_ostreamEi+0x31)[0x55c2043afded]", "sycl-build"),
+        ("kokkos@4.4.01 %oneapi@2024.2.1 build fails: make: *** [Makefile:136: all] Error 2",
+         "sycl-build"),
+        ("Gemm_Impl.hpp:229:24: error: 'BatchedGemm<Kokkos::Experimental::SYCL> &' cannot be used "
+         "as the type of a kernel parameter", "sycl-build"),
+        ('CMake Error at src/CMakeLists.txt:40 (add_library):\n  Target "solver" links to target '
+         '"MKL::MKL_SYCL::BLAS" but the target was not found.', "sycl-build"),
+    ],
+)  # fmt: skip
+def test_the_package_managers_and_builds_of_the_gpu_runtimes_components_name_their_layer(
+    text: str, layer: str
+) -> None:
+    """Package managers refusing the GPU compute runtime's own packages (by their packaged
+    names), pip breaking a pin on the stack's wheels, source builds of the runtime's compilers
+    (IGC, vc-intrinsics, opencl-clang, gmmlib's library), i915's and xe's firmware and GVT-g's
+    vGPU types, and builds by oneAPI's compilers (their binaries crashing, Spack's %oneapi,
+    DPC++'s kernel argument check, oneMKL's SYCL targets) place a text in the layer the
+    corpus's protocol gives it."""
+    found = diagnose(text, KB)
+    assert found.matches == [] and _layer(found) == layer, found
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # the same package managers' forms for another vendor's, Mesa's or another Intel package
+        "The following packages have unmet dependencies:\n nvidia-driver-535 : Depends: "
+        "nvidia-kernel-common-535 (= 535.183.01-0ubuntu1) but it is not going to be installed",
+        " rocm-opencl-runtime : Depends: rocm-core (= 6.2.0.60200-66~22.04) but 6.1.0 is to be "
+        "installed",
+        " mesa-opencl-icd : Depends: libclc-15 (>= 1:15.0.7) but it is not installable\n"
+        "Intel Arc A770, Ubuntu 22.04",
+        " intel-microcode : Depends: iucode-tool (>= 1.0) but it is not installable",
+        "dpkg: dependency problems prevent configuration of nvidia-opencl-icd-535:\n "
+        "nvidia-opencl-icd-535 depends on libnvidia-compute-535; however:",
+        "dpkg: error processing package intel-microcode (--configure):\n installed intel-microcode "
+        "package post-installation script subprocess returned error exit status 1",
+        "Error:\n Problem: conflicting requests\n  - nothing provides libclc = 15.0.7 needed by "
+        "mesa-libOpenCL-23.1.9-1.fc39.x86_64 (Intel UHD Graphics 630)",
+        "Error: Transaction test error:\n  file /usr/lib64/libOpenCL.so.1 from install of "
+        "ocl-icd-2.3.2-1.fc39.x86_64 conflicts with file from package "
+        "khronos-opencl-icd-loader-2023.04.17-1.fc39.x86_64 (Intel Arc A750)",
+        "Problem: package rocm-opencl-6.0.2-1.fc40.x86_64 requires libamd_comgr.so.2()(64bit), "
+        "but none of the providers can be installed",
+        "The following packages will be REMOVED:\n  libnvidia-compute-535 nvidia-driver-535 "
+        "(Intel Arc A770 machine)",
+        "The following packages will be REMOVED:\n  intel-microcode iucode-tool",
+        # another Julia package's same words
+        "ERROR: LoadError: CUDA.jl is not functional on this system (Intel Arc A770 machine)",
+        "Metal.jl is not functional on this system",
+        # pip's broken pins on plain Python, CUDA and the CPU's OpenMP packages
+        "torchaudio 2.0.2 requires torch==2.0.1, but you have torch 1.13.1 which is incompatible.",
+        "embeddedllm 0.2.1+ipex requires huggingface-hub~=0.24.3, but you have huggingface-hub "
+        "0.25.1 which is incompatible.",
+        "mkl 2021.4.0 requires intel-openmp==2021.*, but you have intel-openmp 2024.1.0 which is "
+        "incompatible.",
+        "torch 2.5.1+cu124 requires nvidia-cudnn-cu12==9.1.0.70, but you have nvidia-cudnn-cu12 "
+        "9.5.0 which is incompatible.",
+        # LLVM's, Mesa's, the Khronos translator's and ROCm's trees; other drivers' libraries
+        "/llvm-project/llvm/lib/Transforms/Scalar/SROA.cpp:120:5: error: use of undeclared "
+        "identifier 'foo' (Intel Arc A770 host)",
+        "mesa/src/compiler/clc/clc_helpers.cpp:812:7: error: no member named 'setMemToRegEnabled' "
+        "in 'SPIRV::TranslatorOpts' (Intel UHD Graphics 630)",
+        "SPIRV-LLVM-Translator/lib/SPIRV/SPIRVWriter.cpp:117:10: error: 'class "
+        "SPIRV::TranslatorOpts' has no member named 'setEmitFunctionPtrAddrSpace' (Intel Arc A770)",
+        "ROCm-CompilerSupport/lib/comgr/src/comgr-compiler.cpp:340:19: error: no member named "
+        "'setMemToRegEnabled'",
+        "/usr/bin/ld: cannot find -ldrm_intel (Intel Arc A770)",
+        "CMake Error at src/gallium/CMakeLists.txt:107 (add_subdirectory): given source which is "
+        "not an existing directory (Intel Arc A770)",
+        # other drivers' firmware, Intel's Wi-Fi and Bluetooth firmware among them; NVIDIA's vGPU
+        "Direct firmware load for amdgpu/navi10_gpu_info.bin failed with error -2",
+        "Direct firmware load for iwlwifi-so-a0-gf-a0-72.ucode failed with error -2 (Intel Wi-Fi "
+        "6E AX211)",
+        "Direct firmware load for intel/ibt-0040-0041.sfi failed with error -2 (Intel Arc A770 "
+        "machine)",
+        "Direct firmware load for rtl_nic/rtl8168h-2.fw failed with error -2 (Intel Arc A770 "
+        "machine)",
+        "/bin/sh: line 0: echo: write error: No space left on device (writing /sys/class/mdev_bus/"
+        "0000:01:00.0/mdev_supported_types/nvidia-63/create)",
+        "/bin/sh: echo: write error: No space left on device (Intel Arc A770 machine)",
+        # another clang crashing, Spack's other compilers, %oneapi among compilers that all fail
+        "#22 0x000055b29e33326a clang::ParseAST(clang::Sema&, bool, bool) (/usr/lib/llvm-18/bin/"
+        "clang+++0x410726a) on an Intel Arc A770",
+        "/opt/rocm/llvm/bin/clang++(_ZNK5clang6driver11Compilation14ExecuteCommandERKNS0_7Command"
+        "ERPS3_+0xbd)[0x55c2043afded]",
+        "hdf5@1.14.3 %gcc@11.4.0 build fails: error: conflicting types for 'H5Pget' (Intel Arc "
+        "A770 machine)",
+        "variorum@0.4.1 %oneapi, %gcc build fails: ld: Intel/CMakeFiles/variorum_intel.dir/"
+        "IvyBridge_3E.c.o:(.bss+0x0): multiple definition of `g_platform'",
+        "petsc@3.20 %gcc, %oneapi build fails: multiple definition of `foo'",
+        "butterflypack@2.1.1 %intel build fails: error #5192: Lead underscore not allowed (Intel "
+        "Arc A770 machine)",
+        # oneMKL's CPU target and CUDA's targets
+        'CMake Error: Target "app" links to target "MKL::MKL" but the target was not found. (Intel '
+        "Arc A770)",
+        'CMake Error: Target "app" links to target "CUDA::cublas" but the target was not found.',
+    ],
+)  # fmt: skip
+def test_a_neighbour_of_the_gpu_runtimes_packages_and_builds_names_nothing(text: str) -> None:
+    found = diagnose(text, KB)
+    assert found.matches == [] and found.layer is None, found
+
+
+def test_an_intel_package_outside_the_compute_runtime_is_not_the_install_layers() -> None:
+    """The media driver's unmet dependency on gmmlib is no install of the compute runtime: the
+    package apt refuses is the one named (gmmlib's library name keeps its own layer)."""
+    found = diagnose(
+        " intel-media-va-driver : Depends: libigdgmm12 (>= 22.3.0) but 22.1.2 is to be installed",
+        KB,
+    )
+    assert _layer(found) != "install", found
+
+
+def test_xes_failed_guc_reset_is_a_gpu_hang_and_a_wedged_device_alone_is_not() -> None:
+    """xe's GuC failing to reset a hung engine names the hang; xe declaring a device wedged
+    alone (it does so after a GuC firmware load failure too) stays the driver's layer."""
+    hang = diagnose(
+        "xe 0000:03:00.0: [drm] *ERROR* Tile0: GT0: GuC engine reset request failed on 0:0 "
+        "because 0x00000000",
+        KB,
+    )
+    assert [m.issue.id for m in hang.matches][:1] == ["xpu-gpu-hang"], hang
+    wedged = diagnose(
+        "xe 0000:03:00.0: [drm] *ERROR* CRITICAL: Xe has declared device 0000:03:00.0 as wedged.",
+        KB,
+    )
+    assert wedged.matches == [] and _layer(wedged) == "driver", wedged
