@@ -106,6 +106,20 @@ def read_bounded(path: Path, limit: int, error: type[DoctorError], what: str) ->
         os.set_blocking(fd, True)
         if stat.S_ISDIR(os.fstat(fd).st_mode):
             raise error(f"{path}: is a directory, not a {what} file")
+        return read_bounded_from(fd, path, limit, error, what)
+    except OSError as exc:
+        raise error(f"{path}: cannot read: {exc.strerror}") from None
+    finally:
+        os.close(fd)
+
+
+def read_bounded_from(fd: int, path: Path, limit: int, error: type[DoctorError], what: str) -> str:
+    """The UTF-8 text read from the open file ``fd`` (named ``path`` in errors), refused as
+    ``read_bounded`` refuses it; the caller opened ``fd`` and closes it. For a reader that
+    judged the very file it opened (no name looked up twice)."""
+    import os
+
+    try:
         chunks: list[bytes] = []
         size = 0
         while size <= limit and (chunk := os.read(fd, min(1 << 20, limit + 1 - size))):
@@ -118,8 +132,6 @@ def read_bounded(path: Path, limit: int, error: type[DoctorError], what: str) ->
         raise error(f"{path}: not UTF-8 text ({exc.reason})") from None
     except OSError as exc:
         raise error(f"{path}: cannot read: {exc.strerror}") from None
-    finally:
-        os.close(fd)
 
 
 def assert_never(value: NoReturn) -> NoReturn:

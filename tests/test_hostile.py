@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -232,6 +234,89 @@ def test_a_policy_file_found_here_is_never_followed_out_of_this_directory(tmp_pa
     (project / "ci" / "policy.yaml").write_text("fail_on: never\n")
     found.symlink_to("ci/policy.yaml")
     assert run_doctor("report", str(ARC), "-q", cwd=project).returncode == 0
+
+
+_SWAPPER = """
+import os, sys, time
+found, inside, outside = sys.argv[1:4]
+spare = found + ".swap"
+end = time.monotonic() + float(sys.argv[4])
+print("swapping", flush=True)
+while time.monotonic() < end:
+    for target in (inside, outside):
+        try:
+            os.unlink(spare)
+        except FileNotFoundError:
+            pass
+        os.symlink(target, spare)
+        os.replace(spare, found)
+"""
+"""Swaps ``found`` between a link within its directory and one leading out of it, each swap
+one atomic rename, for the given seconds; says when it starts."""
+
+_READER = """
+import sys, collections
+from pathlib import Path
+from ipex_doctor.reporting.policy import PolicyError, build_policy
+seen = collections.Counter()
+for _ in range(int(sys.argv[2])):
+    try:
+        seen[str(build_policy(fail_on=None, ignore_args=(), policy_file=None,
+                              cwd=Path(sys.argv[1])).fail_on)] += 1
+    except PolicyError as exc:
+        seen["refused: " + str(exc).split(": ", 1)[-1][:40]] += 1
+print(dict(seen))
+"""
+"""Builds the policy of the directory ``argv[1]`` ``argv[2]`` times; prints what it got."""
+
+
+def test_a_policy_file_found_here_cannot_be_swapped_between_judging_and_reading(
+    tmp_path: Path,
+) -> None:
+    """Someone else who may write the working directory swaps its ``.ipex-doctor.yaml``
+    between a link within it (``fail_on: warn``) and a link out of it (``fail_on: never``, a
+    file the doctor must not read) as fast as they can, as another user where the tests run
+    as root. However the swaps fall, the policy read is the one within the directory or a
+    one-line refusal, never the outside file's. Before, the name was judged and then opened
+    again by name: the outside file was read (its ``never`` became the gate) in a window
+    between the two."""
+    shared = Path(tempfile.mkdtemp(prefix="ipex-doctor-swap-"))
+    try:
+        shared.chmod(0o777)  # NOTE: no sticky bit: the other user may rename over our names
+        project = shared / "project"
+        project.mkdir()
+        project.chmod(0o777)
+        (project / "inside.yaml").write_text("fail_on: warn\n")
+        outside = shared / "elsewhere.yaml"
+        outside.write_text("fail_on: never\n")
+        found = project / ".ipex-doctor.yaml"
+        found.symlink_to("inside.yaml")
+        as_other = (
+            ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+            if os.geteuid() == 0 and shutil.which("setpriv")
+            else []
+        )
+        swapper = subprocess.Popen(
+            [*as_other, sys.executable if not as_other else "/usr/bin/python3", "-c", _SWAPPER,
+             str(found), "inside.yaml", str(outside), "20"],
+            stdout=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        try:
+            assert swapper.stdout is not None and swapper.stdout.readline() == "swapping\n"
+            done = subprocess.run(
+                [sys.executable, "-c", _READER, str(project), "3000"],
+                capture_output=True, text=True, timeout=300, env=doctor_env(),
+            )  # fmt: skip
+        finally:
+            swapper.kill()
+            swapper.communicate(timeout=60)
+        assert done.returncode == 0, done.stderr
+        seen = eval(done.stdout)  # noqa: S307  # NOTE: the reader's own dict of counts
+        assert "never" not in seen, seen
+        assert seen.get("warn", 0) > 0, seen
+        assert all(key == "warn" or key.startswith("refused: ") for key in seen), seen
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
 
 
 @pytest.mark.parametrize("kind", ["dangling", "fifo", "directory"])

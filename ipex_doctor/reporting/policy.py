@@ -20,7 +20,9 @@ maybe from someone else: it is read only as a regular file inside that directory
 leading out of it (a pull request's ``.ipex-doctor.yaml`` pointing at the CI user's
 ``~/.git-credentials``, whose text a schema error would quote into the log) is refused, and
 so is anything there that is no regular file to read (a link to nothing, a FIFO, a directory):
-exit 2, never a run that silently goes without the project's policy.
+exit 2, never a run that silently goes without the project's policy. What is judged is what
+is read: the bytes come from the one file opened and judged (``_read_found_here``), so someone
+else who may write the directory cannot swap a link in between the judgement and the read.
 """
 
 from __future__ import annotations
@@ -28,12 +30,19 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import os
+import stat
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ipex_doctor.errors import DoctorError, ExitCode, did_you_mean, read_bounded
+from ipex_doctor.errors import (
+    DoctorError,
+    ExitCode,
+    did_you_mean,
+    read_bounded,
+    read_bounded_from,
+)
 from ipex_doctor.model.findings import Evidence, Finding, Ignored, Report, Status
 from ipex_doctor.reporting.output_options import FailOn
 
@@ -198,15 +207,17 @@ def read_policy_file(path: Path) -> tuple[FailOn | None, tuple[Ignore, ...]]:
 
 
 def _read_policy_file(
-    path: Path,
+    path: Path, text: str | None = None
 ) -> tuple[FailOn | None, tuple[Ignore, ...], tuple[str, ...]]:
     """A policy file's threshold, ignores and ``scan.exclude`` patterns, from one read and one
-    parse of it (``PolicyError`` naming the file and line)."""
+    parse of it (``PolicyError`` naming the file and line); ``text`` is its text when the caller
+    already read it."""
     # NOTE: only where a policy file is given: a scan without one never builds the schema's
     # checker (its module and dataclass, about 3 ms of a small project's start)
     from ipex_doctor.knowledge import schema, yamldoc
 
-    text = read_bounded(path, MAX_POLICY_BYTES, PolicyError, "policy")
+    if text is None:
+        text = read_bounded(path, MAX_POLICY_BYTES, PolicyError, "policy")
     data, tree = yamldoc.load(str(path), text, PolicyError)
     if data is None:
         return None, (), ()
@@ -236,29 +247,66 @@ def _read_policy_file(
     return fail_on, tuple(ignores), scan_exclude
 
 
-def _found_here(path: Path) -> bool:
-    """Whether the working directory's policy file ``path`` is there to read (``False``:
-    nothing is there); ``PolicyError`` when it is a link leading out of that directory, or is
-    no regular file (a link to nothing, a FIFO, a directory)."""
+def _read_found_here(path: Path) -> str | None:
+    """The text of the working directory's policy file ``path`` (``None``: nothing is there);
+    ``PolicyError`` when it is a link leading out of that directory, or is no regular file (a
+    link to nothing, a FIFO, a directory), or is not the file judged when it is opened.
+
+    The file judged is the file read: the name (or, for a link within the directory, its
+    resolved target) is opened with ``O_NOFOLLOW`` and ``fstat`` must show the regular file
+    that ``lstat`` judged, same device and inode. Judging a name and then reading it by name
+    again would let another user who may write the directory swap in a link to a file outside
+    it between the two."""
     try:
-        os.lstat(path)
+        judged = os.lstat(path)
     except FileNotFoundError:
-        return False
+        return None
     except OSError as exc:
         raise PolicyError(f"{path}: cannot read: {exc.strerror}") from None
-    target = path.resolve()
-    if path.is_symlink() and not target.is_relative_to(path.parent.resolve()):
-        # NOTE: said before anything of the target is read: its text would reach the log.
+    opened = path
+    if stat.S_ISLNK(judged.st_mode):
+        target = path.resolve()
+        if not target.is_relative_to(path.parent.resolve()):
+            # NOTE: said before anything of the target is read: its text would reach the log.
+            raise PolicyError(
+                f"{path} links to {target}, outside {path.parent}: a policy file found here is "
+                "read only inside it (name it with --policy to read it)"
+            )
+        try:
+            judged = os.lstat(target)
+        except OSError:
+            raise PolicyError(
+                f"{path} is a link to nothing; no policy was read (remove it, or name one "
+                "with --policy)"
+            ) from None
+        opened = target
+    if not stat.S_ISREG(judged.st_mode):
         raise PolicyError(
-            f"{path} links to {target}, outside {path.parent}: a policy file found here is "
-            "read only inside it (name it with --policy to read it)"
+            f"{path} is not a regular file; no policy was read (remove it, or name one with "
+            "--policy)"
         )
-    if not target.is_file():
-        what = "a link to nothing" if not os.path.lexists(target) else "not a regular file"
+    try:
+        # NOTE: O_NONBLOCK for the open alone: a FIFO swapped in must not make the run wait.
+        fd = os.open(opened, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
         raise PolicyError(
-            f"{path} is {what}; no policy was read (remove it, or name one with --policy)"
-        )
-    return True
+            f"{path}: changed while it was read ({exc.strerror}); no policy was read"
+        ) from None
+    try:
+        status = os.fstat(fd)
+        if (status.st_dev, status.st_ino) != (judged.st_dev, judged.st_ino) or not stat.S_ISREG(
+            status.st_mode
+        ):
+            raise PolicyError(
+                f"{path}: changed while it was read (another file took its place); no policy "
+                "was read"
+            )
+        os.set_blocking(fd, True)
+        return read_bounded_from(fd, path, MAX_POLICY_BYTES, PolicyError, "policy")
+    except OSError as exc:
+        raise PolicyError(f"{path}: cannot read: {exc.strerror}") from None
+    finally:
+        os.close(fd)
 
 
 def build_policy(
@@ -276,8 +324,10 @@ def build_policy(
     file_fail_on: FailOn | None = None
     ignores: tuple[Ignore, ...] = ()
     scan_exclude: tuple[str, ...] = ()
-    if policy_file or _found_here(path):
+    if policy_file:
         file_fail_on, ignores, scan_exclude = _read_policy_file(path)
+    elif (text := _read_found_here(path)) is not None:
+        file_fail_on, ignores, scan_exclude = _read_policy_file(path, text)
     cli_ignores = []
     for arg in ignore_args:
         finding_id, _, reason = arg.partition("=")
