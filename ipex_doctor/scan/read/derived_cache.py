@@ -8,7 +8,7 @@ worked out and taken back by the next run that derives from the same input.
 
 A value is plain JSON (lists, strings, numbers; never code, never pickle) in a file under
 ``$XDG_CACHE_HOME/ipex-doctor/scan-derived/`` (``resources.cache_dir``), written whole or not
-at all (a rename; mode ``0600``) and sealed with a checksum of its text
+at all (a rename; mode ``0600``) and sealed with a keyed MAC of its text
 (``knowledge.cache.seal``). It is found by a BLAKE2b digest of its ``key``: the caller's text of
 everything the value depends on, the code that derives it included (``code_stamp``), to which
 the doctor's version and this module's format are added. A hit needs the whole identity stored

@@ -113,13 +113,13 @@ def test_a_damaged_or_foreign_value_is_a_miss(damage: object) -> None:
 
 
 def test_the_kept_file_is_sealed_json_readable_by_its_owner_only() -> None:
-    """Inert data: JSON and its checksum, nothing to execute; mode 0600."""
+    """Inert data: JSON and its MAC (keyed BLAKE2b, 32 bytes), nothing to execute; mode 0600."""
     kept_prefilter([Trigger((b"ipex_kept_file_check",))])
     for path in _kept_files():
         assert stat.S_IMODE(path.stat().st_mode) == 0o600
         body, _, checksum = path.read_text(encoding="utf-8").rpartition("\n")
         assert set(json.loads(body)) == {"identity", "value"}
-        assert len(checksum) == 8
+        assert len(checksum) == 64
 
 
 def test_an_unwritable_cache_is_no_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
