@@ -442,6 +442,61 @@ def test_a_report_is_never_written_through_a_link_out_of_its_directory(
     assert link.is_symlink() and (checkout / "reports" / name).stat().st_size > 0
 
 
+@pytest.mark.parametrize("where", ["reports", "reports/ci"])
+def test_a_report_is_never_written_through_a_directory_link_out_of_the_checkout(
+    tmp_path: Path, where: str
+) -> None:
+    """A checkout whose ``reports/`` (or a directory below it) a pull request made a link to a
+    directory of the CI user's elsewhere, and CI writing ``--json reports/doctor.json``: no
+    file is put or replaced there; one line naming the link, where it leads and the absolute
+    path that writes there on purpose, exit 2, before anything runs. Before, the report was
+    written through the link (the file there replaced, keeping its mode)."""
+    elsewhere = tmp_path / "home" / "bin"
+    elsewhere.mkdir(parents=True)
+    planted = elsewhere / "doctor.json"
+    planted.write_text("#!/bin/sh\necho the real tool\n")
+    planted.chmod(0o755)
+    checkout = tmp_path / "checkout"
+    (checkout / "reports").mkdir(parents=True)
+    link = checkout / where
+    if where == "reports":
+        link.rmdir()
+    link.symlink_to(elsewhere)
+    name = f"{where}/doctor.json"
+    done = run_doctor("report", str(ARC), "-q", "--json", name, cwd=checkout)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines() == [
+        f"ipex-doctor: error: cannot write report to {name}: {where} links to {elsewhere}, "
+        f"outside the working directory {checkout} (name {planted} to write there)"
+    ]
+    assert planted.read_text() == "#!/bin/sh\necho the real tool\n"
+    assert sorted(elsewhere.iterdir()) == [planted]
+
+
+def test_a_report_is_written_through_directory_links_the_user_named_or_kept_inside(
+    tmp_path: Path,
+) -> None:
+    """What users rely on still works: a ``reports -> /mnt/share/reports`` of their own,
+    named by its absolute path (as the refusal above says), is written through; so is a
+    relative path through a link that stays in the working directory, and one above it the
+    user reached with ``..``."""
+    share = tmp_path / "mnt" / "share" / "reports"
+    share.mkdir(parents=True)
+    checkout = tmp_path / "checkout"
+    (checkout / "out" / "reports").mkdir(parents=True)
+    (checkout / "reports").symlink_to(share)
+    (checkout / "latest").symlink_to("out/reports")
+    (tmp_path / "up").symlink_to(share)
+    for name, written in (
+        (str(checkout / "reports" / "doctor.json"), share / "doctor.json"),
+        ("latest/doctor.json", checkout / "out" / "reports" / "doctor.json"),
+        ("../up/above.json", share / "above.json"),
+    ):
+        done = run_doctor("report", str(ARC), "-q", "--json", name, cwd=checkout)
+        assert done.returncode == 1, (name, done.stderr)
+        assert json.loads(written.read_text())["findings"], name
+
+
 def test_a_file_name_never_starts_a_line_of_its_own_in_a_scan_report(tmp_path: Path) -> None:
     """A tree's file names are the tree's word: one holding line breaks (and HTML) would put
     a forged "Gate: **passed**" line, or an image from anywhere, into the console and into a

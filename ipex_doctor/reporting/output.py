@@ -11,6 +11,16 @@ the target stays in the link's directory (``latest.json -> reports/2026-11-27.js
 leading out of it is refused (``OutputError``): in a checkout, ``report.md`` may be a pull
 request's link to a file of the CI user's (``/usr/local/bin/pip`` under root), which the
 report would replace, keeping its mode. The user names the target itself to write there.
+
+A directory link in the middle of a RELATIVE destination that leads out of the working
+directory is refused too (``OutputError``, before the run): a pull request can make a
+checkout's ``reports/`` a link to any directory of the CI user's (``~/.ssh``,
+``/usr/local/bin``), and CI writing ``reports/doctor.json`` would put a file there, or replace
+one of that name. A relative path is the checkout's word for where it leads; an absolute one
+is the user's own, so ``--json /mnt/share/reports/doctor.json`` is followed whatever links it
+passes, and a ``reports -> /mnt/share/reports`` the user made is written through by naming it
+so (the error says how). Links that stay in the working directory, and a ``..`` the user wrote
+(what lies above the working directory is not the checkout's), are followed as before.
 """
 
 from __future__ import annotations
@@ -42,6 +52,7 @@ def check_writable(destination: str) -> None:
         if not os.access(target, os.W_OK):
             raise OutputError(f"cannot write report to {destination}: permission denied")
         return
+    _refuse_directory_link_out(destination)
     target = _followed(destination, target)
     directory = _directory_of(destination, target)
     import tempfile  # NOTE: lazy (atomic says why)
@@ -67,6 +78,28 @@ def _followed(destination: str, target: Path) -> Path:
             f"{directory} (name that file itself to write it)"
         )
     return resolved
+
+
+def _refuse_directory_link_out(destination: str) -> None:
+    """``OutputError`` when a directory of the relative ``destination`` is a link leading out
+    of the working directory (the module says why; an absolute destination is never refused).
+    Only links below the working directory are judged: a checkout's, not the user's ``..``."""
+    if os.path.isabs(destination):
+        return
+    here = Path.cwd().resolve()
+    prefix = Path()
+    for part in Path(destination).parent.parts:
+        if part == "..":
+            return
+        prefix = prefix / part
+        if prefix.is_symlink():
+            resolved = prefix.resolve()
+            if not resolved.is_relative_to(here):
+                named = resolved / Path(destination).relative_to(prefix)
+                raise OutputError(
+                    f"cannot write report to {destination}: {prefix} links to {resolved}, "
+                    f"outside the working directory {here} (name {named} to write there)"
+                )
 
 
 def _directory_of(destination: str, target: Path) -> Path:
@@ -131,6 +164,7 @@ def write_text(destination: str, text: str | Iterable[str]) -> None:
         _write_in_place(destination, target, batches)
         return
     # NOTE: write through a link to its target, keeping the link (within its directory).
+    _refuse_directory_link_out(destination)
     target = _followed(destination, target)
     directory = _directory_of(destination, target)
     try:
