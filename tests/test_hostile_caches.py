@@ -37,13 +37,18 @@ def _limited_memory() -> None:
 
 
 def _doctor(cache: Path, *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """The doctor with ``cache`` as ``XDG_CACHE_HOME``, under a memory limit; a doctor that
-    waits on a cache file is stopped at the timeout (the test then fails)."""
+    """The doctor with ``cache`` as ``XDG_CACHE_HOME`` (and its private state, the seal's
+    key, beside it), under a memory limit; a doctor that waits on a cache file is stopped at
+    the timeout (the test then fails)."""
     return subprocess.run(
         [sys.executable, "-m", "ipex_doctor", *args], capture_output=True, text=True,
-        timeout=240, env=doctor_env({"XDG_CACHE_HOME": str(cache)}), cwd=cwd,
+        timeout=240, env=doctor_env(_homes(cache)), cwd=cwd,
         stdin=subprocess.DEVNULL, preexec_fn=_limited_memory, check=False,
     )  # fmt: skip
+
+
+def _homes(cache: Path) -> dict[str, str]:
+    return {"XDG_CACHE_HOME": str(cache), "XDG_STATE_HOME": str(cache.parent / "state")}
 
 
 def _cached(tmp_path: Path) -> tuple[Path, Path, subprocess.CompletedProcess[str]]:
@@ -82,15 +87,63 @@ def test_a_cache_file_that_never_opens_or_never_ends_is_a_miss(tmp_path: Path, p
     assert explained.returncode in (0, 1) and "Traceback" not in explained.stderr, explained.stderr
 
 
-def _forged(cache: Path) -> Path:
-    """The scan's outcome file, its outcomes forged to hold no match: a scan that took them
-    would report nothing (a miss that passes the gate)."""
+def _forged(cache: Path, seal: Callable[[str], str]) -> Path:
+    """The scan's outcome file, its outcomes forged to hold no match and sealed by ``seal``:
+    a scan that took them would report nothing (a miss that passes the gate)."""
     (path,) = (cache / "ipex-doctor" / "scan").glob("*.json")
-    data = json.loads(path.read_text())
+    body, _, _ = path.read_text().rpartition("\n")
+    data = json.loads(body)
     for entry in data["files"].values():
         entry[2] = []
-    path.write_text(json.dumps(data))
+    path.write_text(seal(json.dumps(data)))
     return path
+
+
+def _own_seal(cache: Path) -> Callable[[str], str]:
+    """Seal as the doctor run by ``_doctor(cache, ...)`` does: this user's own key."""
+
+    def seal(body: str) -> str:
+        saved = {name: os.environ.get(name) for name in ("XDG_CACHE_HOME", "XDG_STATE_HOME")}
+        os.environ.update(_homes(cache))
+        try:
+            from ipex_doctor.knowledge import cache as knowledge_cache
+
+            return knowledge_cache.seal_text(body)
+        finally:
+            for name, value in saved.items():
+                if value is None:
+                    os.environ.pop(name, None)
+                else:
+                    os.environ[name] = value
+
+    return seal
+
+
+def _unsealed(body: str) -> str:
+    return body
+
+
+def _crc_sealed(body: str) -> str:
+    return f"{body}\n{zlib.crc32(body.encode()):08x}"
+
+
+def _other_key_sealed(body: str) -> str:
+    return f"{body}\n{blake2b(body.encode(), key=os.urandom(32), digest_size=32).hexdigest()}"
+
+
+@pytest.mark.parametrize("seal", [_unsealed, _crc_sealed, _other_key_sealed])
+def test_outcomes_restored_from_elsewhere_are_not_taken(
+    tmp_path: Path, seal: Callable[[str], str]
+) -> None:
+    """The outcome file forged to hide every finding, this user's own and closed to others,
+    as a cache restored from elsewhere brings it (a CI cache of ``~/.cache`` shared between
+    jobs): plain, with a checksum anyone computes, or sealed under another key. The tree is
+    read again and the findings are reported. Before, any of them was taken: exit 0, nothing
+    found."""
+    tree, cache, honest = _cached(tmp_path)
+    _forged(cache, seal)
+    again = _doctor(cache, "scan", ".", "-q", cwd=tree)
+    assert (again.returncode, again.stdout) == (honest.returncode, honest.stdout), again.stderr
 
 
 @pytest.mark.parametrize("whose", ["open-to-others", "another-users"])
@@ -101,7 +154,7 @@ def test_outcomes_another_user_could_have_written_are_not_taken(tmp_path: Path, 
     if whose == "another-users" and os.geteuid() != 0:
         pytest.skip("giving a file to another user needs root")
     tree, cache, honest = _cached(tmp_path)
-    forged = _forged(cache)
+    forged = _forged(cache, _own_seal(cache))
     if whose == "open-to-others":
         forged.chmod(0o666)
     else:
@@ -111,10 +164,11 @@ def test_outcomes_another_user_could_have_written_are_not_taken(tmp_path: Path, 
 
 
 def test_outcomes_of_this_users_own_cache_are_still_taken(tmp_path: Path) -> None:
-    """The same forged file, but this user's own and closed to others, is taken (the cache
-    is this user's word): the check above is about who wrote it, not what it says."""
+    """The same forged file, but this user's own, closed to others and sealed with this
+    user's private key, is taken (the cache is this user's word): the checks above are about
+    who wrote it, not what it says."""
     tree, cache, _ = _cached(tmp_path)
-    _forged(cache)
+    _forged(cache, _own_seal(cache))
     again = _doctor(cache, "scan", ".", "-q", cwd=tree)
     assert again.returncode == 0 and "xpu-amp-autocast" not in again.stdout, again.stderr
 

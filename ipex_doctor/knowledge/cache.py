@@ -147,19 +147,34 @@ def _make_key(path: Path) -> None:
 
 
 def seal(payload: Mapping[str, Any]) -> str:
-    """``payload`` as the text of a cache file: its JSON, a newline, and its MAC under this
-    user's private key (made when missing). ``OSError`` when there is no private key to seal
-    with: the caller keeps nothing."""
-    key = _key(create=True)
-    if key is None:
-        raise OSError("no private cache key")
-    body = json.dumps(payload)
-    return f"{body}\n{_mac(key, body)}"
+    """``payload`` as the text of a cache file: its JSON sealed (``seal_text``). ``OSError``
+    when there is no private key to seal with: the caller keeps nothing."""
+    return seal_text(json.dumps(payload))
 
 
 def unseal(text: str) -> dict[str, Any] | None:
     """The payload of a cache file's ``text``; ``None`` when its MAC does not match this
     user's private key, or there is no such key."""
+    body = unseal_text(text)
+    if body is None:
+        return None
+    data = json.loads(body)
+    return data if isinstance(data, dict) else None
+
+
+def seal_text(body: str) -> str:
+    """``body`` (one line of JSON) as the text of a cache file: it, a newline, and its MAC
+    under this user's private key (made when missing). ``OSError`` when there is no private
+    key to seal with."""
+    key = _key(create=True)
+    if key is None:
+        raise OSError("no private cache key")
+    return f"{body}\n{_mac(key, body)}"
+
+
+def unseal_text(text: str) -> str | None:
+    """The body of a cache file's ``text`` (``seal_text``); ``None`` when its MAC does not
+    match this user's private key, or there is no such key."""
     key = _key(create=False)
     if key is None:
         return None
@@ -167,10 +182,7 @@ def unseal(text: str) -> dict[str, Any] | None:
     # NOTE: ``==`` rather than a constant-time compare (hmac's would import OpenSSL): each
     # guess costs a forger a whole run of the doctor, whose start varies by milliseconds,
     # not the nanoseconds a comparison leaks.
-    if mac != _mac(key, body):
-        return None
-    data = json.loads(body)
-    return data if isinstance(data, dict) else None
+    return body if mac == _mac(key, body) else None
 
 
 def _mac(key: bytes, body: str) -> str:

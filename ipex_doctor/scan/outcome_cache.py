@@ -21,7 +21,10 @@ cache directory, a damaged or foreign file) is a miss, never an error; so is a c
 is no regular file of this user's that only this user may write (a FIFO, a link, another
 user's outcomes that would hide a finding), or is beyond ``MAX_FILE_BYTES``
 (``private_state.read_own_file``). The file is replaced atomically, and at most ``MAX_FILES``
-sets of roots are kept (the oldest go).
+sets of roots are kept (the oldest go). Its text is sealed with the knowledge-base cache's keyed
+MAC (``knowledge.cache.seal_text``, its key private per-user state): outcomes restored as this
+user's own from elsewhere (a CI cache of ``~/.cache`` shared between jobs, a copied home) could
+otherwise hide every finding of a tree, and a file that does not unseal is a miss.
 
 A match is kept as the flat list of its fields and its location's (``_MATCH_FIELDS``), not as
 the model's generic JSON: rebuilding 2,763 matches through ``codec.from_json`` (type hints
@@ -42,16 +45,17 @@ from pathlib import Path
 from typing import Any
 
 from ipex_doctor import __version__, private_state, resources
-from ipex_doctor.knowledge.cache import files_stamp
+from ipex_doctor.knowledge.cache import files_stamp, seal_text, unseal_text
 from ipex_doctor.knowledge.code_rules import CodeRules
 from ipex_doctor.model.code import CodeLocation, CodeMatch, SkippedFile
 from ipex_doctor.scan.outcome import Outcome
 from ipex_doctor.scan.read.discovery import Candidate
 
-_FORMAT = 5
+_FORMAT = 6
 """2: each entry holds the flags the file declares (``Outcome.declares``); 3: and the
 requirement lists it names (``Outcome.names``); 4: and ends with the project's own extras that
-pull IPEX (``Outcome.extras``); 5: matches and skips as flat lists of their fields."""
+pull IPEX (``Outcome.extras``); 5: matches and skips as flat lists of their fields; 6: sealed
+(``seal_text``)."""
 MAX_FILE_BYTES = 256 * 1024 * 1024
 """The largest cache file read or written. This repository's own tree keeps about 800 bytes
 a file (its tests are dense with matches): 256 MiB is some 300,000 files. A tree beyond it is
@@ -125,7 +129,7 @@ class OutcomeCache:
         try:
             # NOTE: dumps, not dump: json.dump encodes in pure Python (its C encoder serves
             # only one-shot encoding), five times slower on a large file's outcomes.
-            text = json.dumps(payload, separators=(",", ":"))
+            text = seal_text(json.dumps(payload, separators=(",", ":")))
             if len(text) > MAX_FILE_BYTES:
                 return  # NOTE: ASCII (ensure_ascii): as many bytes; never read back anyway
             self._file.parent.mkdir(parents=True, exist_ok=True)
@@ -232,7 +236,10 @@ def _read(file: Path, identity: Sequence[str]) -> dict[str, list[Any]]:
     if kept is None:
         return {}
     try:
-        data = json.loads(kept)
+        body = unseal_text(kept.decode("utf-8", "surrogatepass"))
+        if body is None:
+            return {}
+        data = json.loads(body)
         if data.get("identity") != list(identity):
             return {}
         files = data["files"]

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from scan_rules import SAMPLE, rule, write
 
+from ipex_doctor.knowledge import cache as knowledge_cache
 from ipex_doctor.knowledge import code_rules
 from ipex_doctor.knowledge.code_rules import CodeRules
 from ipex_doctor.model.code import CodeLocation, CodeMatch, ScanResult
@@ -36,7 +37,20 @@ TREE = {
 def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     cache = tmp_path / "cache"
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))  # NOTE: the seal's key
     return cache
+
+
+def kept_data(kept: Path) -> Any:
+    """The outcomes a cache file holds, its seal checked."""
+    body = knowledge_cache.unseal_text(kept.read_text())
+    assert body is not None, "the cache file does not unseal"
+    return json.loads(body)
+
+
+def rewrite(kept: Path, data: Any) -> None:
+    """``data`` as the cache file, sealed as the doctor seals it (this user's own word)."""
+    kept.write_text(knowledge_cache.seal_text(json.dumps(data)))
 
 
 class Reads:
@@ -142,8 +156,10 @@ def test_a_damaged_cache_is_a_miss_and_a_read_only_one_changes_nothing(
     for damage in ("{not json", '{"identity": [], "files": []}', "[]", ""):
         kept.write_text(damage)
         assert scan_tree(root) == expected
-    data = kept.read_text()
-    kept.write_text(data.replace('"train.py"', '"train.py", 7', 1))  # an entry of the wrong shape
+    data = kept_data(kept)
+    key = next(key for key in data["files"] if key.endswith("\0train.py"))
+    data["files"][key] = [7, *data["files"][key]]  # an entry of the wrong shape, sealed
+    rewrite(kept, data)
     assert scan_tree(root) == expected
     if os.geteuid() != 0:  # NOTE: root writes into a read-only directory anyway
         kept.parent.chmod(0o500)
@@ -229,10 +245,10 @@ def test_a_kept_match_of_another_shape_is_a_miss(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, own_cache: Path, damage: Any
 ) -> None:
     root, expected, kept = scanned_once(tmp_path, own_cache)
-    data = json.loads(kept.read_text())
+    data = kept_data(kept)
     key = next(key for key in data["files"] if key.endswith("\0train.py"))
     data["files"][key][2] = [damage(flat) for flat in data["files"][key][2]]
-    kept.write_text(json.dumps(data))
+    rewrite(kept, data)
     reads = Reads(monkeypatch)
     assert scan_tree(root) == expected
     assert reads.paths == ["train.py"]
@@ -255,7 +271,7 @@ def test_an_unchanged_tree_leaves_the_cache_file_as_it_was_but_its_time(
     (root / "plain.py").unlink()
     scan_tree(root)
     assert kept.stat().st_ino != before.st_ino
-    assert not any(key.endswith("\0plain.py") for key in json.loads(kept.read_text())["files"])
+    assert not any(key.endswith("\0plain.py") for key in kept_data(kept)["files"])
 
 
 def test_the_rules_identity_is_the_same_in_every_process_and_holds_every_field() -> None:
