@@ -46,6 +46,7 @@ FOUNDATION = {
     "ipex_doctor.lazy_pattern",
     "ipex_doctor.private_state",
     "ipex_doctor.resources",
+    "ipex_doctor.secret_shapes",
     "ipex_doctor.start_up",
     "ipex_doctor.usage_rules",
     "ipex_doctor.__main__",

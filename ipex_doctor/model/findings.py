@@ -23,6 +23,7 @@ from ipex_doctor.model.terms import (
     Status,
     Verdict,
 )
+from ipex_doctor.secret_shapes import mask
 
 if TYPE_CHECKING:
     from ipex_doctor.model.baseline import BaselineComparison
@@ -129,10 +130,19 @@ class Finding(JsonModel):
     location: CodeLocation | None = None
     """For a ``code`` finding of ``scan``: the place in the user's code (one finding per place)."""
     snippet: str = ""
-    """For a ``code`` finding: the source line at ``location``."""
+    """For a ``code`` finding: the source line at ``location``, its secrets masked (an index
+    URL's password, a token, a value assigned to ``*_TOKEN``; ``secret_shapes.mask``) on
+    construction, so that no report, nor a saved report read back, quotes one; the line keeps
+    its length, so ``location``'s columns still index it."""
 
     JSON_EXTRAS = ("commands",)
     """The commands are written for people and scripts, and rendered again when read back."""
+
+    def __post_init__(self) -> None:
+        if self.snippet:
+            # NOTE: here rather than in the scan's verdicts, so that every way a finding is
+            # made (a scan, a saved report replayed, merged or turned into SARIF) masks it
+            object.__setattr__(self, "snippet", mask(self.snippet))
 
     @property
     def is_problem(self) -> bool:

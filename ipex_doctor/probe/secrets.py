@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-REDACTED = "<redacted>"
+from ipex_doctor.secret_shapes import REDACTED, scrub
 
 ENV_PREFIXES = (
     "ZE_",
@@ -54,12 +54,6 @@ _SECRET_NAME = re.compile(
     r"(TOKEN|SECRET|PASSW|API_?KEY|ACCESS_?KEY|PRIVATE|CREDENTIAL|AUTH|SESSION|COOKIE)",
     re.IGNORECASE,
 )
-_URL_CREDENTIALS = re.compile(r"(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*://)[^/\s:@]+:[^/\s@]+@")
-_TOKEN_SHAPES = re.compile(
-    r"\b(?:ghp_[A-Za-z0-9]{20,}|gh[osu]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}"
-    r"|hf_[A-Za-z0-9]{20,}|sk-[A-Za-z0-9_-]{20,}|xox[abpr]-[A-Za-z0-9-]{10,}"
-    r"|AKIA[0-9A-Z]{16}|glpat-[A-Za-z0-9_-]{20,})\b"
-)
 _MIN_SECRET_LEN = 6
 
 
@@ -85,8 +79,7 @@ class Redactor:
         for value in self._values:
             if value in text:
                 text = text.replace(value, REDACTED)
-        text = _URL_CREDENTIALS.sub(lambda m: f"{m.group('scheme')}{REDACTED}@", text)
-        return _TOKEN_SHAPES.sub(REDACTED, text)
+        return scrub(text)
 
     def value_of(self, name: str, value: str) -> str:
         """The reportable value of variable ``name``."""
