@@ -519,3 +519,37 @@ def test_a_file_name_never_starts_a_line_of_its_own_in_a_scan_report(tmp_path: P
             "&lt;", "<"
         ).replace("&gt;", ">")
     assert "<img" not in markdown.read_text()
+
+
+def test_a_tree_of_fifos_and_device_links_never_makes_a_scan_wait(tmp_path: Path) -> None:
+    """A tree from elsewhere holding a FIFO as its ``.gitignore`` and as a module (reading
+    either waited for a writer forever: the scan never ended), and links to ``/dev/zero``
+    under names the scan reads (inside and outside the tree): the scan ends at once, reads
+    the rest, and names each file it did not read in the report; a ``.gitignore`` it could
+    not read applies no pattern, so what it would have left out is read and found."""
+    tree = tmp_path / "tree"
+    (tree / "sub").mkdir(parents=True)
+    (tree / "kept.py").write_text("import intel_extension_for_pytorch as ipex\n")
+    (tree / "build.py").write_text("import intel_extension_for_pytorch\n")
+    os.mkfifo(tree / ".gitignore")
+    os.mkfifo(tree / "train.py")
+    os.symlink("/dev/zero", tree / "requirements.txt")
+    os.symlink("/dev/zero", tree / "sub" / ".gitignore")
+    report = tmp_path / "scan.json"
+    started = time.monotonic()
+    done = run_doctor(
+        "scan", ".", "-q", "--fail-on", "never", "--json", str(report), cwd=tree, timeout=120
+    )  # fmt: skip
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    assert time.monotonic() - started < 120
+    saved = json.loads(report.read_text())
+    skipped = {item["path"]: item["reason"] for item in saved["scan"]["skipped"]}
+    assert skipped == {
+        ".gitignore": "not a regular file: not read, so its patterns are not applied",
+        "train.py": "a FIFO, not a regular file: not read (reading it would wait for a writer)",
+        "requirements.txt": "a symbolic link out of the scanned tree: not followed",
+        "sub/.gitignore": "not a regular file: not read, so its patterns are not applied",
+    }
+    found = {f["location"]["path"] for f in saved["findings"] if f.get("location")}
+    assert found == {"kept.py", "build.py"}
+    assert any(f["id"] == "scan-unread" for f in saved["findings"])

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
@@ -27,7 +28,7 @@ from ipex_doctor.scan.match.cross_file import FLAG_RULES, PROBE_RULES
 from ipex_doctor.scan.match.rule_checks import refuse_invalid
 from ipex_doctor.scan.outcome import Outcome
 from ipex_doctor.scan.outcome_cache import OutcomeCache
-from ipex_doctor.scan.read.discovery import Candidate, discover
+from ipex_doctor.scan.read.discovery import Candidate, discover, read_candidate
 from ipex_doctor.scan.read.kinds import reads_as_python
 from ipex_doctor.scan.read.named_requirements import is_named
 
@@ -294,7 +295,7 @@ def _without_own_flags(
 
     def lines_of(display: str) -> list[str] | None:
         try:
-            return split_lines(decode_text(by_path[display].read_bytes()))
+            return split_lines(decode_text(read_candidate(by_path[display], sys.maxsize)))
         except (KeyError, OSError, Undecodable):
             return None
 
@@ -381,7 +382,7 @@ def _texts(
     texts: dict[str, str] = {}
     for candidate in candidates:
         try:
-            data = candidate.path.read_bytes()
+            data = read_candidate(candidate.path, sys.maxsize)
             if admits is not None and not admits(candidate.display, data):
                 continue
             texts[candidate.display] = decode_text(data)

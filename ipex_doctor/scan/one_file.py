@@ -13,7 +13,7 @@ from ipex_doctor.scan.match.project_flags import declared_flags
 from ipex_doctor.scan.match.ruleset import RuleSet
 from ipex_doctor.scan.outcome import Outcome
 from ipex_doctor.scan.read.collector import collector_paused
-from ipex_doctor.scan.read.discovery import Candidate
+from ipex_doctor.scan.read.discovery import Candidate, NotRegularFile, read_candidate
 from ipex_doctor.scan.read.kinds import decodes_wide, reads_as_python, wide_text_unrun
 from ipex_doctor.scan.read.named_requirements import named_lists
 from ipex_doctor.scan.read.source import WIDE_BOM_STARTS, Undecodable, decode_text
@@ -45,7 +45,10 @@ def read_file(candidate: Candidate, rules: RuleSet, max_file_bytes: int) -> Outc
     if candidate.size > limit:
         return skipped(candidate, _too_large(candidate.size, limit))
     try:
-        data = candidate.path.read_bytes()
+        data = read_candidate(candidate.path, limit)
+    except NotRegularFile:
+        reason = "no longer a regular file (replaced since the walk): not read"
+        return skipped(candidate, reason)._replace(lasting=False)
     except OSError as error:
         reason = f"cannot be read: {error.strerror or error}"
         return skipped(candidate, reason)._replace(lasting=False)

@@ -28,6 +28,7 @@ from __future__ import annotations
 import os
 from collections.abc import Hashable, Iterator, Sequence
 from pathlib import Path
+from stat import S_ISBLK, S_ISCHR, S_ISFIFO, S_ISREG, S_ISSOCK
 from typing import NamedTuple
 
 from ipex_doctor.errors import DoctorError
@@ -94,6 +95,10 @@ def discover(
         raise ScanError(f"invalid exclude pattern: {error}") from error
     for root in roots:
         if not root.is_file() and not root.is_dir():
+            if root.exists() or root.is_symlink():
+                raise ScanError(
+                    f"{root}: not a regular file or a directory; name a file or a directory"
+                )
             raise ScanError(f"{root}: no such file or directory")
     walk = _Walk(docs=docs, roots=[os.path.realpath(root) for root in roots])
     for root in roots:
@@ -152,7 +157,10 @@ class _Walk:
             if rel and is_environment(names):
                 continue
             if ".gitignore" in names:
-                rules = rules.with_gitignore(rel, _read_text(path / ".gitignore"))
+                text, unread = _gitignore_text(path / ".gitignore")
+                if unread:
+                    yield SkippedFile(f"{rel}/.gitignore" if rel else ".gitignore", unread)
+                rules = rules.with_gitignore(rel, text)
             subdirs: list[tuple[Path, str, Ignores, bool]] = []
             for entry in entries:
                 child = f"{rel}/{entry.name}" if rel else entry.name
@@ -173,8 +181,7 @@ class _Walk:
                                 (Path(entry.path), child, rules, tracked_only or why is not None)
                             )
                         continue
-                    if not entry.is_file():
-                        continue  # a broken link, a FIFO, a socket, a device
+                    regular = entry.is_file()
                     kind = classify(entry.name, parent_name, rel)
                     by_use = kind is None and entry.name.lower().endswith(BY_USE_SUFFIXES)
                     if by_use:
@@ -189,9 +196,20 @@ class _Walk:
                     if self.leads_out(entry):
                         yield SkippedFile(child, LINK_OUT)
                         continue
+                    if not regular and by_use:
+                        continue  # read only where a file names it, as a regular one is
+                    if not regular:
+                        # NOTE: said, not passed over: a file of a kind the scan reads that is
+                        # a FIFO (opening it would wait for a writer), a device or a broken
+                        # link is a file whose content the report cannot speak for
+                        yield SkippedFile(child, not_regular(entry))
+                        continue
                     stat = entry.stat()
-                except OSError:
-                    continue  # vanished or unreadable while walking: not a candidate
+                except FileNotFoundError:
+                    continue  # removed while the walk went by: nothing is there to read
+                except OSError as error:
+                    yield SkippedFile(child, f"cannot be examined: {error.strerror or error}")
+                    continue
                 # NOTE: a file is one visit per kind it is read as: a hard link of a module
                 # named as a kind the scan does not read (``notes.txt``, found first in name
                 # order) took the module's only visit, and its findings were lost, unsaid.
@@ -220,13 +238,74 @@ class _Walk:
         return True
 
 
+class NotRegularFile(OSError):
+    """A candidate that is no longer a regular file when it is read (a FIFO or a device put
+    in its place since the walk)."""
+
+
+def read_candidate(path: Path, limit: int) -> bytes:
+    """The bytes of the candidate at ``path``: at most ``limit`` and one (the caller judges a
+    longer one too large), whatever its size says. Opening never waits and nothing is read
+    from what is not a regular file (``NotRegularFile``): the walk saw one, but a FIFO put in
+    its place since then would make ``read_bytes`` wait for a writer forever. ``OSError`` as
+    opening or reading raises it."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        info = os.fstat(fd)
+        if not S_ISREG(info.st_mode):
+            raise NotRegularFile(f"{path}: not a regular file")
+        # NOTE: the size it says, and one, asked for first: one read for a file that did not
+        # grow, with no buffer of the whole limit allocated for each small file
+        chunks = [os.read(fd, min(info.st_size, limit) + 1)]
+        size = len(chunks[0])
+        while size <= limit and chunks[-1]:
+            chunks.append(os.read(fd, min(1 << 20, limit + 1 - size)))
+            size += len(chunks[-1])
+        return chunks[0] if len(chunks) == 1 else b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def not_regular(entry: os.DirEntry[str]) -> str:
+    """Why ``entry``, which is not a regular file (nor a directory), is not read."""
+    try:
+        mode = entry.stat().st_mode
+    except FileNotFoundError:
+        return "a symbolic link to nothing (broken): not read"
+    except OSError as error:
+        return f"cannot be examined: {error.strerror or error}"
+    if S_ISFIFO(mode):
+        return "a FIFO, not a regular file: not read (reading it would wait for a writer)"
+    if S_ISSOCK(mode):
+        return "a socket, not a regular file: not read"
+    if S_ISCHR(mode) or S_ISBLK(mode):
+        return "a device, not a regular file: not read"
+    return "not a regular file: not read"
+
+
 def inside(path: str, root: str) -> bool:
     """Whether the resolved ``path`` is ``root`` or below it (both absolute, resolved)."""
     return path == root or path.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def _read_text(path: Path) -> str:
+GITIGNORE_LIMIT = 16 * 1024 * 1024
+"""The most of a ``.gitignore`` read (real ones are a few KiB; a link to ``/dev/zero`` is not)."""
+
+
+def _gitignore_text(path: Path) -> tuple[str, str]:
+    """The text of the ``.gitignore`` at ``path``, and why it could not be read (empty when it
+    was). One that cannot be read ignores nothing, as in git, and is said: the scan then reads
+    files its author meant to leave out. One that is a FIFO is not waited on."""
     try:
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ""  # an unreadable .gitignore ignores nothing, as in git
+        data = read_candidate(path, GITIGNORE_LIMIT)
+    except (FileNotFoundError, IsADirectoryError):
+        return "", ""  # removed since the listing, or a directory: git passes over it too
+    except NotRegularFile:
+        return "", "not a regular file: not read, so its patterns are not applied"
+    except OSError as error:
+        return "", f"cannot be read: {error.strerror or error}, so its patterns are not applied"
+    if len(data) > GITIGNORE_LIMIT:
+        return "", (
+            f"larger than {GITIGNORE_LIMIT >> 20} MiB: not read, so its patterns are not applied"
+        )
+    return data.decode("utf-8", errors="replace"), ""

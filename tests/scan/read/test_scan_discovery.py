@@ -15,7 +15,7 @@ from scan_rules import write
 
 from ipex_doctor.model.code import FileKind, SkippedFile
 from ipex_doctor.scan import ScanError, source_path
-from ipex_doctor.scan.read.discovery import Candidate, discover
+from ipex_doctor.scan.read.discovery import Candidate, NotRegularFile, discover, read_candidate
 from ipex_doctor.scan.read.ignores import Ignores
 from ipex_doctor.scan.read.kinds import classify
 
@@ -161,13 +161,14 @@ def test_a_file_root_is_read_as_given(tmp_path: Path) -> None:
 
 def test_symlink_loops_end_and_files_are_visited_once(tmp_path: Path) -> None:
     """A link to an ancestor is not walked again; two names of one file give one candidate;
-    overlapping roots do not scan a file twice; a broken link is no candidate."""
+    overlapping roots do not scan a file twice; a broken link is no candidate (it is said,
+    as a file that cannot be read)."""
     write(tmp_path, {"pkg/a.py": "", "pkg/sub/b.py": ""})
     os.symlink(tmp_path / "pkg", tmp_path / "pkg" / "sub" / "loop")
     os.symlink(tmp_path / "pkg" / "a.py", tmp_path / "pkg" / "also_a.py")
     os.symlink(tmp_path / "missing.py", tmp_path / "pkg" / "broken.py")
-    assert _found(tmp_path) == ["pkg/a.py", "pkg/sub/b.py"]
-    assert _found(tmp_path / "pkg", tmp_path) == ["a.py", "sub/b.py"]
+    assert _found(tmp_path) == ["pkg/a.py", "SKIPPED pkg/broken.py", "pkg/sub/b.py"]
+    assert _found(tmp_path / "pkg", tmp_path) == ["a.py", "SKIPPED broken.py", "sub/b.py"]
 
 
 def test_a_hard_link_under_a_name_of_another_kind_hides_no_file(tmp_path: Path) -> None:
@@ -240,3 +241,64 @@ def test_the_fast_path_agrees_with_pathspec(
     ignores = Ignores().with_gitignore("", "\n".join(patterns))
     expected = GitIgnoreSpec.from_lines(patterns).check_file(path + ("/" if is_dir else ""))
     assert ignores.ignored(path, is_dir=is_dir) is bool(expected.include)
+
+
+def test_a_file_of_a_read_kind_that_is_not_regular_is_said_not_passed_over(
+    tmp_path: Path,
+) -> None:
+    """A FIFO (opening it would wait for a writer), a link to a device inside the tree and a
+    broken link, each named as a kind the scan reads, are SkippedFiles with the reason; a
+    FIFO of a kind read only where another file names it (``notes.txt``) stays silent, as
+    the regular one would be, and so does one of no kind the scan reads."""
+    write(tmp_path, {"ok.py": "", "dev/null-ish": ""})
+    os.mkfifo(tmp_path / "train.py")
+    os.mkfifo(tmp_path / "requirements.txt")
+    os.mkfifo(tmp_path / "notes.txt")
+    os.mkfifo(tmp_path / "data.bin")
+    os.symlink(tmp_path / "missing.py", tmp_path / "broken.py")
+    (tmp_path / "dev" / "null-ish").unlink()
+    os.symlink("/dev/null", tmp_path / "dev" / "null-ish")
+    os.symlink(tmp_path / "dev" / "null-ish", tmp_path / "setup.py")  # a chain ending outside
+    reasons = {
+        item.path: item.reason for item in discover([tmp_path]) if isinstance(item, SkippedFile)
+    }
+    assert reasons == {
+        "broken.py": "a symbolic link to nothing (broken): not read",
+        "requirements.txt": (
+            "a FIFO, not a regular file: not read (reading it would wait for a writer)"
+        ),
+        "setup.py": "a symbolic link out of the scanned tree: not followed",
+        "train.py": "a FIFO, not a regular file: not read (reading it would wait for a writer)",
+    }
+    assert [i.display for i in discover([tmp_path]) if isinstance(i, Candidate)] == ["ok.py"]
+
+
+def test_a_gitignore_that_cannot_be_read_is_said_and_never_waited_on(tmp_path: Path) -> None:
+    """A ``.gitignore`` that is a FIFO (its read waited forever) or a link to ``/dev/zero``
+    (read until memory ran out) is not read: it ignores nothing, as an unreadable one does in
+    git, and the walk says so."""
+    write(tmp_path, {"a.py": "", "sub/b.py": ""})
+    os.mkfifo(tmp_path / ".gitignore")
+    os.symlink("/dev/zero", tmp_path / "sub" / ".gitignore")
+    found = _found(tmp_path)
+    assert found == ["SKIPPED .gitignore", "a.py", "SKIPPED sub/.gitignore", "sub/b.py"]
+    reasons = {i.reason for i in discover([tmp_path]) if isinstance(i, SkippedFile)}
+    assert reasons == {"not a regular file: not read, so its patterns are not applied"}
+
+
+def test_a_candidate_replaced_by_a_fifo_after_the_walk_is_refused_without_waiting(
+    tmp_path: Path,
+) -> None:
+    """The walk saw a regular file; a FIFO put in its place before the read is refused at
+    once (``read_bytes`` waited for a writer forever), and a read never takes more than the
+    limit and one byte, whatever the file's size says."""
+    write(tmp_path, {"train.py": "import intel_extension_for_pytorch\n" * 100})
+    (candidate,) = [i for i in discover([tmp_path]) if isinstance(i, Candidate)]
+    assert read_candidate(candidate.path, 10**6) == candidate.path.read_bytes()
+    assert len(read_candidate(candidate.path, 100)) == 101
+    candidate.path.unlink()
+    os.mkfifo(candidate.path)
+    with pytest.raises(NotRegularFile):
+        read_candidate(candidate.path, 10**6)
+    with pytest.raises(NotRegularFile):
+        read_candidate(Path("/dev/zero"), 10**6)
