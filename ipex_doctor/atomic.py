@@ -21,13 +21,20 @@ def replace_file(
     *,
     mode: int | None = None,
     owner: tuple[int, int] | None = None,
+    directory_fd: int | None = None,
 ) -> None:
     """``data`` as the whole of ``target`` (see the module docstring), the new file with
     ``mode`` (``None``: ``0600``, as ``mkstemp`` creates it) and, where given and this process
     may give it, ``owner`` (user and group ids: a file root replaces stays its owner's; a user
     who may not give it keeps the file as their own). ``OSError`` when it fails.
     ``data`` may come in pieces, written as they come (a report too large to hold whole);
-    whatever their making raises leaves ``target`` as it was too."""
+    whatever their making raises leaves ``target`` as it was too. With ``directory_fd`` (the
+    caller's open descriptor of ``target``'s directory, which it judged) the temporary file,
+    the rename and the sync all happen in that directory, whatever its path leads to by then;
+    ``target``'s name alone is used."""
+    if directory_fd is not None:
+        _replace_in(directory_fd, target.name, data, mode=mode, owner=owner)
+        return
     # NOTE: lazy; tempfile (with shutil, random and the compressors it loads) costs a few ms
     # of CPU, and most commands (a scan to a pipe) write no file
     import tempfile
@@ -52,6 +59,54 @@ def replace_file(
         Path(temp).unlink(missing_ok=True)
         raise
     sync_directory(target.parent)
+
+
+def _replace_in(
+    directory_fd: int,
+    name: str,
+    data: bytes | Iterable[bytes],
+    *,
+    mode: int | None,
+    owner: tuple[int, int] | None,
+) -> None:
+    """``replace_file`` within the open directory ``directory_fd``: the same steps, each by
+    ``dir_fd`` (``mkstemp`` takes no directory descriptor, so the temporary file is made here
+    the way it makes one: a random name, ``O_EXCL``, ``0600``)."""
+    for _ in range(100):
+        # NOTE: os.urandom, as secrets.token_hex does (its imports cost more than this)
+        temp = f".{name}.{os.urandom(6).hex()}.tmp"
+        try:
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW
+            fd = os.open(temp, flags, 0o600, dir_fd=directory_fd)
+            break
+        except FileExistsError:
+            continue
+    else:
+        raise FileExistsError(f"no free temporary name for {name}")
+    try:
+        if owner is not None and owner != (os.geteuid(), os.getegid()):
+            try:
+                os.fchown(fd, *owner)
+            except PermissionError:
+                pass  # NOTE: as in replace_file
+        if mode is not None:
+            os.fchmod(fd, mode)
+        with os.fdopen(fd, "wb") as handle:
+            for piece in [data] if isinstance(data, bytes) else data:
+                handle.write(piece)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, name, src_dir_fd=directory_fd, dst_dir_fd=directory_fd)
+    except BaseException:
+        try:
+            os.unlink(temp, dir_fd=directory_fd)
+        except OSError:
+            pass
+        raise
+    try:
+        os.fsync(directory_fd)
+    except OSError:
+        pass  # NOTE: a file system that cannot sync a directory, as in sync_directory
 
 
 def sync_directory(directory: Path) -> None:

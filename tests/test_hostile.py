@@ -319,6 +319,72 @@ def test_a_policy_file_found_here_cannot_be_swapped_between_judging_and_reading(
         shutil.rmtree(shared, ignore_errors=True)
 
 
+_WRITER = """
+import os, sys, collections
+from ipex_doctor.errors import OutputError
+from ipex_doctor.reporting.output import write_text
+os.chdir(sys.argv[1])
+seen = collections.Counter()
+for n in range(int(sys.argv[2])):
+    try:
+        write_text("reports/doctor.json", f"report {n}\\n")
+        seen["written"] += 1
+    except OutputError as exc:
+        seen["refused: " + str(exc).split(": ", 2)[-1][:30]] += 1
+print(dict(seen))
+"""
+"""Writes ``reports/doctor.json`` in the directory ``argv[1]`` ``argv[2]`` times; prints what
+happened."""
+
+
+def test_a_report_directory_swapped_for_a_link_out_while_writing_receives_nothing(
+    tmp_path: Path,
+) -> None:
+    """Someone else who may write the checkout swaps its ``reports`` between a link to a
+    directory within it and a link to a directory of the CI user's elsewhere, as fast as they
+    can, while reports are written to ``reports/doctor.json`` 2,000 times (as another user
+    where the tests run as root). However the swaps fall, each report is written within the
+    checkout or refused in one line, and nothing is ever put in the directory elsewhere.
+    Before, the relative path was judged and then written by name: a swap between the two put
+    the report (or replaced a file) outside."""
+    shared = Path(tempfile.mkdtemp(prefix="ipex-doctor-swap-"))
+    try:
+        shared.chmod(0o777)  # NOTE: no sticky bit: the other user may rename over our names
+        project = shared / "project"
+        (project / "out").mkdir(parents=True)
+        project.chmod(0o777)
+        elsewhere = shared / "home-bin"
+        elsewhere.mkdir()
+        (project / "reports").symlink_to("out")
+        as_other = (
+            ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+            if os.geteuid() == 0 and shutil.which("setpriv")
+            else []
+        )
+        swapper = subprocess.Popen(
+            [*as_other, sys.executable if not as_other else "/usr/bin/python3", "-c", _SWAPPER,
+             str(project / "reports"), "out", str(elsewhere), "20"],
+            stdout=subprocess.PIPE, text=True,
+        )  # fmt: skip
+        try:
+            assert swapper.stdout is not None and swapper.stdout.readline() == "swapping\n"
+            done = subprocess.run(
+                [sys.executable, "-c", _WRITER, str(project), "2000"],
+                capture_output=True, text=True, timeout=300, env=doctor_env(),
+            )  # fmt: skip
+        finally:
+            swapper.kill()
+            swapper.communicate(timeout=60)
+        assert done.returncode == 0, done.stderr
+        seen = eval(done.stdout)  # noqa: S307  # NOTE: the writer's own dict of counts
+        assert list(elsewhere.iterdir()) == [], seen
+        assert seen.get("written", 0) > 0, seen
+        assert all(key == "written" or key.startswith("refused: ") for key in seen), seen
+        assert (project / "out" / "doctor.json").read_text().startswith("report ")
+    finally:
+        shutil.rmtree(shared, ignore_errors=True)
+
+
 @pytest.mark.parametrize("kind", ["dangling", "fifo", "directory"])
 def test_a_policy_file_found_here_that_cannot_be_read_is_said(tmp_path: Path, kind: str) -> None:
     """A ``.ipex-doctor.yaml`` here that is no file to read (a link to nothing, a FIFO, a

@@ -21,12 +21,20 @@ is the user's own, so ``--json /mnt/share/reports/doctor.json`` is followed what
 passes, and a ``reports -> /mnt/share/reports`` the user made is written through by naming it
 so (the error says how). Links that stay in the working directory, and a ``..`` the user wrote
 (what lies above the working directory is not the checkout's), are followed as before.
+
+The judgement holds while the report is written, not only when it is made: the directory is
+opened once, the kernel is asked which directory that is (``/proc/self/fd``), and the
+temporary file, the rename and the sync all go through that descriptor; what the path is
+judged as (a directory, a device, a file) comes from one ``stat``. Someone else who may write
+the checkout and swaps ``reports`` for a link out while reports are written gets a refusal,
+never a file outside.
 """
 
 from __future__ import annotations
 
 import errno
 import os
+import stat
 import sys
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -46,23 +54,29 @@ def check_writable(destination: str) -> None:
     if destination == STDOUT:
         return
     target = Path(destination)
-    if target.is_dir():
+    kind = _kind_of(target)
+    if kind == "directory":
         raise OutputError(f"cannot write report to {destination}: it is a directory")
-    if target.exists() and not target.is_file():
+    if kind == "special":
         if not os.access(target, os.W_OK):
             raise OutputError(f"cannot write report to {destination}: permission denied")
         return
     _refuse_directory_link_out(destination)
     target = _followed(destination, target)
     directory = _directory_of(destination, target)
-    import tempfile  # NOTE: lazy (atomic says why)
-
     try:
-        fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
+        directory_fd = _open_judged(destination, directory)
     except OSError as exc:
         raise OutputError(f"cannot write report to {destination}: {exc.strerror}") from None
-    os.close(fd)
-    Path(temp).unlink(missing_ok=True)
+    probe = f".{target.name}.{os.urandom(6).hex()}.tmp"
+    try:
+        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW
+        os.close(os.open(probe, flags, 0o600, dir_fd=directory_fd))
+        os.unlink(probe, dir_fd=directory_fd)
+    except OSError as exc:
+        raise OutputError(f"cannot write report to {destination}: {exc.strerror}") from None
+    finally:
+        os.close(directory_fd)
 
 
 def _followed(destination: str, target: Path) -> Path:
@@ -112,24 +126,6 @@ def _directory_of(destination: str, target: Path) -> Path:
     return directory
 
 
-def _mode_for(target: Path) -> int:
-    """The mode of the report being replaced, else what the umask gives a new file."""
-    try:
-        return target.stat().st_mode & 0o7777
-    except OSError:
-        return 0o666 & ~_umask()
-
-
-def _owner_of(target: Path) -> tuple[int, int] | None:
-    """The owner (user and group ids) of the report being replaced, ``None`` for a new one:
-    a report root writes over a user's file stays that user's."""
-    try:
-        status = target.stat()
-    except OSError:
-        return None
-    return status.st_uid, status.st_gid
-
-
 def _umask() -> int:
     # NOTE: reading the umask without changing it needs /proc (Linux >= 4.7); os.umask sets it.
     try:
@@ -156,9 +152,10 @@ def write_text(destination: str, text: str | Iterable[str]) -> None:
         sys.stdout.flush()
         return
     target = Path(destination)
-    if target.is_dir():
+    kind = _kind_of(target)
+    if kind == "directory":
         raise OutputError(f"cannot write report to {destination}: it is a directory")
-    if target.exists() and not target.is_file():
+    if kind == "special":
         # NOTE: a device or FIFO (/dev/stdout, /dev/full, a pipe) is written in place:
         # renaming a temporary file over it would replace the device node itself.
         _write_in_place(destination, target, batches)
@@ -168,14 +165,60 @@ def write_text(destination: str, text: str | Iterable[str]) -> None:
     target = _followed(destination, target)
     directory = _directory_of(destination, target)
     try:
+        directory_fd = _open_judged(destination, directory)
+    except OSError as exc:
+        raise OutputError(f"cannot write report to {destination}: {exc.strerror}") from None
+    try:
+        replaced = _replaced(directory_fd, target.name)
         # NOTE: a report is as readable as any file the user makes (not mkstemp's 0600).
         encoded = (batch.encode("utf-8") for batch in batches)
         atomic.replace_file(
-            directory / target.name, encoded, mode=_mode_for(target), owner=_owner_of(target)
+            directory / target.name,
+            encoded,
+            mode=replaced.st_mode & 0o7777 if replaced else 0o666 & ~_umask(),
+            owner=(replaced.st_uid, replaced.st_gid) if replaced else None,
+            directory_fd=directory_fd,
         )
     except OSError as exc:
         reason = "the disk is full" if exc.errno == errno.ENOSPC else exc.strerror
         raise OutputError(f"cannot write report to {destination}: {reason}") from None
+    finally:
+        os.close(directory_fd)
+
+
+def _open_judged(destination: str, directory: Path) -> int:
+    """An open descriptor of ``directory``, where the report is then written whatever its path
+    leads to afterwards; for a relative ``destination`` (one ``_refuse_directory_link_out``
+    judges), ``OutputError`` when the directory opened lies outside the working directory: a
+    link swapped in after the judgement (by someone else who may write the checkout) is
+    caught here, where the kernel says which directory was opened."""
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    if os.path.isabs(destination) or ".." in Path(destination).parts:
+        return fd
+    try:
+        opened = os.readlink(f"/proc/self/fd/{fd}")
+    except OSError:
+        return fd  # NOTE: no /proc (not Linux): the judgement before is all there is
+    here = Path.cwd().resolve()
+    if not Path(opened).is_relative_to(here):
+        os.close(fd)
+        raise OutputError(
+            f"cannot write report to {destination}: {directory} led to {opened} when it was "
+            f"opened, outside the working directory {here} (a link changed under it; nothing "
+            "was written)"
+        )
+    return fd
+
+
+def _replaced(directory_fd: int, name: str) -> os.stat_result | None:
+    """The report ``name`` replaces in the open directory (its mode and owner are kept),
+    ``None`` for a new one or for anything but a regular file there now (a link swapped in
+    after the judgement lends neither its mode nor its owner)."""
+    try:
+        status = os.stat(name, dir_fd=directory_fd, follow_symlinks=False)
+    except OSError:
+        return None
+    return status if stat.S_ISREG(status.st_mode) else None
 
 
 BATCH_CHARS = 1 << 20
@@ -197,15 +240,44 @@ def _batched(pieces: Iterable[str]) -> Iterator[str]:
         yield "".join(held)
 
 
-def _write_in_place(destination: str, target: Path, batches: Iterable[str]) -> None:
+def _kind_of(target: Path) -> str:
+    """What ``target`` is now, from one ``stat``: ``"directory"``, ``"special"`` (a device,
+    FIFO or socket, written in place), or ``"file"`` (a regular file, or nothing yet). One
+    call, not ``is_dir`` then ``exists`` then ``is_file``: a link swapped between those
+    made a missing file look like a device, and the report was then created through the
+    swapped link by name."""
     try:
-        with open(target, "w", encoding="utf-8") as handle:
+        mode = target.stat().st_mode
+    except OSError:
+        return "file"
+    if stat.S_ISDIR(mode):
+        return "directory"
+    return "file" if stat.S_ISREG(mode) else "special"
+
+
+def _write_in_place(destination: str, target: Path, batches: Iterable[str]) -> None:
+    """Write into the device or FIFO ``target``: opened without ``O_CREAT`` (nothing is made
+    by this name) and written only if what was opened is still not a regular file (one
+    swapped in since would be overwritten in part, not replaced whole)."""
+    try:
+        fd = os.open(target, os.O_WRONLY | os.O_CLOEXEC | os.O_NOCTTY)
+    except OSError as exc:
+        raise OutputError(f"cannot write report to {destination}: {exc.strerror}") from None
+    try:
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OutputError(
+                f"cannot write report to {destination}: it changed while being opened "
+                "(a file was put in place of the device); nothing was written"
+            )
+        with open(fd, "w", encoding="utf-8", closefd=False) as handle:
             for batch in batches:
                 handle.write(batch)
             handle.flush()
     except OSError as exc:
         reason = "the disk is full" if exc.errno == errno.ENOSPC else exc.strerror
         raise OutputError(f"cannot write report to {destination}: {reason}") from None
+    finally:
+        os.close(fd)
 
 
 def write_crash_log(exc: BaseException, version: str) -> str | None:
