@@ -32,33 +32,28 @@ def replace_file(
     caller's open descriptor of ``target``'s directory, which it judged) the temporary file,
     the rename and the sync all happen in that directory, whatever its path leads to by then;
     ``target``'s name alone is used."""
-    if directory_fd is not None:
+    if directory_fd is None and DIRECTORY_DESCRIPTORS:
+        directory_fd = os.open(target.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            _replace_in(directory_fd, target.name, data, mode=mode, owner=owner)
+        finally:
+            os.close(directory_fd)
+    elif directory_fd is not None:
         _replace_in(directory_fd, target.name, data, mode=mode, owner=owner)
-        return
-    # NOTE: lazy; tempfile (with shutil, random and the compressors it loads) costs a few ms
-    # of CPU, and most commands (a scan to a pipe) write no file
-    import tempfile
+    else:
+        _replace_by_name(target, data, mode=mode, owner=owner)
 
-    fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        if owner is not None and owner != (os.geteuid(), os.getegid()):
-            try:
-                os.fchown(fd, *owner)
-            except PermissionError:
-                pass  # NOTE: only root gives a file away; the writer keeps it, as cp would
-        if mode is not None:
-            # NOTE: after the owner: chown clears the set-id bits a mode may carry
-            os.fchmod(fd, mode)
-        with os.fdopen(fd, "wb") as handle:
-            for piece in [data] if isinstance(data, bytes) else data:
-                handle.write(piece)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, target)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
-    sync_directory(target.parent)
+
+DIRECTORY_DESCRIPTORS = (
+    hasattr(os, "O_DIRECTORY")
+    and os.open in os.supports_dir_fd
+    and os.unlink in os.supports_dir_fd
+    # NOTE: os.replace is not listed in supports_dir_fd, yet takes src_dir_fd and dst_dir_fd
+    # wherever os.rename does (both are renameat)
+    and os.rename in os.supports_dir_fd
+)
+"""Whether this platform opens, renames and removes files relative to an open directory
+(Linux and the BSDs do; Windows does not, and there the directory is named each time)."""
 
 
 def _replace_in(
@@ -69,9 +64,10 @@ def _replace_in(
     mode: int | None,
     owner: tuple[int, int] | None,
 ) -> None:
-    """``replace_file`` within the open directory ``directory_fd``: the same steps, each by
-    ``dir_fd`` (``mkstemp`` takes no directory descriptor, so the temporary file is made here
-    the way it makes one: a random name, ``O_EXCL``, ``0600``)."""
+    """``replace_file``'s steps within the open directory ``directory_fd``, each by ``dir_fd``
+    (``mkstemp`` takes no directory descriptor, so the temporary file is made here the way it
+    makes one: a random name, ``O_EXCL``, ``0600``; and ``tempfile``'s imports, with shutil,
+    random and the compressors, cost a few ms a command that writes one file need not pay)."""
     for _ in range(100):
         # NOTE: os.urandom, as secrets.token_hex does (its imports cost more than this)
         temp = f".{name}.{os.urandom(6).hex()}.tmp"
@@ -84,18 +80,7 @@ def _replace_in(
     else:
         raise FileExistsError(f"no free temporary name for {name}")
     try:
-        if owner is not None and owner != (os.geteuid(), os.getegid()):
-            try:
-                os.fchown(fd, *owner)
-            except PermissionError:
-                pass  # NOTE: as in replace_file
-        if mode is not None:
-            os.fchmod(fd, mode)
-        with os.fdopen(fd, "wb") as handle:
-            for piece in [data] if isinstance(data, bytes) else data:
-                handle.write(piece)
-            handle.flush()
-            os.fsync(handle.fileno())
+        _fill(fd, data, mode=mode, owner=owner)
         os.replace(temp, name, src_dir_fd=directory_fd, dst_dir_fd=directory_fd)
     except BaseException:
         try:
@@ -107,6 +92,43 @@ def _replace_in(
         os.fsync(directory_fd)
     except OSError:
         pass  # NOTE: a file system that cannot sync a directory, as in sync_directory
+
+
+def _replace_by_name(
+    target: Path, data: bytes | Iterable[bytes], *, mode: int | None, owner: tuple[int, int] | None
+) -> None:
+    """``replace_file`` where the platform has no directory descriptors: the temporary file
+    from ``mkstemp`` beside ``target``, renamed over it by name."""
+    import tempfile
+
+    fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        _fill(fd, data, mode=mode, owner=owner)
+        os.replace(temp, target)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+    sync_directory(target.parent)
+
+
+def _fill(
+    fd: int, data: bytes | Iterable[bytes], *, mode: int | None, owner: tuple[int, int] | None
+) -> None:
+    """Give the new temporary file ``fd`` its owner and mode, write ``data`` and sync it;
+    ``fd`` is closed after."""
+    if owner is not None and owner != (os.geteuid(), os.getegid()):
+        try:
+            os.fchown(fd, *owner)
+        except PermissionError:
+            pass  # NOTE: only root gives a file away; the writer keeps it, as cp would
+    if mode is not None:
+        # NOTE: after the owner: chown clears the set-id bits a mode may carry
+        os.fchmod(fd, mode)
+    with os.fdopen(fd, "wb") as handle:
+        for piece in [data] if isinstance(data, bytes) else data:
+            handle.write(piece)
+        handle.flush()
+        os.fsync(handle.fileno())
 
 
 def sync_directory(directory: Path) -> None:

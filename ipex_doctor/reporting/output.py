@@ -71,12 +71,13 @@ def check_writable(destination: str) -> None:
     probe = f".{target.name}.{os.urandom(6).hex()}.tmp"
     try:
         flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW
-        os.close(os.open(probe, flags, 0o600, dir_fd=directory_fd))
-        os.unlink(probe, dir_fd=directory_fd)
+        os.close(os.open(_at(directory, directory_fd, probe), flags, 0o600, dir_fd=directory_fd))
+        os.unlink(_at(directory, directory_fd, probe), dir_fd=directory_fd)
     except OSError as exc:
         raise OutputError(f"cannot write report to {destination}: {exc.strerror}") from None
     finally:
-        os.close(directory_fd)
+        if directory_fd is not None:
+            os.close(directory_fd)
 
 
 def _followed(destination: str, target: Path) -> Path:
@@ -169,7 +170,7 @@ def write_text(destination: str, text: str | Iterable[str]) -> None:
     except OSError as exc:
         raise OutputError(f"cannot write report to {destination}: {exc.strerror}") from None
     try:
-        replaced = _replaced(directory_fd, target.name)
+        replaced = _replaced(_at(directory, directory_fd, target.name), directory_fd)
         # NOTE: a report is as readable as any file the user makes (not mkstemp's 0600).
         encoded = (batch.encode("utf-8") for batch in batches)
         atomic.replace_file(
@@ -183,15 +184,25 @@ def write_text(destination: str, text: str | Iterable[str]) -> None:
         reason = "the disk is full" if exc.errno == errno.ENOSPC else exc.strerror
         raise OutputError(f"cannot write report to {destination}: {reason}") from None
     finally:
-        os.close(directory_fd)
+        if directory_fd is not None:
+            os.close(directory_fd)
 
 
-def _open_judged(destination: str, directory: Path) -> int:
+def _at(directory: Path, directory_fd: int | None, name: str) -> str:
+    """``name`` in ``directory`` as the ``os`` calls take it with ``dir_fd=directory_fd``:
+    the name alone, relative to the open directory, or its path where there is none."""
+    return name if directory_fd is not None else str(directory / name)
+
+
+def _open_judged(destination: str, directory: Path) -> int | None:
     """An open descriptor of ``directory``, where the report is then written whatever its path
     leads to afterwards; for a relative ``destination`` (one ``_refuse_directory_link_out``
     judges), ``OutputError`` when the directory opened lies outside the working directory: a
     link swapped in after the judgement (by someone else who may write the checkout) is
-    caught here, where the kernel says which directory was opened."""
+    caught here, where the kernel says which directory was opened. ``None`` where the platform
+    has no directory descriptors."""
+    if not atomic.DIRECTORY_DESCRIPTORS:
+        return None  # NOTE: Windows: the judgement before is all there is
     fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     if os.path.isabs(destination) or ".." in Path(destination).parts:
         return fd
@@ -210,7 +221,7 @@ def _open_judged(destination: str, directory: Path) -> int:
     return fd
 
 
-def _replaced(directory_fd: int, name: str) -> os.stat_result | None:
+def _replaced(name: str, directory_fd: int | None) -> os.stat_result | None:
     """The report ``name`` replaces in the open directory (its mode and owner are kept),
     ``None`` for a new one or for anything but a regular file there now (a link swapped in
     after the judgement lends neither its mode nor its owner)."""
