@@ -22,6 +22,7 @@ def replace_file(
     mode: int | None = None,
     owner: tuple[int, int] | None = None,
     directory_fd: int | None = None,
+    durable: bool = True,
 ) -> None:
     """``data`` as the whole of ``target`` (see the module docstring), the new file with
     ``mode`` (``None``: ``0600``, as ``mkstemp`` creates it) and, where given and this process
@@ -31,17 +32,20 @@ def replace_file(
     whatever their making raises leaves ``target`` as it was too. With ``directory_fd`` (the
     caller's open descriptor of ``target``'s directory, which it judged) the temporary file,
     the rename and the sync all happen in that directory, whatever its path leads to by then;
-    ``target``'s name alone is used."""
+    ``target``'s name alone is used. ``durable=False`` leaves out the syncs (the file's and
+    the directory's): the rename still makes it whole or nothing, but a crash may lose it, for
+    a cache that is derived again (a tree with hundreds of ``.gitignore`` files would
+    otherwise wait for the disk hundreds of times in its first scan)."""
     if directory_fd is None and DIRECTORY_DESCRIPTORS:
         directory_fd = os.open(target.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         try:
-            _replace_in(directory_fd, target.name, data, mode=mode, owner=owner)
+            _replace_in(directory_fd, target.name, data, mode, owner, durable)
         finally:
             os.close(directory_fd)
     elif directory_fd is not None:
-        _replace_in(directory_fd, target.name, data, mode=mode, owner=owner)
+        _replace_in(directory_fd, target.name, data, mode, owner, durable)
     else:
-        _replace_by_name(target, data, mode=mode, owner=owner)
+        _replace_by_name(target, data, mode, owner, durable)
 
 
 DIRECTORY_DESCRIPTORS = (
@@ -60,9 +64,9 @@ def _replace_in(
     directory_fd: int,
     name: str,
     data: bytes | Iterable[bytes],
-    *,
     mode: int | None,
     owner: tuple[int, int] | None,
+    durable: bool,
 ) -> None:
     """``replace_file``'s steps within the open directory ``directory_fd``, each by ``dir_fd``
     (``mkstemp`` takes no directory descriptor, so the temporary file is made here the way it
@@ -80,7 +84,7 @@ def _replace_in(
     else:
         raise FileExistsError(f"no free temporary name for {name}")
     try:
-        _fill(fd, data, mode=mode, owner=owner)
+        _fill(fd, data, mode, owner, durable)
         os.replace(temp, name, src_dir_fd=directory_fd, dst_dir_fd=directory_fd)
     except BaseException:
         try:
@@ -88,14 +92,19 @@ def _replace_in(
         except OSError:
             pass
         raise
-    try:
-        os.fsync(directory_fd)
-    except OSError:
-        pass  # NOTE: a file system that cannot sync a directory, as in sync_directory
+    if durable:
+        try:
+            os.fsync(directory_fd)
+        except OSError:
+            pass  # NOTE: a file system that cannot sync a directory, as in sync_directory
 
 
 def _replace_by_name(
-    target: Path, data: bytes | Iterable[bytes], *, mode: int | None, owner: tuple[int, int] | None
+    target: Path,
+    data: bytes | Iterable[bytes],
+    mode: int | None,
+    owner: tuple[int, int] | None,
+    durable: bool,
 ) -> None:
     """``replace_file`` where the platform has no directory descriptors: the temporary file
     from ``mkstemp`` beside ``target``, renamed over it by name."""
@@ -103,19 +112,24 @@ def _replace_by_name(
 
     fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
-        _fill(fd, data, mode=mode, owner=owner)
+        _fill(fd, data, mode, owner, durable)
         os.replace(temp, target)
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
-    sync_directory(target.parent)
+    if durable:
+        sync_directory(target.parent)
 
 
 def _fill(
-    fd: int, data: bytes | Iterable[bytes], *, mode: int | None, owner: tuple[int, int] | None
+    fd: int,
+    data: bytes | Iterable[bytes],
+    mode: int | None,
+    owner: tuple[int, int] | None,
+    durable: bool,
 ) -> None:
-    """Give the new temporary file ``fd`` its owner and mode, write ``data`` and sync it;
-    ``fd`` is closed after."""
+    """Give the new temporary file ``fd`` its owner and mode, write ``data`` (and sync it,
+    where ``durable``); ``fd`` is closed after."""
     if owner is not None and owner != (os.geteuid(), os.getegid()):
         try:
             os.fchown(fd, *owner)
@@ -128,7 +142,8 @@ def _fill(
         for piece in [data] if isinstance(data, bytes) else data:
             handle.write(piece)
         handle.flush()
-        os.fsync(handle.fileno())
+        if durable:
+            os.fsync(handle.fileno())
 
 
 def sync_directory(directory: Path) -> None:

@@ -32,7 +32,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ipex_doctor import __version__, private_state, resources
+from ipex_doctor import __version__, atomic, private_state, resources
 
 try:
     # NOTE: the interpreter's own BLAKE2, not ``hashlib`` (``_mac`` says why)
@@ -220,8 +220,6 @@ def put(
 ) -> None:
     """Keep a valid document's entries and warnings (see ``get``); silently nothing when it
     cannot."""
-    import tempfile  # NOTE: lazy; only a miss writes, and tempfile is slow to import
-
     identity = _identity(name, text, validator, context)
     payload = {
         "identity": identity,
@@ -231,10 +229,8 @@ def put(
     try:
         target = _file(identity)
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, temp = tempfile.mkstemp(prefix=".kb.", suffix=".tmp", dir=target.parent)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(seal(payload))
-        os.replace(temp, target)
+        # NOTE: not durable: entries lost in a crash are loaded and validated again
+        atomic.replace_file(target, seal(payload).encode("utf-8"), durable=False)
         kept = sorted(target.parent.glob("*.json"), key=lambda p: p.stat().st_mtime)
         for old in kept[:-_MAX_FILES]:
             old.unlink(missing_ok=True)

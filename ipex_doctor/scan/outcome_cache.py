@@ -44,7 +44,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ipex_doctor import __version__, private_state, resources
+from ipex_doctor import __version__, atomic, private_state, resources
 from ipex_doctor.knowledge.cache import files_stamp, seal_text, unseal_text
 from ipex_doctor.knowledge.code_rules import CodeRules
 from ipex_doctor.model.code import CodeLocation, CodeMatch, SkippedFile
@@ -123,8 +123,6 @@ class OutcomeCache:
             except OSError:
                 pass
             return
-        import tempfile  # NOTE: lazy; tempfile is slow to import
-
         payload = {"identity": self._identity, "files": self._next}
         try:
             # NOTE: dumps, not dump: json.dump encodes in pure Python (its C encoder serves
@@ -133,14 +131,8 @@ class OutcomeCache:
             if len(text) > MAX_FILE_BYTES:
                 return  # NOTE: ASCII (ensure_ascii): as many bytes; never read back anyway
             self._file.parent.mkdir(parents=True, exist_ok=True)
-            fd, temp = tempfile.mkstemp(prefix=".scan.", suffix=".tmp", dir=self._file.parent)
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                    handle.write(text)
-                os.replace(temp, self._file)
-            except BaseException:
-                Path(temp).unlink(missing_ok=True)
-                raise
+            # NOTE: not durable: outcomes lost in a crash are read again
+            atomic.replace_file(self._file, text.encode("utf-8"), durable=False)
             kept = sorted(self._file.parent.glob("*.json"), key=lambda p: p.stat().st_mtime)
             for old in kept[:-MAX_FILES]:
                 old.unlink(missing_ok=True)

@@ -23,13 +23,11 @@ It lives in ``read``, the lowest of the scan's rooms, so that both the reading o
 
 from __future__ import annotations
 
-import contextlib
-import os
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from ipex_doctor import __version__, private_state, resources
+from ipex_doctor import __version__, atomic, private_state, resources
 from ipex_doctor.knowledge.cache import files_stamp, seal, unseal
 
 try:
@@ -89,30 +87,19 @@ def get(kind: str, key: str) -> Any:
 def put(kind: str, key: str, value: Any) -> None:
     """Keep ``value`` (plain JSON data) for ``kind`` and ``key``; silently nothing when it
     cannot be written."""
-    import tempfile  # NOTE: only a miss writes
-
     identity = _identity(kind, key)
     target = _file(identity)
-    temp = None
     try:
         text = seal({"identity": identity, "value": value})
         target.parent.mkdir(parents=True, exist_ok=True)
         if not _pruned:
             _prune(target.parent)
-        # NOTE: whole or not at all (a rename), but not fsynced as atomic.replace_file does: a
-        # value lost in a crash is derived again, and a tree with hundreds of .gitignore files
-        # would otherwise wait for the disk hundreds of times in its first scan
-        fd, temp = tempfile.mkstemp(prefix=".derived.", suffix=".tmp", dir=target.parent)
-        with open(fd, "w", encoding="utf-8", errors="surrogatepass") as handle:
-            handle.write(text)
-        os.replace(temp, target)
-        temp = None
+        # NOTE: whole or not at all (a rename), but not durable: a value lost in a crash is
+        # derived again (atomic.replace_file says why that matters)
+        data = text.encode("utf-8", errors="surrogatepass")
+        atomic.replace_file(target, data, durable=False)
     except (OSError, TypeError, ValueError):
         return
-    finally:
-        if temp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(temp)
 
 
 _pruned: list[bool] = []
