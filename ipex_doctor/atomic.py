@@ -69,20 +69,9 @@ def _replace_in(
     durable: bool,
 ) -> None:
     """``replace_file``'s steps within the open directory ``directory_fd``, each by ``dir_fd``
-    (``mkstemp`` takes no directory descriptor, so the temporary file is made here the way it
-    makes one: a random name, ``O_EXCL``, ``0600``; and ``tempfile``'s imports, with shutil,
-    random and the compressors, cost a few ms a command that writes one file need not pay)."""
-    for _ in range(100):
-        # NOTE: os.urandom, as secrets.token_hex does (its imports cost more than this)
-        temp = f".{name}.{os.urandom(6).hex()}.tmp"
-        try:
-            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW
-            fd = os.open(temp, flags, 0o600, dir_fd=directory_fd)
-            break
-        except FileExistsError:
-            continue
-    else:
-        raise FileExistsError(f"no free temporary name for {name}")
+    (``mkstemp`` takes no directory descriptor: ``_open_temporary`` makes the file as it
+    would)."""
+    fd, temp = _open_temporary(name, directory_fd)
     try:
         _fill(fd, data, mode, owner, durable)
         os.replace(temp, name, src_dir_fd=directory_fd, dst_dir_fd=directory_fd)
@@ -99,6 +88,30 @@ def _replace_in(
             pass  # NOTE: a file system that cannot sync a directory, as in sync_directory
 
 
+def temporary_beside(target: Path) -> tuple[int, Path]:
+    """A new empty file (``O_EXCL``, ``0600``, open for writing) in ``target``'s directory,
+    named after it, and its path: what ``tempfile.mkstemp`` makes, without its imports."""
+    fd, temp = _open_temporary(str(target), None)
+    return fd, Path(temp)
+
+
+def _open_temporary(name: str, directory_fd: int | None) -> tuple[int, str]:
+    """A new temporary file for ``name`` (a path, or a name in ``directory_fd``): its open
+    descriptor and its name, made the way ``mkstemp`` makes one (a random name, ``O_EXCL``,
+    never through a link, ``0600``), without ``tempfile``'s imports (shutil, random and the
+    compressors: a few ms that a command writing one file need not pay)."""
+    head, tail = os.path.split(name)
+    for _ in range(100):
+        # NOTE: os.urandom, as secrets.token_hex does (its imports cost more than this)
+        temp = os.path.join(head, f".{tail}.{os.urandom(6).hex()}.tmp")
+        try:
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW
+            return os.open(temp, flags, 0o600, dir_fd=directory_fd), temp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name for {name}")
+
+
 def _replace_by_name(
     target: Path,
     data: bytes | Iterable[bytes],
@@ -107,10 +120,8 @@ def _replace_by_name(
     durable: bool,
 ) -> None:
     """``replace_file`` where the platform has no directory descriptors: the temporary file
-    from ``mkstemp`` beside ``target``, renamed over it by name."""
-    import tempfile
-
-    fd, temp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    beside ``target``, renamed over it by name."""
+    fd, temp = temporary_beside(target)
     try:
         _fill(fd, data, mode, owner, durable)
         os.replace(temp, target)

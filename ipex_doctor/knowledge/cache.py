@@ -129,9 +129,7 @@ def _key(*, create: bool) -> bytes | None:
 def _make_key(path: Path) -> None:
     """Write a new key to ``path`` whole or not at all: a temporary file (``0600``) linked to
     the name, which fails when another process made the key first (then that one is used)."""
-    import tempfile  # NOTE: lazy; only the first write of a user's first run makes a key
-
-    fd, temp = tempfile.mkstemp(prefix=".cache-key.", dir=path.parent)
+    fd, temp = atomic.temporary_beside(path)
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(os.urandom(KEY_BYTES))
