@@ -298,9 +298,11 @@ def _gitignore_text(path: Path) -> tuple[str, str]:
     files its author meant to leave out. One that is a FIFO is not waited on."""
     try:
         data = read_candidate(path, GITIGNORE_LIMIT)
-    except (FileNotFoundError, IsADirectoryError):
-        return "", ""  # removed since the listing, or a directory: git passes over it too
+    except FileNotFoundError:
+        return "", ""  # removed since the listing
     except NotRegularFile:
+        if path.is_dir():
+            return "", ""  # a directory of that name: git passes over it too
         return "", "not a regular file: not read, so its patterns are not applied"
     except OSError as error:
         return "", f"cannot be read: {error.strerror or error}, so its patterns are not applied"

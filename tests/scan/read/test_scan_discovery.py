@@ -277,11 +277,16 @@ def test_a_gitignore_that_cannot_be_read_is_said_and_never_waited_on(tmp_path: P
     """A ``.gitignore`` that is a FIFO (its read waited forever) or a link to ``/dev/zero``
     (read until memory ran out) is not read: it ignores nothing, as an unreadable one does in
     git, and the walk says so."""
-    write(tmp_path, {"a.py": "", "sub/b.py": ""})
+    write(tmp_path, {"a.py": "", "sub/b.py": "", "other/c.py": ""})
     os.mkfifo(tmp_path / ".gitignore")
     os.symlink("/dev/zero", tmp_path / "sub" / ".gitignore")
+    (
+        tmp_path / "other" / ".gitignore"
+    ).mkdir()  # a directory of that name: passed over, as git does
     found = _found(tmp_path)
-    assert found == ["SKIPPED .gitignore", "a.py", "SKIPPED sub/.gitignore", "sub/b.py"]
+    assert found == [
+        "SKIPPED .gitignore", "a.py", "other/c.py", "SKIPPED sub/.gitignore", "sub/b.py"
+    ]  # fmt: skip
     reasons = {i.reason for i in discover([tmp_path]) if isinstance(i, SkippedFile)}
     assert reasons == {"not a regular file: not read, so its patterns are not applied"}
 
