@@ -37,7 +37,7 @@ def replace_file(
     a cache that is derived again (a tree with hundreds of ``.gitignore`` files would
     otherwise wait for the disk hundreds of times in its first scan)."""
     if directory_fd is None and DIRECTORY_DESCRIPTORS:
-        directory_fd = os.open(target.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        directory_fd = open_directory(target.parent)
         try:
             _replace_in(directory_fd, target.name, data, mode, owner, durable)
         finally:
@@ -58,6 +58,20 @@ DIRECTORY_DESCRIPTORS = (
 )
 """Whether this platform opens, renames and removes files relative to an open directory
 (Linux and the BSDs do; Windows does not, and there the directory is named each time)."""
+
+
+def open_directory(directory: Path) -> int:
+    """An open descriptor of ``directory`` to make, rename and remove files in. One the user
+    may write but not read (a drop box, ``0333``) is opened as a path only (``O_PATH``): it
+    serves every call here but the directory's sync, which is then left out, as on a file
+    system that cannot sync one. ``OSError`` when it cannot be opened."""
+    flags = os.O_DIRECTORY | os.O_CLOEXEC
+    try:
+        return os.open(directory, os.O_RDONLY | flags)
+    except PermissionError:
+        if not hasattr(os, "O_PATH"):
+            raise
+        return os.open(directory, os.O_PATH | flags)
 
 
 def _replace_in(

@@ -203,7 +203,7 @@ def _open_judged(destination: str, directory: Path) -> int | None:
     has no directory descriptors."""
     if not atomic.DIRECTORY_DESCRIPTORS:
         return None  # NOTE: Windows: the judgement before is all there is
-    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    fd = atomic.open_directory(directory)
     if os.path.isabs(destination) or ".." in Path(destination).parts:
         return fd
     try:

@@ -16,7 +16,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import doctor_env, make_fake_env, real_env, run_doctor
+from conftest import REPO, doctor_env, make_fake_env, real_env, run_doctor
+from unprivileged import Someone
 
 URL = re.compile(r"https://\S+")
 
@@ -33,6 +34,9 @@ def _deep_bare_env(tmp_path: Path) -> str:
     # NOTE: the interpreter's path alone is longer than a default 80-column line.
     deep = tmp_path / ("a-rather-long-directory-name-" * 3) / "environment-under-test"
     return make_fake_env(deep, {})
+
+
+SAVED = REPO / "tests" / "assets" / "reports" / "cpu-reference-check.json"
 
 
 def test_nothing_is_cut_in_a_log(tmp_path: Path) -> None:
@@ -173,3 +177,28 @@ def test_a_report_root_writes_over_a_users_file_stays_that_users(tmp_path: Path)
     status = os.stat(target)
     assert (status.st_uid, status.st_gid, stat.S_IMODE(status.st_mode)) == (65534, 65534, 0o640)
     assert json.loads(target.read_text())["command"] == "env"
+
+
+def test_a_user_writes_reports_into_a_directory_they_may_write_but_not_read(
+    shared_tmp: Path, other: Someone
+) -> None:
+    """A drop box (``0333``: the user may make files there, not list it), as an unprivileged
+    user: the check before the run and the report's write both work, as they did with
+    ``mkstemp``; the directory is opened as a path only (reading it is refused)."""
+    saved = shared_tmp / "saved.json"
+    saved.write_bytes(SAVED.read_bytes())
+    saved.chmod(0o644)
+    drop = shared_tmp / "drop"
+    drop.mkdir()
+    os.chown(drop, other.uid, other.gid)
+    drop.chmod(0o333)
+    home = other.home(shared_tmp)
+    done = subprocess.run(
+        other.command("report", str(saved), "-q", "--fail-on", "never", "--json", "drop/r.json"),
+        capture_output=True, text=True, env=other.env(home), cwd=shared_tmp, timeout=300,
+        check=False,
+    )  # fmt: skip
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    written = drop / "r.json"
+    assert json.loads(written.read_text())["findings"]
+    assert written.stat().st_uid == other.uid
