@@ -837,10 +837,41 @@ def rank(match: Match) -> tuple[int, int, int, int, int, str]:
     return order, low, -match.tier, -match.score, match.prior, match.issue.id
 
 
+def _read_file(source: str) -> str:
+    """The start of the file ``source`` as text (UTF-8, or UTF-16 where a byte-order mark
+    says so; undecodable bytes replaced), at most twice ``MAX_INPUT_CHARS`` characters. Opening never waits: a FIFO no one writes (which made the
+    command wait forever) reads as empty and is refused as such; a pipe that is written
+    (``<(journalctl ...)``) is read as it comes."""
+    import os
+    import stat
+
+    try:
+        fd = os.open(source, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise DoctorError(f"--file {source}: cannot read: {exc.strerror}") from None
+    try:
+        os.set_blocking(fd, True)  # NOTE: only the open must not wait; reads may
+        if stat.S_ISDIR(os.fstat(fd).st_mode):
+            raise DoctorError(
+                f"--file {source}: is a directory; give the file that holds the error"
+            )
+        with open(fd, "rb", closefd=False) as handle:
+            data = handle.read(MAX_INPUT_CHARS * 8)
+    except OSError as exc:
+        raise DoctorError(f"--file {source}: cannot read: {exc.strerror}") from None
+    finally:
+        os.close(fd)
+    # NOTE: Windows PowerShell's `>` writes UTF-16 with a byte-order mark: a log saved so is
+    # text, not the NUL-laden bytes it reads as in UTF-8
+    codec = "utf-16" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8-sig"
+    return data.decode(codec, errors="replace")[: MAX_INPUT_CHARS * 2]
+
+
 def read_input(text: str | None, file_path: str | None) -> str:
     """The text to explain: the argument, ``--file PATH``, or standard input (``-``).
 
-    Raises ``DoctorError`` (exit 2) for no input, both forms at once, or an empty text.
+    Raises ``DoctorError`` (exit 2) for no input, both forms at once, an empty text, or one
+    that is not text (NUL bytes: a core dump, a model file given by mistake).
     """
     if text is not None and file_path is not None:
         raise DoctorError("give the text or --file, not both")
@@ -850,12 +881,14 @@ def read_input(text: str | None, file_path: str | None) -> str:
             raise DoctorError("paste the error as an argument, with --file PATH, or pipe it in")
         text = sys.stdin.read(MAX_INPUT_CHARS * 2)
     elif source is not None:
-        try:
-            with open(source, encoding="utf-8", errors="replace") as handle:
-                text = handle.read(MAX_INPUT_CHARS * 2)
-        except OSError as exc:
-            raise DoctorError(f"--file {source}: cannot read: {exc.strerror}") from None
+        text = _read_file(source)
     assert text is not None
+    if "\0" in text:
+        where = "standard input" if source == "-" else (source or "the text")
+        raise DoctorError(
+            f"{where} is not text (it holds NUL bytes): give the error message, traceback or "
+            "log that holds it"
+        )
     if not text.strip():
         where = "the text" if source is None else ("standard input" if source == "-" else source)
         raise DoctorError(f"{where} is empty: give the error message or traceback to explain")

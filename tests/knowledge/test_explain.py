@@ -4,6 +4,7 @@ crashes, never slow."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -110,6 +111,29 @@ def test_stdin_and_file(tmp_path: Path) -> None:
         assert piped.returncode == 0 and "torchvision-broken" in piped.stdout, args
     missing = run_doctor("explain", "--file", str(tmp_path / "nope.txt"))
     assert missing.returncode == 2 and "cannot read" in missing.stderr
+
+
+def test_a_file_that_is_not_plain_utf8_text(tmp_path: Path) -> None:
+    """A log Windows PowerShell saved (``>`` writes UTF-16 with a byte-order mark) is read as
+    the text it is and explained as the same log in UTF-8 is (before, its bytes read as UTF-8
+    held a NUL after every letter and matched nothing); a file that holds NUL bytes
+    otherwise (a core dump, a model file) and a directory are one-line refusals, exit 2; a
+    FIFO no one writes is refused as empty at once (before, the command waited forever)."""
+    text = CASES[0][0].replace("\n", "\r\n")
+    wide = tmp_path / "powershell.txt"
+    wide.write_text(text, encoding="utf-16")
+    assert wide.read_bytes()[:2] in (b"\xff\xfe", b"\xfe\xff")
+    explained = run_doctor("explain", "--file", str(wide))
+    assert explained.returncode == 0 and "torch-ipex-mismatch" in explained.stdout
+    binary = tmp_path / "core"
+    binary.write_bytes(b"\x7fELF\x02\x01\x01\x00" + CASES[0][0].encode())
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    for path, said in ((binary, "is not text (it holds NUL bytes)"),
+                       (tmp_path, "is a directory"), (fifo, "is empty")):  # fmt: skip
+        refused = run_doctor("explain", "--file", str(path), timeout=60)
+        assert refused.returncode == 2, (path, refused.stderr)
+        assert len(refused.stderr.splitlines()) == 1 and said in refused.stderr, refused.stderr
 
 
 def _squeezed(text: str) -> str:
