@@ -270,6 +270,35 @@ print(dict(seen))
 """Builds the policy of the directory ``argv[1]`` ``argv[2]`` times; prints what it got."""
 
 
+def _while_swapped(
+    link: Path, inside: str, outside: Path, script: str, *args: str
+) -> dict[str, int]:
+    """Run ``script`` (with ``args``) while ``_SWAPPER`` swaps ``link`` between ``inside``
+    and ``outside``, as another user where the tests run as root; the counts it printed."""
+    as_other = (
+        ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+        if os.geteuid() == 0 and shutil.which("setpriv")
+        else []
+    )
+    swapper = subprocess.Popen(
+        [*as_other, sys.executable if not as_other else "/usr/bin/python3", "-c", _SWAPPER,
+         str(link), inside, str(outside), "20"],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert swapper.stdout is not None and swapper.stdout.readline() == "swapping\n"
+        done = subprocess.run(
+            [sys.executable, "-c", script, *args],
+            capture_output=True, text=True, timeout=300, env=doctor_env(),
+        )  # fmt: skip
+    finally:
+        swapper.kill()
+        swapper.communicate(timeout=60)
+    assert done.returncode == 0, done.stderr
+    seen: dict[str, int] = eval(done.stdout)  # noqa: S307  # NOTE: the script's own counts
+    return seen
+
+
 def test_a_policy_file_found_here_cannot_be_swapped_between_judging_and_reading(
     tmp_path: Path,
 ) -> None:
@@ -291,27 +320,7 @@ def test_a_policy_file_found_here_cannot_be_swapped_between_judging_and_reading(
         outside.write_text("fail_on: never\n")
         found = project / ".ipex-doctor.yaml"
         found.symlink_to("inside.yaml")
-        as_other = (
-            ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-            if os.geteuid() == 0 and shutil.which("setpriv")
-            else []
-        )
-        swapper = subprocess.Popen(
-            [*as_other, sys.executable if not as_other else "/usr/bin/python3", "-c", _SWAPPER,
-             str(found), "inside.yaml", str(outside), "20"],
-            stdout=subprocess.PIPE, text=True,
-        )  # fmt: skip
-        try:
-            assert swapper.stdout is not None and swapper.stdout.readline() == "swapping\n"
-            done = subprocess.run(
-                [sys.executable, "-c", _READER, str(project), "3000"],
-                capture_output=True, text=True, timeout=300, env=doctor_env(),
-            )  # fmt: skip
-        finally:
-            swapper.kill()
-            swapper.communicate(timeout=60)
-        assert done.returncode == 0, done.stderr
-        seen = eval(done.stdout)  # noqa: S307  # NOTE: the reader's own dict of counts
+        seen = _while_swapped(found, "inside.yaml", outside, _READER, str(project), "3000")
         assert "never" not in seen, seen
         assert seen.get("warn", 0) > 0, seen
         assert all(key == "warn" or key.startswith("refused: ") for key in seen), seen
@@ -356,27 +365,9 @@ def test_a_report_directory_swapped_for_a_link_out_while_writing_receives_nothin
         elsewhere = shared / "home-bin"
         elsewhere.mkdir()
         (project / "reports").symlink_to("out")
-        as_other = (
-            ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
-            if os.geteuid() == 0 and shutil.which("setpriv")
-            else []
-        )
-        swapper = subprocess.Popen(
-            [*as_other, sys.executable if not as_other else "/usr/bin/python3", "-c", _SWAPPER,
-             str(project / "reports"), "out", str(elsewhere), "20"],
-            stdout=subprocess.PIPE, text=True,
+        seen = _while_swapped(
+            project / "reports", "out", elsewhere, _WRITER, str(project), "2000"
         )  # fmt: skip
-        try:
-            assert swapper.stdout is not None and swapper.stdout.readline() == "swapping\n"
-            done = subprocess.run(
-                [sys.executable, "-c", _WRITER, str(project), "2000"],
-                capture_output=True, text=True, timeout=300, env=doctor_env(),
-            )  # fmt: skip
-        finally:
-            swapper.kill()
-            swapper.communicate(timeout=60)
-        assert done.returncode == 0, done.stderr
-        seen = eval(done.stdout)  # noqa: S307  # NOTE: the writer's own dict of counts
         assert list(elsewhere.iterdir()) == [], seen
         assert seen.get("written", 0) > 0, seen
         assert all(key == "written" or key.startswith("refused: ") for key in seen), seen
