@@ -83,9 +83,9 @@ def _replace_in(
     durable: bool,
 ) -> None:
     """``replace_file``'s steps within the open directory ``directory_fd``, each by ``dir_fd``
-    (``mkstemp`` takes no directory descriptor: ``_open_temporary`` makes the file as it
+    (``mkstemp`` takes no directory descriptor: ``open_temporary`` makes the file as it
     would)."""
-    fd, temp = _open_temporary(name, directory_fd)
+    fd, temp = open_temporary(name, directory_fd)
     try:
         _fill(fd, data, mode, owner, durable)
         os.replace(temp, name, src_dir_fd=directory_fd, dst_dir_fd=directory_fd)
@@ -105,11 +105,11 @@ def _replace_in(
 def temporary_beside(target: Path) -> tuple[int, Path]:
     """A new empty file (``O_EXCL``, ``0600``, open for writing) in ``target``'s directory,
     named after it, and its path: what ``tempfile.mkstemp`` makes, without its imports."""
-    fd, temp = _open_temporary(str(target), None)
+    fd, temp = open_temporary(str(target), None)
     return fd, Path(temp)
 
 
-def _open_temporary(name: str, directory_fd: int | None) -> tuple[int, str]:
+def open_temporary(name: str, directory_fd: int | None) -> tuple[int, str]:
     """A new temporary file for ``name`` (a path, or a name in ``directory_fd``): its open
     descriptor and its name, made the way ``mkstemp`` makes one (a random name, ``O_EXCL``,
     never through a link, ``0600``), without ``tempfile``'s imports (shutil, random and the

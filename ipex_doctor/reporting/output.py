@@ -68,11 +68,11 @@ def check_writable(destination: str) -> None:
         directory_fd = _open_judged(destination, directory)
     except OSError as exc:
         raise OutputError(f"cannot write report to {destination}: {exc.strerror}") from None
-    probe = f".{target.name}.{os.urandom(6).hex()}.tmp"
     try:
-        flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC | os.O_NOFOLLOW
-        os.close(os.open(_at(directory, directory_fd, probe), flags, 0o600, dir_fd=directory_fd))
-        os.unlink(_at(directory, directory_fd, probe), dir_fd=directory_fd)
+        # NOTE: the temporary file write_text would make, made and removed
+        fd, probe = atomic.open_temporary(_at(directory, directory_fd, target.name), directory_fd)
+        os.close(fd)
+        os.unlink(probe, dir_fd=directory_fd)
     except OSError as exc:
         raise OutputError(f"cannot write report to {destination}: {exc.strerror}") from None
     finally:
