@@ -39,6 +39,7 @@ MIN_TARGET_PYTHON = (3, 8)
 # implementation ``sys.implementation`` does not (or a Python 2 without it).
 _HANDSHAKE = r"""
 import sys
+sys.path[:] = [p for p in sys.path if p != ""]  # -c: nothing imported from the current directory
 def text(value):
     if value is None:
         return "null"

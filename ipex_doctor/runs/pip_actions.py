@@ -1,8 +1,10 @@
 """pip, run in the examined interpreter: the only way ``fix`` changes an environment.
 
-Every command is ``<examined python> -m pip ...`` with the user's pip configuration as it is
-(index, mirror, wheel directory, proxy: pip reads them, the doctor passes them through), never
-another interpreter's pip and never ``sudo``. Every install, the dry run included, takes wheels
+Every command is the examined interpreter's own pip (shown to the user as ``<python> -m pip
+...``) with the user's pip configuration as it is (index, mirror, wheel directory, proxy: pip
+reads them, the doctor passes them through), never another interpreter's pip and never
+``sudo``. Nothing is imported from the directory the doctor was started in (see
+``_WITHOUT_CURRENT_DIRECTORY``). Every install, the dry run included, takes wheels
 only (``NO_BUILD``): no source distribution is built, so no package's build code runs. Three
 uses:
 
@@ -55,6 +57,23 @@ _DOWNLOADING = re.compile(r"Downloading \S+ \((\d+(?:\.\d+)?) (kB|MB|GB|bytes)\)
 _UNITS = {"bytes": 1, "kB": 1000, "MB": 1000**2, "GB": 1000**3}
 
 Notify = Callable[[str], None]
+
+# NOTE: `python -c` and `python -m` put the current directory first on sys.path, before the
+# standard library: run in a cloned project holding a `json.py` or a `pip/`, a plan that only
+# reads would import and run it. Python 3.11's -P would prevent that only on 3.11 and later,
+# and -I also drops PYTHONPATH and the user's site-packages (where pip may be); so each command
+# drops that one entry itself before it imports anything. The working directory stays, so a
+# relative wheel directory the user gave pip (PIP_FIND_LINKS=wheels) still means what it meant.
+_WITHOUT_CURRENT_DIRECTORY = "import sys\nsys.path[:] = [p for p in sys.path if p != '']\n"
+_RUN_PIP = _WITHOUT_CURRENT_DIRECTORY + (
+    "import runpy\nrunpy.run_module('pip', run_name='__main__', alter_sys=True)\n"
+)
+
+
+def pip_argv(python: str, *arguments: str) -> list[str]:
+    """The argument vector that runs ``python -m pip ARGUMENTS`` (as the plan shows it) without
+    importing anything from the current directory: what ``ps`` shows of a running step."""
+    return [python, "-c", _RUN_PIP, *arguments]
 
 
 class PipError(DoctorError):
@@ -122,8 +141,8 @@ def resolve(python: str, arguments: Sequence[str]) -> tuple[tuple[Download, ...]
         report = Path(scratch) / "report.json"
         # NOTE: not --quiet: pip says why an index could not be read ("Could not fetch URL
         # ...: connection error") at its info level only.
-        command = [python, "-m", "pip", "install", "--dry-run", NO_BUILD, "--report",
-                   str(report), *arguments]  # fmt: skip
+        command = pip_argv(python, "install", "--dry-run", NO_BUILD, "--report", str(report),
+                       *arguments)  # fmt: skip
         try:
             done = subprocess.run(
                 command, capture_output=True, text=True, env=_pip_environ(),
@@ -192,7 +211,7 @@ def network_settings(python: str) -> NetworkSettings:
     settings when pip cannot say (an old pip, no pip)."""
     try:
         done = subprocess.run(
-            [python, "-m", "pip", "config", "list"], capture_output=True, text=True,
+            pip_argv(python, "config", "list"), capture_output=True, text=True,
             env=_pip_environ(), stdin=subprocess.DEVNULL, timeout=60, check=False,
         )  # fmt: skip
     except (OSError, subprocess.TimeoutExpired):
@@ -292,7 +311,7 @@ def run_pip(python: str, arguments: Sequence[str], *, notify: Notify) -> PipRun:
     run = PipRun()
     started = time.monotonic()
     process = subprocess.Popen(
-        [python, "-m", "pip", *arguments], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+        pip_argv(python, *arguments), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
         stdin=subprocess.DEVNULL, text=True, env=_pip_environ(), start_new_session=True,
     )  # fmt: skip
     reader = threading.Thread(target=_read, args=(process.stdout, run), daemon=True)
@@ -318,7 +337,7 @@ def run_pip(python: str, arguments: Sequence[str], *, notify: Notify) -> PipRun:
 
 
 _INSTALLED = """
-import json, sys
+import json
 from importlib import metadata
 seen = {}
 for dist in metadata.distributions():
@@ -346,8 +365,8 @@ def installed(python: str) -> tuple[Distribution, ...]:
     examined interpreter; nothing is imported from the packages themselves."""
     try:
         done = subprocess.run(
-            [python, "-c", _INSTALLED], capture_output=True, text=True, timeout=120,
-            stdin=subprocess.DEVNULL, check=False,
+            [python, "-c", _WITHOUT_CURRENT_DIRECTORY + _INSTALLED], capture_output=True,
+            text=True, timeout=120, stdin=subprocess.DEVNULL, check=False,
         )  # fmt: skip
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise PipError(f"{python}: cannot list its distributions ({exc})") from None

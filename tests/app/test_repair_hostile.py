@@ -583,3 +583,54 @@ def test_a_blank_python_is_a_usage_error(tmp_path: Path, victim: Victim, blank: 
     more = ("--undo", str(snapshot)) if snapshot else ()
     done = run_doctor("fix", "--python", blank, "--yes", *more, cwd=tmp_path)
     _refused(victim, done, f"--python {blank!r} names no interpreter")
+
+
+# -- the directory fix is started in -------------------------------------------------------------
+
+_SHADOWED = ("json", "runpy", "zipfile", "csv", "email", "tempfile", "pip")
+"""Modules the commands fix runs would import: the standard library's first, then pip."""
+
+
+def _hostile_directory(tmp_path: Path, marker: Path) -> Path:
+    """A checkout holding a module of each name in ``_SHADOWED`` that appends its name to the
+    marker when imported (a cloned project with a ``json.py`` or a vendored ``pip/``), and a
+    wheel directory ``wheels`` serving torchaudio 1.0.0."""
+    tree = tmp_path / "checkout"
+    tree.mkdir()
+    for name in _SHADOWED:
+        package = tree / name
+        package.mkdir()
+        for module in ("__init__.py", "__main__.py"):
+            (package / module).write_text(f"open({str(marker)!r}, 'a').write({name!r} + ' ')\n")
+    (tree / "wheels").mkdir()
+    build_wheel(tree / "wheels", "torchaudio", "1.0.0")
+    return tree
+
+
+def test_nothing_is_imported_from_the_directory_fix_runs_in(tmp_path: Path, victim: Victim) -> None:  # fmt: skip
+    """fix plans, applies and undoes from a directory whose modules shadow the standard
+    library's and pip: none of them is imported (``python -c``/``-m`` put the current directory
+    first on ``sys.path``; before, the plan alone imported the tree's ``json.py`` and stopped
+    on what it printed). The working directory is still pip's: a wheel directory named
+    relative to it serves the install and the undo."""
+    tree = _hostile_directory(tmp_path, victim.marker)
+    offline = {"PIP_CONFIG_FILE": os.devnull, "PIP_NO_INDEX": "1", "PIP_FIND_LINKS": "wheels"}
+    saved = forged.saved_report(tmp_path, victim.python,
+                                [forged.action(victim.python, "install", "torchaudio==1.0.0")])  # fmt: skip
+    # NOTE: the test starts the doctor as `python -P -m ipex_doctor`: plain -m would put the
+    # tree first on the doctor's own path, which the installed `ipex-doctor` script never does.
+    command = [sys.executable, "-P", "-m", "ipex_doctor", "fix", "--report", str(saved), "--yes",
+               "--json", str(tmp_path / "fix.json")]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, env=doctor_env(offline),
+                          cwd=tree, stdin=subprocess.DEVNULL, timeout=600, check=False)  # fmt: skip
+    assert not victim.marker.exists(), victim.marker.read_text()
+    assert done.returncode == 1, done.stdout[-3000:] + done.stderr  # torch is still missing
+    assert "torchaudio==1.0.0" in freeze(victim.python)
+    repair = json.loads((tmp_path / "fix.json").read_text())["repair"]
+    assert [a["status"] for a in repair["applied"]] == ["applied"]
+    undo = [sys.executable, "-P", "-m", "ipex_doctor", "fix", "--undo", repair["snapshot"], "--yes"]
+    done = subprocess.run(undo, capture_output=True, text=True, env=doctor_env(offline),
+                          cwd=tree, stdin=subprocess.DEVNULL, timeout=600, check=False)  # fmt: skip
+    assert not victim.marker.exists(), victim.marker.read_text()
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr
+    assert freeze(victim.python) == victim.before

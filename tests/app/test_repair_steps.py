@@ -25,6 +25,8 @@ import pytest
 from conftest import copy_env, doctor_env, freeze, real_env, run_doctor, start_doctor
 from pipindex import LocalIndex, build_wheel, serve
 
+from ipex_doctor.runs import pip_actions
+
 pytestmark = pytest.mark.envs
 
 SLOW, FAST = "torchaudio", "pytorch-triton-xpu"
@@ -231,7 +233,7 @@ def _pip_of(python: str) -> list[psutil.Process]:
     found = []
     for process in psutil.process_iter(["cmdline"]):
         cmdline = process.info["cmdline"] or []
-        if cmdline[:3] == [python, "-m", "pip"]:
+        if cmdline[:3] == pip_actions.pip_argv(python):
             found.append(process)
     return found
 
