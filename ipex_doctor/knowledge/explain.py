@@ -42,9 +42,10 @@ import fnmatch
 import functools
 import re
 import sys
+from collections import deque
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, NamedTuple
+from typing import Any, BinaryIO, NamedTuple
 
 from ipex_doctor.errors import DoctorError
 from ipex_doctor.knowledge import vocabulary
@@ -837,11 +838,51 @@ def rank(match: Match) -> tuple[int, int, int, int, int, str]:
     return order, low, -match.tier, -match.score, match.prior, match.issue.id
 
 
+_TAIL_BYTES = MAX_INPUT_CHARS * 8
+"""What is read of a longer file or stream: its end (UTF-8 takes at most 4 bytes a character,
+UTF-16 4 bytes a pair), decoded, then cut to twice ``MAX_INPUT_CHARS`` characters."""
+_CHUNK_BYTES = 1 << 20
+
+
+def _tail(handle: BinaryIO, size: int | None) -> bytes:
+    """The first two bytes of ``handle`` (where a byte-order mark would be) and its last
+    ``_TAIL_BYTES``, at an even offset from its start (so a UTF-16 tail starts on a unit),
+    with ``size`` bytes when it is a regular file (the middle is skipped by a seek) or
+    ``None`` (a pipe: read to its end, keeping only the last chunks)."""
+    head = handle.read(2)
+    if size is not None and size > len(head) + _TAIL_BYTES:
+        handle.seek(size - _TAIL_BYTES - (size - _TAIL_BYTES) % 2)
+        return head + handle.read(_TAIL_BYTES + 1)
+    chunks: deque[bytes] = deque()
+    kept = 0
+    while chunk := handle.read(_CHUNK_BYTES):
+        chunks.append(chunk)
+        kept += len(chunk)
+        while kept - len(chunks[0]) >= _TAIL_BYTES:
+            kept -= len(chunks.popleft())
+    body = b"".join(chunks)
+    cut = max(0, len(body) - _TAIL_BYTES)
+    return head + body[cut - cut % 2 :]
+
+
+def _decoded(data: bytes) -> str:
+    """``data`` from ``_tail`` as text: UTF-16 where a byte-order mark says so (Windows
+    PowerShell's ``>`` writes it; read as UTF-8 it is NUL-laden), else UTF-8; undecodable
+    bytes replaced; its last ``2 * MAX_INPUT_CHARS`` characters."""
+    bom = data[:2]
+    if bom in (b"\xff\xfe", b"\xfe\xff"):
+        codec = "utf-16-le" if bom == b"\xff\xfe" else "utf-16-be"
+        text = data[2:].decode(codec, errors="replace")
+    else:
+        text = data.decode("utf-8-sig", errors="replace")
+    return text[-2 * MAX_INPUT_CHARS :]
+
+
 def _read_file(source: str) -> str:
-    """The start of the file ``source`` as text (UTF-8, or UTF-16 where a byte-order mark
-    says so; undecodable bytes replaced), at most twice ``MAX_INPUT_CHARS`` characters. Opening never waits: a FIFO no one writes (which made the
-    command wait forever) reads as empty and is refused as such; a pipe that is written
-    (``<(journalctl ...)``) is read as it comes."""
+    """The end of the file ``source`` as text (see ``_tail`` and ``_decoded``): an error is at
+    the end of a log, and a long CI log's start is only its noise. Opening never waits: a FIFO
+    no one writes (which made the command wait forever) reads as empty and is refused as such;
+    a pipe that is written (``<(journalctl ...)``) is read as it comes."""
     import os
     import stat
 
@@ -851,20 +892,19 @@ def _read_file(source: str) -> str:
         raise DoctorError(f"--file {source}: cannot read: {exc.strerror}") from None
     try:
         os.set_blocking(fd, True)  # NOTE: only the open must not wait; reads may
-        if stat.S_ISDIR(os.fstat(fd).st_mode):
+        status = os.fstat(fd)
+        if stat.S_ISDIR(status.st_mode):
             raise DoctorError(
                 f"--file {source}: is a directory; give the file that holds the error"
             )
+        size = status.st_size if stat.S_ISREG(status.st_mode) else None
         with open(fd, "rb", closefd=False) as handle:
-            data = handle.read(MAX_INPUT_CHARS * 8)
+            data = _tail(handle, size)
     except OSError as exc:
         raise DoctorError(f"--file {source}: cannot read: {exc.strerror}") from None
     finally:
         os.close(fd)
-    # NOTE: Windows PowerShell's `>` writes UTF-16 with a byte-order mark: a log saved so is
-    # text, not the NUL-laden bytes it reads as in UTF-8
-    codec = "utf-16" if data[:2] in (b"\xff\xfe", b"\xfe\xff") else "utf-8-sig"
-    return data.decode(codec, errors="replace")[: MAX_INPUT_CHARS * 2]
+    return _decoded(data)
 
 
 def read_input(text: str | None, file_path: str | None) -> str:
@@ -879,7 +919,12 @@ def read_input(text: str | None, file_path: str | None) -> str:
     if source == "-":
         if sys.stdin.isatty() and text is None:
             raise DoctorError("paste the error as an argument, with --file PATH, or pipe it in")
-        text = sys.stdin.read(MAX_INPUT_CHARS * 2)
+        stream = getattr(sys.stdin, "buffer", None)
+        text = (
+            sys.stdin.read()[-2 * MAX_INPUT_CHARS :]
+            if stream is None
+            else _decoded(_tail(stream, None))
+        )
     elif source is not None:
         text = _read_file(source)
     assert text is not None

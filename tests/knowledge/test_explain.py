@@ -136,6 +136,27 @@ def test_a_file_that_is_not_plain_utf8_text(tmp_path: Path) -> None:
         assert len(refused.stderr.splitlines()) == 1 and said in refused.stderr, refused.stderr
 
 
+def test_a_long_log_is_read_from_its_end(tmp_path: Path) -> None:
+    """A CI job's log of 13 MB whose error is its last lines is explained by that error, from
+    a file, a UTF-16 file and a pipe alike (before, the first 8 MB were read, then cut to
+    their first two million characters: "No known issue matches")."""
+    noise = "".join(f"[step {i}] loss=0.{i % 9973:04d} lr=1e-4 it/s=3.2\n" for i in range(300_000))
+    log = noise + CASES[0][0] + "\n"
+    plain = tmp_path / "ci.log"
+    plain.write_text(log)
+    wide = tmp_path / "ci-powershell.log"
+    wide.write_text(log.replace("\n", "\r\n"), encoding="utf-16")
+    assert plain.stat().st_size > 12_000_000
+    for path in (plain, wide):
+        explained = run_doctor("explain", "--file", str(path))
+        assert explained.returncode == 0 and "torch-ipex-mismatch" in explained.stdout, path
+    piped = subprocess.run(
+        [sys.executable, "-m", "ipex_doctor", "explain", "-"], input=log, capture_output=True,
+        text=True, env=doctor_env(), check=False,
+    )  # fmt: skip
+    assert piped.returncode == 0 and "torch-ipex-mismatch" in piped.stdout, piped.stderr
+
+
 def _squeezed(text: str) -> str:
     return "".join(text.split())
 
