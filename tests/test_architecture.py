@@ -45,6 +45,7 @@ FOUNDATION = {
     "ipex_doctor.errors",
     "ipex_doctor.lazy_pattern",
     "ipex_doctor.private_state",
+    "ipex_doctor.regex_literals",
     "ipex_doctor.resources",
     "ipex_doctor.secret_shapes",
     "ipex_doctor.start_up",

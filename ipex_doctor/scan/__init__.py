@@ -9,7 +9,8 @@ importing only the rooms before it (read < match < fix), and each module owns on
   environments and tool caches left out, symlink loops ended); decoding, lines and columns
   (``source``) and inline ``# ipex-doctor: ignore[RULE] reason`` (``suppressions``);
   notebooks, documents' code blocks and CI files as text to match; top-level statement spans;
-* ``match/``: the byte prefilter derived from the rules (``regex_literals``, ``triggers``),
+* ``match/``: the byte prefilter derived from the rules (``triggers``, with the foundation's
+  ``regex_literals``),
   which keeps the scan of a tree without IPEX close to the cost of ``grep -rl``; the rules
   compiled for the readers (``ruleset``) and the check that they can be, without building them
   (``rule_checks``); Python files read with ``ast`` (``python/``: names,

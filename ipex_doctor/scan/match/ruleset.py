@@ -18,10 +18,10 @@ from typing import Any, NamedTuple
 from ipex_doctor.knowledge.code_rules import CodeRule, CodeRules
 from ipex_doctor.lazy_pattern import LazyPattern
 from ipex_doctor.model.code import FileKind
+from ipex_doctor.regex_literals import required_literals
 from ipex_doctor.scan.match import rule_checks
 from ipex_doctor.scan.match import triggers as triggers_module
 from ipex_doctor.scan.match.patterns import PATTERNS, Pattern
-from ipex_doctor.scan.match.regex_literals import required_literals
 from ipex_doctor.scan.match.triggers import (
     Covered,
     Derivation,

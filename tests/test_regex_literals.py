@@ -10,7 +10,7 @@ from conftest import examples
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ipex_doctor.scan.match.regex_literals import required_literals
+from ipex_doctor.regex_literals import required_literals
 
 EXPRESSIONS = [
     r"intel[-_]extension[-_]for[-_]pytorch",
@@ -32,6 +32,14 @@ EXPRESSIONS = [
     r"ipexrun|intel_extension_for_pytorch\.cpu\.launch",
     r"(?P<tool>accelerate|torchrun)\s+launch\s+--ipex",
     r"(?:ab|cd)(?:ef|gh)(?:ij|kl)(?:mn|op)xyz",
+    r"(?i)(?<!_)(?-i:\bDEVICE_LOST\b)",
+    r"(?i)\bComputeCpp\b|(?-i:\bCOMPUTECPP_[A-Z0-9_]{2,60}\b)",
+    r"(?s:ipex.)_value(?m:$)",
+    r"(?-i:Zero)(?i:ipex)_value",
+    r"caf\u00e9_ipex\x27s|\N{LATIN SMALL LETTER E WITH ACUTE}tude",
+    r"\b(fail(s|ed)? to load|(can ?not|unable to) (load|find|open)|error loading)\W{1,6}\S{0,20}"
+    r"\.dll\b|\.dll\W{0,3}(was |is )?(not found|missing|could not be (found|loaded))",
+    r"\b(intelocl|task_executor|cpu_device)(32|64)(_emu)?\.dll\b|\blib(intelocl|cpu_device)\.so",
 ]
 
 
@@ -48,7 +56,7 @@ EXPRESSIONS = [
         (r"\\server\\share", [("\\server\\share",)]),
         (
             r"(?i)\b(?:setvars|oneapi-vars)\.(?:sh|bat)\b",
-            [("setvars",), ("setvars", "bat"), ("oneapi-vars",), ("oneapi-vars", "bat")],
+            [("setvars",), ("oneapi-vars",)],  # "bat" too is no more than "setvars" alone
         ),
         (
             r"ipexrun|intel_extension_for_pytorch\.cpu\.launch",
@@ -58,11 +66,25 @@ EXPRESSIONS = [
         (r"(?i:ipex)_config_value", [("_config_value",)]),
         (r"(?:x|y)+_config", [("_config",)]),
         (r"(?:ipex_)?value", [("value",)]),
+        (r"(?i)(?<!_)(?-i:\bDEVICE_LOST\b)", [("device_lost",)]),
+        (
+            r"(?i)\bComputeCpp\b|(?-i:\bCOMPUTECPP_[A-Z0-9_]{2,60}\b)",
+            [("computecpp",), ("computecpp_",)],
+        ),
+        (r"(?s:ipex.)_value(?m:$)", [("_value", "ipex")]),
+        (r"(?-i:Zero)(?i:ipex)_value", [("_value", "Zero")]),
         # beyond the reader: no prefilter, every line is matched
         (r"ipex|xp", None),
         (r"(?x) ipex # verbose", None),
-        (r"\x69pex_value", None),
-        (r"caf\u00e9_ipex", None),
+        (r"\x69pex_value", [("pex_value",)]),
+        (r"caf\u00e9_ipex", [("_ipex", "caf")]),
+        (r"\N{LATIN SMALL LETTER E WITH ACUTE}_ipex\x2", None),
+        (
+            r"\b(fail(s|ed)? to load|(can ?not|unable to) (load|find|open)|error loading)\W{1,6}"
+            r"\S{0,200}\.dll\b|\.dll\W{0,3}(was |is )?(not found|missing|could not be (found|loaded))",
+            [(".dll",)],  # nine ways, all holding ".dll"
+        ),
+        (r"\1ipex_value", None),
         (r"ab", None),
         (r"(?:ab|cd)(?:ef|gh)(?:ij|kl)(?:mn|op)xyz", [("xyz",)]),
     ],

@@ -1,4 +1,5 @@
-"""Literals that every match of a regular expression contains: the prefilter of a ``text`` rule.
+"""Literals that every match of a regular expression contains: the prefilter of the scan's
+``text`` rules and of ``explain``'s wording.
 
 ``required_literals(r"intel[-_]extension[-_]for[-_]pytorch")`` gives one alternative,
 ``("extension", "pytorch", "intel")``: the literal runs outside classes and optional atoms, all
@@ -7,11 +8,20 @@ match satisfies: ``(?:setvars|oneapi-vars)\\.sh`` gives ``("setvars",)`` and
 ``("oneapi-vars",)``. A file that satisfies no alternative cannot match, so it is never split
 into lines.
 
-The answer is conservative: a construct this reader does not follow (a lookaround, a scoped
-flag, a numeric or named escape, more than ``MAX_ALTERNATIVES``) contributes nothing, and
-``None`` (no prefilter: every file of the rule's kinds is matched line by line) comes back
-when some alternative keeps no literal of ``MIN_LENGTH`` ASCII characters, or in verbose mode.
-Fewer literals than possible is fine, a wrong one never.
+A group with scoped flags is followed where they leave its literals literal: ``(?-i:...)``
+(case-sensitive inside a case-insensitive expression: what it must hold exactly, it holds
+folded too), ``(?s:...)``, ``(?m:...)``; one that turns on ``i`` or ``x`` is not.
+
+An alternative that holds all the literals of another adds nothing and is dropped (``(?:sh|bat)``
+after ``setvars`` leaves ``setvars``); more than ``MAX_ALTERNATIVES`` are merged into the one
+alternative of the literals all of them hold (``.dll`` in every way a DLL fails to load).
+
+The answer is conservative: a construct this reader does not follow (a lookaround, a group
+that turns a flag on, a back-reference or octal escape, a group of more than
+``MAX_ALTERNATIVES`` ways in a row) contributes nothing, and ``None`` (no prefilter: every file
+of the rule's kinds is matched line by line) comes back when some alternative keeps no literal
+of ``MIN_LENGTH`` ASCII characters, or in verbose mode. Fewer literals than possible is fine,
+a wrong one never.
 
 NOTE: hand-written because no maintained library answers this for Python's ``re`` dialect and
 ``re._parser`` is private to CPython (it moved in 3.11). The tests hold it to ``re`` itself:
@@ -31,6 +41,13 @@ _GLOBAL_FLAGS = "aiLmsux"
 _CLASS_ESCAPES = set("dDsSwWbBAZntrfva")
 """Escapes of one letter that stand for a class, an anchor or a control character."""
 _QUANTIFIERS = "*+?{"
+_CHARACTER_ESCAPES = {"x": 2, "u": 4, "U": 8, "N": 0}
+"""Escapes that stand for one character: the hex digits each takes (``\\N{NAME}``: a name)."""
+_HEX = set("0123456789abcdefABCDEF")
+_SCOPED_ON = set("ms")
+"""Scoped flags that may be turned on without changing what a literal matches."""
+_SCOPED_OFF = set("ims")
+"""Scoped flags that may be turned off: ``i`` off makes a literal stricter, never looser."""
 
 
 class RequiredLiterals(NamedTuple):
@@ -75,6 +92,29 @@ def _split_global_flags(regex: str) -> tuple[str | None, str]:
     return flags, regex
 
 
+def _character_escape_end(branch: str, i: int, escaped: str) -> int | None:
+    """Where the escape whose letter ``escaped`` stands before ``i`` ends; ``None`` when it is
+    malformed (re would refuse it)."""
+    if escaped == "N":
+        end = branch.find("}", i)
+        return end + 1 if branch.startswith("{", i) and end > i else None
+    digits = branch[i : i + _CHARACTER_ESCAPES[escaped]]
+    hexadecimal = len(digits) == _CHARACTER_ESCAPES[escaped]
+    return i + len(digits) if hexadecimal and all(c in _HEX for c in digits) else None
+
+
+def _reduced(alternatives: list[list[str]]) -> list[list[str]]:
+    """``alternatives`` with only their usable runs (``MIN_LENGTH`` ASCII characters or more),
+    and without one that holds all of another's: a text that holds the larger holds the
+    smaller, so the smaller alone decides. A product of small groups (``(cpp|h|td)``) then
+    costs nothing: its short branches leave one empty alternative, which every other holds."""
+    usable: dict[frozenset[str], list[str]] = {}
+    for runs in alternatives:
+        kept = [r for r in dict.fromkeys(runs) if len(r) >= MIN_LENGTH and r.isascii()]
+        usable.setdefault(frozenset(kept), kept)  # NOTE: the first order seen, for the reader
+    return [runs for held, runs in usable.items() if not any(other < held for other in usable)]
+
+
 def _alternatives(body: str) -> list[list[str]] | None:
     """For each way ``body`` can match, the literal runs it then contains; ``None`` when the
     expression is malformed or has too many ways."""
@@ -86,9 +126,13 @@ def _alternatives(body: str) -> list[list[str]] | None:
         sequence = _sequence(branch)
         if sequence is None:
             return None
-        found.extend(sequence)
+        found = _reduced(found + sequence)
         if len(found) > MAX_ALTERNATIVES:
-            return None
+            # NOTE: too many ways to check each; what all of them hold is still required
+            common = [run for run in found[0] if all(run in other for other in found[1:])]
+            if not common:
+                return None
+            found = [common]
     return found
 
 
@@ -113,8 +157,14 @@ def _sequence(branch: str) -> list[list[str]] | None:
             escaped = branch[i + 1]
             i += 2
             if escaped.isalnum():
-                if escaped not in _CLASS_ESCAPES:
-                    return None  # \1, \x41, \u00e9, \N{...}, \g<...>: not worth reading
+                if escaped in _CHARACTER_ESCAPES:
+                    # NOTE: one character (a quote the knowledge base writes \x27), ending the run
+                    end = _character_escape_end(branch, i, escaped)
+                    if end is None:
+                        return None
+                    i = end
+                elif escaped not in _CLASS_ESCAPES:
+                    return None  # \1, \012, \g<...>: a group's text or octal, not worth reading
                 close()
             else:
                 run.append(escaped)
@@ -138,7 +188,9 @@ def _sequence(branch: str) -> list[list[str]] | None:
                 if inner_alternatives and (
                     len(alternatives) * len(inner_alternatives) <= MAX_ALTERNATIVES
                 ):
-                    alternatives = [a + b for a in alternatives for b in inner_alternatives]
+                    alternatives = _reduced(
+                        [a + b for a in alternatives for b in inner_alternatives]
+                    )
             i = end
             continue
         if c in ".^$":
@@ -167,8 +219,9 @@ def _sequence(branch: str) -> list[list[str]] | None:
 
 
 def _group_body(group: str) -> str | None:
-    """The expression inside a capturing, non-capturing or named group; ``None`` for the
-    groups whose literals are not simply required (lookarounds, scoped flags, conditionals)."""
+    """The expression inside a capturing, non-capturing or named group, or a group of scoped
+    flags that keep literals literal; ``None`` for the groups whose literals are not simply
+    required (lookarounds, conditionals, a scoped ``i`` or ``x`` turned on)."""
     inner = group[1:-1]
     if not inner.startswith("?"):
         return inner
@@ -177,6 +230,10 @@ def _group_body(group: str) -> str | None:
     if inner.startswith("?P<"):
         close = inner.find(">")
         return inner[close + 1 :] if close > 0 else None
+    flags, colon, body = inner[1:].partition(":")
+    on, _, off = flags.partition("-")
+    if colon and (on or off) and set(on) <= _SCOPED_ON and set(off) <= _SCOPED_OFF:
+        return body
     return None
 
 
