@@ -10,11 +10,13 @@ into lines.
 
 A group with scoped flags is followed where they leave its literals literal: ``(?-i:...)``
 (case-sensitive inside a case-insensitive expression: what it must hold exactly, it holds
-folded too), ``(?s:...)``, ``(?m:...)``; one that turns on ``i`` or ``x`` is not.
+folded too), ``(?s:...)``, ``(?m:...)``; one that turns on ``i`` or ``x`` is not. In a
+case-insensitive expression a class of one letter's two cases (``[Ss]``) is that letter.
 
 An alternative that holds all the literals of another adds nothing and is dropped (``(?:sh|bat)``
 after ``setvars`` leaves ``setvars``); more than ``MAX_ALTERNATIVES`` are merged into the one
-alternative of the literals all of them hold (``.dll`` in every way a DLL fails to load).
+alternative of the literals all of them hold (``.dll`` in every way a DLL fails to load), a
+branch's ways first.
 
 The answer is conservative: a construct this reader does not follow (a lookaround, a group
 that turns a flag on, a back-reference or octal escape, a group of more than
@@ -64,7 +66,7 @@ def required_literals(regex: str) -> RequiredLiterals | None:
     flags, body = _split_global_flags(regex)
     if flags is None or "x" in flags:
         return None
-    alternatives = _alternatives(body)
+    alternatives = _alternatives(body, folded="i" in flags)
     if not alternatives:
         return None
     folded = "i" in flags
@@ -115,7 +117,7 @@ def _reduced(alternatives: list[list[str]]) -> list[list[str]]:
     return [runs for held, runs in usable.items() if not any(other < held for other in usable)]
 
 
-def _alternatives(body: str) -> list[list[str]] | None:
+def _alternatives(body: str, *, folded: bool) -> list[list[str]] | None:
     """For each way ``body`` can match, the literal runs it then contains; ``None`` when the
     expression is malformed or has too many ways."""
     branches = _split_branches(body)
@@ -123,20 +125,28 @@ def _alternatives(body: str) -> list[list[str]] | None:
         return None
     found: list[list[str]] = []
     for branch in branches:
-        sequence = _sequence(branch)
+        sequence = _sequence(branch, folded=folded)
         if sequence is None:
             return None
+        # NOTE: too many ways to check each: what all the ways of a branch hold is still
+        # required of it (and what all the branches hold, if they are still too many)
+        if len(found) + len(sequence) > MAX_ALTERNATIVES:
+            sequence = _merged(sequence)
         found = _reduced(found + sequence)
         if len(found) > MAX_ALTERNATIVES:
-            # NOTE: too many ways to check each; what all of them hold is still required
-            common = [run for run in found[0] if all(run in other for other in found[1:])]
-            if not common:
-                return None
-            found = [common]
+            found = _merged(found)
+        if found == [[]]:
+            return None  # some way to match holds no literal worth looking for
     return found
 
 
-def _sequence(branch: str) -> list[list[str]] | None:
+def _merged(alternatives: list[list[str]]) -> list[list[str]]:
+    """The one alternative of the runs every one of ``alternatives`` holds."""
+    first, *others = alternatives
+    return [[run for run in first if all(run in other for other in others)]]
+
+
+def _sequence(branch: str, *, folded: bool) -> list[list[str]] | None:
     """The alternatives of one branch (no top-level ``|``): literal runs and groups in order."""
     alternatives: list[list[str]] = [[]]
     run: list[str] = []
@@ -173,7 +183,19 @@ def _sequence(branch: str) -> list[list[str]] | None:
             end = _class_end(branch, i)
             if end is None:
                 return None
-            close()
+            members = branch[i + 1 : end - 1]
+            if (
+                folded
+                and len(members) == 2
+                and members.isalpha()
+                and members.isascii()
+                and (members[0] != members[1] and members[0].lower() == members[1].lower())
+            ):
+                # NOTE: [Ss] is one letter in either case: compared with lowered data, an "s"
+                # (a scoped (?-i:[Ss]ycl) spells a case-insensitive word in a strict group)
+                run.append(members[0].lower())
+            else:
+                close()
             i = end
             continue
         if c == "(":
@@ -184,7 +206,7 @@ def _sequence(branch: str) -> list[list[str]] | None:
             quantifier_end, minimum = _quantifier(branch, end) if end < n else (None, 1)
             inner = _group_body(branch[i:end])
             if inner is not None and (quantifier_end is None or minimum > 0):
-                inner_alternatives = _alternatives(inner)
+                inner_alternatives = _alternatives(inner, folded=folded)
                 if inner_alternatives and (
                     len(alternatives) * len(inner_alternatives) <= MAX_ALTERNATIVES
                 ):

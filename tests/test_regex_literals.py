@@ -36,6 +36,12 @@ EXPRESSIONS = [
     r"(?i)\bComputeCpp\b|(?-i:\bCOMPUTECPP_[A-Z0-9_]{2,60}\b)",
     r"(?s:ipex.)_value(?m:$)",
     r"(?-i:Zero)(?i:ipex)_value",
+    r"(?i)(?-i:[Ss][Yy][Cc][Ll])_error\b",
+    r"\bfrom install of (?:intel-(?:opencl|igc-(?:core|cm))|lib(?:ze|igc)|level-zero|ocloc"
+    r"|gmmlib|compute-runtime)-\d|\bcannot install both (?:intel-(?:opencl|igc)|lib(?:ze"
+    r"|igc)|level-zero|ocloc|gmmlib|compute-runtime)-\d",
+    r"[Ss]ycl_[Ee]rror",
+    r"(?i)[Ss]?y[Cc]{2}l_[Ee]rror",
     r"caf\u00e9_ipex\x27s|\N{LATIN SMALL LETTER E WITH ACUTE}tude",
     r"\b(fail(s|ed)? to load|(can ?not|unable to) (load|find|open)|error loading)\W{1,6}\S{0,20}"
     r"\.dll\b|\.dll\W{0,3}(was |is )?(not found|missing|could not be (found|loaded))",
@@ -73,6 +79,9 @@ EXPRESSIONS = [
         ),
         (r"(?s:ipex.)_value(?m:$)", [("_value", "ipex")]),
         (r"(?-i:Zero)(?i:ipex)_value", [("_value", "Zero")]),
+        (r"(?i)(?-i:[Ss][Yy][Cc][Ll])_error\b", [("_error", "sycl")]),
+        (r"[Ss]ycl_[Ee]rror", [("ycl_", "rror")]),
+        (r"(?i)[Ss]?ycl_[Ee]rror", [("ycl_error",)]),
         # beyond the reader: no prefilter, every line is matched
         (r"ipex|xp", None),
         (r"(?x) ipex # verbose", None),
@@ -83,6 +92,22 @@ EXPRESSIONS = [
             r"\b(fail(s|ed)? to load|(can ?not|unable to) (load|find|open)|error loading)\W{1,6}"
             r"\S{0,200}\.dll\b|\.dll\W{0,3}(was |is )?(not found|missing|could not be (found|loaded))",
             [(".dll",)],  # nine ways, all holding ".dll"
+        ),
+        (
+            r"\bfrom install of (?:intel-(?:opencl|igc-(?:core|cm))|lib(?:ze|igc)|level-zero|ocloc"
+            r"|gmmlib|compute-runtime)-\d|\bcannot install both (?:intel-(?:opencl|igc)|lib(?:ze"
+            r"|igc)|level-zero|ocloc|gmmlib|compute-runtime)-\d",
+            # seven ways in each branch: the first's kept, the second's merged into what all hold
+            [
+                ("from install of ", "intel-", "opencl"),
+                ("from install of ", "intel-", "igc-"),
+                ("from install of ", "lib"),
+                ("from install of ", "level-zero"),
+                ("from install of ", "ocloc"),
+                ("from install of ", "gmmlib"),
+                ("from install of ", "compute-runtime"),
+                ("cannot install both ",),
+            ],  # fmt: skip
         ),
         (r"\1ipex_value", None),
         (r"ab", None),
