@@ -322,6 +322,25 @@ def test_sarif_uris_are_rfc_3986_relative_references(tmp_path: Path) -> None:
         assert location["uriBaseId"] == "%SRCROOT%" and not location["uri"].startswith("/")
 
 
+def test_the_summary_says_how_many_files_were_read(tmp_path: Path) -> None:
+    """A scan says how much it read, in the console's summary and under the Markdown counts:
+    a scan of the wrong directory (nothing of a kind it reads) or one whose excludes left
+    everything out reads "no file read" and what to check, not a bare "no findings"."""
+    tree = tmp_path / "tree"
+    (tree / "pkg").mkdir(parents=True)
+    (tree / "pkg" / "model.py").write_text("import torch\n")
+    (tree / "run.sh").write_text("python -m pkg.model\n")
+    (tree / "notes.bin").write_bytes(b"\x00\x01")  # not a kind scan reads
+    for args, said in (([], "2 files read"), (["--exclude", "*"], "no file read (check the "
+                       "paths given, scan.exclude and .gitignore)"), (["pkg"], "1 file read")):  # fmt: skip
+        done = run_doctor("scan", *args, "--no-cache", cwd=tree)
+        assert done.returncode == 0, done.stderr
+        summary = next(line for line in done.stdout.splitlines() if line.startswith("Summary: "))
+        assert summary.startswith(f"Summary: no findings · {said} · gate "), summary
+        markdown = run_doctor("scan", *args, "--no-cache", "--markdown", "-", cwd=tree).stdout
+        assert f"\nno findings ({said})\n" in markdown, markdown[:500]
+
+
 def test_a_scan_of_this_repository_reports_nothing() -> None:
     """Its policy file leaves out what names IPEX on purpose; the deliberate uses left are
     suppressed inline, with their reasons. In a linked worktree (``.git`` is a file) the scan

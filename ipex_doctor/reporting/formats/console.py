@@ -31,6 +31,7 @@ from ipex_doctor.reporting.formats.views import (
     bar,
     baseline_lines,
     coverage,
+    files_read_text,
     fleet_size,
     isa_view,
     rate_text,
@@ -273,6 +274,8 @@ def _summary_line(report: Report, gate: Gate) -> StyledText:
     text.append(", ".join(parts) or "no findings")
     if ignored:
         text.append(f" ({ignored} ignored by policy)")
+    if (read := files_read_text(report)) is not None:
+        text.append(f" · {read}")
     text.append(f" · gate --fail-on {gate.fail_on}: ", style="dim")
     if gate.fail_on is FailOn.NEVER:
         text.append("off, so nothing is judged fit or unfit to deploy", style="bold")

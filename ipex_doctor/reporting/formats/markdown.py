@@ -27,6 +27,7 @@ from ipex_doctor.reporting.formats.views import (
     baseline_lines,
     coverage,
     fact_variant,
+    files_read_text,
     fleet_size,
     isa_view,
     runtime_rows,
@@ -112,7 +113,8 @@ def render_markdown(report: Report, gate: Gate | None = None) -> str:
     lines = [
         f"## ipex-doctor {report.doctor_version} report ({report.command}, {report.created_at})",
         "",
-        ", ".join(f"{n} {s}" for s, n in counts.items() if n)
+        (", ".join(f"{n} {s}" for s, n in counts.items() if n) or "no findings")
+        + ("" if (read := files_read_text(report)) is None else f" ({read})")
         + ("" if report.complete else " — **incomplete**"),
         "",
         f"Gate: **{'passed' if gate.passed else 'failed'}**, {gate.sentence()}.",

@@ -97,6 +97,18 @@ class IsaView:
         return "absent: " + (", ".join(f"{ABSENT_MARK} {n}" for n in self.absent) or "none")
 
 
+def files_read_text(report: Report) -> str | None:
+    """How much of the code a scan read, for the summary (``None`` for another command): a
+    scan of the wrong directory, or one whose excludes left everything out, reads "no file"
+    rather than passing as a clean tree."""
+    if report.scan is None:
+        return None
+    seen = report.scan.files_seen
+    if seen == 0:
+        return "no file read (check the paths given, scan.exclude and .gitignore)"
+    return f"{seen} file{'s' if seen != 1 else ''} read"
+
+
 def isa_view(host: Host) -> IsaView:
     """The features of ``ISA_FEATURES`` ``host`` has and lacks, in that order."""
     return IsaView(
