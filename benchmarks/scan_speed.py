@@ -192,18 +192,24 @@ def check_runs(commands: dict[str, list[str]]) -> None:
             raise SystemExit(f"{name}: exit {done.returncode}, not a scan's: {last}")
 
 
+# NOTE: every file's bytes go through discovery.read_candidate (one open, checked regular and
+# bounded), imported by name where it is used: the record replaces each of those names. A
+# .gitignore, read the same way, is no file the rules match and is left out of the list.
 _LIST_READ = """
 import json, os, pathlib, sys
 from ipex_doctor.knowledge import code_rules
-from ipex_doctor.scan import engine, scan_paths
+from ipex_doctor.scan import engine, one_file, scan_paths
+from ipex_doctor.scan.read import discovery
 engine.HELP_WHEN_LEFT_S = float("inf")  # one process: every read is seen here
 read = set()
-read_bytes = pathlib.Path.read_bytes
-def recorded(self):
-    read.add(os.path.relpath(self, sys.argv[1]))
-    return read_bytes(self)
-pathlib.Path.read_bytes = recorded
+read_candidate = discovery.read_candidate
+def recorded(path, limit):
+    read.add(os.path.relpath(path, sys.argv[1]))
+    return read_candidate(path, limit)
+engine.read_candidate = one_file.read_candidate = recorded
 scan_paths([pathlib.Path(sys.argv[1])], code_rules.load(), docs=sys.argv[2] == "docs")
+if not read:
+    raise SystemExit("no file read was recorded: the scan reads its files another way now")
 print(json.dumps(sorted(read)))
 """
 
