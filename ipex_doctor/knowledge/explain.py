@@ -842,17 +842,19 @@ _TAIL_BYTES = MAX_INPUT_CHARS * 8
 """What is read of a longer file or stream: its end (UTF-8 takes at most 4 bytes a character,
 UTF-16 4 bytes a pair), decoded, then cut to twice ``MAX_INPUT_CHARS`` characters."""
 _CHUNK_BYTES = 1 << 20
+_UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")
 
 
 def _tail(handle: BinaryIO, size: int | None) -> bytes:
-    """The first two bytes of ``handle`` (where a byte-order mark would be) and its last
-    ``_TAIL_BYTES``, at an even offset from its start (so a UTF-16 tail starts on a unit),
-    with ``size`` bytes when it is a regular file (the middle is skipped by a seek) or
-    ``None`` (a pipe: read to its end, keeping only the last chunks)."""
+    """All of ``handle``, or where it is longer its UTF-16 byte-order mark (if it starts with
+    one) and its last ``_TAIL_BYTES`` from an even offset (so a UTF-16 tail starts on a unit);
+    ``size`` is its size when it is a regular file (the middle is skipped by a seek), ``None``
+    for a pipe (read to its end, keeping only the last chunks)."""
     head = handle.read(2)
+    mark = head if head in _UTF16_MARKS else b""
     if size is not None and size > len(head) + _TAIL_BYTES:
         handle.seek(size - _TAIL_BYTES - (size - _TAIL_BYTES) % 2)
-        return head + handle.read(_TAIL_BYTES + 1)
+        return mark + handle.read(_TAIL_BYTES + 1)  # NOTE: bounded: a live log may grow
     chunks: deque[bytes] = deque()
     kept = 0
     while chunk := handle.read(_CHUNK_BYTES):
@@ -862,7 +864,7 @@ def _tail(handle: BinaryIO, size: int | None) -> bytes:
             kept -= len(chunks.popleft())
     body = b"".join(chunks)
     cut = max(0, len(body) - _TAIL_BYTES)
-    return head + body[cut - cut % 2 :]
+    return (mark if cut else head) + body[cut - cut % 2 :]
 
 
 def _decoded(data: bytes) -> str:
@@ -870,7 +872,7 @@ def _decoded(data: bytes) -> str:
     PowerShell's ``>`` writes it; read as UTF-8 it is NUL-laden), else UTF-8; undecodable
     bytes replaced; its last ``2 * MAX_INPUT_CHARS`` characters."""
     bom = data[:2]
-    if bom in (b"\xff\xfe", b"\xfe\xff"):
+    if bom in _UTF16_MARKS:
         codec = "utf-16-le" if bom == b"\xff\xfe" else "utf-16-be"
         text = data[2:].decode(codec, errors="replace")
     else:
