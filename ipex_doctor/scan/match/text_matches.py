@@ -58,8 +58,9 @@ def text_hits(
             for regex in regexes:
                 found = regex.search(line.text)
                 if found is not None:
-                    if any(u.search(line.text) for u in rule.unless) or (
-                        rule.when and not any(w.search(line.text) for w in rule.when)
+                    context = line.text if line.context is None else line.context
+                    if any(u.search(context) for u in rule.unless) or (
+                        rule.when and not any(w.search(context) for w in rule.when)
                     ):
                         break
                     start, end = line.column + found.start(), line.column + found.end()

@@ -53,6 +53,10 @@ class TextLine(NamedTuple):
     text: str
     column: int = 0
     """Where ``text`` starts in the source line (after a notebook's ``!``, for instance)."""
+    context: str | None = None
+    """What a rule's ``when`` and ``unless`` read when it is more than ``text``: the whole of a
+    Python command list or joined string written over several lines, whose words decide what
+    each line's string is (``None``: the text itself)."""
 
 
 class Undecodable(ValueError):

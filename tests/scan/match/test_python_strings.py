@@ -84,6 +84,27 @@ def test_strings_that_install_nothing_are_not_requirements(tmp_path: Path, sourc
     assert [r for _, r, _ in _read(tmp_path, source) if r == "ipex-install-string"] == []
 
 
+def test_a_command_list_written_over_lines_is_judged_whole(tmp_path: Path) -> None:
+    """A project's own runner given a pip command's words over several lines (time-serie-
+    explo's deploy.py): the package alone on its line is an install because the list says
+    ``pip install`` on another line; the same words of an uninstall install nothing."""
+    source = (
+        "run_command([\n"
+        '    sys.executable, "-m", "uv", "pip", "install",\n'
+        '    "torch", "torchaudio", "torchvision", "intel-extension-for-pytorch"\n'
+        "])\n"
+        "subprocess.run([\n"
+        '    "pip", "uninstall", "-y",\n'
+        '    "intel-extension-for-pytorch",\n'
+        "])\n"
+        "OPTIONAL = [\n"
+        '    "deepspeed",\n'
+        '    "intel-extension-for-pytorch",\n'
+        "]\n"
+    )
+    assert _read(tmp_path, source) == [(3, "ipex-install-string", "intel-extension-for-pytorch")]
+
+
 def test_literal_settings_are_read_as_written(tmp_path: Path) -> None:
     """A keyword argument and a dict item with literals read as ``name=value`` and
     ``"key": value`` (transformers' use_ipex, accelerate's environment switch)."""

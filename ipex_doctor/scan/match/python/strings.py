@@ -138,7 +138,7 @@ def fragments(facts: Facts, lines: Sequence[str]) -> list[TextLine]:
         # (["pip", "uninstall", "-y", "intel-extension-for-pytorch"] installs nothing)
         strings = [e for e in sequence.elts if _is_string(e)]
         if strings and any(id(e) not in quiet for e in strings):
-            found.extend(_span(sequence, sequence, lines))
+            found.extend(_span(sequence, sequence, lines, whole=True))
             listed.update(id(e) for e in strings)
     inner = {id(side) for join in facts.concatenations for side in (join.left, join.right)}
     for join in facts.concatenations:
@@ -146,7 +146,7 @@ def fragments(facts: Facts, lines: Sequence[str]) -> list[TextLine]:
         if id(join) not in inner and pieces and any(id(p) not in quiet for p in pieces):
             # NOTE: a string joined with +, read whole ("intel-extension-for-pytorch" +
             # "==2.8.10+xpu" is one requirement)
-            found.extend(_span(join, join, lines))
+            found.extend(_span(join, join, lines, whole=True))
             listed.update(map(id, pieces))
     for node in facts.strings:
         if id(node) not in quiet and id(node) not in listed:
@@ -159,7 +159,7 @@ def fragments(facts: Facts, lines: Sequence[str]) -> list[TextLine]:
         if "install" in callee_name(call).lower() and any(map(_is_string, call.args)):
             # NOTE: an install helper's call is read whole (session.install("pkg"),
             # pip_install("pkg")): its name is what makes a package name an install
-            found.extend(_span(call, call, lines))
+            found.extend(_span(call, call, lines, whole=True))
     for mapping in facts.dicts:
         for key, value in zip(mapping.keys, mapping.values, strict=True):
             if key is not None and _is_string(key) and _is_literal(value):
@@ -179,17 +179,32 @@ def _is_literal(node: ast.AST) -> bool:
 
 
 def _span(
-    first: ast.AST, last: ast.AST, lines: Sequence[str], *, one_line: bool = False
+    first: ast.AST,
+    last: ast.AST,
+    lines: Sequence[str],
+    *,
+    one_line: bool = False,
+    whole: bool = False,
 ) -> Iterable[TextLine]:
     """The source from the start of ``first`` to the end of ``last``, line by line (nothing
-    when ``one_line`` and it spans lines: a pair written over lines is not one setting)."""
+    when ``one_line`` and it spans lines: a pair written over lines is not one setting).
+
+    ``whole``: the span is one command or value (a list of a command's words, a joined
+    string, an install helper's call), so each of its lines is judged in the context of all
+    of them: ``"intel-extension-for-pytorch"`` alone on its line of a list that says
+    ``"pip", "install"`` on another is an install, and one in ``"uninstall"``'s is not."""
     start: int = getattr(first, "lineno", 0)
     end: int = getattr(last, "end_lineno", None) or start
     if start < 1 or end > len(lines) or (one_line and end != start):
         return ()
-    return _pieces(
+    pieces = _pieces(
         lines, start, getattr(first, "col_offset", 0), end, getattr(last, "end_col_offset", 0)
     )
+    if not whole or end == start:
+        return pieces
+    held = list(pieces)
+    context = "\n".join(piece.text for piece in held)
+    return [piece._replace(context=context) for piece in held]
 
 
 def _pieces(
