@@ -77,6 +77,36 @@ def test_helpers_and_flags(tmp_path: Path) -> None:
     ]
 
 
+def test_a_flag_that_other_checks_also_set_is_not_ipex_s(tmp_path: Path) -> None:
+    """sdbx's test fixture sets ``has_gpu`` from the MPS check, then around the IPEX import,
+    then from CUDA's: it says a GPU is there, not IPEX, so its reads are no probes (they were
+    six findings). A flag named after IPEX that the project also sets from its own option, and
+    one set only around the import, stay flags."""
+    source = (
+        "import torch\n"
+        "def has_gpu():\n"
+        "    has_gpu = torch.backends.mps.is_available()\n"
+        "    if not has_gpu:\n"
+        "        try:\n"
+        "            import intel_extension_for_pytorch as ipex\n"
+        "            has_gpu = ipex.xpu.device_count() > 0\n"
+        "        except ImportError:\n"
+        "            has_gpu = False\n"
+        "    if not has_gpu:\n"
+        "        has_gpu = torch.cuda.is_available()\n"
+        "    return has_gpu\n"
+        "use_ipex = ARGS.ipex\n"
+        "try:\n"
+        "    import intel_extension_for_pytorch\n"
+        "    ready = True\n"
+        "except ImportError:\n"
+        "    use_ipex = ready = False\n"
+        "if use_ipex and ready:\n"
+        "    pass\n"
+    )
+    assert _probes(tmp_path, source) == [(19, "use_ipex"), (19, "ready")]
+
+
 def test_a_listed_name_bound_to_its_module_is_not_a_flag(tmp_path: Path) -> None:
     """``import intel_extension_for_pytorch`` binds the module, not a flag: reading it is the
     import rule's and the other rules' business, and hasattr on it is a probe."""

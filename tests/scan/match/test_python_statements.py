@@ -474,6 +474,12 @@ IPEX_ACROSS = (
     "try:\n    import intel_extension_for_pytorch as guarded\n    OK_{n} = True\n"
     "except ImportError:\n    OK_{n} = False\n",
     "if OK_0:\n    torch.xpu.amp.autocast()\n",
+    # NOTE: a flag set by the IPEX probe and by CUDA's is a GPU's, not IPEX's (``_mixed``)
+    "try:\n    import intel_extension_for_pytorch as probed\n    GPU_{n} = probed.xpu.device_count() > 0\n"
+    "except ImportError:\n    GPU_{n} = False\n",
+    "GPU_{n} = torch.cuda.is_available()\n",
+    "def cuda_{n}():\n    global GPU_0\n    GPU_0 = torch.cuda.is_available()\n",
+    "if GPU_0:\n    torch.xpu.synchronize()\n",
     "XMX_{n} = hasattr(torch.xpu, 'has_xmx')\n",
     "if XMX_0:\n    torch.xpu.synchronize()\n",
     "DEFINED_{n} = 'ipex' in globals()\n",

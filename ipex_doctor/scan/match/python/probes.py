@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 from ipex_doctor.scan.match.python.names import Facts, NameTable, Scope
@@ -56,6 +56,9 @@ NAMESPACE_CALLS = frozenset({"globals", "locals", "dir", "vars"})
 """Builtins whose result, tested with ``in``, says whether a name is defined."""
 _REQUIREMENT_NAME = re.compile(r"[A-Za-z0-9_.-]+")
 _FLAG_ROUNDS = 3
+_CONSTANTS = (True, False, None)
+_SAYS_IPEX = re.compile(r"(?i)ipex|ccl")
+"""A flag named after IPEX or oneCCL (``use_ipex``, ``HAS_IPEX``, ``ccl_ok``)."""
 """A flag set from a flag set from a probe is followed this many steps deep."""
 
 
@@ -144,12 +147,21 @@ class Probes:
             for facts in parts:
                 self._find(facts)
             return
-        for _ in range(_FLAG_ROUNDS):
-            known = len(self._flags)
-            for facts in parts:
-                self._derive_flags(facts)
-            if len(self._flags) == known:
+        listed_flags = frozenset(self._flags)
+        others = [source for facts in parts for source in self._other_sources(facts)]
+        mixed: set[str] = set()
+        while True:
+            self._flags = set(listed_flags)
+            for _ in range(_FLAG_ROUNDS):
+                known = len(self._flags)
+                for facts in parts:
+                    self._derive_flags(facts, mixed)
+                if len(self._flags) == known:
+                    break
+            more = self._mixed(others)
+            if more <= mixed:
                 break
+            mixed |= more
         for facts in parts:
             self._find(facts)
 
@@ -267,16 +279,54 @@ class Probes:
         # NOTE: a listed name bound by `import` to itself is the module, not a flag
         return NameTable.resolve(node, scope) != (node.id,)
 
-    def _derive_flags(self, facts: Facts, into: set[str] | None = None) -> None:
-        """Add the names this part sets from a probe, or around an import of a listed package
-        (to the flags, or to ``into``)."""
-        found = self._flags if into is None else into
+    def _derive_flags(self, facts: Facts, mixed: Collection[str] = ()) -> None:
+        """Add to the flags the names this part sets from a probe, or around an import of a
+        listed package, but those ``mixed`` (``_mixed``)."""
+        found: set[str] = set()
         for assign, scope in facts.assigns:
             targets = assign.targets if isinstance(assign, ast.Assign) else [assign.target]
             names = [t.id for t in targets if isinstance(t, ast.Name)]
             if names and assign.value is not None and self._holds_probe(assign.value, scope):
                 found.update(names)
         found.update(self._try_flags(facts))
+        self._flags.update(found.difference(mixed))
+
+    def _other_sources(self, facts: Facts) -> Iterator[tuple[tuple[str, ...], list[Answer]]]:
+        """The assignments of this part that may set a name to something else than a probe's
+        answer: a value that is not a constant (``True``, ``False``, ``None``), outside the
+        ``try`` of an import of a listed package (there IPEX is what answers), with the places
+        that would make it an answer after all (``_answers``)."""
+        tried = [
+            (branch.body[0].lineno, branch.body[-1].end_lineno or branch.body[-1].lineno)
+            for branch, _ in facts.branches
+            if isinstance(branch, ast.Try) and branch.body and self._imports_listed(branch.body)
+        ]
+        for assign, scope in facts.assigns:
+            value = assign.value
+            if value is None or (isinstance(value, ast.Constant) and value.value in _CONSTANTS):
+                continue
+            if any(first <= assign.lineno <= last for first, last in tried):
+                continue
+            targets = assign.targets if isinstance(assign, ast.Assign) else [assign.target]
+            names = tuple(t.id for t in targets if isinstance(t, ast.Name))
+            if names:
+                yield names, list(self._answers(value, scope))
+
+    def _mixed(self, sources: Iterable[tuple[tuple[str, ...], list[Answer]]]) -> set[str]:
+        """The flags that are not IPEX's alone: set elsewhere from what holds no probe's answer
+        (sdbx's ``has_gpu``, set by the MPS, IPEX and CUDA checks in turn, says a GPU, not
+        IPEX). A name that says IPEX (``use_ipex = args.ipex``, then ``False`` where the
+        import fails) and a listed one stay flags: they are the project's switch to its IPEX
+        path."""
+        return {
+            name
+            for names, answers in sources
+            for name in names
+            if name in self._flags
+            and name not in self._names
+            and not _SAYS_IPEX.search(name)
+            and not any(map(self._holds, answers))
+        }
 
     def _try_flags(self, facts: Facts) -> Iterator[str]:
         """The names this part sets to ``True`` / ``False`` around an import of a listed
@@ -502,24 +552,33 @@ class FlagSources:
 
     def __init__(self, names: Collection[str], ipex_only: Callable[[str], bool], text: str):
         self._probes = Probes((), names, ipex_only, text)
+        self._listed_flags = frozenset(self._probes._flags)
+        self._others: list[tuple[tuple[str, ...], list[Answer]]] = []
+        """What each part's assignments set that may not be a probe's answer (``Probes.
+        _other_sources``): a flag set so is not IPEX's alone."""
         self._sources: list[tuple[tuple[str, ...], list[Answer] | None]] = []
         """The names each assignment or ``try`` sets, and what makes them flags (``None``:
         nothing more, a ``try`` around an import of a listed package)."""
 
     def adds(self, facts: Facts) -> bool:
         """Whether the part ``facts``, read once ``known`` has answered without it (a run
-        bound late, ``readers``), would have made a flag there: it sets names around an
-        import of a listed package, or from a value that holds with the flags known. What
+        bound late, ``readers``), would have made a flag there, or unmade one: it sets names
+        around an import of a listed package, or from a value that holds with the flags
+        known, or sets a flag from what holds none (``Probes._mixed``). What
         holds only grows with the flags (a name is a flag or not; the other answers do not
         read them), so a part that makes none with every flag known made none in any round:
         ``known`` answered as it would have with it. Nothing is kept."""
         probes = self._probes
         if not probes._names:
             return False
-        before = len(self._sources)
+        before, others = len(self._sources), len(self._others)
         self.add(facts)
         added, self._sources = self._sources[before:], self._sources[:before]
-        return any(answers is None or any(map(probes._holds, answers)) for _, answers in added)
+        other, self._others = self._others[others:], self._others[:others]
+        # NOTE: a part may also unmake a flag, setting it from what answers no probe (``_mixed``)
+        return bool(probes._mixed(other)) or any(
+            answers is None or any(map(probes._holds, answers)) for _, answers in added
+        )
 
     def add(self, facts: Facts) -> None:
         """Keep what the part ``facts`` (read into a table not yet finished) may flag."""
@@ -536,21 +595,29 @@ class FlagSources:
         tried = tuple(probes._try_flags(facts))
         if tried:
             self._sources.append((tried, None))
+        self._others.extend(probes._other_sources(facts))
 
     def known(self, imports: Facts) -> Known | None:
         """The module's flags, once its name table is finished (``imports``: its every import
         statement); ``None`` when the order of its parts could decide them (see the class)."""
         probes = self._probes
         probes._imported = frozenset(probes._bound_by_listed_imports(imports))
-        flags = probes._flags
-        for _ in range(_FLAG_ROUNDS + 1):
-            found = {
-                name
-                for names, answers in self._sources
-                if answers is None or any(map(probes._holds, answers))
-                for name in names
-            }
-            if found <= flags:
+        mixed: set[str] = set()
+        while True:
+            flags = probes._flags = set(self._listed_flags)
+            for _ in range(_FLAG_ROUNDS + 1):
+                found = {
+                    name
+                    for names, answers in self._sources
+                    if answers is None or any(map(probes._holds, answers))
+                    for name in names
+                }.difference(mixed)
+                if found <= flags:
+                    break
+                flags |= found
+            else:
+                return None
+            more = probes._mixed(self._others)
+            if more <= mixed:
                 return Known(frozenset(flags), probes._imported, probes._names)
-            flags |= found
-        return None
+            mixed |= more
