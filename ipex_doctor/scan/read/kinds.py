@@ -2,7 +2,8 @@
 
 Names are compared case-insensitively (``Dockerfile``, ``dockerfile``, ``DOCKERFILE.xpu``).
 Specific names win over extensions: ``setup.py`` is ``SETUP`` (read as Python and as text),
-``pyproject.toml`` and a ``Pipfile`` (``Pipfile.gpu``, not a ``Pipfile.lock``) are ``PYPROJECT``,
+``pyproject.toml``, a ``Pipfile`` (``Pipfile.gpu``, not a ``Pipfile.lock``) and uv's and pixi's
+own TOML (``uv.toml``, ``uv.xpu.toml``, ``pixi.toml``) are ``PYPROJECT``,
 ``environment.yml`` (and ``environment-*.yml``) is
 ``CONDA``; a ``*.txt`` or ``*.in`` whose name has ``requirements`` / ``constraints`` as a word
 (``requirements-xpu.txt``, ``pip_requirements.txt``) or that lies anywhere under a
@@ -52,6 +53,12 @@ _REQUIREMENTS_STEM = re.compile(
 ``dev-requirements``); not ``myrequirements``."""
 
 
+_MANIFEST_STEM = re.compile(r"^(?:uv|pixi)(?:$|[-_.])")
+"""uv's and pixi's own TOML (``uv.toml``, ``uv.xpu.toml``, ``pixi.toml``): the packages, sources
+and indexes of a project, as ``pyproject.toml``'s ``[tool.uv.sources]`` and pixi's
+``[pypi-dependencies]`` name them (time-serie-explo keeps IPEX's source in ``uv.xpu.toml``)."""
+
+
 _LIST_DIRECTORIES = frozenset({"requirements", "constraints"})
 """Directories whose ``*.txt`` and ``*.in`` files, at any depth, are requirement lists."""
 
@@ -74,6 +81,8 @@ def classify(name: str, parent: str = "", ancestors: str = "") -> FileKind | Non
         return FileKind.PYPROJECT
     stem, dot, suffix = lower.rpartition(".")
     suffix = dot + suffix if dot else ""
+    if suffix == ".toml" and _MANIFEST_STEM.match(stem):
+        return FileKind.PYPROJECT
     if suffix == ".py":
         return FileKind.PYTHON
     if suffix == ".ipynb":

@@ -48,6 +48,11 @@ def _found(*roots: Path, exclude: tuple[str, ...] = ()) -> list[str]:
         ("Pipfile.gpu", "", FileKind.PYPROJECT),  # opendatahub-io/notebooks' Intel images
         ("Pipfile.lock", "", None),
         ("Pipfile.lock.gpu", "", None),
+        ("uv.toml", "", FileKind.PYPROJECT),
+        ("uv.xpu.toml", "", FileKind.PYPROJECT),  # time-serie-explo's
+        ("pixi.toml", "", FileKind.PYPROJECT),
+        ("uvicorn.toml", "", FileKind.CONFIG),
+        ("uv.lock", "", None),
         ("environment.yml", "", FileKind.CONDA),
         ("environment-xpu.yaml", "", FileKind.CONDA),
         ("Dockerfile", "", FileKind.DOCKERFILE),
