@@ -60,3 +60,25 @@ def test_deleting_or_printing_the_file_and_torchs_own_libraries_are_not_uses(
         },
     )
     assert _lines(tmp_path) == []
+
+
+def test_the_package_directory_and_its_library_directory_ending_a_path_are_found(
+    tmp_path: Path,
+) -> None:
+    """na-radio-standalone's Dockerfile finds IPEX's shared libraries in the installed package
+    and patches each; a library path ends at ``lib`` before the next entry of a search path.
+    A package of another name that starts the same is not IPEX's."""
+    write(
+        tmp_path,
+        {
+            "Dockerfile": (
+                "FROM python:3.10\n"
+                "RUN find /usr/local/lib/python3.10/site-packages/intel_extension_for_pytorch"
+                ' -name "*.so" -exec python /app/patch_elf.py {} \\;\n'
+                "ENV LD_LIBRARY_PATH=/opt/venv/site-packages/intel_extension_for_pytorch/lib:$LD_LIBRARY_PATH\n"
+                "RUN ls /opt/venv/site-packages/intel_extension_for_pytorch_helpers/\n"
+                "RUN cat /opt/venv/site-packages/intel_extension_for_pytorch/library.txt\n"
+            ),
+        },
+    )
+    assert _lines(tmp_path) == [("Dockerfile", 2), ("Dockerfile", 3), ("Dockerfile", 5)]

@@ -105,6 +105,27 @@ def test_a_command_list_written_over_lines_is_judged_whole(tmp_path: Path) -> No
     assert _read(tmp_path, source) == [(3, "ipex-install-string", "intel-extension-for-pytorch")]
 
 
+def test_setup_py_strings_are_read_as_any_module_s(tmp_path: Path) -> None:
+    """AMI-PREDICT's setup.py writes a check script that imports IPEX and runs it: setup.py is
+    Python, so the rules of Python strings read it (its install strings are the requirement
+    rule's there, as in every file pip reads)."""
+    source = (
+        'CHECK = """\n'
+        "import torch\n"
+        "import intel_extension_for_pytorch as ipex\n"
+        '"""\n'
+        'subprocess.run(["python", "-c", CHECK])\n'
+        'subprocess.run(["pip", "install", "intel-extension-for-pytorch"])\n'
+        "TrainingArguments(out, use_ipex=True)\n"
+    )
+    write(tmp_path, {"setup.py": source})
+    assert [(line, rule) for _, line, rule, _ in found(scan(tmp_path, SHIPPED))] == [
+        (3, "ipex-python-command"),
+        (6, "ipex-requirement"),
+        (7, "use-ipex-flag"),
+    ]
+
+
 def test_literal_settings_are_read_as_written(tmp_path: Path) -> None:
     """A keyword argument and a dict item with literals read as ``name=value`` and
     ``"key": value`` (transformers' use_ipex, accelerate's environment switch)."""
