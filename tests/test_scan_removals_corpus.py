@@ -295,3 +295,28 @@ def test_the_key_draft_calls_a_windows_installer_s_lines_shell(tmp_path: Path) -
         f"install.ps1:1:shell: {install.strip()}",
         f"setup.bat:1:shell: {install.strip()}",
     ]
+
+
+AUDIT: dict[str, Any] = yaml.safe_load(
+    (REPO / "tests" / "assets" / "scan_audit.yaml").read_text(encoding="utf-8")
+)
+
+
+def test_the_audit_of_unseen_projects_adds_up_and_is_no_removal_case() -> None:
+    """The fourteenth collection's trees scanned at their newest commit (docs/scan.md): every
+    project once, at a full commit; the counts say what the judged lines say; and none is a
+    case of the removal corpus, whose keys are their maintainers' (a later measurement can use
+    neither set for the other)."""
+    projects = [p["repo"] for p in AUDIT["projects"]]
+    assert len(projects) == len(set(projects)) == 95
+    assert all(SHA.fullmatch(p["commit"]) for p in AUDIT["projects"])
+    sample = AUDIT["precision_sample"]
+    assert sample["of"] == len(sample["findings"]) == 40
+    assert sample["accepted"] == sum(f["verdict"] == "accepted" for f in sample["findings"])
+    assert {f["repo"] for f in sample["findings"]} <= set(projects)
+    key = AUDIT["key"]
+    fixed = [m for m in key["missed"] if m["why"].startswith("fixed:")]
+    assert key["found_after"] - key["found_before"] == len(fixed)
+    assert key["of"] - key["found_after"] == len(key["missed"]) - len(fixed)
+    cases = {p["project"].lower() for p in DATA["projects"]}
+    assert cases.isdisjoint(p.lower() for p in projects)
