@@ -104,6 +104,10 @@ class CodeMatch(JsonModel):
     """The rule whose fix ``scan --fix`` removes this line with (an import from IPEX whose
     every name goes with the uses that fix rewrites) where this rule's own fix leaves it;
     ``None`` otherwise."""
+    set_at: int | None = None
+    """A read of a project's flag (``if xpu_available:``): the line (of the same file, or cell)
+    whose assignment sets the flag from an availability probe, the cause this read points to;
+    ``None`` for every other match, or a flag set elsewhere."""
 
 
 @dataclass(frozen=True)

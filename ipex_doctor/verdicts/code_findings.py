@@ -156,7 +156,11 @@ def code_finding(
         status, verdict, fact = _guarded((status, verdict, fact), match.guard)
     if match.assigned_at is not None:
         status, verdict, fact = _after_assignment((status, verdict, fact), match, match.assigned_at)
-    sentence = f"{_where(match)}: {match.symbol}" + (f" — {fact}" if fact else "")
+    symbol = match.symbol
+    if match.set_at is not None:
+        # NOTE: one cause, one finding: a read of the flag points to where a probe sets it
+        symbol += f" (set from a probe at line {match.set_at})"
+    sentence = f"{_where(match)}: {symbol}" + (f" — {fact}" if fact else "")
     data: dict[str, object] = {
         "symbol": match.symbol,
         "why": rule.why,
@@ -166,6 +170,8 @@ def code_finding(
     }
     if match.guard:
         data["guard"] = match.guard
+    if match.set_at is not None:
+        data["set_at"] = _where(match, match.set_at)
     title = rule.title
     if match.assigned_at is not None:
         # NOTE: the rule's title ("does not exist") is untrue where the assignment set it

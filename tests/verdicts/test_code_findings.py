@@ -3,6 +3,8 @@ its probe says no), and the "mechanical" label is given only where ``--fix`` rew
 
 from __future__ import annotations
 
+import dataclasses
+
 from builders import make_env
 
 from ipex_doctor.knowledge import code_rules
@@ -87,3 +89,24 @@ def test_a_read_of_what_the_files_own_assignment_set_points_to_that_assignment()
         assert read.evidence.data["assigned_at"] == "infer/modules/ipex/gradscaler.py:183"
         assert "line 183" in read.evidence.summary and "line 183" in read.remediation
         assert rule.replacement in read.remediation
+
+
+def test_a_read_of_a_flag_points_to_the_probe_that_sets_it() -> None:
+    """One cause, one finding: a read of ``xpu_available`` (set from ``is_ipex_available()``
+    at line 8) is reported where it guards a path, and says where its cause is; the symbol,
+    and so the finding's identity in a baseline, stays the flag's name."""
+    rule = SHIPPED.get("ipex-probe")
+    assert rule is not None
+    read = CodeMatch(
+        rule_id=rule.id,
+        location=CodeLocation("intel_test_llm.py", 11, 3),
+        symbol="xpu_available",
+        snippet="if xpu_available:",
+        set_at=8,
+    )
+    finding = code_finding(read, rule, None, {})
+    assert "xpu_available (set from a probe at line 8)" in finding.evidence.summary
+    assert finding.evidence.data["set_at"] == "intel_test_llm.py:8"
+    assert finding.evidence.data["symbol"] == "xpu_available"
+    plain = code_finding(dataclasses.replace(read, set_at=None), rule, None, {})
+    assert "set from" not in plain.evidence.summary and "set_at" not in plain.evidence.data

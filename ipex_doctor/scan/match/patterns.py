@@ -69,6 +69,8 @@ class PatternHit(NamedTuple):
     symbol: str
     mechanical: bool = False
     """``scan --fix`` rewrites this place (the rule's fix applies to this form of it)."""
+    set_at: int = 0
+    """A flag's read: the line whose assignment makes it a probe's answer (``ProbeHit``)."""
 
 
 class Context(NamedTuple):
@@ -115,10 +117,12 @@ def _last_parts(names: tuple[str, ...]) -> frozenset[str]:
     return frozenset(name.rsplit(".", 1)[-1] for name in names)
 
 
-def _hit(part: int, node: ast.expr, symbol: str) -> PatternHit:
+def _hit(part: int, node: ast.expr, symbol: str, set_at: int = 0) -> PatternHit:
     end_line = node.end_lineno if node.end_lineno is not None else node.lineno
     end_column = node.end_col_offset if node.end_col_offset is not None else node.col_offset
-    return PatternHit(part, node.lineno, node.col_offset, end_line, end_column, symbol)
+    return PatternHit(
+        part, node.lineno, node.col_offset, end_line, end_column, symbol, set_at=set_at
+    )
 
 
 # --- with-and ---------------------------------------------------------------------------------
@@ -357,7 +361,7 @@ def _find_probes(parts: Sequence[Facts], context: Context) -> Iterator[PatternHi
     for found in probes.hits():
         node = found.node
         assert isinstance(node, ast.expr)
-        yield _hit(found.part, node, found.symbol)
+        yield _hit(found.part, node, found.symbol, found.set_at)
 
 
 # --- unbound-ipex-alias -----------------------------------------------------------------------

@@ -44,6 +44,9 @@ class Hit(NamedTuple):
     in a statement that has run by the time it is read (``matches``); 0: none."""
     rewritten_for: str = ""
     """The rule whose fix rewrites this line though this rule's does not (``CodeMatch``)."""
+    set_at: int = 0
+    """A flag's read: the line of this part whose assignment makes it a probe's answer
+    (``CodeMatch.set_at``); 0: none."""
 
 
 class TextLine(NamedTuple):
@@ -171,4 +174,5 @@ def to_match(hit: Hit, path: str, lines: Sequence[str]) -> CodeMatch:
         guard=hit.guard or None,
         assigned_at=hit.assigned_at or None,
         rewritten_for=hit.rewritten_for or None,
+        set_at=hit.set_at or None,
     )

@@ -107,6 +107,35 @@ def test_a_flag_that_other_checks_also_set_is_not_ipex_s(tmp_path: Path) -> None
     assert _probes(tmp_path, source) == [(19, "use_ipex"), (19, "ready")]
 
 
+def test_a_flags_read_points_to_where_a_probe_first_sets_it(tmp_path: Path) -> None:
+    """The reads carry the earliest line whose assignment makes the name a flag: the ``True``
+    after the import in the ``try`` (not the handler's ``False``), the probe's answer; a read
+    on that very line and a listed flag the module never sets point nowhere."""
+    source = (
+        "import importlib.util\n"
+        "try:\n"
+        "    import intel_extension_for_pytorch as ipex\n"
+        "    IPEX_READY = True\n"
+        "except ImportError:\n"
+        "    IPEX_READY = False\n"
+        'found = importlib.util.find_spec("intel_extension_for_pytorch") is not None\n'
+        "ready = found and IPEX_READY\n"
+        "if ready or HAS_IPEX:\n"
+        "    pass\n"
+    )
+    reads = {
+        (m.location.line, m.symbol): m.set_at
+        for m in _matches(tmp_path, source)
+        if m.rule_id == "ipex-probe" and m.symbol.isidentifier()
+    }
+    assert reads == {
+        (8, "found"): 7,
+        (8, "IPEX_READY"): 4,
+        (9, "ready"): 8,
+        (9, "HAS_IPEX"): None,
+    }
+
+
 def test_a_listed_name_bound_to_its_module_is_not_a_flag(tmp_path: Path) -> None:
     """``import intel_extension_for_pytorch`` binds the module, not a flag: reading it is the
     import rule's and the other rules' business, and hasattr on it is a probe."""

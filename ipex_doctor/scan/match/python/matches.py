@@ -500,6 +500,7 @@ def _pattern_hit(rule_id: str, found: PatternHit, lines: Sequence[str]) -> Hit:
         char_column(_line(lines, found.end_line), found.end_column),
         found.part,
         found.mechanical,
+        set_at=found.set_at,
     )
 
 

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from typing import NamedTuple
 
 from ipex_doctor.scan.match.python.names import Facts, NameTable, Scope
@@ -56,6 +56,8 @@ NAMESPACE_CALLS = frozenset({"globals", "locals", "dir", "vars"})
 """Builtins whose result, tested with ``in``, says whether a name is defined."""
 _REQUIREMENT_NAME = re.compile(r"[A-Za-z0-9_.-]+")
 _FLAG_ROUNDS = 3
+Origin = tuple[int, int]
+"""(part, line) of an assignment that makes a name a flag."""
 _CONSTANTS = (True, False, None)
 _SAYS_IPEX = re.compile(r"(?i)ipex|ccl")
 """A flag named after IPEX or oneCCL (``use_ipex``, ``HAS_IPEX``, ``ccl_ok``)."""
@@ -68,6 +70,9 @@ class ProbeHit(NamedTuple):
     part: int
     node: ast.AST
     symbol: str
+    set_at: int = 0
+    """A flag's read: the line of the same part whose assignment makes it a probe's answer
+    (the cause the read points to); 0: none, or not in this part."""
 
 
 class Guard(NamedTuple):
@@ -96,6 +101,8 @@ class Known(NamedTuple):
     """The names the module binds by importing a listed package."""
     names: frozenset[str]
     """The listed names the module spells (searched for once, not in every run)."""
+    origins: Mapping[str, Origin] = {}
+    """Where each flag is first set from a probe (``Probes._origins``)."""
 
 
 class Answer(NamedTuple):
@@ -142,8 +149,12 @@ class Probes:
             for facts in parts:
                 self._find_hasattr(facts)
             return
+        self._origins: Mapping[str, Origin] = {}
+        """Where each flag is first set from a probe: the earliest (part, line) of the
+        assignments that make it one, the same whichever order the parts are read in."""
         if whole is not None:
             self._flags, self._imported = set(whole.flags), whole.imported
+            self._origins = whole.origins
             for facts in parts:
                 self._find(facts)
             return
@@ -162,6 +173,9 @@ class Probes:
             if more <= mixed:
                 break
             mixed |= more
+        self._origins = self._first_sets(
+            source for facts in parts for source in self._flag_sources(facts)
+        )
         for facts in parts:
             self._find(facts)
 
@@ -288,8 +302,37 @@ class Probes:
             names = [t.id for t in targets if isinstance(t, ast.Name)]
             if names and assign.value is not None and self._holds_probe(assign.value, scope):
                 found.update(names)
-        found.update(self._try_flags(facts))
+        found.update(name for name, _ in self._try_flags(facts))
         self._flags.update(found.difference(mixed))
+
+    def _flag_sources(
+        self, facts: Facts
+    ) -> Iterator[tuple[tuple[str, ...], list[Answer] | None, Origin]]:
+        """What in this part may make a name a flag, with its place: an assignment and the
+        places in its value that would make it a probe's answer, or a name set around an
+        import of a listed package (``None``: nothing more)."""
+        for assign, scope in facts.assigns:
+            targets = assign.targets if isinstance(assign, ast.Assign) else [assign.target]
+            names = tuple(t.id for t in targets if isinstance(t, ast.Name))
+            if names and assign.value is not None:
+                answers = list(self._answers(assign.value, scope))
+                if answers:
+                    yield names, answers, (facts.part, assign.lineno)
+        for name, line in self._try_flags(facts):
+            yield (name,), None, (facts.part, line)
+
+    def _first_sets(
+        self, sources: Iterable[tuple[tuple[str, ...], list[Answer] | None, Origin]]
+    ) -> dict[str, Origin]:
+        """For each flag, the earliest place of ``sources`` that makes it one (with the flags
+        as they are now)."""
+        origins: dict[str, Origin] = {}
+        for names, answers, at in sources:
+            if answers is None or any(map(self._holds, answers)):
+                for name in names:
+                    if name in self._flags and at < origins.get(name, (1 << 62, 0)):
+                        origins[name] = at
+        return origins
 
     def _other_sources(self, facts: Facts) -> Iterator[tuple[tuple[str, ...], list[Answer]]]:
         """The assignments of this part that may set a name to something else than a probe's
@@ -328,9 +371,10 @@ class Probes:
             and not any(map(self._holds, answers))
         }
 
-    def _try_flags(self, facts: Facts) -> Iterator[str]:
+    def _try_flags(self, facts: Facts) -> Iterator[tuple[str, int]]:
         """The names this part sets to ``True`` / ``False`` around an import of a listed
-        package (``try: import ipex; HAS_IPEX = True except ImportError: HAS_IPEX = False``)."""
+        package (``try: import ipex; HAS_IPEX = True except ImportError: HAS_IPEX = False``),
+        each with the line of the assignment."""
         for branch, _ in facts.branches:
             if isinstance(branch, ast.Try) and self._imports_listed(branch.body):
                 handlers = [s for h in branch.handlers for s in h.body]
@@ -340,7 +384,9 @@ class Probes:
                         and isinstance(statement.value, ast.Constant)
                         and isinstance(statement.value.value, bool)
                     ):
-                        yield from (t.id for t in statement.targets if isinstance(t, ast.Name))
+                        for target in statement.targets:
+                            if isinstance(target, ast.Name):
+                                yield target.id, statement.lineno
 
     def _holds_probe(self, node: ast.expr, scope: Scope) -> bool:
         """Whether the value ``node`` is a probe's answer: a probe call or a flag, tested,
@@ -451,7 +497,9 @@ class Probes:
             spoken = {id(n) for n in message_nodes(facts) if isinstance(n, ast.Name)}
             for flag in flags:
                 if id(flag) not in spoken:
-                    self._found[id(flag)] = ProbeHit(facts.part, flag, flag.id)
+                    part, line = self._origins.get(flag.id, (facts.part, 0))
+                    set_at = line if part == facts.part and line != flag.lineno else 0
+                    self._found[id(flag)] = ProbeHit(facts.part, flag, flag.id, set_at)
 
     # -- what a probe guards ------------------------------------------------------------------
 
@@ -556,6 +604,8 @@ class FlagSources:
         self._others: list[tuple[tuple[str, ...], list[Answer]]] = []
         """What each part's assignments set that may not be a probe's answer (``Probes.
         _other_sources``): a flag set so is not IPEX's alone."""
+        self._placed: list[tuple[tuple[str, ...], list[Answer] | None, Origin]] = []
+        """The same sources with their places, for where each flag is first set."""
         self._sources: list[tuple[tuple[str, ...], list[Answer] | None]] = []
         """The names each assignment or ``try`` sets, and what makes them flags (``None``:
         nothing more, a ``try`` around an import of a listed package)."""
@@ -571,10 +621,11 @@ class FlagSources:
         probes = self._probes
         if not probes._names:
             return False
-        before, others = len(self._sources), len(self._others)
+        before, others, placed = len(self._sources), len(self._others), len(self._placed)
         self.add(facts)
         added, self._sources = self._sources[before:], self._sources[:before]
         other, self._others = self._others[others:], self._others[:others]
+        del self._placed[placed:]
         # NOTE: a part may also unmake a flag, setting it from what answers no probe (``_mixed``)
         return bool(probes._mixed(other)) or any(
             answers is None or any(map(probes._holds, answers)) for _, answers in added
@@ -592,10 +643,11 @@ class FlagSources:
                 answers = list(probes._answers(assign.value, scope))
                 if answers:
                     self._sources.append((names, answers))
-        tried = tuple(probes._try_flags(facts))
+        tried = tuple(name for name, _ in probes._try_flags(facts))
         if tried:
             self._sources.append((tried, None))
         self._others.extend(probes._other_sources(facts))
+        self._placed.extend(probes._flag_sources(facts))
 
     def known(self, imports: Facts) -> Known | None:
         """The module's flags, once its name table is finished (``imports``: its every import
@@ -619,5 +671,6 @@ class FlagSources:
                 return None
             more = probes._mixed(self._others)
             if more <= mixed:
-                return Known(frozenset(flags), probes._imported, probes._names)
+                origins = probes._first_sets(self._placed)
+                return Known(frozenset(flags), probes._imported, probes._names, origins)
             mixed |= more
