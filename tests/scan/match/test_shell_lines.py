@@ -171,6 +171,40 @@ def test_an_install_is_a_requirement_and_other_mentions_are_not(
     assert [rule for _, _, rule, _ in found(scan(tmp_path, SHIPPED))] == expected
 
 
+def test_what_a_python_program_asks_ipex_is_found_on_its_own_line(tmp_path: Path) -> None:
+    """na-radio-standalone's Dockerfile and open-navigator's installer print IPEX's version
+    on the line after the import of the Python they run: each line goes with IPEX. A line
+    that prints the words (echo) runs no Python."""
+    write(
+        tmp_path,
+        {
+            "Dockerfile": (
+                "FROM python:3.10\n"
+                'RUN python -c "\\\n'
+                "import intel_extension_for_pytorch as ipex\n"
+                "print('IPEX version:', ipex.__version__)\n"
+                "print('XPU:', ipex.xpu.is_available())\n"
+                '"\n'
+                "RUN echo \"print(ipex.__version__)\"\n"
+            ),
+            "check.sh": (
+                "python - <<'PY'\n"
+                "import intel_extension_for_pytorch as ipex\n"
+                "print('IPEX version:', ipex.__version__)\n"
+                "PY\n"
+                'echo "ipex.__version__ is printed above"\n'
+            ),
+        },
+    )
+    assert [(p, n) for p, n, rule, _ in found(scan(tmp_path, SHIPPED))] == [
+        ("Dockerfile", 3),
+        ("Dockerfile", 4),
+        ("Dockerfile", 5),
+        ("check.sh", 2),
+        ("check.sh", 3),
+    ]
+
+
 PIN = "intel-extension-for-pytorch==2.1.10+xpu"
 
 
