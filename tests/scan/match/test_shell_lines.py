@@ -185,7 +185,7 @@ def test_what_a_python_program_asks_ipex_is_found_on_its_own_line(tmp_path: Path
                 "print('IPEX version:', ipex.__version__)\n"
                 "print('XPU:', ipex.xpu.is_available())\n"
                 '"\n'
-                "RUN echo \"print(ipex.__version__)\"\n"
+                'RUN echo "print(ipex.__version__)"\n'
             ),
             "check.sh": (
                 "python - <<'PY'\n"
