@@ -296,13 +296,12 @@ class Probes:
     def _derive_flags(self, facts: Facts, mixed: Collection[str] = ()) -> None:
         """Add to the flags the names this part sets from a probe, or around an import of a
         listed package, but those ``mixed`` (``_mixed``)."""
-        found: set[str] = set()
-        for assign, scope in facts.assigns:
-            targets = assign.targets if isinstance(assign, ast.Assign) else [assign.target]
-            names = [t.id for t in targets if isinstance(t, ast.Name)]
-            if names and assign.value is not None and self._holds_probe(assign.value, scope):
-                found.update(names)
-        found.update(name for name, _ in self._try_flags(facts))
+        found = {
+            name
+            for names, answers, _ in self._flag_sources(facts)
+            if answers is None or any(map(self._holds, answers))
+            for name in names
+        }
         self._flags.update(found.difference(mixed))
 
     def _flag_sources(
@@ -388,16 +387,12 @@ class Probes:
                             if isinstance(target, ast.Name):
                                 yield target.id, statement.lineno
 
-    def _holds_probe(self, node: ast.expr, scope: Scope) -> bool:
-        """Whether the value ``node`` is a probe's answer: a probe call or a flag, tested,
-        negated or combined (``find_spec(...) is not None``), or passed through one call
-        (``version.parse(metadata.version(...))``). A container or a string that holds one
-        (a table of checks, a message) is not an answer."""
-        return any(self._holds(atom) for atom in self._answers(node, scope))
-
     def _answers(self, node: ast.expr, scope: Scope) -> Iterator[Answer]:
-        """The places in the value ``node`` that would make it a probe's answer
-        (``_holds_probe``: it is one when any of them holds). What they hold on is left to
+        """The places in the value ``node`` that would make it a probe's answer: it is one
+        when any of them holds (a probe call or a flag, tested, negated or combined,
+        ``find_spec(...) is not None``, or passed through one call, ``version.parse(
+        metadata.version(...))``; a container or a string that holds one, a table of checks
+        or a message, is not an answer). What they hold on is left to
         ``_holds``: whether a name is a flag, what a ``hasattr`` asks about, which names the
         module's imports bind; so that a module read in runs of statements can keep them
         (``FlagSources``) until every run is read and its names are known."""
@@ -604,11 +599,10 @@ class FlagSources:
         self._others: list[tuple[tuple[str, ...], list[Answer]]] = []
         """What each part's assignments set that may not be a probe's answer (``Probes.
         _other_sources``): a flag set so is not IPEX's alone."""
-        self._placed: list[tuple[tuple[str, ...], list[Answer] | None, Origin]] = []
-        """The same sources with their places, for where each flag is first set."""
-        self._sources: list[tuple[tuple[str, ...], list[Answer] | None]] = []
-        """The names each assignment or ``try`` sets, and what makes them flags (``None``:
-        nothing more, a ``try`` around an import of a listed package)."""
+        self._sources: list[tuple[tuple[str, ...], list[Answer] | None, Origin]] = []
+        """The names each assignment or ``try`` sets, what makes them flags (``None``:
+        nothing more, a ``try`` around an import of a listed package) and where
+        (``Probes._flag_sources``)."""
 
     def adds(self, facts: Facts) -> bool:
         """Whether the part ``facts``, read once ``known`` has answered without it (a run
@@ -621,14 +615,13 @@ class FlagSources:
         probes = self._probes
         if not probes._names:
             return False
-        before, others, placed = len(self._sources), len(self._others), len(self._placed)
+        before, others = len(self._sources), len(self._others)
         self.add(facts)
         added, self._sources = self._sources[before:], self._sources[:before]
         other, self._others = self._others[others:], self._others[:others]
-        del self._placed[placed:]
         # NOTE: a part may also unmake a flag, setting it from what answers no probe (``_mixed``)
         return bool(probes._mixed(other)) or any(
-            answers is None or any(map(probes._holds, answers)) for _, answers in added
+            answers is None or any(map(probes._holds, answers)) for _, answers, _ in added
         )
 
     def add(self, facts: Facts) -> None:
@@ -636,18 +629,8 @@ class FlagSources:
         probes = self._probes
         if not probes._names:
             return  # NOTE: no flag without a listed name spelled (``Probes``)
-        for assign, scope in facts.assigns:
-            targets = assign.targets if isinstance(assign, ast.Assign) else [assign.target]
-            names = tuple(t.id for t in targets if isinstance(t, ast.Name))
-            if names and assign.value is not None:
-                answers = list(probes._answers(assign.value, scope))
-                if answers:
-                    self._sources.append((names, answers))
-        tried = tuple(name for name, _ in probes._try_flags(facts))
-        if tried:
-            self._sources.append((tried, None))
+        self._sources.extend(probes._flag_sources(facts))
         self._others.extend(probes._other_sources(facts))
-        self._placed.extend(probes._flag_sources(facts))
 
     def known(self, imports: Facts) -> Known | None:
         """The module's flags, once its name table is finished (``imports``: its every import
@@ -660,7 +643,7 @@ class FlagSources:
             for _ in range(_FLAG_ROUNDS + 1):
                 found = {
                     name
-                    for names, answers in self._sources
+                    for names, answers, _ in self._sources
                     if answers is None or any(map(probes._holds, answers))
                     for name in names
                 }.difference(mixed)
@@ -671,6 +654,6 @@ class FlagSources:
                 return None
             more = probes._mixed(self._others)
             if more <= mixed:
-                origins = probes._first_sets(self._placed)
+                origins = probes._first_sets(self._sources)
                 return Known(frozenset(flags), probes._imported, probes._names, origins)
             mixed |= more
