@@ -56,12 +56,11 @@ NAMESPACE_CALLS = frozenset({"globals", "locals", "dir", "vars"})
 """Builtins whose result, tested with ``in``, says whether a name is defined."""
 _REQUIREMENT_NAME = re.compile(r"[A-Za-z0-9_.-]+")
 _FLAG_ROUNDS = 3
+"""A flag set from a flag set from a probe is followed this many steps deep."""
 Origin = tuple[int, int]
 """(part, line) of an assignment that makes a name a flag."""
-_CONSTANTS = (True, False, None)
 _SAYS_IPEX = re.compile(r"(?i)ipex|ccl")
 """A flag named after IPEX or oneCCL (``use_ipex``, ``HAS_IPEX``, ``ccl_ok``)."""
-"""A flag set from a flag set from a probe is followed this many steps deep."""
 
 
 class ProbeHit(NamedTuple):
@@ -335,9 +334,9 @@ class Probes:
 
     def _other_sources(self, facts: Facts) -> Iterator[tuple[tuple[str, ...], list[Answer]]]:
         """The assignments of this part that may set a name to something else than a probe's
-        answer: a value that is not a constant (``True``, ``False``, ``None``), outside the
-        ``try`` of an import of a listed package (there IPEX is what answers), with the places
-        that would make it an answer after all (``_answers``)."""
+        answer: a value that is not a constant (``True``, ``False``, ``None``, a number),
+        outside the ``try`` of an import of a listed package (there IPEX is what answers), with
+        the places that would make it an answer after all (``_answers``)."""
         tried = [
             (branch.body[0].lineno, branch.body[-1].end_lineno or branch.body[-1].lineno)
             for branch, _ in facts.branches
@@ -345,7 +344,10 @@ class Probes:
         ]
         for assign, scope in facts.assigns:
             value = assign.value
-            if value is None or (isinstance(value, ast.Constant) and value.value in _CONSTANTS):
+            if value is None or (
+                isinstance(value, ast.Constant)
+                and (value.value is None or isinstance(value.value, int))
+            ):
                 continue
             if any(first <= assign.lineno <= last for first, last in tried):
                 continue
