@@ -136,6 +136,54 @@ def test_a_flags_read_points_to_where_a_probe_first_sets_it(tmp_path: Path) -> N
     }
 
 
+FORGE = (
+    "import torch\n"
+    "xpu_available = False\n"
+    "try:\n"
+    "    import intel_extension_for_pytorch as ipex\n"
+    "    if torch.xpu.is_available():\n"
+    "        xpu_available = True\n"
+    "except:\n"
+    "    pass\n"
+    "def is_intel_xpu():\n"
+    "    global xpu_available\n"
+    "    if cpu_state == CPUState.GPU:\n"
+    "        if xpu_available:\n"
+    "            return True\n"
+    "    return False\n"
+    "def {other}():\n"
+    "    return torch.xpu.is_available()\n"
+    "def load(model, args):\n"
+    "    if {call} and not args.disable_ipex_hijack:\n"
+    "        model = torch.xpu.optimize(model.eval(), inplace=True)\n"
+    "    return model\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("call", "guard"),
+    [
+        ("is_intel_xpu()", "`is_intel_xpu() and (not args.disable_ipex_hijack)` (line 18)"),
+        ("upstream_xpu()", None),
+        ("is_intel_xpu(0)", None),
+    ],
+)
+def test_a_helper_that_returns_the_flag_guards_its_callers(
+    tmp_path: Path, call: str, guard: str | None
+) -> None:
+    """Forge's and Fooocus's memory managers: ``xpu_available`` is set True only after the
+    IPEX import (under an ``if`` in its ``try``), and ``is_intel_xpu()`` returns True only
+    where it is; ``torch.xpu.optimize`` under it runs only with IPEX, so it cannot fail
+    without IPEX (13 findings of the fourteenth collection's trees said it would). A helper
+    that asks upstream torch guards nothing, nor a call given an argument; the calls are no
+    probes of their own (the flag's reads are, pointing to where it is set)."""
+    source = FORGE.format(other="upstream_xpu", call=call)
+    matches = _matches(tmp_path, source)
+    alias = [m for m in matches if m.rule_id == "xpu-optimize-alias"]
+    assert [m.guard for m in alias] == [guard]
+    assert [(m.location.line, m.set_at) for m in matches if m.rule_id == "ipex-probe"] == [(12, 6)]
+
+
 def test_a_listed_name_bound_to_its_module_is_not_a_flag(tmp_path: Path) -> None:
     """``import intel_extension_for_pytorch`` binds the module, not a flag: reading it is the
     import rule's and the other rules' business, and hasattr on it is a probe."""

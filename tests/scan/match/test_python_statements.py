@@ -548,6 +548,38 @@ def test_whether_the_ipex_import_goes_reads_every_run(
     assert labels == [removed]
 
 
+@pytest.mark.parametrize("run_size", [1, 300])
+@pytest.mark.parametrize("helper_first", [True, False])
+def test_a_helper_that_answers_as_a_probe_reads_in_runs_as_the_whole_module(
+    run_size: int, helper_first: bool
+) -> None:
+    """Forge's ``is_intel_xpu()`` guards callers many runs away from its definition, on
+    either side: a module that defines such a helper is read whole (``FlagSources``), and the
+    guard is the same."""
+    flag = (
+        "xpu_available = False\n"
+        "try:\n"
+        "    import intel_extension_for_pytorch as ipex\n"
+        "    if torch.xpu.is_available():\n"
+        "        xpu_available = True\n"
+        "except ImportError:\n"
+        "    pass\n\n\n"
+    )
+    helper = (
+        "def is_intel_xpu():\n    if xpu_available:\n        return True\n    return False\n\n\n"
+    )
+    use = "def load(m):\n    if is_intel_xpu():\n        m = torch.xpu.optimize(m)\n    return m\n\n\n"
+    body = "".join(f"def plain_{n}(m):\n    return m(1)\n\n\n" for n in range(60))
+    parts = [helper, body, use] if helper_first else [use, body, helper]
+    data = ("import torch\n" + flag + "".join(parts)).encode()
+    assert_same_in_runs(data, run_size, runs=False)
+    candidate = Candidate(Path("m.py"), "m.py", FileKind.PYTHON, len(data))
+    found = read_python(candidate, data, SHIPPED, whole=False, run_size=run_size)
+    assert [m.guard is not None for m in found.matches if m.rule_id == "xpu-optimize-alias"] == [
+        True
+    ]
+
+
 def flag_chain(depth: int) -> str:
     """A flag set from a probe, then ``depth - 1`` flags each set from the one before, in
     reverse order (the last set first): the rounds in the module's order find the chain only

@@ -38,7 +38,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from typing import NamedTuple
+from typing import NamedTuple, TypeGuard
 
 from ipex_doctor.scan.match.python.names import Facts, NameTable, Scope
 from ipex_doctor.scan.match.python.strings import callee_name, is_query, message_nodes
@@ -138,6 +138,8 @@ class Probes:
         self._ipex_only = ipex_only
         self._found: dict[int, ProbeHit] = {}
         self._flags = {name for name in self._names if name.isidentifier()}
+        self._helper_names: frozenset[str] = frozenset()
+        """The module's own functions whose call answers as a probe does (``_helpers``)."""
         self._reads: set[int] = set()
         """Chains that read a name under a listed package (``ipex.__version__``)."""
         self._imported = frozenset(
@@ -151,6 +153,7 @@ class Probes:
         self._origins: Mapping[str, Origin] = {}
         """Where each flag is first set from a probe: the earliest (part, line) of the
         assignments that make it one, the same whichever order the parts are read in."""
+
         if whole is not None:
             self._flags, self._imported = set(whole.flags), whole.imported
             self._origins = whole.origins
@@ -183,7 +186,10 @@ class Probes:
         return list(self._found.values())
 
     def guards(self, parts: Sequence[Facts]) -> list[Guard]:
-        """The spans the probes (and ``try`` / ``except ImportError``) guard."""
+        """The spans the probes (and ``try`` / ``except ImportError``) guard; a call of the
+        module's own helper that answers as a probe does (``_helpers``) guards as one."""
+        for _ in range(2):  # NOTE: a helper that calls a helper is seen on the second pass
+            self._helper_names = self._helpers(parts)
         spans: list[Guard] = []
         for facts in parts:
             for node, _ in facts.branches:
@@ -379,7 +385,7 @@ class Probes:
         for branch, _ in facts.branches:
             if isinstance(branch, ast.Try) and self._imports_listed(branch.body):
                 handlers = [s for h in branch.handlers for s in h.body]
-                for statement in [*branch.body, *handlers]:
+                for statement in _nested([*branch.body, *handlers]):
                     if (
                         isinstance(statement, ast.Assign)
                         and isinstance(statement.value, ast.Constant)
@@ -521,10 +527,48 @@ class Probes:
                 return sign
             return 1 if sign == 1 else 0
         if isinstance(node, ast.Call):
+            if (
+                isinstance(node.func, ast.Name)
+                and node.func.id in self._helper_names
+                and not node.args
+                and not node.keywords
+            ):
+                return 1
             return self._polarity(node.func) if node.func is not node else 0
         if isinstance(node, ast.Attribute) and id(node) in self._reads:
             return 1
         return 0
+
+    def _helpers(self, parts: Sequence[Facts]) -> frozenset[str]:
+        """The module's own functions (at its top level, called with no argument) whose every
+        truthy return says the probe said yes: the flag itself (``return HAS_IPEX``), or
+        ``True`` under a test of it (Forge's ``is_intel_xpu()``: ``if xpu_available: return
+        True``, then ``return False``, where ``xpu_available`` is set only after the IPEX
+        import). Their callers' branches run only where IPEX is; the calls are no probes of
+        their own (a dozen device checks would be a dozen findings of one cause)."""
+        found: set[str] = set()
+        for facts in parts:
+            for body, scope in facts.bodies:
+                if scope.parent is not None:
+                    continue
+                for statement in body:
+                    if _callable_bare(statement) and self._answers_as_probe(statement):
+                        found.add(statement.name)
+        return frozenset(found)
+
+    def _answers_as_probe(self, function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+        truthy = False
+        for returned, tests in _returns(function.body, ()):
+            value = returned.value
+            if value is None or (isinstance(value, ast.Constant) and not value.value):
+                continue
+            if isinstance(value, ast.Constant) and value.value is True:
+                if not any(self._polarity(test) == (1 if taken else -1) for test, taken in tests):
+                    return False
+            elif self._polarity(value) != 1:
+                return False
+            truthy = True
+        return truthy
 
     def _guarded_by(self, node: ast.AST, part: int) -> Iterator[Guard]:
         if isinstance(node, ast.Try):
@@ -552,6 +596,74 @@ class Probes:
                 yield _span(part, chosen[0], chosen[-1], what)
         else:
             yield _span(part, chosen, chosen, what)
+
+
+def _nested(statements: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
+    """``statements`` and those inside their blocks (Forge sets ``xpu_available = True`` under
+    ``if torch.xpu.is_available():`` after the IPEX import), not inside a function or class
+    they define."""
+    for statement in statements:
+        yield statement
+        if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            continue
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(statement, field, None)
+            if isinstance(block, list):
+                yield from _nested(block)
+        for handler in getattr(statement, "handlers", ()):
+            yield from _nested(handler.body)
+
+
+def _may_answer(facts: Facts) -> bool:
+    """Whether the part ``facts`` defines, at the module's top level, a function that may
+    answer as a probe (``Probes._helpers``, whatever the flags): callable with no argument,
+    returning ``True``, a name or a test of one."""
+    return any(
+        _callable_bare(statement)
+        and any(
+            isinstance(returned.value, ast.Name | ast.BoolOp | ast.UnaryOp | ast.Compare)
+            or (isinstance(returned.value, ast.Constant) and returned.value.value is True)
+            for returned, _ in _returns(statement.body, ())
+        )
+        for body, scope in facts.bodies
+        if scope.parent is None
+        for statement in body
+    )
+
+
+def _callable_bare(statement: ast.stmt) -> TypeGuard[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """Whether ``statement`` defines a function that can be called with no argument."""
+    if not isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef):
+        return False
+    arguments = statement.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    return len(arguments.defaults) == len(positional) and all(
+        default is not None for default in arguments.kw_defaults
+    )
+
+
+def _returns(
+    statements: Sequence[ast.stmt], tests: tuple[tuple[ast.expr, bool], ...]
+) -> Iterator[tuple[ast.Return, tuple[tuple[ast.expr, bool], ...]]]:
+    """The ``return`` statements of a function body (not of the functions and classes it
+    defines), each with the ``if`` tests it lies under and whether in their body (``True``)
+    or their ``else``."""
+    for statement in statements:
+        if isinstance(statement, ast.Return):
+            yield statement, tests
+        elif isinstance(statement, ast.If):
+            yield from _returns(statement.body, (*tests, (statement.test, True)))
+            yield from _returns(statement.orelse, (*tests, (statement.test, False)))
+        elif isinstance(statement, ast.For | ast.AsyncFor | ast.While):
+            yield from _returns(statement.body, tests)
+            yield from _returns(statement.orelse, tests)
+        elif isinstance(statement, ast.With | ast.AsyncWith):
+            yield from _returns(statement.body, tests)
+        elif isinstance(statement, ast.Try):
+            for block in (statement.body, statement.orelse, statement.finalbody):
+                yield from _returns(block, tests)
+            for handler in statement.handlers:
+                yield from _returns(handler.body, tests)
 
 
 def _catches_missing(handler: ast.ExceptHandler) -> bool:
@@ -605,6 +717,9 @@ class FlagSources:
         """The names each assignment or ``try`` sets, what makes them flags (``None``:
         nothing more, a ``try`` around an import of a listed package) and where
         (``Probes._flag_sources``)."""
+        self._may_help = False
+        """A part defines a function that may answer as a probe (``Probes._helpers``): its
+        callers in other runs are guarded by it, so the module is read whole."""
 
     def adds(self, facts: Facts) -> bool:
         """Whether the part ``facts``, read once ``known`` has answered without it (a run
@@ -621,9 +736,12 @@ class FlagSources:
         self.add(facts)
         added, self._sources = self._sources[before:], self._sources[:before]
         other, self._others = self._others[others:], self._others[:others]
-        # NOTE: a part may also unmake a flag, setting it from what answers no probe (``_mixed``)
-        return bool(probes._mixed(other)) or any(
-            answers is None or any(map(probes._holds, answers)) for _, answers, _ in added
+        # NOTE: a part may also unmake a flag, setting it from what answers no probe (``_mixed``),
+        # or define a helper that guards its callers (``_may_answer``)
+        return (
+            _may_answer(facts)
+            or bool(probes._mixed(other))
+            or any(answers is None or any(map(probes._holds, answers)) for _, answers, _ in added)
         )
 
     def add(self, facts: Facts) -> None:
@@ -633,12 +751,15 @@ class FlagSources:
             return  # NOTE: no flag without a listed name spelled (``Probes``)
         self._sources.extend(probes._flag_sources(facts))
         self._others.extend(probes._other_sources(facts))
+        self._may_help = self._may_help or _may_answer(facts)
 
     def known(self, imports: Facts) -> Known | None:
         """The module's flags, once its name table is finished (``imports``: its every import
         statement); ``None`` when the order of its parts could decide them (see the class)."""
         probes = self._probes
         probes._imported = frozenset(probes._bound_by_listed_imports(imports))
+        if self._may_help:
+            return None
         mixed: set[str] = set()
         while True:
             flags = probes._flags = set(self._listed_flags)
