@@ -260,21 +260,36 @@ UR_CODES = {
 backend failed with error: 20", "Native API returns -999"); the pairs are those the corpus
 quotes with both (tests/assets)."""
 # NOTE: AdaptiveCpp prints a Level Zero result as "error code = ze:1879048193" (its backend's
-# prefix, the code in decimal: AdaptiveCpp #1239), hence the bare "ze:" before the number
+# prefix, the code in decimal: AdaptiveCpp #1239), hence the bare "ze:" before the number; Intel
+# MPI names the Level Zero call that failed ("failure in zeMemGetAllocProperties 78000001"), as
+# xpumanager does ("zeInit error: 70020000"): a ze* entry point's name in its own case
 _ZE_HEX = (
-    r"(?i)(?:zeInit\(?\)?(?: error)?|ze_result_t value|(?<![\w-])ze:)\W{0,10}"
+    r"(?i)(?:(?-i:\bze[A-Z]\w{1,60})\(?\)?(?: error| failed| returned)?|ze_result_t value"
+    r"|(?<![\w-])ze:)\W{0,10}"
     r"(0x7[08][0-9a-f]{6}|7[08][0-9a-f]{6}|\d{10})\b"
 )
 ZE_CODES = {
     0x70000001: "ZE_RESULT_ERROR_DEVICE_LOST",
+    0x70000002: "ZE_RESULT_ERROR_OUT_OF_HOST_MEMORY",
     0x70000003: "ZE_RESULT_ERROR_OUT_OF_DEVICE_MEMORY",
     0x70000004: "ZE_RESULT_ERROR_MODULE_BUILD_FAILURE",
+    0x70000005: "ZE_RESULT_ERROR_MODULE_LINK_FAILURE",
+    0x70000006: "ZE_RESULT_ERROR_DEVICE_REQUIRES_RESET",
+    0x70000007: "ZE_RESULT_ERROR_DEVICE_IN_LOW_POWER_STATE",
+    0x70010000: "ZE_RESULT_ERROR_INSUFFICIENT_PERMISSIONS",
+    0x70010001: "ZE_RESULT_ERROR_NOT_AVAILABLE",
+    0x70020000: "ZE_RESULT_ERROR_DEPENDENCY_UNAVAILABLE",
     0x78000001: "ZE_RESULT_ERROR_UNINITIALIZED",
+    0x78000002: "ZE_RESULT_ERROR_UNSUPPORTED_VERSION",
+    0x78000003: "ZE_RESULT_ERROR_UNSUPPORTED_FEATURE",
+    0x78000004: "ZE_RESULT_ERROR_INVALID_ARGUMENT",
 }
-"""Level Zero codes (ze_api.h's ze_result_t) that zeInit's callers print as a number
-("Failed to initialize in zeInit(): 0x78000001"). Only after zeInit or "ze_result_t value": a
-bare hex number elsewhere (Triton's "[ZE]: 0x78000011") is the business of the entries that
-quote it."""
+"""Level Zero codes (ze_api.h's ``_ze_result_t``, the oneAPI Level Zero specification's values)
+that the callers of a Level Zero entry point print as a number ("Failed to initialize in
+zeInit(): 0x78000001", "Unknown ze_result_t value: 1879179264"): the errors of the device, of
+the loader and of its validation that callers report, not the long tail of invalid-handle codes.
+Only after a ze* entry point's name, "ze_result_t value" or "ze:": a bare hex number elsewhere
+(Triton's "[ZE]: 0x78000011") is the business of the entries that quote it."""
 _ATTRIBUTE = r"module '([\w.]{1,200})' has no attribute '(\w{1,200})'"
 _MODULE = r"No module named [\"']?([\w.]+)"
 _BACKEND = (
@@ -309,7 +324,7 @@ _GATES: dict[str, tuple[str, ...]] = {
     _BACKEND[5]: ("backend",),
     _API: (".",),
     _EXCEPTION_END: (":",),
-    _ZE_HEX: ("zeinit", "ze_result_t", "ze:"),
+    _ZE_HEX: ("ze",),
     _ATTRIBUTE: ("has no attribute",),
 }
 """Literals (lower case) one of which a pattern needs to match: without any, it is skipped."""

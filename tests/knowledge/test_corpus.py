@@ -221,8 +221,11 @@ MEASURED: dict[str, tuple[int, int, int, int, int, int] | None] = {
     # thirty-first's development texts at its split, no rule changed: 755, 761, 788 of 1089, 7
     # of 1859 (none of its 89 neighbours named); then the thirty-first's kept-aside texts,
     # measured once (3, 3, 3 of 8; 1 of 57 alarms, OpenGothic's Vulkan "Out of device memory"
-    # named xpu-out-of-memory, recorded), joined it: 758, 764, 791 of 1097, 8 of 1916
-    "development": (1097, 758, 764, 791, 1916, 8),
+    # named xpu-out-of-memory, recorded), joined it: 758, 764, 791 of 1097, 8 of 1916; then a
+    # Level Zero code printed as a number after any ze* entry point's name, the loader's device,
+    # permission, dependency and validation codes decoded, Windows' Code 43 and dmesg's
+    # "[DRM/i915]" the driver layer's (3 gained, none lost): 761, 767, 793
+    "development": (1097, 761, 767, 793, 1916, 8),
     "kept-aside": None,  # NOTE: empty until the next collection is split
     # NOTE: "could not create an engine" is onednn; "The program was built for N devices" is the
     # sycl-build layer (three sampled threads, none a missing kernel), not xpu-kernel-not-built

@@ -1309,6 +1309,30 @@ def test_a_level_zero_code_printed_as_a_number_after_zeinit_is_read() -> None:
     assert explain(xpum, KB)[0].issue.id == "xpu-level-zero-broken"
     assert facts("zeInit: 2013265921").values["code"][0][0] == "ZE_RESULT_ERROR_UNINITIALIZED"
     assert "code" not in facts("zeInit error: 12345678").values
+    # any Level Zero entry point's name before it, as Intel MPI prints a failed call (yask #295),
+    # and the loader's own "Unknown ze_result_t value" in decimal (level-zero #93: the loader's
+    # dependency, a GPU driver, unavailable); a word that merely starts with "ze" is no entry point
+    mpi = "Error: failure in zeMemGetAllocProperties 78000001\nAbort(881416975) on node 0 (rank 0)"
+    assert facts(mpi).values["code"][0][0] == "ZE_RESULT_ERROR_UNINITIALIZED"
+    assert explain(mpi, KB)[0].issue.id == "xpu-level-zero-broken"
+    unknown = "what():  Unknown ze_result_t value: 1879179264\nAborted (core dumped)"
+    assert facts(unknown).values["code"][0][0] == "ZE_RESULT_ERROR_DEPENDENCY_UNAVAILABLE"
+    assert _layer_named(unknown) == "level-zero"
+    for prose in ("zero 78000001", "Zero: 78000001", "zebra 0x78000001", "ZeRO stage 78000001"):
+        assert "code" not in facts(prose).values, prose
+
+
+def test_windows_code_43_and_the_drm_prefix_are_the_driver_layers_beside_an_intel_word() -> None:
+    """Device Manager's Code 43 for an Intel GPU (IGCIT #1468) and dmesg's "[DRM/i915]" prefix
+    (le9-patch #10) are the kernel driver's; the same code for another vendor's card, with no
+    Intel word, names nothing."""
+    arc = "Intel Arc Pro B50 code 43 on 32.0.101.8515 driver"
+    drm = "[DRM/i915] page allocation failure\nkernel: Out of memory: Killed process 3317 (python3)"
+    for text in (arc, drm):
+        assert _layer_named(text) == "driver", text
+    nvidia = "RTX 3060 shows Code 43 in Device Manager after installing the modified driver"
+    found = diagnose(nvidia, KB)
+    assert found.matches == [] and found.layer is None, found
 
 
 def test_the_kernels_own_words_for_a_gpu_it_does_not_probe_name_the_missing_driver() -> None:
