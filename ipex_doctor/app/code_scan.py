@@ -61,7 +61,15 @@ Notify = Callable[[str], None]
 
 
 def _wanted(result: ScanResult, rules: CodeRules) -> dict[str, set[str]]:
-    """The fix ids each file's unsuppressed matches want, by the file's path in the result."""
+    """The fix ids each file's unsuppressed matches want, by the file's path in the result.
+    Not the fix of an IPEX import in a file another module imports IPEX's name from
+    (``CodeMatch.imported_by``): it removes the file's unused IPEX imports, which that
+    importer uses."""
+    kept = {
+        (m.location.path, rule.fix)
+        for m in result.matches
+        if m.imported_by is not None and (rule := rules.get(m.rule_id)) is not None and rule.fix
+    }
     wanted: dict[str, set[str]] = {}
     for match in result.matches:
         rule = rules.get(match.rule_id)
@@ -70,6 +78,7 @@ def _wanted(result: ScanResult, rules: CodeRules) -> dict[str, set[str]]:
             and rule.fix
             and match.suppressed is None
             and rewritten_by_fix(match.location.path)
+            and (match.location.path, rule.fix) not in kept
         ):
             wanted.setdefault(match.location.path, set()).add(rule.fix)
     return wanted

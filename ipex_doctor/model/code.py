@@ -108,6 +108,11 @@ class CodeMatch(JsonModel):
     """A read of a project's flag (``if xpu_available:``): the line (of the same file, or cell)
     whose assignment sets the flag from an availability probe, the cause this read points to;
     ``None`` for every other match, or a flag set elsewhere."""
+    imported_by: str | None = None
+    """An import of IPEX in a module that another module of the project imports its name from
+    (``from backend.hardware import ipex``): that importer's path and line (``path:line``) and
+    the name; ``scan --fix`` then leaves this file's IPEX imports alone (removing one would
+    break the importer's import). ``None`` for every other match."""
 
 
 @dataclass(frozen=True)

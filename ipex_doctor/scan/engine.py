@@ -18,13 +18,14 @@ import functools
 import os
 import sys
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ipex_doctor.knowledge.code_rules import CodeRules
 from ipex_doctor.model.code import CodeMatch, FileKind, ScanResult, SkippedFile
-from ipex_doctor.scan.match.cross_file import FLAG_RULES, PROBE_RULES
+from ipex_doctor.scan.match.cross_file import ALIAS_RULES, FLAG_RULES, PROBE_RULES
 from ipex_doctor.scan.match.rule_checks import refuse_invalid
 from ipex_doctor.scan.outcome import Outcome
 from ipex_doctor.scan.outcome_cache import OutcomeCache
@@ -111,6 +112,9 @@ def scan_paths(
             matches.extend(
                 _reads_of_imported_flags(probes, outcomes, matches, rules, max_file_bytes)
             )
+    if any(match.rule_id in ALIAS_RULES for match in matches):
+        matches, new = _uses_of_imported_aliases(outcomes, matches, rules, max_file_bytes)
+        matches.extend(new)
     seen = len(candidates)
     return ScanResult(
         roots=tuple(path.as_posix() for path in paths),
@@ -370,6 +374,97 @@ def _reads_of_imported_flags(
             if (match.rule_id, at.path, at.cell, at.line) not in found:
                 new.append(match)
     return new
+
+
+def _uses_of_imported_aliases(
+    outcomes: list[tuple[Candidate, Outcome]],
+    matches: list[CodeMatch],
+    rules: CodeRules,
+    max_file_bytes: int,
+) -> tuple[list[CodeMatch], list[CodeMatch]]:
+    """``matches`` with the IPEX imports other modules import from kept (``_kept_for_importers``),
+    and the findings in modules that import IPEX by name from another module of the tree that
+    binds it (``own_aliases``), less those already found on the same line by the same rule.
+    What each file imports by name came with its outcome (``Outcome.imports``); from it, a
+    second read of the files with an IPEX import finding that some file may import a word from
+    (their module-level bindings), then of the files that import an exported name from a module
+    of its exporter's last name; the importers alone are matched again, by every rule, their
+    imports of the exported names bound to IPEX."""
+    from ipex_doctor.scan.match.own_aliases import (
+        Wanted,
+        alias_rules,
+        exported_aliases,
+        import_lines,
+        imported_aliases,
+        may_export,
+        may_import_exported,
+        wanted_of,
+        words_wanted,
+    )
+
+    imports = import_lines(matches)
+    python = {c.display: c for c, _ in outcomes if reads_as_python(c.kind, c.path.name)}
+    # NOTE: what each file imports by name came with its outcome (kept by the outcome cache):
+    # a warm scan reads no file again unless some file imports a word from a module of an
+    # exporter's last name, and imports no reader unless it has an importer to read
+    by_file = {c.display: wanted_of(o.imports) for c, o in outcomes if o.imports}
+    wanted: Wanted = {}
+    for own in by_file.values():
+        for tail, words in own.items():
+            wanted.setdefault(tail, set()).update(words)
+    candidates = [python[d] for d in imports if d in python and words_wanted(d, wanted)]
+    if not candidates:
+        return matches, []
+
+    def exporting(display: str, data: bytes) -> bool:
+        return may_export(display, data, wanted)
+
+    exported = exported_aliases(imports, _texts(candidates, exporting))
+    if not exported:
+        return matches, []
+    importers = [python[d] for d, own in by_file.items() if may_import_exported(own, exported)]
+    if not importers:
+        return matches, []
+    from ipex_doctor.scan.match.ruleset import RuleSet
+    from ipex_doctor.scan.one_file import read_file
+
+    found = {(m.rule_id, m.location.path, m.location.cell, m.location.line) for m in matches}
+    unfixed = alias_rules(rules)
+    new: list[CodeMatch] = []
+    imported_by: dict[tuple[str, ...], str] = {}
+    for display, source in _texts(importers).items():
+        imported = imported_aliases(display, source, exported)
+        if not imported.project:
+            continue
+        for module, (line, name) in imported.exporters.items():
+            imported_by.setdefault(module, f"{display}:{line} ({name})")
+        derived = RuleSet(unfixed, imported.project)
+        for match in read_file(python[display], derived, max_file_bytes).matches:
+            at = match.location
+            if (match.rule_id, at.path, at.cell, at.line) not in found:
+                new.append(match)
+    return _kept_for_importers(matches, imported_by), new
+
+
+def _kept_for_importers(
+    matches: list[CodeMatch], imported_by: Mapping[tuple[str, ...], str]
+) -> list[CodeMatch]:
+    """``matches`` with each IPEX import of a module another module imports a name of IPEX
+    from marked so (``CodeMatch.imported_by``) and not mechanical: ``--fix`` leaves that file's
+    IPEX imports (``app.code_scan`` runs no import removal there), since removing one that
+    the file itself does not use would break the importer's import."""
+    from ipex_doctor.scan.match.own_flags import module_of
+
+    if not imported_by:
+        return matches
+    kept: list[CodeMatch] = []
+    for match in matches:
+        at = match.location
+        by = imported_by.get(module_of(at.path)) if at.path.endswith(".py") else None
+        if by is not None and match.rule_id in ALIAS_RULES and at.cell is None:
+            match = replace(match, mechanical=False, imported_by=by)
+        kept.append(match)
+    return kept
 
 
 def _texts(

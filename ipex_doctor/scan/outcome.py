@@ -32,3 +32,7 @@ class Outcome(NamedTuple):
     extras: tuple[str, ...] = ()
     """The project's own extras that pull IPEX, as ``name[extra]``, that a metadata file
     declares (``own_extras``): installs of them are IPEX's, found once every file is read."""
+    imports: tuple[str, ...] = ()
+    """What a Python file imports by name, as ``module:word`` (the last name of the module it
+    imports from, or nothing for ``from . import``; ``own_aliases.import_words``): which
+    modules import IPEX's name from another, decided once every file is read."""

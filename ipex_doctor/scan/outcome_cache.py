@@ -51,11 +51,11 @@ from ipex_doctor.model.code import CodeLocation, CodeMatch, SkippedFile
 from ipex_doctor.scan.outcome import Outcome
 from ipex_doctor.scan.read.discovery import Candidate
 
-_FORMAT = 6
+_FORMAT = 7
 """2: each entry holds the flags the file declares (``Outcome.declares``); 3: and the
 requirement lists it names (``Outcome.names``); 4: and ends with the project's own extras that
 pull IPEX (``Outcome.extras``); 5: matches and skips as flat lists of their fields; 6: sealed
-(``seal_text``)."""
+(``seal_text``); 7: and ends with what a Python file imports by name (``Outcome.imports``)."""
 MAX_FILE_BYTES = 256 * 1024 * 1024
 """The largest cache file read or written. This repository's own tree keeps about 800 bytes
 a file (its tests are dense with matches): 256 MiB is some 300,000 files. A tree beyond it is
@@ -97,6 +97,7 @@ class OutcomeCache:
                 declares=tuple(str(flag) for flag in entry[4]),
                 names=tuple(str(name) for name in entry[5]),
                 extras=tuple(str(extra) for extra in entry[6]),
+                imports=tuple(str(word) for word in entry[7]),
             )
         except (ValueError, TypeError, KeyError, IndexError, AttributeError):
             return None  # NOTE: a cache file edited by hand is a miss, never a traceback
@@ -109,7 +110,9 @@ class OutcomeCache:
             matches = [_flat(m) for m in outcome.matches]
             skips = [[s.path, s.reason] for s in outcome.skipped]
             entry = [list(candidate.stamp), outcome.parsed, matches, skips]
-            self._next[_key(candidate)] = [*entry, outcome.declares, outcome.names, outcome.extras]
+            self._next[_key(candidate)] = [
+                *entry, outcome.declares, outcome.names, outcome.extras, outcome.imports
+            ]  # fmt: skip
 
     def save(self) -> None:
         """Replace the cache file with this scan's outcomes; silently nothing when it cannot."""

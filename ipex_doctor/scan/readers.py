@@ -16,6 +16,7 @@ from collections.abc import Iterable, Iterator
 from ipex_doctor.model.code import FileKind, SkippedFile
 from ipex_doctor.scan.match.fixable import IPEX_PACKAGE, NO_KEEPERS, import_keepers
 from ipex_doctor.scan.match.launch_text import rewrite_launch_text
+from ipex_doctor.scan.match.own_aliases import import_words
 from ipex_doctor.scan.match.python.joins import joined_hits
 from ipex_doctor.scan.match.python.matches import (
     REMOVED_IMPORT,
@@ -111,12 +112,15 @@ def read_python(
         text = decode_python(data)
     except Undecodable as error:
         return skipped(candidate, f"cannot be decoded: {error}")
+    # NOTE: what the file imports by name, kept with its outcome: a warm scan finds the modules
+    # that import IPEX's name from another (``own_aliases``) without reading a file again
+    imports = import_words(data)
     lines = split_lines(text)
     python = rules.python(candidate.kind)
     text_rules = rules.text(candidate.kind)
     reads_text = bool(text_rules) and may_hit(text_rules, probe)
     if python is None and not reads_text:
-        return Outcome(True, [], [])
+        return Outcome(True, [], [], imports=imports)
     searched = None
     if python is not None and not every_pattern:
         searched = searched_patterns(python, probe, data, text)
@@ -136,9 +140,10 @@ def read_python(
                 searched=searched,
             )  # fmt: skip
         if by_runs is not None:
-            return Outcome(True, [to_match(hit, candidate.display, lines) for hit in by_runs], [])
+            matches = [to_match(hit, candidate.display, lines) for hit in by_runs]
+            return Outcome(True, matches, [], imports=imports)
     try:
-        facts, table = _read_names(parse_relevant(text, words))
+        facts, table = _read_names(parse_relevant(text, words), rules)
     except Unparsable as error:
         return skipped(candidate, str(error))
     found = _unique(text_hits(fragments(facts, lines), text_rules, probe)) if reads_text else []
@@ -149,7 +154,8 @@ def read_python(
         if python
         else found
     )
-    return Outcome(True, [to_match(hit, candidate.display, lines) for hit in hits], [])
+    matches = [to_match(hit, candidate.display, lines) for hit in hits]
+    return Outcome(True, matches, [], imports=imports)
 
 
 def searched_patterns(
@@ -225,7 +231,7 @@ def _read_runs(
         probe_names = next((n for _, p, n in python.patterns if p.id == PROBE_PATTERN), ())
         flags = FlagSources(probe_names, python.ipex_only_name, text)
         spectral = SpectralNorms(python, text)
-    table = NameTable()
+    table = NameTable(rules.project)
     table.keep_scopes()
     imports: list[ast.Import | ast.ImportFrom] = []
 
@@ -305,9 +311,9 @@ def _adds_sources(facts: Facts, flags: FlagSources | None, spectral: SpectralNor
     return spectral.kept != kept
 
 
-def _read_names(tree: ast.Module) -> tuple[Facts, NameTable]:
+def _read_names(tree: ast.Module, rules: RuleSet) -> tuple[Facts, NameTable]:
     """One module's facts and finished name table."""
-    table = NameTable()
+    table = NameTable(rules.project)
     facts = table.read(tree)
     table.finish()
     return facts, table
@@ -366,7 +372,7 @@ def _read_cells(
     if not rules.prefilter(FileKind.NOTEBOOK, python=True).admits(probe):
         return None
     cell_skips: list[SkippedFile] = []
-    table = NameTable()
+    table = NameTable(rules.project)
     parts: dict[int, Facts] = {}
     for cell in cells:
         if not cell.python:

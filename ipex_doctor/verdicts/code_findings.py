@@ -160,6 +160,10 @@ def code_finding(
     if match.set_at is not None:
         # NOTE: one cause, one finding: a read of the flag points to where a probe sets it
         symbol += f" (set from a probe at line {match.set_at})"
+    if match.imported_by is not None:
+        # NOTE: why --fix leaves an import the file itself may not use (the label says so too)
+        kept = f"{match.imported_by} imports it from this module: --fix leaves this file's IPEX imports"
+        fact = f"{fact}; {kept}" if fact else kept
     sentence = f"{_where(match)}: {symbol}" + (f" — {fact}" if fact else "")
     data: dict[str, object] = {
         "symbol": match.symbol,
@@ -172,6 +176,8 @@ def code_finding(
         data["guard"] = match.guard
     if match.set_at is not None:
         data["set_at"] = _where(match, match.set_at)
+    if match.imported_by is not None:
+        data["imported_by"] = match.imported_by
     title = rule.title
     if match.assigned_at is not None:
         # NOTE: the rule's title ("does not exist") is untrue where the assignment set it
@@ -193,7 +199,12 @@ def code_finding(
     else:
         if rule.recipe and rule.recipe not in remediation:
             remediation = f"{remediation.rstrip('.')}. {rule.recipe}"
-        if rule.fix and match.rewritten_for and rewritten_by_fix(match.location.path):
+        if rule.fix and match.imported_by and rewritten_by_fix(match.location.path):
+            remediation += (
+                f" (--fix leaves this import: {match.imported_by} imports the name from here;"
+                " replace the uses there first, then remove both imports)"
+            )
+        elif rule.fix and match.rewritten_for and rewritten_by_fix(match.location.path):
             remediation += (
                 f" ({OTHER_FIX} {match.rewritten_for}: it removes the import of the names"
                 " whose uses it rewrites)"

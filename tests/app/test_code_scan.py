@@ -177,6 +177,36 @@ def test_diff_writes_nothing_and_fix_leaves_what_is_not_mechanical(tmp_path: Pat
     assert train.read_text() == after, again.stderr
 
 
+def test_fix_keeps_an_ipex_import_another_module_imports_the_name_of(tmp_path: Path) -> None:
+    """``pkg/hw.py`` never uses the ``ipex`` it imports, but ``pkg/model.py`` imports it from
+    there: removing it (the unused-import fix) would break that import. --fix leaves it, says
+    why in the finding, and still removes the unused import of a module nobody imports from."""
+    project = tmp_path / "project"
+    (project / "pkg").mkdir(parents=True)
+    hw = "import torch\nimport intel_extension_for_pytorch as ipex\n\nDEVICE = 'xpu'\n"
+    (project / "pkg" / "__init__.py").write_text("")
+    (project / "pkg" / "hw.py").write_text(hw)
+    (project / "pkg" / "model.py").write_text(
+        "from pkg.hw import ipex\n\n\ndef run(m):\n    return ipex.optimize(m)\n"
+    )
+    (project / "pkg" / "alone.py").write_text(
+        "import torch\nimport intel_extension_for_pytorch\n\nx = torch.zeros(1)\n"
+    )
+    python = _torch_only(tmp_path)
+    code, report, _ = _scan(str(project), "--python", python)
+    kept = [
+        f for f in report["findings"]
+        if f["id"] == "ipex-import" and f["location"]["path"] == "pkg/hw.py"
+    ]  # fmt: skip
+    assert len(kept) == 1 and kept[0]["evidence"]["data"]["imported_by"] == "pkg/model.py:1 (ipex)"
+    assert "--fix leaves this import" in kept[0]["remediation"]
+    assert "mechanical" not in kept[0]["remediation"]
+    fixed = run_doctor("scan", str(project), "--python", python, "--fix", "-q")
+    assert "Traceback" not in fixed.stderr, fixed.stderr
+    assert (project / "pkg" / "hw.py").read_text() == hw
+    assert "intel_extension_for_pytorch" not in (project / "pkg" / "alone.py").read_text()
+
+
 def test_what_fix_leaves_alone_is_said_in_sentences(tmp_path: Path) -> None:
     """A place a fix refuses and a file it cannot read as UTF-8 are each one line saying
     where and why (no record's repr, no reason said twice); a file name with a newline is

@@ -13,7 +13,7 @@ import json
 import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ipex_doctor.knowledge.code_rules import CodeRule, CodeRules
 from ipex_doctor.lazy_pattern import LazyPattern
@@ -33,6 +33,9 @@ from ipex_doctor.scan.match.triggers import (
     unique,
 )
 from ipex_doctor.scan.read import derived_cache
+
+if TYPE_CHECKING:
+    from ipex_doctor.scan.match.python.names import ProjectImports
 
 
 class Best(NamedTuple):
@@ -186,7 +189,10 @@ class TextRule(NamedTuple):
 class RuleSet:
     """``CodeRules`` ready for scanning (built once per scan)."""
 
-    def __init__(self, rules: CodeRules) -> None:
+    def __init__(self, rules: CodeRules, project: ProjectImports | None = None) -> None:
+        self.project = project
+        """The project's own imports that stand for an outer module (``NameTable.project``),
+        for a file read again once another file showed what it imports (``own_aliases``)."""
         self._python: dict[FileKind, PythonRules] = {}
         self._python_triggers: dict[FileKind, list[Trigger]] = {}
         self._text: dict[FileKind, list[TextRule]] = {}

@@ -53,6 +53,7 @@ from ipex_doctor.scan.match.python.names import (
     Chain,
     Facts,
     NameTable,
+    ProjectImports,
     Scope,
     imported_modules,
     keyed_name,
@@ -156,8 +157,9 @@ def python_hits(
         hits += named
         if rules.imports.modules:
             hits += _import_hits(
-                facts, rules, lines[facts.part], guards, module, run_of, keepers, bool(rewritten)
-            )
+                facts, rules, lines[facts.part], guards, module, run_of, keepers,
+                bool(rewritten), table.project,
+            )  # fmt: skip
     switches = []
     for rule_id, pattern, names in rules.patterns:
         if searched is not None and rule_id not in searched:
@@ -441,14 +443,16 @@ def _import_hits(
     run_of: RunOf | None,
     keepers: Callable[[], Keepers],
     uses_rewritten: bool = False,
+    project: ProjectImports | None = None,
 ) -> Iterator[Hit]:
     """The import rules' hits of ``facts``; ``keepers()`` is what keeps an IPEX import in the
     whole module (``import_keepers``), asked only where ``removable_import`` reads it, or
-    ``removed_with_uses`` where some use is rewritten (``uses_rewritten``)."""
+    ``removed_with_uses`` where some use is rewritten (``uses_rewritten``); ``project``: the
+    project's own imports of an outer module (``NameTable.project``)."""
     imports: ImportIndex = rules.imports
     for statement in facts.imports:
         reported: set[str] = set()
-        for module_name, node in imported_modules(statement):
+        for module_name, node in imported_modules(statement, project):
             best = imports.best(module_name)
             for rule_id in best.rule_ids if best is not None else ():
                 if rule_id not in reported:

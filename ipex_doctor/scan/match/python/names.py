@@ -31,8 +31,13 @@ expression may stand for:
   A key is bound as the name ``mods['ipex']`` (no identifier looks like it), so scoping and
   ``global`` apply as to any name.
 
+A table may be given the project's own imports of IPEX (``project``, found across files by
+``own_aliases``): ``from backend.hardware import ipex``, where that module binds ``ipex`` to
+IPEX at its top level, binds ``ipex`` to what it stands for there, relative or absolute; each
+such import is named by where its statement starts and the name it imports.
+
 Not followed (the name stays unresolved): star imports, relative imports (the project's own
-modules), ``__import__`` and ``importlib``, ``getattr`` with a string, attributes of objects
+modules) but for those above, ``__import__`` and ``importlib``, ``getattr`` with a string, attributes of objects
 (``self.amp = torch.xpu.amp``), tuple unpacking, function return values (but for the dicts
 above), a dict's key that is not a string literal, names no import
 binds (a notebook kernel's pre-imported ``torch``; IPEX's alias read so is a pattern's,
@@ -50,7 +55,7 @@ function or class the scope the first reading made for it.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import NamedTuple, cast
 
 _EMPTY: frozenset[str] = frozenset()
@@ -207,10 +212,17 @@ class Facts(NamedTuple):
     """Which part of the file the tree is: 0, or a notebook's 1-based cell."""
 
 
+ProjectImports = Mapping[tuple[int, int, str], str]
+"""The imports of a name from the project's own modules that stand for an outer module: by the
+statement's line and column and the name imported, the dotted name it stands for."""
+
+
 class NameTable:
     """The bindings of one module (one file, or one notebook's cells) and their scopes."""
 
-    def __init__(self) -> None:
+    def __init__(self, project: ProjectImports | None = None) -> None:
+        self.project: ProjectImports = project or {}
+        """The project's own imports that stand for an outer module (see the module)."""
         self.module = Scope(None)
         self._scopes: list[Scope] = [self.module]
         self._assignments: list[tuple[Scope, str, ast.expr]] = []
@@ -474,7 +486,7 @@ def _import(
 ) -> bool:
     assert isinstance(node, ast.Import | ast.ImportFrom)
     if table._binding:
-        _bind_import(node, scope)
+        _bind_import(node, scope, table.project)
     facts.imports.append(node)
     return True
 
@@ -714,7 +726,7 @@ def _child_fields(kind: type) -> tuple[str, ...]:
     return fields
 
 
-def _bind_import(node: ast.Import | ast.ImportFrom, scope: Scope) -> None:
+def _bind_import(node: ast.Import | ast.ImportFrom, scope: Scope, project: ProjectImports) -> None:
     if isinstance(node, ast.Import):
         for alias in node.names:
             if alias.asname:
@@ -723,23 +735,36 @@ def _bind_import(node: ast.Import | ast.ImportFrom, scope: Scope) -> None:
                 top = alias.name.split(".", 1)[0]
                 scope.bound.setdefault(top, set()).add(top)
         return
-    if node.level or not node.module:
-        scope.local.update(a.asname or a.name for a in node.names if a.name != "*")
-        return  # the project's own modules: not followed
     for alias in node.names:
-        if alias.name != "*":
-            name = alias.asname or alias.name
+        if alias.name == "*":
+            continue
+        name = alias.asname or alias.name
+        outer = project.get((node.lineno, node.col_offset, alias.name)) if project else None
+        if outer is not None:
+            scope.bound.setdefault(name, set()).add(outer)
+        elif node.level or not node.module:
+            scope.local.add(name)  # NOTE: the project's own modules: not followed
+        else:
             scope.bound.setdefault(name, set()).add(f"{node.module}.{alias.name}")
 
 
-def imported_modules(node: ast.Import | ast.ImportFrom) -> Iterator[tuple[str, ast.AST]]:
+def imported_modules(
+    node: ast.Import | ast.ImportFrom, project: ProjectImports | None = None
+) -> Iterator[tuple[str, ast.AST]]:
     """The modules an import statement may load, each with the node to report it at: every
     ``import`` alias; for ``from m import n``, ``m`` at the statement and ``m.n`` at the alias
-    (``n`` may be a submodule). Relative imports load the project's own modules: none."""
+    (``n`` may be a submodule). Relative imports load the project's own modules: none, but for
+    a name of ``project`` (what the project module it comes from bound to an outer module: that
+    module, at the alias)."""
     if isinstance(node, ast.Import):
         for alias in node.names:
             yield alias.name, alias
         return
+    if project:
+        for alias in node.names:
+            outer = project.get((node.lineno, node.col_offset, alias.name))
+            if outer is not None:
+                yield outer, alias
     if node.level or not node.module:
         return
     yield node.module, node
