@@ -1322,6 +1322,37 @@ def test_a_level_zero_code_printed_as_a_number_after_zeinit_is_read() -> None:
         assert "code" not in facts(prose).values, prose
 
 
+def test_oneapis_packages_installer_and_environment_refusals_are_the_install_layers() -> None:
+    """rpm's conflict between oneAPI packages (oneDAL #1552), a missing provider of one (OpenHPC
+    #1590), Intel's apt repository refused for its expired key (oneMath #391), Intel's offline
+    installer failing (spack #44815), setvars.sh not found (votess #1), Intel MPI's wrapper
+    calling a removed compiler (spack #44674) and a GPU runtime .deb dpkg cannot unpack (IGC
+    #244) are the install layer; Lmod's own refusal of a site's oneAPI module (Lmod #791) names
+    nothing."""
+    texts = (
+        "Error: intel-oneapi-compiler-shared-common-runtime-2021.2.0 conflicts with "
+        "intel-oneapi-common-licensing-2021.1.1-2021.1.1-60.noarch",
+        "intel-compilers-devel build unresolvable: nothing provides "
+        "intel-oneapi-compiler-dpcpp-cpp-and-cpp-classic",
+        "Err:9 https://apt.repos.intel.com/intelpython binary/ InRelease\n  The following "
+        "signatures were invalid: EXPKEYSIG ACFA9FC57E6C5DBE Intel(R) Software Development Products",
+        "==> Error: ProcessError: Command exited with status 1:\n    'bash' "
+        "'l_onemkl_p_2024.0.0.49673_offline.sh' '-s' '-a' '-s' '--action' 'install' "
+        "'--install-dir' '/spack/opt/linux-rhel8/gcc-10.3.1/intel-oneapi-mkl-2024.0.0-2resjmq'",
+        "$ bash make.sh\nmake.sh: line 6: /opt/intel/oneapi/setvars.sh: No such file or directory",
+        "/apps/oneapi-2024.1.0/mpi/2021.12/bin/mpiicpx: line 546: icpc: command not found",
+        "dpkg-deb (subprocess): decompressing archive 'intel-igc-opencl_1.0.11279_amd64.deb' "
+        "member 'data.tar': internal gzip read error",
+    )
+    for text in texts:
+        found = diagnose(text, KB)
+        assert found.matches == [] and _layer_named(text) == "install", (text, found)
+    lmod = ("Lmod has detected the following error:  These module(s) or\nextension(s) exist but "
+            "cannot be loaded as requested: \"intel/oneapi_2022.3.1-sw1088\"")  # fmt: skip
+    found = diagnose(lmod, KB)
+    assert found.matches == [] and found.layer is None, found
+
+
 def test_windows_code_43_and_the_drm_prefix_are_the_driver_layers_beside_an_intel_word() -> None:
     """Device Manager's Code 43 for an Intel GPU (IGCIT #1468) and dmesg's "[DRM/i915]" prefix
     (le9-patch #10) are the kernel driver's; the same code for another vendor's card, with no
