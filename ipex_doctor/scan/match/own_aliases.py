@@ -46,9 +46,11 @@ from ipex_doctor.model.code import CodeMatch
 from ipex_doctor.scan.match.cross_file import ALIAS_RULES
 from ipex_doctor.scan.match.own_flags import (
     exporting_modules,
+    finding_lines,
     module_level,
     module_of,
     package_of,
+    parsed_again,
     statements_in,
 )
 from ipex_doctor.scan.read.source import Unparsable, parse_python
@@ -64,12 +66,7 @@ for."""
 def import_lines(matches: Iterable[CodeMatch]) -> dict[str, list[int]]:
     """The lines of each Python file's IPEX import findings (notebook cells and documents
     apart)."""
-    lines: dict[str, list[int]] = {}
-    for match in matches:
-        at = match.location
-        if match.rule_id in ALIAS_RULES and at.cell is None and at.path.endswith(".py"):
-            lines.setdefault(at.path, []).append(at.line)
-    return lines
+    return finding_lines(matches, ALIAS_RULES)
 
 
 def exported_aliases(imports: Mapping[str, Iterable[int]], text_of: Mapping[str, str]) -> Exported:
@@ -77,15 +74,8 @@ def exported_aliases(imports: Mapping[str, Iterable[int]], text_of: Mapping[str,
     (``display``) with import findings on ``imports[display]`` lines, read again from
     ``text_of``."""
     exported: Exported = {}
-    for display, lines in imports.items():
-        source = text_of.get(display)
-        if source is None:
-            continue
-        try:
-            tree = parse_python(source)
-        except Unparsable:
-            continue
-        names = _bound_to_ipex(tree, frozenset(lines))
+    for display, tree, lines in parsed_again(imports, text_of):
+        names = _bound_to_ipex(tree, lines)
         if names:
             exported[module_of(display)] = names
     return exported

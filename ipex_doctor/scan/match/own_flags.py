@@ -30,7 +30,7 @@ is not followed.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 
 from ipex_doctor.knowledge.code_rules import CodeRules
@@ -57,15 +57,7 @@ def exported_flags(
     ``probes[display]`` lines, the names assigned at module level from a value on one of them
     (``text_of``: the file's source, read again)."""
     exported: dict[tuple[str, ...], frozenset[str]] = {}
-    for display, lines in probes.items():
-        source = text_of.get(display)
-        if source is None:
-            continue
-        try:
-            tree = parse_python(source)
-        except Unparsable:
-            continue
-        found = set(lines)
+    for display, tree, found in parsed_again(probes, text_of):
         names = {
             statement.targets[0].id
             for statement in module_level(tree.body)
@@ -162,12 +154,34 @@ def flag_rules(rules: CodeRules, flags: Iterable[str]) -> CodeRules:
 
 def probe_lines(matches: Iterable[CodeMatch]) -> dict[str, list[int]]:
     """The lines of each Python file's probe findings (notebook cells and documents apart)."""
+    return finding_lines(matches, PROBE_RULES)
+
+
+def finding_lines(matches: Iterable[CodeMatch], rule_ids: Collection[str]) -> dict[str, list[int]]:
+    """The lines of each Python file's findings of ``rule_ids`` (notebook cells and documents
+    apart), by the file's display path."""
     lines: dict[str, list[int]] = {}
     for match in matches:
         at = match.location
-        if match.rule_id in PROBE_RULES and at.cell is None and at.path.endswith(".py"):
+        if match.rule_id in rule_ids and at.cell is None and at.path.endswith(".py"):
             lines.setdefault(at.path, []).append(at.line)
     return lines
+
+
+def parsed_again(
+    found: Mapping[str, Iterable[int]], text_of: Mapping[str, str]
+) -> Iterator[tuple[str, ast.Module, frozenset[int]]]:
+    """Each file of ``found`` (its display path and its findings' lines) whose source
+    ``text_of`` holds and that parses: the path, its tree and the lines."""
+    for display, lines in found.items():
+        source = text_of.get(display)
+        if source is None:
+            continue
+        try:
+            tree = parse_python(source)
+        except Unparsable:
+            continue
+        yield display, tree, frozenset(lines)
 
 
 def module_level(body: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
