@@ -173,6 +173,27 @@ def test_outcomes_of_this_users_own_cache_are_still_taken(tmp_path: Path) -> Non
     assert again.returncode == 0 and "xpu-amp-autocast" not in again.stdout, again.stderr
 
 
+def test_import_words_forged_onto_a_file_that_is_not_python_are_not_read(tmp_path: Path) -> None:
+    """The outcome file, this user's own and sealed, edited so that a requirements file's
+    outcome says it imports ``ipex`` from ``hw`` (an outcome only a Python file has): the scan
+    reads files by their kind, so no traceback, the same findings as before."""
+    tree, cache, _ = _cached(tmp_path)
+    (tree / "hw.py").write_text("import intel_extension_for_pytorch as ipex\n")
+    (tree / "requirements.txt").write_text("torch\n")
+    honest = _doctor(cache, "scan", ".", "-q", "--json", "-", cwd=tree)
+    (path,) = (cache / "ipex-doctor" / "scan").glob("*.json")
+    body, _, _ = path.read_text().rpartition("\n")
+    data = json.loads(body)
+    (entry,) = [e for key, e in data["files"].items() if key.endswith("requirements.txt")]
+    entry[7:] = [["hw:ipex"]]  # NOTE: Outcome.imports, the entry's eighth field
+    path.write_text(_own_seal(cache)(json.dumps(data)))
+    again = _doctor(cache, "scan", ".", "-q", "--json", "-", cwd=tree)
+    assert "Traceback" not in again.stderr, again.stderr
+    assert again.returncode == honest.returncode
+    findings = [(f["id"], f["location"]) for f in json.loads(again.stdout)["findings"]]
+    assert findings == [(f["id"], f["location"]) for f in json.loads(honest.stdout)["findings"]]
+
+
 EXPLAINED = "ImportError: undefined symbol: iJIT_NotifyEvent"
 """A text ``explain`` names from the shipped knowledge base (``oneapi-runtime-libs``)."""
 HONEST_FIX = "install the oneAPI version the release names"

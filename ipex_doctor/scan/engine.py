@@ -407,7 +407,11 @@ def _uses_of_imported_aliases(
     # NOTE: what each file imports by name came with its outcome (kept by the outcome cache):
     # a warm scan reads no file again unless some file imports a word from a module of an
     # exporter's last name, and imports no reader unless it has an importer to read
-    by_file = {c.display: wanted_of(o.imports) for c, o in outcomes if o.imports}
+    # NOTE: only a Python file's words count (an outcome cache edited by hand could give any
+    # file some: it is read as the file's kind says, never a traceback)
+    by_file = {
+        c.display: wanted_of(o.imports) for c, o in outcomes if o.imports and c.display in python
+    }
     wanted: Wanted = {}
     for own in by_file.values():
         for tail, words in own.items():
