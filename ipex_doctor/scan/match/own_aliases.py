@@ -195,9 +195,9 @@ def may_export(display: str, data: bytes, wanted: Wanted) -> bool:
     bound to IPEX, given what every file imports (``imported_names``): a word imported from a
     module of its last name (or from a package, for an ``__init__.py``) that ``data`` binds as
     ``_bound_to_ipex`` reads a binding (IPEX imported as it, listed in an import from IPEX,
-    assigned a name alone, or ``intel_extension_for_pytorch`` itself imported). A module of IPEX's own package (a tree
-    that holds ``intel_extension_for_pytorch/``, IPEX's repository or a copy of it) is IPEX
-    itself: what it re-exports is imported by IPEX's names already."""
+    assigned a name alone, or ``intel_extension_for_pytorch`` itself imported). A module of
+    IPEX's own package (a tree that holds ``intel_extension_for_pytorch/``, IPEX's repository
+    or a copy of it) is IPEX itself: what it re-exports is imported by IPEX's names already."""
     words = words_wanted(display, wanted)
     if not words:
         return False
@@ -233,11 +233,6 @@ def may_import_exported(wanted: Wanted, exported: Exported) -> bool:
     return False
 
 
-def names_of(exported: Exported) -> dict[tuple[str, ...], frozenset[str]]:
-    """``exported``'s names by module, as ``own_flags.may_import`` reads them."""
-    return {module: frozenset(names) for module, names in exported.items()}
-
-
 class Imported(NamedTuple):
     """What one file imports of the exported names."""
 
@@ -257,11 +252,10 @@ def imported_aliases(display: str, source: str, exported: Exported) -> Imported:
     except Unparsable:
         return found
     package = package_of(display)
-    by_module = names_of(exported)
     for node in statements_in(tree.body):
         if not isinstance(node, ast.ImportFrom):
             continue
-        for module in exporting_modules(node, package, by_module):
+        for module in exporting_modules(node, package, exported):
             for alias in node.names:
                 outer = exported[module].get(alias.name)
                 if outer is not None:

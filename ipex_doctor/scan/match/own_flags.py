@@ -205,10 +205,11 @@ def _lines_of(node: ast.expr) -> range:
 def exporting_modules(
     node: ast.ImportFrom,
     package: tuple[str, ...],
-    exported: Mapping[tuple[str, ...], frozenset[str]],
+    exported: Collection[tuple[str, ...]],
 ) -> Iterator[tuple[str, ...]]:
-    """The exporting modules ``node`` imports from: relative to ``package``, or a module whose
-    dotted path is the absolute name or ends with it."""
+    """The modules of ``exported`` (dotted paths as tuples; a mapping's keys) that ``node``
+    imports from: relative to ``package``, or a module whose dotted path is the absolute name
+    or ends with it."""
     named = tuple(node.module.split(".")) if node.module else ()
     if node.level:
         up = node.level - 1
