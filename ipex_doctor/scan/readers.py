@@ -17,6 +17,7 @@ from ipex_doctor.model.code import FileKind, SkippedFile
 from ipex_doctor.scan.match.fixable import IPEX_PACKAGE, NO_KEEPERS, import_keepers
 from ipex_doctor.scan.match.launch_text import rewrite_launch_text
 from ipex_doctor.scan.match.own_aliases import import_words
+from ipex_doctor.scan.match.patterns import UNBOUND_ALIAS_PATTERN
 from ipex_doctor.scan.match.python.joins import joined_hits
 from ipex_doctor.scan.match.python.matches import (
     REMOVED_IMPORT,
@@ -233,6 +234,14 @@ def _read_runs(
         spectral = SpectralNorms(python, text)
     table = NameTable(rules.project)
     table.keep_scopes()
+    if python is not None:
+        # NOTE: a run bound late cannot tell an earlier run's unbound alias that it binds it
+        table.watched = frozenset(
+            name
+            for _, p, names in python.patterns
+            if p.id == UNBOUND_ALIAS_PATTERN
+            for name in names
+        )
     imports: list[ast.Import | ast.ImportFrom] = []
 
     def bind(first: int, body: list[ast.stmt]) -> None:

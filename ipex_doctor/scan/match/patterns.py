@@ -366,6 +366,9 @@ def _find_probes(parts: Sequence[Facts], context: Context) -> Iterator[PatternHi
 
 # --- unbound-ipex-alias -----------------------------------------------------------------------
 
+UNBOUND_ALIAS_PATTERN = "unbound-ipex-alias"
+"""Its names are watched (``NameTable.watched``): whether any scope binds one decides it."""
+
 _BINDS_DYNAMICALLY = re.compile(
     r"\bimport\s*\*"
     r"|\b(?:exec|globals)\s*\("
@@ -477,7 +480,7 @@ PATTERNS: dict[str, Pattern] = {
         Pattern("compile-ipex-backend", _fixed(*_quoted("ipex")), _find_compile_ipex_backend),
         Pattern("ipex-backend-option", _fixed(*_quoted("ipex")), _find_ipex_backend_option),
         Pattern(PROBE_PATTERN, _probe_triggers, _find_probes),
-        Pattern("unbound-ipex-alias", _alias_triggers, _find_unbound_ipex_alias),
+        Pattern(UNBOUND_ALIAS_PATTERN, _alias_triggers, _find_unbound_ipex_alias),
         # NOTE: a switch matters only beside another rule's hit, so its trigger is one that
         # every IPEX import holds already: it never makes the prefilter parse another file
         Pattern(

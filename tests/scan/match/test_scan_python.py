@@ -167,9 +167,82 @@ def test_global_and_nonlocal_bind_where_python_does(tmp_path: Path) -> None:
     ]
 
 
+def test_a_methods_receiver_reads_what_its_class_assigns_through_it(tmp_path: Path) -> None:
+    """``self.ipex = ipex`` in one method: ``self.ipex.optimize`` in any method of that class
+    (and in a lambda or function inside one) stands for IPEX's; the assignment is the one
+    finding of the hand-off, so ``self.ipex`` set again, tested or returned is none of its own.
+    Another class, another receiver's name, a static method's first parameter, an inner
+    function's own ``self`` and any other object's attribute stand for nothing."""
+    source = """
+        import torch
+
+        class Engine:
+            def __init__(self):
+                try:
+                    import intel_extension_for_pytorch as ipex
+                    self.ipex = ipex
+                except ImportError:
+                    self.ipex = None
+                self.amp: object = torch.xpu.amp
+
+            def run(self, model):
+                if self.ipex:
+                    model = self.ipex.optimize(model)
+                with self.amp.autocast():
+                    return model
+
+            def later(self):
+                return lambda m: self.ipex.optimize(m)
+
+            def hides(self):
+                def inner(self):
+                    return self.ipex.optimize(1)
+                return inner
+
+            @staticmethod
+            def static(self):
+                return self.ipex.optimize(2)
+
+            def handed(self):
+                return self.ipex
+
+        class Other:
+            def run(self, model):
+                return self.ipex.optimize(model)
+
+        class Holder:
+            @classmethod
+            def load(cls):
+                from torch.xpu import amp
+                cls.amp = amp
+
+            @classmethod
+            def run(klass):
+                return klass.amp.autocast()
+
+        def outside(engine):
+            return engine.ipex.optimize(3)
+    """
+    rules = CodeRules(
+        (
+            rule("xpu-autocast", symbols=["torch.xpu.amp.autocast"]),
+            rule("ipex-optimize", symbols=["intel_extension_for_pytorch.optimize"]),
+            rule("ipex-module", symbols=["intel_extension_for_pytorch"]),
+        )
+    )
+    assert _symbols(source, tmp_path, rules) == [
+        (8, "ipex-module", "intel_extension_for_pytorch"),
+        (15, "ipex-optimize", "intel_extension_for_pytorch.optimize"),
+        (16, "xpu-autocast", "torch.xpu.amp.autocast"),
+        (20, "ipex-optimize", "intel_extension_for_pytorch.optimize"),
+        (46, "xpu-autocast", "torch.xpu.amp.autocast"),
+    ]
+
+
 def test_what_resolution_does_not_follow(tmp_path: Path) -> None:
-    """Two assignments deep, star imports, relative imports, attributes of objects, getattr
-    with a string: unresolved, so no match (the documented limits)."""
+    """Two assignments deep, star imports, relative imports, attributes of objects (but for a
+    method's receiver, above), getattr with a string: unresolved, so no match (the documented
+    limits)."""
     source = """
         import torch
         from torch.xpu import *

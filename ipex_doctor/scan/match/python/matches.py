@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from typing import NamedTuple
+from typing import NamedTuple, cast
 
 from ipex_doctor.scan.match.fixable import (
     IPEX_PACKAGE,
@@ -142,12 +142,11 @@ def python_hits(
     """The symbol hits of IPEX's bare module (a text hit may have the same symbol: its text)."""
     # NOTE: every part's uses first, then the imports: whether an IPEX import goes depends on
     # which uses in any part the other fixes rewrite (``import_keepers``' ``rewritten``)
+    bound = table.bound_names | table.receivers
     for facts in parts:
         named = []
         if rules.symbols:
-            at_nodes = list(
-                _symbol_hits(facts, table.bound_names, rules, lines[facts.part], module)
-            )
+            at_nodes = list(_symbol_hits(facts, bound, rules, lines[facts.part], module))
             rewritten.update((id(node), hit.rule_id) for hit, node in at_nodes if hit.mechanical)
             named = _after_own_assignments(at_nodes, facts)
             bare += (hit for hit in named if hit.symbol == IPEX_PACKAGE)
@@ -298,6 +297,15 @@ def _symbol_hits(
             if tested is None:
                 tested = _tested_names(facts)
             if id(chain) in tested:
+                continue
+        elif type(chain) is ast.Attribute and chain.value is base and not scope.lookup(base.id):
+            # NOTE: ``self.ipex`` alone, the receiver's attribute (``Scope.instance``): as a
+            # name an assignment bound, it is reported at that assignment (``self.ipex =
+            # ipex``); set, tested or handed on again, it would repeat that finding. Called, it
+            # is a use of its own.
+            if called is None:
+                called = {id(call.func) for call, _ in facts.calls}
+            if id(chain) not in called:
                 continue
         found = _best_in_chain(chain, scope, rules.symbols)
         if found is not None:
@@ -517,6 +525,13 @@ def _best_in_chain(
     while isinstance(chain[-1], ast.Attribute):
         chain.append(chain[-1].value)
     bases = NameTable.resolve(chain[-1], scope)
+    receiver = chain[-1]
+    if not bases and len(chain) > 1 and type(receiver) is ast.Name:
+        # NOTE: ``self.ipex.optimize``: the receiver's attribute is the base (``Scope.instance``)
+        attribute = cast(ast.Attribute, chain[-2]).attr
+        bases = tuple(sorted(scope.attribute(receiver.id, attribute)))
+        if bases:
+            chain.pop()
     attributes = [link.attr for link in reversed(chain[:-1]) if isinstance(link, ast.Attribute)]
     found: tuple[int, str, Best] | None = None
     for base in bases:

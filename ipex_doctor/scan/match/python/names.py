@@ -22,6 +22,13 @@ expression may stand for:
 
 * ``global ipex`` in a function makes its ``import ... as ipex`` bind in the module (the lazy
   import idiom), ``nonlocal`` in the enclosing function.
+* a method's receiver (its first parameter, ``self`` or ``cls``; not a static method's):
+  what the class's methods assign to its attributes (``self.ipex = ipex`` in ``__init__``,
+  also annotated) through their receiver, resolved as a simple assignment is, is what
+  ``self.ipex`` stands for in every method of that class and in the functions and lambdas
+  inside them (an inner function's own ``self`` hides it). Applications keep an optional
+  IPEX on the object that uses it (``self.ipex.optimize(model)`` in a backend class); an
+  attribute is bound by whatever the class assigns it, flow-insensitively, as names are.
 * a dict of imported things, keyed by string literals (``{"ipex": ipex}``, ``dict(ipex=ipex)``),
   assigned to a name, or returned by a function of the module and assigned from a call of a
   function of that name (``mods = self.import_packages()``): ``mods["ipex"]`` stands for what
@@ -37,8 +44,9 @@ IPEX at its top level, binds ``ipex`` to what it stands for there, relative or a
 such import is named by where its statement starts and the name it imports.
 
 Not followed (the name stays unresolved): star imports, relative imports (the project's own
-modules) but for those above, ``__import__`` and ``importlib``, ``getattr`` with a string, attributes of objects
-(``self.amp = torch.xpu.amp``), tuple unpacking, function return values (but for the dicts
+modules) but for those above, ``__import__`` and ``importlib``, ``getattr`` with a string, attributes of objects but a
+method's receiver (``engine.ipex`` where another class set it, a base class's attributes in a
+subclass), tuple unpacking, function return values (but for the dicts
 above), a dict's key that is not a string literal, names no import
 binds (a notebook kernel's pre-imported ``torch``; IPEX's alias read so is a pattern's,
 ``patterns``, not a resolved name). A comprehension's variables are taken as
@@ -64,7 +72,16 @@ _EMPTY: frozenset[str] = frozenset()
 class Scope:
     """A namespace: the module, a function or lambda, or a class body."""
 
-    __slots__ = ("assigned", "bound", "declared", "is_class", "local", "parent")
+    __slots__ = (
+        "assigned",
+        "bound",
+        "declared",
+        "instance",
+        "is_class",
+        "local",
+        "parent",
+        "receiver",
+    )
 
     def __init__(self, parent: Scope | None, *, is_class: bool = False) -> None:
         self.parent = parent
@@ -77,6 +94,12 @@ class Scope:
         """Names declared ``global`` (``True``) or ``nonlocal`` (``False``) here."""
         self.assigned: set[str] = set()
         """Names of ``bound`` that only assignments bind here (no import does)."""
+        self.receiver: str | None = None
+        """A method's first parameter (``self``, ``cls``): the name its class's attributes are
+        read through; ``None`` for any other scope."""
+        self.instance: dict[str, set[str]] = {}
+        """A class body's attributes that its methods assign through their receiver
+        (``self.ipex = ipex``) -> the dotted names they may stand for."""
 
     def owner(self, name: str, module: Scope) -> Scope:
         """The scope a binding of ``name`` here lands in: this one, or the module for a
@@ -103,6 +126,24 @@ class Scope:
                     return _EMPTY
             scope = scope.parent
         return _EMPTY
+
+    def class_of(self, name: str) -> Scope | None:
+        """The class body whose method this scope is (or lies in: a function or lambda defined
+        inside it), where ``name`` is that method's receiver here; else ``None``."""
+        scope: Scope | None = self
+        while scope is not None and not scope.is_class:
+            if scope.receiver is not None:
+                return scope.parent if scope.receiver == name else None
+            if name in scope.local or name in scope.bound:
+                return None  # NOTE: an inner function's own ``self`` hides the method's
+            scope = scope.parent
+        return None
+
+    def attribute(self, name: str, attribute: str) -> set[str]:
+        """What ``name.attribute`` may stand for here: where ``name`` is a method's receiver
+        (``class_of``), what that class's methods assign to ``attribute`` through theirs."""
+        owner = self.class_of(name)
+        return owner.instance.get(attribute, set()) if owner is not None else set()
 
     def sees_binding(self, name: str) -> bool:
         """Whether some binding of ``name`` (an import, an assignment, a parameter, a
@@ -226,10 +267,20 @@ class NameTable:
         self.module = Scope(None)
         self._scopes: list[Scope] = [self.module]
         self._assignments: list[tuple[Scope, str, ast.expr]] = []
+        self._attributes: list[tuple[Scope, Scope, str, ast.expr]] = []
+        """Assignments to an attribute of a method's receiver (``self.ipex = ipex``): the
+        scope, the class body, the attribute and the value, resolved in ``finish`` after the
+        names."""
         self._returns: list[tuple[Scope, ast.expr]] = []
         """Dicts functions return (``return dict(ipex=ipex)``), with the function's scope."""
         self._function_names: dict[Scope, str] = {}
         self.bound_names: frozenset[str] = frozenset()
+        self.watched: frozenset[str] = frozenset()
+        """Names whose binding anywhere in the module decides a finding elsewhere (IPEX's
+        alias read unbound, ``patterns``): ``read_late`` refuses a run that binds one."""
+        self.receivers: frozenset[str] = frozenset()
+        """The receivers (``self``) of the methods whose class has an attribute that stands
+        for something (``Scope.instance``), after ``finish``: a chain on one may resolve."""
         self._bound_otherwise: frozenset[str] | None = None
         """Every name some scope binds (after ``finish``): a chain on any other name resolves
         to nothing, whatever its scope."""
@@ -327,6 +378,7 @@ class NameTable:
         otherwise = self._bound_otherwise
         facts = self.read(tree)
         assignments, self._assignments = self._assignments, []
+        attributes, self._attributes = self._attributes, []
         new_scopes = self._scopes[scopes:]
         locals_added = {name for scope in new_scopes for name in scope.local}
         locals_added |= self.module.local - module_local
@@ -337,8 +389,10 @@ class NameTable:
             or any(scope.declared or scope.bound for scope in new_scopes)
             or self.module.declared != declared
             or not locals_added.isdisjoint(self.bound_names)
+            or not locals_added.isdisjoint(self.watched)
             or "torch" in locals_added
             or any(self._binds(scope, value) for scope, _, value in assignments)
+            or any(self.resolve(value, scope) for scope, _, _, value in attributes)
         ):
             return None
         if otherwise is not None:
@@ -392,6 +446,19 @@ class NameTable:
                     owner.assigned.add(name)
                 owner.bound.setdefault(name, set()).update(targets)
         self._assignments.clear()
+        held = [
+            (owner, attribute, self.resolve(value, scope))
+            for scope, owner, attribute, value in self._attributes
+        ]
+        for owner, attribute, targets in held:
+            if targets:
+                owner.instance.setdefault(attribute, set()).update(targets)
+        self._attributes.clear()
+        self.receivers = frozenset(
+            scope.receiver
+            for scope in self._scopes
+            if scope.receiver is not None and scope.parent is not None and scope.parent.instance
+        )
         self.bound_names = frozenset(name for scope in self._scopes for name in scope.bound)
         self._bound_otherwise = frozenset(name for scope in self._scopes for name in scope.local)
 
@@ -453,6 +520,10 @@ class NameTable:
             bases = scope.lookup(keyed)
         elif isinstance(node, ast.Name):
             bases = scope.lookup(node.id)
+            if not bases and attributes:
+                bases = scope.attribute(node.id, attributes[-1])
+                if bases:
+                    attributes.pop()
         else:
             return ()
         if not bases:
@@ -514,6 +585,9 @@ def _function(
     if binding:
         scope.local.add(node.name)
         table._function_names[inner] = node.name
+        if scope.is_class and parameters[:1] == [*arguments.posonlyargs, *arguments.args][:1]:
+            if parameters and not any(_names_staticmethod(d) for d in node.decorator_list):
+                inner.receiver = parameters[0].arg
     stack.extend(node.decorator_list)
     stack.extend(a.annotation for a in parameters if a.annotation is not None)
     if node.returns is not None:
@@ -570,10 +644,24 @@ def _assign(
     if isinstance(node, ast.Assign):
         if len(node.targets) == 1 and type(node.targets[0]) is ast.Name:
             table._assignments.append((scope, node.targets[0].id, node.value))
-    elif isinstance(node, ast.AnnAssign):
-        if node.value is not None and type(node.target) is ast.Name:
+        elif len(node.targets) == 1 and type(node.targets[0]) is ast.Attribute:
+            _assign_attribute(table, node.targets[0], node.value, scope)
+    elif isinstance(node, ast.AnnAssign) and node.value is not None:
+        if type(node.target) is ast.Name:
             table._assignments.append((scope, node.target.id, node.value))
+        elif type(node.target) is ast.Attribute:
+            _assign_attribute(table, node.target, node.value, scope)
     return False
+
+
+def _assign_attribute(
+    table: NameTable, target: ast.Attribute, value: ast.expr, scope: Scope
+) -> None:
+    """Keep ``self.x = value`` (``self`` a method's receiver) for ``finish``."""
+    if type(target.value) is ast.Name:
+        owner = scope.class_of(target.value.id)
+        if owner is not None:
+            table._attributes.append((scope, owner, target.attr, value))
 
 
 def _return(
@@ -585,6 +673,13 @@ def _return(
         assert value is not None
         table._returns.append((scope, value))
     return False
+
+
+def _names_staticmethod(decorator: ast.expr) -> bool:
+    """Whether ``decorator`` is ``staticmethod`` (a method with no receiver)."""
+    return (type(decorator) is ast.Name and decorator.id == "staticmethod") or (
+        type(decorator) is ast.Attribute and decorator.attr == "staticmethod"
+    )
 
 
 def _dict_call(node: ast.AST | None) -> bool:
