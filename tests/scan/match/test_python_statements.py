@@ -161,6 +161,7 @@ PIECES = (
     "        return self.ipex.optimize(m), self.amp.autocast()\n",
     "class Late{n}:\n    def go(self):\n        return self.accel.amp.autocast()\n"
     "    def bind(self):\n        self.accel = torch.xpu\n",
+    "def via_{n}(config):\n    return config.ipex.optimize(m), config.ipex, args.ipex.on\n",
 )
 
 

@@ -3,12 +3,14 @@ the longest matching name reported once; strings and comments never match."""
 
 from __future__ import annotations
 
+import dataclasses
 import textwrap
 from pathlib import Path
 
 import pytest
 from scan_rules import SAMPLE, found, in_code, rule, scan, write
 
+from ipex_doctor.knowledge import code_rules
 from ipex_doctor.knowledge.code_rules import CodeRules
 
 
@@ -237,6 +239,51 @@ def test_a_methods_receiver_reads_what_its_class_assigns_through_it(tmp_path: Pa
         (20, "ipex-optimize", "intel_extension_for_pytorch.optimize"),
         (46, "xpu-autocast", "torch.xpu.amp.autocast"),
     ]
+
+
+def test_a_call_through_an_objects_attribute_named_as_ipex_is_ipex(tmp_path: Path) -> None:
+    """``config.ipex.optimize(model)``, the object set elsewhere: the attribute's name (IPEX's
+    usual alias, the unbound-alias pattern's ``names``) and the IPEX API called on it are
+    IPEX's, in a file with no IPEX import. Not called, or with nothing of IPEX's after it
+    (``args.ipex``, ``cfg.ipex.enabled``), or with no alias rule, it is nothing; and never
+    mechanical (the object is not the module's)."""
+    plain = rule("alias", pattern="unbound-ipex-alias")
+    alias_rule = dataclasses.replace(plain, match=dataclasses.replace(plain.match, names=("ipex",)))
+    source = """
+        def train(model, optimizer, config, args, cfg):
+            if hasattr(config, "ipex"):
+                model, optimizer = config.ipex.optimize(model, optimizer=optimizer)
+            flag = config.ipex
+            handed = config.ipex.optimize
+            if args.ipex and cfg.ipex.enabled:
+                return config.ipex.llm.optimize(model), self.ipex.xpu.synchronize()
+    """
+    rules = CodeRules(
+        (
+            rule("ipex-optimize", symbols=["intel_extension_for_pytorch.optimize"]),
+            rule("ipex-llm", symbols=["intel_extension_for_pytorch.llm.optimize"]),
+            rule("ipex-xpu", symbols=["intel_extension_for_pytorch.xpu.*"]),
+            alias_rule,
+        )
+    )
+    matches = in_code(textwrap.dedent(source), rules, tmp=tmp_path)
+    assert [(m.location.line, m.rule_id, m.symbol) for m in matches] == [
+        (4, "ipex-optimize", "intel_extension_for_pytorch.optimize"),
+        (8, "ipex-llm", "intel_extension_for_pytorch.llm.optimize"),
+        (8, "ipex-xpu", "intel_extension_for_pytorch.xpu.synchronize"),
+    ]
+    shipped = in_code(
+        "import torch\nimport intel_extension_for_pytorch as ipex\n"
+        "with ipex.xpu.amp.autocast():\n    pass\n"
+        "def run(config):\n"
+        "    with config.ipex.xpu.amp.autocast():\n        pass\n",
+        code_rules.load(),
+        tmp=tmp_path,
+    )
+    autocast = [(m.location.line, m.mechanical) for m in shipped if m.symbol.endswith("autocast")]
+    assert autocast == [(3, True), (6, False)]
+    without_alias = CodeRules(rules.rules[:3])
+    assert in_code(textwrap.dedent(source), without_alias, tmp=tmp_path) == []
 
 
 def test_what_resolution_does_not_follow(tmp_path: Path) -> None:

@@ -45,6 +45,7 @@ from ipex_doctor.scan.match.fixable import (
 )
 from ipex_doctor.scan.match.patterns import (
     SPECTRAL_NORM,
+    UNBOUND_ALIAS_PATTERN,
     Context,
     PatternHit,
     spectral_norm_of,
@@ -143,10 +144,15 @@ def python_hits(
     # NOTE: every part's uses first, then the imports: whether an IPEX import goes depends on
     # which uses in any part the other fixes rewrite (``import_keepers``' ``rewritten``)
     bound = table.bound_names | table.receivers
+    unbound_aliases = next((n for _, p, n in rules.patterns if p.id == UNBOUND_ALIAS_PATTERN), ())
+    # NOTE: ``.ipex.`` is rare text: a module that never spells it has no chain through it
+    on_objects = frozenset(a for a in unbound_aliases if f".{a}." in source)
     for facts in parts:
         named = []
         if rules.symbols:
-            at_nodes = list(_symbol_hits(facts, bound, rules, lines[facts.part], module))
+            at_nodes = list(
+                _symbol_hits(facts, bound, rules, lines[facts.part], module, on_objects)
+            )
             rewritten.update((id(node), hit.rule_id) for hit, node in at_nodes if hit.mechanical)
             named = _after_own_assignments(at_nodes, facts)
             bare += (hit for hit in named if hit.symbol == IPEX_PACKAGE)
@@ -268,9 +274,16 @@ def _guarded(hit: Hit, guards: Sequence[Guard], lines: Mapping[int, Sequence[str
 
 
 def _symbol_hits(
-    facts: Facts, bound: frozenset[str], rules: PythonRules, lines: Sequence[str], module: Module
+    facts: Facts,
+    bound: frozenset[str],
+    rules: PythonRules,
+    lines: Sequence[str],
+    module: Module,
+    on_objects: frozenset[str] = frozenset(),
 ) -> Iterator[tuple[Hit, ast.expr]]:
-    """Each symbol rule's hit in ``facts``, with the node it is at."""
+    """Each symbol rule's hit in ``facts``, with the node it is at; with ``on_objects`` (IPEX's
+    usual aliases), also each call through an attribute of that name on an object the module
+    cannot resolve (``_object_alias``)."""
     called: set[int] | None = None
     tested: set[int] | None = None
     compared: set[int] | None = None
@@ -282,6 +295,15 @@ def _symbol_hits(
             if keyed_name(base) not in bound:
                 continue  # NOTE: a key read where it is taken: no assignment to skip
         elif not isinstance(base, ast.Name) or base.id not in bound:
+            if on_objects and type(chain) is ast.Attribute:
+                if called is None:
+                    called = {id(call.func) for call, _ in facts.calls}
+                if id(chain) in called:
+                    through = _object_alias(chain, on_objects, rules.symbols)
+                    if through is not None:
+                        node, name, best = through
+                        for rule_id in best.rule_ids:
+                            yield _hit(rule_id, name, node, lines, facts.part, False), node
             continue  # NOTE: most chains start at a local (self, x): no lookup needed
         elif chain is base:
             if not isinstance(base.ctx, ast.Load):
@@ -324,6 +346,29 @@ def _symbol_hits(
                     fix, name, node, scope, facts.part, module
                 )
                 yield _hit(rule_id, name, node, lines, facts.part, mechanical), node
+
+
+def _object_alias(
+    chain: ast.Attribute, aliases: frozenset[str], symbols: SymbolIndex
+) -> tuple[ast.expr, str, Best] | None:
+    """IPEX's name that a called chain spells through an attribute named as IPEX's usual alias
+    (``config.ipex.optimize``, ``self.ipex.llm.optimize`` where the class that set
+    ``self.ipex`` is not this one): the object is another module's or a base class's, but
+    the attribute's name and what is called on it together are IPEX's API (``optimize`` on
+    ``ipex``), as a rule names it; at least one attribute after the alias must be IPEX's
+    (``args.ipex`` alone is a project's flag). The node reported and the rules, as
+    ``_best_in_chain`` gives them."""
+    links: list[ast.Attribute] = [chain]
+    while isinstance(inner := links[-1].value, ast.Attribute):
+        links.append(inner)
+    for at in range(len(links) - 1, 0, -1):
+        if links[at].attr in aliases:
+            attributes = [link.attr for link in reversed(links[:at])]
+            found = symbols.longest(IPEX_PACKAGE, attributes)
+            if found is not None and found[0] >= 1:
+                count, name, best = found
+                return links[at - count], name, best
+    return None
 
 
 def _whichever_modules_own(node: ast.expr, name: str, scope: Scope) -> bool:
