@@ -27,8 +27,9 @@ Each importer is then read again by every rule, its name table given those impor
 (``NameTable.project``), without fixes (``alias_rules``): the rewrite of a use reached through
 another module is not one ``--fix`` makes (its import names the project's module, which keeps
 the binding), so such a finding says what to change and is never labelled mechanical. A module
-read as an attribute of its module (``hardware.ipex``), an alias re-exported a second time, or
-one bound inside a function is not followed. The exporter's IPEX imports are marked
+read as an attribute of its module (``hardware.ipex``: a call through it is found by its name
+alone where that is IPEX's usual alias, ``matches._object_alias``), an alias re-exported a
+second time, or one bound inside a function is not followed. The exporter's IPEX imports are marked
 (``CodeMatch.imported_by``, in ``engine``): ``--fix`` no longer removes one that its own module
 does not use while the importer needs it.
 """

@@ -242,14 +242,15 @@ def test_a_methods_receiver_reads_what_its_class_assigns_through_it(tmp_path: Pa
 
 
 def test_a_call_through_an_objects_attribute_named_as_ipex_is_ipex(tmp_path: Path) -> None:
-    """``config.ipex.optimize(model)``, the object set elsewhere: the attribute's name (IPEX's
-    usual alias, the unbound-alias pattern's ``names``) and the IPEX API called on it are
-    IPEX's, in a file with no IPEX import. Not called, or with nothing of IPEX's after it
+    """``config.ipex.optimize(model)``, the object set elsewhere (or the project's own module:
+    ``hardware.ipex``): the attribute's name (IPEX's usual alias, the unbound-alias pattern's
+    ``names``) and the IPEX API called on it are IPEX's, in a file with no IPEX import. Not called, or with nothing of IPEX's after it
     (``args.ipex``, ``cfg.ipex.enabled``), or with no alias rule, it is nothing; and never
     mechanical (the object is not the module's)."""
     plain = rule("alias", pattern="unbound-ipex-alias")
     alias_rule = dataclasses.replace(plain, match=dataclasses.replace(plain.match, names=("ipex",)))
     source = """
+        from backend import hardware
         def train(model, optimizer, config, args, cfg):
             if hasattr(config, "ipex"):
                 model, optimizer = config.ipex.optimize(model, optimizer=optimizer)
@@ -257,6 +258,7 @@ def test_a_call_through_an_objects_attribute_named_as_ipex_is_ipex(tmp_path: Pat
             handed = config.ipex.optimize
             if args.ipex and cfg.ipex.enabled:
                 return config.ipex.llm.optimize(model), self.ipex.xpu.synchronize()
+            return hardware.ipex.optimize(model)
     """
     rules = CodeRules(
         (
@@ -268,9 +270,10 @@ def test_a_call_through_an_objects_attribute_named_as_ipex_is_ipex(tmp_path: Pat
     )
     matches = in_code(textwrap.dedent(source), rules, tmp=tmp_path)
     assert [(m.location.line, m.rule_id, m.symbol) for m in matches] == [
-        (4, "ipex-optimize", "intel_extension_for_pytorch.optimize"),
-        (8, "ipex-llm", "intel_extension_for_pytorch.llm.optimize"),
-        (8, "ipex-xpu", "intel_extension_for_pytorch.xpu.synchronize"),
+        (5, "ipex-optimize", "intel_extension_for_pytorch.optimize"),
+        (9, "ipex-llm", "intel_extension_for_pytorch.llm.optimize"),
+        (9, "ipex-xpu", "intel_extension_for_pytorch.xpu.synchronize"),
+        (10, "ipex-optimize", "intel_extension_for_pytorch.optimize"),
     ]
     shipped = in_code(
         "import torch\nimport intel_extension_for_pytorch as ipex\n"

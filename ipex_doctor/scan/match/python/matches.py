@@ -299,11 +299,7 @@ def _symbol_hits(
                 if called is None:
                     called = {id(call.func) for call, _ in facts.calls}
                 if id(chain) in called:
-                    through = _object_alias(chain, on_objects, rules.symbols)
-                    if through is not None:
-                        node, name, best = through
-                        for rule_id in best.rule_ids:
-                            yield _hit(rule_id, name, node, lines, facts.part, False), node
+                    yield from _object_alias_hits(chain, on_objects, rules, lines, facts.part)
             continue  # NOTE: most chains start at a local (self, x): no lookup needed
         elif chain is base:
             if not isinstance(base.ctx, ast.Load):
@@ -330,7 +326,13 @@ def _symbol_hits(
             if id(chain) not in called:
                 continue
         found = _best_in_chain(chain, scope, rules.symbols)
-        if found is not None:
+        if found is None and on_objects and type(chain) is ast.Attribute:
+            # NOTE: a module of the project's own, imported (``hardware.ipex.optimize(m)``)
+            if called is None:
+                called = {id(call.func) for call, _ in facts.calls}
+            if id(chain) in called:
+                yield from _object_alias_hits(chain, on_objects, rules, lines, facts.part)
+        elif found is not None:
             node, name, best = found
             if _whichever_modules_own(node, name, scope):
                 continue
@@ -348,12 +350,29 @@ def _symbol_hits(
                 yield _hit(rule_id, name, node, lines, facts.part, mechanical), node
 
 
+def _object_alias_hits(
+    chain: ast.Attribute,
+    aliases: frozenset[str],
+    rules: PythonRules,
+    lines: Sequence[str],
+    part: int,
+) -> Iterator[tuple[Hit, ast.expr]]:
+    """The hits of ``_object_alias`` for the called ``chain``: never mechanical (the object is
+    not one the module binds, so no fix can rewrite through it)."""
+    through = _object_alias(chain, aliases, rules.symbols)
+    if through is not None:
+        node, name, best = through
+        for rule_id in best.rule_ids:
+            yield _hit(rule_id, name, node, lines, part, False), node
+
+
 def _object_alias(
     chain: ast.Attribute, aliases: frozenset[str], symbols: SymbolIndex
 ) -> tuple[ast.expr, str, Best] | None:
     """IPEX's name that a called chain spells through an attribute named as IPEX's usual alias
     (``config.ipex.optimize``, ``self.ipex.llm.optimize`` where the class that set
-    ``self.ipex`` is not this one): the object is another module's or a base class's, but
+    ``self.ipex`` is not this one, ``hardware.ipex.optimize`` where ``hardware`` is the
+    project's own module): the object is another module's or a base class's, but
     the attribute's name and what is called on it together are IPEX's API (``optimize`` on
     ``ipex``), as a rule names it; at least one attribute after the alias must be IPEX's
     (``args.ipex`` alone is a project's flag). The node reported and the rules, as
