@@ -119,7 +119,7 @@ def test_a_use_of_ipex_imported_from_the_module_that_binds_it_is_found(tmp_path:
     # NOTE: only the call through the module's attribute, by the alias's name (``matches.
     # _object_alias``): the other library's ``ipex`` and the unrelated module's are nothing
     assert by_file["backend/neighbours.py"] == [
-        (10, "ipex-optimize", "intel_extension_for_pytorch.optimize"),
+        (9, "ipex-optimize", "intel_extension_for_pytorch.optimize"),
     ]
 
 

@@ -245,8 +245,9 @@ def test_a_call_through_an_objects_attribute_named_as_ipex_is_ipex(tmp_path: Pat
     """``config.ipex.optimize(model)``, the object set elsewhere (or the project's own module:
     ``hardware.ipex``): the attribute's name (IPEX's usual alias, the unbound-alias pattern's
     ``names``) and the IPEX API called on it are IPEX's, in a file with no IPEX import. Not called, or with nothing of IPEX's after it
-    (``args.ipex``, ``cfg.ipex.enabled``), or with no alias rule, it is nothing; and never
-    mechanical (the object is not the module's)."""
+    (``args.ipex``, ``cfg.ipex.enabled``), or named only by IPEX's catch-all (a dict's
+    ``env.runtime.ipex.get``), or with no alias rule, it is nothing; and never mechanical (the
+    object is not the module's)."""
     plain = rule("alias", pattern="unbound-ipex-alias")
     alias_rule = dataclasses.replace(plain, match=dataclasses.replace(plain.match, names=("ipex",)))
     source = """
@@ -258,13 +259,14 @@ def test_a_call_through_an_objects_attribute_named_as_ipex_is_ipex(tmp_path: Pat
             handed = config.ipex.optimize
             if args.ipex and cfg.ipex.enabled:
                 return config.ipex.llm.optimize(model), self.ipex.xpu.synchronize()
-            return hardware.ipex.optimize(model)
+            return hardware.ipex.optimize(model), env.runtime.ipex.get("version")
     """
     rules = CodeRules(
         (
             rule("ipex-optimize", symbols=["intel_extension_for_pytorch.optimize"]),
             rule("ipex-llm", symbols=["intel_extension_for_pytorch.llm.optimize"]),
             rule("ipex-xpu", symbols=["intel_extension_for_pytorch.xpu.*"]),
+            rule("ipex-any", symbols=["intel_extension_for_pytorch.*"]),
             alias_rule,
         )
     )
@@ -285,7 +287,7 @@ def test_a_call_through_an_objects_attribute_named_as_ipex_is_ipex(tmp_path: Pat
     )
     autocast = [(m.location.line, m.mechanical) for m in shipped if m.symbol.endswith("autocast")]
     assert autocast == [(3, True), (6, False)]
-    without_alias = CodeRules(rules.rules[:3])
+    without_alias = CodeRules(rules.rules[:4])
     assert in_code(textwrap.dedent(source), without_alias, tmp=tmp_path) == []
 
 

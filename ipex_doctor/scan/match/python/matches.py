@@ -374,8 +374,9 @@ def _object_alias(
     ``self.ipex`` is not this one, ``hardware.ipex.optimize`` where ``hardware`` is the
     project's own module): the object is another module's or a base class's, but
     the attribute's name and what is called on it together are IPEX's API (``optimize`` on
-    ``ipex``), as a rule names it; at least one attribute after the alias must be IPEX's
-    (``args.ipex`` alone is a project's flag). The node reported and the rules, as
+    ``ipex``), as a rule names it (its own name, ``_names_an_api``, not IPEX's catch-all); at
+    least one attribute after the alias must be IPEX's (``args.ipex`` alone is a project's
+    flag). The node reported and the rules, as
     ``_best_in_chain`` gives them."""
     links: list[ast.Attribute] = [chain]
     while isinstance(inner := links[-1].value, ast.Attribute):
@@ -384,10 +385,19 @@ def _object_alias(
         if links[at].attr in aliases:
             attributes = [link.attr for link in reversed(links[:at])]
             found = symbols.longest(IPEX_PACKAGE, attributes)
-            if found is not None and found[0] >= 1:
+            # NOTE: IPEX's catch-all (``intel_extension_for_pytorch.*``) names any attribute:
+            # ``env.runtime.ipex.get("version")`` on a dict of the project's is no IPEX API
+            if found is not None and found[0] >= 1 and _names_an_api(found[2]):
                 count, name, best = found
                 return links[at - count], name, best
     return None
+
+
+def _names_an_api(best: Best) -> bool:
+    """Whether ``best`` is a rule's own name for an API: an exact name, or a wildcard under a
+    part of IPEX (``intel_extension_for_pytorch.xpu.*``), not the catch-all of the package."""
+    exact, length = best.score
+    return bool(exact) or length > len(IPEX_PACKAGE)
 
 
 def _whichever_modules_own(node: ast.expr, name: str, scope: Scope) -> bool:
