@@ -455,6 +455,21 @@ def test_the_compiler_layer_says_it_is_torch_compiles_and_sycl_build_says_the_dp
         ('CMake Error at CMakeLists.txt:5 (find_package): Could not find a package configuration '
          'file provided by "IntelSYCL" with any of the following names: IntelSYCLConfig.cmake',
          "sycl-build"),
+        # a oneAPI library's header whose symbol the link misses, on the header's line (oneTBB's
+        # and oneDPL's headers: oneAPI-samples #754, oneDPL #510), a header of oneAPI's not found
+        # compiling oneAPI's own sources (oneDAL #2053), GCC refusing oneAPI's OpenMP offload
+        # flags (oneAPI-samples #2529), CMake's check of a compiler that oneAPI installed
+        ("/opt/intel/oneapi/tbb/2022.0/include/oneapi/tbb/task_group.h:271: undefined reference "
+         "to `tbb::detail::r1::initialize(tbb::detail::d1::task_group_context&)'", "sycl-build"),
+        ("src/oneapi/dal/algo/knn/backend/gpu/infer_kernel.cpp:20:10: fatal error: "
+         "'mkl_dal_sycl.hpp' file not found", "sycl-build"),
+        ("~/oneAPI-samples/DirectProgramming/C++/iso3dfd/build$ make\nc++: error: unrecognized "
+         "command-line option '-fopenmp-targets=spir64'", "sycl-build"),
+        ("~/oneAPI-samples/DirectProgramming/C++/iso3dfd/build$ make\nc++: error: unrecognized "
+         "command-line option '-fiopenmp'; did you mean '-fopenmp'?", "sycl-build"),
+        ('CMake Error at /usr/share/cmake/Modules/CMakeTestCXXCompiler.cmake:73 (message):\n  The '
+         'C++ compiler\n\n    "/opt/oneapi/upstream/bin/clang++"\n\n  is not able to compile a '
+         "simple test program.", "sycl-build"),
         # GPUCompiler.jl refusing a oneAPI.jl kernel's IR (oneAPI.jl #95)
         ("ERROR: InvalidIRError: compiling kernel broadcast_kernel(oneAPI.oneKernelContext, "
          "oneDeviceMatrix{Float64, 1}) resulted in invalid LLVM IR", "sycl-build"),
@@ -503,6 +518,14 @@ def test_a_build_tools_diagnostic_of_a_sycl_build_names_sycl_build(text: str, la
         ("ninja: error: 'libcuda.so', needed by 'bin/app', missing and no known rule to make it "
          "(Intel Arc)", None),
         ("make: *** No rule to make target 'install'.  Stop. (Intel Arc)", None),
+        # the linker's and the preprocessor's words on a line that names no oneAPI path, in a text
+        # that names oneAPI elsewhere; a compiler outside oneAPI's tree failing CMake's check
+        ("/usr/bin/ld: main.o: undefined reference to `cublasCreate_v2' (oneAPI 2025 installed)",
+         None),
+        ("src/app/main.cpp:3:10: fatal error: 'cuda_runtime.h' file not found (oneAPI installed)",
+         None),
+        ('CMake Error:\n  The C++ compiler\n\n    "/usr/local/cuda/bin/nvcc"\n\n  is not able to '
+         "compile a simple test program. (Intel Arc A770)", None),
         ('CMake Error: Could not find a package configuration file provided by "CUDAToolkit" '
          "(Intel Arc A770)", None),
         ("Intel Arc: the SYCL kernel cannot be launched twice from one thread", None),
