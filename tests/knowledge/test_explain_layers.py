@@ -177,6 +177,16 @@ def _layer(found: Explanation) -> str | None:
         ("dpctl._sycl_queue.SyclQueueCreationError: SYCL Device 'opencl:gpu:2' could not be "
          "created.", "selection"),
         ("on the XPU path: 'str' object has no attribute 'sycl_device'", "integration"),
+        # a package asking IPEX for a public name the installed IPEX lacks (intel-extension-for-
+        # transformers #1630): written for another IPEX
+        ("ImportError: cannot import name 'WeightOnlyQuantizedLinear' from "
+         "'intel_extension_for_pytorch.nn.utils._quantize_convert'", "integration"),
+        ("AttributeError: module 'intel_extension_for_pytorch.xpu' has no attribute "
+         "'optimize_llm'", "integration"),
+        # IPEX's own bindings asked by IPEX's Python layer: not a package written for another
+        # IPEX (intel-extension-for-deepspeed #26 is torch's)
+        ("AttributeError: module 'intel_extension_for_pytorch._C' has no attribute '_setDevice'",
+         "torch"),
     ],
 )  # fmt: skip
 def test_a_structural_marker_names_the_layer_it_belongs_to(text: str, layer: str) -> None:
