@@ -92,13 +92,22 @@ _FOLDED_UTF8 = tuple(
 class Probe:
     """One file's bytes, asked for words; each word is searched once."""
 
-    __slots__ = ("_data", "_found", "_identifiers", "_lower", "_remembered", "_searched")
+    __slots__ = (
+        "_data",
+        "_folded",
+        "_found",
+        "_identifiers",
+        "_lower",
+        "_remembered",
+        "_searched",
+    )
 
     def __init__(self, data: bytes) -> None:
         self._data = data
         self._found: dict[bytes, bool] = {}
         self._identifiers: dict[bytes, bool] = {}
         self._lower: bytes | None = None
+        self._folded: dict[bytes, bool] = {}
         self._searched: dict[LazyPattern[bytes], bool] = {}
         self._remembered: dict[int, tuple[object, Any]] = {}
 
@@ -134,16 +143,24 @@ class Probe:
             present = self._identifiers[word] = self.has(word) and _whole(self._data, word)
         return present
 
+    def has_folded(self, word: bytes) -> bool:
+        """Whether ``word`` (lower case) occurs case-insensitively, as ``_fold`` reads the
+        bytes: a tokenizer's vocabulary of megabytes is asked for the same few words by many
+        folded triggers (``setvars`` by eight), each search a pass over all of it."""
+        present = self._folded.get(word)
+        if present is None:
+            if self._lower is None:
+                self._lower = _fold(self._data)
+            present = self._folded[word] = word in self._lower
+        return present
+
     def holds(self, trigger: Trigger) -> bool:
         """Whether ``trigger`` holds for these bytes."""
         if trigger.whole:
             if not all(self.has_identifier(word) for word in trigger.words):
                 return False
         elif trigger.folded:
-            if self._lower is None:
-                self._lower = _fold(self._data)
-            lower = self._lower
-            if not all(word in lower for word in trigger.words):
+            if not all(self.has_folded(word) for word in trigger.words):
                 return False
         elif not all(self.has(word) for word in trigger.words):
             return False
