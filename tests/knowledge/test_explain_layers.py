@@ -446,6 +446,7 @@ def test_the_compiler_layer_says_it_is_torch_compiles_and_sycl_build_says_the_dp
         ('Compile Failure: "No kernel name provided without -fsycl-unnamed-lambda enabled!"',
          "sycl-build"),
         ("vadd.cpp:14:7: error: SYCL kernel cannot call a recursive function", "sycl-build"),
+        ("SYCL kernel cannot call a variadic function", "sycl-build"),
         # the link of a SYCL program in LLD's and MSVC's words, and the linker not finding the
         # DPC++ compiler's own files (alpaka #62)
         ("ld.lld: error: undefined symbol: sycl::_V1::queue::submit_impl(std::function<void "
