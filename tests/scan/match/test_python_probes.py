@@ -232,6 +232,51 @@ def test_unguarded_and_wrongly_guarded_calls_carry_no_guard(tmp_path: Path) -> N
     assert [(m.location.line, m.guard) for m in calls] == [(3, None), (5, None), (7, None)]
 
 
+def test_a_test_of_the_module_a_guarded_import_bound_guards_its_branch(tmp_path: Path) -> None:
+    """``if ipex:`` (``ipex is not None``, the ``else`` of ``ipex is None``) after ``try: import
+    intel_extension_for_pytorch as ipex / except ImportError: ipex = None``, and ``if
+    self.ipex:`` where the class keeps that module: the branch runs only where the import ran,
+    so an IPEX-only call in it is a path to remove, not a failure, and the test is the probe
+    of that path (maintainers remove it with the path). A name that may also hold another
+    module guards nothing and asks nothing."""
+    source = (
+        "import torch\n"
+        "try:\n"
+        "    import intel_extension_for_pytorch as ipex\n"
+        "except ImportError:\n"
+        "    ipex = None\n"
+        "if ipex:\n"
+        "    a = torch.xpu.has_fp64_dtype()\n"
+        "if ipex is None:\n"
+        "    b = 1\n"
+        "else:\n"
+        "    b = torch.xpu.has_fp64_dtype()\n"
+        "class Engine:\n"
+        "    def __init__(self):\n"
+        "        self.ipex = ipex\n"
+        "    def run(self):\n"
+        "        if self.ipex is not None:\n"
+        "            return torch.xpu.has_fp64_dtype()\n"
+        "def either(flag):\n"
+        "    if flag:\n"
+        "        import intel_extension_for_pytorch as backend\n"
+        "    else:\n"
+        "        import torch as backend\n"
+        "    if backend:\n"
+        "        return torch.xpu.has_fp64_dtype()\n"
+    )
+    matches = _matches(tmp_path, source)
+    calls = [m for m in matches if m.rule_id == "xpu-has-fp64-dtype"]
+    assert [(m.location.line, m.guard) for m in calls] == [
+        (7, "`ipex` (line 6)"),
+        (11, "`ipex is None` (line 8)"),
+        (17, "`self.ipex is not None` (line 16)"),
+        (24, None),
+    ]
+    probes = [(m.location.line, m.symbol) for m in matches if m.rule_id == "ipex-probe"]
+    assert probes == [(6, "ipex"), (8, "ipex"), (16, "self.ipex")]
+
+
 def test_a_guarded_import_and_a_version_check(tmp_path: Path) -> None:
     """DeepSpeed's accelerator: the import in try/except ImportError and the use under the
     flag's else branch and a version check are guarded; the flag's tests are probes."""

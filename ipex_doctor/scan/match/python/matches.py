@@ -59,7 +59,13 @@ from ipex_doctor.scan.match.python.names import (
     imported_modules,
     keyed_name,
 )
-from ipex_doctor.scan.match.python.probes import PROBE_PATTERN, Guard, Known, Probes
+from ipex_doctor.scan.match.python.probes import (
+    PROBE_PATTERN,
+    Guard,
+    Known,
+    Probes,
+    tested_names,
+)
 from ipex_doctor.scan.match.python.switches import SWITCH_PATTERN
 from ipex_doctor.scan.match.ruleset import Best, ImportIndex, PythonRules, SymbolIndex
 from ipex_doctor.scan.read.source import Hit, byte_column, char_column
@@ -313,7 +319,7 @@ def _symbol_hits(
                 if id(chain) not in called:
                     continue
             if tested is None:
-                tested = _tested_names(facts)
+                tested = tested_names(facts)
             if id(chain) in tested:
                 continue
         elif type(chain) is ast.Attribute and chain.value is base and not scope.lookup(base.id):
@@ -477,29 +483,6 @@ def _after_own_assignments(found: Sequence[tuple[Hit, ast.expr]], facts: Facts) 
                 hit = hit._replace(assigned_at=latest[1])
         marked.append(hit)
     return marked
-
-
-def _tested_names(facts: Facts) -> set[int]:
-    """The ids of the bare names ``facts`` tests for being there: a condition (``if ipex:``,
-    ``not ipex``, an operand of ``and`` / ``or``) or compared with ``None`` (``ipex is not
-    None``)."""
-    tests: list[ast.expr] = []
-    for node, _ in facts.branches:
-        if isinstance(node, ast.If | ast.IfExp):
-            tests.append(node.test)
-        elif isinstance(node, ast.BoolOp):
-            tests.extend(node.values)
-    for compare in facts.compares:
-        operands = [compare.left, *compare.comparators]
-        if any(isinstance(o, ast.Constant) and o.value is None for o in operands):
-            tests.extend(operands)
-    names: set[int] = set()
-    for test in tests:
-        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-            test = test.operand
-        if isinstance(test, ast.Name):
-            names.add(id(test))
-    return names
 
 
 def _compared_values(facts: Facts) -> set[int]:

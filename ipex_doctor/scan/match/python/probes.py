@@ -20,6 +20,11 @@ or installed, the helpers and flags projects name after them):
   import of a listed package (``try: import intel_extension_for_pytorch; HAS_IPEX = True
   except ImportError: HAS_IPEX = False``); a listed name bound by ``import`` to the module of
   that name is the module, not a flag;
+* a test (``if ipex:``, ``ipex is not None``, ``not ipex``, an operand of ``and``) of a name
+  that stands only for a listed package as the module's imports bind it (``try: import
+  intel_extension_for_pytorch as ipex / except ImportError: ipex = None``), or of a
+  receiver's attribute the class assigns it (``if self.ipex:``): true only where the import
+  ran;
 * ``hasattr(X, "name")`` where ``X`` is a listed package (or under one) or ``X.name`` exists
   only with IPEX (``hasattr(torch.xpu, "has_fp64_dtype")``: ``ipex_only``), whatever ``X``
   may stand for (a helper's ``module``, bound to torch in one branch and to IPEX in another,
@@ -206,6 +211,12 @@ class Probes:
     def _under_listed(self, node: ast.AST, scope: Scope) -> str | None:
         """A resolved name of ``node`` under a listed package, or ``None``."""
         return next((n for n in NameTable.resolve(node, scope) if self._listed(n)), None)
+
+    def _only_listed(self, node: ast.AST, scope: Scope) -> bool:
+        """Whether every name ``node`` may stand for is under a listed package (a name bound to
+        IPEX in one branch and to torch in another asks about whichever it holds)."""
+        resolved = NameTable.resolve(node, scope)
+        return bool(resolved) and all(map(self._listed, resolved))
 
     def _roots_listed(self, chain: ast.expr, scope: Scope) -> bool:
         """A cheap "maybe": the chain's base name is bound to a listed package or under one
@@ -488,12 +499,27 @@ class Probes:
             if defined is not None:
                 self._found[id(compare)] = ProbeHit(facts.part, compare, defined)
         flags: list[ast.Name] = []
+        tested: set[int] | None = None
         for chain, scope in facts.chains:
+            module = None
             if isinstance(chain, ast.Name):
                 if id(chain) not in called and self._is_flag(chain, scope):
                     flags.append(chain)
+                elif self._roots_listed(chain, scope) and self._only_listed(chain, scope):
+                    module = chain.id
             elif self._roots_listed(chain, scope) and self._under_listed(chain, scope):
                 self._reads.add(id(chain))
+            elif _on_receiver(chain, scope) and self._only_listed(chain, scope):
+                module = ast.unparse(chain)
+            if module is not None:
+                # NOTE: the module a guarded import bound, tested (``if ipex:``, ``ipex is not
+                # None``, ``if self.ipex:``): true only where the import ran, so it guards as a
+                # read of IPEX's version does, and the test is the probe of the IPEX path
+                if tested is None:
+                    tested = tested_names(facts)
+                if id(chain) in tested:
+                    self._reads.add(id(chain))
+                    self._found[id(chain)] = ProbeHit(facts.part, chain, module)
         if flags:
             # NOTE: a flag named in a message (an f-string of the error raised when IPEX is
             # missing) asks nothing; the messages are walked only when there is a flag
@@ -535,7 +561,7 @@ class Probes:
             ):
                 return 1
             return self._polarity(node.func) if node.func is not node else 0
-        if isinstance(node, ast.Attribute) and id(node) in self._reads:
+        if isinstance(node, ast.Attribute | ast.Name) and id(node) in self._reads:
             return 1
         return 0
 
@@ -596,6 +622,43 @@ class Probes:
                 yield _span(part, chosen[0], chosen[-1], what)
         else:
             yield _span(part, chosen, chosen, what)
+
+
+def tested_names(facts: Facts) -> set[int]:
+    """The ids of the bare names (and attribute chains: ``self.ipex``) ``facts`` tests for
+    being there: a condition (``if ipex:``, ``not ipex``, an operand of ``and`` / ``or``) or
+    compared with ``None`` (``ipex is not None``)."""
+    tests: list[ast.expr] = []
+    for node, _ in facts.branches:
+        if isinstance(node, ast.If | ast.IfExp):
+            tests.append(node.test)
+        elif isinstance(node, ast.BoolOp):
+            tests.extend(node.values)
+    for compare in facts.compares:
+        operands = [compare.left, *compare.comparators]
+        if any(isinstance(o, ast.Constant) and o.value is None for o in operands):
+            tests.extend(operands)
+    names: set[int] = set()
+    for test in tests:
+        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test = test.operand
+        if isinstance(test, ast.Name | ast.Attribute):
+            names.add(id(test))
+    return names
+
+
+def _on_receiver(chain: ast.expr, scope: Scope) -> bool:
+    """A cheap "maybe" for a chain on a method's receiver (``self.ipex``): its class assigns
+    some attribute through the receiver (``Scope.instance``)."""
+    if not isinstance(chain, ast.Attribute):
+        return False
+    base: ast.expr = chain
+    while isinstance(base, ast.Attribute):
+        base = base.value
+    if not isinstance(base, ast.Name):
+        return False
+    owner = scope.class_of(base.id)
+    return owner is not None and bool(owner.instance)
 
 
 def _nested(statements: Sequence[ast.stmt]) -> Iterator[ast.stmt]:
