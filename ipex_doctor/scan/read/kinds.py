@@ -45,6 +45,17 @@ _CI_NAMES = frozenset(
 _CI_DIRECTORIES = frozenset({"workflows", ".circleci", ".buildkite", ".azure-pipelines", "ci"})
 """Directories whose YAML files are pipelines (``.github/workflows``, ``.gitlab/ci``...)."""
 _DOC_SUFFIXES = (".md", ".markdown", ".rst", ".rest")
+_NOT_A_DOCKERFILE = frozenset(
+    {*_SHELL_SUFFIXES, *_CONFIG_SUFFIXES, *_DOC_SUFFIXES, ".txt", ".html", ".dockerignore"}
+    | {".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".ico", ".bmp", ".pdf"}
+    | {".zip", ".tar", ".gz", ".tgz", ".xz", ".bz2", ".zst"}
+)
+"""Suffixes that make a name starting with ``dockerfile`` another kind of file: a Dockerfile's
+variant is named by a tag (``Dockerfile.xpu``, ``dockerfile-cpu``), while ``dockerfile-build.sh``
+is a script, ``dockerfile-stages.png`` a picture of the build (a project's contributing guide:
+read as a Dockerfile, it was reported as a file that could not be read) and
+``Dockerfile.dockerignore`` Docker's ignore list; a script, configuration or document is then
+read as its suffix says."""
 _REQUIREMENTS_STEM = re.compile(
     r"^(?:requirements|constraints)|[-_.](?:requirements|constraints)(?:$|[-_.])"
 )
@@ -93,7 +104,9 @@ def classify(name: str, parent: str = "", ancestors: str = "") -> FileKind | Non
         or not _LIST_DIRECTORIES.isdisjoint(ancestors.lower().split("/"))
     ):
         return FileKind.REQUIREMENTS
-    if lower.startswith("dockerfile") or suffix == ".dockerfile":
+    if (
+        lower.startswith("dockerfile") and suffix not in _NOT_A_DOCKERFILE
+    ) or suffix == ".dockerfile":
         return FileKind.DOCKERFILE
     if suffix in _SHELL_SUFFIXES:
         return FileKind.SHELL

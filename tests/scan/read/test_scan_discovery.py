@@ -58,6 +58,16 @@ def _found(*roots: Path, exclude: tuple[str, ...] = ()) -> list[str]:
         ("Dockerfile", "", FileKind.DOCKERFILE),
         ("Dockerfile.xpu", "", FileKind.DOCKERFILE),
         ("gpu.dockerfile", "", FileKind.DOCKERFILE),
+        ("dockerfile-cpu", "", FileKind.DOCKERFILE),
+        ("Dockerfile.cuda12", "", FileKind.DOCKERFILE),
+        # a name that starts with "dockerfile" and ends as another kind of file: a picture of
+        # the build's stages (a contributing guide's), a script, a configuration, Docker's
+        # ignore list
+        ("dockerfile-stages-dependency.png", "", None),
+        ("Dockerfile.dockerignore", "", None),
+        ("dockerfile-build.sh", "", FileKind.SHELL),
+        ("dockerfile-settings.yml", "", FileKind.CONFIG),
+        ("Dockerfile.md", "", FileKind.DOCS),
         ("run.sh", "", FileKind.SHELL),
         ("run.bash", "", FileKind.SHELL),
         ("default_config.yaml", "", FileKind.CONFIG),
