@@ -320,3 +320,32 @@ def test_the_audit_of_unseen_projects_adds_up_and_is_no_removal_case() -> None:
     assert key["of"] - key["found_after"] == len(key["missed"]) - len(fixed)
     cases = {p["project"].lower() for p in DATA["projects"]}
     assert cases.isdisjoint(p.lower() for p in projects)
+
+
+FIFTEENTH: dict[str, Any] = yaml.safe_load(
+    (REPO / "tests" / "assets" / "scan_audit_fifteenth.yaml").read_text(encoding="utf-8")
+)
+
+
+def test_the_fifteenth_audit_adds_up_and_shares_no_project_with_the_others() -> None:
+    """The fifteenth audit (docs/scan.md): 80 drawn, each scanned once at a full commit or
+    said why not; the counts say what the judged lines say; and no project of it is one of the
+    removal corpus or of the fourteenth audit (it was drawn excluding them)."""
+    projects = [p["repo"] for p in FIFTEENTH["projects"]]
+    skipped = [p["repo"] for p in FIFTEENTH["not_scanned"]]
+    assert len(projects) == len(set(projects)) == FIFTEENTH["counts"]["scanned"]
+    assert len(projects) + len(skipped) == FIFTEENTH["counts"]["drawn"] == 80
+    assert set(projects) | set(skipped) <= set(FIFTEENTH["drawing"]["candidates_taken"])
+    assert all(SHA.fullmatch(p["commit"]) for p in FIFTEENTH["projects"])
+    sample = FIFTEENTH["precision_sample"]
+    assert sample["of"] == len(sample["findings"]) == 40
+    assert sample["accepted"] == sum(f["verdict"] == "accepted" for f in sample["findings"])
+    assert {f["repo"] for f in sample["findings"]} <= set(projects)
+    key = FIFTEENTH["key"]
+    fixed = [m for m in key["missed"] if m["why"].startswith("fixed:")]
+    assert key["found_after"] - key["found_before"] == len(fixed)
+    assert key["of"] - key["found_after"] == len(key["missed"]) - len(fixed)
+    others = {p["project"].lower() for p in DATA["projects"]}
+    others |= {p["repo"].lower() for p in AUDIT["projects"]}
+    assert others.isdisjoint(p.lower() for p in projects + skipped)
+
