@@ -348,4 +348,3 @@ def test_the_fifteenth_audit_adds_up_and_shares_no_project_with_the_others() -> 
     others = {p["project"].lower() for p in DATA["projects"]}
     others |= {p["repo"].lower() for p in AUDIT["projects"]}
     assert others.isdisjoint(p.lower() for p in projects + skipped)
-

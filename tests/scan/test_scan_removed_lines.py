@@ -569,7 +569,9 @@ def test_ipex_module_handed_on_is_a_reference_and_a_test_of_it_is_not(tmp_path: 
     in the branch it selects by comparing the module's name with IPEX's package name: the
     alias is a reference, the comparison the script's switch to its IPEX path (no "ipex" in
     it). Infernos tests whether its guarded import bound the module (``if ipex is not
-    None:``): a question, not a use; bitsandbytes' ``ipex if ipex._C._has_xpu() else None`` is
+    None:``): a question, not a reference; the IPEX path's probe, once on its line (the
+    fifteenth audit's reader keyed such a guard as a use); bitsandbytes' ``ipex if
+    ipex._C._has_xpu() else None`` is
     the probe's line alone. A comparison with another module's name is no switch, and the
     helper's ``hasattr(module, "__version__")`` asks about torch as much as IPEX: no probe."""
     source = (
@@ -597,6 +599,7 @@ def test_ipex_module_handed_on_is_a_reference_and_a_test_of_it_is_not(tmp_path: 
         ("debug_xpu.py", 6, "ipex-import"),
         ("debug_xpu.py", 7, "ipex-module-reference"),
         ("debug_xpu.py", 10, "ipex-import"),
+        ("debug_xpu.py", 13, "ipex-probe"),
         ("debug_xpu.py", 15, "ipex-build-probe"),
         ("debug_xpu.py", 16, "ipex-module-reference"),
         ("debug_xpu.py", 17, "ipex-probe"),

@@ -500,6 +500,7 @@ class Probes:
                 self._found[id(compare)] = ProbeHit(facts.part, compare, defined)
         flags: list[ast.Name] = []
         tested: set[int] | None = None
+        tested_at: set[tuple[int, str]] = set()
         for chain, scope in facts.chains:
             module = None
             if isinstance(chain, ast.Name):
@@ -519,7 +520,10 @@ class Probes:
                     tested = tested_names(facts)
                 if id(chain) in tested:
                     self._reads.add(id(chain))
-                    self._found[id(chain)] = ProbeHit(facts.part, chain, module)
+                    if (chain.lineno, module) not in tested_at:
+                        # NOTE: one finding per line (``ipex is not None and not ipex``)
+                        tested_at.add((chain.lineno, module))
+                        self._found[id(chain)] = ProbeHit(facts.part, chain, module)
         if flags:
             # NOTE: a flag named in a message (an f-string of the error raised when IPEX is
             # missing) asks nothing; the messages are walked only when there is a flag
