@@ -302,22 +302,30 @@ AUDIT: dict[str, Any] = yaml.safe_load(
 )
 
 
+def _audit_adds_up(audit: dict[str, Any]) -> list[str]:
+    """Check what every audit must say of itself (each project once, at a full commit; the
+    precision sample's and the key's counts are those of their judged lines); its projects."""
+    projects = [p["repo"] for p in audit["projects"]]
+    assert len(projects) == len(set(projects))
+    assert all(SHA.fullmatch(p["commit"]) for p in audit["projects"])
+    sample = audit["precision_sample"]
+    assert sample["of"] == len(sample["findings"]) == 40
+    assert sample["accepted"] == sum(f["verdict"] == "accepted" for f in sample["findings"])
+    assert {f["repo"] for f in sample["findings"]} <= set(projects)
+    key = audit["key"]
+    fixed = [m for m in key["missed"] if m["why"].startswith("fixed:")]
+    assert key["found_after"] - key["found_before"] == len(fixed)
+    assert key["of"] - key["found_after"] == len(key["missed"]) - len(fixed)
+    return projects
+
+
 def test_the_audit_of_unseen_projects_adds_up_and_is_no_removal_case() -> None:
     """The fourteenth collection's trees scanned at their newest commit (docs/scan.md): every
     project once, at a full commit; the counts say what the judged lines say; and none is a
     case of the removal corpus, whose keys are their maintainers' (a later measurement can use
     neither set for the other)."""
-    projects = [p["repo"] for p in AUDIT["projects"]]
-    assert len(projects) == len(set(projects)) == 95
-    assert all(SHA.fullmatch(p["commit"]) for p in AUDIT["projects"])
-    sample = AUDIT["precision_sample"]
-    assert sample["of"] == len(sample["findings"]) == 40
-    assert sample["accepted"] == sum(f["verdict"] == "accepted" for f in sample["findings"])
-    assert {f["repo"] for f in sample["findings"]} <= set(projects)
-    key = AUDIT["key"]
-    fixed = [m for m in key["missed"] if m["why"].startswith("fixed:")]
-    assert key["found_after"] - key["found_before"] == len(fixed)
-    assert key["of"] - key["found_after"] == len(key["missed"]) - len(fixed)
+    projects = _audit_adds_up(AUDIT)
+    assert len(projects) == 95
     cases = {p["project"].lower() for p in DATA["projects"]}
     assert cases.isdisjoint(p.lower() for p in projects)
 
@@ -331,20 +339,11 @@ def test_the_fifteenth_audit_adds_up_and_shares_no_project_with_the_others() -> 
     """The fifteenth audit (docs/scan.md): 80 drawn, each scanned once at a full commit or
     said why not; the counts say what the judged lines say; and no project of it is one of the
     removal corpus or of the fourteenth audit (it was drawn excluding them)."""
-    projects = [p["repo"] for p in FIFTEENTH["projects"]]
+    projects = _audit_adds_up(FIFTEENTH)
     skipped = [p["repo"] for p in FIFTEENTH["not_scanned"]]
-    assert len(projects) == len(set(projects)) == FIFTEENTH["counts"]["scanned"]
+    assert len(projects) == FIFTEENTH["counts"]["scanned"]
     assert len(projects) + len(skipped) == FIFTEENTH["counts"]["drawn"] == 80
     assert set(projects) | set(skipped) <= set(FIFTEENTH["drawing"]["candidates_taken"])
-    assert all(SHA.fullmatch(p["commit"]) for p in FIFTEENTH["projects"])
-    sample = FIFTEENTH["precision_sample"]
-    assert sample["of"] == len(sample["findings"]) == 40
-    assert sample["accepted"] == sum(f["verdict"] == "accepted" for f in sample["findings"])
-    assert {f["repo"] for f in sample["findings"]} <= set(projects)
-    key = FIFTEENTH["key"]
-    fixed = [m for m in key["missed"] if m["why"].startswith("fixed:")]
-    assert key["found_after"] - key["found_before"] == len(fixed)
-    assert key["of"] - key["found_after"] == len(key["missed"]) - len(fixed)
     others = {p["project"].lower() for p in DATA["projects"]}
     others |= {p["repo"].lower() for p in AUDIT["projects"]}
     assert others.isdisjoint(p.lower() for p in projects + skipped)
