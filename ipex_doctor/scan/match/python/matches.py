@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
-from typing import NamedTuple, cast
+from typing import NamedTuple
 
 from ipex_doctor.scan.match.fixable import (
     IPEX_PACKAGE,
@@ -582,11 +582,10 @@ def _best_in_chain(
     while isinstance(chain[-1], ast.Attribute):
         chain.append(chain[-1].value)
     bases = NameTable.resolve(chain[-1], scope)
-    receiver = chain[-1]
-    if not bases and len(chain) > 1 and type(receiver) is ast.Name:
-        # NOTE: ``self.ipex.optimize``: the receiver's attribute is the base (``Scope.instance``)
-        attribute = cast(ast.Attribute, chain[-2]).attr
-        bases = tuple(sorted(scope.attribute(receiver.id, attribute)))
+    if not bases and len(chain) > 1:
+        # NOTE: ``self.ipex.optimize``: the receiver's attribute is the base, as ``resolve``
+        # reads it (``Scope.instance``)
+        bases = NameTable.resolve(chain[-2], scope)
         if bases:
             chain.pop()
     attributes = [link.attr for link in reversed(chain[:-1]) if isinstance(link, ast.Attribute)]
