@@ -346,3 +346,34 @@ def test_a_version_helper_given_a_requirement_asks_about_its_package(tmp_path: P
         'require_version("torch>=2.5")\n'
     )
     assert _probes(tmp_path, source) == [(2, 'require_version("intel-extension-for-pytorch>=2.5")')]
+
+
+def test_the_guarded_import_names_its_handlers_fallback(tmp_path: Path) -> None:
+    """The fifteenth audit's miss (an oneDNN benchmark's CLI): ``ipex = None`` in the handler
+    of the guarded import goes with the import, and the import's finding says so with its line
+    (one cause, one finding). A flag the handler sets is the probe's (it is no imported name),
+    nor does a handler of other errors count."""
+    source = (
+        "try:\n"
+        "    import intel_extension_for_pytorch as ipex\n"
+        "    from oneccl_bindings_for_pytorch import ccl\n"
+        "except ImportError:\n"
+        "    HAS_IPEX = False\n"
+        "    ipex = None\n"
+        "    ccl = ipex\n"
+        "try:\n"
+        "    import intel_extension_for_pytorch as ipex2\n"
+        "except (ImportError, RuntimeError):\n"
+        "    pass\n"
+        "except ValueError:\n"
+        "    ipex2 = None\n"
+    )
+    imports = [m for m in _matches(tmp_path, source) if m.rule_id == "ipex-import"]
+    assert [(m.location.line, m.guard) for m in imports] == [
+        (
+            2,
+            "try/except ImportError (line 1; its handler sets ipex = None at line 6 "
+            "and ccl = ipex at line 7)",
+        ),
+        (9, "try/except ImportError (line 8)"),
+    ]

@@ -603,7 +603,7 @@ class Probes:
     def _guarded_by(self, node: ast.AST, part: int) -> Iterator[Guard]:
         if isinstance(node, ast.Try):
             if any(_catches_missing(handler) for handler in node.handlers) and node.body:
-                what = f"try/except ImportError (line {node.lineno})"
+                what = f"try/except ImportError (line {node.lineno}{_fallbacks(node)})"
                 yield _span(part, node.body[0], node.body[-1], what)._replace(caught=True)
             return
         if isinstance(node, ast.BoolOp):
@@ -747,10 +747,37 @@ def _catches_missing(handler: ast.ExceptHandler) -> bool:
     )
 
 
+def _fallbacks(node: ast.Try) -> str:
+    """``"; its handler sets ipex = None at line 6"`` where a handler of ``node`` that catches a
+    missing module gives a name the ``try`` imports a fallback value: that line goes with the
+    import, and the finding of the import names it (one cause, one finding); ``""`` else."""
+    imported = {
+        (alias.asname or alias.name).partition(".")[0]
+        for statement in node.body
+        if isinstance(statement, ast.Import | ast.ImportFrom)
+        for alias in statement.names
+    }
+    said: list[str] = []
+    for handler in node.handlers:
+        if not _catches_missing(handler):
+            continue
+        for statement in handler.body:
+            if (
+                isinstance(statement, ast.Assign)
+                and all(isinstance(t, ast.Name) and t.id in imported for t in statement.targets)
+                and len(said) < 2
+            ):
+                said.append(f"{_short(statement)} at line {statement.lineno}")
+    return f"; its handler sets {' and '.join(said)}" if said else ""
+
+
 def _describe(test: ast.expr) -> str:
-    text = ast.unparse(test)
-    text = text if len(text) <= 70 else text[:67] + "..."
-    return f"`{text}` (line {test.lineno})"
+    return f"`{_short(test)}` (line {test.lineno})"
+
+
+def _short(node: ast.AST) -> str:
+    text = ast.unparse(node)
+    return text if len(text) <= 70 else text[:67] + "..."
 
 
 def _span(part: int, first: ast.AST, last: ast.AST, what: str) -> Guard:
