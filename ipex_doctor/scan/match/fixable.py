@@ -234,19 +234,31 @@ class Keepers(NamedTuple):
 
 
 NO_KEEPERS = Keepers(frozenset(), False)
+KEPT = Keepers(frozenset(), True)
+"""An IPEX import something keeps (``import_keepers``: what is read then is not needed)."""
 
 
 def import_keepers(parts: Iterable[Facts], rewritten: Mapping[int, str] | None = None) -> Keepers:
     """What in ``parts`` (read into a finished table) keeps an IPEX import (``Keepers``).
+    Where something keeps it, ``read`` and ``rewritten`` are left incomplete: every reader of a
+    ``Keepers`` asks ``kept`` first.
 
     ``rewritten``: the rule of each use the other fixes rewrite (labelled mechanical,
     ``mechanical_use``), by the id of its node. A chain through one of them keeps nothing:
     ``ipex-side-effect-import`` runs after the other fixes and judges the code they leave
     (``torch.xpu.has_fp64_dtype()`` rewritten, ``ipex.xpu.mem_get_info`` rewritten to
     ``torch.xpu``'s), so the label must too."""
+    parts = list(parts)
+    # NOTE: the keepers that need no walk of the chains first: where one holds, the walk of
+    # every chain (most of this function's time in a module that imports ``torch.xpu.amp``)
+    # would change nothing that is read
+    if any(_keeps_outside_chains(facts) for facts in parts):
+        return KEPT
     rewritten = rewritten or {}
     read: set[str] = set()
     gone: set[tuple[str, str]] = set()
+    from_torch: dict[tuple[int, str], bool] = {}
+    """Whether a base name in a scope may stand for torch (or a module under it)."""
     for facts in parts:
         for chain, chain_scope in facts.chains:
             root: ast.expr = chain
@@ -263,28 +275,42 @@ def import_keepers(parts: Iterable[Facts], rewritten: Mapping[int, str] | None =
             if not isinstance(root, ast.Name):
                 continue
             read.add(root.id)
+            key = (id(chain_scope), root.id)
+            torch = from_torch.get(key)
+            if torch is None:
+                torch = from_torch[key] = any(
+                    t.partition(".")[0] == "torch" for t in chain_scope.lookup(root.id)
+                )
             # NOTE: what IPEX injects is under torch: only a chain from torch is resolved
-            if any(t.partition(".")[0] == "torch" for t in chain_scope.lookup(root.id)) and any(
+            if torch and any(
                 under(n, IPEX_INJECTED) for n in NameTable.resolve(chain, chain_scope)
             ):
-                return Keepers(frozenset(read), True, frozenset(gone))
-        for call, _ in facts.calls:
-            if isinstance(call.func, ast.Name) and call.func.id in DYNAMIC_LOOKUPS:
-                return Keepers(frozenset(read), True, frozenset(gone))
-            if any(
-                k.arg == "backend" and isinstance(k.value, ast.Constant) and k.value.value == "ipex"
-                for k in call.keywords
-            ):
-                return Keepers(frozenset(read), True, frozenset(gone))
-        for assign, _ in facts.assigns:
-            targets = assign.targets if isinstance(assign, ast.Assign) else [assign.target]
-            if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
-                return Keepers(frozenset(read), True, frozenset(gone))
-        for other in facts.imports:
-            if isinstance(other, ast.ImportFrom) and other.module and not other.level:
-                if any(under(f"{other.module}.{a.name}", IPEX_INJECTED) for a in other.names):
-                    return Keepers(frozenset(read), True, frozenset(gone))
+                return KEPT
     return Keepers(frozenset(read), False, frozenset(gone))
+
+
+def _keeps_outside_chains(facts: Facts) -> bool:
+    """Whether ``facts`` reach a name without a chain (a dynamic lookup, ``backend="ipex"``,
+    ``__all__``) or import one of what IPEX injects into torch."""
+    for call, _ in facts.calls:
+        if isinstance(call.func, ast.Name) and call.func.id in DYNAMIC_LOOKUPS:
+            return True
+        if any(
+            k.arg == "backend" and isinstance(k.value, ast.Constant) and k.value.value == "ipex"
+            for k in call.keywords
+        ):
+            return True
+    for assign, _ in facts.assigns:
+        targets = assign.targets if isinstance(assign, ast.Assign) else [assign.target]
+        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+            return True
+    return any(
+        isinstance(other, ast.ImportFrom)
+        and other.module
+        and not other.level
+        and any(under(f"{other.module}.{a.name}", IPEX_INJECTED) for a in other.names)
+        for other in facts.imports
+    )
 
 
 def removed_with_uses(
