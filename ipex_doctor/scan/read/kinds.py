@@ -4,8 +4,8 @@ Names are compared case-insensitively (``Dockerfile``, ``dockerfile``, ``DOCKERF
 Specific names win over extensions: ``setup.py`` is ``SETUP`` (read as Python and as text),
 ``pyproject.toml``, a ``Pipfile`` (``Pipfile.gpu``, not a ``Pipfile.lock``) and uv's and pixi's
 own TOML (``uv.toml``, ``uv.xpu.toml``, ``pixi.toml``) are ``PYPROJECT``,
-``environment.yml`` (and ``environment-*.yml``) is
-``CONDA``; a ``*.txt`` or ``*.in`` whose name has ``requirements`` / ``constraints`` as a word
+a YAML file with ``environment`` or ``conda`` as a word of its name
+(``environment.yml``, ``jupyter-notebook-environment.yml``, ``conda-xpu.yaml``) is ``CONDA``; a ``*.txt`` or ``*.in`` whose name has ``requirements`` / ``constraints`` as a word
 (``requirements-xpu.txt``, ``pip_requirements.txt``) or that lies anywhere under a
 ``requirements/`` or ``constraints/`` directory (``constraints/extra/torch.xpu.txt``) is
 ``REQUIREMENTS`` (another ``*.txt`` may still be one by use: ``named_requirements``); a CI or
@@ -38,6 +38,10 @@ _POWERSHELL_SUFFIXES = (".ps1", ".psm1")
 _BATCH_SUFFIXES = (".bat", ".cmd")
 _SHELL_SUFFIXES = (".sh", ".bash", *_POWERSHELL_SUFFIXES, *_BATCH_SUFFIXES)
 _CONFIG_SUFFIXES = (".yaml", ".yml", ".json", ".toml", ".cfg")
+_CONDA_STEM = re.compile(r"(?:^|[-_.])(?:environment|conda)(?:[-_.]|$)")
+"""A conda environment file's name: ``environment`` or ``conda`` as a word of it
+(``environment-xpu.yml``, ``jupyter-notebook-environment.yml``, ``conda_xpu.yaml``: the
+sixteenth audit's notebook environment pinned IPEX in its ``pip:`` section under such a name)."""
 _CI_NAMES = frozenset(
     {"makefile", "gnumakefile", "justfile", ".justfile", "tox.ini", "jenkinsfile"}
     | {"action.yml", "action.yaml", ".gitlab-ci.yml", ".gitlab-ci.yaml"}
@@ -110,7 +114,7 @@ def classify(name: str, parent: str = "", ancestors: str = "") -> FileKind | Non
         return FileKind.DOCKERFILE
     if suffix in _SHELL_SUFFIXES:
         return FileKind.SHELL
-    if suffix in (".yml", ".yaml") and (stem == "environment" or stem.startswith("environment-")):
+    if suffix in (".yml", ".yaml") and _CONDA_STEM.search(stem) is not None:
         return FileKind.CONDA
     if lower in _CI_NAMES or suffix in (".mk", ".just") or lower.endswith(".gitlab-ci.yml"):
         return FileKind.CI

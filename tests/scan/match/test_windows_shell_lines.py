@@ -119,6 +119,16 @@ def test_powershell(tmp_path: Path, lines: list[str], expected: list[tuple[int, 
         ),
         (['%PYTHON% -c "import intel_extension_for_pytorch"'], [(1, "ipex-python-command")]),
         (["ipexrun train.py"], [(1, "ipex-launcher")]),
+        # IPEX's DLL folder put on PATH (the sixteenth audit's SD.Next launcher); the folder
+        # named as a whole is a test of whether IPEX is installed (see the PowerShell cases)
+        (
+            [
+                'set "PATH=%ROOT%\\venv\\Lib\\site-packages\\torch\\lib;'
+                '%ROOT%\\venv\\Lib\\site-packages\\intel_extension_for_pytorch\\lib;%PATH%"'
+            ],
+            [(1, "ipex-installed-file")],
+        ),
+        (['if exist "%SP%\\intel_extension_for_pytorch" goto ready'], []),
         (
             [f'set "IPEX_URL={INDEX}"', "pip install torch ^", "  --extra-index-url %IPEX_URL%"],
             [(1, "ipex-wheel-index"), (3, "ipex-wheel-index")],

@@ -55,6 +55,12 @@ def _found(*roots: Path, exclude: tuple[str, ...] = ()) -> list[str]:
         ("uv.lock", "", None),
         ("environment.yml", "", FileKind.CONDA),
         ("environment-xpu.yaml", "", FileKind.CONDA),
+        # the sixteenth audit's notebook environment (vampireLibrarianMonk/intel-gpu-hello)
+        ("jupyter-notebook-environment.yml", "", FileKind.CONDA),
+        ("environment_xpu.yml", "", FileKind.CONDA),
+        ("conda-env.yaml", "", FileKind.CONDA),
+        ("environments.yml", "", FileKind.CONFIG),
+        ("anaconda.yml", "", FileKind.CONFIG),
         ("Dockerfile", "", FileKind.DOCKERFILE),
         ("Dockerfile.xpu", "", FileKind.DOCKERFILE),
         ("gpu.dockerfile", "", FileKind.DOCKERFILE),
