@@ -347,3 +347,27 @@ def test_the_fifteenth_audit_adds_up_and_shares_no_project_with_the_others() -> 
     others = {p["project"].lower() for p in DATA["projects"]}
     others |= {p["repo"].lower() for p in AUDIT["projects"]}
     assert others.isdisjoint(p.lower() for p in projects + skipped)
+
+
+SIXTEENTH: dict[str, Any] = yaml.safe_load(
+    (REPO / "tests" / "assets" / "scan_audit_sixteenth.yaml").read_text(encoding="utf-8")
+)
+
+
+def test_the_sixteenth_audit_adds_up_and_shares_no_project_with_the_others() -> None:
+    """The sixteenth audit (docs/scan.md): every candidate that survived the exclusions drawn,
+    each scanned once at a full commit or said why not; the counts say what the judged lines
+    say; and no project of it is one of the removal corpus or of the earlier audits."""
+    projects = _audit_adds_up(SIXTEENTH)
+    skipped = [p["repo"] for p in SIXTEENTH["not_scanned"]]
+    assert len(projects) == SIXTEENTH["counts"]["scanned"]
+    assert len(projects) + len(skipped) == SIXTEENTH["counts"]["drawn"]
+    assert set(projects) | set(skipped) == set(SIXTEENTH["drawing"]["candidates_taken"])
+    others = {p["project"].lower() for p in DATA["projects"]}
+    others |= {p["repo"].lower() for p in AUDIT["projects"]}
+    others |= {p["repo"].lower() for p in FIFTEENTH["projects"]}
+    others |= {p["repo"].lower() for p in FIFTEENTH["not_scanned"]}
+    assert others.isdisjoint(p.lower() for p in projects + skipped)
+    categories = SIXTEENTH["key"]["by_category"]
+    assert sum(c["of"] for c in categories.values()) == SIXTEENTH["key"]["of"]
+    assert sum(c["found"] for c in categories.values()) == SIXTEENTH["key"]["found_before"]
