@@ -4,8 +4,9 @@ Names are compared case-insensitively (``Dockerfile``, ``dockerfile``, ``DOCKERF
 Specific names win over extensions: ``setup.py`` is ``SETUP`` (read as Python and as text),
 ``pyproject.toml``, a ``Pipfile`` (``Pipfile.gpu``, not a ``Pipfile.lock``) and uv's and pixi's
 own TOML (``uv.toml``, ``uv.xpu.toml``, ``pixi.toml``) are ``PYPROJECT``,
-a YAML file with ``environment`` or ``conda`` as a word of its name
-(``environment.yml``, ``jupyter-notebook-environment.yml``, ``conda-xpu.yaml``) is ``CONDA``; a ``*.txt`` or ``*.in`` whose name has ``requirements`` / ``constraints`` as a word
+a YAML file with ``environment`` or ``conda`` as a word of its name (``environment.yml``,
+``jupyter-notebook-environment.yml``, ``conda-xpu.yaml``; not a CI file) is ``CONDA``; a
+``*.txt`` or ``*.in`` whose name has ``requirements`` / ``constraints`` as a word
 (``requirements-xpu.txt``, ``pip_requirements.txt``) or that lies anywhere under a
 ``requirements/`` or ``constraints/`` directory (``constraints/extra/torch.xpu.txt``) is
 ``REQUIREMENTS`` (another ``*.txt`` may still be one by use: ``named_requirements``); a CI or
@@ -114,14 +115,16 @@ def classify(name: str, parent: str = "", ancestors: str = "") -> FileKind | Non
         return FileKind.DOCKERFILE
     if suffix in _SHELL_SUFFIXES:
         return FileKind.SHELL
-    if suffix in (".yml", ".yaml") and _CONDA_STEM.search(stem) is not None:
-        return FileKind.CONDA
     if lower in _CI_NAMES or suffix in (".mk", ".just") or lower.endswith(".gitlab-ci.yml"):
         return FileKind.CI
     if suffix in (".yml", ".yaml") and (
         parent.lower() in _CI_DIRECTORIES or stem.startswith("azure-pipelines")
     ):
         return FileKind.CI
+    # NOTE: after CI's names: a workflow named for conda (.github/workflows/conda.yml) is a
+    # workflow, whose run: steps are read as shell
+    if suffix in (".yml", ".yaml") and _CONDA_STEM.search(stem) is not None:
+        return FileKind.CONDA
     if suffix in _CONFIG_SUFFIXES:
         return FileKind.CONFIG
     if suffix in _DOC_SUFFIXES:

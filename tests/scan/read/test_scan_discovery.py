@@ -61,6 +61,8 @@ def _found(*roots: Path, exclude: tuple[str, ...] = ()) -> list[str]:
         ("conda-env.yaml", "", FileKind.CONDA),
         ("environments.yml", "", FileKind.CONFIG),
         ("anaconda.yml", "", FileKind.CONFIG),
+        ("conda.yml", "workflows", FileKind.CI),  # a GitHub workflow named for conda
+        ("environment.yml", "workflows", FileKind.CI),
         ("Dockerfile", "", FileKind.DOCKERFILE),
         ("Dockerfile.xpu", "", FileKind.DOCKERFILE),
         ("gpu.dockerfile", "", FileKind.DOCKERFILE),
