@@ -194,8 +194,11 @@ TIMEOUT = click.option(
 PROBE = option_group("probe", parts.probe_options, PYTHON, TIMEOUT)
 AS_JSON = click.option("--json", "as_json", is_flag=True, help="Print it as JSON, not as text.")
 _OUTPUT_OPTIONS = (
-    click.option("--json", "json_path", metavar="PATH",
-                 help="Write the JSON report to PATH ('-' for stdout; human output then goes to stderr)."),
+    # NOTE: --json alone writes to stdout, as explain's --json prints JSON (a bare --json was
+    # refused as a usage error); a value that starts with "-" other than "-" is the next option
+    click.option("--json", "json_path", metavar="PATH", is_flag=False, flag_value="-",
+                 help="Write the JSON report to PATH ('-', or --json alone: stdout; human output "
+                 "then goes to stderr)."),
     click.option("--junit-xml", "junit_path", metavar="PATH", help="Write a JUnit XML report ('-': stdout)."),
     click.option("--markdown", "markdown_path", metavar="PATH",
                  help="Write a Markdown report for an issue tracker ('-': stdout)."),

@@ -280,6 +280,22 @@ def test_bare_environment(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
 
 
+@pytest.mark.parametrize(
+    "args",
+    [["DIR", "--json"], ["--json", "-q", "DIR"], ["DIR", "--json", "-"], ["--json", "-", "DIR"]],
+)
+def test_json_alone_writes_the_report_to_stdout(tmp_path: Path, args: list[str]) -> None:
+    """``--json`` with no PATH (last, or followed by another option) writes to stdout, as
+    ``--json -`` does (explain's ``--json`` prints JSON; a bare one here was a usage error)."""
+    (tmp_path / "train.py").write_text("import intel_extension_for_pytorch as ipex\n")
+    done = run_doctor("scan", *[str(tmp_path) if a == "DIR" else a for a in args], "--no-cache")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    assert report["command"] == "scan"
+    assert [f["id"] for f in report["findings"] if f["kind"] == "code"] == ["ipex-import"]
+    assert "Traceback" not in done.stderr
+
+
 def test_unwritable_json_path(tmp_path: Path) -> None:
     """An output path in a missing directory: exit 2, one line, nothing half-written."""
     python = make_fake_env(tmp_path / "bare", {})
