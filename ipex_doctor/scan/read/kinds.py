@@ -5,7 +5,7 @@ Specific names win over extensions: ``setup.py`` is ``SETUP`` (read as Python an
 ``pyproject.toml``, a ``Pipfile`` (``Pipfile.gpu``, not a ``Pipfile.lock``) and uv's and pixi's
 own TOML (``uv.toml``, ``uv.xpu.toml``, ``pixi.toml``) are ``PYPROJECT``,
 a YAML file with ``environment`` or ``conda`` as a word of its name (``environment.yml``,
-``jupyter-notebook-environment.yml``, ``conda-xpu.yaml``; not a CI file) is ``CONDA``; a
+``jupyter-notebook-environment.yml``, ``conda-xpu.yaml``; not a pipeline) is ``CONDA``; a
 ``*.txt`` or ``*.in`` whose name has ``requirements`` / ``constraints`` as a word
 (``requirements-xpu.txt``, ``pip_requirements.txt``) or that lies anywhere under a
 ``requirements/`` or ``constraints/`` directory (``constraints/extra/torch.xpu.txt``) is
@@ -47,8 +47,11 @@ _CI_NAMES = frozenset(
     {"makefile", "gnumakefile", "justfile", ".justfile", "tox.ini", "jenkinsfile"}
     | {"action.yml", "action.yaml", ".gitlab-ci.yml", ".gitlab-ci.yaml"}
 )
-_CI_DIRECTORIES = frozenset({"workflows", ".circleci", ".buildkite", ".azure-pipelines", "ci"})
-"""Directories whose YAML files are pipelines (``.github/workflows``, ``.gitlab/ci``...)."""
+_PIPELINE_DIRECTORIES = frozenset({"workflows", ".circleci", ".buildkite", ".azure-pipelines"})
+"""Directories that hold only pipelines (``.github/workflows``)."""
+_CI_DIRECTORIES = _PIPELINE_DIRECTORIES | {"ci"}
+"""Directories whose YAML files are pipelines (``.github/workflows``, ``.gitlab/ci``...); a
+conda environment's name wins in ``ci/`` alone."""
 _DOC_SUFFIXES = (".md", ".markdown", ".rst", ".rest")
 _NOT_A_DOCKERFILE = frozenset(
     {*_SHELL_SUFFIXES, *_CONFIG_SUFFIXES, *_DOC_SUFFIXES, ".txt", ".html", ".dockerignore"}
@@ -117,14 +120,18 @@ def classify(name: str, parent: str = "", ancestors: str = "") -> FileKind | Non
         return FileKind.SHELL
     if lower in _CI_NAMES or suffix in (".mk", ".just") or lower.endswith(".gitlab-ci.yml"):
         return FileKind.CI
-    if suffix in (".yml", ".yaml") and (
-        parent.lower() in _CI_DIRECTORIES or stem.startswith("azure-pipelines")
+    yaml_file = suffix in (".yml", ".yaml")
+    if yaml_file and (
+        parent.lower() in _PIPELINE_DIRECTORIES or stem.startswith("azure-pipelines")
     ):
         return FileKind.CI
-    # NOTE: after CI's names: a workflow named for conda (.github/workflows/conda.yml) is a
-    # workflow, whose run: steps are read as shell
-    if suffix in (".yml", ".yaml") and _CONDA_STEM.search(stem) is not None:
+    # NOTE: after the directories that hold only pipelines (a workflow named for conda,
+    # .github/workflows/conda.yml, is a workflow whose run: steps are read as shell), before a
+    # ci/ directory's (ci/environment.yml is the environment a project's CI creates)
+    if yaml_file and _CONDA_STEM.search(stem) is not None:
         return FileKind.CONDA
+    if yaml_file and parent.lower() in _CI_DIRECTORIES:
+        return FileKind.CI
     if suffix in _CONFIG_SUFFIXES:
         return FileKind.CONFIG
     if suffix in _DOC_SUFFIXES:
