@@ -48,7 +48,7 @@ _CI_NAMES = frozenset(
     | {"action.yml", "action.yaml", ".gitlab-ci.yml", ".gitlab-ci.yaml"}
 )
 _PIPELINE_DIRECTORIES = frozenset({"workflows", ".circleci", ".buildkite", ".azure-pipelines"})
-"""Directories that hold only pipelines (``.github/workflows``)."""
+"""Directories that hold only pipelines (``.github/workflows``; and GitLab's ``.gitlab/ci``)."""
 _CI_DIRECTORIES = _PIPELINE_DIRECTORIES | {"ci"}
 """Directories whose YAML files are pipelines (``.github/workflows``, ``.gitlab/ci``...); a
 conda environment's name wins in ``ci/`` alone."""
@@ -121,9 +121,10 @@ def classify(name: str, parent: str = "", ancestors: str = "") -> FileKind | Non
     if lower in _CI_NAMES or suffix in (".mk", ".just") or lower.endswith(".gitlab-ci.yml"):
         return FileKind.CI
     yaml_file = suffix in (".yml", ".yaml")
-    if yaml_file and (
-        parent.lower() in _PIPELINE_DIRECTORIES or stem.startswith("azure-pipelines")
-    ):
+    pipelines = parent.lower() in _PIPELINE_DIRECTORIES or (
+        parent.lower() == "ci" and ".gitlab" in ancestors.lower().split("/")
+    )
+    if yaml_file and (pipelines or stem.startswith("azure-pipelines")):
         return FileKind.CI
     # NOTE: after the directories that hold only pipelines (a workflow named for conda,
     # .github/workflows/conda.yml, is a workflow whose run: steps are read as shell), before a

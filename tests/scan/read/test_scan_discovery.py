@@ -332,3 +332,13 @@ def test_a_candidate_replaced_by_a_fifo_after_the_walk_is_refused_without_waitin
         read_candidate(candidate.path, 10**6)
     with pytest.raises(NotRegularFile):
         read_candidate(Path("/dev/zero"), 10**6)
+
+
+@pytest.mark.parametrize(
+    ("ancestors", "kind"),
+    [(".gitlab/ci", FileKind.CI), ("ci", FileKind.CONDA), ("tools/ci", FileKind.CONDA)],
+)
+def test_a_conda_name_in_a_ci_directory(ancestors: str, kind: FileKind) -> None:
+    """GitLab's ``.gitlab/ci`` holds pipeline includes (``conda.yml`` a job's definition); a
+    project's own ``ci/`` holds the environment its CI creates."""
+    assert classify("conda.yml", "ci", ancestors) is kind
