@@ -349,7 +349,7 @@ def test_a_version_helper_given_a_requirement_asks_about_its_package(tmp_path: P
 
 
 def test_the_guarded_import_names_its_handlers_fallback(tmp_path: Path) -> None:
-    """The fifteenth audit's miss (an oneDNN benchmark's CLI): ``ipex = None`` in the handler
+    """The fifteenth audit's miss (a oneDNN benchmark's CLI): ``ipex = None`` in the handler
     of the guarded import goes with the import, and the import's finding says so with its line
     (one cause, one finding). A flag the handler sets is the probe's (it is no imported name),
     nor does a handler of other errors count."""
