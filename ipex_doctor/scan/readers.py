@@ -37,6 +37,7 @@ from ipex_doctor.scan.match.python.statements import (
 )
 from ipex_doctor.scan.match.python.strings import fragments
 from ipex_doctor.scan.match.python.switches import SWITCH_PATTERN
+from ipex_doctor.scan.match.python_documents import PythonDocument, python_documents
 from ipex_doctor.scan.match.ruleset import PythonRules, RuleSet
 from ipex_doctor.scan.match.script_variables import scripts_in_place
 from ipex_doctor.scan.match.shell_lines import command_lines, through_variables
@@ -445,14 +446,48 @@ def read_text(candidate: Candidate, data: bytes, rules: RuleSet) -> Outcome:
             # NOTE: the launcher's rewrite speaks POSIX shell; a Windows script is reported
             # only (kinds.rewritten_by_fix)
             hits = _launches_rewritten(hits, rules, "\n".join(lines))
+            everything = (TextLine(number, text) for number, text in enumerate(lines, start=1))
+            hits += _document_hits(python_documents(everything), hits, rules)
     else:
         hits = text_hits(_code_lines(lines), rules.text(kind), probe)
         if hits and candidate.path.name.lower().endswith(YAML_SUFFIXES):
             hits = spanning_blocks(hits, lines)
     if kind is FileKind.CI:
-        steps = command_lines(ci_commands(candidate.path.name, lines))
+        commands = list(ci_commands(candidate.path.name, lines))
+        steps = command_lines(commands)
         hits = _unique(hits + text_hits(steps, rules.text(FileKind.SHELL), probe))
+        hits += _document_hits(python_documents(commands), hits, rules)
     return Outcome(True, [to_match(hit, candidate.display, lines) for hit in hits], [])
+
+
+def _document_hits(documents: list[PythonDocument], found: list[Hit], rules: RuleSet) -> list[Hit]:
+    """The Python rules' hits in ``documents`` (here-documents a Python interpreter runs:
+    ``python_documents``) on the lines where the text rules found nothing (``found``): one
+    cause, one finding, so the import the shell rules report as a command is not reported
+    twice. None is mechanical: ``--fix`` rewrites Python files and notebooks, not the Python
+    inside a script (the finding says so). A document that does not parse is left to the text
+    rules, which read its lines as commands."""
+    python = rules.python(FileKind.PYTHON)
+    if python is None or not documents:
+        return []
+    taken = {hit.line for hit in found}
+    hits: list[Hit] = []
+    for document in documents:
+        try:
+            facts, table = _read_names(parse_python(document.source), rules)
+        except Unparsable:
+            continue
+        for hit in python_hits([facts], table, python, {0: document.lines}):
+            if hit.line in taken:
+                continue
+            placed = hit._replace(
+                column=document.column(hit.line, hit.column),
+                end_column=document.column(hit.end_line, hit.end_column),
+                mechanical=False,
+                rewritten_for="",
+            )
+            hits.append(placed)
+    return hits
 
 
 def _launches_rewritten(hits: list[Hit], rules: RuleSet, text: str, line: int = 0) -> list[Hit]:

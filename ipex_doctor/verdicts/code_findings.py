@@ -35,12 +35,17 @@ from ipex_doctor.model.code import CodeMatch, LineEdit
 from ipex_doctor.model.environment import IPEX, Environment
 from ipex_doctor.model.findings import Evidence, Finding, FindingKind, Status, Verdict
 from ipex_doctor.scan.fix.quoting import shown_name
-from ipex_doctor.scan.read.kinds import rewritten_by_fix
+from ipex_doctor.scan.read.kinds import python_rewritten_by_fix, rewritten_by_fix
 from ipex_doctor.verdicts.status import status_for
 
 MECHANICAL = "(mechanical: ipex-doctor scan --fix)"
 OTHER_FIX = "ipex-doctor scan --fix changes this line for"
 """How a remediation says that ``--fix`` rewrites this line for another finding, not this one."""
+EMBEDDED_LEFT = (
+    "--fix rewrites Python files and notebooks, not the Python a shell command runs from a "
+    "here-document: edit it there by hand"
+)
+"""Why ``--fix`` leaves a Python rule's match in a script, a Dockerfile or a CI file."""
 _IN_RANGE = (Verdict.AFFECTED, Verdict.REGRESSION, Verdict.PREDICTED, Verdict.LATENT)
 
 
@@ -199,7 +204,18 @@ def code_finding(
     else:
         if rule.recipe and rule.recipe not in remediation:
             remediation = f"{remediation.rstrip('.')}. {rule.recipe}"
-        if rule.fix and match.imported_by and rewritten_by_fix(match.location.path):
+        path = match.location.path
+        if (
+            rule.fix
+            and rule.match.kind != "text"
+            and rewritten_by_fix(path)
+            and not python_rewritten_by_fix(path)
+        ):
+            # NOTE: a Python rule's match in a file --fix rewrites as text is Python a script
+            # runs from a here-document (a document's code block is never rewritten at all):
+            # every leftover says why --fix leaves it
+            remediation += f" ({EMBEDDED_LEFT})"
+        elif rule.fix and match.imported_by and rewritten_by_fix(match.location.path):
             remediation += (
                 f" (--fix leaves this import: {match.imported_by} imports the name from here;"
                 " replace the uses there first, then remove both imports)"

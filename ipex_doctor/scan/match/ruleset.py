@@ -173,6 +173,10 @@ class PythonRules(NamedTuple):
         )
 
 
+EMBEDDING_PYTHON = frozenset({FileKind.SHELL, FileKind.DOCKERFILE, FileKind.CI})
+"""The kinds whose here-documents may be Python that a command runs (``python_documents``)."""
+
+
 class TextRule(NamedTuple):
     """A rule's ``text`` regexes, each with its prefilter triggers (one of them must hold)."""
 
@@ -223,6 +227,10 @@ class RuleSet:
         prefilter = self._prefilters.get(key)
         if prefilter is None:
             triggers = list(self._python_triggers.get(kind, ())) if python else []
+            if kind in EMBEDDING_PYTHON and not python:
+                # NOTE: the Python a script runs from a here-document is read by the Python
+                # rules (``python_documents``): a file that spells only their words is read
+                triggers.extend(self._python_triggers.get(FileKind.PYTHON, ()))
             # NOTE: a notebook's ! lines and a CI file's commands are shell
             shell = kind in (FileKind.NOTEBOOK, FileKind.CI)
             kinds = (kind, FileKind.SHELL) if shell else (kind,)

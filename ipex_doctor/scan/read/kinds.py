@@ -146,6 +146,16 @@ def reads_as_python(kind: FileKind, name: str) -> bool:
     return kind is FileKind.PYTHON or (kind is FileKind.SETUP and name.lower().endswith(".py"))
 
 
+def python_rewritten_by_fix(path: str) -> bool:
+    """Whether ``scan --fix``'s Python rewrites reach the file at ``path``: a Python file or a
+    notebook. The Python that a shell script, a Dockerfile or a CI file runs from a
+    here-document (``scan.match.python_documents``) is reported, never rewritten: it sits
+    inside shell text, whose quoting and expansions a Python rewrite does not speak."""
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    kind = classify(name)
+    return kind is FileKind.NOTEBOOK or (kind is not None and reads_as_python(kind, name))
+
+
 @enum.unique
 class ShellDialect(enum.Enum):
     """The language of a ``SHELL`` file, which decides what in a line only prints or comments

@@ -19,7 +19,7 @@ from ipex_doctor.knowledge.code_rules import CodeRules
 from ipex_doctor.model.code import FileKind
 from ipex_doctor.scan import DEFAULT_MAX_FILE_BYTES, grep_pattern, trigger_words
 from ipex_doctor.scan.match.patterns import _maybe_with_and
-from ipex_doctor.scan.match.ruleset import RuleSet
+from ipex_doctor.scan.match.ruleset import EMBEDDING_PYTHON, RuleSet
 from ipex_doctor.scan.match.triggers import (
     FOLDED_TO_ASCII,
     Prefilter,
@@ -259,6 +259,9 @@ def test_the_shipped_rules_prefilters_are_those_of_the_definition() -> None:
         for python in (False, True):
             prefilter = ruleset.prefilter(kind, python=python)
             triggers = list(ruleset._python_triggers.get(kind, ())) if python else []
+            if kind in EMBEDDING_PYTHON and not python:
+                # a here-document's Python is read by the Python rules (python_documents)
+                triggers.extend(ruleset._python_triggers.get(FileKind.PYTHON, ()))
             shell = kind in (FileKind.NOTEBOOK, FileKind.CI)
             for text_kind in (kind, FileKind.SHELL) if shell else (kind,):
                 for text_rule in ruleset._text.get(text_kind, ()):
@@ -457,9 +460,14 @@ def test_binary_and_undecodable_files_are_skipped_with_the_reason(tmp_path: Path
 
 
 def test_a_kind_no_rule_reads_is_counted_but_not_opened(tmp_path: Path) -> None:
-    """With Python rules only, a Dockerfile is a candidate (seen) that is never read: were it
-    read, its NUL byte would make it a skipped binary."""
+    """With Python rules only, a requirements list is a candidate (seen) that is never read:
+    were it read, its NUL byte would make it a skipped binary. A Dockerfile is read, for the
+    Python its ``RUN python3 <<EOF`` may run (``python_documents``)."""
     rules = CodeRules((rule("ipex", imports=["intel_extension_for_pytorch"]),))
-    write(tmp_path, {"Dockerfile": b"RUN pip install intel_extension_for_pytorch\x00\n"})
+    line = b"RUN pip install intel_extension_for_pytorch\x00\n"
+    write(tmp_path, {"requirements.txt": line})
     result = scan(tmp_path, rules)
     assert (result.files_seen, result.files_parsed, result.skipped) == (1, 0, ())
+    write(tmp_path, {"Dockerfile": line})
+    skipped = scan(tmp_path, rules).skipped
+    assert [(s.path, s.reason) for s in skipped] == [("Dockerfile", "binary (contains NUL bytes)")]

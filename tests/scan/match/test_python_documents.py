@@ -1,0 +1,189 @@
+"""Python that a shell command runs from a here-document (``python - <<'EOF'``) is read by the
+Python rules, at its own lines and columns in the script, the Dockerfile or the CI file; a
+document that is some other program's input is not Python."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from conftest import run_doctor
+from scan_rules import found, scan, write
+
+from ipex_doctor.knowledge import code_rules
+from ipex_doctor.scan.match.python_documents import python_documents
+from ipex_doctor.scan.read.source import TextLine
+from ipex_doctor.verdicts.code_findings import EMBEDDED_LEFT, MECHANICAL
+
+SHIPPED = code_rules.load()
+
+
+def _openers(script: str) -> list[int]:
+    lines = script.splitlines()
+    numbered = (TextLine(number, text) for number, text in enumerate(lines, start=1))
+    return [document.opener for document in python_documents(numbered)]
+
+
+@pytest.mark.parametrize(
+    "opener",
+    [
+        "python - <<'PY'",
+        "python3 <<EOF",
+        'IPEX_LIB=$(python3 -u - <<"PY"',
+        'srun --ntasks 2 python3 - "$@" <<EOF',
+        '"${PYTHON}" -X utf8 <<EOF',
+        "$PYTHON_BIN -B <<-EOF",
+        "/opt/conda/bin/python3.11 2>&1 <<EOF",
+        "python3 &>run.log <<EOF",
+        "conda run -n xpu python <<EOF",
+        "cd work && python <<EOF",
+        "cat <<'EOF' | python3 -",
+        "RUN python3 <<EOF",
+    ],
+)
+def test_a_document_an_interpreter_runs_as_its_program_is_python(opener: str) -> None:
+    ending = re.search(r"<<-?\s*['\"]?(\w+)", opener)
+    assert ending is not None
+    script = f"#!/bin/bash\n{opener}\nimport torch\n{ending.group(1)}\n)\n"
+    assert _openers(script) == [2]
+
+
+@pytest.mark.parametrize(
+    "opener",
+    [
+        "python train.py <<EOF",  # the script's input
+        "python3 -c 'import sys; print(sys.stdin.read())' <<EOF",
+        "python -m pip install -r /dev/stdin <<EOF",
+        "python3 -um json.tool <<EOF",
+        "cat <<EOF",  # a message
+        "cat > job.py <<EOF",  # a file written (scripts_in_place reads what runs it)
+        "cat <<'EOF' | python3 check.py",
+        'echo "run python <<EOF by hand"',  # inside quotes: no document
+        "# python - <<EOF",  # a comment
+        "pythonista <<EOF",
+    ],
+)
+def test_a_document_that_is_not_a_program_of_python_is_not(opener: str) -> None:
+    script = f"{opener}\nimport torch\nEOF\n"
+    assert _openers(script) == []
+
+
+def test_a_document_inside_a_printed_one_and_one_never_ended_are_none() -> None:
+    usage = "cat <<USAGE\nRun:\n  python - <<EOF\n  import torch\n  EOF\nUSAGE\n"
+    assert _openers(usage) == []
+    assert _openers("python - <<EOF\nimport torch\n") == []
+    assert _openers("python - <<< 'import torch'\n") == []
+
+
+def test_the_body_keeps_the_files_line_numbers_and_a_ci_blocks_columns() -> None:
+    lines = [TextLine(7, "  python - <<'EOF'"), TextLine(8, "    import torch"),
+             TextLine(9, "    x = 1"), TextLine(10, "  EOF")]  # fmt: skip
+    (document,) = python_documents(lines)
+    assert document.opener == 7 and document.indent == 4
+    assert document.lines[7:9] == ["import torch", "x = 1"]
+    assert document.column(8, 0) == 4 and document.column(7, 3) == 3
+
+
+SLURM = """\
+#!/bin/bash
+#SBATCH --nodes=1
+IPEX_LIB=$(python - <<'PY'
+import pathlib
+import intel_extension_for_pytorch as ipex
+print(str(pathlib.Path(ipex.__file__).parent / "lib"))
+PY
+)
+python3 - <<EOF
+import torch
+import intel_extension_for_pytorch as ipex
+model = ipex.optimize(torch.nn.Linear(2, 2).eval())
+scaler = torch.xpu.amp.GradScaler()
+EOF
+python3 train.py <<EOF
+scaler = torch.xpu.amp.GradScaler()
+EOF
+"""
+
+
+def test_the_python_rules_read_a_scripts_documents_and_the_import_is_one_finding(
+    tmp_path: Path,
+) -> None:
+    """The import a shell rule reports as a command is not reported again by the Python rules;
+    what only the Python rules know (a reference, a call, an IPEX-only name) is found at its
+    own line; the document fed to train.py is that script's input."""
+    write(tmp_path, {"job.sh": SLURM})
+    result = scan(tmp_path, SHIPPED)
+    assert [(line, rule) for _, line, rule, _ in found(result)] == [
+        (5, "ipex-python-command"),
+        (6, "ipex-other-api"),
+        (11, "ipex-python-command"),
+        (12, "ipex-optimize"),
+        (13, "xpu-amp-grad-scaler"),
+    ]
+    scaler = result.matches[-1]
+    at = scaler.location
+    assert scaler.snippet[at.column : at.end_column] == "torch.xpu.amp.GradScaler"
+    assert not any(match.mechanical for match in result.matches)
+
+
+def test_a_dockerfile_and_a_ci_step_are_read_the_same_way(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "Dockerfile": "FROM python:3.11\nRUN python3 <<EOF\nimport torch\n"
+            "with torch.xpu.amp.autocast():\n    pass\nEOF\n",
+            ".github/workflows/check.yml": (
+                "on: push\njobs:\n  a:\n    steps:\n      - run: |\n"
+                "          cat <<'EOF' | python -\n          import torch\n"
+                "          torch.xpu.amp.GradScaler()\n          EOF\n"
+            ),
+        },
+    )
+    result = scan(tmp_path, SHIPPED)
+    assert [(path, line, rule) for path, line, rule, _ in found(result)] == [
+        (".github/workflows/check.yml", 8, "xpu-amp-grad-scaler"),
+        ("Dockerfile", 4, "xpu-amp-autocast"),
+    ]
+    ci = result.matches[0]
+    assert ci.snippet[ci.location.column : ci.location.end_column] == "torch.xpu.amp.GradScaler"
+
+
+def test_a_document_that_does_not_parse_is_left_to_the_shell_rules(tmp_path: Path) -> None:
+    """A command substitution is no Python; nor is ``$HOME`` where the delimiter is quoted
+    (the shell leaves it as written). The lines were read, by the shell rules: no unread file."""
+    for opener, unparsable in (("<<EOF", "stamp = $(date)"), ("<<'EOF'", "home = $HOME")):
+        script = f"python - {opener}\nimport intel_extension_for_pytorch as ipex\n"
+        script += f"{unparsable}\nipex.optimize(model)\nEOF\n"
+        write(tmp_path, {"run.sh": script})
+        result = scan(tmp_path, SHIPPED)
+        assert [(line, rule) for _, line, rule, _ in found(result)] == [(2, "ipex-python-command")]
+        assert result.skipped == ()
+
+
+def test_the_shells_expansions_in_an_unquoted_document_are_read_as_names(tmp_path: Path) -> None:
+    """``${THRESHOLD}`` and ``$1`` are what the shell puts there: the rest of the program is
+    still read, each place at its own column."""
+    script = "python3 - <<PY\nimport torch\nassert acc >= ${THRESHOLD}, '$1'\n"
+    script += "s = torch.xpu.amp.GradScaler()\nPY\n"
+    write(tmp_path, {"eval.sh": script})
+    (match,) = scan(tmp_path, SHIPPED).matches
+    assert (match.rule_id, match.location.line, match.location.column) == (
+        "xpu-amp-grad-scaler",
+        4,
+        4,
+    )
+
+
+def test_the_finding_says_why_fix_leaves_it_and_fix_leaves_the_script(tmp_path: Path) -> None:
+    write(tmp_path, {"job.sh": SLURM})
+    scanned = run_doctor("scan", str(tmp_path), "--json", "-", "--fail-on", "never")
+    assert scanned.returncode == 0, scanned.stderr
+    findings = {f["location"]["line"]: f for f in json.loads(scanned.stdout)["findings"]}
+    scaler = findings[13]
+    assert scaler["id"] == "xpu-amp-grad-scaler"
+    assert EMBEDDED_LEFT in scaler["remediation"] and MECHANICAL not in scaler["remediation"]
+    fixed = run_doctor("scan", str(tmp_path), "--fix", "--fail-on", "never")
+    assert fixed.returncode == 0, fixed.stderr
+    assert (tmp_path / "job.sh").read_text() == SLURM
