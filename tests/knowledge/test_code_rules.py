@@ -69,7 +69,7 @@ def test_shipped_rules_load(shipped: code_rules.CodeRules) -> None:
     ``resources`` says, with its rules in file order."""
     assert shipped.sources == (str(resources.path("code_rules.yaml")),)
     assert resources.path("code_rules.yaml").is_file()
-    assert len(shipped.rules) == 78  # update when adding rules
+    assert len(shipped.rules) == 79  # update when adding rules
     assert shipped.rules[0].id == "ipex-import"
 
 
@@ -404,6 +404,14 @@ TEXT_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "    image: intel/intel-extension-for-pytorch-builder",
             "description: see intel/intel-extension-for-pytorch",
         ],
+    ),
+    "webui-use-ipex": (
+        [
+            "set COMMANDLINE_ARGS=--use-ipex --skip-torch-cuda-test",
+            'export COMMANDLINE_ARGS="--use-ipex --listen"',
+            "./webui.sh --use-ipex",
+        ],
+        ["--use-ipex-kernels", '[[ "$@" == *"--use-ipex"* ]]', "use_ipex=True"],
     ),
     "use-ipex-flag": (
         [

@@ -120,3 +120,30 @@ def test_the_ipex_1x_find_links_pages_are_intel_s_wheel_index(tmp_path: Path) ->
         if rule_id == "ipex-wheel-index"
     ]
     assert hits == [(2, "ipex-wheel-index"), (3, "ipex-wheel-index")]
+
+
+def test_a_web_uis_use_ipex_is_the_uis_own_switch(tmp_path: Path) -> None:
+    """``--use-ipex`` in a Stable Diffusion web UI's launcher is the UI's switch, not
+    transformers' argument: AUTOMATIC1111's and Forge's install IPEX 2.0.110 for it
+    (``webui-use-ipex``); SD.Next's installs upstream torch's XPU wheels, so a file that names
+    SD.Next reports neither."""
+    from ipex_doctor.knowledge import code_rules
+
+    write(
+        tmp_path,
+        {
+            "webui-user.bat": "@echo off\nset COMMANDLINE_ARGS=--use-ipex --skip-torch-cuda-test\n",
+            "forge.sh": "# stable-diffusion-webui-forge on Arc\n./webui.sh --use-ipex\n",
+            "sd_next_a770.bat": "REM --- SD.Next command line args ---\n"
+            "set COMMANDLINE_ARGS=--use-ipex --backend diffusers\n",
+            "launch.sh": "git clone https://github.com/vladmandic/sdnext\n./webui.sh --use-ipex\n",
+            "train.sh": "python train.py --use-ipex --bf16\n",
+        },
+    )
+    assert [
+        (path, line, rule) for path, line, rule, _ in found(scan(tmp_path, code_rules.load()))
+    ] == [
+        ("forge.sh", 2, "webui-use-ipex"),
+        ("train.sh", 1, "use-ipex-flag"),
+        ("webui-user.bat", 2, "webui-use-ipex"),
+    ]
