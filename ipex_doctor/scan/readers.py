@@ -474,10 +474,13 @@ def _document_hits(documents: list[PythonDocument], found: list[Hit], rules: Rul
     hits: list[Hit] = []
     for document in documents:
         try:
-            facts, table = _read_names(parse_python(document.source), rules)
+            tree = parse_python(document.source)
         except Unparsable:
             continue
-        for hit in python_hits([facts], table, python, {0: document.lines}):
+        # NOTE: each place at its line in the file (the guards' words name lines too)
+        facts, table = _read_names(ast.increment_lineno(tree, document.offset), rules)
+        lines = {0: document.lines}
+        for hit in python_hits([facts], table, python, lines, text_of=document.source):
             if hit.line in taken:
                 continue
             placed = hit._replace(

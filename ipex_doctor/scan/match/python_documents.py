@@ -28,9 +28,10 @@ scripts hold); this only recognises the opener of a document and where it ends.
 
 from __future__ import annotations
 
+import itertools
 import re
-from collections.abc import Iterable, Sequence
-from typing import NamedTuple
+from collections.abc import Iterable, Iterator, Sequence
+from typing import NamedTuple, overload
 
 from ipex_doctor.scan.read.source import TextLine
 
@@ -62,16 +63,52 @@ class PythonDocument(NamedTuple):
     opener: int
     """The file's line of the command that opens it."""
     source: str
-    """The body as Python source: blank lines up to the opener, so that every line of it has
-    its number in the file, then the body, its common indentation taken off."""
-    lines: list[str]
-    """``source`` by line (the first of them numbered 1)."""
+    """The body as Python source, its common indentation taken off; its line 1 is the file's
+    line ``offset + 1``."""
+    offset: int
+    """The file's lines before the body's first: add it to a line of ``source``."""
+    lines: Sequence[str]
+    """The file's lines as the Python rules read them (``lines[n - 1]`` is line ``n``): the
+    body's where it stands, nothing before it (``Placed``)."""
     indent: int
     """The columns taken off every line of the body."""
 
     def column(self, line: int, column: int) -> int:
         """The file's column of ``column`` on the body's ``line`` (a line of the file)."""
         return column + self.indent if line > self.opener else column
+
+
+class Placed(Sequence[str]):
+    """A body's lines at their numbers in the file, the lines before it empty and not stored:
+    a list of them for every document made a script of thousands of documents quadratic in
+    time and memory (8,000 one-line documents: 14 s and 1.2 GB)."""
+
+    __slots__ = ("_body", "_offset")
+
+    def __init__(self, offset: int, body: list[str]) -> None:
+        self._offset = offset
+        self._body = body
+
+    def __len__(self) -> int:
+        return self._offset + len(self._body)
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | Sequence[str]:
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        if index < 0:
+            index += len(self)
+        if not 0 <= index < len(self):
+            raise IndexError(index)
+        return self._body[index - self._offset] if index >= self._offset else ""
+
+    def __iter__(self) -> Iterator[str]:
+        return itertools.chain(itertools.repeat("", self._offset), self._body)
 
 
 def python_documents(lines: Iterable[TextLine]) -> list[PythonDocument]:
@@ -158,14 +195,15 @@ def _document(opener: int, body: Sequence[TextLine], *, expands: bool) -> Python
     texts = [line.text for line in body]
     widths = [len(text) - len(text.lstrip()) for text in texts if text.strip()]
     indent = min(widths, default=0)
-    lines = [""] * opener
-    # NOTE: the body's lines follow the opener's in the file (a CI block's too), so placing
-    # them after ``opener`` blank lines gives each its own number
+    offset = body[0].line - 1 if body else opener
+    lines: list[str] = []
+    # NOTE: a line the reader left out inside the body (none is, today) keeps its place empty
     for line in body:
-        while len(lines) < line.line - 1:
+        while len(lines) < line.line - 1 - offset:
             lines.append("")
         lines.append(line.text[indent:])
-    return PythonDocument(opener, "\n".join(lines) + "\n", lines, indent)
+    source = "\n".join(lines) + "\n"
+    return PythonDocument(opener, source, offset, Placed(offset, lines), indent)
 
 
 def _unknown(expansion: re.Match[str]) -> str:

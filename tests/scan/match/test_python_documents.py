@@ -13,7 +13,7 @@ from conftest import run_doctor
 from scan_rules import found, scan, write
 
 from ipex_doctor.knowledge import code_rules
-from ipex_doctor.scan.match.python_documents import python_documents
+from ipex_doctor.scan.match.python_documents import Placed, python_documents
 from ipex_doctor.scan.read.source import TextLine
 from ipex_doctor.verdicts.code_findings import EMBEDDED_LEFT, MECHANICAL
 
@@ -84,6 +84,27 @@ def test_the_body_keeps_the_files_line_numbers_and_a_ci_blocks_columns() -> None
     assert document.opener == 7 and document.indent == 4
     assert document.lines[7:9] == ["import torch", "x = 1"]
     assert document.column(8, 0) == 4 and document.column(7, 3) == 3
+
+
+def test_placed_lines_read_as_the_files_without_storing_the_lines_before() -> None:
+    """A document's lines: ``placed[n - 1]`` is line ``n`` of the file, empty before the body,
+    by index, slice and iteration alike."""
+    placed = Placed(3, ["import torch", "x = 1"])
+    assert len(placed) == 5 and list(placed) == ["", "", "", "import torch", "x = 1"]
+    assert placed[3] == "import torch" and placed[-1] == "x = 1" and placed[0] == ""
+    assert placed[2:4] == ["", "import torch"]
+    with pytest.raises(IndexError):
+        placed[5]
+
+
+def test_a_script_of_many_documents_places_each_at_its_line(tmp_path: Path) -> None:
+    """Thousands of documents in one script: each read alone, the last one's match at its own
+    line (no document carries the lines before it: ``Placed``)."""
+    script = "python - <<E\nimport torch\nx = 1\nE\n" * 3000
+    script += "python - <<E\nimport torch\ntorch.xpu.amp.GradScaler()\nE\n"
+    write(tmp_path, {"run.sh": script})
+    (match,) = scan(tmp_path, SHIPPED).matches
+    assert (match.rule_id, match.location.line) == ("xpu-amp-grad-scaler", 12003)
 
 
 SLURM = """\

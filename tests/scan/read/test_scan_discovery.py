@@ -62,6 +62,7 @@ def _found(*roots: Path, exclude: tuple[str, ...] = ()) -> list[str]:
         ("environments.yml", "", FileKind.CONFIG),
         ("anaconda.yml", "", FileKind.CONFIG),
         ("conda.yml", "workflows", FileKind.CI),  # a GitHub workflow named for conda
+        ("environment.yml", "workflows", FileKind.CI),
         ("conda-build.yaml", ".circleci", FileKind.CI),
         ("conda.yml", "ci", FileKind.CONDA),  # the environment a project's CI creates
         ("azure-pipelines-conda.yml", "", FileKind.CI),

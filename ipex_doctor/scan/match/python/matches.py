@@ -102,6 +102,7 @@ def python_hits(
     *,
     run_of: RunOf | None = None,
     searched: Collection[str] | None = None,
+    text_of: str | None = None,
 ) -> list[Hit]:
     """The hits of ``rules`` in the module whose parts are ``parts``, read into ``table``
     (finished), and ``text`` (the text rules' hits in it), each with its guard; ``lines``
@@ -112,11 +113,19 @@ def python_hits(
     every run (``RunOf.removals``).
 
     ``searched``: the ids of the pattern rules to search for (the reader's
-    ``searched_patterns``: those that can match in this file); ``None``: every one."""
+    ``searched_patterns``: those that can match in this file); ``None``: every one.
+
+    ``text_of``: the module's text, where the caller holds it as the words to search (a
+    here-document's body, whose ``lines`` are mostly the empty lines before it); ``None``: the
+    ``lines`` joined."""
     probe_names = next((n for _, p, n in rules.patterns if p.id == PROBE_PATTERN), ())
     source = run_of.source if run_of is not None else ""
     if run_of is None:
-        source = "\n".join(line for part in lines.values() for line in part)
+        source = (
+            text_of
+            if text_of is not None
+            else "\n".join(line for part in lines.values() for line in part)
+        )
         probes = Probes(parts, probe_names, rules.ipex_only_name, source)
     elif run_of.probes is None:
         probes = Probes(parts, probe_names, rules.ipex_only_name, run_of.source)
