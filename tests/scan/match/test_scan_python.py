@@ -293,8 +293,8 @@ def test_a_call_through_an_objects_attribute_named_as_ipex_is_ipex(tmp_path: Pat
 
 def test_what_resolution_does_not_follow(tmp_path: Path) -> None:
     """Two assignments deep, star imports, relative imports, attributes of objects (but for a
-    method's receiver, above), getattr with a string: unresolved, so no match (the documented
-    limits)."""
+    method's receiver, above), getattr with a string (but on a module only a package has,
+    below): unresolved, so no match (the documented limits)."""
     source = """
         import torch
         from torch.xpu import *
@@ -315,6 +315,65 @@ def test_what_resolution_does_not_follow(tmp_path: Path) -> None:
         )
     )
     assert _symbols(source, tmp_path, rules) == []
+
+
+def test_getattr_of_a_literal_name_on_a_package_only_module_is_that_name(tmp_path: Path) -> None:
+    """``getattr(ccl, "__version__", "unknown")`` reads ``ccl.__version__``: on a module that
+    exists only with its package (IPEX, the oneCCL bindings), reported as the attribute is, at
+    the call, never as mechanical. The default guards nothing (the module must be imported to
+    be asked); a name that is not a literal, a ``getattr`` of the file's own, and ``torch.xpu``
+    (there without IPEX: a probe's question) stay as they were."""
+    source = """
+        import intel_extension_for_pytorch as ipex
+        import oneccl_bindings_for_pytorch as ccl
+        import torch
+        print(getattr(ipex, "__version__", "unknown"))
+        print("ccl:", getattr(ccl, "__version__", "unknown"), ccl.__version__)
+        getattr(ipex, "optimize")(model)
+        getattr(ipex, attribute)
+        getattr(torch.xpu, "set_fp32_math_mode", None)
+        def f(getattr):
+            return getattr(ccl, "cwd")
+    """
+    rules = CodeRules(
+        (
+            rule("probe", symbols=["intel_extension_for_pytorch.__version__"]),
+            rule("optimize", symbols=["intel_extension_for_pytorch.optimize"]),
+            rule("module", symbols=["intel_extension_for_pytorch"]),
+            rule("ccl", symbols=["oneccl_bindings_for_pytorch.*"]),
+            rule("xpu-math", symbols=["torch.xpu.set_fp32_math_mode"]),
+        )
+    )
+    matches = in_code(textwrap.dedent(source), rules, tmp=tmp_path)
+    assert [(m.location.line, m.rule_id, m.symbol) for m in matches] == [
+        (5, "probe", "intel_extension_for_pytorch.__version__"),
+        (6, "ccl", "oneccl_bindings_for_pytorch.__version__"),
+        (6, "ccl", "oneccl_bindings_for_pytorch.__version__"),
+        (7, "optimize", "intel_extension_for_pytorch.optimize"),
+        (8, "module", "intel_extension_for_pytorch"),
+    ]
+    first = matches[0].location
+    assert (first.column, first.end_column) == (6, 45)  # the whole getattr(...) call
+    assert not any(m.mechanical for m in matches)
+
+
+def test_the_shipped_rules_read_the_bindings_names(tmp_path: Path) -> None:
+    """The sixteenth audit's two misses: the oneCCL bindings' version read in a ``try`` that
+    imports them, as an attribute and through ``getattr`` (``oneccl-bindings-api``)."""
+    source = """
+        try:
+            import oneccl_bindings_for_pytorch as ccl
+            print("oneccl_bindings_for_pytorch.__version__ : " + ccl.__version__)
+            print("ipex ok; ccl:", getattr(ccl, "__version__", "unknown"))
+        except ImportError:
+            print("oneccl_bindings_for_pytorch not installed")
+    """
+    matches = in_code(textwrap.dedent(source), code_rules.load(), tmp=tmp_path)
+    assert [(m.location.line, m.rule_id) for m in matches] == [
+        (3, "oneccl-bindings-import"),
+        (4, "oneccl-bindings-api"),
+        (5, "oneccl-bindings-api"),
+    ]
 
 
 def test_imports_of_a_module_or_submodule(tmp_path: Path) -> None:

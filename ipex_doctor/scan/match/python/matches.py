@@ -14,7 +14,9 @@
   import helper's ``module.__version__``: torch or IPEX by its argument) is whichever module's:
   not reported. IPEX's bare module handed on (``module = ipex``, ``dict(ipex=ipex)``) is
   reported only on a line no other hit reports (it adds nothing there: ``ipex_xpu = ipex if
-  ipex._C._has_xpu() else None`` is the probe's). A read of a name the file's own assignment
+  ipex._C._has_xpu() else None`` is the probe's). ``getattr`` with a literal name on a module
+  only IPEX or the oneCCL bindings have (``getattr(ccl, "__version__", "unknown")``) is read as
+  that attribute, at the call (``_getattr_reads``). A read of a name the file's own assignment
   has set by then is marked with that assignment's line (``_after_own_assignments``);
 * ``imports``: each module an import statement may load (``imported_modules``), for the rules
   of the longest listed module it is or is under; ``from m import n`` reports ``m``'s rules at
@@ -302,6 +304,7 @@ def _symbol_hits(
     called: set[int] | None = None
     tested: set[int] | None = None
     compared: set[int] | None = None
+    read_by_name: dict[int, ast.Attribute] | None = None
     for chain, scope in facts.chains:
         base: ast.expr = chain
         while isinstance(base, ast.Attribute):
@@ -340,6 +343,18 @@ def _symbol_hits(
                 called = {id(call.func) for call, _ in facts.calls}
             if id(chain) not in called:
                 continue
+        if read_by_name is None:
+            read_by_name = _getattr_reads(facts)
+        read = read_by_name.get(id(chain))
+        if read is not None:
+            by_name = _best_in_chain(read, scope, rules.symbols)
+            if by_name is not None and by_name[0] is read:
+                if _whichever_modules_own(read, by_name[1], scope):
+                    continue
+                if by_name[1].partition(".")[0] in _PACKAGE_MODULES:
+                    for rule_id in by_name[2].rule_ids:
+                        yield _hit(rule_id, by_name[1], read, lines, facts.part), read
+                    continue
         found = _best_in_chain(chain, scope, rules.symbols)
         if found is None and on_objects and type(chain) is ast.Attribute:
             # NOTE: a module of the project's own, imported (``hardware.ipex.optimize(m)``)
@@ -363,6 +378,35 @@ def _symbol_hits(
                     fix, name, node, scope, facts.part, module
                 )
                 yield _hit(rule_id, name, node, lines, facts.part, mechanical), node
+
+
+_PACKAGE_MODULES = frozenset({IPEX_PACKAGE, "oneccl_bindings_for_pytorch", "torch_ccl"})
+"""Modules that exist only with IPEX or the oneCCL bindings: ``getattr`` of a literal name on
+one is a read of that name (``_getattr_reads``). On ``torch.xpu`` the same call with a default
+asks whether IPEX added the name (a probe's, ``probes``): torch.xpu is there either way."""
+
+
+def _getattr_reads(facts: Facts) -> dict[int, ast.Attribute]:
+    """For each first argument of a builtin ``getattr`` call with a literal name (``getattr(ccl,
+    "__version__", "unknown")``), by the argument's id, the attribute it reads, placed at the
+    call: the name chain ``ccl.__version__`` as written with a dot. The default changes
+    nothing: the object must be there to be asked."""
+    reads: dict[int, ast.Attribute] = {}
+    for call, scope in facts.calls:
+        func, args = call.func, call.args
+        if (
+            type(func) is ast.Name
+            and func.id == "getattr"
+            and len(args) in (2, 3)
+            and not call.keywords
+            and type(args[1]) is ast.Constant
+            and isinstance(args[1].value, str)
+            and args[1].value.isidentifier()
+            and not scope.sees_binding("getattr")  # NOTE: the builtin, not a name of the file
+        ):
+            read = ast.Attribute(value=args[0], attr=args[1].value, ctx=ast.Load())
+            reads[id(args[0])] = ast.copy_location(read, call)
+    return reads
 
 
 def _object_alias_hits(

@@ -44,8 +44,9 @@ IPEX at its top level, binds ``ipex`` to what it stands for there, relative or a
 such import is named by where its statement starts and the name it imports.
 
 Not followed (the name stays unresolved): star imports, relative imports (the project's own
-modules) but for those above, ``__import__`` and ``importlib``, ``getattr`` with a string, attributes of objects but a
-method's receiver (``engine.ipex`` where another class set it, a base class's attributes in a
+modules) but for those above, ``__import__`` and ``importlib``, ``getattr`` with a string
+(but for a literal name on IPEX's or the oneCCL bindings' module, which ``matches`` reads as
+the attribute), attributes of objects but a method's receiver (``engine.ipex`` where another class set it, a base class's attributes in a
 subclass), tuple unpacking, function return values (but for the dicts
 above), a dict's key that is not a string literal, names no import
 binds (a notebook kernel's pre-imported ``torch``; IPEX's alias read so is a pattern's,
