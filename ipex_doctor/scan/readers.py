@@ -461,8 +461,9 @@ def read_text(candidate: Candidate, data: bytes, rules: RuleSet) -> Outcome:
 
 
 def _document_hits(documents: list[PythonDocument], found: list[Hit], rules: RuleSet) -> list[Hit]:
-    """The Python rules' hits in ``documents`` (here-documents a Python interpreter runs:
-    ``python_documents``) on the lines where the text rules found nothing (``found``): one
+    """The Python rules' hits in ``documents`` (here-documents and ``-c`` strings a Python
+    interpreter runs: ``python_documents``) on the lines where the text rules found nothing
+    (``found``): one
     cause, one finding, so the import the shell rules report as a command is not reported
     twice. None is mechanical: ``--fix`` rewrites Python files and notebooks, not the Python
     inside a script (the finding says so). A document that does not parse is left to the text

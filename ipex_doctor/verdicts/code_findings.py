@@ -43,7 +43,7 @@ OTHER_FIX = "ipex-doctor scan --fix changes this line for"
 """How a remediation says that ``--fix`` rewrites this line for another finding, not this one."""
 EMBEDDED_LEFT = (
     "--fix rewrites Python files and notebooks, not the Python a shell command runs from a "
-    "here-document: edit it there by hand"
+    "here-document or a -c string: edit it there by hand"
 )
 """Why ``--fix`` leaves a Python rule's match in a script, a Dockerfile or a CI file."""
 _IN_RANGE = (Verdict.AFFECTED, Verdict.REGRESSION, Verdict.PREDICTED, Verdict.LATENT)
@@ -212,8 +212,8 @@ def code_finding(
             and not python_rewritten_by_fix(path)
         ):
             # NOTE: a Python rule's match in a file --fix rewrites as text is Python a script
-            # runs from a here-document (a document's code block is never rewritten at all):
-            # every leftover says why --fix leaves it
+            # runs from a here-document or a -c string (a document's code block is never
+            # rewritten at all): every leftover says why --fix leaves it
             remediation += f" ({EMBEDDED_LEFT})"
         elif rule.fix and match.imported_by and rewritten_by_fix(match.location.path):
             remediation += (

@@ -295,13 +295,19 @@ TEXT_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "oneccl_bindings_for_pytorch==2.1.0",
             "COMPUTE_BACKEND=dpcpp pip install -e .",
             "COMPUTE_BACKEND=dpcpp_level_zero python setup.py install",
+            "ls $SITE/oneccl_bindings_for_pytorch/lib",
+            "pip install oneccl_bindings_for_pytorch.whl",
         ],
         [
             "oneccl==2021.14",
             "pip uninstall -y oneccl_bind_pt",
             "import oneccl_bindings_for_pytorch",
+            "import os, torch, oneccl_bindings_for_pytorch as ccl",
             'python3 -c "import torch; import oneccl_bindings_for_pytorch;"',
             "export COMPUTE_BACKEND=dpcpp",
+            # NOTE: a read of the bindings' names in the Python a script runs is
+            # oneccl-bindings-api's, where the Python rules read the program
+            "    print(f'Version: {oneccl_bindings_for_pytorch.__version__}')",
         ],
     ),
     "oneapi-setvars": (
@@ -342,8 +348,13 @@ TEXT_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             'python -c "import transformers; assert transformers.utils.is_ipex_available()"',
             'python3 -c "import torch; import oneccl_bindings_for_pytorch;"',
             "import oneccl_bindings_for_pytorch",
+            'python -c "import os, torch as t, intel_extension_for_pytorch as ipex"',
         ],
-        ["pip install intel-extension-for-pytorch", "python -c 'import torch'"],
+        [
+            "pip install intel-extension-for-pytorch",
+            "python -c 'import torch'",
+            'python -c "import torch; print(torch.intel_extension_for_pytorch)"',
+        ],
     ),
     "ipex-installed-file": (
         [

@@ -1,4 +1,5 @@
-"""Python that shell text runs from a here-document: the program of ``python - <<'EOF'``.
+"""Python that shell text runs from a here-document or a ``-c`` string: the program of
+``python - <<'EOF'`` and of ``python -c "..."``.
 
 A here-document fed to a Python interpreter that is given no script is the program itself, as
 a ``*.py`` file is: a Slurm script's ``python3 - <<'PY'`` that imports IPEX, finds its
@@ -13,6 +14,12 @@ whatever runs it (``srun``, ``conda run -n env``, ``uv run``, ``env X=1``). Only
 follow it before the ``<<`` (``-u``, ``-X utf8``, redirections), or ``-`` and the program's own
 arguments. ``python train.py <<EOF`` hands the document to a script as its input, and ``-c``
 and ``-m`` take the program from elsewhere: none of those is Python source.
+
+The same goes for the program a ``-c`` option gives in quotes, on one line or over many
+(``python3 -c "`` on a line of its own, then the verification code, then the closing quote: a
+common way to check an install). In double quotes the shell takes the backslash off ``\\"``,
+``\\\\``, ``\\$`` and ``\\```, and expands ``$NAME``; in single quotes nothing. ``-c "$CODE"``
+reads as a name and matches nothing.
 
 A body is placed where it stands in the file: each line at its own number, and its columns
 where they are (a CI block's indentation is taken off to parse it and put back on every place
@@ -30,7 +37,8 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from types import MappingProxyType
 from typing import NamedTuple, overload
 
 from ipex_doctor.scan.read.source import TextLine
@@ -57,8 +65,19 @@ _PIPED_TO = re.compile(r"^[^|]*\|\s*(?P<command>[^|;&]*?)\s*(?:[;&|]|$)")
 """What the command the here-document feeds pipes into (``cat <<EOF | python3 -``)."""
 
 
+_C_OPTION = re.compile(r"(?<![^\s;&|(`])-c\s*([\"'])")
+"""A ``-c`` option whose program follows in quotes (a word of its own: not ``--check``)."""
+_COMMAND_WINDOW = 512
+"""How far back from a ``-c`` its interpreter and options are looked for: farther than any
+real command's interpreter path and options reach."""
+_DOUBLE_QUOTED_ESCAPES = frozenset('"\\$`')
+"""What a backslash escapes inside double quotes (it stays before anything else)."""
+_NO_ESCAPES: Mapping[int, tuple[int, ...]] = MappingProxyType({})
+
+
 class PythonDocument(NamedTuple):
-    """One here-document that a Python interpreter runs as its program."""
+    """One program a Python interpreter runs from shell text: a here-document or a ``-c``
+    string."""
 
     opener: int
     """The file's line of the command that opens it."""
@@ -71,11 +90,21 @@ class PythonDocument(NamedTuple):
     """The file's lines as the Python rules read them (``lines[n - 1]`` is line ``n``): the
     body's where it stands, nothing before it (``Placed``)."""
     indent: int
-    """The columns taken off every line of the body."""
+    """The columns taken off every line of the body after the opener's."""
+    start: int = 0
+    """Where a ``-c`` program starts on the opener's line (a here-document's starts on the next
+    line)."""
+    escapes: Mapping[int, tuple[int, ...]] = _NO_ESCAPES
+    """By line of the file, the columns of the body's line (before ``indent`` is taken off) of
+    each character whose backslash the shell took off (a double-quoted ``-c`` program's
+    ``\\"``)."""
 
     def column(self, line: int, column: int) -> int:
         """The file's column of ``column`` on the body's ``line`` (a line of the file)."""
-        return column + self.indent if line > self.opener else column
+        if line > self.opener:
+            column += self.indent
+        column += sum(1 for at in self.escapes.get(line, ()) if at <= column)
+        return column + self.start if line == self.opener else column
 
 
 class Placed(Sequence[str]):
@@ -125,6 +154,10 @@ def python_documents(lines: Iterable[TextLine]) -> list[PythonDocument]:
             continue
         opened = _OPENER.search(line.text)
         if opened is None:
+            program = _c_program(numbered, index - 1)
+            if program is not None:
+                document, index = program
+                found.extend(document)
             continue
         ending, tabs, expands = opened.group(3), opened.group(1) == "-", not opened.group(2)
         close = _closing(numbered, index, ending, tabs)
@@ -134,6 +167,132 @@ def python_documents(lines: Iterable[TextLine]) -> list[PythonDocument]:
         if _runs_python(line.text, opened):
             found.append(_document(line.line, body, expands=expands))
     return found
+
+
+def _c_program(lines: Sequence[TextLine], at: int) -> tuple[list[PythonDocument], int] | None:
+    """The ``-c`` programs that start on ``lines[at]`` (see the module) and the index of the
+    line to read next: the one after the last program's closing quote. ``None`` when the line
+    gives none; a quote that never closes gives none either, and reading goes on at the next
+    line."""
+    text = lines[at].text
+    found: list[PythonDocument] = []
+    search_from = 0
+    # NOTE: what lies before each option is read once, not again for every option after it,
+    # and a command is read back from its -c at most _COMMAND_WINDOW characters: a hostile
+    # line of many thousand "-c" options would cost the square of its length
+    read_to = doubles = singles = command = 0
+    while (option := _C_OPTION.search(text, search_from)) is not None:
+        doubles += text.count('"', read_to, option.start())
+        singles += text.count("'", read_to, option.start())
+        for start in _COMMAND_START.finditer(text, read_to, option.start()):
+            command = start.end()
+        read_to, search_from = option.start(), option.end()
+        words = text[max(command, option.start() - _COMMAND_WINDOW) : option.start()]
+        if doubles % 2 or singles % 2 or not _runs_c(words):
+            continue  # NOTE: a -c inside quotes (a message) or given to another program
+        closed = _closing_quote(lines, at, option.end(), option.group(1))
+        if closed is None:
+            break
+        end_at, end_column = closed
+        found.append(_c_document(lines, at, option.end(), closed, option.group(1)))
+        if end_at != at:
+            return found, end_at + 1
+        search_from = end_column + 1
+    return (found, at + 1) if found else None
+
+
+def _runs_c(command: str) -> bool:
+    """Whether ``command`` (up to a ``-c``; its first word may be cut) is a Python interpreter
+    given only options up to there."""
+    rest = _after_interpreter(command.split())
+    if rest is None:
+        return False
+    for word in rest:
+        if not word.startswith("-") or word == "-" or _NOT_A_PROGRAM & set(word[1:]):
+            return False  # NOTE: a script, or -m: the -c after it is that program's
+        if word[-1:] in _TAKES_ARGUMENT:
+            next(rest, None)
+    return True
+
+
+def _closing_quote(
+    lines: Sequence[TextLine], at: int, column: int, quote: str
+) -> tuple[int, int] | None:
+    """Where the quote opened before ``column`` on ``lines[at]`` closes: the index of its line
+    and its column there, or ``None`` when it never does."""
+    for index in range(at, len(lines)):
+        text = lines[index].text
+        position = column if index == at else 0
+        while (position := text.find(quote, position)) != -1:
+            if quote == "'" or _escaped_by(text, position) % 2 == 0:
+                return index, position
+            position += 1
+    return None
+
+
+def _escaped_by(text: str, position: int) -> int:
+    """How many backslashes stand right before ``text[position]``."""
+    count = 0
+    while position - count > 0 and text[position - count - 1] == "\\":
+        count += 1
+    return count
+
+
+def _c_document(
+    lines: Sequence[TextLine], at: int, column: int, closed: tuple[int, int], quote: str
+) -> PythonDocument:
+    """The ``-c`` program whose quote opens before ``column`` on ``lines[at]`` and closes at
+    ``closed``, its escapes and expansions read as the shell reads them in double quotes."""
+    end_at, end_column = closed
+    texts: list[str] = []
+    escapes: dict[int, tuple[int, ...]] = {}
+    for index in range(at, end_at + 1):
+        raw = lines[index].text
+        raw = raw[column if index == at else 0 : end_column if index == end_at else len(raw)]
+        if quote == '"':
+            raw, removed = _unescaped(raw)
+            if removed:
+                escapes[lines[index].line] = removed
+        texts.append(raw)
+    widths = [len(text) - len(text.lstrip()) for text in texts[1:] if text.strip()]
+    indent = min(widths, default=0)
+    body = [texts[0], *(text[indent:] for text in texts[1:])]
+    opener = lines[at].line
+    source = "\n".join(body) + "\n"
+    return PythonDocument(
+        opener,
+        source,
+        opener - 1,
+        Placed(opener - 1, body),
+        indent,
+        lines[at].column + column,
+        MappingProxyType(escapes) if escapes else _NO_ESCAPES,
+    )
+
+
+def _unescaped(text: str) -> tuple[str, tuple[int, ...]]:
+    """``text`` (a line of a double-quoted string) as the shell hands it on: each escaped
+    character without its backslash, each expansion a name of its own length; and the columns
+    (in the result) of the characters whose backslash was taken off."""
+    out: list[str] = []
+    removed: list[int] = []
+    position = 0
+    while position < len(text):
+        character = text[position]
+        if character == "\\" and text[position + 1 : position + 2] in _DOUBLE_QUOTED_ESCAPES:
+            removed.append(len(out))
+            out.append(text[position + 1])
+            position += 2
+            continue
+        if character == "$":
+            expansion = _EXPANSION.match(text, position)
+            if expansion is not None:
+                out.append(_unknown(expansion))
+                position = expansion.end()
+                continue
+        out.append(character)
+        position += 1
+    return "".join(out), tuple(removed)
 
 
 def _closing(lines: Sequence[TextLine], start: int, ending: str, tabs: bool) -> int | None:
@@ -152,9 +311,7 @@ def _runs_python(text: str, opened: re.Match[str]) -> bool:
     before = text[: opened.start()]
     if before.count('"') % 2 or before.count("'") % 2:
         return False  # NOTE: "<<" inside a quoted string (a message) opens nothing
-    starts = list(_COMMAND_START.finditer(before))
-    command = before[starts[-1].end() :] if starts else before
-    if _program_of(command.split()):
+    if _program_of(_last_command(before).split()):
         return True
     piped = _PIPED_TO.match(text[opened.end() :])
     return piped is not None and _program_of(piped.group("command").split())
@@ -164,12 +321,9 @@ def _program_of(words: Sequence[str]) -> bool:
     """Whether ``words`` (a command, up to the ``<<``) run a Python interpreter whose program
     is its standard input: the interpreter, then only options (and redirections), or ``-``
     and the program's own arguments."""
-    at = next(
-        (i for i, word in enumerate(words) if _INTERPRETER.fullmatch(word.strip("\"'"))), None
-    )
-    if at is None:
+    rest = _after_interpreter(words)
+    if rest is None:
         return False
-    rest = iter(words[at + 1 :])
     for word in rest:
         if word == "-":
             return True
@@ -185,6 +339,22 @@ def _program_of(words: Sequence[str]) -> bool:
         if letters[-1:] in _TAKES_ARGUMENT:
             next(rest, None)
     return True
+
+
+def _last_command(before: str) -> str:
+    """The last command that ``before`` (a line up to some place) holds: what follows its last
+    operator or subshell opening."""
+    starts = list(_COMMAND_START.finditer(before))
+    return before[starts[-1].end() :] if starts else before
+
+
+def _after_interpreter(words: Sequence[str]) -> Iterator[str] | None:
+    """The words after the first that names a Python interpreter (quotes taken off), or
+    ``None`` when none does."""
+    at = next(
+        (i for i, word in enumerate(words) if _INTERPRETER.fullmatch(word.strip("\"'"))), None
+    )
+    return None if at is None else iter(words[at + 1 :])
 
 
 def _document(opener: int, body: Sequence[TextLine], *, expands: bool) -> PythonDocument:

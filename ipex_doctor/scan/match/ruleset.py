@@ -228,8 +228,9 @@ class RuleSet:
         if prefilter is None:
             triggers = list(self._python_triggers.get(kind, ())) if python else []
             if kind in EMBEDDING_PYTHON and not python:
-                # NOTE: the Python a script runs from a here-document is read by the Python
-                # rules (``python_documents``): a file that spells only their words is read
+                # NOTE: the Python a script runs from a here-document or a -c string is read
+                # by the Python rules (``python_documents``): a file that spells only their
+                # words is read
                 triggers.extend(self._python_triggers.get(FileKind.PYTHON, ()))
             # NOTE: a notebook's ! lines and a CI file's commands are shell
             shell = kind in (FileKind.NOTEBOOK, FileKind.CI)

@@ -208,3 +208,140 @@ def test_the_finding_says_why_fix_leaves_it_and_fix_leaves_the_script(tmp_path: 
     fixed = run_doctor("scan", str(tmp_path), "--fix", "--fail-on", "never")
     assert fixed.returncode == 0, fixed.stderr
     assert (tmp_path / "job.sh").read_text() == SLURM
+
+
+def _programs(script: str) -> list[tuple[int, str]]:
+    lines = script.splitlines()
+    numbered = (TextLine(number, text) for number, text in enumerate(lines, start=1))
+    return [(document.opener, document.source) for document in python_documents(numbered)]
+
+
+@pytest.mark.parametrize(
+    ("script", "source"),
+    [
+        (
+            'python3 -c "\nimport torch\nprint(torch.xpu)\n"\n',
+            "\nimport torch\nprint(torch.xpu)\n\n",
+        ),
+        ("python -c 'import torch\nx = 1'\n", "import torch\nx = 1\n"),
+        ('python -c "import torch; print(1)"\n', "import torch; print(1)\n"),
+        ('uv run python -u -X utf8 -c "import torch"\n', "import torch\n"),
+        ('V=$(python3 -c "import torch" 2>/dev/null || echo "")\n', "import torch\n"),
+        ('"$PYTHON" -c "import torch"\n', "import torch\n"),
+        ('python -c "print(\\"a\\" + \\"\\$b\\")"\n', 'print("a" + "$b")\n'),
+        ('python -c "print($HOME, ${X:-1})"\n', "print(_____, _______)\n"),
+        ("python -c 'print($HOME)'\n", "print($HOME)\n"),
+        ('python -c "a" && python3 -c "b"\n', "a\n"),
+    ],
+)
+def test_a_c_option_gives_python_its_program_on_one_line_or_many(script: str, source: str) -> None:
+    """The quoted program of ``-c``, as the shell hands it on: from after the quote to where
+    it closes; in double quotes without the backslashes of escapes and with each expansion a
+    name of its own length; in single quotes as written."""
+    assert _programs(script)[0] == (1, source)
+
+
+def test_two_programs_on_one_line_and_one_after_a_program_over_lines() -> None:
+    script = 'python -c "a" && python3 -c "b"\npython -c "\nc\n" ; python -c "d"\npython -c "e"\n'
+    assert _programs(script) == [(1, "a\n"), (1, "b\n"), (2, "\nc\n\n"), (5, "e\n")]
+
+
+@pytest.mark.parametrize(
+    "script",
+    [
+        "python train.py -c 'config.yaml'\n",  # the script's own option
+        "python -m pytest -c 'setup.cfg'\n",
+        "grep -c 'import torch' x.py\n",
+        "echo \"python -c 'import torch'\"\n",  # inside quotes: printed
+        "# python -c 'import torch'\n",
+        "python --check -c\n",
+        'python -c "import torch\n',  # never closed
+    ],
+)
+def test_a_c_that_is_not_a_pythons_program_is_none(script: str) -> None:
+    assert _programs(script) == []
+
+
+def test_a_program_over_lines_keeps_its_places_escapes_included() -> None:
+    """Columns come back to the file's: the opener's line from its quote, a later line's with
+    the indentation and each backslash the shell took off before it."""
+    lines = [TextLine(3, '  V=$(python -c "import torch'),
+             TextLine(4, '    print(\\"x\\", torch.xpu)'), TextLine(5, '  ")')]  # fmt: skip
+    (document,) = python_documents(lines)
+    assert document.source == 'import torch\nprint("x", torch.xpu)\n\n'
+    assert document.column(3, 7) == 7 + 17  # "torch" after the quote at column 16
+    assert document.column(4, 11) == 4 + 11 + 2  # "torch.xpu" after \"x\"
+    assert lines[1].text[document.column(4, 11) :].startswith("torch.xpu")
+
+
+VERIFY = """\
+#!/bin/bash
+export CCL_ROOT=$(python -c "import oneccl_bindings_for_pytorch; print(oneccl_bindings_for_pytorch.cwd)")
+python -c "
+try:
+    import torch, oneccl_bindings_for_pytorch
+    print(f'Version: {oneccl_bindings_for_pytorch.__version__}', \\"ok\\", torch.xpu.get_fp32_math_mode())
+except ImportError as e:
+    print('not found:', e)
+"
+python -c 'import torch
+import intel_extension_for_pytorch as ipex
+model = ipex.optimize(model)'
+"""
+
+
+def test_the_python_rules_read_a_c_program_over_many_lines(tmp_path: Path) -> None:
+    """The verification block of an install script: the import is the shell rules' command,
+    the bindings' version read and IPEX's call the Python rules', each at its column in the
+    file (after the shell's escapes); a read of the bindings' names is not their install."""
+    write(tmp_path, {"check.sh": VERIFY})
+    result = scan(tmp_path, SHIPPED)
+    assert [(line, rule) for _, line, rule, _ in found(result)] == [
+        (2, "ipex-python-command"),
+        (5, "ipex-python-command"),
+        (6, "oneccl-bindings-api"),
+        (6, "xpu-fp32-math-mode"),
+        (11, "ipex-python-command"),
+        (12, "ipex-optimize"),
+    ]
+    for match in result.matches[2:4] + result.matches[-1:]:
+        at = match.location
+        assert match.snippet[at.column : at.end_column] in (
+            "oneccl_bindings_for_pytorch.__version__",
+            "torch.xpu.get_fp32_math_mode",
+            "ipex.optimize",
+        )
+    assert not any(match.mechanical for match in result.matches)
+    fixed = run_doctor("scan", str(tmp_path), "--fix", "--fail-on", "never")
+    assert fixed.returncode == 0, fixed.stderr
+    assert (tmp_path / "check.sh").read_text() == VERIFY
+
+
+def test_a_dockerfiles_c_program_over_continued_lines(tmp_path: Path) -> None:
+    """``RUN python -c "...; \\`` over continued lines: Docker joins them, and so does Python's
+    own backslash at a line's end."""
+    dockerfile = (
+        "FROM python:3.11\n"
+        'RUN python -c "import torch; \\\n'
+        "    import intel_extension_for_pytorch as ipex; \\\n"
+        '    model = ipex.optimize(model)"\n'
+    )
+    write(tmp_path, {"Dockerfile": dockerfile})
+    assert [(line, rule) for _, line, rule, _ in found(scan(tmp_path, SHIPPED))] == [
+        (3, "ipex-python-command"),
+        (4, "ipex-optimize"),
+    ]
+
+
+def test_a_line_of_many_c_programs_reads_each_once(tmp_path: Path) -> None:
+    """Thousands of ``-c`` programs on one line and over many: each read, the match after them
+    found at its place (what lies before an option is read once, not for every option)."""
+    script = 'python -c "x = 1"; ' * 5000 + "\n" + "python -c 'import torch\nx = 1'\n" * 2000
+    script += 'python -c "import torch; s = torch.xpu.amp.GradScaler()"\n'
+    write(tmp_path, {"run.sh": script})
+    (match,) = scan(tmp_path, SHIPPED).matches
+    assert (match.rule_id, match.location.line, match.location.column) == (
+        "xpu-amp-grad-scaler",
+        4002,
+        29,
+    )
