@@ -158,10 +158,15 @@ def test_a_worker_killed_from_outside_loses_no_finding(
     tmp_path: Path, clean: dict[str, Any], when: str
 ) -> None:
     """A real SIGKILL to the doctor's first worker, as soon as it exists or once it has
-    used a second of CPU (it is reading chunks then): the report is the clean one, since the
-    chunk it held is read again by a fresh worker (on main the first hung the scan for good,
-    the second ended it as an internal error, exit 3, with no report)."""
-    root = _tree(tmp_path, 600, 10, "poison.py")
+    used half a second of CPU (it is reading chunks then): the report is the clean one, since
+    the chunk it held is read again by a fresh worker (on main the first hung the scan for
+    good, the second ended it as an internal error, exit 3, with no report).
+
+    The tree is sized for the slowest kill to land on any machine: 2,000 modules give the
+    worker 3.7 CPU seconds of reading on a 2-core Xeon with AMX, seven times the half second;
+    600 gave it 1.1 to 1.2 s there, so a kill after one second raced the worker's end and
+    missed it (CI, 2026-11-29)."""
+    root = _tree(tmp_path, 2000, 10, "poison.py")
     command = [sys.executable, "-m", "ipex_doctor", "scan", "--no-cache", "--fail-on", "warn"]
     doctor = subprocess.Popen(
         [*command, "--json", "-", str(root)],
@@ -171,7 +176,7 @@ def test_a_worker_killed_from_outside_loses_no_finding(
         text=True,
         env=doctor_env(),
     )
-    killed = _kill_first_worker(psutil.Process(doctor.pid), 0.0 if when == "at its start" else 1.0)
+    killed = _kill_first_worker(psutil.Process(doctor.pid), 0.0 if when == "at its start" else 0.5)
     try:
         out, err = doctor.communicate(timeout=300)
     finally:
