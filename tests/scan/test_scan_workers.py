@@ -132,8 +132,10 @@ def test_a_worker_that_dies_reading_names_only_the_file_it_died_on(
 ) -> None:
     """A worker killed (SIGKILL) by a file: its chunk is read again by fresh workers, one file
     at a time; each file that kills them too is named unread, every other file is read (on
-    main: an internal error, exit 3, and no report)."""
-    root = _tree(tmp_path, 300, 10, "poison.py")
+    main: an internal error, exit 3, and no report). 600 modules: 300 left their worker 0.6
+    CPU seconds on a 2-core Xeon with AMX, near the half second of work left below which the
+    doctor starts none (``HELP_WHEN_LEFT_S``); a faster machine would start none."""
+    root = _tree(tmp_path, 600, 10, "poison.py")
     code, report = _scan(root, "read:poison.py")
     named = _assert_exact_or_named(
         report, clean, root, code, {"poison.py"}, "the process reading it was killed by SIGKILL"
@@ -144,8 +146,9 @@ def test_a_worker_that_dies_reading_names_only_the_file_it_died_on(
 
 def test_a_hung_worker_is_stopped_and_its_file_named(tmp_path: Path, clean: dict[str, Any]) -> None:
     """A worker that stops making progress (it sleeps on a file) is stopped after
-    ``HANG_AFTER_S``, and the scan ends with that file named (on main it waited forever)."""
-    root = _tree(tmp_path, 300, 40, "stuck.py")
+    ``HANG_AFTER_S``, and the scan ends with that file named (on main it waited forever). 600
+    modules, for a worker to start on a fast machine too (above)."""
+    root = _tree(tmp_path, 600, 40, "stuck.py")
     started = time.monotonic()
     code, report = _scan(root, "hang:stuck.py")
     named = _assert_exact_or_named(report, clean, root, code, {"stuck.py"}, "made no progress")
