@@ -38,6 +38,7 @@ def main() -> int:
     floor = "floor: import torch, intel_extension_for_pytorch"
     capped = "check, ONEDNN_MAX_CPU_ISA=AVX2"
     commands = {
+        # ipex-doctor: ignore[ipex-python-command] the floor is IPEX's import, on purpose
         floor: [python, "-c", "import torch, intel_extension_for_pytorch"],
         "check (this CPU)": doctor,
         capped: ["env", "ONEDNN_MAX_CPU_ISA=AVX2", *doctor],

@@ -243,9 +243,13 @@ def test_upstream_deprecated_names_still_exist(
 ) -> None:
     """A rule about an upstream name (not IPEX's) matches one that torch 2.8 still has, so
     the code runs today and the rule is about moving on; the names no release ever defined are
-    absent everywhere."""
+    absent everywhere; a name of a package the test environments lack (the oneCCL bindings)
+    cannot be checked, and its rule says so."""
     for rule, name in _symbol_rules(rules):
         if rule.needs_ipex:
+            continue
+        if name.split(".")[0] not in CHECKABLE:
+            assert rule.unverified, (rule.id, name)  # NOTE: the oneCCL bindings, not installed here
             continue
         if name in NEVER_DEFINED:
             assert not upstream["exists"][name] and not with_ipex["exists"][name], name
