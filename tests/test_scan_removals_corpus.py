@@ -371,3 +371,28 @@ def test_the_sixteenth_audit_adds_up_and_shares_no_project_with_the_others() -> 
     categories = SIXTEENTH["key"]["by_category"]
     assert sum(c["of"] for c in categories.values()) == SIXTEENTH["key"]["of"]
     assert sum(c["found"] for c in categories.values()) == SIXTEENTH["key"]["found_before"]
+
+
+SEVENTEENTH: dict[str, Any] = yaml.safe_load(
+    (REPO / "tests" / "assets" / "scan_audit_seventeenth.yaml").read_text(encoding="utf-8")
+)
+
+
+def test_the_seventeenth_audit_adds_up_and_shares_no_project_with_the_others() -> None:
+    """The seventeenth audit (docs/scan.md): 60 drawn from the candidates that survived the
+    exclusions, each scanned once at a full commit or said why not; the counts say what the
+    judged lines say; and no project of it is one of the removal corpus or of an earlier audit."""
+    projects = _audit_adds_up(SEVENTEENTH)
+    skipped = [p["repo"] for p in SEVENTEENTH["not_scanned"]]
+    assert len(projects) == SEVENTEENTH["counts"]["scanned"]
+    assert len(projects) + len(skipped) == SEVENTEENTH["counts"]["drawn"] == 60
+    assert set(projects) | set(skipped) == set(SEVENTEENTH["drawing"]["candidates_taken"])
+    others = {p["project"].lower() for p in DATA["projects"]}
+    for audit in (AUDIT, FIFTEENTH, SIXTEENTH):
+        others |= {p["repo"].lower() for p in audit["projects"]}
+    for audit in (FIFTEENTH, SIXTEENTH):
+        others |= {p["repo"].lower() for p in audit["not_scanned"]}
+    assert others.isdisjoint(p.lower() for p in projects + skipped)
+    categories = SEVENTEENTH["key"]["by_category"]
+    assert sum(c["of"] for c in categories.values()) == SEVENTEENTH["key"]["of"]
+    assert sum(c["found"] for c in categories.values()) == SEVENTEENTH["key"]["found_before"]

@@ -285,7 +285,11 @@ TEXT_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
         ],
     ),
     "cxx11-abi-torch-pin": (
-        ["torch==2.1.0a0+cxx11.abi", "torchvision==0.16.0a0+cxx11.abi ; sys_platform"],
+        [
+            "torch==2.1.0a0+cxx11.abi",
+            "torchvision==0.16.0a0+cxx11.abi ; sys_platform",
+            "torch @ https://example.org/xpu/torch-2.1.0.post2%2Bcxx11.abi-cp311-cp311-linux_x86_64.whl",
+        ],
         ["torch==2.8.0+xpu", "cxx11abi"],
     ),
     "oneccl-bind-pt-requirement": (

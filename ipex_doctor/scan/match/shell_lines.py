@@ -8,7 +8,9 @@ where it was):
 
 * a comment: a ``#`` that starts a word outside quotes, to the end of the line (a whole-line
   comment is dropped);
-* the arguments of ``echo`` / ``printf`` in command position, to the end of that command,
+* the arguments of ``echo`` / ``printf`` in command position, to the end of that command (and
+  of the script's own functions that only print: ``fail() { echo "[FAIL] $1"; }``, whose
+  every command is a console ``echo`` / ``printf``, an assignment, ``return`` or ``exit``),
   unless its output goes to a file that is read (``>``, ``>>``, ``| tee``: a list the script
   hands to pip, a requirement list, a script, a startup file; ``write_targets``): then the
   text is written somewhere that runs or installs it; to ``/dev/null``, the error stream, a
@@ -87,6 +89,7 @@ def command_lines(
         yield from _batch_lines(numbered)
         return
     reads = ReadTargets([line.text for line in numbered], ShellDialect.POSIX, _uncommented)
+    printer = _printer_with(_printing_functions(numbered))
     ending: str | None = None
     for line in numbered:
         if ending is not None:
@@ -96,7 +99,7 @@ def command_lines(
         heredoc = _HEREDOC.search(line.text)
         if heredoc is not None and _prints_document(line.text, reads):
             ending = heredoc.group(2)
-        text = _blank_messages(line.text, reads)
+        text = _blank_messages(line.text, reads, printer)
         if text.strip():
             yield line._replace(text=text)
 
@@ -124,14 +127,105 @@ def _prints_document(text: str, reads: ReadTargets) -> bool:
     return not reads(targets)
 
 
-def _blank_messages(text: str, reads: ReadTargets) -> str:
+def _blank_messages(text: str, reads: ReadTargets, printer: re.Pattern[str] = _PRINTER) -> str:
     """``text`` with its comment and the arguments of its printing commands blanked."""
     return _blanked(
         text,
         _comment_start(text),
-        _PRINTER,
+        printer,
         _command_end,
         reads,
+    )
+
+
+_FUNCTION_OPENS = re.compile(
+    r"^\s*(?:function\s+(?P<keyword>[A-Za-z_][\w-]*)\s*(?:\(\s*\))?|(?P<name>[A-Za-z_][\w-]*)\s*\(\s*\))"
+    r"\s*\{(?P<body>.*)$"
+)
+"""A function definition's opening: ``name() {`` or ``function name {``, and what follows."""
+_QUIET_COMMAND = re.compile(r"(?:[A-Za-z_]\w*=\S*|return(?:\s+\S+)?|exit(?:\s+\S+)?|:)")
+"""A command of a printing function that prints nothing and runs nothing: an assignment (a
+failure counter), ``return``, ``exit``, ``:``."""
+_CONSOLE = frozenset({"&1", "&2", "/dev/stdout", "/dev/stderr", "/dev/tty", "/dev/null"})
+"""Where a printing function's ``echo`` may write and still only print."""
+_FUNCTION_LINES = 12
+"""How many lines a printing function's body may have (a helper's few ``echo`` lines)."""
+
+
+def _printing_functions(numbered: Sequence[TextLine]) -> frozenset[str]:
+    """The names of the script's functions that only print to the console (see the module):
+    a call of one is a message, as ``echo`` is."""
+    names: set[str] = set()
+    for index, line in enumerate(numbered):
+        opened = _FUNCTION_OPENS.match(_uncommented(line.text))
+        if opened is None:
+            continue
+        body, rest = opened.group("body"), numbered[index + 1 : index + 1 + _FUNCTION_LINES]
+        if "}" not in body:
+            closing = next((i for i, later in enumerate(rest) if later.text.strip() == "}"), None)
+            if closing is None:
+                continue
+            body = "; ".join(_uncommented(later.text) for later in rest[:closing]) + "}"
+        body = body[: body.rfind("}")]
+        if _only_prints(body, names):
+            names.add(opened.group("keyword") or opened.group("name"))
+    return frozenset(names)
+
+
+def _only_prints(body: str, printers: set[str]) -> bool:
+    """Whether every command of ``body`` (a function's, on one line) prints to the console or
+    is quiet (``_QUIET_COMMAND``), and one prints."""
+    prints = False
+    for command in _commands_of(body):
+        word = command.split(None, 1)[0]
+        if word in ("echo", "printf") or word in printers:
+            _, targets = _command_end(command, 0)
+            if not _CONSOLE.issuperset(targets) or _OPERATOR.search(_unquoted(command)):
+                return False  # NOTE: written to a file (which may be read), or piped on
+            prints = True
+        elif not _QUIET_COMMAND.fullmatch(command):
+            return False
+    return prints
+
+
+_OPERATOR = re.compile(r"\||(?<![<>])&(?!>)")
+"""A pipe or a list operator (``|``, ``&&``, ``&``), not a redirection's ``>&2`` or ``&>``."""
+
+
+def _unquoted(command: str) -> str:
+    """``command`` with what its quotes hold taken out."""
+    return re.sub(r"'[^']*'|\"(?:\\.|[^\"\\])*\"", "", command)
+
+
+def _commands_of(body: str) -> Iterator[str]:
+    """The commands of ``body`` split at each ``;`` outside quotes and parentheses (a failure
+    counter's ``$((n+1))``), stripped, empty ones left out."""
+    depth, quote, start = 0, "", 0
+    for index, char in enumerate(body):
+        if quote:
+            quote = "" if char == quote else quote
+        elif char in "'\"`":
+            quote = char
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == ";" and depth == 0:
+            if body[start:index].strip():
+                yield body[start:index].strip()
+            start = index + 1
+    if body[start:].strip():
+        yield body[start:].strip()
+
+
+def _printer_with(functions: frozenset[str]) -> re.Pattern[str]:
+    """``_PRINTER``, with the script's own printing ``functions`` as printing commands."""
+    if not functions:
+        return _PRINTER
+    names = "|".join(re.escape(name) for name in sorted(functions, key=len, reverse=True))
+    return re.compile(
+        r"(?:^|(?<=[;&|(){`])|(?<=\bthen)|(?<=\bdo)|(?<=\belse)|(?<=\bRUN))\s*"
+        rf"(?:(?:echo|printf)\b|(?:{names})(?![\w-]))"
     )
 
 

@@ -133,6 +133,41 @@ def test_setvars_without_torch_or_ipex_beside_it_is_not_the_pitfall(tmp_path: Pa
     ]
 
 
+def test_setvars_beside_vtune_sets_the_profiler_up(tmp_path: Path) -> None:
+    """A profiling kit sources oneAPI's setvars.sh to put VTune on PATH, as VTune's guide
+    says: where VTune is named it is not the pitfall (the seventeenth audit's false alarm)."""
+    script = "source /opt/intel/oneapi/setvars.sh --force\nvtune -collect gpu-hotspots -- "
+    script += "python -c 'import torch; print(torch.xpu.device_count())'\n"
+    write(tmp_path, {"profile.sh": script})
+    assert found(scan(tmp_path, SHIPPED)) == []
+
+
+def test_a_call_of_the_scripts_own_printing_function_is_a_message() -> None:
+    """``fail "... intel-extension-for-pytorch"`` prints, when ``fail`` only prints (one line
+    or several, a failure counter beside its echo); a function that writes to a file or
+    runs anything else is not one, nor is a call before a command operator."""
+    script = "\n".join(
+        [
+            'fail() { echo "  [FAIL] $1"; FAILURES=$((FAILURES+1)); }',
+            "function note {",
+            '    printf "%s\\n" "$1" >&2',
+            "}",
+            'add() { echo "$1" >> requirements.txt; }',
+            'run() { "$@"; }',
+            'fail "check IPEX / intel-extension-for-pytorch"',
+            'note "pip install intel-extension-for-pytorch"',
+            'add "intel-extension-for-pytorch"',
+            "run pip install intel-extension-for-pytorch",
+            'fail "x" && pip install intel-extension-for-pytorch',
+        ]
+    )
+    kept = dict(_lines(script))
+    assert "intel" not in kept.get(7, "") and "intel" not in kept.get(8, "")
+    assert "intel-extension-for-pytorch" in kept[9]
+    assert "intel-extension-for-pytorch" in kept[10]
+    assert kept[11].endswith("pip install intel-extension-for-pytorch")
+
+
 @pytest.mark.parametrize(
     ("line", "expected"),
     [
