@@ -150,6 +150,9 @@ _CONSOLE = frozenset({"&1", "&2", "/dev/stdout", "/dev/stderr", "/dev/tty", "/de
 """Where a printing function's ``echo`` may write and still only print."""
 _FUNCTION_LINES = 12
 """How many lines a printing function's body may have (a helper's few ``echo`` lines)."""
+_PRINTING_FUNCTIONS = 64
+"""How many printing functions a script's are taken as (a real script has a few): a hostile
+one of thousands would make every line's search try each name."""
 
 
 def _printing_functions(numbered: Sequence[TextLine]) -> frozenset[str]:
@@ -169,6 +172,8 @@ def _printing_functions(numbered: Sequence[TextLine]) -> frozenset[str]:
         body = body[: body.rfind("}")]
         if _only_prints(body, names):
             names.add(opened.group("keyword") or opened.group("name"))
+            if len(names) == _PRINTING_FUNCTIONS:
+                break  # NOTE: a call of a later one is read as a command: reported, not lost
     return frozenset(names)
 
 

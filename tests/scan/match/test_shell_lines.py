@@ -347,3 +347,14 @@ def test_setvars_held_in_a_variable_is_found_where_it_is_sourced(
     assert [
         n - 1 for _, n, rule, _ in found(scan(tmp_path, SHIPPED)) if rule == "oneapi-setvars"
     ] == expected
+
+
+def test_a_script_of_thousands_of_printing_functions_takes_the_first_64() -> None:
+    """A call of the 64th printing function is a message; of the 65th, a command (read, and
+    reported where a rule says so): a hostile script cannot make every line try each name."""
+    script = "".join(f'f{i}() {{ echo "$1"; }}\n' for i in range(3000))
+    script += 'f63 "pip install intel-extension-for-pytorch"\n'
+    script += 'f64 "pip install intel-extension-for-pytorch"\n'
+    kept = dict(_lines(script))
+    assert kept[3001].strip() == "f63"
+    assert "intel-extension-for-pytorch" in kept[3002]
