@@ -41,7 +41,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from types import MappingProxyType
 from typing import NamedTuple, overload
 
-from ipex_doctor.scan.read.source import TextLine
+from ipex_doctor.scan.read.source import TextLine, escaped
 
 _OPENER = re.compile(r"(?<!<)<<(-?)\s*(['\"]?)([A-Za-z_][\w.-]*)\2")
 """A here-document's operator and delimiter (not a ``<<<`` here-string)."""
@@ -224,18 +224,10 @@ def _closing_quote(
         text = lines[index].text
         position = column if index == at else 0
         while (position := text.find(quote, position)) != -1:
-            if quote == "'" or _escaped_by(text, position) % 2 == 0:
+            if quote == "'" or not escaped(text, position):
                 return index, position
             position += 1
     return None
-
-
-def _escaped_by(text: str, position: int) -> int:
-    """How many backslashes stand right before ``text[position]``."""
-    count = 0
-    while position - count > 0 and text[position - count - 1] == "\\":
-        count += 1
-    return count
 
 
 def _c_document(

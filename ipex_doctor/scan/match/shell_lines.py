@@ -63,11 +63,11 @@ from ipex_doctor.scan.match.write_targets import (
 from ipex_doctor.scan.read.kinds import ShellDialect
 from ipex_doctor.scan.read.source import Hit, TextLine
 
-_PRINTER = re.compile(
-    r"(?:^|(?<=[;&|(){`])|(?<=\bthen)|(?<=\bdo)|(?<=\belse)|(?<=\bRUN))\s*(?:echo|printf)\b"
-)
-"""``echo`` or ``printf`` where a command starts: at the line's start, after an operator, a
-``then`` / ``do`` / ``else`` or a Dockerfile ``RUN``."""
+_COMMAND_POSITION = r"(?:^|(?<=[;&|(){`])|(?<=\bthen)|(?<=\bdo)|(?<=\belse)|(?<=\bRUN))\s*"
+"""Where a command starts: at the line's start, after an operator, a ``then`` / ``do`` /
+``else`` or a Dockerfile ``RUN``."""
+_PRINTER = re.compile(_COMMAND_POSITION + r"(?:echo|printf)\b")
+"""``echo`` or ``printf`` where a command starts."""
 _HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][\w.-]*)\1")
 _DOCUMENT_READER = LazyPattern(r"^\s*(?:RUN\s+)?(?:sudo\s+)?(cat|tee)\b(?=[^\n]*<<)")
 """A here-document's reader that writes it out (``cat``, ``tee``): where it writes decides."""
@@ -228,10 +228,7 @@ def _printer_with(functions: frozenset[str]) -> re.Pattern[str]:
     if not functions:
         return _PRINTER
     names = "|".join(re.escape(name) for name in sorted(functions, key=len, reverse=True))
-    return re.compile(
-        r"(?:^|(?<=[;&|(){`])|(?<=\bthen)|(?<=\bdo)|(?<=\belse)|(?<=\bRUN))\s*"
-        rf"(?:(?:echo|printf)\b|(?:{names})(?![\w-]))"
-    )
+    return re.compile(_COMMAND_POSITION + rf"(?:(?:echo|printf)\b|(?:{names})(?![\w-]))")
 
 
 def _blanked(

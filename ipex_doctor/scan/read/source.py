@@ -138,6 +138,15 @@ def parse_python(text: str) -> ast.Module:
         raise Unparsable(f"does not parse as Python 3: {error}") from error
 
 
+def escaped(text: str, at: int) -> bool:
+    """Whether the character at ``at`` follows an odd run of backslashes (a backslash escapes
+    it, in Python source and in shell quotes alike)."""
+    run = 0
+    while at - run - 1 >= 0 and text[at - run - 1] == "\\":
+        run += 1
+    return run % 2 == 1
+
+
 def byte_column(line: str, char_column: int) -> int:
     """The UTF-8 byte offset of character column ``char_column`` in ``line``."""
     if line.isascii():

@@ -25,6 +25,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from ipex_doctor.scan.read.source import escaped
+
 
 class Statement(NamedTuple):
     """One top-level statement: ``text[start:end]``, and whether an indented block of it
@@ -140,7 +142,7 @@ def _string_end(text: str, quote_at: int, quote: str) -> int:
             found = text.find(closing, pos)
             if found < 0:
                 raise _Unsplittable("an unterminated string")
-            if _escaped(text, found):
+            if escaped(text, found):
                 pos = found + 1
                 continue
             return found + 3
@@ -155,11 +157,3 @@ def _string_end(text: str, quote_at: int, quote: str) -> int:
             pos = _past_line_break(text, pos) if text.startswith(("\r", "\n"), pos) else pos + 1
             continue
         return event.end()
-
-
-def _escaped(text: str, at: int) -> bool:
-    """Whether the character at ``at`` follows an odd run of backslashes."""
-    run = 0
-    while at - run - 1 >= 0 and text[at - run - 1] == "\\":
-        run += 1
-    return run % 2 == 1
