@@ -496,6 +496,9 @@ def write_synthetic_project(
     for n in range(configs):
         (root / "configs" / f"exp_{n}.yaml").write_text(f"lr: 0.0{n}\nbatch: 32\nipex: false\n")
     (root / ".gitignore").write_text("build/\n*.log\n")
+    # NOTE: a checkout, as a pre-commit hook's project is: outside a git work tree the scan
+    # applies no .gitignore (discovery), and the walk would not pay for reading this one
+    (root / ".git").mkdir()
 
 
 def write_small_project(root: Path, modules: int = 50, ipex_every: int = 10) -> None:

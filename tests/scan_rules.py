@@ -69,6 +69,12 @@ SAMPLE = CodeRules(
 """One rule of each kind the scanner reads."""
 
 
+GIT_WORK_TREE = {".git/HEAD": "ref: refs/heads/main\n"}
+"""Files that make a tree a git work tree with nothing tracked (a ``.git`` without an index, as
+``git init`` leaves it): its ``.gitignore`` files apply to every file (``discovery``: outside a
+work tree none does)."""
+
+
 def write(root: Path, files: Mapping[str, str | bytes]) -> Path:
     """Write ``files`` (relative POSIX path -> text or bytes) under ``root``; ``root``."""
     for name, content in files.items():

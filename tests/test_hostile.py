@@ -586,6 +586,7 @@ def test_a_tree_of_fifos_and_device_links_never_makes_a_scan_wait(tmp_path: Path
     not read applies no pattern, so what it would have left out is read and found."""
     tree = tmp_path / "tree"
     (tree / "sub").mkdir(parents=True)
+    (tree / ".git").mkdir()  # a work tree: its .gitignore files apply (nothing tracked)
     (tree / "kept.py").write_text("import intel_extension_for_pytorch as ipex\n")
     (tree / "build.py").write_text("import intel_extension_for_pytorch\n")
     os.mkfifo(tree / ".gitignore")

@@ -99,7 +99,7 @@ def test_what_a_scan_of_a_small_project_leaves_unimported(tmp_path: Path) -> Non
     written); neither imports ``hashlib``, which loads OpenSSL (the derived values' key is
     the interpreter's own BLAKE2b, and only ``--fix`` hashes files)."""
     tree = tmp_path / "tree"
-    tree.mkdir()
+    (tree / ".git").mkdir(parents=True)  # a checkout: its .gitignore applies
     (tree / ".gitignore").write_text("build/\n*.log\n", encoding="utf-8")
     (tree / "train.py").write_text("import intel_extension_for_pytorch\n", encoding="utf-8")
     env = {

@@ -5,7 +5,12 @@ since the user named it). Walking, ``ignores`` decides what is left out, with gi
 ``.gitignore`` concerns untracked files only, so where one ignores a path of a git work tree
 the index is asked (``git_index.TrackedPaths``, read at that first question only) and a file it
 tracks is read, a directory holding one entered for its tracked files alone; the caller's
-``exclude`` leaves out tracked files too. An index that cannot be read is one ``SkippedFile``
+``exclude`` leaves out tracked files too. A ``.gitignore`` outside every git work tree (no
+``.git`` in its directory or above it) is not applied, as git applies none there (and ripgrep,
+by default): a source archive, a ZIP download of a repository or a container's copy of a
+project holds the tracked files alone, its ``.gitignore`` among them, and a file tracked under
+a path that ``.gitignore`` names (added with ``git add -f``, or before the pattern) was left
+out of the scan, unsaid. An index that cannot be read is one ``SkippedFile``
 saying why, and ``.gitignore`` alone decides. A file whose name
 ``kinds.classify`` does not know is never opened (a ``*.txt`` or ``*.in`` of no known kind is
 a candidate ``by_use``: the scan reads it only where another file names it,
@@ -25,6 +30,7 @@ a root that is a file it is that root as given. ``source_path`` goes back from t
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Hashable, Iterator, Sequence
 from pathlib import Path
@@ -33,7 +39,7 @@ from typing import NamedTuple
 
 from ipex_doctor.errors import DoctorError
 from ipex_doctor.model.code import FileKind, SkippedFile
-from ipex_doctor.scan.read.git_index import TrackedPaths
+from ipex_doctor.scan.read.git_index import TrackedPaths, in_work_tree
 from ipex_doctor.scan.read.ignores import (
     SKIPPED_DIR_NAMES,
     Ignores,
@@ -140,11 +146,16 @@ class _Walk:
         if not self._first_visit(self.dirs, root.stat(), root):
             return
         tracked = TrackedPaths(root)
+        root_in_git = functools.cache(lambda: in_work_tree(root))
         # a directory entered only because the index tracks files below it (a ``.gitignore``
-        # ignores it) is "tracked only": its untracked files stay ignored, as in git
-        stack: list[tuple[Path, str, Ignores, bool]] = [(root, "", ignores, False)]
+        # ignores it) is "tracked only": its untracked files stay ignored, as in git; ``git``:
+        # whether the directory lies in a git work tree (``None``: not asked yet, for the root:
+        # the ``.git`` above it is looked for at the first ``.gitignore`` only)
+        stack: list[tuple[Path, str, Ignores, bool, bool | None]] = [
+            (root, "", ignores, False, None)
+        ]
         while stack:
-            path, rel, rules, tracked_only = stack.pop()
+            path, rel, rules, tracked_only, git = stack.pop()
             try:
                 with os.scandir(path) as listing:
                     entries = sorted(listing, key=lambda entry: entry.name)
@@ -156,12 +167,17 @@ class _Walk:
             parent_name = path.name
             if rel and is_environment(names):
                 continue
+            if ".git" in names:
+                git = True
             if ".gitignore" in names:
-                text, unread = _gitignore_text(path / ".gitignore")
-                if unread:
-                    yield SkippedFile(f"{rel}/.gitignore" if rel else ".gitignore", unread)
-                rules = rules.with_gitignore(rel, text)
-            subdirs: list[tuple[Path, str, Ignores, bool]] = []
+                if git is None:
+                    git = root_in_git()
+                if git:
+                    text, unread = _gitignore_text(path / ".gitignore")
+                    if unread:
+                        yield SkippedFile(f"{rel}/.gitignore" if rel else ".gitignore", unread)
+                    rules = rules.with_gitignore(rel, text)
+            subdirs: list[tuple[Path, str, Ignores, bool, bool | None]] = []
             for entry in entries:
                 child = f"{rel}/{entry.name}" if rel else entry.name
                 try:
@@ -178,7 +194,13 @@ class _Walk:
                             continue
                         if self._first_visit(self.dirs, entry.stat(), entry.path):
                             subdirs.append(
-                                (Path(entry.path), child, rules, tracked_only or why is not None)
+                                (
+                                    Path(entry.path),
+                                    child,
+                                    rules,
+                                    tracked_only or why is not None,
+                                    git,
+                                )
                             )
                         continue
                     regular = entry.is_file()

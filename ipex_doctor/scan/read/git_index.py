@@ -68,6 +68,16 @@ def find_git_dir(root: Path) -> Path | None:
         here = parent
 
 
+def in_work_tree(root: Path) -> bool:
+    """Whether the directory ``root`` lies in a git work tree: a ``.git`` at ``root`` or above
+    it (``find_git_dir``), a directory or a worktree's or submodule's pointer alike (whose
+    index is not read, but whose ``.gitignore`` files git applies)."""
+    try:
+        return find_git_dir(root) is not None
+    except IndexUnread:
+        return True
+
+
 def read_index(path: Path) -> frozenset[str]:
     """The paths (POSIX, relative to the work tree) the index at ``path`` holds as files
     (submodules left out); an empty set when there is no index (nothing added yet).

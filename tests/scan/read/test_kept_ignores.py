@@ -16,7 +16,7 @@ from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pathspec import GitIgnoreSpec
-from scan_rules import write
+from scan_rules import GIT_WORK_TREE, write
 
 from ipex_doctor.scan import ScanError
 from ipex_doctor.scan.read import derived_cache
@@ -56,7 +56,10 @@ def test_a_kept_layer_spares_pathspec_until_a_path_matches(tmp_path: Path) -> No
     the same files without importing pathspec; once a path matches, pathspec decides it, as
     the first scan's did (a ``!`` re-inclusion, a directory left out)."""
     tree, cache = tmp_path / "tree", tmp_path / "cache"
-    write(tree, {".gitignore": "build/\n*.log\n!keep.log\n", "a.py": "", "src/b.py": ""})
+    write(
+        tree,
+        {**GIT_WORK_TREE, ".gitignore": "build/\n*.log\n!keep.log\n", "a.py": "", "src/b.py": ""},
+    )
     first = _fresh_discover(tree, cache, exclude=("vendor/",))
     again = _fresh_discover(tree, cache, exclude=("vendor/",))
     assert first == {"found": ["a.py", "src/b.py"], "pathspec": True}
@@ -70,7 +73,15 @@ def test_a_kept_layer_drops_the_lines_git_drops(tmp_path: Path) -> None:
     """A ``.gitignore`` line pathspec refuses is dropped from the kept layer as from the first:
     the patterns after it still apply."""
     tree, cache = tmp_path / "tree", tmp_path / "cache"
-    write(tree, {".gitignore": "!\n*.gen.py\n!keep.gen.py\n", "a.gen.py": "", "keep.gen.py": ""})
+    write(
+        tree,
+        {
+            **GIT_WORK_TREE,
+            ".gitignore": "!\n*.gen.py\n!keep.gen.py\n",
+            "a.gen.py": "",
+            "keep.gen.py": "",
+        },
+    )
     runs = [_fresh_discover(tree, cache)["found"] for _ in range(2)]
     assert runs == [["keep.gen.py"], ["keep.gen.py"]]
 
@@ -86,7 +97,7 @@ def test_an_invalid_exclude_is_refused_every_time(tmp_path: Path) -> None:
 def test_a_damaged_kept_layer_is_a_miss(tmp_path: Path) -> None:
     """A kept value of another shape, or a union that is no regex, is worked out again."""
     tree, cache = tmp_path / "tree", tmp_path / "cache"
-    write(tree, {".gitignore": "*.gen.py\n", "a.gen.py": "", "b.py": ""})
+    write(tree, {**GIT_WORK_TREE, ".gitignore": "*.gen.py\n", "a.gen.py": "", "b.py": ""})
     assert _fresh_discover(tree, cache)["found"] == ["b.py"]
     (kept,) = (cache / "ipex-doctor" / "scan-derived").glob("gitignore-*.json")
     from ipex_doctor.knowledge.cache import seal, unseal
@@ -137,6 +148,7 @@ def test_discover_in_process_agrees_twice(tmp_path: Path) -> None:
     write(
         tmp_path,
         {
+            **GIT_WORK_TREE,
             ".gitignore": "build/\n*.gen.py\n",
             "keep.py": "",
             "x.gen.py": "",

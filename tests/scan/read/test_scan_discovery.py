@@ -11,11 +11,12 @@ from conftest import examples
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pathspec import GitIgnoreSpec
-from scan_rules import write
+from scan_rules import GIT_WORK_TREE, write
 
 from ipex_doctor.model.code import FileKind, SkippedFile
 from ipex_doctor.scan import ScanError, source_path
 from ipex_doctor.scan.read.discovery import Candidate, NotRegularFile, discover, read_candidate
+from ipex_doctor.scan.read.git_index import find_git_dir
 from ipex_doctor.scan.read.ignores import Ignores
 from ipex_doctor.scan.read.kinds import classify
 
@@ -132,6 +133,7 @@ def test_gitignore_at_the_root_and_nested(tmp_path: Path) -> None:
     write(
         tmp_path,
         {
+            **GIT_WORK_TREE,
             ".gitignore": "build/\n*.gen.py\n/top_only.py\n# a comment\n",
             "build/a.py": "",
             "top_only.py": "",
@@ -148,6 +150,33 @@ def test_gitignore_at_the_root_and_nested(tmp_path: Path) -> None:
     assert _found(tmp_path) == ["keep.py", "other/local.py", "pkg/keep.gen.py", "pkg/top_only.py"]
 
 
+def test_a_gitignore_outside_every_git_work_tree_is_not_applied(tmp_path: Path) -> None:
+    """A tree with no ``.git`` in it or above it (a source archive, a ZIP download of a
+    repository: its tracked files alone, its ``.gitignore`` among them) is read whole, as git
+    applies no ignore file there, and its ``.gitignore`` is never opened (a FIFO in its place
+    is no wait and no note); a directory below that is a work tree of its own has its own
+    applied. With a ``.git`` at the root, the root's applies too."""
+    if find_git_dir(tmp_path) is not None:
+        pytest.skip(f"the temporary directory {tmp_path} lies inside a git work tree")
+    write(
+        tmp_path,
+        {
+            ".gitignore": "/vendor/\n*.gen.py\n",
+            "vendor/a.py": "",
+            "b.gen.py": "",
+            "c.py": "",
+            "repo/.git/HEAD": "ref: refs/heads/main\n",
+            "repo/.gitignore": "*.py\n",
+            "repo/d.py": "",
+            "repo/e.sh": "",
+        },
+    )
+    os.mkfifo(tmp_path / "vendor" / ".gitignore")
+    assert _found(tmp_path) == ["b.gen.py", "c.py", "repo/e.sh", "vendor/a.py"]
+    (tmp_path / ".git").mkdir()
+    assert _found(tmp_path) == ["c.py", "repo/e.sh"]
+
+
 def test_the_callers_excludes_win_over_gitignore(tmp_path: Path) -> None:
     """``exclude`` patterns (gitignore syntax, relative to the root) leave files out even when a
     ``.gitignore`` re-includes them."""
@@ -162,7 +191,7 @@ def test_an_invalid_exclude_pattern_is_a_scan_error(tmp_path: Path) -> None:
     """The caller's pattern must be valid; a .gitignore's invalid line is dropped, as git does."""
     with pytest.raises(ScanError, match="invalid exclude pattern"):
         _found(tmp_path, exclude=("!",))
-    write(tmp_path, {".gitignore": "!\n*.gen.py\n", "a.gen.py": "", "b.py": ""})
+    write(tmp_path, {**GIT_WORK_TREE, ".gitignore": "!\n*.gen.py\n", "a.gen.py": "", "b.py": ""})
     assert _found(tmp_path) == ["b.py"]
 
 
@@ -303,7 +332,7 @@ def test_a_gitignore_that_cannot_be_read_is_said_and_never_waited_on(tmp_path: P
     """A ``.gitignore`` that is a FIFO (its read waited forever) or a link to ``/dev/zero``
     (read until memory ran out) is not read: it ignores nothing, as an unreadable one does in
     git, and the walk says so."""
-    write(tmp_path, {"a.py": "", "sub/b.py": "", "other/c.py": ""})
+    write(tmp_path, {**GIT_WORK_TREE, "a.py": "", "sub/b.py": "", "other/c.py": ""})
     os.mkfifo(tmp_path / ".gitignore")
     os.symlink("/dev/zero", tmp_path / "sub" / ".gitignore")
     (
