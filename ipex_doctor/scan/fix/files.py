@@ -41,6 +41,7 @@ from ipex_doctor.scan.fix.rewrite import (
     fix_text,
 )
 from ipex_doctor.scan.fix.verbatim import fix_python, split_lines
+from ipex_doctor.scan.read.kinds import SHEBANG_BYTES, by_shebang, sniffed
 
 CHANGED_SINCE_READ = "changed on disk since it was read; not written (run the fix again)"
 
@@ -69,7 +70,8 @@ class FileFix:
 
 
 def kind_of(path: Path) -> FileKind | None:
-    """The kind of file ``path`` is for the fixes, from its name (``None``: no fixes apply)."""
+    """The kind of file ``path`` is for the fixes, from its name (``None``: no fixes apply, or,
+    for a name without a suffix, see ``kind_by_content``)."""
     name = path.name
     if name == "setup.py":
         return FileKind.SETUP
@@ -87,6 +89,16 @@ def kind_of(path: Path) -> FileKind | None:
     ):
         return FileKind.DOCKERFILE
     return None
+
+
+def kind_by_content(path: Path, data: bytes) -> FileKind | None:
+    """The kind of the file ``path`` whose bytes are ``data``: by its name (``kind_of``), else,
+    for a name without a suffix, by its ``#!`` line, as the scan read it (``kinds.by_shebang``:
+    a shell script named ``bin/run_xpu`` is rewritten as one)."""
+    kind = kind_of(path)
+    if kind is None and sniffed(path.name):
+        kind = by_shebang(data[:SHEBANG_BYTES])
+    return kind
 
 
 def fix_bytes(raw: bytes, kind: FileKind, fix_ids: Collection[str]) -> tuple[FixOutcome, bytes]:
@@ -159,7 +171,7 @@ def fix_file(
     """
     check_ids(fix_ids)
     kind = kind or kind_of(path)
-    if kind is None:
+    if kind is None and not sniffed(path.name):
         raise FixError(f"{path}: no fixes apply to this kind of file")
     real = os.path.realpath(path)
     place = Place(os.path.dirname(real), (os.path.basename(real),))
@@ -167,6 +179,9 @@ def fix_file(
         contents = confined.read(place, writable=write, one_name=write)
     except PlaceError as error:
         raise FixError(f"{path}: {error.reason}") from None
+    kind = kind or kind_by_content(path, contents.data)
+    if kind is None:
+        raise FixError(f"{path}: no fixes apply to this kind of file")
     fixed = file_fix(path, place, contents, fix_ids, kind)
     if write:
         write_fix(fixed)

@@ -38,9 +38,10 @@ from types import FrameType
 from ipex_doctor.scan.fix import confined
 from ipex_doctor.scan.fix import journal as fix_journal
 from ipex_doctor.scan.fix.confined import Contents, Place, PlaceError
-from ipex_doctor.scan.fix.files import FileFix, file_fix, kind_of, unchanged_since
+from ipex_doctor.scan.fix.files import FileFix, file_fix, kind_by_content, kind_of, unchanged_since
 from ipex_doctor.scan.fix.journal import Record, RecordedFile, RecordState
 from ipex_doctor.scan.fix.rewrite import FixError
+from ipex_doctor.scan.read.kinds import sniffed
 
 HELD_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 EDITED = "edited since the fix (its bytes are not the ones the fix wrote)"
@@ -91,9 +92,12 @@ def plan(roots: Sequence[Path], wanted: Mapping[str, Collection[str]]) -> FixPla
         kind = kind_of(Path(display))
         try:
             place = _place(roots, display)
-            if kind is None:
+            if kind is None and not sniffed(Path(display).name):
                 raise PlaceError("no fixes apply to this kind of file")
             contents = confined.read(place, writable=True, one_name=True)
+            kind = kind or kind_by_content(Path(display), contents.data)
+            if kind is None:
+                raise PlaceError("no fixes apply to this kind of file")
         except PlaceError as error:
             left.append(NotFixed(display, error.reason))
             continue

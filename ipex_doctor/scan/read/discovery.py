@@ -12,7 +12,8 @@ project holds the tracked files alone, its ``.gitignore`` among them, and a file
 a path that ``.gitignore`` names (added with ``git add -f``, or before the pattern) was left
 out of the scan, unsaid. An index that cannot be read is one ``SkippedFile``
 saying why, and ``.gitignore`` alone decides. A file whose name
-``kinds.classify`` does not know is never opened (a ``*.txt`` or ``*.in`` of no known kind is
+``kinds.classify`` does not know is never opened, but for a name without a suffix, whose first
+bytes are read for a ``#!`` line (``kinds.by_shebang``: a shell script is read as one) (a ``*.txt`` or ``*.in`` of no known kind is
 a candidate ``by_use``: the scan reads it only where another file names it,
 ``named_requirements``). A symbolic link found in the walk is followed only when its target
 (resolved) lies inside one of the roots (resolved: a root the user named is taken wherever its
@@ -47,7 +48,7 @@ from ipex_doctor.scan.read.ignores import (
     LeftOut,
     is_environment,
 )
-from ipex_doctor.scan.read.kinds import classify
+from ipex_doctor.scan.read.kinds import SHEBANG_BYTES, by_shebang, classify, sniffed
 from ipex_doctor.scan.read.named_requirements import BY_USE_SUFFIXES
 
 LINK_OUT = "a symbolic link out of the scanned tree: not followed"
@@ -135,6 +136,8 @@ class _Walk:
     def file(self, root: Path) -> Iterator[Candidate | SkippedFile]:
         display = root.as_posix()
         kind = classify(root.name, root.parent.name)
+        if kind is None and sniffed(root.name):
+            kind = _kind_by_shebang(root)
         if kind is None:
             yield SkippedFile(display, "not a kind of file the scan reads")
             return
@@ -208,7 +211,11 @@ class _Walk:
                     by_use = kind is None and entry.name.lower().endswith(BY_USE_SUFFIXES)
                     if by_use:
                         kind = FileKind.REQUIREMENTS
-                    if kind is None or (kind is FileKind.DOCS and not self.docs):
+                    # NOTE: a file of no kind by its name is a script where its #! line says so
+                    # (``kinds.by_shebang``); anything else about it goes unsaid, as for every
+                    # file of no kind: nothing says it was ever meant to be read
+                    sniff = kind is None and regular and sniffed(entry.name)
+                    if (kind is None and not sniff) or (kind is FileKind.DOCS and not self.docs):
                         continue
                     why = rules.left_out(child, is_dir=False)
                     if why is LeftOut.EXCLUDED:
@@ -216,7 +223,8 @@ class _Walk:
                     if (why or tracked_only) and not tracked.has_file(child):
                         continue
                     if self.leads_out(entry):
-                        yield SkippedFile(child, LINK_OUT)
+                        if not sniff:
+                            yield SkippedFile(child, LINK_OUT)
                         continue
                     if not regular and by_use:
                         continue  # read only where a file names it, as a regular one is
@@ -227,10 +235,14 @@ class _Walk:
                         yield SkippedFile(child, not_regular(entry))
                         continue
                     stat = entry.stat()
+                    if sniff:
+                        kind = _kind_by_shebang(entry.path)
                 except FileNotFoundError:
                     continue  # removed while the walk went by: nothing is there to read
                 except OSError as error:
                     yield SkippedFile(child, f"cannot be examined: {error.strerror or error}")
+                    continue
+                if kind is None:
                     continue
                 # NOTE: a file is one visit per kind it is read as: a hard link of a module
                 # named as a kind the scan does not read (``notes.txt``, found first in name
@@ -286,6 +298,15 @@ def read_candidate(path: Path, limit: int) -> bytes:
         return chunks[0] if len(chunks) == 1 else b"".join(chunks)
     finally:
         os.close(fd)
+
+
+def _kind_by_shebang(path: str | Path) -> FileKind | None:
+    """The kind the ``#!`` line of the file at ``path`` gives it (``kinds.by_shebang``), or
+    ``None``, also where it cannot be read (nothing says it is a script then)."""
+    try:
+        return by_shebang(read_candidate(Path(path), SHEBANG_BYTES))
+    except OSError:
+        return None
 
 
 def not_regular(entry: os.DirEntry[str]) -> str:

@@ -140,6 +140,41 @@ def classify(name: str, parent: str = "", ancestors: str = "") -> FileKind | Non
     return None
 
 
+SHEBANG_BYTES = 256
+"""The most of a file's start read to find its ``#!`` line (``by_shebang``)."""
+_SHELLS = frozenset({"sh", "bash", "dash", "ash", "ksh", "mksh", "zsh"})
+"""POSIX shells (and zsh, whose commands the shell rules read as they read bash's)."""
+
+
+def sniffed(name: str) -> bool:
+    """Whether a file called ``name``, of no kind by its name, is asked for its ``#!`` line: a
+    name without a suffix (``libref-forge``, ``bin/setup``): scripts run by their ``#!`` line
+    are named so (the eighteenth audit's Arch Linux installer keeps its IPEX install steps in
+    two such bash scripts), while a suffix says what a file is."""
+    return "." not in name
+
+
+def by_shebang(head: bytes) -> FileKind | None:
+    """The kind of a file whose first bytes are ``head`` by its ``#!`` line: ``SHELL`` where
+    the interpreter is a POSIX shell, directly (``#!/bin/bash``) or through ``env``
+    (``#!/usr/bin/env bash``, ``#!/usr/bin/env -S bash -e``); ``None`` otherwise (a Python
+    script without a suffix too: ``scan --fix`` rewrites Python by its file name, and a
+    finding it would leave would be labelled as one it rewrites)."""
+    if not head.startswith(b"#!"):
+        return None
+    line = head[2:].split(b"\n", 1)[0].decode("ascii", "replace")
+    words = line.split()
+    if words and words[0].rsplit("/", 1)[-1] == "env":
+        # NOTE: env's own options (-S splits the rest into words, -i, -u NAME) and NAME=VALUE
+        # settings come before the command it runs
+        words = words[1:]
+        while words and (words[0].startswith("-") or "=" in words[0]):
+            words = words[2:] if words[0] in ("-u", "--unset") else words[1:]
+    if not words:
+        return None
+    return FileKind.SHELL if words[0].rsplit("/", 1)[-1] in _SHELLS else None
+
+
 def reads_as_python(kind: FileKind, name: str) -> bool:
     """Whether a file of ``kind`` called ``name`` is parsed as Python (``*.py`` and ``setup.py``;
     a notebook's cells are Python too, but the notebook reader splits them first)."""

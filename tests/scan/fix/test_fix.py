@@ -835,6 +835,22 @@ def test_shell_script_and_dockerfile_files(tmp_path: Path) -> None:
     assert docker.read_text() == "RUN python -m torch.backends.xeon.run_cpu a.py\n"
 
 
+def test_a_script_without_a_suffix_is_fixed_by_its_shebang(tmp_path: Path) -> None:
+    """A name without a suffix is a shell script where its ``#!`` line names a shell, as the
+    scan read it: rewritten as one; one whose ``#!`` names Python, or that has none, has no
+    fixes (the scan did not read it)."""
+    script = tmp_path / "run_xpu"
+    script.write_text("#!/usr/bin/env bash\nipexrun a.py\n")
+    fix_file(script, {"launcher"}, write=True)
+    assert script.read_text() == "#!/usr/bin/env bash\npython -m torch.backends.xeon.run_cpu a.py\n"
+    for text in ("#!/usr/bin/python3\nipexrun a.py\n", "ipexrun a.py\n"):
+        other = tmp_path / "tool"
+        other.write_text(text)
+        with pytest.raises(FixError, match="no fixes apply to this kind of file"):
+            fix_file(other, {"launcher"}, write=True)
+        assert other.read_text() == text
+
+
 # -- notebooks -------------------------------------------------------------------------------
 
 

@@ -18,7 +18,7 @@ from ipex_doctor.scan import ScanError, source_path
 from ipex_doctor.scan.read.discovery import Candidate, NotRegularFile, discover, read_candidate
 from ipex_doctor.scan.read.git_index import find_git_dir
 from ipex_doctor.scan.read.ignores import Ignores
-from ipex_doctor.scan.read.kinds import classify
+from ipex_doctor.scan.read.kinds import by_shebang, classify
 
 
 def _found(*roots: Path, exclude: tuple[str, ...] = ()) -> list[str]:
@@ -148,6 +148,55 @@ def test_gitignore_at_the_root_and_nested(tmp_path: Path) -> None:
         },
     )
     assert _found(tmp_path) == ["keep.py", "other/local.py", "pkg/keep.gen.py", "pkg/top_only.py"]
+
+
+@pytest.mark.parametrize(
+    ("head", "kind"),
+    [
+        (b"#!/bin/bash\nset -e\n", FileKind.SHELL),
+        (b"#!/bin/sh", FileKind.SHELL),
+        (b"#! /usr/bin/env bash\n", FileKind.SHELL),
+        (b"#!/usr/bin/env -S bash -e\n", FileKind.SHELL),
+        (b"#!/usr/bin/env -u HOME LC_ALL=C zsh\n", FileKind.SHELL),
+        (b"#!/usr/local/bin/dash -eu\n", FileKind.SHELL),
+        (b"#!/usr/bin/env python3\nimport intel_extension_for_pytorch\n", None),
+        (b"#!/usr/bin/env\n", None),
+        (b"#!\n", None),
+        (b"echo hi\n#!/bin/bash\n", None),
+        (b"\xef\xbb\xbf#!/bin/bash\n", None),
+        (b"", None),
+    ],
+)
+def test_a_shebang_names_a_shell_or_nothing(head: bytes, kind: FileKind | None) -> None:
+    """``by_shebang``: a POSIX shell named by the ``#!`` line, directly or through ``env`` and
+    its options and settings; Python, an ``env`` with no command, or a ``#!`` not first (a
+    byte-order mark before it: the kernel runs no such file) is nothing."""
+    assert by_shebang(head) is kind
+
+
+def test_a_script_without_a_suffix_is_read_by_its_shebang(tmp_path: Path) -> None:
+    """A file with no suffix whose ``#!`` line names a shell is a ``SHELL`` candidate, in a
+    walk and named as a root (the eighteenth audit's installer keeps its IPEX steps in
+    ``libref-forge``); any other such file (a ``LICENSE``, a Python script, a FIFO, a link
+    out of the tree) is no candidate and goes unsaid, as every file of no kind does."""
+    write(
+        tmp_path,
+        {
+            "bin/run_xpu": "#!/usr/bin/env bash\npip install intel-extension-for-pytorch\n",
+            "bin/tool": "#!/usr/bin/env python3\nimport intel_extension_for_pytorch\n",
+            "LICENSE": "intel_extension_for_pytorch\n",
+            "bin/setup.cfg.bak": "#!/bin/sh\n",
+        },
+    )
+    os.mkfifo(tmp_path / "bin" / "pipe")
+    os.symlink("/etc/hostname", tmp_path / "bin" / "outside")
+    found = [
+        (item.display, item.kind) if isinstance(item, Candidate) else ("SKIPPED", item.path)
+        for item in discover([tmp_path])
+    ]
+    assert found == [("bin/run_xpu", FileKind.SHELL)]
+    (named,) = discover([tmp_path / "bin" / "run_xpu"])
+    assert isinstance(named, Candidate) and named.kind is FileKind.SHELL
 
 
 def test_a_gitignore_outside_every_git_work_tree_is_not_applied(tmp_path: Path) -> None:
