@@ -396,3 +396,29 @@ def test_the_seventeenth_audit_adds_up_and_shares_no_project_with_the_others() -
     categories = SEVENTEENTH["key"]["by_category"]
     assert sum(c["of"] for c in categories.values()) == SEVENTEENTH["key"]["of"]
     assert sum(c["found"] for c in categories.values()) == SEVENTEENTH["key"]["found_before"]
+
+
+EIGHTEENTH: dict[str, Any] = yaml.safe_load(
+    (REPO / "tests" / "assets" / "scan_audit_eighteenth.yaml").read_text(encoding="utf-8")
+)
+
+
+def test_the_eighteenth_audit_adds_up_and_shares_no_project_with_the_others() -> None:
+    """The eighteenth audit (docs/scan.md): every candidate that survived the exclusions drawn
+    (22, fewer than the plan's 60), each scanned once at a full commit or said why not; the
+    counts say what the judged lines say; and no project of it is one of the removal corpus or
+    of an earlier audit."""
+    projects = _audit_adds_up(EIGHTEENTH)
+    skipped = [p["repo"] for p in EIGHTEENTH["not_scanned"]]
+    assert len(projects) == EIGHTEENTH["counts"]["scanned"]
+    assert len(projects) + len(skipped) == EIGHTEENTH["counts"]["drawn"] == 22
+    assert set(projects) | set(skipped) == set(EIGHTEENTH["drawing"]["candidates_taken"])
+    others = {p["project"].lower() for p in DATA["projects"]}
+    for audit in (AUDIT, FIFTEENTH, SIXTEENTH, SEVENTEENTH):
+        others |= {p["repo"].lower() for p in audit["projects"]}
+    for audit in (FIFTEENTH, SIXTEENTH, SEVENTEENTH):
+        others |= {p["repo"].lower() for p in audit["not_scanned"]}
+    assert others.isdisjoint(p.lower() for p in projects + skipped)
+    categories = EIGHTEENTH["key"]["by_category"]
+    assert sum(c["of"] for c in categories.values()) == EIGHTEENTH["key"]["of"]
+    assert sum(c["found"] for c in categories.values()) == EIGHTEENTH["key"]["found_before"]
