@@ -290,6 +290,25 @@ def test_ipex_settings_and_a_source_build_of_ipex_are_found(tmp_path: Path) -> N
     ]
 
 
+def test_a_clone_of_ipexs_sources_under_intels_own_name_is_a_source_build(tmp_path: Path) -> None:
+    """The eighteenth audit's get_ipex.sh clones IPEX's GPU sources from Intel's own
+    repository (frameworks.ai.pytorch.ipex-gpu) to build them: a source build of IPEX, as a
+    clone of intel-extension-for-pytorch is; a grep for IPEX's torch floor in a script that
+    patches it in asks whether the pin is there, and is no pin."""
+    files = {
+        "get_ipex.sh": (
+            "name=ipex-gpu\n"
+            "git clone --recurse-submodules "
+            "https://github.com/intel-innersource/frameworks.ai.pytorch.ipex-gpu.git ${name}\n"
+            "git clone https://github.com/intel-innersource/frameworks.ai.pytorch.ipex-gpu-docs\n"
+            'if grep -Fxq "pip install torch>=2.1.0.post2 intel-extension-for-pytorch" a.py; then\n'
+            "  :\n"
+            "fi\n"
+        ),
+    }
+    assert _rules(tmp_path, files) == [("get_ipex.sh", 2, "ipex-requirement")]
+
+
 def test_a_projects_own_ipex_named_settings_are_not_parsed_for_ipexs(tmp_path: Path) -> None:
     """ipex-llm names its own settings after itself (IPEX_LLM_LOW_MEM...): a module that sets
     and reads only those holds none of IPEX's settings, and the prefilter must not send it to
@@ -308,6 +327,29 @@ def test_a_projects_own_ipex_named_settings_are_not_parsed_for_ipexs(tmp_path: P
     assert (result.files_seen, result.files_parsed) == (2, 1)
     assert [(path, line, rule) for path, line, rule, _ in found(result)] == [
         ("worker.py", 1, "ipex-environment-setting"),
+    ]
+
+
+def test_a_floor_on_intel_torch_builds_is_written_for_them(tmp_path: Path) -> None:
+    """The eighteenth audit's Arch Linux installer pins IPEX's torch builds as floors
+    (``torch>=2.1.0.post2``): only Intel's index serves that version, so a floor or a compatible
+    release of it is written for IPEX as an exact pin is; a floor on a version PyPI serves, or a
+    .post of another torch, is not."""
+    lists = {
+        "requirements_arc.txt": (
+            "--extra-index-url https://pytorch-extension.intel.com/release-whl/stable/xpu/us/\n"
+            "torch>=2.1.0.post2\n"
+            "torchvision>=0.16.0.post2\n"
+            "torchaudio~=2.1.0.post2\n"
+            "torch>=2.1.0\n"
+            "torch>=2.2.0.post1\n"
+            "intel-extension-for-pytorch>=2.1.30+xpu\n"
+        )
+    }
+    assert [r for r in _rules(tmp_path, lists) if r[2] == "intel-torch-build-pin"] == [
+        ("requirements_arc.txt", 2, "intel-torch-build-pin"),
+        ("requirements_arc.txt", 3, "intel-torch-build-pin"),
+        ("requirements_arc.txt", 4, "intel-torch-build-pin"),
     ]
 
 
