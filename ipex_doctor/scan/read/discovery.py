@@ -12,10 +12,10 @@ project holds the tracked files alone, its ``.gitignore`` among them, and a file
 a path that ``.gitignore`` names (added with ``git add -f``, or before the pattern) was left
 out of the scan, unsaid. An index that cannot be read is one ``SkippedFile``
 saying why, and ``.gitignore`` alone decides. A file whose name
-``kinds.classify`` does not know is never opened, but for a name without a suffix, whose first
-bytes are read for a ``#!`` line (``kinds.by_shebang``: a shell script is read as one) (a ``*.txt`` or ``*.in`` of no known kind is
+``kinds.classify`` does not know is never opened (a ``*.txt`` or ``*.in`` of no known kind is
 a candidate ``by_use``: the scan reads it only where another file names it,
-``named_requirements``). A symbolic link found in the walk is followed only when its target
+``named_requirements``), but for a name without a suffix: its first bytes are read for a ``#!``
+line, and a shell script is read as one (``kinds.by_shebang``). A symbolic link found in the walk is followed only when its target
 (resolved) lies inside one of the roots (resolved: a root the user named is taken wherever its
 own links lead); a link out of the scanned tree, to a file or a directory, is a ``SkippedFile``
 with ``LINK_OUT`` as its reason and is never read, so a tree from elsewhere cannot make the scan

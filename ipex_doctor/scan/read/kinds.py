@@ -1,4 +1,5 @@
-"""Which kind of file a path is, by its name alone (``FileKind``), or ``None``: not read.
+"""Which kind of file a path is, by its name alone (``FileKind``), or ``None``: not read (but
+for a name without a suffix, which the walk asks for its ``#!`` line: ``by_shebang``).
 
 Names are compared case-insensitively (``Dockerfile``, ``dockerfile``, ``DOCKERFILE.xpu``).
 Specific names win over extensions: ``setup.py`` is ``SETUP`` (read as Python and as text),
