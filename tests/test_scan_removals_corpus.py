@@ -349,6 +349,29 @@ def test_the_fifteenth_audit_adds_up_and_shares_no_project_with_the_others() -> 
     assert others.isdisjoint(p.lower() for p in projects + skipped)
 
 
+def _drawn_audit_adds_up(
+    audit: dict[str, Any], drawn: int | None, *earlier: dict[str, Any]
+) -> None:
+    """What an audit drawn from the index must say of itself beyond ``_audit_adds_up``: each
+    candidate taken (``drawn`` of them, where the plan fixed the number) scanned once or said
+    why not; no project of it one of the removal corpus or of an ``earlier`` audit, scanned or
+    not; its key's categories adding up to the key."""
+    projects = _audit_adds_up(audit)
+    skipped = [p["repo"] for p in audit["not_scanned"]]
+    assert len(projects) == audit["counts"]["scanned"]
+    assert len(projects) + len(skipped) == audit["counts"]["drawn"]
+    assert drawn is None or audit["counts"]["drawn"] == drawn
+    assert set(projects) | set(skipped) == set(audit["drawing"]["candidates_taken"])
+    others = {p["project"].lower() for p in DATA["projects"]}
+    for before in earlier:
+        others |= {p["repo"].lower() for p in before["projects"]}
+        others |= {p["repo"].lower() for p in before.get("not_scanned", ())}
+    assert others.isdisjoint(p.lower() for p in projects + skipped)
+    categories = audit["key"]["by_category"]
+    assert sum(c["of"] for c in categories.values()) == audit["key"]["of"]
+    assert sum(c["found"] for c in categories.values()) == audit["key"]["found_before"]
+
+
 SIXTEENTH: dict[str, Any] = yaml.safe_load(
     (REPO / "tests" / "assets" / "scan_audit_sixteenth.yaml").read_text(encoding="utf-8")
 )
@@ -358,19 +381,7 @@ def test_the_sixteenth_audit_adds_up_and_shares_no_project_with_the_others() -> 
     """The sixteenth audit (docs/scan.md): every candidate that survived the exclusions drawn,
     each scanned once at a full commit or said why not; the counts say what the judged lines
     say; and no project of it is one of the removal corpus or of the earlier audits."""
-    projects = _audit_adds_up(SIXTEENTH)
-    skipped = [p["repo"] for p in SIXTEENTH["not_scanned"]]
-    assert len(projects) == SIXTEENTH["counts"]["scanned"]
-    assert len(projects) + len(skipped) == SIXTEENTH["counts"]["drawn"]
-    assert set(projects) | set(skipped) == set(SIXTEENTH["drawing"]["candidates_taken"])
-    others = {p["project"].lower() for p in DATA["projects"]}
-    others |= {p["repo"].lower() for p in AUDIT["projects"]}
-    others |= {p["repo"].lower() for p in FIFTEENTH["projects"]}
-    others |= {p["repo"].lower() for p in FIFTEENTH["not_scanned"]}
-    assert others.isdisjoint(p.lower() for p in projects + skipped)
-    categories = SIXTEENTH["key"]["by_category"]
-    assert sum(c["of"] for c in categories.values()) == SIXTEENTH["key"]["of"]
-    assert sum(c["found"] for c in categories.values()) == SIXTEENTH["key"]["found_before"]
+    _drawn_audit_adds_up(SIXTEENTH, None, AUDIT, FIFTEENTH)
 
 
 SEVENTEENTH: dict[str, Any] = yaml.safe_load(
@@ -382,20 +393,7 @@ def test_the_seventeenth_audit_adds_up_and_shares_no_project_with_the_others() -
     """The seventeenth audit (docs/scan.md): 60 drawn from the candidates that survived the
     exclusions, each scanned once at a full commit or said why not; the counts say what the
     judged lines say; and no project of it is one of the removal corpus or of an earlier audit."""
-    projects = _audit_adds_up(SEVENTEENTH)
-    skipped = [p["repo"] for p in SEVENTEENTH["not_scanned"]]
-    assert len(projects) == SEVENTEENTH["counts"]["scanned"]
-    assert len(projects) + len(skipped) == SEVENTEENTH["counts"]["drawn"] == 60
-    assert set(projects) | set(skipped) == set(SEVENTEENTH["drawing"]["candidates_taken"])
-    others = {p["project"].lower() for p in DATA["projects"]}
-    for audit in (AUDIT, FIFTEENTH, SIXTEENTH):
-        others |= {p["repo"].lower() for p in audit["projects"]}
-    for audit in (FIFTEENTH, SIXTEENTH):
-        others |= {p["repo"].lower() for p in audit["not_scanned"]}
-    assert others.isdisjoint(p.lower() for p in projects + skipped)
-    categories = SEVENTEENTH["key"]["by_category"]
-    assert sum(c["of"] for c in categories.values()) == SEVENTEENTH["key"]["of"]
-    assert sum(c["found"] for c in categories.values()) == SEVENTEENTH["key"]["found_before"]
+    _drawn_audit_adds_up(SEVENTEENTH, 60, AUDIT, FIFTEENTH, SIXTEENTH)
 
 
 EIGHTEENTH: dict[str, Any] = yaml.safe_load(
@@ -408,17 +406,4 @@ def test_the_eighteenth_audit_adds_up_and_shares_no_project_with_the_others() ->
     (22, fewer than the plan's 60), each scanned once at a full commit or said why not; the
     counts say what the judged lines say; and no project of it is one of the removal corpus or
     of an earlier audit."""
-    projects = _audit_adds_up(EIGHTEENTH)
-    skipped = [p["repo"] for p in EIGHTEENTH["not_scanned"]]
-    assert len(projects) == EIGHTEENTH["counts"]["scanned"]
-    assert len(projects) + len(skipped) == EIGHTEENTH["counts"]["drawn"] == 22
-    assert set(projects) | set(skipped) == set(EIGHTEENTH["drawing"]["candidates_taken"])
-    others = {p["project"].lower() for p in DATA["projects"]}
-    for audit in (AUDIT, FIFTEENTH, SIXTEENTH, SEVENTEENTH):
-        others |= {p["repo"].lower() for p in audit["projects"]}
-    for audit in (FIFTEENTH, SIXTEENTH, SEVENTEENTH):
-        others |= {p["repo"].lower() for p in audit["not_scanned"]}
-    assert others.isdisjoint(p.lower() for p in projects + skipped)
-    categories = EIGHTEENTH["key"]["by_category"]
-    assert sum(c["of"] for c in categories.values()) == EIGHTEENTH["key"]["of"]
-    assert sum(c["found"] for c in categories.values()) == EIGHTEENTH["key"]["found_before"]
+    _drawn_audit_adds_up(EIGHTEENTH, 22, AUDIT, FIFTEENTH, SIXTEENTH, SEVENTEENTH)
