@@ -38,6 +38,9 @@ class FileKind(TextEnum):
     CI = "ci"
     """CI and task-runner files (GitHub Actions, GitLab CI, Azure Pipelines, Makefiles,
     justfiles, ``tox.ini``...): their commands are read as shell lines."""
+    CMAKE = "cmake"
+    """``CMakeLists.txt`` and ``*.cmake``: a C++ build, which may find and link IPEX's C++
+    library (LibTorch programs built against ``libintel-ext-pt-cpu`` / ``-gpu``)."""
     DOCS = "docs"
     """Markdown / reStructuredText: their Python and shell code blocks, read like notebook
     cells (``scan --docs``, or a document named on the command line)."""

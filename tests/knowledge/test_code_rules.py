@@ -69,7 +69,7 @@ def test_shipped_rules_load(shipped: code_rules.CodeRules) -> None:
     ``resources`` says, with its rules in file order."""
     assert shipped.sources == (str(resources.path("code_rules.yaml")),)
     assert resources.path("code_rules.yaml").is_file()
-    assert len(shipped.rules) == 80  # update when adding rules
+    assert len(shipped.rules) == 82  # update when adding rules
     assert shipped.rules[0].id == "ipex-import"
 
 
@@ -143,7 +143,8 @@ def test_python_rules_read_only_python_and_text_rules_say_where(
     """Symbol, import and pattern rules apply to files read as Python; the text rules that
     also search Python are those whose target is a string or a literal setting there (a
     launcher command in an argument list, a pip command or requirement an installer builds, a
-    keyword value, an environment variable in a dict), which no resolved name can find."""
+    keyword value, an environment variable in a dict, a library a build helper links), which no
+    resolved name can find."""
     for rule in shipped.rules:
         if rule.match.kind != "text":
             assert set(rule.applies_to) <= code_rules.PYTHON_KINDS, rule.id
@@ -155,7 +156,7 @@ def test_python_rules_read_only_python_and_text_rules_say_where(
     assert python_text == {
         "ipex-launcher", "use-ipex-flag", "ipex-install-string", "ipex-wheel-index",
         "cxx11-abi-torch-pin", "accelerate-ipex-env", "ipex-python-command",
-        "intel-torch-build-pin", "ipex-environment-setting",
+        "intel-torch-build-pin", "ipex-environment-setting", "ipex-cpp-library",
     }  # fmt: skip
 
 
@@ -441,6 +442,44 @@ TEXT_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "USE_IPEX=true",
             '[[ "$@" == *"--use-ipex"* ]]',
             "  --use-ipex) USE_IPEX=true ;;",
+        ],
+    ),
+    "ipex-cpp-library": (
+        [
+            "find_package(IPEX REQUIRED)",
+            "FIND_PACKAGE(IPEX REQUIRED PATHS ${libtorch_SOURCE_DIR} NO_DEFAULT_PATH)",
+            "find_library(IPEX_LIB intel-ext-pt-gpu PATHS ${P}/lib NO_DEFAULT_PATH REQUIRED)",
+            'libraries = ["ze_loader", "sycl", "torch", "intel-ext-pt-gpu"]',
+            "extra_link_args += ['-lintel-ext-pt-gpu']",
+            "    -DINTEL_EXTENSION_FOR_PYTORCH_PATH=`python -c 'import torch'` \\",
+            "cmake -DIPEX_DIR=/opt/ipex ..",
+        ],
+        [
+            "find_package(Torch REQUIRED)",
+            "find_package(IPEXTools)",
+            'message(STATUS "Found IPEX: libintel-ext-pt-cpu")',
+            "patchelf --clear-execstack site-packages/intel_extension_for_pytorch/lib/libintel-ext-pt-cpu.so",
+            "[ 97%] Built target intel-ext-pt-gpu-op-TripleOps",
+            'echo "link -lintel-ext-pt-gpu"',
+            "rm -f lib/libintel-ext-pt-gpu",
+            "cmake -DIPEX_LLM_ROOT=/opt/llm ..",
+        ],
+    ),
+    "ipex-cmake-variable": (
+        [
+            'target_link_libraries(lltm_xpu "${TORCH_IPEX_LIBRARIES}")',
+            "include_directories(${IPEX_INCLUDE_DIRS})",
+            "set(TORCH_LIBS ${TORCH_LIBS} ${IPEX_LIB})",
+            "if(IPEX_FOUND)",
+            "include_directories(SYSTEM ${INTEL_EXTENSION_FOR_PYTORCH_PATH}/include)",
+            "LIST(APPEND TORCH_LIBRARIES intel_ext_pt_cpu_library)",
+        ],
+        [
+            'target_link_libraries(app "${TORCH_LIBRARIES}")',
+            "find_package(IPEX REQUIRED)",
+            "find_library(IPEX_LIB intel-ext-pt-gpu PATHS ${P}/lib)",
+            'message(STATUS "IPEX: ${IPEX_LIBRARIES}")',
+            "set(IPEX_LLM_HOME /opt)",
         ],
     ),
     "ipex-launcher": (

@@ -391,7 +391,8 @@ def test_a_printed_path_and_an_import_in_printed_text_are_not_installs(tmp_path:
     """ALCF's LibTorch page asks Python where IPEX would be installed, for CMake to link
     against, and its Copper page prints a script that imports IPEX and the oneCCL bindings: no
     line installs anything (readers rejected the install findings there). The imports are
-    Python a command runs, reported as such; the path printed is not reported."""
+    Python a command runs, reported as such; the path is no install, but the CMake variable it
+    is handed to builds against IPEX's C++ library (``ipex-cpp-library``)."""
     readme = (
         "```bash\n"
         "cmake \\\n"
@@ -410,6 +411,7 @@ def test_a_printed_path_and_an_import_in_printed_text_are_not_installs(tmp_path:
         "```\n"
     )
     assert _rules(tmp_path, {"libtorch.md": readme}, docs=True) == [
+        ("libtorch.md", 4, "ipex-cpp-library"),
         ("libtorch.md", 12, "ipex-python-command"),
         ("libtorch.md", 13, "ipex-python-command"),
     ]

@@ -17,7 +17,8 @@ file directly inside ``workflows/`` (GitHub's ``.github/workflows``), ``.circlec
 ``azure-pipelines*.yml``, a ``Makefile`` or ``*.mk``, a ``justfile``, ``tox.ini``, a
 ``Jenkinsfile``); any other ``*.yaml``,
 ``*.yml``, ``*.json``, ``*.toml`` or ``*.cfg`` is a ``CONFIG`` that may switch IPEX on;
-``*.md``, ``*.markdown``, ``*.rst`` and ``*.rest`` are ``DOCS`` (a walk of a directory takes
+``CMakeLists.txt`` and ``*.cmake`` are ``CMAKE`` (a C++ build that may link IPEX's C++
+library); ``*.md``, ``*.markdown``, ``*.rst`` and ``*.rest`` are ``DOCS`` (a walk of a directory takes
 them only when asked to, ``scan --docs``). ``SHELL`` is a POSIX script (``*.sh``, ``*.bash``) or
 a Windows installer, PowerShell (``*.ps1``, ``*.psm1``) or batch (``*.bat``, ``*.cmd``): the same
 rules read them, each in its language (``shell_dialect``).
@@ -35,6 +36,7 @@ _EXACT = {
     "setup.cfg": FileKind.SETUP,
     "pyproject.toml": FileKind.PYPROJECT,
     "containerfile": FileKind.DOCKERFILE,
+    "cmakelists.txt": FileKind.CMAKE,
 }
 _POWERSHELL_SUFFIXES = (".ps1", ".psm1")
 _BATCH_SUFFIXES = (".bat", ".cmd")
@@ -119,6 +121,8 @@ def classify(name: str, parent: str = "", ancestors: str = "") -> FileKind | Non
         return FileKind.DOCKERFILE
     if suffix in _SHELL_SUFFIXES:
         return FileKind.SHELL
+    if suffix == ".cmake":
+        return FileKind.CMAKE
     if lower in _CI_NAMES or suffix in (".mk", ".just") or lower.endswith(".gitlab-ci.yml"):
         return FileKind.CI
     yaml_file = suffix in (".yml", ".yaml")

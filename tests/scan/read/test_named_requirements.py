@@ -108,7 +108,7 @@ def test_a_list_under_constraints_is_one_by_its_place(tmp_path: Path) -> None:
         ("constraints/extra/torch.hpu.txt", 7, "ipex-deepspeed-requirement"),
     ]
     assert classify("torch.hpu.txt", "extra", "constraints/extra") is FileKind.REQUIREMENTS
-    assert classify("CMakeLists.txt", "src", "src") is None
+    assert classify("CMakeLists.txt", "src", "src") is FileKind.CMAKE  # a build, not a list
     assert classify("notes.txt", "extra", "myconstraints/extra") is None
 
 

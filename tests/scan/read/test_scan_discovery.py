@@ -91,6 +91,11 @@ def _found(*roots: Path, exclude: tuple[str, ...] = ()) -> list[str]:
         ("guide.rst", "", FileKind.DOCS),
         ("module.pyc", "", None),
         ("Makefile", "", FileKind.CI),
+        # a C++ build (the eighteenth audit's LibTorch examples link IPEX's library)
+        ("CMakeLists.txt", "", FileKind.CMAKE),
+        ("cmakelists.txt", "requirements", FileKind.CMAKE),
+        ("FindIPEX.cmake", "cmake", FileKind.CMAKE),
+        ("CMakeCache.txt", "", None),
     ],
 )
 def test_kinds_by_name(name: str, parent: str, kind: FileKind | None) -> None:
