@@ -481,6 +481,13 @@ def test_the_compiler_layer_says_it_is_torch_compiles_and_sycl_build_says_the_dp
         ('CMake Error at /usr/share/cmake/Modules/CMakeTestCXXCompiler.cmake:73 (message):\n  The '
          'C++ compiler\n\n    "/opt/oneapi/upstream/bin/clang++"\n\n  is not able to compile a '
          "simple test program.", "sycl-build"),
+        # a C++ compiler's own error on a source line that names SYCL (argonne-lcf/sycltrain #10:
+        # a namespace newer DPC++ removed), and the linker finding a SYCL runtime that needs a
+        # newer Unified Runtime loader (oneAPI-samples #2568)
+        ("src/vadd.cpp:53:29: error: no member named 'INTEL' in namespace 'sycl'\n      using "
+         "namespace sycl::INTEL::gpu;", "sycl-build"),
+        ("/opt/intel/oneapi/compiler/2025.0/lib/libsycl.so: undefined reference to "
+         "`urKernelSetArgValue@LIBUR_LOADER_0.11'", "sycl-build"),
         # GPUCompiler.jl refusing a oneAPI.jl kernel's IR (oneAPI.jl #95)
         ("ERROR: InvalidIRError: compiling kernel broadcast_kernel(oneAPI.oneKernelContext, "
          "oneDeviceMatrix{Float64, 1}) resulted in invalid LLVM IR", "sycl-build"),
@@ -516,6 +523,15 @@ def test_a_build_tools_diagnostic_of_a_sycl_build_names_sycl_build(text: str, la
         ("/usr/include/triSYCL/sycl/queue.hpp:42:1: error: expected ';' after expression", None),
         ("/opt/intel/oneapi/compiler/2024.2/include/sycl/handler.hpp:1200:5: warning: "
          "'parallel_for' is deprecated", None),
+        # the same form of error in another SYCL implementation's headers (AdaptiveCpp) or a
+        # CUDA source that names SYCL beside hipSYCL: no build of the Intel stack; a runtime's
+        # message carrying a source location is the runtime's, with no "error:" after the line
+        ("/opt/AdaptiveCpp/include/AdaptiveCpp/sycl/queue.hpp:42:1: error: no member named "
+         "'submit_barrier' in namespace 'sycl'", None),
+        ("kernels.cu:12:3: error: no member named 'queue' in namespace 'sycl' (hipSYCL)", None),
+        ("ggml/src/ggml-sycl/common.hpp:115: SYCL error: CHECK_TRY_ERROR(stream->wait())",
+         "runtime"),
+        ("main.cpp:10:5: error: use of undeclared identifier 'cudaMalloc' (Intel Arc)", None),
         # nvcc's form in a CUDA source that names a variable after SYCL
         ('kernel.cu(12): error: identifier "sycl_queue" is undefined', None),
         # the same drivers' and tools' diagnostics of no SYCL build, beside an Intel word: Clang's
