@@ -15,9 +15,10 @@ triggers are derived from the rules, never listed by hand:
 * a ``text`` regex: the literals of each of its alternatives (``regex_literals``), or none (then
   every file of the rule's kinds is read: correct, only slower).
 
-A file is searched for a few *anchors* first, so that the cost for a file without IPEX is one
-``bytes`` search per anchor (``grep`` makes one pass for all its words; ``re`` has no fast
-search for many words, ``bytes.__contains__`` has one for each). An anchor is inside one of a
+A file is searched for a few *anchors* first, all of them (and the gate) in one pass of an
+Aho-Corasick automaton (``ahocorasick_rs``, as ``grep`` makes one pass for all its words: ``re``
+has no fast search for many words, and ``bytes.__contains__``, fast for one, made the cost for a
+file without IPEX one pass per anchor: three quarters of a large tree's prefilter time). An anchor is inside one of a
 trigger's words, so the trigger cannot hold without it: ``xpu`` covers every ``torch.xpu.*``
 trigger, ``ccl`` those of ``torch_ccl`` and ``oneccl_bindings_for_pytorch`` (``_cover`` says how
 they are chosen). The package a name starts with (``torch`` of ``torch.xpu.has_xmx``) is never
@@ -34,6 +35,8 @@ import itertools
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
+
+from ahocorasick_rs import BytesAhoCorasick, MatchKind
 
 if TYPE_CHECKING:
     from ipex_doctor.lazy_pattern import LazyPattern
@@ -126,6 +129,23 @@ class Probe:
         if present is None:
             present = self._searched[regex] = regex.search(self._data) is not None
         return present
+
+    def learn(self, words: Words) -> None:
+        """Search the bytes for all of ``words`` at once (one pass), so that ``has`` answers each
+        of them without a search of its own; a probe that learnt them already does nothing, and
+        one that was asked for every word of them already (another reader's) searches nothing."""
+        if words.automaton is None or all(word in self._found for word in words.words):
+            return
+        found = {at for at, _, _ in words.automaton.find_matches_as_indexes(self._data)}
+        for at, word in enumerate(words.words):
+            if word in self._found:
+                continue
+            if at in found:
+                self._found[word] = True
+            elif found.isdisjoint(words.overlapping[at]):
+                self._found[word] = False
+            # NOTE: else a match of a word that can overlap this one may have hidden it (the
+            # pass reports matches that do not overlap): ``has`` searches for it alone
 
     def has(self, word: bytes) -> bool:
         """Whether ``word`` occurs (case-sensitively)."""
@@ -251,10 +271,44 @@ def derive(triggers: Iterable[Trigger]) -> Derivation:
     return Derivation(tuple(index[t] for t in kept), indexed(anchors), gate, indexed(ungated))
 
 
+class Words:
+    """Words a file is searched for in one pass (``Probe.learn``): an Aho-Corasick automaton of
+    them, or none for fewer than two (one ``bytes`` search is as fast).
+
+    The pass reports matches that do not overlap, leftmost first: three times faster than
+    reporting every match, which a file that says ``torch`` thousands of times pays for. A
+    word it does not report is absent unless a word that can overlap it (``overlapping``: one
+    inside the other, or an end of one that starts the other) was reported, which may have
+    hidden it; only then is it searched for alone."""
+
+    __slots__ = ("automaton", "overlapping", "words")
+
+    def __init__(self, words: Iterable[bytes]) -> None:
+        self.words = tuple(dict.fromkeys(w for w in words if w))
+        self.automaton = (
+            BytesAhoCorasick(self.words, matchkind=MatchKind.LeftmostFirst)
+            if len(self.words) > 1
+            else None
+        )
+        self.overlapping = tuple(
+            frozenset(j for j, other in enumerate(self.words) if j != i and _overlap(word, other))
+            for i, word in enumerate(self.words)
+        )
+
+
+def _overlap(one: bytes, other: bytes) -> bool:
+    """Whether an occurrence of ``one`` and one of ``other`` can share a byte."""
+    if one in other or other in one:
+        return True
+    return any(one.endswith(other[:k]) for k in range(1, len(other))) or any(
+        other.endswith(one[:k]) for k in range(1, len(one))
+    )
+
+
 class Prefilter:
     """Whether a file can match any rule of one reader: one of its triggers holds."""
 
-    __slots__ = ("always", "anchors", "direct", "gate", "triggers", "ungated")
+    __slots__ = ("always", "anchors", "direct", "gate", "searched", "triggers", "ungated")
 
     def __init__(self, triggers: Iterable[Trigger], derivation: Derivation | None = None) -> None:
         """The prefilter of ``triggers``; ``derivation``, when given, is ``derive`` of
@@ -277,11 +331,16 @@ class Prefilter:
         self.ungated = covers(derivation.ungated)
         self.direct = tuple(t for t in self.triggers if t.folded or not t.words)
         """The triggers no anchor covers, tried one by one (folded ones: case-insensitive)."""
+        # NOTE: not the gate: nearly every file holds it (torch), and a word it can overlap
+        # (autocast, by its "t") would then be searched for alone in every such file
+        self.searched = Words(a for a, _ in (*self.anchors, *self.ungated) if a != self.gate)
+        """Every anchor, searched for in one pass."""
 
     def admits(self, probe: Probe) -> bool:
         """Whether the file behind ``probe`` must be parsed."""
         if self.always:
             return True
+        probe.learn(self.searched)
         anchors = self.anchors
         if self.gate is not None and not probe.has(self.gate):
             anchors = self.ungated

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from conftest import examples
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from scan_rules import SAMPLE, found, rule, scan, write
 
@@ -25,6 +25,7 @@ from ipex_doctor.scan.match.triggers import (
     Prefilter,
     Probe,
     Trigger,
+    Words,
     _containing,
     minimal,
     name_trigger,
@@ -471,3 +472,28 @@ def test_a_kind_no_rule_reads_is_counted_but_not_opened(tmp_path: Path) -> None:
     write(tmp_path, {"Dockerfile": line})
     skipped = scan(tmp_path, rules).skipped
     assert [(s.path, s.reason) for s in skipped] == [("Dockerfile", "binary (contains NUL bytes)")]
+
+
+@settings(max_examples=500, deadline=None)
+@example(data=b"abc", words=[b"ab", b"bc"], asked=0)  # "bc" under the "ab" reported first
+@example(data=b"xabcx", words=[b"abc", b"b"], asked=1)
+@given(
+    data=st.binary(max_size=64).map(lambda b: bytes(c % 5 + 97 for c in b)),
+    words=st.lists(
+        st.binary(min_size=1, max_size=4).map(lambda b: bytes(c % 5 + 97 for c in b)),
+        min_size=2,
+        max_size=8,
+    ),
+    asked=st.integers(min_value=0, max_value=8),
+)
+def test_one_pass_over_the_words_answers_as_a_search_for_each(
+    data: bytes, words: list[bytes], asked: int
+) -> None:
+    """Searching a file for many words at once (``Probe.learn``) gives, for each word, what a
+    search for it alone gives: words inside others (``ab``, ``bab``), overlapping and repeated
+    matches, words a reader asked for before (a probe is shared by the readers of a file)."""
+    probe = Probe(data)
+    for word in words[:asked]:
+        probe.has(word)
+    probe.learn(Words(words))
+    assert [probe.has(word) for word in words] == [word in data for word in words]
