@@ -460,6 +460,7 @@ TEXT_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             'message(STATUS "Found IPEX: libintel-ext-pt-cpu")',
             "patchelf --clear-execstack site-packages/intel_extension_for_pytorch/lib/libintel-ext-pt-cpu.so",
             "[ 97%] Built target intel-ext-pt-gpu-op-TripleOps",
+            '_GPU_RUNTIME = ("libze_*", "libintel-ext-pt-gpu*")',
             'echo "link -lintel-ext-pt-gpu"',
             "rm -f lib/libintel-ext-pt-gpu",
             "cmake -DIPEX_LLM_ROOT=/opt/llm ..",
