@@ -488,6 +488,11 @@ def test_the_compiler_layer_says_it_is_torch_compiles_and_sycl_build_says_the_dp
          "namespace sycl::INTEL::gpu;", "sycl-build"),
         ("/opt/intel/oneapi/compiler/2025.0/lib/libsycl.so: undefined reference to "
          "`urKernelSetArgValue@LIBUR_LOADER_0.11'", "sycl-build"),
+        # oneAPI's Fortran compiler's driver failing a build or refusing its command line (the
+        # thirty-fifth collection's HDF5 link and fpm's options on Windows)
+        ("ifx: error #10236: File not found: 'libhdf5_fortran.so.310'\nmake[3]: *** "
+         "[Makefile:1058: libhdf5_fortran.la] Error 1", "sycl-build"),
+        ("ifx: command line error: option '/g' is ambiguous", "sycl-build"),
         # GPUCompiler.jl refusing a oneAPI.jl kernel's IR (oneAPI.jl #95)
         ("ERROR: InvalidIRError: compiling kernel broadcast_kernel(oneAPI.oneKernelContext, "
          "oneDeviceMatrix{Float64, 1}) resulted in invalid LLVM IR", "sycl-build"),
@@ -532,6 +537,11 @@ def test_a_build_tools_diagnostic_of_a_sycl_build_names_sycl_build(text: str, la
         ("ggml/src/ggml-sycl/common.hpp:115: SYCL error: CHECK_TRY_ERROR(stream->wait())",
          "runtime"),
         ("main.cpp:10:5: error: use of undeclared identifier 'cudaMalloc' (Intel Arc)", None),
+        # classic ifort's identical diagnostic (not oneAPI's LLVM compilers), ifx's warnings alone,
+        # and a driver whose name only ends in ifx
+        ("ifort: error #10236: File not found: 'libhdf5_fortran.so.310'", None),
+        ("ifx: command line warning #10006: ignoring unknown option '-rpath'", None),
+        ("myifx: error: bad input (Intel Arc)", None),
         # nvcc's form in a CUDA source that names a variable after SYCL
         ('kernel.cu(12): error: identifier "sycl_queue" is undefined', None),
         # the same drivers' and tools' diagnostics of no SYCL build, beside an Intel word: Clang's
