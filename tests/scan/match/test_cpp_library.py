@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from scan_rules import found, scan, write
 
 from ipex_doctor.knowledge import code_rules
@@ -15,20 +16,11 @@ from ipex_doctor.knowledge import code_rules
 SHIPPED = code_rules.load()
 RULES = ("ipex-cpp-library", "ipex-cmake-variable")
 
-
-def _places(root: Path) -> list[tuple[str, int, str]]:
-    result = scan(root, SHIPPED, docs=True)
-    return [(path, line, rule) for path, line, rule, _ in found(result) if rule in RULES]
-
-
-def test_a_libtorch_programs_cmake_build_against_ipex_is_found_line_by_line(
-    tmp_path: Path,
-) -> None:
-    """Each line that finds, links or includes IPEX is one finding: the package or the library
-    by name is ``ipex-cpp-library``'s, a variable it set or a path named for IPEX is
-    ``ipex-cmake-variable``'s; torch's own lines, comments and messages are not IPEX's."""
-    write(
-        tmp_path,
+CASES = {
+    # Each line that finds, links or includes IPEX is one finding: the package or the library by
+    # name is ipex-cpp-library's, a variable it set or a path named for IPEX is
+    # ipex-cmake-variable's; torch's own lines, comments and messages are not IPEX's.
+    "a LibTorch program's CMake build": (
         {
             "CMakeLists.txt": (
                 "cmake_minimum_required(VERSION 3.5 FATAL_ERROR)\n"
@@ -57,46 +49,34 @@ def test_a_libtorch_programs_cmake_build_against_ipex_is_found_line_by_line(
                 "make\n"
             ),
         },
-    )
-    assert _places(tmp_path) == [
-        ("CMakeLists.txt", 4, "ipex-cpp-library"),
-        ("CMakeLists.txt", 5, "ipex-cmake-variable"),
-        ("CMakeLists.txt", 6, "ipex-cmake-variable"),
-        ("cmake/lltm.cmake", 1, "ipex-cpp-library"),
-        ("cmake/lltm.cmake", 2, "ipex-cmake-variable"),
-        ("cmake/lltm.cmake", 3, "ipex-cmake-variable"),
-        ("doConfig.sh", 4, "ipex-cpp-library"),
-    ]
-
-
-def test_the_library_in_a_python_build_helpers_link_arguments_is_found(tmp_path: Path) -> None:
-    """A build helper that links the library by name; its shared object's file is
-    ``ipex-installed-file``'s, and a build target of IPEX's own (``intel-ext-pt-gpu-op-...``)
-    or another library that starts the same is not the library."""
-    write(
-        tmp_path,
+        [
+            ("CMakeLists.txt", 4, "ipex-cpp-library"),
+            ("CMakeLists.txt", 5, "ipex-cmake-variable"),
+            ("CMakeLists.txt", 6, "ipex-cmake-variable"),
+            ("cmake/lltm.cmake", 1, "ipex-cpp-library"),
+            ("cmake/lltm.cmake", 2, "ipex-cmake-variable"),
+            ("cmake/lltm.cmake", 3, "ipex-cmake-variable"),
+            ("doConfig.sh", 4, "ipex-cpp-library"),
+        ],
+    ),
+    # A build helper that links the library by name; its shared object's file is
+    # ipex-installed-file's, and a build target of IPEX's own (intel-ext-pt-gpu-op-...), a glob
+    # of its file names or another library that starts the same is not the library.
+    "a Python build helper's link arguments": (
         {
             "build.py": (
                 'libraries = ["ze_loader", "sycl", "torch", "intel-ext-pt-gpu"]\n'
                 "extra_link_args = ['-lintel-ext-pt-cpu']\n"
                 'log = "Built target intel-ext-pt-gpu-op-TripleOps"\n'
                 'preload = "libintel-ext-pt-gpu.so"\n'
+                '_GPU_RUNTIME = ("libze_*", "libintel-ext-pt-gpu*")\n'
             ),
         },
-    )
-    assert _places(tmp_path) == [
-        ("build.py", 1, "ipex-cpp-library"),
-        ("build.py", 2, "ipex-cpp-library"),
-    ]
-
-
-def test_ipex_named_shell_variables_and_torchs_own_cmake_are_not_the_library(
-    tmp_path: Path,
-) -> None:
-    """``${IPEX_VERSION}`` in a shell script is an install's (the CMake variable rule reads CMake
-    alone); a CMake build of torch alone names nothing of IPEX's."""
-    write(
-        tmp_path,
+        [("build.py", 1, "ipex-cpp-library"), ("build.py", 2, "ipex-cpp-library")],
+    ),
+    # ${IPEX_VERSION} in a shell script is an install's (the CMake variable rule reads CMake
+    # alone); a CMake build of torch alone names nothing of IPEX's.
+    "shell variables named for IPEX and torch's own CMake": (
         {
             "install.sh": 'pip install "intel-extension-for-pytorch==${IPEX_VERSION}"\n',
             "CMakeLists.txt": (
@@ -105,5 +85,14 @@ def test_ipex_named_shell_variables_and_torchs_own_cmake_are_not_the_library(
                 'target_link_libraries(app "${TORCH_LIBRARIES}")\n'
             ),
         },
-    )
-    assert _places(tmp_path) == []
+        [],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(CASES))
+def test_a_cpp_build_against_ipex_is_found_line_by_line(case: str, tmp_path: Path) -> None:
+    files, expected = CASES[case]
+    write(tmp_path, files)
+    result = scan(tmp_path, SHIPPED, docs=True)
+    assert [(p, line, rule) for p, line, rule, _ in found(result) if rule in RULES] == expected
