@@ -488,6 +488,11 @@ def test_the_compiler_layer_says_it_is_torch_compiles_and_sycl_build_says_the_dp
          "namespace sycl::INTEL::gpu;", "sycl-build"),
         ("/opt/intel/oneapi/compiler/2025.0/lib/libsycl.so: undefined reference to "
          "`urKernelSetArgValue@LIBUR_LOADER_0.11'", "sycl-build"),
+        # Intel's Windows kernel-mode graphics driver named as a bug check's or a TDR's faulting
+        # module (IGCIT #1431, WSL #8505)
+        ("BSOD: DRIVER_IRQL_NOT_LESS_OR_EQUAL (igdkmdnd64.sys) on driver 32.0.101.8629", "driver"),
+        ("The computer has rebooted from a bugcheck. VIDEO_TDR_FAILURE (116) igdkmd64.sys.",
+         "driver"),
         # oneAPI's Fortran compiler's driver failing a build or refusing its command line (the
         # thirty-fifth collection's HDF5 link and fpm's options on Windows)
         ("ifx: error #10236: File not found: 'libhdf5_fortran.so.310'\nmake[3]: *** "
@@ -537,6 +542,11 @@ def test_a_build_tools_diagnostic_of_a_sycl_build_names_sycl_build(text: str, la
         ("ggml/src/ggml-sycl/common.hpp:115: SYCL error: CHECK_TRY_ERROR(stream->wait())",
          "runtime"),
         ("main.cpp:10:5: error: use of undeclared identifier 'cudaMalloc' (Intel Arc)", None),
+        # NVIDIA's and AMD's kernel-mode drivers in the same bug checks, and a copy of Intel's
+        # driver file under another name
+        ("VIDEO_TDR_FAILURE (116) nvlddmkm.sys", None),
+        ("SYSTEM_SERVICE_EXCEPTION amdkmdag.sys", None),
+        ("copied igdkmd64.sys.bak to the desktop", None),
         # classic ifort's identical diagnostic (not oneAPI's LLVM compilers), ifx's warnings alone,
         # and a driver whose name only ends in ifx
         ("ifort: error #10236: File not found: 'libhdf5_fortran.so.310'", None),
