@@ -15,16 +15,17 @@ triggers are derived from the rules, never listed by hand:
 * a ``text`` regex: the literals of each of its alternatives (``regex_literals``), or none (then
   every file of the rule's kinds is read: correct, only slower).
 
-A file is searched for a few *anchors* first, all of them (and the gate) in one pass of an
-Aho-Corasick automaton (``ahocorasick_rs``, as ``grep`` makes one pass for all its words: ``re``
+A file is searched for a few *anchors* first, all of them in one pass of an Aho-Corasick
+automaton (``ahocorasick_rs``, ``Words``), as ``grep`` makes one pass for all its words: ``re``
 has no fast search for many words, and ``bytes.__contains__``, fast for one, made the cost for a
-file without IPEX one pass per anchor: three quarters of a large tree's prefilter time). An anchor is inside one of a
-trigger's words, so the trigger cannot hold without it: ``xpu`` covers every ``torch.xpu.*``
-trigger, ``ccl`` those of ``torch_ccl`` and ``oneccl_bindings_for_pytorch`` (``_cover`` says how
-they are chosen). The package a name starts with (``torch`` of ``torch.xpu.has_xmx``) is never
-one, as every file that uses torch has it. Only the triggers of the anchors found are tried,
-each word searched at most once per file (``Probe`` remembers). Triggers that another implies
-are dropped first (``minimal``).
+file without IPEX one pass per anchor (three quarters of a large tree's prefilter time). The
+gate, a word nearly every file holds (``torch``), is one search of its own. An anchor is inside
+one of a trigger's words, so the trigger cannot hold without it: ``xpu`` covers every
+``torch.xpu.*`` trigger, ``ccl`` those of ``torch_ccl`` and ``oneccl_bindings_for_pytorch``
+(``_cover`` says how they are chosen). The package a name starts with (``torch`` of
+``torch.xpu.has_xmx``) is never one, as every file that uses torch has it. Only the triggers of
+the anchors found are tried, each word searched at most once per file (``Probe`` remembers).
+Triggers that another implies are dropped first (``minimal``).
 """
 
 from __future__ import annotations
@@ -275,8 +276,8 @@ class Words:
     """Words a file is searched for in one pass (``Probe.learn``): an Aho-Corasick automaton of
     them, or none for fewer than two (one ``bytes`` search is as fast).
 
-    The pass reports matches that do not overlap, leftmost first: three times faster than
-    reporting every match, which a file that says ``torch`` thousands of times pays for. A
+    The pass reports matches that do not overlap, leftmost first: about three times faster
+    than reporting every match, which a file that says ``with`` hundreds of times pays for. A
     word it does not report is absent unless a word that can overlap it (``overlapping``: one
     inside the other, or an end of one that starts the other) was reported, which may have
     hidden it; only then is it searched for alone."""

@@ -15,13 +15,13 @@ task-runner file is ``CI`` (a YAML
 file directly inside ``workflows/`` (GitHub's ``.github/workflows``), ``.circleci/``,
 ``.buildkite/``, ``.azure-pipelines/`` or ``ci/``, an ``action.yml``, ``.gitlab-ci.yml``,
 ``azure-pipelines*.yml``, a ``Makefile`` or ``*.mk``, a ``justfile``, ``tox.ini``, a
-``Jenkinsfile``); any other ``*.yaml``,
-``*.yml``, ``*.json``, ``*.toml`` or ``*.cfg`` is a ``CONFIG`` that may switch IPEX on;
-``CMakeLists.txt`` and ``*.cmake`` are ``CMAKE`` (a C++ build that may link IPEX's C++
-library); ``*.md``, ``*.markdown``, ``*.rst`` and ``*.rest`` are ``DOCS`` (a walk of a directory takes
-them only when asked to, ``scan --docs``). ``SHELL`` is a POSIX script (``*.sh``, ``*.bash``) or
-a Windows installer, PowerShell (``*.ps1``, ``*.psm1``) or batch (``*.bat``, ``*.cmd``): the same
-rules read them, each in its language (``shell_dialect``).
+``Jenkinsfile``); any other ``*.yaml``, ``*.yml``, ``*.json``, ``*.toml`` or ``*.cfg`` is a
+``CONFIG`` that may switch IPEX on; ``CMakeLists.txt`` and ``*.cmake`` are ``CMAKE`` (a C++
+build that may link IPEX's C++ library); ``*.md``, ``*.markdown``, ``*.rst`` and ``*.rest`` are
+``DOCS`` (a walk of a directory takes them only when asked to, ``scan --docs``). ``SHELL`` is a
+POSIX script (``*.sh``, ``*.bash``) or a Windows installer, PowerShell (``*.ps1``, ``*.psm1``)
+or batch (``*.bat``, ``*.cmd``): the same rules read them, each in its language
+(``shell_dialect``).
 """
 
 from __future__ import annotations
