@@ -282,28 +282,49 @@ class Words:
     inside the other, or an end of one that starts the other) was reported, which may have
     hidden it; only then is it searched for alone."""
 
-    __slots__ = ("automaton", "overlapping", "words")
+    __slots__ = ("_automaton", "_overlapping", "words")
 
     def __init__(self, words: Iterable[bytes]) -> None:
         self.words = tuple(dict.fromkeys(w for w in words if w))
-        self.automaton = (
-            BytesAhoCorasick(self.words, matchkind=MatchKind.LeftmostFirst)
-            if len(self.words) > 1
-            else None
-        )
-        self.overlapping = tuple(
-            frozenset(j for j, other in enumerate(self.words) if j != i and _overlap(word, other))
-            for i, word in enumerate(self.words)
-        )
+        # NOTE: built on first use: a scan builds a prefilter for every kind of file it may
+        # meet, and a small project meets few of them
+        self._automaton: BytesAhoCorasick | None = None
+        self._overlapping: tuple[frozenset[int], ...] = ()
+
+    @property
+    def automaton(self) -> BytesAhoCorasick | None:
+        """The automaton of the words, or ``None`` for fewer than two."""
+        if self._automaton is None and len(self.words) > 1:
+            self._automaton = BytesAhoCorasick(self.words, matchkind=MatchKind.LeftmostFirst)
+        return self._automaton
+
+    @property
+    def overlapping(self) -> tuple[frozenset[int], ...]:
+        """For each word, the indexes of the others that can overlap it."""
+        if not self._overlapping:
+            self._overlapping = tuple(
+                frozenset(
+                    j for j, other in enumerate(self.words) if j != i and _overlap(one, other)
+                )
+                for i, one in enumerate(self.words)
+            )
+        return self._overlapping
 
 
 def _overlap(one: bytes, other: bytes) -> bool:
     """Whether an occurrence of ``one`` and one of ``other`` can share a byte."""
-    if one in other or other in one:
-        return True
-    return any(one.endswith(other[:k]) for k in range(1, len(other))) or any(
-        other.endswith(one[:k]) for k in range(1, len(one))
-    )
+    return one in other or other in one or _joins(one, other) or _joins(other, one)
+
+
+def _joins(left: bytes, right: bytes) -> bool:
+    """Whether a proper end of ``left`` starts ``right``: only where ``right``'s first byte
+    stands in ``left`` can one begin (most pairs of words have none)."""
+    at = left.find(right[:1], 1)
+    while at != -1:
+        if right.startswith(left[at:]):
+            return True
+        at = left.find(right[:1], at + 1)
+    return False
 
 
 class Prefilter:
