@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import functools
 import os
-import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
@@ -29,7 +28,8 @@ from ipex_doctor.scan.match.cross_file import ALIAS_RULES, FLAG_RULES, PROBE_RUL
 from ipex_doctor.scan.match.rule_checks import refuse_invalid
 from ipex_doctor.scan.outcome import Outcome
 from ipex_doctor.scan.outcome_cache import OutcomeCache
-from ipex_doctor.scan.read.discovery import Candidate, discover, read_candidate
+from ipex_doctor.scan.read.discovery import Candidate, discover
+from ipex_doctor.scan.read.kept_bytes import KeptBytes
 from ipex_doctor.scan.read.kinds import reads_as_python
 from ipex_doctor.scan.read.named_requirements import is_named
 
@@ -86,13 +86,15 @@ def scan_paths(
         else:
             (by_use if item.by_use else candidates).append(item)
     kept = OutcomeCache(paths, rules, max_file_bytes) if cache else None
-    outcomes = _outcomes_kept(candidates, kept, rules, ruleset, max_file_bytes)
+    # NOTE: the Python files' bytes as first read, for the judgements across files below
+    held = KeptBytes()
+    outcomes = _outcomes_kept(candidates, kept, rules, ruleset, max_file_bytes, held)
     if by_use:
         # NOTE: a list named by no file is never opened; one that is, is read as any
         # requirements file is (and counted as seen), once every naming file has been read
         names = {name for _, outcome in outcomes for name in outcome.names}
         named = [c for c in by_use if is_named(c.display, names)] if names else []
-        outcomes += _outcomes_kept(named, kept, rules, ruleset, max_file_bytes)
+        outcomes += _outcomes_kept(named, kept, rules, ruleset, max_file_bytes, held)
         candidates += named
     if kept is not None:
         kept.save()
@@ -103,24 +105,24 @@ def scan_paths(
         skips.extend(outcome.skipped)
     extras = {extra for _, outcome in outcomes for extra in outcome.extras}
     if extras:
-        matches.extend(_installs_of_extras(extras, outcomes, matches, rules, max_file_bytes))
+        matches.extend(_installs_of_extras(extras, outcomes, matches, rules, max_file_bytes, held))
     if any(match.rule_id in PROBE_RULES for match in matches):
         from ipex_doctor.scan.match.own_flags import probe_lines
 
         probes = probe_lines(matches)
         if probes:
             matches.extend(
-                _reads_of_imported_flags(probes, outcomes, matches, rules, max_file_bytes)
+                _reads_of_imported_flags(probes, outcomes, matches, rules, max_file_bytes, held)
             )
     if any(match.rule_id in ALIAS_RULES for match in matches):
-        matches, new = _uses_of_imported_aliases(outcomes, matches, rules, max_file_bytes)
+        matches, new = _uses_of_imported_aliases(outcomes, matches, rules, max_file_bytes, held)
         matches.extend(new)
     seen = len(candidates)
     return ScanResult(
         roots=tuple(path.as_posix() for path in paths),
         files_seen=seen,
         files_parsed=parsed,
-        matches=tuple(sorted(_without_own_flags(matches, outcomes), key=_match_order)),
+        matches=tuple(sorted(_without_own_flags(matches, outcomes, held), key=_match_order)),
         skipped=tuple(sorted(skips, key=lambda s: (s.path, s.reason))),
     )
 
@@ -137,9 +139,10 @@ def _outcomes_kept(
     rules: CodeRules,
     ruleset: Callable[[], RuleSet],
     max_file_bytes: int,
+    held: KeptBytes,
 ) -> list[tuple[Candidate, Outcome]]:
     """Every candidate with its outcome: from ``kept`` where the file is unchanged, else read
-    with ``ruleset()`` (and then kept)."""
+    with ``ruleset()`` (and then kept), its bytes offered to ``held``."""
     outcomes: list[tuple[Candidate, Outcome]] = []
     unread: list[Candidate] = []
     for candidate in candidates:
@@ -150,7 +153,7 @@ def _outcomes_kept(
             outcomes.append((candidate, hit))
     if not unread:
         return outcomes
-    for candidate, outcome in _outcomes(unread, rules, ruleset(), max_file_bytes):
+    for candidate, outcome in _outcomes(unread, rules, ruleset(), max_file_bytes, held):
         outcomes.append((candidate, outcome))
         if kept is not None:
             kept.put(candidate, outcome)
@@ -172,9 +175,14 @@ CHUNK_FILES = 64
 
 
 def _outcomes(
-    candidates: Sequence[Candidate], rules: CodeRules, ruleset: RuleSet, max_file_bytes: int
+    candidates: Sequence[Candidate],
+    rules: CodeRules,
+    ruleset: RuleSet,
+    max_file_bytes: int,
+    held: KeptBytes,
 ) -> Iterator[tuple[Candidate, Outcome]]:
-    """Every candidate with its outcome (in no particular order: the caller sorts results).
+    """Every candidate with its outcome (in no particular order: the caller sorts results);
+    the bytes of the files this process reads are offered to ``held``.
 
     This process reads the candidates in order and projects (``Projection``), from the bytes
     read so far and the CPU time they took, how long the rest will take. When that is over
@@ -194,7 +202,7 @@ def _outcomes(
     # cores) started workers in one run of three, each costing more than its whole read.
     before = time.process_time()
     for index, candidate in enumerate(candidates):
-        yield candidate, read_file(candidate, ruleset, max_file_bytes)
+        yield candidate, read_file(candidate, ruleset, max_file_bytes, held)
         after = time.process_time()
         projection.add(candidate.kind, candidate.size, after - before)
         before = after
@@ -203,7 +211,7 @@ def _outcomes(
         rest_s = projection.rest_s()
         if rest_s is not None and rest_s > HELP_WHEN_LEFT_S:
             rest = _chunks(candidates[index + 1 :])
-            yield from _with_helpers(rest, workers - 1, rules, ruleset, max_file_bytes)
+            yield from _with_helpers(rest, workers - 1, rules, ruleset, max_file_bytes, held)
             return
 
 
@@ -271,24 +279,26 @@ def _with_helpers(
     rules: CodeRules,
     ruleset: RuleSet,
     max_file_bytes: int,
+    held: KeptBytes,
 ) -> Iterator[tuple[Candidate, Outcome]]:
-    """The outcomes of ``chunks``, read by this process and ``helpers`` workers (``workers``
-    says what happens to the files of a worker that dies or hangs)."""
+    """The outcomes of ``chunks``, read by this process (its bytes offered to ``held``) and
+    ``helpers`` workers (``workers`` says what happens to the files of a worker that dies or
+    hangs)."""
     from ipex_doctor.scan.one_file import read_file
     from ipex_doctor.scan.workers import read_with_workers
 
     def read(candidate: Candidate) -> Outcome:
-        return read_file(candidate, ruleset, max_file_bytes)
+        return read_file(candidate, ruleset, max_file_bytes, held)
 
     return read_with_workers(chunks, helpers, rules, read, max_file_bytes)
 
 
 def _without_own_flags(
-    matches: list[CodeMatch], outcomes: list[tuple[Candidate, Outcome]]
+    matches: list[CodeMatch], outcomes: list[tuple[Candidate, Outcome]], held: KeptBytes
 ) -> list[CodeMatch]:
     """``matches`` less the flags that are the project's own (``project_flags``): the only
-    judgement made across files. It costs a second read of each file with a flag finding, and
-    nothing where there is none."""
+    judgement made across files. It costs a second read of each file with a flag finding that
+    ``held`` does not hold, and nothing where there is none."""
     if not any(match.rule_id in FLAG_RULES for match in matches):
         return matches
     from ipex_doctor.scan.match.project_flags import without_own_flags
@@ -299,7 +309,7 @@ def _without_own_flags(
 
     def lines_of(display: str) -> list[str] | None:
         try:
-            return split_lines(decode_text(read_candidate(by_path[display], sys.maxsize)))
+            return split_lines(decode_text(held.read(by_path[display])))
         except (KeyError, OSError, Undecodable):
             return None
 
@@ -313,6 +323,7 @@ def _installs_of_extras(
     matches: list[CodeMatch],
     rules: CodeRules,
     max_file_bytes: int,
+    held: KeptBytes,
 ) -> list[CodeMatch]:
     """The installs of the project's own extras that pull IPEX (``own_extras``), by the
     requirement rules, in every file read (a second read, made only in a tree whose metadata
@@ -326,7 +337,7 @@ def _installs_of_extras(
     found = {(m.rule_id, m.location.path, m.location.cell, m.location.line) for m in matches}
     new: list[CodeMatch] = []
     for candidate, _ in outcomes:
-        for match in read_file(candidate, derived, max_file_bytes).matches:
+        for match in read_file(candidate, derived, max_file_bytes, held).matches:
             at = match.location
             if (match.rule_id, at.path, at.cell, at.line) not in found:
                 new.append(match)
@@ -339,6 +350,7 @@ def _reads_of_imported_flags(
     matches: list[CodeMatch],
     rules: CodeRules,
     max_file_bytes: int,
+    held: KeptBytes,
 ) -> list[CodeMatch]:
     """The probes that read a flag another module of the tree sets from a probe and exports
     (``own_flags``), less those already found on the same line. A second read, of the files
@@ -355,7 +367,7 @@ def _reads_of_imported_flags(
     from ipex_doctor.scan.one_file import read_file
 
     python = {c.display: c for c, _ in outcomes if reads_as_python(c.kind, c.path.name)}
-    exported = exported_flags(probes, _texts(python[d] for d in probes if d in python))
+    exported = exported_flags(probes, _texts((python[d] for d in probes if d in python), held))
     if not exported:
         return []
     found = {(m.rule_id, m.location.path, m.location.cell, m.location.line) for m in matches}
@@ -364,12 +376,12 @@ def _reads_of_imported_flags(
     def importing(display: str, data: bytes) -> bool:
         return may_import(display, data, exported)
 
-    for display, source in _texts(python.values(), importing).items():
+    for display, source in _texts(python.values(), held, importing).items():
         flags = imported_flags(display, source, exported)
         if not flags:
             continue
         derived = RuleSet(flag_rules(rules, flags))
-        for match in read_file(python[display], derived, max_file_bytes).matches:
+        for match in read_file(python[display], derived, max_file_bytes, held).matches:
             at = match.location
             if (match.rule_id, at.path, at.cell, at.line) not in found:
                 new.append(match)
@@ -381,6 +393,7 @@ def _uses_of_imported_aliases(
     matches: list[CodeMatch],
     rules: CodeRules,
     max_file_bytes: int,
+    held: KeptBytes,
 ) -> tuple[list[CodeMatch], list[CodeMatch]]:
     """``matches`` with the IPEX imports other modules import from kept (``_kept_for_importers``),
     and the findings in modules that import IPEX by name from another module of the tree that
@@ -423,7 +436,7 @@ def _uses_of_imported_aliases(
     def exporting(display: str, data: bytes) -> bool:
         return may_export(display, data, wanted)
 
-    exported = exported_aliases(imports, _texts(candidates, exporting))
+    exported = exported_aliases(imports, _texts(candidates, held, exporting))
     if not exported:
         return matches, []
     importers = [python[d] for d, own in by_file.items() if may_import_exported(own, exported)]
@@ -436,14 +449,14 @@ def _uses_of_imported_aliases(
     unfixed = alias_rules(rules)
     new: list[CodeMatch] = []
     imported_by: dict[tuple[str, ...], str] = {}
-    for display, source in _texts(importers).items():
+    for display, source in _texts(importers, held).items():
         imported = imported_aliases(display, source, exported)
         if not imported.project:
             continue
         for module, (line, name) in imported.exporters.items():
             imported_by.setdefault(module, f"{display}:{line} ({name})")
         derived = RuleSet(unfixed, imported.project)
-        for match in read_file(python[display], derived, max_file_bytes).matches:
+        for match in read_file(python[display], derived, max_file_bytes, held).matches:
             at = match.location
             if (match.rule_id, at.path, at.cell, at.line) not in found:
                 new.append(match)
@@ -472,16 +485,18 @@ def _kept_for_importers(
 
 
 def _texts(
-    candidates: Iterable[Candidate], admits: Callable[[str, bytes], bool] | None = None
+    candidates: Iterable[Candidate],
+    held: KeptBytes,
+    admits: Callable[[str, bytes], bool] | None = None,
 ) -> dict[str, str]:
     """The source of each candidate that can be read (and whose display path and bytes
-    ``admits``, if given), by its display path."""
+    ``admits``, if given), by its display path: from the bytes ``held`` holds, else read."""
     from ipex_doctor.scan.read.source import Undecodable, decode_text
 
     texts: dict[str, str] = {}
     for candidate in candidates:
         try:
-            data = read_candidate(candidate.path, sys.maxsize)
+            data = held.read(candidate.path)
             if admits is not None and not admits(candidate.display, data):
                 continue
             texts[candidate.display] = decode_text(data)

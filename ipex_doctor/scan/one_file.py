@@ -14,6 +14,7 @@ from ipex_doctor.scan.match.ruleset import RuleSet
 from ipex_doctor.scan.outcome import Outcome
 from ipex_doctor.scan.read.collector import collector_paused
 from ipex_doctor.scan.read.discovery import Candidate, NotRegularFile, read_candidate
+from ipex_doctor.scan.read.kept_bytes import KeptBytes
 from ipex_doctor.scan.read.kinds import decodes_wide, reads_as_python, wide_text_unrun
 from ipex_doctor.scan.read.named_requirements import named_lists
 from ipex_doctor.scan.read.source import WIDE_BOM_STARTS, Undecodable, decode_text
@@ -32,8 +33,13 @@ NOTEBOOK_FACTOR = 10
 _MIB = 1024 * 1024
 
 
-def read_file(candidate: Candidate, rules: RuleSet, max_file_bytes: int) -> Outcome:
-    """One candidate's outcome under ``rules``: never raises for anything wrong with the file."""
+def read_file(
+    candidate: Candidate, rules: RuleSet, max_file_bytes: int, kept: KeptBytes | None = None
+) -> Outcome:
+    """One candidate's outcome under ``rules``: never raises for anything wrong with the file.
+
+    With ``kept``, the bytes it holds for the file are read in place of the file's, and the
+    bytes of a Python file read (that is not skipped) are offered to it."""
     notebook = candidate.kind is FileKind.NOTEBOOK
     docs = candidate.kind is FileKind.DOCS
     python = notebook or docs or reads_as_python(candidate.kind, candidate.path.name)
@@ -45,7 +51,9 @@ def read_file(candidate: Candidate, rules: RuleSet, max_file_bytes: int) -> Outc
     if candidate.size > limit:
         return skipped(candidate, _too_large(candidate.size, limit))
     try:
-        data = read_candidate(candidate.path, limit)
+        data = kept.get(candidate.path) if kept is not None else None
+        if data is None:
+            data = read_candidate(candidate.path, limit)
     except NotRegularFile:
         reason = "no longer a regular file (replaced since the walk): not read"
         return skipped(candidate, reason)._replace(lasting=False)
@@ -54,6 +62,7 @@ def read_file(candidate: Candidate, rules: RuleSet, max_file_bytes: int) -> Outc
         return skipped(candidate, reason)._replace(lasting=False)
     if len(data) > limit:  # it grew since the walk
         return skipped(candidate, _too_large(len(data), limit))._replace(lasting=False)
+    as_read = data
     if data[:2] in WIDE_BOM_STARTS:
         # NOTE: a Windows script or list saved as UTF-16 (or UTF-32) is read as the UTF-8 of its
         # text: the prefilter, the readers and the lines they report then see what PowerShell
@@ -67,6 +76,8 @@ def read_file(candidate: Candidate, rules: RuleSet, max_file_bytes: int) -> Outc
             return skipped(candidate, unrun)
     if b"\0" in data:
         return skipped(candidate, "binary (contains NUL bytes)")
+    if kept is not None and python and not notebook and not docs:
+        kept.keep(candidate.path, as_read)
     # NOTE: a parse tree of a large file is millions of objects; the cyclic collector would
     # walk them again and again while they are built (collector says why it is safe).
     with collector_paused():
