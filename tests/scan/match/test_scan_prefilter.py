@@ -29,6 +29,7 @@ from ipex_doctor.scan.match.triggers import (
     _containing,
     minimal,
     name_trigger,
+    spellings,
 )
 
 
@@ -497,3 +498,41 @@ def test_one_pass_over_the_words_answers_as_a_search_for_each(
         probe.has(word)
     probe.learn(Words(words))
     assert [probe.has(word) for word in words] == [word in data for word in words]
+
+
+_FOLDING = ["w", "W", "h", "H", "l", "L", ".", "i", "I", "\u0130", "\u0131", "k", "\u212a", "x"]
+
+
+@settings(max_examples=examples(500), deadline=None)
+@example(text="x.WhL", word=".whl")
+@example(text="\u0130\u212a", word="ik")
+@given(
+    text=st.lists(st.sampled_from(_FOLDING), max_size=24).map("".join),
+    word=st.lists(st.sampled_from([".", "w", "h", "l", "i", "k"]), min_size=1, max_size=4).map(
+        "".join
+    ),
+)
+def test_a_folded_word_occurs_where_one_of_its_spellings_does(text: str, word: str) -> None:
+    """The spellings of a folded word are every byte string its folding reads as the word
+    (either case, the characters beyond ASCII that re takes for its letters): one of them
+    occurs in the bytes exactly where the folded word does, so a file that holds none of a
+    folded trigger's witness spellings is rightly not lowered for it."""
+    data = text.encode()
+    spelled = spellings(word.encode(), most=4**4)
+    assert any(spelling in data for spelling in spelled) == Probe(data).has_folded(word.encode())
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(text=st.lists(st.sampled_from([*_FOLDING, "/torch", "IPEX", "ipex", ".whl"]), max_size=12))
+def test_the_witnesses_never_change_what_is_admitted(text: list[str]) -> None:
+    """A prefilter whose folded triggers have witnesses admits what trying each trigger on the
+    lowered bytes admits: the wheel trigger of the shipped rules (``.whl``, 8 spellings) alone,
+    and beside one whose words all have too many spellings to be a witness (the file is then
+    lowered anyway, and no trigger has one)."""
+    wheel = Trigger((b"/torch", b"ipex", b".whl"), folded=True)
+    unwitnessed = Trigger((b"ipexipex",), folded=True)
+    data = "".join(text).encode()
+    for triggers, witnessed in (([wheel], [8]), ([wheel, unwitnessed], [0, 0])):
+        prefilter = Prefilter(triggers)
+        assert [len(w) for w in prefilter.witnesses] == witnessed
+        assert prefilter.admits(Probe(data)) == any(Probe(data).holds(t) for t in triggers)
