@@ -1376,6 +1376,12 @@ def test_the_kernels_own_words_for_a_gpu_it_does_not_probe_name_the_missing_driv
     xe = ("xe 0000:03:00.0: Your graphics device e20b is not officially supported by xe driver in "
           "this kernel version")  # fmt: skip
     assert explain(xe, KB)[0].issue.id == "xpu-gpu-driver-missing"
+    # before Linux 5.7 ("by the driver"), with a journal's prefix between its two lines (breath #34)
+    journal = ("Apr 17 15:43:52 cbflex kernel: [    0.746018] i915 0000:00:02.0: Your graphics "
+               "device 4e71 is not properly supported by the driver in this\nApr 17 15:43:52 "
+               "cbflex kernel: [    0.746018] kernel version. To force driver probe anyway, use "
+               "i915.force_probe=4e71")  # fmt: skip
+    assert explain(journal, KB)[0].issue.id == "xpu-gpu-driver-missing"
     beside = ("[1030969.502025] i915 0000:19:00.0: [drm] *ERROR* CPU pipe A FIFO underrun: port\n"
               "[1030975.975190] kernel BUG at drivers/gpu/drm/i915/gt/intel_execlists.c")  # fmt: skip
     found = diagnose(beside, KB)

@@ -647,6 +647,23 @@ def test_a_neighbour_of_the_filter_selectors_words_is_not_the_selection_layers(t
         ("$ sudo intel_gpu_top\nFailed to detect engines! (No such file or directory)\n(Kernel "
          "4.16 or newer is required for i915 PMU support.)", "driver"),
         ("[BUG] WARNING: Intel GPU: Failed to initialize PMU", "driver"),
+        # a monitor that lowers the tool's words (a Frigate build on Synology), the tool's notice
+        # naming the PMU alone (MangoHud #661), and its own assertion on the driver's sysfs in an
+        # unprivileged container (ProxmoxVE #8445)
+        ("unable to poll intel gpu stats: failed to initialize pmu! (invalid argument)", "driver"),
+        ("(Kernel 4.16 or newer is required for i915 PMU support.)", "driver"),
+        ("../tools/intel_gpu_top.c:557: get_num_gts: Assertion !errno || errno == ENOENT failed",
+         "driver"),
+        # i915's request after an error, under FreeBSD's drm-kmod (drm-kmod #210)
+        ("drmn0: [drm] *ERROR* bridge device not found\ndrmn0: Please file a bug on drm/i915; see "
+         "https://gitlab.freedesktop.org/drm/intel/-/wikis/How-to-file-i915-bugs for details.",
+         "driver"),
+        # a driver error two log lines above a display pipe's: the pipe's line alone is the
+        # panel's, the line above it still counts (intel-gpu-i915-backports #36)
+        ("[    6.908358] i915 0000:00:02.0: [drm] *ERROR* conflict detected with stolen region: "
+         "[mem 0x7c000000-0x7fffffff]\n[    6.912262] i915 0000:00:02.0: [drm] couldn't get "
+         "memory information\n[    6.924630] i915 0000:00:02.0: [drm] *ERROR* Fault errors on "
+         "pipe A: 0x00000080", "driver"),
         # the i915 firmware as FreeBSD's drm-kmod reports it, with no Linux device prefix
         ("drmn0: could not load firmware image 'i915/kbl_dmc_ver1_04.bin'", "driver"),
         ("i915kms: drmn0: [drm] Failed to load DMC firmware. Disabling runtime power management.",
@@ -688,6 +705,12 @@ def test_a_build_tools_or_monitors_word_of_the_stack_names_its_layer(text: str, 
         "amdgpu_top: Failed to open /dev/dri/renderD128 (Permission denied)",
         "armv8-pmu: Failed to initialize PMU (-19)",
         "perf: Failed to initialize PMU (Permission denied); CAP_PERFMON is required",
+        "perf: failed to initialize pmu for the cpu's uncore counters",
+        "(Kernel 4.16 or newer is required for amdgpu PMU support.)",
+        # another driver's request, and a display pipe's line alone (the panel's, not the stack)
+        "drmn0: Please file a bug on drm/amdgpu",
+        "[    6.924630] i915 0000:00:02.0: [drm] *ERROR* Fault errors on pipe A: 0x00000080\n"
+        "[    6.924667] i915 0000:00:02.0: [drm] *ERROR* Fault errors on pipe B: 0x00000080",
         # another driver's firmware under FreeBSD and Linux
         "drmn0: could not load firmware image 'amdgpu/polaris10_mc.bin'",
         "iwlwifi 0000:00:14.3: Failed to load firmware chunk!",
