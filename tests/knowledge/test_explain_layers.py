@@ -654,6 +654,8 @@ def test_a_neighbour_of_the_filter_selectors_words_is_not_the_selection_layers(t
         ("(Kernel 4.16 or newer is required for i915 PMU support.)", "driver"),
         ("../tools/intel_gpu_top.c:557: get_num_gts: Assertion !errno || errno == ENOENT failed",
          "driver"),
+        # i915's and xe's line for one GT of the GPU, its device prefix cut off (extensions #553)
+        ("[drm] GT1: can't init GSC proxy due to missing mei component", "driver"),
         # i915's request after an error, under FreeBSD's drm-kmod (drm-kmod #210)
         ("drmn0: [drm] *ERROR* bridge device not found\ndrmn0: Please file a bug on drm/i915; see "
          "https://gitlab.freedesktop.org/drm/intel/-/wikis/How-to-file-i915-bugs for details.",
@@ -709,6 +711,8 @@ def test_a_build_tools_or_monitors_word_of_the_stack_names_its_layer(text: str, 
         "(Kernel 4.16 or newer is required for amdgpu PMU support.)",
         # another driver's request, and a display pipe's line alone (the panel's, not the stack)
         "drmn0: Please file a bug on drm/amdgpu",
+        "[drm] Initialized amdgpu 3.54.0 20150101 for 0000:03:00.0 on minor 0",
+        "[drm] GTT: 7943M of GTT memory ready.",
         "[    6.924630] i915 0000:00:02.0: [drm] *ERROR* Fault errors on pipe A: 0x00000080\n"
         "[    6.924667] i915 0000:00:02.0: [drm] *ERROR* Fault errors on pipe B: 0x00000080",
         # another driver's firmware under FreeBSD and Linux
