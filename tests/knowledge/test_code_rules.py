@@ -69,7 +69,7 @@ def test_shipped_rules_load(shipped: code_rules.CodeRules) -> None:
     ``resources`` says, with its rules in file order."""
     assert shipped.sources == (str(resources.path("code_rules.yaml")),)
     assert resources.path("code_rules.yaml").is_file()
-    assert len(shipped.rules) == 82  # update when adding rules
+    assert len(shipped.rules) == 83  # update when adding rules
     assert shipped.rules[0].id == "ipex-import"
 
 
@@ -359,6 +359,22 @@ TEXT_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "pip install intel-extension-for-pytorch",
             "python -c 'import torch'",
             'python -c "import torch; print(torch.intel_extension_for_pytorch)"',
+        ],
+    ),
+    "ipex-import-patched": (
+        [
+            "sed -i 's|import sys|import sys\\nimport intel_extension_for_pytorch as ipex|g' "
+            "launch.py",
+            'if grep -Fxq "import intel_extension_for_pytorch as ipex" launch_utils.py; then',
+            'echo "import intel_extension_for_pytorch as ipex" >> webui/launch.py',
+            "  run: sed -i '1i from intel_extension_for_pytorch import xpu' app/main.py",
+        ],
+        [
+            'python -c "import torch; import intel_extension_for_pytorch as ipex"',
+            'sed -i "s/intel_extension_for_pytorch/torch/" requirements.txt',
+            'echo "import intel_extension_for_pytorch as ipex"',
+            "grep -rn intel_extension_for_pytorch src/",
+            "sed -i 's|import sys|import sys\\nimport my_intel_extension_for_pytorch_shim|' a.py",
         ],
     ),
     "ipex-installed-file": (

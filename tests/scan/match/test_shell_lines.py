@@ -358,3 +358,36 @@ def test_a_script_of_thousands_of_printing_functions_takes_the_first_64() -> Non
     kept = dict(_lines(script))
     assert kept[3001].strip() == "f63"
     assert "intel-extension-for-pytorch" in kept[3002]
+
+
+def test_a_launcher_that_patches_ipex_into_another_program_is_one_finding_a_line(
+    tmp_path: Path,
+) -> None:
+    """JT-Gresham's Forge launcher for Arc (an extensionless bash script) writes IPEX's import
+    into the web UI's launch_utils.py with sed and checks with grep that it did; an echo
+    appending it to a Python file does the same. Each such line is ipex-import-patched alone
+    (the sed's "\\n" before the import made it read as a requirement before); the line that
+    rewrites the UI's pins is still a requirement (and a pin on Intel's torch build), and an
+    echo to the console is a message."""
+    script = (
+        "#!/usr/bin/env bash\n"
+        'if grep -Fxq "import intel_extension_for_pytorch as ipex" launch_utils.py; then\n'
+        '  echo "already patched"\n'
+        "else\n"
+        "  sed -i 's|from modules_forge.config import always_disabled_extensions|from "
+        "modules_forge.config import always_disabled_extensions\\nimport "
+        "intel_extension_for_pytorch as ipex|g' launch_utils.py\n"
+        "fi\n"
+        "sed -i 's|torch==2.0.0a0|torch>=2.1.0.post2 intel-extension-for-pytorch>=2.1.30+xpu|g' "
+        "launch_utils.py\n"
+        'echo "import intel_extension_for_pytorch as ipex" >> webui/launch.py\n'
+        'echo "import intel_extension_for_pytorch as ipex"\n'
+    )
+    write(tmp_path, {"libref-forge": script})
+    assert [(f[1], f[2]) for f in found(scan(tmp_path, SHIPPED))] == [
+        (2, "ipex-import-patched"),
+        (5, "ipex-import-patched"),
+        (7, "intel-torch-build-pin"),
+        (7, "ipex-requirement"),
+        (8, "ipex-import-patched"),
+    ]
