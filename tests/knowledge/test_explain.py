@@ -75,6 +75,9 @@ CASES = [
     ("E:\\kohya_ss\\venv\\lib\\site-packages\\torchvision\\io\\image.py:13: UserWarning: Failed to "
      "load image Python extension: '[WinError 127] The specified procedure could not be found'",
      "torchvision-broken"),
+    # IPEX's own exit(127) after its version-mismatch message, in an interpreter without exit()
+    ('  File "/usr/lib/python3.10/site-packages/intel_extension_for_pytorch/__init__.py", line 94, '
+     "in <module>\n    exit(127)\nNameError: name 'exit' is not defined", "torch-ipex-mismatch"),
 ]  # fmt: skip
 
 

@@ -246,6 +246,15 @@ def test_a_weak_marker_gives_way_to_what_says_more(text: str, layer: str) -> Non
         "ModuleNotFoundError: No module named 'flash_attn'",
         # Kunlunxin's own "XPU" collectives, under a process group of the same name
         "torch_xmlir ProcessGroupXCCL allreduce failed: libbkcl.so returned error 5",
+        # Paddle's Kunlun build, its XPU named twice (Paddle #73315)
+        "You are using XPU version Paddle, but your XPU device is not set properly. CPU device "
+        "will be used by default.",
+        # torch's assert for mkldnn passed as a device (pytorch #136831), and any script's
+        # NameError for exit (snntorch #153): no oneDNN ran, no IPEX was imported
+        'RuntimeError: 0 INTERNAL ASSERT FAILED at "../c10/core/TensorOptions.h":666, please '
+        "report a bug to PyTorch. This is a grandfathered Caffe2 device type mkldnn, it shouldn't "
+        "ever convert to a DispatchKey.",
+        "---> 55         exit(1)\n...\nNameError: name 'exit' is not defined",
         # a display warning of the i915 driver, with its register dump and a frame tagged [i915]
         # (Dasharo #1617): the panel, not the compute stack
         "WARNING: CPU: 3 PID: 360 at drivers/gpu/drm/i915/display/intel_pps.c:755 "
