@@ -663,6 +663,12 @@ def test_a_neighbour_of_the_filter_selectors_words_is_not_the_selection_layers(t
         ("(Kernel 4.16 or newer is required for i915 PMU support.)", "driver"),
         ("../tools/intel_gpu_top.c:557: get_num_gts: Assertion !errno || errno == ENOENT failed",
          "driver"),
+        # GVT-g's own log lines and KVMGT, its module for KVM (gvt-linux #60, MobilePassThrough
+        # #31); ONNX Runtime's oneDNN execution provider (onnxruntime #10275)
+        ("[  176.865018] gvt: vgpu 1: MI_LOAD_REGISTER_IMM handler error\n[  176.865023] GVT "
+         "Internal error  for the guest", "driver"),
+        ("modprobe: ERROR: could not insert 'kvmgt': No such device", "driver"),
+        ("DnnlExecutionProvider' is not in available providers", "onednn"),
         # i915's and xe's line for one GT of the GPU, its device prefix cut off (extensions #553)
         ("[drm] GT1: can't init GSC proxy due to missing mei component", "driver"),
         # i915's request after an error, under FreeBSD's drm-kmod (drm-kmod #210)
@@ -720,6 +726,9 @@ def test_a_build_tools_or_monitors_word_of_the_stack_names_its_layer(text: str, 
         "(Kernel 4.16 or newer is required for amdgpu PMU support.)",
         # another driver's request, and a display pipe's line alone (the panel's, not the stack)
         "drmn0: Please file a bug on drm/amdgpu",
+        # a word that only contains GVT's, and ONNX Runtime's other providers
+        "libgvt: vgpu-less build",
+        "CUDAExecutionProvider' is not in available providers",
         "[drm] Initialized amdgpu 3.54.0 20150101 for 0000:03:00.0 on minor 0",
         "[drm] GTT: 7943M of GTT memory ready.",
         "[    6.924630] i915 0000:00:02.0: [drm] *ERROR* Fault errors on pipe A: 0x00000080\n"
