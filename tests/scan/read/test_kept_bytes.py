@@ -50,17 +50,20 @@ if ipex_xpu and torch.__version__ >= (2, 7):
     pass
 """
 # NOTE: run in a process of its own: an audit hook cannot be removed once added
+# NOTE: only the tree's files count: the doctor's own modules, imported lazily during the scan,
+# are opened as source where no bytecode was written (a fresh clone)
 COUNT_OPENS = """
-import collections, json, sys
+import collections, json, os, sys
 from pathlib import Path
 from ipex_doctor.knowledge import code_rules
 from ipex_doctor.scan import scan_paths
 
+root = sys.argv[1]
 opened = collections.Counter()
 
 def hook(event, args):
-    if event == "open" and isinstance(args[0], str) and args[0].endswith(".py"):
-        opened[Path(args[0]).relative_to(sys.argv[1]).as_posix()] += 1
+    if event == "open" and isinstance(args[0], str) and args[0].startswith(root + os.sep):
+        opened[Path(args[0]).relative_to(root).as_posix()] += 1
 
 rules = code_rules.load()
 sys.addaudithook(hook)
@@ -89,8 +92,9 @@ def test_a_scan_reads_each_python_file_once_where_a_flag_crosses_modules(
         capture_output=True,
         text=True,
         timeout=120,
-        check=True,
+        check=False,
     )
+    assert run.returncode == 0, run.stderr
     report = json.loads(run.stdout)
     assert ["pkg/backends/xpu/ops.py", 4, "ipex-probe"] in report["found"]
     assert report["opened"] == dict.fromkeys(files, 1)
