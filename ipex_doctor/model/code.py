@@ -116,6 +116,11 @@ class CodeMatch(JsonModel):
     (``from backend.hardware import ipex``): that importer's path and line (``path:line``) and
     the name; ``scan --fix`` then leaves this file's IPEX imports alone (removing one would
     break the importer's import). ``None`` for every other match."""
+    embedded: bool = False
+    """A Python rule's match in the Python that a shell script, a Dockerfile or a CI file runs
+    (a here-document, a ``-c`` string): reported, never rewritten (``scan --fix`` rewrites
+    that file as shell text, whose quoting a Python rewrite does not speak). The file's name
+    cannot say it: a script without a suffix is Python or shell by its ``#!`` line."""
 
 
 @dataclass(frozen=True)

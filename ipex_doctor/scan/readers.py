@@ -489,6 +489,7 @@ def _document_hits(documents: list[PythonDocument], found: list[Hit], rules: Rul
                 end_column=document.column(hit.end_line, hit.end_column),
                 mechanical=False,
                 rewritten_for="",
+                embedded=True,
             )
             hits.append(placed)
     return hits

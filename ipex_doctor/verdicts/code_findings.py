@@ -35,7 +35,7 @@ from ipex_doctor.model.code import CodeMatch, LineEdit
 from ipex_doctor.model.environment import IPEX, Environment
 from ipex_doctor.model.findings import Evidence, Finding, FindingKind, Status, Verdict
 from ipex_doctor.scan.fix.quoting import shown_name
-from ipex_doctor.scan.read.kinds import python_rewritten_by_fix, rewritten_by_fix
+from ipex_doctor.scan.read.kinds import rewritten_by_fix
 from ipex_doctor.verdicts.status import status_for
 
 MECHANICAL = "(mechanical: ipex-doctor scan --fix)"
@@ -205,12 +205,7 @@ def code_finding(
         if rule.recipe and rule.recipe not in remediation:
             remediation = f"{remediation.rstrip('.')}. {rule.recipe}"
         path = match.location.path
-        if (
-            rule.fix
-            and rule.match.kind != "text"
-            and rewritten_by_fix(path)
-            and not python_rewritten_by_fix(path)
-        ):
+        if rule.fix and match.embedded and rewritten_by_fix(path):
             # NOTE: a Python rule's match in a file --fix rewrites as text is Python a script
             # runs from a here-document or a -c string (a document's code block is never
             # rewritten at all): every leftover says why --fix leaves it

@@ -77,8 +77,8 @@ def exported_aliases(imports: Mapping[str, Iterable[int]], text_of: Mapping[str,
     exported: Exported = {}
     for display, tree, lines in parsed_again(imports, text_of):
         names = _bound_to_ipex(tree, lines)
-        if names:
-            exported[module_of(display)] = names
+        if names and (module := module_of(display)):
+            exported[module] = names
     return exported
 
 

@@ -45,7 +45,11 @@ FLAG_RULE = "ipex-probe"
 
 def module_of(display: str) -> tuple[str, ...]:
     """The dotted path of the Python file at ``display`` (relative to the scanned root), as a
-    tuple: ``pkg/utils.py`` is ``("pkg", "utils")``, ``pkg/__init__.py`` is ``("pkg",)``."""
+    tuple: ``pkg/utils.py`` is ``("pkg", "utils")``, ``pkg/__init__.py`` is ``("pkg",)``; a
+    file without the suffix (a script run by its ``#!`` line) is no module an import finds:
+    ``()``."""
+    if not display.endswith(".py"):
+        return ()
     parts = display.removesuffix(".py").split("/")
     return tuple(parts[:-1] if parts[-1] == "__init__" else parts)
 
@@ -67,7 +71,8 @@ def exported_flags(
             and found.intersection(_lines_of(statement.value))
         }
         if names:
-            exported[module_of(display)] = frozenset(names)
+            if module := module_of(display):
+                exported[module] = frozenset(names)
     return exported
 
 

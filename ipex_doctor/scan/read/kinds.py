@@ -149,6 +149,10 @@ SHEBANG_BYTES = 256
 """The most of a file's start read to find its ``#!`` line (``by_shebang``)."""
 _SHELLS = frozenset({"sh", "bash", "dash", "ash", "ksh", "mksh", "zsh"})
 """POSIX shells (and zsh, whose commands the shell rules read as they read bash's)."""
+_PYTHON_3 = re.compile(r"python(?:3(?:\.\d+)?t?)?")
+"""A Python interpreter's name that may be Python 3 (``python``, ``python3``, ``python3.11``,
+``python3.13t``): ``python2`` names one whose scripts this parser does not read (IPEX never
+ran there, and a Python 2 script would only be said to be unparsable)."""
 
 
 def sniffed(name: str) -> bool:
@@ -162,9 +166,9 @@ def sniffed(name: str) -> bool:
 def by_shebang(head: bytes) -> FileKind | None:
     """The kind of a file whose first bytes are ``head`` by its ``#!`` line: ``SHELL`` where
     the interpreter is a POSIX shell, directly (``#!/bin/bash``) or through ``env``
-    (``#!/usr/bin/env bash``, ``#!/usr/bin/env -S bash -e``); ``None`` otherwise (a Python
-    script without a suffix too: ``scan --fix`` rewrites Python by its file name, and a
-    finding it would leave would be labelled as one it rewrites)."""
+    (``#!/usr/bin/env bash``, ``#!/usr/bin/env -S bash -e``); ``PYTHON`` where it is a Python
+    that may be Python 3 (``#!/usr/bin/env python3``, ``#!/opt/conda/bin/python -u``: an entry
+    script in ``bin/``, as ``*.py`` is read and fixed); ``None`` otherwise."""
     if not head.startswith(b"#!"):
         return None
     line = head[2:].split(b"\n", 1)[0].decode("ascii", "replace")
@@ -177,23 +181,16 @@ def by_shebang(head: bytes) -> FileKind | None:
             words = words[2:] if words[0] in ("-u", "--unset") else words[1:]
     if not words:
         return None
-    return FileKind.SHELL if words[0].rsplit("/", 1)[-1] in _SHELLS else None
+    program = words[0].rsplit("/", 1)[-1]
+    if program in _SHELLS:
+        return FileKind.SHELL
+    return FileKind.PYTHON if _PYTHON_3.fullmatch(program) else None
 
 
 def reads_as_python(kind: FileKind, name: str) -> bool:
     """Whether a file of ``kind`` called ``name`` is parsed as Python (``*.py`` and ``setup.py``;
     a notebook's cells are Python too, but the notebook reader splits them first)."""
     return kind is FileKind.PYTHON or (kind is FileKind.SETUP and name.lower().endswith(".py"))
-
-
-def python_rewritten_by_fix(path: str) -> bool:
-    """Whether ``scan --fix``'s Python rewrites reach the file at ``path``: a Python file or a
-    notebook. The Python that a shell script, a Dockerfile or a CI file runs from a
-    here-document (``scan.match.python_documents``) is reported, never rewritten: it sits
-    inside shell text, whose quoting and expansions a Python rewrite does not speak."""
-    name = path.replace("\\", "/").rsplit("/", 1)[-1]
-    kind = classify(name)
-    return kind is FileKind.NOTEBOOK or (kind is not None and reads_as_python(kind, name))
 
 
 @enum.unique

@@ -47,6 +47,8 @@ class Hit(NamedTuple):
     set_at: int = 0
     """A flag's read: the line of this part whose assignment makes it a probe's answer
     (``CodeMatch.set_at``); 0: none."""
+    embedded: bool = False
+    """In Python that a shell command runs (``CodeMatch.embedded``)."""
 
 
 class TextLine(NamedTuple):
@@ -184,4 +186,5 @@ def to_match(hit: Hit, path: str, lines: Sequence[str]) -> CodeMatch:
         assigned_at=hit.assigned_at or None,
         rewritten_for=hit.rewritten_for or None,
         set_at=hit.set_at or None,
+        embedded=hit.embedded,
     )

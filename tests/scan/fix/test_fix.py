@@ -836,14 +836,18 @@ def test_shell_script_and_dockerfile_files(tmp_path: Path) -> None:
 
 
 def test_a_script_without_a_suffix_is_fixed_by_its_shebang(tmp_path: Path) -> None:
-    """A name without a suffix is a shell script where its ``#!`` line names a shell, as the
-    scan read it: rewritten as one; one whose ``#!`` names Python, or that has none, has no
-    fixes (the scan did not read it)."""
+    """A name without a suffix is a shell script where its ``#!`` line names a shell, a Python
+    module where it names Python 3, as the scan read it: rewritten as one; one whose ``#!``
+    names Python 2, or that has none, has no fixes (the scan did not read it)."""
     script = tmp_path / "run_xpu"
     script.write_text("#!/usr/bin/env bash\nipexrun a.py\n")
     fix_file(script, {"launcher"}, write=True)
     assert script.read_text() == "#!/usr/bin/env bash\npython -m torch.backends.xeon.run_cpu a.py\n"
-    for text in ("#!/usr/bin/python3\nipexrun a.py\n", "ipexrun a.py\n"):
+    entry = tmp_path / "train"
+    entry.write_text("#!/usr/bin/env python3\n" + SAMPLE)
+    fix_file(entry, {"autocast-xpu"}, write=True)
+    assert entry.read_text() == "#!/usr/bin/env python3\n" + SAMPLE_FIXED
+    for text in ("#!/usr/bin/python2\nipexrun a.py\n", "ipexrun a.py\n"):
         other = tmp_path / "tool"
         other.write_text(text)
         with pytest.raises(FixError, match="no fixes apply to this kind of file"):

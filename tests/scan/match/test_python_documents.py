@@ -210,6 +210,34 @@ def test_the_finding_says_why_fix_leaves_it_and_fix_leaves_the_script(tmp_path: 
     assert (tmp_path / "job.sh").read_text() == SLURM
 
 
+def test_a_script_without_a_suffix_is_labelled_as_fix_treats_it(tmp_path: Path) -> None:
+    """Without a suffix, the ``#!`` line alone says what a script is: the Python one
+    (``bin/train``) is fixed as ``*.py`` is, and its finding says so; the bash one's document
+    is left, and its finding says why. The name could not have told them apart."""
+    train = "#!/usr/bin/env python3\nimport torch\nwith torch.xpu.amp.autocast():\n    pass\n"
+    write(tmp_path, {"bin/job": SLURM, "bin/train": train})
+    (tmp_path / "bin" / "train").chmod(0o755)
+    scanned = run_doctor("scan", str(tmp_path), "--json", "-", "--fail-on", "never")
+    assert scanned.returncode == 0, scanned.stderr
+    findings = {
+        (f["location"]["path"], f["location"]["line"]): f
+        for f in json.loads(scanned.stdout)["findings"]
+    }
+    autocast = findings[("bin/train", 3)]
+    assert autocast["id"] == "xpu-amp-autocast"
+    assert MECHANICAL in autocast["remediation"] and EMBEDDED_LEFT not in autocast["remediation"]
+    scaler = findings[("bin/job", 13)]
+    assert EMBEDDED_LEFT in scaler["remediation"] and MECHANICAL not in scaler["remediation"]
+    fixed = run_doctor("scan", str(tmp_path), "--fix", "--fail-on", "never")
+    assert fixed.returncode == 0, fixed.stderr
+    assert (tmp_path / "bin" / "job").read_text() == SLURM
+    assert (tmp_path / "bin" / "train").read_text() == train.replace(
+        "torch.xpu.amp.autocast()",
+        'torch.amp.autocast("xpu", dtype=torch.bfloat16, cache_enabled=True)',
+    )
+    assert (tmp_path / "bin" / "train").stat().st_mode & 0o777 == 0o755
+
+
 def _programs(script: str) -> list[tuple[int, str]]:
     lines = script.splitlines()
     numbered = (TextLine(number, text) for number, text in enumerate(lines, start=1))

@@ -164,7 +164,14 @@ def test_gitignore_at_the_root_and_nested(tmp_path: Path) -> None:
         (b"#!/usr/bin/env -S bash -e\n", FileKind.SHELL),
         (b"#!/usr/bin/env -u HOME LC_ALL=C zsh\n", FileKind.SHELL),
         (b"#!/usr/local/bin/dash -eu\n", FileKind.SHELL),
-        (b"#!/usr/bin/env python3\nimport intel_extension_for_pytorch\n", None),
+        (b"#!/usr/bin/env python3\nimport intel_extension_for_pytorch\n", FileKind.PYTHON),
+        (b"#!/opt/conda/bin/python -u\n", FileKind.PYTHON),
+        (b"#!/usr/bin/env -S python3.11 -X dev\n", FileKind.PYTHON),
+        (b"#!/usr/bin/python3.13t\n", FileKind.PYTHON),
+        (b"#!/usr/bin/python2\nprint 'hi'\n", None),
+        (b"#!/usr/bin/env python2.7\n", None),
+        (b"#!/usr/bin/env pythonista\n", None),
+        (b"#!/usr/bin/env perl\n", None),
         (b"#!/usr/bin/env\n", None),
         (b"#!\n", None),
         (b"echo hi\n#!/bin/bash\n", None),
@@ -173,22 +180,25 @@ def test_gitignore_at_the_root_and_nested(tmp_path: Path) -> None:
     ],
 )
 def test_a_shebang_names_a_shell_or_nothing(head: bytes, kind: FileKind | None) -> None:
-    """``by_shebang``: a POSIX shell named by the ``#!`` line, directly or through ``env`` and
-    its options and settings; Python, an ``env`` with no command, or a ``#!`` not first (a
-    byte-order mark before it: the kernel runs no such file) is nothing."""
+    """``by_shebang``: a POSIX shell or a Python that may be Python 3 named by the ``#!`` line,
+    directly or through ``env`` and its options and settings; Python 2, another program, an
+    ``env`` with no command, or a ``#!`` not first (a byte-order mark before it: the kernel
+    runs no such file) is nothing."""
     assert by_shebang(head) is kind
 
 
 def test_a_script_without_a_suffix_is_read_by_its_shebang(tmp_path: Path) -> None:
     """A file with no suffix whose ``#!`` line names a shell is a ``SHELL`` candidate, in a
     walk and named as a root (the eighteenth audit's installer keeps its IPEX steps in
-    ``libref-forge``); any other such file (a ``LICENSE``, a Python script, a FIFO, a link
-    out of the tree) is no candidate and goes unsaid, as every file of no kind does."""
+    ``libref-forge``), one whose ``#!`` names Python 3 a ``PYTHON`` one (an entry script in
+    ``bin/``); any other such file (a ``LICENSE``, a Python 2 script, a FIFO, a link out of
+    the tree) is no candidate and goes unsaid, as every file of no kind does."""
     write(
         tmp_path,
         {
             "bin/run_xpu": "#!/usr/bin/env bash\npip install intel-extension-for-pytorch\n",
             "bin/tool": "#!/usr/bin/env python3\nimport intel_extension_for_pytorch\n",
+            "bin/old": "#!/usr/bin/python2\nimport intel_extension_for_pytorch\n",
             "LICENSE": "intel_extension_for_pytorch\n",
             "bin/setup.cfg.bak": "#!/bin/sh\n",
         },
@@ -199,9 +209,11 @@ def test_a_script_without_a_suffix_is_read_by_its_shebang(tmp_path: Path) -> Non
         (item.display, item.kind) if isinstance(item, Candidate) else ("SKIPPED", item.path)
         for item in discover([tmp_path])
     ]
-    assert found == [("bin/run_xpu", FileKind.SHELL)]
+    assert found == [("bin/run_xpu", FileKind.SHELL), ("bin/tool", FileKind.PYTHON)]
     (named,) = discover([tmp_path / "bin" / "run_xpu"])
     assert isinstance(named, Candidate) and named.kind is FileKind.SHELL
+    (named,) = discover([tmp_path / "bin" / "tool"])
+    assert isinstance(named, Candidate) and named.kind is FileKind.PYTHON
 
 
 def test_a_gitignore_outside_every_git_work_tree_is_not_applied(tmp_path: Path) -> None:
