@@ -69,7 +69,7 @@ def test_shipped_rules_load(shipped: code_rules.CodeRules) -> None:
     ``resources`` says, with its rules in file order."""
     assert shipped.sources == (str(resources.path("code_rules.yaml")),)
     assert resources.path("code_rules.yaml").is_file()
-    assert len(shipped.rules) == 83  # update when adding rules
+    assert len(shipped.rules) == 86  # update when adding rules
     assert shipped.rules[0].id == "ipex-import"
 
 
@@ -143,8 +143,8 @@ def test_python_rules_read_only_python_and_text_rules_say_where(
     """Symbol, import and pattern rules apply to files read as Python; the text rules that
     also search Python are those whose target is a string or a literal setting there (a
     launcher command in an argument list, a pip command or requirement an installer builds, a
-    keyword value, an environment variable in a dict, a library a build helper links), which no
-    resolved name can find."""
+    keyword value, an environment variable in a dict, a library a build helper links, IPEX
+    1.x's device string), which no resolved name can find."""
     for rule in shipped.rules:
         if rule.match.kind != "text":
             assert set(rule.applies_to) <= code_rules.PYTHON_KINDS, rule.id
@@ -157,6 +157,7 @@ def test_python_rules_read_only_python_and_text_rules_say_where(
         "ipex-launcher", "use-ipex-flag", "ipex-install-string", "ipex-wheel-index",
         "cxx11-abi-torch-pin", "accelerate-ipex-env", "ipex-python-command",
         "intel-torch-build-pin", "ipex-environment-setting", "ipex-cpp-library",
+        "ipex-legacy-device",
     }  # fmt: skip
 
 
@@ -185,6 +186,19 @@ def test_replacement_symbols_are_upstream_names(shipped: code_rules.CodeRules) -
 # ------------------------------------------------------------------ text rules on real lines
 
 TEXT_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
+    "ipex-legacy-device": (
+        [
+            "model = model.to(device = 'dpcpp:0')",
+            'x = torch.ones(2, 2, device="dpcpp")',
+            "DEVICE = 'dpcpp'",
+        ],
+        [
+            'cmake_args = ["-DCMAKE_CXX_COMPILER=dpcpp"]',
+            "compiler = 'dpcpp-cl'",
+            "x.to(ipex.DEVICE)",
+            "build_dir = 'build/dpcpp'",
+        ],
+    ),
     "ipex-requirement": (
         [
             "intel-extension-for-pytorch==2.8.10+xpu",
@@ -194,6 +208,11 @@ TEXT_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "pip install https://x.org/whl/intel_extension_for_pytorch-2.1.10%2Bxpu-cp310-cp310-linux_x86_64.whl",
             "git clone https://github.com/intel/intel-extension-for-pytorch.git --recursive",
             "RUN git clone -b xpu-main https://github.com/intel/intel-extension-for-pytorch",
+            "torch_ipex==1.9.0",
+            "torch-ipex >= 1.8",
+            "torch_ipex",
+            "python -m pip install torch_ipex==1.9.0 -f https://software.intel.com/ipex-whl-stable",
+            "RUN pip3 install --no-cache-dir torch_ipex",
         ],
         [
             "python -m intel_extension_for_pytorch.cpu.launch x.py",
@@ -208,6 +227,11 @@ TEXT_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "git clone https://github.com/intel/intel-extension-for-pytorch-docs",
             "  -DINTEL_EXTENSION_FOR_PYTORCH_PATH=`python -c 'import torch; print(torch.__path__[0]"
             '.replace("torch","intel_extension_for_pytorch"))\'` \\',
+            "pip uninstall -y torch_ipex",
+            "cp -r torch_ipex/csrc build/",
+            'python -c "print(torch.ops.torch_ipex.linear)"',
+            "pip install torch_ipex_helpers==0.1",
+            "torch-ipex-bench",
         ],
     ),
     "ipex-install-string": (
@@ -230,8 +254,12 @@ TEXT_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
         ],
     ),
     "ipex-wheel-index": (
-        ["--extra-index-url https://pytorch-extension.intel.com/release-whl/stable/xpu/us/"],
-        ["--index-url https://download.pytorch.org/whl/xpu"],
+        [
+            "--extra-index-url https://pytorch-extension.intel.com/release-whl/stable/xpu/us/",
+            "-f https://developer.intel.com/ipex-whl-stable-cpu",
+            "pip install torch_ipex==1.9.0 -f https://software.intel.com/ipex-whl-stable",
+        ],
+        ["--index-url https://download.pytorch.org/whl/xpu", "https://software.intel.com/oneapi"],
     ),
     "intel-torch-build-pin": (
         [

@@ -1,0 +1,65 @@
+"""IPEX 1.0 to 1.9 (2020-2021): its package ``intel_pytorch_extension``, its core
+``_torch_ipex``, its device string ``'dpcpp'`` and its distribution ``torch_ipex`` are found as
+IPEX's, and ``explain`` names the import's failure; ``dpcpp`` elsewhere is the compiler's name."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from scan_rules import found, scan, write
+
+from ipex_doctor.knowledge import code_rules, known_issues
+from ipex_doctor.knowledge.explain import diagnose
+
+SHIPPED = code_rules.load()
+
+TRAIN = """\
+import torch
+import intel_pytorch_extension as ipex
+import _torch_ipex as core
+
+device = ipex.DEVICE
+ipex.enable_auto_mixed_precision(mixed_dtype=torch.bfloat16)
+core.enable_auto_dnnl()
+model = torch.nn.Linear(2, 2).to(device='dpcpp:0')
+"""
+
+
+def test_ipex_1x_in_code_requirements_and_installers_is_found(tmp_path: Path) -> None:
+    write(
+        tmp_path,
+        {
+            "train.py": TRAIN,
+            "requirements.txt": "torch==1.9.0\ntorch_ipex==1.9.0\n",
+            "install.sh": "pip install torch_ipex==1.9.0 -f https://software.intel.com/ipex-whl-stable\n",
+            # NOTE: the DPC++ compiler's name in a file that does not import IPEX 1.x
+            "build.py": 'import os\nos.environ["DEVITO_ARCH"] = "dpcpp"\n',
+        },
+    )
+    assert [(path, line, rule) for path, line, rule, _ in found(scan(tmp_path, SHIPPED))] == [
+        ("install.sh", 1, "ipex-requirement"),
+        ("install.sh", 1, "ipex-wheel-index"),
+        ("requirements.txt", 2, "ipex-requirement"),
+        ("train.py", 2, "ipex-legacy-import"),
+        ("train.py", 3, "ipex-legacy-import"),
+        ("train.py", 5, "ipex-legacy-api"),
+        ("train.py", 6, "ipex-legacy-api"),
+        ("train.py", 7, "ipex-legacy-api"),
+        ("train.py", 8, "ipex-legacy-device"),
+    ]
+
+
+def test_explain_names_the_old_package_and_device() -> None:
+    """The import's failure and torch's refusal of ``'dpcpp'`` are one entry; today's package
+    missing is another (IPEX not installed, not code of 2021)."""
+    kb = known_issues.load()
+    for text in (
+        "ModuleNotFoundError: No module named 'intel_pytorch_extension'",
+        "ImportError: No module named '_torch_ipex'",
+        "RuntimeError: Expected one of cpu, cuda, xpu, mkldnn, opengl, opencl, ideep, hip, msnpu,"
+        " xla, vulkan device type at start of device string: dpcpp",
+    ):
+        diagnosis = diagnose(text, kb)
+        assert [m.issue.id for m in diagnosis.matches][:1] == ["ipex-legacy-module"], text
+    modern = diagnose("ModuleNotFoundError: No module named 'intel_extension_for_pytorch'", kb)
+    assert [m.issue.id for m in modern.matches][:1] == ["ipex-not-installed"]
