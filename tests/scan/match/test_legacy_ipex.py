@@ -49,6 +49,23 @@ def test_ipex_1x_in_code_requirements_and_installers_is_found(tmp_path: Path) ->
     ]
 
 
+def test_a_probe_of_the_old_package_guards_what_it_imports(tmp_path: Path) -> None:
+    source = (
+        "import importlib.util\n"
+        "HAS_OLD = importlib.util.find_spec('intel_pytorch_extension') is not None\n"
+        "if HAS_OLD:\n"
+        "    import intel_pytorch_extension as ipex\n"
+    )
+    write(tmp_path, {"a.py": source})
+    result = scan(tmp_path, SHIPPED)
+    assert [(line, rule) for _, line, rule, _ in found(result)] == [
+        (2, "ipex-probe"),
+        (3, "ipex-probe"),
+        (4, "ipex-legacy-import"),
+    ]
+    assert result.matches[-1].guard is not None
+
+
 def test_explain_names_the_old_package_and_device() -> None:
     """The import's failure and torch's refusal of ``'dpcpp'`` are one entry; today's package
     missing is another (IPEX not installed, not code of 2021)."""
