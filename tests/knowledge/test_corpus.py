@@ -292,8 +292,13 @@ MEASURED: dict[str, tuple[int, int, int, int, int, int] | None] = {
     # its kept-aside texts, measured once (3, 3, 3 of 10; 0 of 32 alarms), joined it: 928, 934,
     # 963 of 1394, 15 of 2933; then IPEX 1.0 to 1.9's package and device string as
     # ipex-legacy-module, and the one development text of that cause relabelled to it: 929, 935,
-    # 964
-    "development": (1394, 929, 935, 964, 2933, 15),
+    # 964; then the forty-third collection's development texts, at its split (12 of 20 first, 13
+    # of 20 layer, 1 of 53 named) and its kept-aside texts, measured once (4, 4, 4 of 9; 0 of 37
+    # alarms), joined it: 945, 951, 981 of 1423, 16 of 3023; then Intel's CPU math library by
+    # its long name ("Intel Math Kernel Library") as no word of the stack, as "Intel MKL" was
+    # not (that alarm gone, nothing lost): 15 of 3023; with its one xpu-out-of-resources text's
+    # layer recorded as null (an entry of several causes): 982 right layer
+    "development": (1423, 945, 951, 982, 3023, 15),
     "kept-aside": None,  # NOTE: empty until the next collection is split
     # NOTE: "could not create an engine" is onednn; "The program was built for N devices" is the
     # sycl-build layer (three sampled threads, none a missing kernel), not xpu-kernel-not-built

@@ -2374,6 +2374,9 @@ def test_cl_device_not_found_is_the_wsl_tdr_only_beside_wsl() -> None:
         # a CPU program's MKL or OpenMP not found, with no Intel GPU word
         "OSError: libmkl_intel_lp64.so.2: cannot open shared object file: No such file or directory",
         "ImportError: libiomp5.so: cannot open shared object file (numpy built with Intel(R) MKL)",
+        # the library by its long name (PlanetarySystemStacker #22)
+        "Warning: mkl_rt.dll / libmkl_rt.so does not work (not a Windows or Linux system, or "
+        "Intel Math Kernel Library not installed?). libmkl_rt.so: cannot open shared object file",
     ],
 )  # fmt: skip
 def test_a_cpu_math_library_that_does_not_load_is_no_oneapi_runtime_alone(text: str) -> None:
