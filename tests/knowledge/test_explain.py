@@ -2403,6 +2403,21 @@ def test_a_math_library_of_the_oneapi_runtime_still_names_it(text: str) -> None:
     assert explain(text, KB)[0].issue.id == "oneapi-runtime-libs"
 
 
+def test_explain_names_the_old_package_and_device() -> None:
+    """The import's failure and torch's refusal of ``'dpcpp'`` are one entry; today's package
+    missing is another (IPEX not installed, not code of 2021)."""
+    for text in (
+        "ModuleNotFoundError: No module named 'intel_pytorch_extension'",
+        "ImportError: No module named '_torch_ipex'",
+        "RuntimeError: Expected one of cpu, cuda, xpu, mkldnn, opengl, opencl, ideep, hip, msnpu,"
+        " xla, vulkan device type at start of device string: dpcpp",
+    ):
+        diagnosis = diagnose(text, KB)
+        assert [m.issue.id for m in diagnosis.matches][:1] == ["ipex-legacy-module"], text
+    modern = diagnose("ModuleNotFoundError: No module named 'intel_extension_for_pytorch'", KB)
+    assert [m.issue.id for m in modern.matches][:1] == ["ipex-not-installed"]
+
+
 def test_a_name_ipexs_compiled_core_lacks_is_its_build_not_an_ipex_only_call() -> None:
     """IPEX's _C loaded, so IPEX is there: a device call it lacks says the CPU build is
     installed (intel-extension-for-deepspeed #26), the torch layer; an IPEX-only name called

@@ -70,9 +70,8 @@ def exported_flags(
             and isinstance(statement.targets[0], ast.Name)
             and found.intersection(_lines_of(statement.value))
         }
-        if names:
-            if module := module_of(display):
-                exported[module] = frozenset(names)
+        if names and (module := module_of(display)):
+            exported[module] = frozenset(names)
     return exported
 
 

@@ -1,6 +1,7 @@
 """IPEX 1.0 to 1.9 (2020-2021): its package ``intel_pytorch_extension``, its core
 ``_torch_ipex``, its device string ``'dpcpp'`` and its distribution ``torch_ipex`` are found as
-IPEX's, and ``explain`` names the import's failure; ``dpcpp`` elsewhere is the compiler's name."""
+IPEX's (``explain``'s side: tests/knowledge/test_explain.py); ``dpcpp`` elsewhere is the
+compiler's name."""
 
 from __future__ import annotations
 
@@ -8,8 +9,7 @@ from pathlib import Path
 
 from scan_rules import found, scan, write
 
-from ipex_doctor.knowledge import code_rules, known_issues
-from ipex_doctor.knowledge.explain import diagnose
+from ipex_doctor.knowledge import code_rules
 
 SHIPPED = code_rules.load()
 
@@ -64,19 +64,3 @@ def test_a_probe_of_the_old_package_guards_what_it_imports(tmp_path: Path) -> No
         (4, "ipex-legacy-import"),
     ]
     assert result.matches[-1].guard is not None
-
-
-def test_explain_names_the_old_package_and_device() -> None:
-    """The import's failure and torch's refusal of ``'dpcpp'`` are one entry; today's package
-    missing is another (IPEX not installed, not code of 2021)."""
-    kb = known_issues.load()
-    for text in (
-        "ModuleNotFoundError: No module named 'intel_pytorch_extension'",
-        "ImportError: No module named '_torch_ipex'",
-        "RuntimeError: Expected one of cpu, cuda, xpu, mkldnn, opengl, opencl, ideep, hip, msnpu,"
-        " xla, vulkan device type at start of device string: dpcpp",
-    ):
-        diagnosis = diagnose(text, kb)
-        assert [m.issue.id for m in diagnosis.matches][:1] == ["ipex-legacy-module"], text
-    modern = diagnose("ModuleNotFoundError: No module named 'intel_extension_for_pytorch'", kb)
-    assert [m.issue.id for m in modern.matches][:1] == ["ipex-not-installed"]
