@@ -24,10 +24,12 @@ import sys
 from typing import Any
 
 import pytest
+import yaml
 from conftest import REPO
 
 from ipex_doctor.knowledge import known_issues
 from ipex_doctor.knowledge.known_issues import LAYERS
+from ipex_doctor.knowledge.yamldoc import safe_loader
 
 sys.path.insert(0, str(REPO / "benchmarks"))
 sys.path.insert(0, str(REPO / "tools"))
@@ -35,6 +37,7 @@ import explain_accuracy as accuracy  # noqa: E402
 import split_explain_corpus as split  # noqa: E402
 
 KNOWLEDGE = known_issues.load_files((), lambda _: None)
+SAMPLING = REPO / "tests" / "assets" / "explain_corpus" / "sampling.yaml"
 PARTS = {name: accuracy.cases(path) for name, path in accuracy.PARTS.items()}
 MEASURED: dict[str, tuple[int, int, int, int, int, int] | None] = {
     # part: (related texts, first-ranked, top-3, right layer, unrelated texts, false alarms)
@@ -365,6 +368,20 @@ def test_the_sampled_parts_are_the_seeded_split_of_their_threads() -> None:
     sampled = [c["thread"] for name in ("development", "kept-aside") for c in PARTS[name]]
     earlier = {c["thread"] for name in PARTS for c in PARTS[name] if "earlier" in name}
     assert len(sampled) == len(set(sampled)) and not set(sampled) & earlier
+
+
+def test_the_sampling_record_reads_and_records_every_split_and_measurement() -> None:
+    """sampling.yaml is how a reader reproduces the corpus: it must load as YAML (a `` #`` in a
+    plain value once cut a block short, and nothing read the file whole), hold each collection's
+    seed in its ``split`` (the fourth's at the top), and each measured collection's measurement
+    (the fourth's and fifth's, taken before the blocks had the key, in the file's opening
+    comment)."""
+    record = yaml.load(SAMPLING.read_text(encoding="utf-8"), Loader=safe_loader())
+    blocks = [record, *(v for k, v in record.items() if k.endswith("_collection"))]
+    for number, seed in split.SEEDS.items():
+        block = [b for b in blocks if f"seed {seed}" in str(b.get("split"))]
+        assert len(block) == 1, (number, seed)
+        assert number not in split.MEASURED or number < 6 or block[0].get("measured"), number
 
 
 def test_the_kept_aside_part_is_the_unmeasured_collections_and_their_neighbours() -> None:
