@@ -1986,6 +1986,25 @@ def test_ipex_optimize_given_a_model_partly_offloaded_is_the_apps_mixed_devices(
         _names_alone(text, "ipex-optimize-mixed-devices", "integration")
 
 
+def test_ipex_optimize_on_a_model_left_in_training_mode_is_the_callers() -> None:
+    """IPEX's assertion that a model in training mode needs its optimizer (mace #1613's
+    calculator, caikit-nlp #317's embedding module), and its mirror for a model in eval mode
+    given one, name ``ipex-optimize-training-mode`` (the integration layer; before, the torch
+    layer from the IPEX frame alone). The words are IPEX's alone (frontend.py; no other library
+    in the code search prints them), so the assertion quoted alone names it too."""
+    mace = ('File "/python3.11/site-packages/mace/calculators/mace.py", line 256, in __init__    '
+            'model = ipex.optimize(model)            ^^^^^^^^^^^^^^^^^^^^  File\n"python3.11/site-'
+            'packages/intel_extension_for_pytorch/frontend.py", line 337, in optimize    assert '
+            'optimizer is not None, "The optimizer should be given for training mode"\n'
+            "AssertionError: The optimizer should be given for training mode")  # fmt: skip
+    inference = ('  File "/venv/lib/python3.11/site-packages/intel_extension_for_pytorch/frontend.py",'
+                 ' line 339, in optimize\nAssertionError: The optimizer should not be given for '
+                 "inference mode")  # fmt: skip
+    bare = "AssertionError: The optimizer should be given for training mode"
+    for text in (mace, inference, bare):
+        _names_alone(text, "ipex-optimize-training-mode", "integration")
+
+
 def test_tensors_on_two_devices_are_not_ipex_optimizes_mixed_model() -> None:
     """Near misses: torch's own error for tensors on two devices is the code layer's beside an
     XPU (ComfyUI #13409) and nothing beside CUDA or MPS; accelerate's wording for a model
