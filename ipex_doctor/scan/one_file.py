@@ -11,6 +11,7 @@ from ipex_doctor.model.code import FileKind
 from ipex_doctor.scan.match.own_extras import ipex_extras
 from ipex_doctor.scan.match.project_flags import declared_flags
 from ipex_doctor.scan.match.ruleset import RuleSet
+from ipex_doctor.scan.match.triggers import Probe
 from ipex_doctor.scan.outcome import Outcome
 from ipex_doctor.scan.read.collector import collector_paused
 from ipex_doctor.scan.read.discovery import Candidate, NotRegularFile, read_candidate
@@ -86,8 +87,9 @@ def read_file(
         if docs:
             return read_docs(candidate, data, rules)
         if python:
-            outcome = read_python(candidate, data, rules)
-            declares = declared_flags(data)
+            probe = Probe(data)
+            outcome = read_python(candidate, data, rules, probe=probe)
+            declares = declared_flags(data, probe)
             return outcome._replace(declares=declares) if declares else outcome
         outcome = read_text(candidate, data, rules)
         names = named_lists(data, candidate.kind)

@@ -92,6 +92,7 @@ def read_python(
     whole: bool | None = None,
     run_size: int | None = None,
     every_pattern: bool = False,
+    probe: Probe | None = None,
 ) -> Outcome:
     """A ``*.py`` or ``setup.py``: its Python rules, and the text rules of its kind by line.
 
@@ -106,8 +107,12 @@ def read_python(
 
     Only the structural patterns that can match in the file are searched for
     (``searched_patterns``); ``every_pattern`` searches for all of them (the reference that
-    is held to: the outcome is the same)."""
-    probe = Probe(data)
+    is held to: the outcome is the same).
+
+    ``probe``: the ``Probe`` of ``data`` to ask (the caller's, so that what the prefilter's one
+    pass learnt answers the caller's own questions of the bytes too); a new one by default."""
+    if probe is None:
+        probe = Probe(data)
     if not rules.prefilter(candidate.kind, python=True).admits(probe):
         return NOT_PARSED
     try:

@@ -103,6 +103,7 @@ class Probe:
         "_found",
         "_identifiers",
         "_lower",
+        "_passes",
         "_remembered",
         "_searched",
     )
@@ -115,6 +116,9 @@ class Probe:
         self._folded: dict[bytes, bool] = {}
         self._searched: dict[LazyPattern[bytes], bool] = {}
         self._remembered: dict[int, tuple[object, Any]] = {}
+        self._passes: list[tuple[Words, frozenset[int]]] = []
+        """Each one-pass search made (``learn``): its words, and the indexes of those it
+        reported."""
 
     def remember(self, key: object, compute: Callable[[], T]) -> T:
         """``compute()``, worked out once for these bytes and ``key`` (an object that lives as
@@ -132,29 +136,45 @@ class Probe:
             present = self._searched[regex] = regex.search(self._data) is not None
         return present
 
-    def learn(self, words: Words) -> None:
+    def learn(self, words: Words) -> frozenset[int] | None:
         """Search the bytes for all of ``words`` at once (one pass), so that ``has`` answers each
-        of them without a search of its own; a probe that learnt them already does nothing, and
-        one that was asked for every word of them already (another reader's) searches nothing."""
-        if words.automaton is None or all(word in self._found for word in words.words):
-            return
-        found = {at for at, _, _ in words.automaton.find_matches_as_indexes(self._data)}
-        for at, word in enumerate(words.words):
-            if word in self._found:
-                continue
-            if at in found:
-                self._found[word] = True
-            elif found.isdisjoint(words.overlapping[at]):
-                self._found[word] = False
-            # NOTE: else a match of a word that can overlap this one may have hidden it (the
-            # pass reports matches that do not overlap): ``has`` searches for it alone
+        of them without a search of its own: the indexes (into ``words.words``) of the words
+        the pass reported (a probe that learnt them already searches nothing); ``None`` for
+        ``words`` without an automaton (fewer than two: ``has`` searches alone).
+
+        A word the pass did not report is absent unless one that can overlap it
+        (``Words.overlapping``) was reported, which may have hidden it."""
+        if words.automaton is None:
+            return None
+        for learnt, found in self._passes:
+            if learnt is words:
+                return found
+        found = frozenset(at for at, _, _ in words.automaton.find_matches_as_indexes(self._data))
+        self._passes.append((words, found))
+        return found
 
     def has(self, word: bytes) -> bool:
-        """Whether ``word`` occurs (case-sensitively)."""
+        """Whether ``word`` occurs (case-sensitively): from a pass that searched for it
+        (``learn``), else a search of its own."""
         present = self._found.get(word)
         if present is None:
-            present = self._found[word] = word in self._data
+            present = self._from_passes(word)
+            if present is None:
+                present = word in self._data
+            self._found[word] = present
         return present
+
+    def _from_passes(self, word: bytes) -> bool | None:
+        """What a pass says of ``word``; ``None``: no pass searched for it, or one that can
+        overlap it was reported and may have hidden it (the pass reports matches that do not
+        overlap)."""
+        for words, found in self._passes:
+            at = words.index.get(word)
+            if at is not None:
+                if at in found:
+                    return True
+                return False if found.isdisjoint(words.overlapping[at]) else None
+        return None
 
     def has_identifier(self, word: bytes) -> bool:
         """Whether ``word`` occurs as a whole identifier: with no ASCII letter, digit or ``_``
@@ -283,10 +303,12 @@ class Words:
     inside the other, or an end of one that starts the other) was reported, which may have
     hidden it; only then is it searched for alone."""
 
-    __slots__ = ("_automaton", "_overlapping", "words")
+    __slots__ = ("_automaton", "_overlapping", "index", "words")
 
     def __init__(self, words: Iterable[bytes]) -> None:
         self.words = tuple(dict.fromkeys(w for w in words if w))
+        self.index = {word: at for at, word in enumerate(self.words)}
+        """Each word's index in ``words``."""
         # NOTE: built on first use: a scan builds a prefilter for every kind of file it may
         # meet, and a small project meets few of them
         self._automaton: BytesAhoCorasick | None = None
@@ -371,6 +393,7 @@ class Prefilter:
     """Whether a file can match any rule of one reader: one of its triggers holds."""
 
     __slots__ = (
+        "_plan",
         "always",
         "anchors",
         "direct",
@@ -421,12 +444,15 @@ class Prefilter:
             ]
         )
         """Every anchor, and every spelling of the witnesses, searched for in one pass."""
+        self._plan: _Plan | None = None
 
     def admits(self, probe: Probe) -> bool:
         """Whether the file behind ``probe`` must be parsed."""
         if self.always:
             return True
-        probe.learn(self.searched)
+        found = probe.learn(self.searched)
+        if found is not None:
+            return self._admits_found(probe, found)
         anchors = self.anchors
         if self.gate is not None and not probe.has(self.gate):
             anchors = self.ungated
@@ -440,9 +466,67 @@ class Prefilter:
                 return True
         return False
 
+    def _admits_found(self, probe: Probe, found: frozenset[int]) -> bool:
+        """``admits``, led by what the one pass found: only the anchors it reported, or that one
+        it reported may have hidden, are tried (a file without IPEX reports one or two of the
+        anchors, where trying each cost every file a question per anchor and a search for the
+        gate); every plain trigger has one among ``anchors``, so no gate is needed."""
+        plan = self._plan if self._plan is not None else self._planned()
+        for at in found:
+            for anchor, covered in plan.by_found.get(at, ()):
+                if probe.has(anchor) and any(probe.holds(trigger) for trigger in covered):
+                    return True
+        for anchor, covered in plan.unsearched:
+            if probe.has(anchor) and any(probe.holds(trigger) for trigger in covered):
+                return True
+        for trigger, zone in zip(self.direct, plan.zones, strict=True):
+            if zone is not None and found.isdisjoint(zone):
+                continue  # NOTE: no spelling of its witness reported, and none hidden
+            if probe.holds(trigger):
+                return True
+        return False
+
+    def _planned(self) -> _Plan:
+        index = self.searched.index
+        overlapping = self.searched.overlapping
+        by_found: dict[int, list[tuple[bytes, tuple[Trigger, ...]]]] = {}
+        unsearched = []
+        for anchor, covered in self.anchors:
+            at = index.get(anchor)
+            if at is None:
+                unsearched.append((anchor, covered))
+                continue
+            for reported in (at, *overlapping[at]):
+                by_found.setdefault(reported, []).append((anchor, covered))
+        zones: list[frozenset[int] | None] = []
+        for witness in self.witnesses:
+            spelled = [index[spelling] for spelling in witness]
+            zones.append(
+                frozenset(spelled).union(*(overlapping[at] for at in spelled)) if witness else None
+            )
+        self._plan = _Plan(
+            {at: tuple(anchors) for at, anchors in by_found.items()},
+            tuple(unsearched),
+            tuple(zones),
+        )
+        return self._plan
+
     def __bool__(self) -> bool:
         """Whether this reader has any rule at all (else its files are not even read)."""
         return bool(self.triggers)
+
+
+class _Plan(NamedTuple):
+    """How ``Prefilter.admits`` reads one pass's report (``Probe.learn``)."""
+
+    by_found: dict[int, tuple[tuple[bytes, tuple[Trigger, ...]], ...]]
+    """For the index of each word of ``searched`` the pass may report: the anchors it is, or
+    may hide (one that can overlap it), with the triggers they cover."""
+    unsearched: tuple[tuple[bytes, tuple[Trigger, ...]], ...]
+    """Anchors the pass does not search for (the gate, where it is one): always tried."""
+    zones: tuple[frozenset[int] | None, ...]
+    """For each of ``direct``: the indexes of its witness's spellings and of the words that
+    can overlap one, or ``None`` (no witness: always tried)."""
 
 
 @functools.lru_cache(maxsize=4096)
