@@ -241,6 +241,32 @@ def test_minimal_is_its_definition(triggers: list[Trigger]) -> None:
     assert minimal(triggers) == _minimal_by_definition(triggers)
 
 
+@settings(max_examples=examples(500), deadline=None)
+@example(  # the pass reports "ab" and hides the anchor "bc", whose trigger holds
+    triggers=[Trigger((b"ab", b"y")), Trigger((b"bc",))], data=b"abc"
+)
+@example(  # the gate ("b") is no word of the pass: the anchor "ccl" alone leads
+    triggers=[Trigger((b"ab", b"b")), Trigger((b"b", b"xab")), Trigger((b"b", b"ccl"))],
+    data=b"xab ccl",
+)
+@given(
+    triggers=_TRIGGERS,
+    data=st.lists(
+        st.sampled_from([b"a", b"b", b"x", b"A", b"c", b"l", b"one", b"_", b"y", b" "]),
+        max_size=16,
+    ).map(b"".join),
+)
+def test_the_prefilter_admits_exactly_what_its_triggers_hold(
+    triggers: list[Trigger], data: bytes
+) -> None:
+    """Led by its one pass's report (only the anchors it found, or may have hidden, tried; no
+    gate), the prefilter admits a file exactly where one of its triggers holds: words inside
+    others, overlapping, in either case, whole or not, with a check of their own."""
+    prefilter = Prefilter(triggers)
+    expected = prefilter.always or any(Probe(data).holds(t) for t in triggers)
+    assert prefilter.admits(Probe(data)) == expected
+
+
 @settings(max_examples=examples(400))
 @given(st.lists(_WORDS, max_size=6), st.lists(st.lists(_WORDS, max_size=3), min_size=1))
 def test_the_texts_a_word_is_inside_are_found_by_one_walk(
