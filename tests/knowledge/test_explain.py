@@ -1449,6 +1449,18 @@ def _layer_named(text: str) -> str | None:
     return found.layer.layer.id if found.layer else None
 
 
+def test_ipex_1_10s_own_isa_check_is_the_cpu_layer() -> None:
+    """IPEX 1.10 and 1.11 checked their binary's instruction set at import ("The extension
+    binary is AVX512 while current machine does not support AVX512.", IPEX #232 quoting it
+    alone, no other word of the stack): the cpu layer, whichever ISA it names. The words are
+    IPEX's alone; a sentence that only shares their end names nothing."""
+    for isa in ("AVX512", "AVX2"):
+        text = (f"SystemExit: The extension binary is {isa} while current machine does not "
+                f"support {isa}.")  # fmt: skip
+        assert _layer_named(text) == "cpu"
+    assert _layer_named("this machine does not support AVX512") is None
+
+
 def test_intels_npu_under_pytorch_is_a_layer_of_its_own() -> None:
     """Intel's NPU under PyTorch (intel-npu-acceleration-library, its driver, /dev/accel) is the
     Intel stack's npu layer, not another vendor's NPU and not the GPU's layers; an NPU driver
