@@ -37,9 +37,10 @@ SEEDS = {
     32: 20261230, 33: 20261231, 34: 20270101, 35: 20270102, 36: 20270103,
     37: 20270104, 38: 20270105, 39: 20270106, 40: 20270107,
     41: 20270108, 42: 20270109, 43: 20270110, 44: 20270111,
+    45: 20270112,
 }  # fmt: skip
 """The seed of each collection (sampling.yaml numbers them: the fourth to the nineteenth
-corpora, the twentieth to the forty-fourth; the eighteenth was attempted and recorded, not added, and drew no seed)."""
+corpora, the twentieth to the forty-fifth; the eighteenth was attempted and recorded, not added, and drew no seed)."""
 KEPT_ASIDE = 0.4
 """The share of a collection's threads kept aside."""
 MEASURED = frozenset(
@@ -84,6 +85,7 @@ MEASURED = frozenset(
         42,
         43,
         44,
+        45,
     }
 )
 """Collections whose kept-aside part was measured once and reported: it is development now."""
