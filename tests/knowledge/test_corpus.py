@@ -308,8 +308,10 @@ MEASURED: dict[str, tuple[int, int, int, int, int, int] | None] = {
     # 1.11's check of its binary's ISA as a word of the stack and the cpu layer's: 950, 957, 988;
     # then the forty-fifth collection's development texts, at its split (5 of 8 first and layer,
     # 0 of 26 named) and its kept-aside texts, measured once (0, 0, 0 of 4; 0 of 11 alarms),
-    # joined it: 955, 962, 993 of 1448, 15 of 3158
-    "development": (1448, 955, 962, 993, 3158, 15),
+    # joined it: 955, 962, 993 of 1448, 15 of 3158; then torch's type name of an XPU tensor
+    # (XPUFloatType) as a word of the stack, and a layer's input of another type than its weight
+    # as the code layer's: 956, 963, 994
+    "development": (1448, 956, 963, 994, 3158, 15),
     "kept-aside": None,  # NOTE: empty until the next collection is split
     # NOTE: "could not create an engine" is onednn; "The program was built for N devices" is the
     # sycl-build layer (three sampled threads, none a missing kernel), not xpu-kernel-not-built

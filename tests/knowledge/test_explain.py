@@ -1461,6 +1461,21 @@ def test_ipex_1_10s_own_isa_check_is_the_cpu_layer() -> None:
     assert _layer_named("this machine does not support AVX512") is None
 
 
+def test_torchs_type_name_of_an_xpu_tensor_names_the_stack() -> None:
+    """torch's legacy type name of an XPU tensor (XPUFloatType, XPUBFloat16Type) is a word of
+    the stack, though the device stands inside a longer word; a layer's input of another
+    type than its weight is the code layer's (IPEX #264), not oneDNN's for the "MKLDNN tensor"
+    the message lists. CUDA's same message names nothing."""
+    xpu = ("RuntimeError: Input type (torch.FloatTensor) and weight type (XPUFloatType) should be "
+           "the same or input should be a MKLDNN tensor and weight is a dense tensor")  # fmt: skip
+    assert _layer_named(xpu) == "code"
+    cuda = ("RuntimeError: Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) "
+            "should be the same or input should be a MKLDNN tensor and weight is a dense tensor")  # fmt: skip
+    assert _layer_named(cuda) is None
+    assert names_intel_stack("type XPUBFloat16Type does not equal XPUFloatType", KB)
+    assert not names_intel_stack("XPUEvent write_event = nullptr; xpu_event_create(&write_event);", KB)
+
+
 def test_intels_npu_under_pytorch_is_a_layer_of_its_own() -> None:
     """Intel's NPU under PyTorch (intel-npu-acceleration-library, its driver, /dev/accel) is the
     Intel stack's npu layer, not another vendor's NPU and not the GPU's layers; an NPU driver
