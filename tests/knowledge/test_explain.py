@@ -1473,7 +1473,9 @@ def test_torchs_type_name_of_an_xpu_tensor_names_the_stack() -> None:
             "should be the same or input should be a MKLDNN tensor and weight is a dense tensor")  # fmt: skip
     assert _layer_named(cuda) is None
     assert names_intel_stack("type XPUBFloat16Type does not equal XPUFloatType", KB)
-    assert not names_intel_stack("XPUEvent write_event = nullptr; xpu_event_create(&write_event);", KB)
+    assert not names_intel_stack(
+        "XPUEvent write_event = nullptr; xpu_event_create(&write_event);", KB
+    )
 
 
 def test_intels_npu_under_pytorch_is_a_layer_of_its_own() -> None:
