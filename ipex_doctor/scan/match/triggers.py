@@ -500,9 +500,13 @@ class Prefilter:
                 by_found.setdefault(reported, []).append((anchor, covered))
         zones: list[frozenset[int] | None] = []
         for witness in self.witnesses:
-            spelled = [index[spelling] for spelling in witness]
+            spelled = [index.get(spelling) for spelling in witness]
+            known = [at for at in spelled if at is not None]
+            # NOTE: a spelling the pass does not search for (an empty word) leaves it undecided
             zones.append(
-                frozenset(spelled).union(*(overlapping[at] for at in spelled)) if witness else None
+                frozenset(known).union(*(overlapping[at] for at in known))
+                if witness and len(known) == len(spelled)
+                else None
             )
         self._plan = _Plan(
             {at: tuple(anchors) for at, anchors in by_found.items()},

@@ -245,6 +245,9 @@ def test_minimal_is_its_definition(triggers: list[Trigger]) -> None:
 @example(  # the pass reports "ab" and hides the anchor "bc", whose trigger holds
     triggers=[Trigger((b"ab", b"y")), Trigger((b"bc",))], data=b"abc"
 )
+@example(  # a folded trigger's empty word: a witness spelling the pass does not search for
+    triggers=[Trigger((b"a",)), Trigger((b"ab", b""), folded=True), Trigger((b"b",))], data=b""
+)
 @example(  # the gate ("b") is no word of the pass: the anchor "ccl" alone leads
     triggers=[Trigger((b"ab", b"b")), Trigger((b"b", b"xab")), Trigger((b"b", b"ccl"))],
     data=b"xab ccl",
