@@ -69,7 +69,7 @@ def test_shipped_rules_load(shipped: code_rules.CodeRules) -> None:
     ``resources`` says, with its rules in file order."""
     assert shipped.sources == (str(resources.path("code_rules.yaml")),)
     assert resources.path("code_rules.yaml").is_file()
-    assert len(shipped.rules) == 86  # update when adding rules
+    assert len(shipped.rules) == 91  # update when adding rules
     assert shipped.rules[0].id == "ipex-import"
 
 
@@ -445,6 +445,59 @@ TEXT_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "pip uninstall -y intel-extension-for-deepspeed",
             "intel-extension-for-pytorch",
             'python -c "import intel_extension_for_deepspeed"',
+        ],
+    ),
+    "ipex-llm-requirement": (
+        [
+            "pip install --pre --upgrade ipex-llm[xpu] --extra-index-url https://pytorch-extension.intel.com/release-whl/stable/xpu/us/",
+            "pip install --pre --upgrade ipex-llm[xpu_2.6] --extra-index-url https://download.pytorch.org/whl/xpu",
+            "ipex-llm[cpp]==2.2.0",
+            "bigdl-llm[all]",
+            "RUN pip install --pre --upgrade ipex-llm[all] && \\",
+            "conda run -n $envName pip install --pre --upgrade ipex-llm[xpu] --extra-index-url https://x",
+            "    ipex-llm==2.2.0 && \\",
+            '  - "ipex-llm[xpu]>=2.2"',
+            'dependencies = ["torch", "ipex-llm[xpu]==2.2.0"]',
+        ],
+        [
+            'CONTAINER="ipex-llm"',
+            'BACKEND_NAME="IPEX-LLM"',
+            'docker stats ipex-llm --no-stream --format "{{.MemUsage}}"',
+            "source ipex-llm-init -t",
+            "git clone https://github.com/intel/ipex-llm.git",
+            "cd ipex-llm",
+            "docker pull intelanalytics/ipex-llm-serving-xpu:latest",
+            "pip uninstall -y ipex-llm",
+            "pip list | grep ipex-llm",
+            'python -c "from ipex_llm.transformers import AutoModelForCausalLM"',
+            "see https://ipex-llm.readthedocs.io/",
+        ],
+    ),
+    "ipex-llm-init": (
+        [
+            "source ipex-llm-init -t",
+            "source ipex-llm-init --gpu --device Arc",
+            "RUN . ipex-llm-init",
+        ],
+        [
+            "https://github.com/intel/ipex-llm/blob/main/python/llm/scripts/ipex-llm-init",
+            "ls $CONDA_PREFIX/bin | grep ipex-llm-init",
+            "pip install ipex-llm[xpu]",
+        ],
+    ),
+    "ipex-llm-container-image": (
+        [
+            "FROM intelanalytics/ipex-llm-serving-xpu:0.8.3-b19",
+            "docker pull intelanalytics/ipex-llm-serving-xpu:latest",
+            "        image: intelanalytics/ipex-llm-serving-cpu:2.2.0-SNAPSHOT",
+            "    image: intelanalytics/ipex-llm-inference-cpp-xpu",
+            "FROM docker.io/intelanalytics/bigdl-llm-xpu:2.5.0-SNAPSHOT AS base",
+        ],
+        [
+            "see https://hub.docker.com/u/intelanalytics",
+            "pip install ipex-llm[xpu]",
+            "git clone https://github.com/intelanalytics/ipex-llm-tutorial",
+            "FROM intelanalytics/analytics-zoo:latest",
         ],
     ),
     "ipex-container-image": (

@@ -341,12 +341,13 @@ def test_only_files_with_a_trigger_are_parsed(tmp_path: Path) -> None:
 
 
 def test_names_only_inside_longer_identifiers_are_not_parsed(tmp_path: Path) -> None:
-    """ipex-llm spells ``optimize``, ``xpu`` and ``amp`` in most files, inside its own names
-    (``optimize_model``, ``is_xpu_available``, ``amp_dtype``) and in strings: no rule's name is
-    used there, so the file is not parsed (not even its syntax error is reported); the same
-    names used as names are. A structural pattern's names likewise (``optimize-bf16``)."""
+    """LLM libraries spell ``optimize``, ``xpu`` and ``amp`` in most files, inside their own
+    names (``optimize_model``, ``is_xpu_available``, ``amp_dtype``) and in strings: no rule's
+    name is used there, so the file is not parsed (not even its syntax error is reported); the
+    same names used as names are. A structural pattern's names likewise (``optimize-bf16``).
+    (ipex-llm's own names are found now: ``ipex-llm-import``.)"""
     near = (
-        "import torch\nfrom ipex_llm import optimize_model\n"
+        "import torch\nfrom llm_tools import optimize_model\n"
         "def f(is_xpu_available, amp_dtype):\n    return optimize_model\n"
         "m = optimize_model(m, dtype=torch.bfloat16).halfway\n"
     )

@@ -291,8 +291,8 @@ def test_a_closing_fence_indented_with_a_tab_closes_its_block(tmp_path: Path) ->
 def test_batch_comments_and_a_bare_cd_are_not_installs(tmp_path: Path) -> None:
     """ipex-llm's Windows steps (a cmd block) offer another index in a ``::`` comment, and
     neural-compressor's build steps enter IPEX's source checkout: neither installs anything;
-    the pip line beside them does, and so do the clone of IPEX's source and a cd that
-    builds."""
+    the pip line beside them does (ipex-llm, from IPEX's wheel index), and so do the clone of
+    IPEX's source and a cd that builds."""
     readme = (
         "```cmd\n"
         ":: or --extra-index-url https://pytorch-extension.intel.com/release-whl/stable/lnl/cn/\n"
@@ -307,6 +307,7 @@ def test_batch_comments_and_a_bare_cd_are_not_installs(tmp_path: Path) -> None:
         "```\n"
     )
     assert _readme_findings(tmp_path, readme) == [
+        (4, "ipex-llm-requirement"),
         (4, "ipex-wheel-index"),
         (7, "ipex-requirement"),
         (9, "ipex-requirement"),
