@@ -407,3 +407,16 @@ def test_the_eighteenth_audit_adds_up_and_shares_no_project_with_the_others() ->
     counts say what the judged lines say; and no project of it is one of the removal corpus or
     of an earlier audit."""
     _drawn_audit_adds_up(EIGHTEENTH, 22, AUDIT, FIFTEENTH, SIXTEENTH, SEVENTEENTH)
+
+
+NINETEENTH: dict[str, Any] = yaml.safe_load(
+    (REPO / "tests" / "assets" / "scan_audit_nineteenth.yaml").read_text(encoding="utf-8")
+)
+
+
+def test_the_nineteenth_audit_adds_up_and_shares_no_project_with_the_others() -> None:
+    """The nineteenth audit (docs/scan.md): projects using ipex-llm or IPEX, every candidate
+    that survived the exclusions drawn (28, fewer than the plan's 40), each scanned once at a
+    full commit or said why not; the counts say what the judged lines say; and no project of it
+    is one of the removal corpus or of an earlier audit."""
+    _drawn_audit_adds_up(NINETEENTH, 28, AUDIT, FIFTEENTH, SIXTEENTH, SEVENTEENTH, EIGHTEENTH)

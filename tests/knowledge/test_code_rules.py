@@ -69,7 +69,7 @@ def test_shipped_rules_load(shipped: code_rules.CodeRules) -> None:
     ``resources`` says, with its rules in file order."""
     assert shipped.sources == (str(resources.path("code_rules.yaml")),)
     assert resources.path("code_rules.yaml").is_file()
-    assert len(shipped.rules) == 91  # update when adding rules
+    assert len(shipped.rules) == 93  # update when adding rules
     assert shipped.rules[0].id == "ipex-import"
 
 
@@ -457,6 +457,8 @@ TEXT_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "conda run -n $envName pip install --pre --upgrade ipex-llm[xpu] --extra-index-url https://x",
             "    ipex-llm==2.2.0 && \\",
             '  - "ipex-llm[xpu]>=2.2"',
+            "llama-index-llms-ipex-llm==0.1.8",
+            "RUN pip install llama-index-llms-ipex-llm llama-index-embeddings-ipex-llm",
             'dependencies = ["torch", "ipex-llm[xpu]==2.2.0"]',
         ],
         [
@@ -471,6 +473,24 @@ TEXT_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "pip list | grep ipex-llm",
             'python -c "from ipex_llm.transformers import AutoModelForCausalLM"',
             "see https://ipex-llm.readthedocs.io/",
+        ],
+    ),
+    "ipex-llm-command": (
+        [
+            "python -m ipex_llm.vllm.xpu.entrypoints.openai.api_server \\",
+            "python3 -u -m ipex_llm.serving.fastchat.vllm_worker --device xpu",
+            "export IPEX_LLM_QUANTIZE_KV_CACHE=1 # to enable fp8 kv cache",
+            'set "BIGDL_LLM_XMX_DISABLED=1"',
+            "ENV IPEX_LLM_NUM_CTX=16384",
+            "pip show ipex-llm | grep Version:",
+            "COPY config.py /usr/local/lib/python3.9/dist-packages/ipex_llm/vllm/",
+        ],
+        [
+            "echo $IPEX_LLM_QUANTIZE_KV_CACHE",
+            'echo "run python -m ipex_llm.serving ..."',
+            "python -m vllm.entrypoints.openai.api_server",
+            "pip show intel-extension-for-pytorch",
+            "MY_IPEX_LLM_DIR=/opt/x",
         ],
     ),
     "ipex-llm-init": (
@@ -492,6 +512,8 @@ TEXT_EXAMPLES: dict[str, tuple[list[str], list[str]]] = {
             "        image: intelanalytics/ipex-llm-serving-cpu:2.2.0-SNAPSHOT",
             "    image: intelanalytics/ipex-llm-inference-cpp-xpu",
             "FROM docker.io/intelanalytics/bigdl-llm-xpu:2.5.0-SNAPSHOT AS base",
+            '          BASE_IMAGE="intelanalytics/ipex-llm-inference-cpp-xpu"',
+            "export DOCKER_IMAGE=10.239.45.10/arda/intelanalytics/ipex-llm-serving-xpu:pytorch26",
         ],
         [
             "see https://hub.docker.com/u/intelanalytics",

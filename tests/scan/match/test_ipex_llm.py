@@ -1,7 +1,8 @@
 """ipex-llm (``ipex_llm``, ``bigdl.llm`` before March 2024), which Intel archived on 2026-01-28:
-its imports and uses in Python, its requirement and install lines, its environment script and
-its container images are found, each by its own rule, and ``--fix`` leaves them to the user
-(no mechanical replacement: the upstream class it wrapped takes other arguments)."""
+its imports and uses in Python (and LlamaIndex's and LangChain's classes built on it), its
+requirement and install lines, its environment script, its commands and settings, and its
+container images are found, each by its own rule, and ``--fix`` leaves them to the user (no
+mechanical replacement: the upstream class it wrapped takes other arguments)."""
 
 from __future__ import annotations
 
@@ -32,6 +33,16 @@ import bigdl.llm.transformers as llm_t
 model = optimize_model(load())
 other = llm_t.AutoModel.from_pretrained("x", load_in_4bit=True)
 """
+# NOTE: LlamaIndex's and LangChain's classes built on it (the nineteenth audit's RAG demos)
+RAG = """\
+from llama_index.llms.ipex_llm import IpexLLM
+from llama_index.embeddings.ipex_llm import IpexLLMEmbedding
+from langchain_community.llms import IpexLLM as LcIpexLLM
+
+llm = IpexLLM.from_model_id_low_bit(model_name="m", tokenizer_name="m", device_map="xpu")
+embed = IpexLLMEmbedding(model_name="bge", device="xpu")
+lc = LcIpexLLM.from_model_id(model_id="m")
+"""
 # NOTE: names that only resemble it: a project's own module, a URL, a checkout, a listing
 NEAR = """\
 import ipex_llm_helpers
@@ -46,6 +57,15 @@ def test_ipex_llm_in_code_requirements_scripts_and_images_is_found(tmp_path: Pat
         {
             "generate.py": GENERATE,
             "old.py": BIGDL,
+            "rag.py": RAG,
+            "serve.sh": (
+                "export IPEX_LLM_QUANTIZE_KV_CACHE=1\n"
+                "python -m ipex_llm.vllm.xpu.entrypoints.openai.api_server --port 8000\n"
+            ),
+            "compose.yaml": (
+                "services:\n  ollama:\n    command: >\n"
+                '      bash -c "source ipex-llm-init --gpu --device Arc && ollama serve"\n'
+            ),
             "near.py": NEAR,
             "requirements.txt": "transformers==4.37.0\nipex-llm[xpu]==2.2.0\n",
             "Dockerfile": (
@@ -62,13 +82,23 @@ def test_ipex_llm_in_code_requirements_scripts_and_images_is_found(tmp_path: Pat
     assert [(path, line, rule) for path, line, rule, _ in found(result)] == [
         ("Dockerfile", 1, "ipex-llm-container-image"),
         ("Dockerfile", 2, "ipex-llm-requirement"),
+        ("compose.yaml", 4, "ipex-llm-init"),
         ("generate.py", 3, "ipex-llm-import"),
         ("generate.py", 6, "ipex-llm-api"),
         ("old.py", 1, "ipex-llm-import"),
         ("old.py", 2, "ipex-llm-import"),
         ("old.py", 4, "ipex-llm-api"),
         ("old.py", 5, "ipex-llm-api"),
+        ("rag.py", 1, "ipex-llm-integration-import"),
+        ("rag.py", 2, "ipex-llm-integration-import"),
+        ("rag.py", 3, "ipex-llm-integration-import"),
+        ("rag.py", 5, "ipex-llm-api"),
+        ("rag.py", 6, "ipex-llm-api"),
+        ("rag.py", 7, "ipex-llm-api"),
         ("requirements.txt", 2, "ipex-llm-requirement"),
+        ("run.sh", 4, "ipex-llm-command"),
         ("run.sh", 5, "ipex-llm-init"),
+        ("serve.sh", 1, "ipex-llm-command"),
+        ("serve.sh", 2, "ipex-llm-command"),
     ]
     assert not any(match.mechanical for match in result.matches)
