@@ -145,7 +145,7 @@ def measure(
     commands = {
         "floor: ast.parse": [python, "-c", "import ast, sys; ast.parse(open(sys.argv[1]).read())",
                              str(path)],
-        "floor: grep -lE": ["grep", "-lE", pattern, str(path)],
+        "floor: grep -lE": ["grep", "-lE", "-e", pattern, str(path)],
         "scan": [*scan, str(path)],
         "scan --diff": [*scan, "--diff", str(path)],
         "scan --fix": [*scan, "--fix", str(scratch / path.name)],

@@ -235,10 +235,11 @@ def floor_commands(
     ``--exclude-dir`` matches a directory named on the command line too, and a root named
     like one it excludes (``site-packages``) would be no tree at all."""
     return {
-        "grep": _in(Path(tree), ["grep", "-rlE", pattern, "."]),
-        "floor, the tree": _in(Path(tree), ["grep", "-rlE", *excludes, pattern, "."]),
+        # NOTE: -e: a pattern may begin with "-", which grep would read as an option
+        "grep": _in(Path(tree), ["grep", "-rlE", "-e", pattern, "."]),
+        "floor, the tree": _in(Path(tree), ["grep", "-rlE", *excludes, "-e", pattern, "."]),
         "floor, files read": _in(
-            Path(tree), ["xargs", "-0", "-a", str(read_list), "grep", "-lE", pattern, "--"]
+            Path(tree), ["xargs", "-0", "-a", str(read_list), "grep", "-lE", "-e", pattern, "--"]
         ),
     }
 

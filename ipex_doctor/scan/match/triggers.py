@@ -618,13 +618,20 @@ def minimal(triggers: Iterable[Trigger]) -> tuple[Trigger, ...]:
 
 ANCHOR_WEIGHT_CAP = 8
 """Up to this many characters, a longer anchor counts as rarer; beyond, all are rare enough."""
+COMMON_PARTS = frozenset({b"llm"})
+"""Parts of trigger words that are no anchor unless a trigger has nothing else: ``llm`` is in
+ipex-llm's four spellings (ipex-llm, ipex_llm, bigdl-llm, bigdl_llm), where it covers the most
+triggers, and in nearly every file of an LLM project (``vllm``, ``llm_engine``): chosen, it let
+a vLLM-based tree's 1,444 Python files through to four searches each (the scan of tokenweave
+took 0.52 s against 0.48)."""
 
 
 def _cover(triggers: Sequence[Trigger]) -> tuple[tuple[bytes, tuple[Trigger, ...]], ...]:
     """Anchors for ``triggers``, each with the triggers it covers (see the module).
 
     Candidates are the triggers' words and their alphanumeric parts (``ccl`` of
-    ``torch_ccl``), never a package a name starts with (unless a trigger has nothing else).
+    ``torch_ccl``), never a package a name starts with nor a part of ``COMMON_PARTS`` (unless
+    a trigger has nothing else; the package before a common part).
     Each round takes the candidate that covers the most uncovered triggers, weighted by its
     length up to ``ANCHOR_WEIGHT_CAP`` (one rare word searched instead of several is the
     saving; a short common word would let most files through to their triggers).
@@ -632,8 +639,13 @@ def _cover(triggers: Sequence[Trigger]) -> tuple[tuple[bytes, tuple[Trigger, ...
     roots = {root for trigger in triggers for root in trigger.roots}
     options: dict[Trigger, set[bytes]] = {}
     for trigger in triggers:
-        allowed = {part for word in trigger.words for part in _parts(word)} - roots
-        options[trigger] = allowed or set(trigger.words)
+        parts = {part for word in trigger.words for part in _parts(word)}
+        allowed = parts - roots
+        # NOTE: where only a common part is left, the package the name starts with is the
+        # rarer (bigdl of bigdl.llm)
+        options[trigger] = (
+            (allowed - COMMON_PARTS) or (parts - COMMON_PARTS) or allowed or set(trigger.words)
+        )
     candidates = {word for allowed in options.values() for word in allowed}
     within = _containing(candidates, [text for _, text in _joined(triggers)])
     covers = {word: {triggers[i] for i in within[word]} for word in candidates}

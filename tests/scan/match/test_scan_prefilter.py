@@ -129,6 +129,19 @@ def test_the_gate_never_changes_what_is_admitted(text: str) -> None:
     assert gated == everything
 
 
+def test_a_part_every_llm_project_spells_is_no_anchor() -> None:
+    """ipex-llm's four spellings share ``llm``, which would cover them all with one anchor, but
+    nearly every file of an LLM project holds it (``vllm``): the rarer parts anchor them, and
+    ``bigdl.llm``'s package (a name's root, never an anchor otherwise) anchors it. The shipped
+    rules' floor lists no more of a vLLM-based tree than the IPEX words do."""
+    spelled = [Trigger((word,)) for word in (b"ipex-llm", b"ipex_llm", b"bigdl-llm", b"bigdl_llm")]
+    module = name_trigger("bigdl.llm", whole=True)
+    anchors = {anchor for anchor, _ in Prefilter([*spelled, module]).anchors}
+    assert b"llm" not in anchors and b"bigdl" in anchors
+    assert Prefilter([Trigger((b"llm",))]).anchors[0][0] == b"llm"  # nothing else to take
+    assert "llm" not in grep_pattern(code_rules.load()).split("|")
+
+
 def test_a_name_trigger_needs_every_component() -> None:
     """Resolution only follows written names: every component of a resolved name is in the
     file; the package a name starts with is marked (it is never an anchor)."""
