@@ -18,13 +18,15 @@ triggers are derived from the rules, never listed by hand:
 A file is searched for a few *anchors* first, all of them in one pass of an Aho-Corasick
 automaton (``ahocorasick_rs``, ``Words``), as ``grep`` makes one pass for all its words: ``re``
 has no fast search for many words, and ``bytes.__contains__``, fast for one, made the cost for a
-file without IPEX one pass per anchor (three quarters of a large tree's prefilter time). The
-gate, a word nearly every file holds (``torch``), is one search of its own. An anchor is inside
-one of a trigger's words, so the trigger cannot hold without it: ``xpu`` covers every
-``torch.xpu.*`` trigger, ``ccl`` those of ``torch_ccl`` and ``oneccl_bindings_for_pytorch``
+file without IPEX one pass per anchor (three quarters of a large tree's prefilter time). An
+anchor is inside one of a trigger's words, so the trigger cannot hold without it: ``xpu`` covers
+every ``torch.xpu.*`` trigger, ``ccl`` those of ``torch_ccl`` and ``oneccl_bindings_for_pytorch``
 (``_cover`` says how they are chosen). The package a name starts with (``torch`` of
-``torch.xpu.has_xmx``) is never one, as every file that uses torch has it. Only the triggers of
-the anchors found are tried, each word searched at most once per file (``Probe`` remembers).
+``torch.xpu.has_xmx``) is never one, as every file that uses torch has it, nor a part nearly
+every file of some projects holds (``COMMON_PARTS``). The pass's report leads: only the triggers
+of the anchors it found (or may have hidden) are tried, each word searched at most once per file
+(``Probe`` remembers). The gate, a word nearly every file holds (``torch``), sorts the anchors
+only where no pass is made (fewer than two words to search).
 Triggers that another implies are dropped first (``minimal``).
 """
 
