@@ -438,10 +438,11 @@ class Prefilter:
         a file that holds none of them cannot hold the trigger, and is not lowered for it. All
         none unless every folded trigger has some."""
         # NOTE: not the gate: nearly every file holds it (torch), and a word it can overlap
-        # (autocast, by its "t") would then be searched for alone in every such file
+        # (autocast, by its "t") would then be searched for alone in every such file. Not the
+        # anchors of ``ungated`` alone either: the pass's report leads ``admits`` to ``anchors``
         self.searched = Words(
             [
-                *(a for a, _ in (*self.anchors, *self.ungated) if a != self.gate),
+                *(a for a, _ in self.anchors if a != self.gate),
                 *(spelling for witness in self.witnesses for spelling in witness),
             ]
         )
